@@ -1,0 +1,437 @@
+/*
+ * analyze.c — the driver (see analyze.h).
+ *
+ * Order of work: build the graph; bind the symbolic dims of the graph
+ * inputs; walk the topological order calling each node's registry rule
+ * (arity checked here, once); fall back to declared value_info types for
+ * nodes without a rule; cost every node whose shapes are known; attribute
+ * each float initializer to its first consumer (following alias chains
+ * such as the Identity nodes torch uses for deduplicated weights); sum.
+ */
+#include "analyze.h"
+
+#include "dtype.h"
+#include "model.h"
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct oc_warn_item {
+    struct oc_warn_item *next;
+    const char *text;
+};
+
+struct oc_run {
+    struct oc_analysis *an;
+    struct oc_graph *g;
+    const struct oc_analyze_opts *opts;
+    struct oc_diag *d;
+    struct oc_warn_item *warn_head, **warn_tail;
+    int32_t n_bound_cap;
+};
+
+static enum oc_status oc_nomem(struct oc_run *r) {
+    return oc_diag_set(r->d, OC_ERR_NOMEM, "out of memory");
+}
+
+static enum oc_status oc_warn(struct oc_run *r, const char *text) {
+    struct oc_warn_item *w = oc_arena_alloc(&r->an->arena, sizeof *w);
+    if (!w || !text)
+        return oc_nomem(r);
+    w->text = text;
+    *r->warn_tail = w;
+    r->warn_tail = &w->next;
+    r->an->n_warnings++;
+    return OC_OK;
+}
+
+/* ---- binding ------------------------------------------------------------------ */
+
+static const struct oc_bound_dim *oc_bound_find(const struct oc_analysis *an, const char *name) {
+    for (int32_t i = 0; i < an->n_bound; i++)
+        if (an->bound[i].name && strcmp(an->bound[i].name, name) == 0)
+            return &an->bound[i];
+    return NULL;
+}
+
+static enum oc_status oc_bound_add(struct oc_run *r, struct oc_bound_dim b) {
+    struct oc_analysis *an = r->an;
+    if (an->n_bound == r->n_bound_cap) {
+        int32_t cap = r->n_bound_cap ? 2 * r->n_bound_cap : 16;
+        struct oc_bound_dim *nb = oc_arena_array(&an->arena, (size_t)cap, sizeof *nb);
+        if (!nb)
+            return oc_nomem(r);
+        if (an->n_bound)
+            memcpy(nb, an->bound, (size_t)an->n_bound * sizeof *nb);
+        an->bound = nb;
+        r->n_bound_cap = cap;
+    }
+    an->bound[an->n_bound++] = b;
+    return OC_OK;
+}
+
+static enum oc_status oc_bind_inputs(struct oc_run *r) {
+    struct oc_graph *g = r->g;
+    struct oc_analysis *an = r->an;
+    const struct oc_analyze_opts *o = r->opts;
+    struct oc_arena *a = &an->arena;
+    enum oc_status st;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        struct oc_value *v = &g->values[g->inputs[i]];
+        if (v->rank < 0) {
+            if ((st = oc_warn(r, oc_arena_printf(a, "graph input '%s' has no declared shape; shapes that depend "
+                                                    "on it stay unknown",
+                                                 v->name))) != OC_OK)
+                return st;
+            continue;
+        }
+        /* binding writes concrete values: the declared dims stay as they were */
+        struct oc_dim *dims = oc_arena_array(a, (size_t)v->rank + 1, sizeof *dims);
+        if (!dims)
+            return oc_nomem(r);
+        memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
+        v->dims = dims;
+        for (int32_t k = 0; k < v->rank; k++) {
+            struct oc_dim *dm = &v->dims[k];
+            if (dm->value >= 0)
+                continue;
+            const char *sym = dm->sym;
+            const struct oc_bound_dim *prev = sym ? oc_bound_find(an, sym) : NULL;
+            if (prev) {
+                dm->value = prev->value;
+                continue;
+            }
+            struct oc_bound_dim b = {sym, v->name, k, 1, OC_BIND_DEFAULT};
+            bool user = false;
+            for (int32_t j = 0; sym && j < o->n_dims; j++)
+                if (strcmp(o->dims[j].name, sym) == 0) {
+                    b.value = o->dims[j].value;
+                    b.source = OC_BIND_USER;
+                    user = true;
+                }
+            if (!user && k == 0 && o->batch > 0) {
+                b.value = o->batch;
+                b.source = OC_BIND_BATCH;
+            }
+            if (b.source == OC_BIND_DEFAULT) {
+                const char *msg =
+                    sym ? oc_arena_printf(a, "symbolic dim '%s' is unbound; using 1 (bind it with --dim %s=N)", sym,
+                                          sym)
+                        : oc_arena_printf(a, "graph input '%s' axis %d has neither a size nor a name; using 1%s",
+                                          v->name, k, k == 0 ? " (bind it with --batch N)" : "");
+                if ((st = oc_warn(r, msg)) != OC_OK)
+                    return st;
+            }
+            dm->value = b.value;
+            if ((st = oc_bound_add(r, b)) != OC_OK)
+                return st;
+        }
+    }
+    for (int32_t j = 0; j < o->n_dims; j++) {
+        if (oc_bound_find(an, o->dims[j].name))
+            continue;
+        if ((st = oc_warn(r, oc_arena_printf(a, "--dim %s: the model's inputs have no symbolic dim named '%s'",
+                                             o->dims[j].name, o->dims[j].name))) != OC_OK)
+            return st;
+    }
+    return OC_OK;
+}
+
+/* ---- inference ------------------------------------------------------------------- */
+
+/* Declared type of a value, with symbolic dims resolved through the bindings. */
+static enum oc_status oc_use_declared(struct oc_run *r, struct oc_value *v) {
+    if (!v->declared || v->rank >= 0)
+        return OC_OK;
+    v->dtype = v->decl_dtype;
+    if (v->decl_rank < 0)
+        return OC_OK;
+    struct oc_dim *dims = oc_arena_array(&r->an->arena, (size_t)v->decl_rank + 1, sizeof *dims);
+    if (!dims)
+        return oc_nomem(r);
+    for (int32_t k = 0; k < v->decl_rank; k++) {
+        dims[k] = v->decl_dims[k];
+        if (dims[k].value < 0 && dims[k].sym) {
+            const struct oc_bound_dim *b = oc_bound_find(r->an, dims[k].sym);
+            if (b)
+                dims[k].value = b->value;
+        }
+    }
+    v->rank = v->decl_rank;
+    v->dims = dims;
+    return OC_OK;
+}
+
+static bool oc_node_outputs_known(const struct oc_graph *g, const struct oc_node *n) {
+    for (int32_t k = 0; k < n->n_out; k++)
+        if (n->out[k] >= 0 && !oc_shape_known(&g->values[n->out[k]]))
+            return false;
+    return true;
+}
+
+static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node *n) {
+    for (int32_t k = 0; k < n->n_in; k++)
+        if (n->in[k] >= 0 && !oc_shape_known(&g->values[n->in[k]]))
+            return false;
+    return true;
+}
+
+static enum oc_status oc_infer_node(struct oc_run *r, struct oc_node *n) {
+    struct oc_graph *g = r->g;
+    struct oc_arena *a = &r->an->arena;
+    char lab[300];
+    int32_t earliest = 0;
+    n->def = oc_op_find(n->domain, n->op_type, n->opset, &earliest);
+    if (!n->def) {
+        n->status = OC_ERR_UNSUPPORTED;
+        if (earliest)
+            n->reason = oc_arena_printf(a, "model opset %lld predates the earliest registered version %d of %s",
+                                        (long long)n->opset, earliest, n->op_type);
+        else if (!n->opset)
+            n->reason = oc_arena_printf(a, "the model imports no opset for domain '%s'", n->domain);
+        else
+            n->reason = oc_arena_printf(a, "no shape rule for %s%s%s", n->domain, n->domain[0] ? "::" : "",
+                                        n->op_type);
+        return n->reason ? OC_OK : oc_nomem(r);
+    }
+    const struct oc_op_def *def = n->def;
+    if (n->n_in < def->n_in_min || n->n_in > def->n_in_max || n->n_out < def->n_out_min ||
+        n->n_out > def->n_out_max) {
+        char in_range[64], out_range[64];
+        if (def->n_in_max == OC_VARIADIC)
+            snprintf(in_range, sizeof in_range, "at least %d", def->n_in_min);
+        else
+            snprintf(in_range, sizeof in_range, "%d to %d", def->n_in_min, def->n_in_max);
+        snprintf(out_range, sizeof out_range, "%d to %d", def->n_out_min, def->n_out_max);
+        return oc_diag_set(r->d, OC_ERR_MODEL, "node %s: %s-%d takes %s inputs and %s outputs, the node has %d and %d",
+                           oc_node_label(n, lab, sizeof lab), n->op_type, def->since_version, in_range, out_range,
+                           n->n_in, n->n_out);
+    }
+    struct oc_diag nd = {0};
+    struct oc_op_ctx ctx = {g, n, a, &nd};
+    enum oc_status st = def->infer(&ctx);
+    switch (st) {
+    case OC_OK:
+        break;
+    case OC_ERR_SHAPE:
+    case OC_ERR_UNSUPPORTED:
+        n->status = st;
+        n->reason = oc_arena_strdup(a, nd.code != OC_OK ? nd.msg
+                                                        : (st == OC_ERR_SHAPE ? "an input's shape is unknown"
+                                                                              : "this form of the op is not modelled"));
+        if (!n->reason)
+            return oc_nomem(r);
+        break;
+    default:
+        return oc_diag_set(r->d, st, "node %s: %s", oc_node_label(n, lab, sizeof lab),
+                           nd.code != OC_OK ? nd.msg : oc_status_str(st));
+    }
+    /* alias ops pass their input's parameter identity through */
+    if ((def->flags & OC_OPF_ALIAS) && n->n_in > 0 && n->in[0] >= 0 && n->n_out > 0 && n->out[0] >= 0) {
+        const struct oc_value *src = &g->values[n->in[0]];
+        g->values[n->out[0]].param_of = src->kind == OC_VALUE_INITIALIZER ? n->in[0] : src->param_of;
+    }
+    return OC_OK;
+}
+
+static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
+    struct oc_graph *g = r->g;
+    uint32_t tflags = 0;
+    for (int32_t k = 0; k < n->n_out; k++) {
+        uint64_t b;
+        if (n->out[k] >= 0 && oc_value_bytes(&g->values[n->out[k]], &b))
+            oc_sum_u64(&n->activation_bytes, b, &tflags);
+    }
+    if (!n->def || n->status != OC_OK || !oc_node_inputs_known(g, n) || !oc_node_outputs_known(g, n)) {
+        n->cost.flags |= OC_COST_UNKNOWN;
+        if (n->status == OC_OK) {
+            n->status = OC_ERR_SHAPE;
+            n->reason = "an input's shape is unknown";
+        }
+        return;
+    }
+    struct oc_diag nd = {0};
+    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd};
+    if (n->def->cost(&ctx, &n->cost) != OC_OK) {
+        n->cost.flags |= OC_COST_UNKNOWN;
+        return;
+    }
+    uint32_t fl = n->def->flags;
+    if (!(fl & OC_OPF_ALIAS)) {
+        if (!(fl & OC_OPF_META_ONLY))
+            for (int32_t k = 0; k < n->n_in; k++) {
+                uint64_t b;
+                if (n->in[k] >= 0 && oc_value_bytes(&g->values[n->in[k]], &b))
+                    oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
+            }
+        n->cost.bytes_written = n->activation_bytes;
+    }
+    n->cost.flags |= tflags;
+}
+
+/* ---- parameters ------------------------------------------------------------------- */
+
+static enum oc_status oc_attribute_params(struct oc_run *r) {
+    struct oc_graph *g = r->g;
+    int32_t *owner = calloc((size_t)g->n_values + 1, sizeof *owner); /* node index + 1 */
+    bool *buffer = calloc((size_t)g->n_values + 1, sizeof *buffer);
+    if (!owner || !buffer) {
+        free(owner);
+        free(buffer);
+        return oc_nomem(r);
+    }
+    /* pass 0: nodes that compute with the parameter; pass 1: anything (alias-only uses) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t oi = 0; oi < g->n_nodes; oi++) {
+            struct oc_node *n = &g->nodes[g->order[oi]];
+            bool alias = n->def && (n->def->flags & OC_OPF_ALIAS);
+            if (pass == 0 && alias)
+                continue;
+            for (int32_t k = 0; k < n->n_in; k++) {
+                if (n->in[k] < 0)
+                    continue;
+                const struct oc_value *v = &g->values[n->in[k]];
+                int32_t src = v->kind == OC_VALUE_INITIALIZER ? n->in[k] : v->param_of;
+                if (src < 0 || !oc_dtype_is_float(g->values[src].dtype))
+                    continue;
+                bool is_buf = n->def && k < 32 && ((n->def->buffers >> k) & 1u);
+                if (pass == 0 && is_buf)
+                    buffer[src] = true;
+                if (owner[src] == 0) {
+                    owner[src] = n->index + 1;
+                    uint64_t e = oc_numel(&g->values[src]), b = 0;
+                    oc_value_bytes(&g->values[src], &b);
+                    oc_sum_u64(&n->params, e, &n->cost.flags);
+                    oc_sum_u64(&n->param_bytes, b, &n->cost.flags);
+                } else if (owner[src] != n->index + 1 && pass == 0) {
+                    n->shares_params = true;
+                }
+            }
+        }
+    }
+    struct oc_totals *t = &r->an->totals;
+    for (int32_t i = 0; i < g->n_inits; i++) {
+        const struct oc_value *v = &g->values[g->inits[i]];
+        if (!oc_dtype_is_float(v->dtype))
+            continue;
+        uint64_t e = oc_numel(v), b = 0;
+        oc_value_bytes(v, &b);
+        oc_sum_u64(&t->params, e, &t->flags);
+        oc_sum_u64(&t->params_bytes, b, &t->flags);
+        if (buffer[g->inits[i]]) {
+            oc_sum_u64(&t->non_trainable_params, e, &t->flags);
+            if (owner[g->inits[i]] > 0)
+                oc_sum_u64(&g->nodes[owner[g->inits[i]] - 1].nontrainable_params, e, &t->flags);
+        }
+    }
+    t->trainable_params = t->params - t->non_trainable_params;
+    free(owner);
+    free(buffer);
+    return OC_OK;
+}
+
+/* ---- totals --------------------------------------------------------------------- */
+
+static int oc_op_count_cmp(const void *pa, const void *pb) {
+    const struct oc_op_count *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    int c = strcmp(a->domain, b->domain);
+    return c ? c : strcmp(a->op_type, b->op_type);
+}
+
+static enum oc_status oc_sum_totals(struct oc_run *r) {
+    struct oc_graph *g = r->g;
+    struct oc_analysis *an = r->an;
+    struct oc_totals *t = &an->totals;
+    t->n_nodes = g->n_nodes;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        uint64_t b;
+        if (oc_value_bytes(&g->values[g->inputs[i]], &b))
+            oc_sum_u64(&t->input_bytes, b, &t->flags);
+    }
+    an->unsupported = oc_arena_array(&an->arena, (size_t)g->n_nodes + 1, sizeof *an->unsupported);
+    if (!an->unsupported)
+        return oc_nomem(r);
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        oc_sum_u64(&t->macs, n->cost.macs, &t->flags);
+        oc_sum_u64(&t->flops, n->cost.flops, &t->flags);
+        oc_sum_u64(&t->bytes_read, n->cost.bytes_read, &t->flags);
+        oc_sum_u64(&t->bytes_written, n->cost.bytes_written, &t->flags);
+        oc_sum_u64(&t->activation_bytes, n->activation_bytes, &t->flags);
+        t->flags |= n->cost.flags & OC_COST_OVERFLOW;
+        if (oc_node_outputs_known(g, n))
+            t->n_shaped++;
+        if (n->cost.flags & OC_COST_UNKNOWN)
+            t->n_uncosted++;
+        if (n->def)
+            continue;
+        t->n_no_rule++;
+        int32_t j = 0;
+        while (j < an->n_unsupported &&
+               (strcmp(an->unsupported[j].domain, n->domain) || strcmp(an->unsupported[j].op_type, n->op_type)))
+            j++;
+        if (j == an->n_unsupported)
+            an->unsupported[an->n_unsupported++] = (struct oc_op_count){n->domain, n->op_type, 0};
+        an->unsupported[j].count++;
+    }
+    qsort(an->unsupported, (size_t)an->n_unsupported, sizeof *an->unsupported, oc_op_count_cmp);
+    return OC_OK;
+}
+
+/* ---- entry ---------------------------------------------------------------------- */
+
+enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts, struct oc_analysis **out,
+                          struct oc_diag *d) {
+    static const struct oc_analyze_opts no_opts;
+    *out = NULL;
+    struct oc_analysis *an = calloc(1, sizeof *an);
+    if (!an)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    oc_arena_init(&an->arena);
+    an->model = m;
+    struct oc_run r = {an, NULL, opts ? opts : &no_opts, d, NULL, NULL, 0};
+    r.warn_tail = &r.warn_head;
+    an->arena.fail_after = r.opts->fail_alloc_after;
+
+    enum oc_status st = oc_graph_build(m, &an->arena, &an->graph, d);
+    if (st != OC_OK)
+        goto fail;
+    r.g = an->graph;
+    if ((st = oc_bind_inputs(&r)) != OC_OK)
+        goto fail;
+    for (int32_t i = 0; i < r.g->n_nodes; i++) {
+        struct oc_node *n = &r.g->nodes[r.g->order[i]];
+        if ((st = oc_infer_node(&r, n)) != OC_OK)
+            goto fail;
+        for (int32_t k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0 && (st = oc_use_declared(&r, &r.g->values[n->out[k]])) != OC_OK)
+                goto fail;
+        oc_cost_node(&r, n);
+    }
+    if ((st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
+        goto fail;
+    an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);
+    if (!an->warnings) {
+        st = oc_nomem(&r);
+        goto fail;
+    }
+    int32_t k = 0;
+    for (struct oc_warn_item *w = r.warn_head; w; w = w->next)
+        an->warnings[k++] = w->text;
+    *out = an;
+    return OC_OK;
+fail:
+    oc_analysis_free(an);
+    return st;
+}
+
+void oc_analysis_free(struct oc_analysis *a) {
+    if (!a)
+        return;
+    oc_arena_free(&a->arena);
+    free(a);
+}

@@ -1,0 +1,89 @@
+/*
+ * analyze.h — the analysis driver: bind symbolic dims, infer every node's
+ * output shapes in topological order, cost each node, attribute parameters,
+ * sum the totals.
+ *
+ * One struct oc_analysis owns one arena holding the graph and every result.
+ * It borrows the model: free the analysis before the model. The library
+ * never prints: warnings are collected as strings for the caller.
+ */
+#ifndef OC_ANALYZE_H
+#define OC_ANALYZE_H
+
+#include "graph.h"
+
+struct oc_model;
+
+struct oc_binding {
+    const char *name; /* symbolic dim name as written in the model */
+    int64_t value;    /* >= 0                                       */
+};
+
+struct oc_analyze_opts {
+    const struct oc_binding *dims; /* --dim NAME=VALUE                                  */
+    int32_t n_dims;
+    int64_t batch;                 /* --batch N (> 0): first dim of every graph input
+                                      whose first dim is symbolic or unnamed            */
+    int64_t fail_alloc_after;      /* tests: make the Nth arena allocation fail          */
+};
+
+enum oc_bind_source {
+    OC_BIND_USER,    /* --dim                            */
+    OC_BIND_BATCH,   /* --batch                          */
+    OC_BIND_DEFAULT, /* unbound: 1, with a warning       */
+};
+
+struct oc_bound_dim {
+    const char *name; /* NULL for an unnamed dim (then input/axis say where) */
+    const char *input;
+    int32_t axis;
+    int64_t value;
+    enum oc_bind_source source;
+};
+
+struct oc_totals {
+    uint64_t params;               /* unique float initializer elements          */
+    uint64_t trainable_params;
+    uint64_t non_trainable_params; /* initializers read only as buffers (BN mean/var) */
+    uint64_t params_bytes;
+    uint64_t macs;
+    uint64_t flops;
+    uint64_t input_bytes;          /* graph inputs that are not initializers     */
+    uint64_t activation_bytes;     /* every node output, summed                  */
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+    int32_t n_nodes;
+    int32_t n_shaped;              /* nodes whose outputs all have known shapes  */
+    int32_t n_no_rule;             /* nodes of ops without a shape rule          */
+    int32_t n_uncosted;            /* nodes whose cost is unknown                */
+    uint32_t flags;                /* OC_COST_OVERFLOW when a sum saturated      */
+};
+
+struct oc_op_count {
+    const char *domain;
+    const char *op_type;
+    int32_t count;
+};
+
+struct oc_analysis {
+    struct oc_arena arena;
+    const struct oc_model *model;
+    struct oc_graph *graph;
+    struct oc_totals totals;
+    int32_t n_bound;
+    struct oc_bound_dim *bound;
+    int32_t n_warnings;
+    const char **warnings;
+    int32_t n_unsupported;           /* distinct ops without a rule, by count */
+    struct oc_op_count *unsupported;
+};
+
+/* Runs the analysis. On an invalid model returns OC_ERR_MODEL (or PARSE,
+ * NOMEM, OVERFLOW) with one line in d naming the node; *out is NULL then.
+ * Unknown ops and shapes that cannot be inferred are not errors: they are
+ * recorded on the node (status, reason) and counted in the totals. */
+enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                          struct oc_analysis **out, struct oc_diag *d);
+void oc_analysis_free(struct oc_analysis *a);
+
+#endif

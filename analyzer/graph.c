@@ -1,0 +1,516 @@
+/*
+ * graph.c — converts the unpacked ModelProto into struct oc_graph and
+ * validates it. One of the three proto-boundary files (with model.c and
+ * attr.c): nothing above this layer sees Onnx__* types.
+ */
+#include "graph.h"
+
+#include "dtype.h"
+#include "model.h"
+#include "onnx.pb-c.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { OC_MAX_IVAL = 1 << 16 }; /* largest integer tensor read for shape arithmetic */
+
+static uint32_t oc_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+int32_t oc_graph_find(const struct oc_graph *g, const char *name) {
+    if (!g->hcap || !name)
+        return -1;
+    uint32_t mask = g->hcap - 1;
+    for (uint32_t i = oc_hash(name) & mask;; i = (i + 1) & mask) {
+        int32_t v = g->htab[i];
+        if (v < 0)
+            return -1;
+        if (strcmp(g->values[v].name, name) == 0)
+            return v;
+    }
+}
+
+static void oc_graph_index(struct oc_graph *g, int32_t v) {
+    uint32_t mask = g->hcap - 1;
+    uint32_t i = oc_hash(g->values[v].name) & mask;
+    while (g->htab[i] >= 0)
+        i = (i + 1) & mask;
+    g->htab[i] = v;
+}
+
+const char *oc_node_label(const struct oc_node *n, char *buf, size_t size) {
+    const char *dom = n->domain && n->domain[0] ? n->domain : NULL;
+    if (n->name && n->name[0])
+        snprintf(buf, size, "'%s' (%s%s%s)", n->name, dom ? dom : "", dom ? "::" : "", n->op_type);
+    else
+        snprintf(buf, size, "#%d (%s%s%s)", n->index, dom ? dom : "", dom ? "::" : "", n->op_type);
+    return buf;
+}
+
+static bool oc_is_default_domain(const char *d) {
+    return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
+}
+
+int64_t oc_graph_opset(const struct oc_graph *g, const char *domain) {
+    bool def = oc_is_default_domain(domain);
+    for (int32_t i = 0; i < g->n_opsets; i++) {
+        const char *d = g->opsets[i].domain;
+        if (def ? oc_is_default_domain(d) : (d && strcmp(d, domain) == 0))
+            return g->opsets[i].version;
+    }
+    return 0;
+}
+
+bool oc_value_numel(const struct oc_value *v, uint64_t *n) {
+    uint64_t p = 1;
+    *n = 0;
+    if (v->rank < 0)
+        return false;
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (v->dims[i].value < 0)
+            return false;
+        if (oc_mul_u64(p, (uint64_t)v->dims[i].value, &p)) {
+            *n = UINT64_MAX;
+            return false;
+        }
+    }
+    *n = p;
+    return true;
+}
+
+bool oc_value_bytes(const struct oc_value *v, uint64_t *bytes) {
+    uint64_t n;
+    *bytes = 0;
+    if (!oc_value_numel(v, &n))
+        return false;
+    return oc_dtype_bytes(v->dtype, n, bytes);
+}
+
+const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n) {
+    *n = 0;
+    if (v->ival) {
+        *n = v->n_ival;
+        return v->ival;
+    }
+    if (v->ival_tried || !v->tensor || v->external || !oc_dtype_is_int(v->dtype))
+        return NULL;
+    v->ival_tried = true;
+    uint64_t cnt;
+    if (!oc_value_numel(v, &cnt) || cnt > OC_MAX_IVAL)
+        return NULL;
+    int64_t *buf = oc_arena_array(g->arena, cnt ? cnt : 1, sizeof *buf);
+    if (!buf || oc_model_tensor_ints(g->model, v->tensor, (int64_t)cnt, buf) != OC_OK)
+        return NULL;
+    v->ival = buf;
+    v->n_ival = (int64_t)cnt;
+    *n = v->n_ival;
+    return buf;
+}
+
+/* ---- building --------------------------------------------------------------- */
+
+struct oc_build {
+    struct oc_graph *g;
+    struct oc_arena *a;
+    struct oc_diag *d;
+};
+
+static enum oc_status oc_nomem(struct oc_build *b) {
+    return oc_diag_set(b->d, OC_ERR_NOMEM, "out of memory");
+}
+
+/* Reads a TypeProto (tensor types only) into dtype/rank/dims. Sequence, map
+ * and optional types leave the value untyped. */
+static enum oc_status oc_read_type(struct oc_build *b, const Onnx__TypeProto *tp, const char *what,
+                                   const char *name, int32_t *dtype, int32_t *rank,
+                                   struct oc_dim **dims) {
+    *dtype = 0;
+    *rank = -1;
+    *dims = NULL;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return OC_OK;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    *dtype = tt->has_elem_type ? tt->elem_type : 0;
+    if (!tt->shape)
+        return OC_OK;
+    size_t r = tt->shape->n_dim;
+    if (r > 1024)
+        return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (limit 1024)", what, name, r);
+    struct oc_dim *dd = oc_arena_array(b->a, r ? r : 1, sizeof *dd);
+    if (!dd)
+        return oc_nomem(b);
+    for (size_t i = 0; i < r; i++) {
+        const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
+        dd[i].value = OC_DIM_UNKNOWN;
+        if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            if (dm->dim_value < 0)
+                return oc_diag_set(b->d, OC_ERR_MODEL, "%s '%s' has negative dim %lld at axis %zu",
+                                   what, name, (long long)dm->dim_value, i);
+            dd[i].value = dm->dim_value;
+        } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                   dm->dim_param && dm->dim_param[0]) {
+            dd[i].sym = dm->dim_param;
+        }
+    }
+    *rank = (int32_t)r;
+    *dims = dd;
+    return OC_OK;
+}
+
+static enum oc_status oc_add_value(struct oc_build *b, const char *name, enum oc_value_kind kind,
+                                   int32_t *idx) {
+    struct oc_graph *g = b->g;
+    struct oc_value *v = &g->values[g->n_values];
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    v->kind = kind;
+    v->rank = -1;
+    v->producer = -1;
+    v->param_of = -1;
+    *idx = g->n_values++;
+    oc_graph_index(g, *idx);
+    return OC_OK;
+}
+
+static enum oc_status oc_build_initializers(struct oc_build *b, const Onnx__GraphProto *gp) {
+    struct oc_graph *g = b->g;
+    g->inits = oc_arena_array(b->a, gp->n_initializer + 1, sizeof *g->inits);
+    if (!g->inits)
+        return oc_nomem(b);
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *t = gp->initializer[i];
+        const char *name = t->name ? t->name : "";
+        if (!name[0])
+            return oc_diag_set(b->d, OC_ERR_MODEL, "initializer #%zu has no name", i);
+        if (oc_graph_find(g, name) >= 0)
+            return oc_diag_set(b->d, OC_ERR_MODEL, "duplicate initializer name '%s'", name);
+        if (t->n_dims > 1024)
+            return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "initializer '%s' has rank %zu (limit 1024)",
+                               name, t->n_dims);
+        int32_t idx;
+        oc_add_value(b, name, OC_VALUE_INITIALIZER, &idx);
+        struct oc_value *v = &g->values[idx];
+        v->dtype = t->has_data_type ? t->data_type : 0;
+        v->rank = (int32_t)t->n_dims;
+        v->dims = oc_arena_array(b->a, t->n_dims ? t->n_dims : 1, sizeof *v->dims);
+        if (!v->dims)
+            return oc_nomem(b);
+        for (size_t k = 0; k < t->n_dims; k++) {
+            if (t->dims[k] < 0)
+                return oc_diag_set(b->d, OC_ERR_MODEL, "initializer '%s' has negative dim %lld at axis %zu",
+                                   name, (long long)t->dims[k], k);
+            v->dims[k].value = t->dims[k];
+        }
+        uint64_t n;
+        if (!oc_value_numel(v, &n))
+            return oc_diag_set(b->d, OC_ERR_OVERFLOW, "initializer '%s': element count overflows 64 bits",
+                               name);
+        v->tensor = t;
+        v->external = t->has_data_location &&
+                      t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+        g->inits[g->n_inits++] = idx;
+    }
+    return OC_OK;
+}
+
+static enum oc_status oc_build_inputs(struct oc_build *b, const Onnx__GraphProto *gp) {
+    struct oc_graph *g = b->g;
+    g->inputs = oc_arena_array(b->a, gp->n_input + 1, sizeof *g->inputs);
+    if (!g->inputs)
+        return oc_nomem(b);
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        const char *name = vi->name ? vi->name : "";
+        if (!name[0])
+            return oc_diag_set(b->d, OC_ERR_MODEL, "graph input #%zu has no name", i);
+        int32_t idx = oc_graph_find(g, name);
+        if (idx >= 0 && g->values[idx].kind == OC_VALUE_INITIALIZER)
+            continue; /* IR < 4 lists initializers among the inputs */
+        if (idx >= 0)
+            return oc_diag_set(b->d, OC_ERR_MODEL, "duplicate graph input '%s'", name);
+        oc_add_value(b, name, OC_VALUE_INPUT, &idx);
+        struct oc_value *v = &g->values[idx];
+        enum oc_status st = oc_read_type(b, vi->type, "graph input", name, &v->dtype, &v->rank, &v->dims);
+        if (st != OC_OK)
+            return st;
+        v->declared = true;
+        v->decl_dtype = v->dtype;
+        v->decl_rank = v->rank;
+        v->decl_dims = v->dims;
+        g->inputs[g->n_inputs++] = idx;
+    }
+    return OC_OK;
+}
+
+static enum oc_status oc_build_nodes(struct oc_build *b, const Onnx__GraphProto *gp) {
+    struct oc_graph *g = b->g;
+    char lab[300];
+    g->n_nodes = (int32_t)gp->n_node;
+    g->nodes = oc_arena_array(b->a, gp->n_node + 1, sizeof *g->nodes);
+    if (!g->nodes)
+        return oc_nomem(b);
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        struct oc_node *n = &g->nodes[i];
+        n->index = (int32_t)i;
+        n->name = np->name ? np->name : "";
+        n->op_type = np->op_type ? np->op_type : "";
+        n->domain = oc_is_default_domain(np->domain) ? "" : np->domain;
+        n->proto = np;
+        n->opset = oc_graph_opset(g, n->domain);
+        if (!n->op_type[0])
+            return oc_diag_set(b->d, OC_ERR_MODEL, "node %s has no op_type", oc_node_label(n, lab, sizeof lab));
+        if (np->n_input > INT32_MAX / 2 || np->n_output > INT32_MAX / 2)
+            return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "node %s has too many inputs or outputs",
+                               oc_node_label(n, lab, sizeof lab));
+        n->n_in = (int32_t)np->n_input;
+        n->n_out = (int32_t)np->n_output;
+        n->in = oc_arena_array(b->a, np->n_input + 1, sizeof *n->in);
+        n->out = oc_arena_array(b->a, np->n_output + 1, sizeof *n->out);
+        if (!n->in || !n->out)
+            return oc_nomem(b);
+        for (size_t k = 0; k < np->n_output; k++) {
+            const char *on = np->output[k] ? np->output[k] : "";
+            n->out[k] = -1;
+            if (!on[0])
+                continue; /* omitted optional output */
+            int32_t prev = oc_graph_find(g, on);
+            if (prev >= 0) {
+                const struct oc_value *pv = &g->values[prev];
+                char lab2[300];
+                if (pv->kind == OC_VALUE_NODE)
+                    return oc_diag_set(b->d, OC_ERR_MODEL,
+                                       "node %s: output '%s' is also produced by node %s",
+                                       oc_node_label(n, lab, sizeof lab), on,
+                                       oc_node_label(&g->nodes[pv->producer], lab2, sizeof lab2));
+                return oc_diag_set(b->d, OC_ERR_MODEL, "node %s: output '%s' is also a graph %s",
+                                   oc_node_label(n, lab, sizeof lab), on,
+                                   pv->kind == OC_VALUE_INPUT ? "input" : "initializer");
+            }
+            int32_t idx;
+            oc_add_value(b, on, OC_VALUE_NODE, &idx);
+            g->values[idx].producer = (int32_t)i;
+            n->out[k] = idx;
+        }
+    }
+    /* inputs are resolved once every output is known: the file need not be sorted */
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        struct oc_node *n = &g->nodes[i];
+        for (size_t k = 0; k < np->n_input; k++) {
+            const char *in = np->input[k] ? np->input[k] : "";
+            n->in[k] = -1;
+            if (!in[0])
+                continue; /* omitted optional input */
+            int32_t idx = oc_graph_find(g, in);
+            if (idx < 0)
+                return oc_diag_set(b->d, OC_ERR_MODEL,
+                                   "node %s: input '%s' is not produced by any node, graph input or "
+                                   "initializer",
+                                   oc_node_label(n, lab, sizeof lab), in);
+            n->in[k] = idx;
+            g->values[idx].n_consumers++;
+        }
+    }
+    return OC_OK;
+}
+
+static enum oc_status oc_attach_declared(struct oc_build *b, const Onnx__ValueInfoProto *vi,
+                                         bool is_output) {
+    struct oc_graph *g = b->g;
+    const char *name = vi->name ? vi->name : "";
+    int32_t idx = oc_graph_find(g, name);
+    if (idx < 0) {
+        if (is_output)
+            return oc_diag_set(b->d, OC_ERR_MODEL,
+                               "graph output '%s' is not produced by any node, input or initializer",
+                               name);
+        return OC_OK; /* value_info about a name the graph does not use */
+    }
+    struct oc_value *v = &g->values[idx];
+    if (is_output)
+        v->is_graph_output = true;
+    if (v->kind != OC_VALUE_NODE)
+        return OC_OK;
+    int32_t dt, rank;
+    struct oc_dim *dims;
+    enum oc_status st = oc_read_type(b, vi->type, is_output ? "graph output" : "value_info", name, &dt,
+                                     &rank, &dims);
+    if (st != OC_OK)
+        return st;
+    if (!dt && rank < 0)
+        return OC_OK;
+    v->declared = true;
+    v->decl_dtype = dt;
+    v->decl_rank = rank;
+    v->decl_dims = dims;
+    return OC_OK;
+}
+
+/* Kahn's algorithm, stable with respect to file order. */
+static enum oc_status oc_build_order(struct oc_build *b) {
+    struct oc_graph *g = b->g;
+    int32_t n = g->n_nodes;
+    int32_t *indeg = oc_arena_array(b->a, (size_t)n + 1, sizeof *indeg);
+    int32_t *cnt = oc_arena_array(b->a, (size_t)n + 1, sizeof *cnt);
+    g->order = oc_arena_array(b->a, (size_t)n + 1, sizeof *g->order);
+    if (!indeg || !cnt || !g->order)
+        return oc_nomem(b);
+    /* consumer lists in CSR form */
+    int32_t total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_node *nd = &g->nodes[i];
+        for (int32_t k = 0; k < nd->n_in; k++) {
+            if (nd->in[k] < 0)
+                continue;
+            int32_t p = g->values[nd->in[k]].producer;
+            if (p >= 0) {
+                indeg[i]++;
+                cnt[p]++;
+                total++;
+            }
+        }
+    }
+    int32_t *start = oc_arena_array(b->a, (size_t)n + 1, sizeof *start);
+    int32_t *adj = oc_arena_array(b->a, (size_t)total + 1, sizeof *adj);
+    if (!start || !adj)
+        return oc_nomem(b);
+    for (int32_t i = 0; i < n; i++)
+        start[i + 1] = start[i] + cnt[i];
+    for (int32_t i = 0; i < n; i++)
+        cnt[i] = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_node *nd = &g->nodes[i];
+        for (int32_t k = 0; k < nd->n_in; k++) {
+            if (nd->in[k] < 0)
+                continue;
+            int32_t p = g->values[nd->in[k]].producer;
+            if (p >= 0)
+                adj[start[p] + cnt[p]++] = i;
+        }
+    }
+    /* a min-heap on node index keeps file order where the file is sorted */
+    int32_t *heap = oc_arena_array(b->a, (size_t)n + 1, sizeof *heap);
+    if (!heap)
+        return oc_nomem(b);
+    int32_t hn = 0, done = 0;
+#define OC_HEAP_PUSH(x)                                                                            \
+    do {                                                                                           \
+        int32_t _i = hn++;                                                                         \
+        heap[_i] = (x);                                                                            \
+        while (_i > 0 && heap[(_i - 1) / 2] > heap[_i]) {                                          \
+            int32_t _t = heap[_i];                                                                 \
+            heap[_i] = heap[(_i - 1) / 2];                                                         \
+            heap[(_i - 1) / 2] = _t;                                                               \
+            _i = (_i - 1) / 2;                                                                     \
+        }                                                                                          \
+    } while (0)
+    for (int32_t i = 0; i < n; i++)
+        if (indeg[i] == 0)
+            OC_HEAP_PUSH(i);
+    while (hn > 0) {
+        int32_t top = heap[0];
+        heap[0] = heap[--hn];
+        for (int32_t i = 0;;) {
+            int32_t l = 2 * i + 1, r = l + 1, m = i;
+            if (l < hn && heap[l] < heap[m])
+                m = l;
+            if (r < hn && heap[r] < heap[m])
+                m = r;
+            if (m == i)
+                break;
+            int32_t t = heap[i];
+            heap[i] = heap[m];
+            heap[m] = t;
+            i = m;
+        }
+        g->order[done++] = top;
+        for (int32_t e = start[top]; e < start[top + 1]; e++)
+            if (--indeg[adj[e]] == 0)
+                OC_HEAP_PUSH(adj[e]);
+    }
+#undef OC_HEAP_PUSH
+    if (done < n) {
+        char lab[300];
+        for (int32_t i = 0; i < n; i++)
+            if (indeg[i] > 0)
+                return oc_diag_set(b->d, OC_ERR_MODEL, "cycle in graph: node %s depends on its own output",
+                                   oc_node_label(&g->nodes[i], lab, sizeof lab));
+    }
+    return OC_OK;
+}
+
+enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, struct oc_graph **out,
+                              struct oc_diag *d) {
+    *out = NULL;
+    const Onnx__ModelProto *mp = oc_model_proto(m);
+    if (!mp->graph)
+        return oc_diag_set(d, OC_ERR_MODEL, "the model has no graph (not an ONNX model?)");
+    const Onnx__GraphProto *gp = mp->graph;
+    struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
+    if (!g)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    struct oc_build b = {g, a, d};
+    g->model = m;
+    g->arena = a;
+    g->ir_version = mp->has_ir_version ? mp->ir_version : 0;
+    g->producer_name = mp->producer_name ? mp->producer_name : "";
+    g->producer_version = mp->producer_version ? mp->producer_version : "";
+    g->graph_name = gp->name ? gp->name : "";
+
+    g->opsets = oc_arena_array(a, mp->n_opset_import + 1, sizeof *g->opsets);
+    if (!g->opsets)
+        return oc_nomem(&b);
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *os = mp->opset_import[i];
+        g->opsets[i].domain = oc_is_default_domain(os->domain) ? "" : os->domain;
+        g->opsets[i].version = os->has_version ? os->version : 0;
+        if (g->opsets[i].version < 0)
+            return oc_diag_set(d, OC_ERR_MODEL, "opset_import for domain '%s' has negative version",
+                               g->opsets[i].domain);
+    }
+    g->n_opsets = (int32_t)mp->n_opset_import;
+    if (g->n_opsets == 0) { /* IR < 3: the default domain at opset 1 */
+        g->opsets[0] = (struct oc_opset){"", 1};
+        g->n_opsets = 1;
+    }
+
+    size_t nv = gp->n_initializer + gp->n_input;
+    for (size_t i = 0; i < gp->n_node; i++)
+        nv += gp->node[i]->n_output;
+    if (nv > (size_t)INT32_MAX / 4 || gp->n_node > (size_t)INT32_MAX / 4)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "graph too large (%zu values)", nv);
+    g->values = oc_arena_array(a, nv + 1, sizeof *g->values);
+    uint32_t hcap = 16;
+    while (hcap < 2 * nv + 2)
+        hcap *= 2;
+    g->hcap = hcap;
+    g->htab = oc_arena_array(a, hcap, sizeof *g->htab);
+    if (!g->values || !g->htab)
+        return oc_nomem(&b);
+    memset(g->htab, 0xff, hcap * sizeof *g->htab);
+
+    enum oc_status st;
+    if ((st = oc_build_initializers(&b, gp)) != OC_OK || (st = oc_build_inputs(&b, gp)) != OC_OK ||
+        (st = oc_build_nodes(&b, gp)) != OC_OK)
+        return st;
+    for (size_t i = 0; i < gp->n_value_info; i++)
+        if ((st = oc_attach_declared(&b, gp->value_info[i], false)) != OC_OK)
+            return st;
+    g->outputs = oc_arena_array(a, gp->n_output + 1, sizeof *g->outputs);
+    if (!g->outputs)
+        return oc_nomem(&b);
+    for (size_t i = 0; i < gp->n_output; i++) {
+        if ((st = oc_attach_declared(&b, gp->output[i], true)) != OC_OK)
+            return st;
+        g->outputs[g->n_outputs++] = oc_graph_find(g, gp->output[i]->name);
+    }
+    if ((st = oc_build_order(&b)) != OC_OK)
+        return st;
+    *out = g;
+    return OC_OK;
+}

@@ -1,0 +1,128 @@
+/*
+ * graph.h — the analyzer's view of an ONNX graph.
+ *
+ * Values (graph inputs, initializers, node outputs) and nodes with their
+ * producers, consumers and a topological order (the file need not be
+ * sorted). Built from a loaded model by oc_graph_build(), which also
+ * validates the structure: a node input nobody produces, duplicate output
+ * names, cycles, negative dims and a missing graph are errors.
+ *
+ * Ownership: every object lives in the caller's arena. Names and attribute
+ * pointers are borrowed from the model, so a graph must not outlive the
+ * struct oc_model it was built from.
+ */
+#ifndef OC_GRAPH_H
+#define OC_GRAPH_H
+
+#include "arena.h"
+#include "cost.h"
+#include "oc.h"
+
+struct oc_model;
+struct oc_op_def;
+
+#define OC_DIM_UNKNOWN (-1)
+
+/* One dimension: value >= 0 when known; sym names a symbolic dim ("batch")
+ * and is kept after binding so reports can say where a number came from. */
+struct oc_dim {
+    int64_t value;
+    const char *sym;
+};
+
+enum oc_value_kind {
+    OC_VALUE_INPUT,       /* graph input that is not an initializer */
+    OC_VALUE_INITIALIZER, /* weight or constant stored in the file  */
+    OC_VALUE_NODE,        /* output of a node                       */
+};
+
+struct oc_value {
+    const char *name;
+    enum oc_value_kind kind;
+    int32_t dtype;           /* ONNX data type code, 0 = unknown              */
+    int32_t rank;            /* -1 = unknown                                  */
+    struct oc_dim *dims;     /* rank entries                                  */
+    int32_t producer;        /* node index, -1 for inputs and initializers    */
+    int32_t n_consumers;     /* node inputs that read this value              */
+    const void *tensor;      /* initializer TensorProto (proto boundary only) */
+    const int64_t *ival;     /* known integer contents, NULL if not known     */
+    int64_t n_ival;          /* number of elements in ival                    */
+    bool ival_tried;         /* ival lookup in the file already attempted     */
+    int32_t param_of;        /* initializer this value aliases, -1 if none    */
+    bool external;           /* initializer with data_location = EXTERNAL     */
+    bool is_graph_output;
+    /* type declared by graph.input/output or value_info, used for nodes
+     * without a shape rule */
+    bool declared;
+    int32_t decl_dtype;
+    int32_t decl_rank;
+    struct oc_dim *decl_dims;
+};
+
+struct oc_node {
+    const char *name;        /* may be "" in the file                         */
+    const char *op_type;
+    const char *domain;      /* "" for the default ai.onnx domain             */
+    int32_t index;           /* position in the file                          */
+    int32_t n_in, n_out;
+    int32_t *in, *out;       /* value indices; -1 for an omitted optional one */
+    const void *proto;       /* NodeProto, for attr.c                         */
+    int64_t opset;           /* opset version of the node's domain, 0 if none */
+    const struct oc_op_def *def; /* registry row, NULL when none applies      */
+    enum oc_status status;   /* OC_OK, or why shapes/cost are missing         */
+    const char *reason;      /* one-line reason when status != OC_OK          */
+    struct oc_cost cost;
+    uint64_t activation_bytes; /* bytes of this node's outputs in their dtypes  */
+    uint64_t params;         /* float initializer elements attributed here    */
+    uint64_t param_bytes;
+    uint64_t nontrainable_params;
+    bool shares_params;      /* reads a parameter attributed to an earlier node */
+};
+
+struct oc_opset {
+    const char *domain;
+    int64_t version;
+};
+
+struct oc_graph {
+    const struct oc_model *model;
+    struct oc_arena *arena;
+    int32_t n_values;
+    struct oc_value *values;
+    int32_t n_nodes;
+    struct oc_node *nodes;   /* file order                                    */
+    int32_t *order;          /* topological order: node indices               */
+    int32_t n_inputs, n_outputs, n_inits;
+    int32_t *inputs;         /* graph inputs that are not initializers        */
+    int32_t *outputs;
+    int32_t *inits;
+    int32_t n_opsets;
+    struct oc_opset *opsets;
+    int64_t ir_version;
+    const char *producer_name, *producer_version, *graph_name;
+    uint32_t hcap;           /* name index (open addressing)                  */
+    int32_t *htab;
+};
+
+/* Builds and validates the graph of a loaded model. On error the message in
+ * d names the node or value at fault. */
+enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, struct oc_graph **out,
+                              struct oc_diag *d);
+
+/* Value index of a name, -1 if none. */
+int32_t oc_graph_find(const struct oc_graph *g, const char *name);
+/* Opset version imported for a domain ("" or "ai.onnx" = default), 0 if none. */
+int64_t oc_graph_opset(const struct oc_graph *g, const char *domain);
+/* "'name' (Op)" or "#index (Op)" for unnamed nodes; into buf. */
+const char *oc_node_label(const struct oc_node *n, char *buf, size_t size);
+
+/* Elements of a value (product of dims). false when a dim is unknown or the
+ * product overflows (then *n = 0 / UINT64_MAX). */
+bool oc_value_numel(const struct oc_value *v, uint64_t *n);
+/* Bytes of a value in its dtype; false when unknown. */
+bool oc_value_bytes(const struct oc_value *v, uint64_t *bytes);
+/* Integer contents of a value (from propagation, or read from a small
+ * integer initializer on first use). NULL when not known. */
+const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n);
+
+#endif

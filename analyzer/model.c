@@ -1,0 +1,545 @@
+/*
+ * model.c — mmap + wire-level structure pass + protobuf-c unpack.
+ *
+ * protobuf-c's unpack copies every bytes field, weights included. To keep
+ * the cost of loading independent of weight bytes, a first pass walks the
+ * protobuf wire format of the mapped file and writes a compact copy in
+ * which every TensorProto loses its payload fields (float_data, int32_data,
+ * int64_data, raw_data, double_data, uint64_data). In their place it
+ * appends one unknown varint field (OC_MARK_FIELD) holding the index of a
+ * span record {offset, length, field} that points back into the mapping.
+ * Skipping a payload reads only its length prefix, so its pages are never
+ * faulted in. The compact buffer is unpacked by protobuf-c and freed.
+ *
+ * TrainingInfoProto (field 20 of ModelProto) is dropped: it can hold whole
+ * training graphs and onnxcost analyzes inference graphs.
+ *
+ * Submessage lengths in the compact copy are written as 5-byte padded
+ * varints and patched afterwards (valid protobuf: non-minimal varints are
+ * accepted by every decoder), so the pass is single and linear.
+ */
+#include "model.h"
+
+#include "onnx.pb-c.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Highest legal field number is 2^29-1; this one is not in onnx.proto. */
+#define OC_MARK_FIELD 536870000u
+
+enum oc_wire_kind {
+    OC_WK_COPY = 0,
+    OC_WK_MODEL,
+    OC_WK_GRAPH,
+    OC_WK_NODE,
+    OC_WK_ATTR,
+    OC_WK_TENSOR,
+    OC_WK_SPARSE,
+    OC_WK_FUNCTION,
+    OC_WK_DROP,
+};
+
+struct oc_span {
+    uint64_t off;   /* offset of the payload in the mapping */
+    uint64_t len;   /* payload bytes                        */
+    uint32_t field; /* TensorProto field number             */
+};
+
+struct oc_alloc_state {
+    uint64_t live;
+    uint64_t peak;
+    int64_t fail_after;
+    bool failed;
+};
+
+struct oc_model {
+    const uint8_t *data;
+    size_t size;
+    bool mapped;
+    Onnx__ModelProto *proto;
+    struct oc_span *spans;
+    size_t n_spans, cap_spans;
+    struct oc_alloc_state alloc_state;
+    ProtobufCAllocator alloc;
+    struct oc_model_stats stats;
+};
+
+/* ---- counting allocator for protobuf-c --------------------------------- */
+
+struct oc_alloc_hdr {
+    size_t size;
+    size_t pad; /* keeps 16-byte alignment */
+};
+
+static void *oc_pb_alloc(void *ud, size_t size) {
+    struct oc_alloc_state *s = ud;
+    if (s->fail_after > 0 && --s->fail_after == 0) {
+        s->failed = true;
+        return NULL;
+    }
+    if (size > SIZE_MAX - sizeof(struct oc_alloc_hdr))
+        return NULL;
+    struct oc_alloc_hdr *h = malloc(sizeof *h + size);
+    if (!h) {
+        s->failed = true;
+        return NULL;
+    }
+    h->size = size;
+    s->live += size;
+    if (s->live > s->peak)
+        s->peak = s->live;
+    return h + 1;
+}
+
+static void oc_pb_free(void *ud, void *p) {
+    struct oc_alloc_state *s = ud;
+    if (!p)
+        return;
+    struct oc_alloc_hdr *h = (struct oc_alloc_hdr *)p - 1;
+    s->live -= h->size;
+    free(h);
+}
+
+/* ---- wire pass ----------------------------------------------------------- */
+
+struct oc_wbuf {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+struct oc_wire {
+    struct oc_model *m;
+    const uint8_t *in;
+    struct oc_wbuf out;
+    int64_t max_depth;
+    struct oc_diag *d;
+};
+
+static bool oc_wbuf_reserve(struct oc_wbuf *b, size_t more) {
+    if (b->cap - b->n >= more)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->n < more) {
+        if (cap > SIZE_MAX / 2)
+            return false;
+        cap *= 2;
+    }
+    uint8_t *p = realloc(b->p, cap);
+    if (!p)
+        return false;
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+static bool oc_wbuf_put(struct oc_wbuf *b, const void *src, size_t n) {
+    if (!oc_wbuf_reserve(b, n))
+        return false;
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+    return true;
+}
+
+static bool oc_wbuf_varint(struct oc_wbuf *b, uint64_t v) {
+    uint8_t tmp[10];
+    size_t n = 0;
+    do {
+        uint8_t c = v & 0x7f;
+        v >>= 7;
+        tmp[n++] = (uint8_t)(c | (v ? 0x80 : 0));
+    } while (v);
+    return oc_wbuf_put(b, tmp, n);
+}
+
+/* Reads a varint at *pos (< end). Returns false when truncated or over 10 bytes. */
+static bool oc_read_varint(const uint8_t *in, size_t end, size_t *pos, uint64_t *v) {
+    uint64_t r = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (*pos >= end)
+            return false;
+        uint8_t c = in[(*pos)++];
+        r |= (uint64_t)(c & 0x7f) << (7 * i);
+        if (!(c & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+static enum oc_wire_kind oc_child_kind(enum oc_wire_kind k, uint32_t field) {
+    switch (k) {
+    case OC_WK_MODEL:
+        if (field == 7)
+            return OC_WK_GRAPH;
+        if (field == 25)
+            return OC_WK_FUNCTION;
+        if (field == 20)
+            return OC_WK_DROP;
+        return OC_WK_COPY;
+    case OC_WK_GRAPH:
+        if (field == 1)
+            return OC_WK_NODE;
+        if (field == 5)
+            return OC_WK_TENSOR;
+        if (field == 15)
+            return OC_WK_SPARSE;
+        return OC_WK_COPY;
+    case OC_WK_NODE:
+        return field == 5 ? OC_WK_ATTR : OC_WK_COPY;
+    case OC_WK_ATTR:
+        if (field == 5 || field == 10)
+            return OC_WK_TENSOR;
+        if (field == 6 || field == 11)
+            return OC_WK_GRAPH;
+        if (field == 22 || field == 23)
+            return OC_WK_SPARSE;
+        return OC_WK_COPY;
+    case OC_WK_SPARSE:
+        return (field == 1 || field == 2) ? OC_WK_TENSOR : OC_WK_COPY;
+    case OC_WK_FUNCTION:
+        return field == 7 ? OC_WK_NODE : OC_WK_COPY;
+    default:
+        return OC_WK_COPY;
+    }
+}
+
+static bool oc_is_payload_field(uint32_t f) {
+    return f == 4 || f == 5 || f == 7 || f == 9 || f == 10 || f == 11;
+}
+
+static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, size_t pos, size_t end,
+                                  int64_t depth) {
+    if (depth > w->max_depth)
+        return oc_diag_set(w->d, OC_ERR_PARSE, "messages nested deeper than %lld levels",
+                           (long long)w->max_depth);
+    size_t first_span = w->m->n_spans;
+    while (pos < end) {
+        size_t tag_start = pos;
+        uint64_t tag;
+        if (!oc_read_varint(w->in, end, &pos, &tag))
+            return oc_diag_set(w->d, OC_ERR_PARSE,
+                               "not a valid ONNX protobuf: truncated field tag at byte %zu", tag_start);
+        uint64_t field64 = tag >> 3;
+        unsigned wt = (unsigned)(tag & 7);
+        if (field64 == 0 || field64 > 536870911u)
+            return oc_diag_set(w->d, OC_ERR_PARSE,
+                               "not a valid ONNX protobuf: bad field number at byte %zu", tag_start);
+        uint32_t field = (uint32_t)field64;
+        size_t data_start = pos, data_end;
+        uint64_t v;
+        switch (wt) {
+        case 0:
+            if (!oc_read_varint(w->in, end, &pos, &v))
+                return oc_diag_set(w->d, OC_ERR_PARSE,
+                                   "not a valid ONNX protobuf: truncated varint at byte %zu", data_start);
+            data_end = pos;
+            break;
+        case 1:
+        case 5: {
+            size_t n = wt == 1 ? 8 : 4;
+            if (end - pos < n)
+                return oc_diag_set(w->d, OC_ERR_PARSE,
+                                   "not a valid ONNX protobuf: truncated fixed field at byte %zu",
+                                   data_start);
+            pos += n;
+            data_end = pos;
+            break;
+        }
+        case 2:
+            if (!oc_read_varint(w->in, end, &pos, &v) || v > end - pos)
+                return oc_diag_set(w->d, OC_ERR_PARSE,
+                                   "not a valid ONNX protobuf: length at byte %zu runs past the end "
+                                   "(truncated file?)",
+                                   data_start);
+            data_start = pos;
+            pos += (size_t)v;
+            data_end = pos;
+            break;
+        default:
+            return oc_diag_set(w->d, OC_ERR_PARSE,
+                               "not a valid ONNX protobuf: unsupported wire type %u at byte %zu", wt,
+                               tag_start);
+        }
+
+        if (kind == OC_WK_TENSOR && oc_is_payload_field(field)) {
+            if (wt == 2) {
+                struct oc_model *m = w->m;
+                if (m->n_spans == m->cap_spans) {
+                    size_t cap = m->cap_spans ? 2 * m->cap_spans : 64;
+                    struct oc_span *s = realloc(m->spans, cap * sizeof *s);
+                    if (!s)
+                        return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
+                    m->spans = s;
+                    m->cap_spans = cap;
+                }
+                m->spans[m->n_spans++] = (struct oc_span){data_start, data_end - data_start, field};
+                m->stats.payload_bytes += data_end - data_start;
+                m->stats.n_payloads++;
+                continue;
+            }
+            if (wt == 1 || wt == 5) /* unpacked float/double elements: weights, dropped */
+                continue;
+            /* unpacked integer varints are kept: protobuf-c decodes them */
+        }
+
+        enum oc_wire_kind child = wt == 2 ? oc_child_kind(kind, field) : OC_WK_COPY;
+        if (child == OC_WK_DROP)
+            continue;
+        if (child == OC_WK_COPY) {
+            if (!oc_wbuf_put(&w->out, w->in + tag_start, data_end - tag_start))
+                return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
+            continue;
+        }
+        if (!oc_wbuf_varint(&w->out, tag) || !oc_wbuf_reserve(&w->out, 5))
+            return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
+        size_t len_at = w->out.n;
+        w->out.n += 5;
+        enum oc_status st = oc_wire_msg(w, child, data_start, data_end, depth + 1);
+        if (st != OC_OK)
+            return st;
+        size_t len = w->out.n - len_at - 5;
+        if (len > 0x7FFFFFFFu)
+            return oc_diag_set(w->d, OC_ERR_UNSUPPORTED, "model structure over 2 GiB");
+        uint8_t *lp = w->out.p + len_at;
+        for (int i = 0; i < 5; i++) {
+            lp[i] = (uint8_t)((len >> (7 * i)) & 0x7f);
+            if (i < 4)
+                lp[i] |= 0x80;
+        }
+    }
+    if (kind == OC_WK_TENSOR) {
+        for (size_t i = first_span; i < w->m->n_spans; i++) {
+            if (!oc_wbuf_varint(&w->out, (uint64_t)OC_MARK_FIELD << 3) || !oc_wbuf_varint(&w->out, i))
+                return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
+        }
+    }
+    return OC_OK;
+}
+
+/* ---- load / free ---------------------------------------------------------- */
+
+static enum oc_status oc_model_parse(struct oc_model *m, const struct oc_load_opts *opts,
+                                     struct oc_diag *d) {
+    struct oc_wire w = {.m = m, .in = m->data, .d = d};
+    w.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+    m->stats.file_bytes = m->size;
+    m->alloc_state.fail_after = opts ? opts->fail_alloc_after : 0;
+    m->alloc = (ProtobufCAllocator){oc_pb_alloc, oc_pb_free, &m->alloc_state};
+
+    enum oc_status st = oc_wire_msg(&w, OC_WK_MODEL, 0, m->size, 0);
+    if (st == OC_OK) {
+        m->stats.structure_bytes = w.out.n;
+        m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor,
+                                                                  &m->alloc, w.out.n, w.out.p);
+        if (!m->proto) {
+            if (m->alloc_state.failed)
+                st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory while decoding the protobuf");
+            else
+                st = oc_diag_set(d, OC_ERR_PARSE,
+                                 "not a valid ONNX protobuf: a field has the wrong type or an "
+                                 "invalid value");
+        }
+    }
+    free(w.out.p);
+    m->stats.heap_peak_bytes = m->alloc_state.peak;
+    return st;
+}
+
+static struct oc_model *oc_model_new(void) {
+    return calloc(1, sizeof(struct oc_model));
+}
+
+enum oc_status oc_model_load_buffer(const void *data, size_t size, const struct oc_load_opts *opts,
+                                    struct oc_model **out, struct oc_diag *d) {
+    *out = NULL;
+    struct oc_model *m = oc_model_new();
+    if (!m)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    m->data = data;
+    m->size = size;
+    enum oc_status st = oc_model_parse(m, opts, d);
+    if (st != OC_OK) {
+        oc_model_free(m);
+        return st;
+    }
+    *out = m;
+    return OC_OK;
+}
+
+enum oc_status oc_model_load(const char *path, const struct oc_load_opts *opts, struct oc_model **out,
+                             struct oc_diag *d) {
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return oc_diag_set(d, OC_ERR_IO, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return oc_diag_set(d, OC_ERR_IO, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return oc_diag_set(d, OC_ERR_IO, "not a regular file");
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        return oc_diag_set(d, OC_ERR_PARSE, "empty file, not an ONNX model");
+    }
+    if ((uint64_t)sb.st_size > SIZE_MAX) {
+        close(fd);
+        return oc_diag_set(d, OC_ERR_IO, "file too large to map");
+    }
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        return oc_diag_set(d, OC_ERR_IO, "cannot map: %s", strerror(e));
+    struct oc_model *m = oc_model_new();
+    if (!m) {
+        munmap(p, (size_t)sb.st_size);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    m->data = p;
+    m->size = (size_t)sb.st_size;
+    m->mapped = true;
+    enum oc_status st = oc_model_parse(m, opts, d);
+    if (st != OC_OK) {
+        oc_model_free(m);
+        return st;
+    }
+    *out = m;
+    return OC_OK;
+}
+
+void oc_model_free(struct oc_model *m) {
+    if (!m)
+        return;
+    if (m->proto)
+        protobuf_c_message_free_unpacked(&m->proto->base, &m->alloc);
+    if (m->mapped)
+        munmap((void *)m->data, m->size);
+    free(m->spans);
+    free(m);
+}
+
+const void *oc_model_proto(const struct oc_model *m) {
+    return m->proto;
+}
+
+const struct oc_model_stats *oc_model_stats(const struct oc_model *m) {
+    return &m->stats;
+}
+
+/* ---- payload access --------------------------------------------------------- */
+
+static const struct oc_span *oc_tensor_span(const struct oc_model *m, const ProtobufCMessageUnknownField *u) {
+    if (u->tag != OC_MARK_FIELD || u->wire_type != PROTOBUF_C_WIRE_TYPE_VARINT)
+        return NULL;
+    size_t pos = 0;
+    uint64_t idx;
+    if (!oc_read_varint(u->data, u->len, &pos, &idx) || idx >= m->n_spans)
+        return NULL;
+    return &m->spans[idx];
+}
+
+uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *tensor) {
+    const Onnx__TensorProto *t = tensor;
+    uint64_t total = 0;
+    for (unsigned i = 0; i < t->base.n_unknown_fields; i++) {
+        const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
+        if (s)
+            total += s->len;
+    }
+    return total;
+}
+
+static int oc_raw_elem_size(int32_t dtype) {
+    switch (dtype) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+        return 1;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+        return 2;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+        return 4;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* Narrows a decoded element to the tensor's type (sign of int8/16/32). */
+static int64_t oc_int_cast(int32_t dtype, uint64_t u) {
+    switch (dtype) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+        return (int8_t)u;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+        return (uint8_t)u;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+        return u != 0;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+        return (int16_t)u;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+        return (uint16_t)u;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+        return (int32_t)u;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+        return (uint32_t)u;
+    default:
+        return (int64_t)u;
+    }
+}
+
+enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor, int64_t n, int64_t *out) {
+    const Onnx__TensorProto *t = tensor;
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return OC_ERR_UNSUPPORTED;
+    int esize = oc_raw_elem_size(t->data_type);
+    if (!esize || n < 0)
+        return OC_ERR_UNSUPPORTED;
+    int64_t got = 0;
+    for (unsigned i = 0; i < t->base.n_unknown_fields && got < n; i++) {
+        const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
+        if (!s)
+            continue;
+        const uint8_t *p = m->data + s->off;
+        if (s->field == 9) { /* raw_data: little-endian fixed width */
+            uint64_t avail = s->len / (uint64_t)esize;
+            for (uint64_t k = 0; k < avail && got < n; k++) {
+                uint64_t u = 0;
+                for (int b = 0; b < esize; b++)
+                    u |= (uint64_t)p[k * (uint64_t)esize + (uint64_t)b] << (8 * b);
+                out[got++] = oc_int_cast(t->data_type, u);
+            }
+        } else if (s->field == 5 || s->field == 7 || s->field == 11) { /* packed varints */
+            size_t pos = 0;
+            while (pos < s->len && got < n) {
+                uint64_t u;
+                if (!oc_read_varint(p, s->len, &pos, &u))
+                    return OC_ERR_MODEL;
+                out[got++] = oc_int_cast(t->data_type, u);
+            }
+        }
+    }
+    /* unpacked integer elements kept in the structure */
+    for (size_t k = 0; k < t->n_int64_data && got < n; k++)
+        out[got++] = t->int64_data[k];
+    for (size_t k = 0; k < t->n_int32_data && got < n; k++)
+        out[got++] = oc_int_cast(t->data_type, (uint64_t)(int64_t)t->int32_data[k]);
+    for (size_t k = 0; k < t->n_uint64_data && got < n; k++)
+        out[got++] = (int64_t)t->uint64_data[k];
+    return got == n ? OC_OK : OC_ERR_MODEL;
+}

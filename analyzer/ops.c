@@ -1,0 +1,145 @@
+/*
+ * ops.c — the registry table built from ops.def, version lookup, and the
+ * small helpers rules use to read inputs and set outputs.
+ */
+#include "ops.h"
+
+#include <string.h>
+
+static const struct oc_op_def oc_op_table[] = {
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst)                         \
+    {dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst},
+#include "ops.def"
+#undef OC_OP
+};
+
+size_t oc_op_count(void) {
+    return OC_ARRAY_LEN(oc_op_table);
+}
+
+const struct oc_op_def *oc_op_at(size_t i) {
+    return i < OC_ARRAY_LEN(oc_op_table) ? &oc_op_table[i] : NULL;
+}
+
+static int oc_op_key_cmp(const char *dom, const char *op, const struct oc_op_def *r) {
+    int c = strcmp(dom, r->domain);
+    return c ? c : strcmp(op, r->op_type);
+}
+
+const struct oc_op_def *oc_op_find(const char *domain, const char *op_type, int64_t opset,
+                                   int32_t *earliest) {
+    if (earliest)
+        *earliest = 0;
+    if (!domain || strcmp(domain, "ai.onnx") == 0)
+        domain = "";
+    /* binary search for the first row of (domain, op_type) */
+    size_t lo = 0, hi = OC_ARRAY_LEN(oc_op_table);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (oc_op_key_cmp(domain, op_type, &oc_op_table[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct oc_op_def *best = NULL;
+    for (size_t i = lo; i < OC_ARRAY_LEN(oc_op_table) && oc_op_key_cmp(domain, op_type, &oc_op_table[i]) == 0;
+         i++) {
+        if (oc_op_table[i].since_version <= opset)
+            best = &oc_op_table[i];
+        else if (!best && earliest)
+            *earliest = oc_op_table[i].since_version;
+    }
+    if (best && earliest)
+        *earliest = 0;
+    return best;
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+int32_t oc_n_in(const struct oc_op_ctx *c) {
+    return c->node->n_in;
+}
+
+struct oc_value *oc_in(const struct oc_op_ctx *c, int32_t i) {
+    if (i < 0 || i >= c->node->n_in || c->node->in[i] < 0)
+        return NULL;
+    return &c->g->values[c->node->in[i]];
+}
+
+struct oc_value *oc_out(const struct oc_op_ctx *c, int32_t i) {
+    if (i < 0 || i >= c->node->n_out || c->node->out[i] < 0)
+        return NULL;
+    return &c->g->values[c->node->out[i]];
+}
+
+enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+                          const struct oc_dim *dims) {
+    struct oc_value *v = oc_out(c, i);
+    if (!v)
+        return OC_OK;
+    struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
+    if (!d)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    if (rank > 0)
+        memcpy(d, dims, (size_t)rank * sizeof *d);
+    v->dtype = dtype;
+    v->rank = rank;
+    v->dims = d;
+    return OC_OK;
+}
+
+enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+                              const int64_t *dims) {
+    struct oc_value *v = oc_out(c, i);
+    if (!v)
+        return OC_OK;
+    struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
+    if (!d)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int32_t k = 0; k < rank; k++)
+        d[k].value = dims[k];
+    v->dtype = dtype;
+    v->rank = rank;
+    v->dims = d;
+    return OC_OK;
+}
+
+enum oc_status oc_set_ints(struct oc_op_ctx *c, int32_t i, const int64_t *vals, int64_t n) {
+    struct oc_value *v = oc_out(c, i);
+    if (!v || !vals)
+        return OC_OK;
+    int64_t *p = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *p);
+    if (!p)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    if (n > 0)
+        memcpy(p, vals, (size_t)n * sizeof *p);
+    v->ival = p;
+    v->n_ival = n;
+    return OC_OK;
+}
+
+const int64_t *oc_in_ints(const struct oc_op_ctx *c, int32_t i, int64_t *n) {
+    struct oc_value *v = oc_in(c, i);
+    *n = 0;
+    if (!v)
+        return NULL;
+    return oc_value_ints(c->g, v, n);
+}
+
+bool oc_shape_known(const struct oc_value *v) {
+    uint64_t n;
+    if (!v || v->rank < 0)
+        return false;
+    for (int32_t i = 0; i < v->rank; i++)
+        if (v->dims[i].value < 0)
+            return false;
+    (void)n;
+    return true;
+}
+
+uint64_t oc_numel(const struct oc_value *v) {
+    uint64_t n;
+    if (!v || !oc_value_numel(v, &n))
+        return 0;
+    return n;
+}

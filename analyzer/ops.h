@@ -1,0 +1,160 @@
+/*
+ * ops.h — the operator registry and the contract of a shape/cost rule.
+ *
+ * analyzer/ops.def holds one row per operator VERSION whose shape or cost
+ * semantics differ. Lookup takes the row with the largest since_version
+ * that is <= the model's opset for the node's domain (read from the file).
+ * The driver (analyze.c) checks input/output counts against the row before
+ * calling `infer`, so rules never repeat that check.
+ *
+ * A rule's `infer` fills each output's dtype and dims (and, for integer
+ * tensors that shapes depend on, their values). It returns:
+ *   OC_OK              outputs set;
+ *   OC_ERR_SHAPE       an input's shape or value is unknown: outputs stay
+ *                      unknown, the node is listed, analysis continues;
+ *   OC_ERR_UNSUPPORTED a form of the op onnxcost does not model (listed);
+ *   OC_ERR_MODEL       the node is invalid (wrong attribute type,
+ *                      incompatible shapes): the analysis stops with the
+ *                      message written to ctx->diag.
+ * A rule's `cost` is called only when every input and output shape is
+ * known; it fills macs and flops (bytes are computed by the driver).
+ */
+#ifndef OC_OPS_H
+#define OC_OPS_H
+
+#include "graph.h"
+
+struct oc_op_ctx {
+    struct oc_graph *g;
+    struct oc_node *node;
+    struct oc_arena *arena;
+    struct oc_diag *diag; /* the node's message; the driver adds the node label */
+};
+
+typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);
+typedef enum oc_status (*oc_cost_fn)(struct oc_op_ctx *c, struct oc_cost *cost);
+
+enum oc_op_flag {
+    OC_OPF_NONE = 0,
+    OC_OPF_ALIAS = 1u << 0,          /* output 0 is a view of input 0: no new bytes     */
+    OC_OPF_NEEDS_CONST = 1u << 1,    /* output shape needs an input's integer values    */
+    OC_OPF_DATA_DEPENDENT = 1u << 2, /* output shape depends on run-time data           */
+    OC_OPF_META_ONLY = 1u << 3,      /* reads only its input's shape (Shape, Size)      */
+};
+
+#define OC_VARIADIC 0x7fffffff
+
+struct oc_op_def {
+    const char *domain;    /* "" = ai.onnx                                         */
+    const char *op_type;
+    int32_t since_version;
+    int32_t n_in_min, n_in_max;
+    int32_t n_out_min, n_out_max;
+    uint32_t flags;        /* enum oc_op_flag bits                                 */
+    uint32_t buffers;      /* bit i: input i is a buffer (running mean/var), not a
+                              trainable parameter                                  */
+    oc_infer_fn infer;
+    oc_cost_fn cost;
+};
+
+/* Row for (domain, op_type) at `opset`, NULL when none. *earliest (optional)
+ * receives the earliest registered version when the op is known but the
+ * opset predates it, else 0. */
+const struct oc_op_def *oc_op_find(const char *domain, const char *op_type, int64_t opset,
+                                   int32_t *earliest);
+size_t oc_op_count(void);
+const struct oc_op_def *oc_op_at(size_t i);
+
+/* ---- helpers for rules ---------------------------------------------------- */
+
+/* Input i, or NULL when absent (omitted optional or beyond the node's count). */
+struct oc_value *oc_in(const struct oc_op_ctx *c, int32_t i);
+/* Output i, or NULL when omitted. */
+struct oc_value *oc_out(const struct oc_op_ctx *c, int32_t i);
+/* Number of inputs as written in the node (omitted ones included). */
+int32_t oc_n_in(const struct oc_op_ctx *c);
+
+/* Sets output i's type; dims are copied. No-op for an omitted output. */
+enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+                          const struct oc_dim *dims);
+/* Same with plain int64 dims. */
+enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+                              const int64_t *dims);
+/* Attaches known integer contents to output i (copied). */
+enum oc_status oc_set_ints(struct oc_op_ctx *c, int32_t i, const int64_t *v, int64_t n);
+/* Integer contents of input i, NULL when not known. */
+const int64_t *oc_in_ints(const struct oc_op_ctx *c, int32_t i, int64_t *n);
+/* True when v has a known rank and every dim is known. */
+bool oc_shape_known(const struct oc_value *v);
+/* Elements of input/output; 0 when unknown. */
+uint64_t oc_numel(const struct oc_value *v);
+
+/* Shorthand for an error message on the node's diag. */
+#define OC_FAIL(c, code, ...) oc_diag_set((c)->diag, (code), __VA_ARGS__)
+
+/* ---- rules (one family per file in analyzer/ops/) ---------------------------- */
+#define OC_RULE(fam) enum oc_status fam(struct oc_op_ctx *c)
+#define OC_COST(fam) enum oc_status fam(struct oc_op_ctx *c, struct oc_cost *cost)
+
+/* eltwise.c */
+OC_RULE(oc_unary_infer);
+OC_RULE(oc_binary_infer);
+OC_RULE(oc_compare_infer);
+OC_RULE(oc_cast_infer);
+OC_RULE(oc_clip_infer);
+OC_RULE(oc_where_infer);
+OC_COST(oc_unary1_cost);
+OC_COST(oc_unary2_cost);
+OC_COST(oc_unary4_cost);
+OC_COST(oc_unary5_cost);
+OC_COST(oc_binary_cost);
+OC_COST(oc_cost_zero);
+/* conv.c */
+OC_RULE(oc_conv_infer);
+OC_COST(oc_conv_cost);
+OC_RULE(oc_pool_infer);
+OC_COST(oc_maxpool_cost);
+OC_COST(oc_avgpool_cost);
+OC_RULE(oc_global_pool_infer);
+OC_COST(oc_global_avgpool_cost);
+OC_COST(oc_global_maxpool_cost);
+/* gemm.c */
+OC_RULE(oc_gemm_infer);
+OC_COST(oc_gemm_cost);
+OC_RULE(oc_matmul_infer);
+OC_COST(oc_matmul_cost);
+/* norm.c */
+OC_RULE(oc_batchnorm_infer);
+OC_COST(oc_batchnorm_cost);
+OC_RULE(oc_softmax_infer);
+OC_COST(oc_softmax_cost);
+OC_COST(oc_logsoftmax_cost);
+OC_RULE(oc_dropout_infer);
+/* reduce.c */
+OC_RULE(oc_reduce_attr_infer);
+OC_RULE(oc_reduce_input_infer);
+OC_COST(oc_reduce_mean_cost);
+OC_COST(oc_reduce_cost);
+/* layout.c */
+OC_RULE(oc_identity_infer);
+OC_RULE(oc_reshape_infer);
+OC_RULE(oc_reshape1_infer);
+OC_RULE(oc_flatten_infer);
+OC_RULE(oc_transpose_infer);
+OC_RULE(oc_concat_infer);
+OC_RULE(oc_squeeze_attr_infer);
+OC_RULE(oc_squeeze_input_infer);
+OC_RULE(oc_unsqueeze_attr_infer);
+OC_RULE(oc_unsqueeze_input_infer);
+OC_RULE(oc_pad_attr_infer);
+OC_RULE(oc_pad_input_infer);
+OC_RULE(oc_shape_infer);
+OC_RULE(oc_gather_infer);
+OC_RULE(oc_slice_attr_infer);
+OC_RULE(oc_slice_input_infer);
+OC_RULE(oc_constant_infer);
+OC_RULE(oc_constant_of_shape_infer);
+OC_RULE(oc_expand_infer);
+OC_RULE(oc_range_infer);
+
+#endif

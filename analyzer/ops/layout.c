@@ -1,0 +1,705 @@
+/*
+ * ops/layout.c — ops that move, view or describe data without arithmetic:
+ * Identity, Reshape, Flatten, Transpose, Concat, Squeeze, Unsqueeze, Pad,
+ * Shape, Gather, Slice, Constant, ConstantOfShape, Expand, Range.
+ * All cost 0 FLOPs (bytes moved are counted by the driver; views move none).
+ *
+ * These are also the ops of exported shape arithmetic (Shape -> Gather ->
+ * Unsqueeze -> Concat -> Reshape), so each propagates small integer
+ * tensors' values where it can. Float weights are never read.
+ */
+#include "../attr.h"
+#include "../dtype.h"
+#include "../model.h"
+#include "../ops.h"
+#include "../shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OC_MAX_RANK = 1024, OC_IVAL_MAX = 1 << 16 };
+
+static struct oc_dim *oc_dims_new(struct oc_op_ctx *c, int64_t n) {
+    if (n < 0 || n > OC_MAX_RANK)
+        return NULL;
+    return oc_arena_array(c->arena, (size_t)n + 1, sizeof(struct oc_dim));
+}
+
+#define OC_NEW_DIMS(var, n)                                                                        \
+    struct oc_dim *var = oc_dims_new(c, (n));                                                      \
+    if (!var)                                                                                      \
+        return (n) > OC_MAX_RANK ? OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank %lld over the limit %d",   \
+                                           (long long)(n), OC_MAX_RANK)                            \
+                                 : OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+
+/* Passes input 0's values through when the element order is unchanged. */
+static enum oc_status oc_pass_ints(struct oc_op_ctx *c) {
+    int64_t n;
+    const int64_t *v = oc_in_ints(c, 0, &n);
+    return v ? oc_set_ints(c, 0, v, n) : OC_OK;
+}
+
+OC_RULE(oc_identity_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
+    return st != OC_OK ? st : oc_pass_ints(c);
+}
+
+/* Reshape target -> output dims (0 copies, -1 inferred) */
+static enum oc_status oc_reshape_to(struct oc_op_ctx *c, const int64_t *t, int64_t n, bool allowzero) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    OC_NEW_DIMS(out, n);
+    int32_t infer_at = -1;
+    uint64_t known = 1;
+    bool all_known = true;
+    for (int64_t i = 0; i < n; i++) {
+        if (t[i] == -1) {
+            if (infer_at >= 0)
+                return OC_FAIL(c, OC_ERR_MODEL, "target shape has more than one -1");
+            infer_at = (int32_t)i;
+            continue;
+        }
+        if (t[i] < -1)
+            return OC_FAIL(c, OC_ERR_MODEL, "target shape has invalid dim %lld", (long long)t[i]);
+        if (t[i] == 0 && !allowzero) {
+            if (i >= x->rank)
+                return OC_FAIL(c, OC_ERR_MODEL, "target dim %lld is 0 but the input has rank %d", (long long)i,
+                               x->rank);
+            out[i] = x->dims[i];
+        } else {
+            out[i] = (struct oc_dim){t[i], NULL};
+        }
+        if (out[i].value < 0)
+            all_known = false;
+        else if (oc_mul_u64(known, (uint64_t)out[i].value, &known))
+            return OC_FAIL(c, OC_ERR_OVERFLOW, "target shape overflows 64 bits");
+    }
+    uint64_t total;
+    bool have_total = oc_value_numel(x, &total);
+    if (infer_at >= 0) {
+        out[infer_at] = (struct oc_dim){OC_DIM_UNKNOWN, NULL};
+        if (have_total && all_known) {
+            if (known == 0 || total % known != 0)
+                return OC_FAIL(c, OC_ERR_MODEL, "cannot reshape %llu elements with -1 into a multiple of %llu",
+                               (unsigned long long)total, (unsigned long long)known);
+            out[infer_at].value = (int64_t)(total / known);
+        }
+    } else if (have_total && all_known && known != total) {
+        return OC_FAIL(c, OC_ERR_MODEL, "cannot reshape %llu elements into %llu", (unsigned long long)total,
+                       (unsigned long long)known);
+    }
+    enum oc_status st = oc_set_out(c, 0, x->dtype, (int32_t)n, out);
+    return st != OC_OK ? st : oc_pass_ints(c);
+}
+
+OC_RULE(oc_reshape_infer) {
+    int64_t n, allowzero;
+    enum oc_status st = oc_attr_int(c->node, "allowzero", 0, &allowzero, c->diag);
+    if (st != OC_OK)
+        return st;
+    const int64_t *t = oc_in_ints(c, 1, &n);
+    if (!t)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'shape' are not known");
+    return oc_reshape_to(c, t, n, allowzero != 0);
+}
+
+OC_RULE(oc_reshape1_infer) {
+    const int64_t *t;
+    int64_t n;
+    enum oc_status st = oc_attr_ints(c->node, "shape", &t, &n, c->diag);
+    if (st != OC_OK)
+        return st;
+    return oc_reshape_to(c, t, n, false);
+}
+
+OC_RULE(oc_flatten_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t axis;
+    enum oc_status st = oc_attr_int(c->node, "axis", 1, &axis, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (axis < 0)
+        axis += x->rank;
+    if (axis < 0 || axis > x->rank)
+        return OC_FAIL(c, OC_ERR_MODEL, "axis out of range for rank %d", x->rank);
+    struct oc_dim out[2] = {{1, NULL}, {1, NULL}};
+    for (int32_t i = 0; i < x->rank; i++) {
+        struct oc_dim *o = &out[i < axis ? 0 : 1];
+        if (o->value < 0 || x->dims[i].value < 0)
+            o->value = OC_DIM_UNKNOWN;
+        else if (oc_mul_i64(o->value, x->dims[i].value, &o->value))
+            return OC_FAIL(c, OC_ERR_OVERFLOW, "flattened size overflows 64 bits");
+    }
+    if (axis == 1 && x->rank >= 1)
+        out[0].sym = x->dims[0].sym;
+    return oc_set_out(c, 0, x->dtype, 2, out);
+}
+
+OC_RULE(oc_transpose_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    const int64_t *perm;
+    int64_t n;
+    enum oc_status st = oc_attr_ints(c->node, "perm", &perm, &n, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (n && n != x->rank)
+        return OC_FAIL(c, OC_ERR_MODEL, "perm has %lld entries for rank %d", (long long)n, x->rank);
+    OC_NEW_DIMS(out, x->rank);
+    bool seen[OC_MAX_RANK] = {false};
+    for (int32_t i = 0; i < x->rank; i++) {
+        int64_t p = n ? perm[i] : x->rank - 1 - i;
+        if (p < 0 || p >= x->rank || seen[p])
+            return OC_FAIL(c, OC_ERR_MODEL, "perm is not a permutation of 0..%d", x->rank - 1);
+        seen[p] = true;
+        out[i] = x->dims[p];
+    }
+    return oc_set_out(c, 0, x->dtype, x->rank, out);
+}
+
+OC_RULE(oc_concat_infer) {
+    int64_t axis;
+    enum oc_status st = oc_attr_int(c->node, "axis", 0, &axis, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (!oc_attr_has(c->node, "axis") && c->node->opset >= 4)
+        return OC_FAIL(c, OC_ERR_MODEL, "required attribute 'axis' is missing");
+    const struct oc_value *first = NULL;
+    for (int32_t i = 0; i < oc_n_in(c); i++) {
+        const struct oc_value *v = oc_in(c, i);
+        if (!v || v->rank < 0)
+            return OC_ERR_SHAPE;
+        if (!first)
+            first = v;
+        else if (v->rank != first->rank)
+            return OC_FAIL(c, OC_ERR_MODEL, "input %d has rank %d, input 0 rank %d", i, v->rank, first->rank);
+    }
+    if (!first)
+        return OC_ERR_SHAPE;
+    int32_t a;
+    if (!oc_axis_norm(axis, first->rank, &a))
+        return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axis, first->rank);
+    OC_NEW_DIMS(out, first->rank);
+    memcpy(out, first->dims, (size_t)first->rank * sizeof *out);
+    out[a] = (struct oc_dim){0, NULL};
+    for (int32_t i = 0; i < oc_n_in(c); i++) {
+        const struct oc_value *v = oc_in(c, i);
+        for (int32_t k = 0; k < first->rank; k++) {
+            if (k == a)
+                continue;
+            if (out[k].value < 0)
+                out[k] = v->dims[k];
+            else if (v->dims[k].value >= 0 && v->dims[k].value != out[k].value)
+                return OC_FAIL(c, OC_ERR_MODEL, "input %d dim %d is %lld, expected %lld", i, k,
+                               (long long)v->dims[k].value, (long long)out[k].value);
+        }
+        if (out[a].value >= 0 && v->dims[a].value >= 0) {
+            if (oc_add_i64(out[a].value, v->dims[a].value, &out[a].value))
+                return OC_FAIL(c, OC_ERR_OVERFLOW, "concatenated size overflows 64 bits");
+        } else {
+            out[a].value = OC_DIM_UNKNOWN;
+        }
+    }
+    if ((st = oc_set_out(c, 0, first->dtype, first->rank, out)) != OC_OK)
+        return st;
+    /* values: 1-D integer pieces (shape vectors) */
+    if (first->rank != 1 || out[0].value < 0 || out[0].value > OC_IVAL_MAX)
+        return OC_OK;
+    int64_t *v = oc_arena_array(c->arena, (size_t)out[0].value + 1, sizeof *v);
+    if (!v)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    int64_t at = 0;
+    for (int32_t i = 0; i < oc_n_in(c); i++) {
+        int64_t n;
+        const int64_t *p = oc_in_ints(c, i, &n);
+        if (!p || n != oc_in(c, i)->dims[0].value)
+            return OC_OK;
+        memcpy(v + at, p, (size_t)n * sizeof *p);
+        at += n;
+    }
+    oc_out(c, 0)->ival = v;
+    oc_out(c, 0)->n_ival = at;
+    return OC_OK;
+}
+
+static enum oc_status oc_squeeze_apply(struct oc_op_ctx *c, const int64_t *axes, int64_t n) {
+    const struct oc_value *x = oc_in(c, 0);
+    OC_NEW_DIMS(out, x->rank);
+    bool drop[OC_MAX_RANK] = {false};
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a;
+        if (!oc_axis_norm(axes[i], x->rank, &a))
+            return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
+        if (x->dims[a].value >= 0 && x->dims[a].value != 1)
+            return OC_FAIL(c, OC_ERR_MODEL, "cannot squeeze axis %d of size %lld", a, (long long)x->dims[a].value);
+        drop[a] = true;
+    }
+    if (n == 0) {
+        for (int32_t i = 0; i < x->rank; i++) {
+            if (x->dims[i].value < 0)
+                return OC_FAIL(c, OC_ERR_SHAPE, "squeeze without axes needs every dim known");
+            drop[i] = x->dims[i].value == 1;
+        }
+    }
+    int32_t r = 0;
+    for (int32_t i = 0; i < x->rank; i++)
+        if (!drop[i])
+            out[r++] = x->dims[i];
+    enum oc_status st = oc_set_out(c, 0, x->dtype, r, out);
+    return st != OC_OK ? st : oc_pass_ints(c);
+}
+
+OC_RULE(oc_squeeze_attr_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    const int64_t *axes;
+    int64_t n;
+    enum oc_status st = oc_attr_ints(c->node, "axes", &axes, &n, c->diag);
+    return st != OC_OK ? st : oc_squeeze_apply(c, axes, n);
+}
+
+OC_RULE(oc_squeeze_input_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t n = 0;
+    const int64_t *axes = NULL;
+    if (oc_in(c, 1) && !(axes = oc_in_ints(c, 1, &n)))
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'axes' are not known");
+    return oc_squeeze_apply(c, axes, n);
+}
+
+static enum oc_status oc_unsqueeze_apply(struct oc_op_ctx *c, const int64_t *axes, int64_t n) {
+    const struct oc_value *x = oc_in(c, 0);
+    int64_t r = x->rank + n;
+    OC_NEW_DIMS(out, r);
+    bool ins[OC_MAX_RANK] = {false};
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a;
+        if (!oc_axis_norm(axes[i], (int32_t)r, &a) || ins[a])
+            return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range or repeated for output rank %lld",
+                           (long long)axes[i], (long long)r);
+        ins[a] = true;
+    }
+    for (int32_t i = 0, k = 0; i < r; i++)
+        out[i] = ins[i] ? (struct oc_dim){1, NULL} : x->dims[k++];
+    enum oc_status st = oc_set_out(c, 0, x->dtype, (int32_t)r, out);
+    return st != OC_OK ? st : oc_pass_ints(c);
+}
+
+OC_RULE(oc_unsqueeze_attr_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    const int64_t *axes;
+    int64_t n;
+    enum oc_status st = oc_attr_ints(c->node, "axes", &axes, &n, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (n == 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "required attribute 'axes' is missing");
+    return oc_unsqueeze_apply(c, axes, n);
+}
+
+OC_RULE(oc_unsqueeze_input_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t n;
+    const int64_t *axes = oc_in_ints(c, 1, &n);
+    if (!axes)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'axes' are not known");
+    return oc_unsqueeze_apply(c, axes, n);
+}
+
+/* pads = [b_0..b_{k-1}, e_0..e_{k-1}] over `axes` (all axes when NULL) */
+static enum oc_status oc_pad_apply(struct oc_op_ctx *c, const int64_t *pads, int64_t n, const int64_t *axes,
+                                   int64_t n_axes) {
+    const struct oc_value *x = oc_in(c, 0);
+    int64_t k = axes ? n_axes : x->rank;
+    if (n != 2 * k)
+        return OC_FAIL(c, OC_ERR_MODEL, "pads has %lld entries, expected %lld", (long long)n, (long long)(2 * k));
+    OC_NEW_DIMS(out, x->rank);
+    memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
+    for (int64_t i = 0; i < k; i++) {
+        int32_t a = (int32_t)i;
+        if (axes && !oc_axis_norm(axes[i], x->rank, &a))
+            return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
+        if (out[a].value < 0)
+            continue;
+        int64_t d;
+        if (oc_add_i64(out[a].value, pads[i], &d) || oc_add_i64(d, pads[k + i], &d) || d < 0)
+            return OC_FAIL(c, OC_ERR_MODEL, "padding makes axis %d negative or overflows", a);
+        out[a] = (struct oc_dim){d, NULL};
+    }
+    return oc_set_out(c, 0, x->dtype, x->rank, out);
+}
+
+OC_RULE(oc_pad_attr_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    const int64_t *pads;
+    int64_t n;
+    enum oc_status st = oc_attr_ints(c->node, c->node->opset < 2 ? "paddings" : "pads", &pads, &n, c->diag);
+    return st != OC_OK ? st : oc_pad_apply(c, pads, n, NULL, 0);
+}
+
+OC_RULE(oc_pad_input_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t n, n_axes = 0;
+    const int64_t *pads = oc_in_ints(c, 1, &n), *axes = NULL;
+    if (!pads)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'pads' are not known");
+    if (oc_in(c, 3) && !(axes = oc_in_ints(c, 3, &n_axes)))
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'axes' are not known");
+    return oc_pad_apply(c, pads, n, axes, n_axes);
+}
+
+OC_RULE(oc_shape_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t start, end;
+    enum oc_status st;
+    if ((st = oc_attr_int(c->node, "start", 0, &start, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "end", x->rank, &end, c->diag)) != OC_OK)
+        return st;
+    if (start < 0)
+        start += x->rank;
+    if (end < 0)
+        end += x->rank;
+    start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+    end = end < 0 ? 0 : end > x->rank ? x->rank : end;
+    int64_t n = end > start ? end - start : 0;
+    if ((st = oc_set_out_i64(c, 0, OC_DT_INT64, 1, &n)) != OC_OK)
+        return st;
+    int64_t vals[OC_MAX_RANK];
+    for (int64_t i = 0; i < n; i++) {
+        vals[i] = x->dims[start + i].value;
+        if (vals[i] < 0)
+            return OC_OK; /* shape known only in part: values unknown */
+    }
+    return oc_set_ints(c, 0, vals, n);
+}
+
+OC_RULE(oc_gather_infer) {
+    const struct oc_value *x = oc_in(c, 0), *idx = oc_in(c, 1);
+    if (!x || !idx || x->rank < 0 || idx->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t axis;
+    enum oc_status st = oc_attr_int(c->node, "axis", 0, &axis, c->diag);
+    if (st != OC_OK)
+        return st;
+    int32_t a;
+    if (!oc_axis_norm(axis, x->rank, &a))
+        return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axis, x->rank);
+    int32_t r = x->rank - 1 + idx->rank;
+    OC_NEW_DIMS(out, r);
+    int32_t k = 0;
+    for (int32_t i = 0; i < a; i++)
+        out[k++] = x->dims[i];
+    for (int32_t i = 0; i < idx->rank; i++)
+        out[k++] = idx->dims[i];
+    for (int32_t i = a + 1; i < x->rank; i++)
+        out[k++] = x->dims[i];
+    if ((st = oc_set_out(c, 0, x->dtype, r, out)) != OC_OK)
+        return st;
+    /* values: gather from a known integer tensor with known indices */
+    int64_t nx, ni;
+    const int64_t *xv = oc_in_ints(c, 0, &nx), *iv = oc_in_ints(c, 1, &ni);
+    struct oc_value *y = oc_out(c, 0);
+    uint64_t nx_total;
+    if (!xv || !iv || !y || !oc_shape_known(y) || !oc_value_numel(x, &nx_total) || nx_total > OC_IVAL_MAX ||
+        oc_numel(y) > OC_IVAL_MAX)
+        return OC_OK;
+    int64_t outer = 1, inner = 1, dim = x->dims[a].value;
+    for (int32_t i = 0; i < a; i++)
+        outer *= x->dims[i].value;
+    for (int32_t i = a + 1; i < x->rank; i++)
+        inner *= x->dims[i].value;
+    int64_t n = (int64_t)oc_numel(y);
+    int64_t *res = oc_arena_array(c->arena, (size_t)n + 1, sizeof *res);
+    if (!res)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    int64_t at = 0;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < ni; j++) {
+            int64_t ix = iv[j] < 0 ? iv[j] + dim : iv[j];
+            if (ix < 0 || ix >= dim)
+                return OC_FAIL(c, OC_ERR_MODEL, "index %lld out of range for axis of size %lld", (long long)iv[j],
+                               (long long)dim);
+            for (int64_t in = 0; in < inner; in++) {
+                int64_t src = (o * dim + ix) * inner + in;
+                if (src >= nx || at >= n)
+                    return OC_OK;
+                res[at++] = xv[src];
+            }
+        }
+    if (at == n) {
+        y->ival = res;
+        y->n_ival = n;
+    }
+    return OC_OK;
+}
+
+/* One axis of Slice: clamps start/end and returns the output length. */
+static int64_t oc_slice_len(int64_t d, int64_t *s, int64_t e, int64_t step) {
+    if (*s < 0)
+        *s = *s < -d ? 0 : *s + d;
+    if (e < 0)
+        e = e < -d ? -1 : e + d;
+    if (step > 0) {
+        *s = *s > d ? d : *s;
+        e = e > d ? d : e < 0 ? 0 : e;
+        return e > *s ? (e - *s + step - 1) / step : 0;
+    }
+    *s = *s > d - 1 ? d - 1 : *s;
+    e = e > d - 1 ? d - 1 : e;
+    return *s > e ? (*s - e + (-step) - 1) / (-step) : 0;
+}
+
+static enum oc_status oc_slice_apply(struct oc_op_ctx *c, const int64_t *starts, const int64_t *ends, int64_t n,
+                                     const int64_t *axes, const int64_t *steps) {
+    const struct oc_value *x = oc_in(c, 0);
+    OC_NEW_DIMS(out, x->rank);
+    memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
+    int64_t first_start = 0, first_step = 1;
+    bool touched[OC_MAX_RANK] = {false};
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = (int32_t)i;
+        if (axes && !oc_axis_norm(axes[i], x->rank, &a))
+            return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
+        if (!axes && i >= x->rank)
+            return OC_FAIL(c, OC_ERR_MODEL, "more starts than input dims");
+        if (touched[a])
+            return OC_FAIL(c, OC_ERR_MODEL, "axis %d sliced twice", a);
+        touched[a] = true;
+        int64_t step = steps ? steps[i] : 1;
+        if (step == 0)
+            return OC_FAIL(c, OC_ERR_MODEL, "step is 0");
+        int64_t s = starts[i];
+        if (out[a].value < 0) {
+            out[a].sym = NULL;
+            continue;
+        }
+        out[a] = (struct oc_dim){oc_slice_len(out[a].value, &s, ends[i], step), NULL};
+        if (a == 0) {
+            first_start = s;
+            first_step = step;
+        }
+    }
+    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, out);
+    if (st != OC_OK || x->rank != 1 || out[0].value < 0)
+        return st;
+    int64_t nv;
+    const int64_t *v = oc_in_ints(c, 0, &nv);
+    if (!v)
+        return OC_OK;
+    int64_t *res = oc_arena_array(c->arena, (size_t)out[0].value + 1, sizeof *res);
+    if (!res)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < out[0].value; i++) {
+        int64_t src = first_start + i * first_step;
+        if (src < 0 || src >= nv)
+            return OC_OK;
+        res[i] = v[src];
+    }
+    oc_out(c, 0)->ival = res;
+    oc_out(c, 0)->n_ival = out[0].value;
+    return OC_OK;
+}
+
+OC_RULE(oc_slice_attr_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    const int64_t *s, *e, *ax;
+    int64_t ns, ne, na;
+    enum oc_status st;
+    if ((st = oc_attr_ints(c->node, "starts", &s, &ns, c->diag)) != OC_OK ||
+        (st = oc_attr_ints(c->node, "ends", &e, &ne, c->diag)) != OC_OK ||
+        (st = oc_attr_ints(c->node, "axes", &ax, &na, c->diag)) != OC_OK)
+        return st;
+    if (ns != ne || (na && na != ns))
+        return OC_FAIL(c, OC_ERR_MODEL, "starts, ends and axes differ in length");
+    return oc_slice_apply(c, s, e, ns, na ? ax : NULL, NULL);
+}
+
+OC_RULE(oc_slice_input_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t ns, ne, na = 0, nst = 0;
+    const int64_t *s = oc_in_ints(c, 1, &ns), *e = oc_in_ints(c, 2, &ne), *ax = NULL, *steps = NULL;
+    if (!s || !e)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of inputs 'starts'/'ends' are not known");
+    if (oc_in(c, 3) && !(ax = oc_in_ints(c, 3, &na)))
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'axes' are not known");
+    if (oc_in(c, 4) && !(steps = oc_in_ints(c, 4, &nst)))
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'steps' are not known");
+    if (ns != ne || (ax && na != ns) || (steps && nst != ns))
+        return OC_FAIL(c, OC_ERR_MODEL, "starts, ends, axes and steps differ in length");
+    return oc_slice_apply(c, s, e, ns, ax, steps);
+}
+
+/* Reads a tensor attribute's small integer contents into the output. */
+static enum oc_status oc_tensor_attr_out(struct oc_op_ctx *c, int32_t dtype, int32_t rank, const int64_t *dims,
+                                         const void *tensor) {
+    enum oc_status st = oc_set_out_i64(c, 0, dtype, rank, dims);
+    if (st != OC_OK || !oc_dtype_is_int(dtype))
+        return st;
+    uint64_t n = oc_numel(oc_out(c, 0));
+    if (!oc_out(c, 0) || n > OC_IVAL_MAX)
+        return OC_OK;
+    int64_t *v = oc_arena_array(c->arena, n + 1, sizeof *v);
+    if (!v)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    if (oc_model_tensor_ints(c->g->model, tensor, (int64_t)n, v) == OC_OK) {
+        oc_out(c, 0)->ival = v;
+        oc_out(c, 0)->n_ival = (int64_t)n;
+    }
+    return OC_OK;
+}
+
+OC_RULE(oc_constant_infer) {
+    bool found;
+    int32_t dt, rank;
+    const int64_t *dims, *iv;
+    const float *fv;
+    const void *tensor;
+    int64_t n, one;
+    float f;
+    enum oc_status st = oc_attr_tensor(c->node, "value", &found, &dt, &rank, &dims, &tensor, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (found)
+        return oc_tensor_attr_out(c, dt, rank, dims, tensor);
+    if (oc_attr_has(c->node, "value_int")) {
+        if ((st = oc_attr_int(c->node, "value_int", 0, &one, c->diag)) != OC_OK ||
+            (st = oc_set_out_i64(c, 0, OC_DT_INT64, 0, NULL)) != OC_OK)
+            return st;
+        return oc_set_ints(c, 0, &one, 1);
+    }
+    if (oc_attr_has(c->node, "value_ints")) {
+        if ((st = oc_attr_ints(c->node, "value_ints", &iv, &n, c->diag)) != OC_OK ||
+            (st = oc_set_out_i64(c, 0, OC_DT_INT64, 1, &n)) != OC_OK)
+            return st;
+        return oc_set_ints(c, 0, iv, n);
+    }
+    if (oc_attr_has(c->node, "value_float")) {
+        if ((st = oc_attr_float(c->node, "value_float", 0, &f, c->diag)) != OC_OK)
+            return st;
+        return oc_set_out_i64(c, 0, OC_DT_FLOAT, 0, NULL);
+    }
+    if (oc_attr_has(c->node, "value_floats")) {
+        if ((st = oc_attr_floats(c->node, "value_floats", &fv, &n, c->diag)) != OC_OK)
+            return st;
+        return oc_set_out_i64(c, 0, OC_DT_FLOAT, 1, &n);
+    }
+    if (oc_attr_has(c->node, "value_string")) {
+        return oc_set_out_i64(c, 0, OC_DT_STRING, 0, NULL);
+    }
+    if (oc_attr_has(c->node, "sparse_value") || oc_attr_has(c->node, "value_strings"))
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "Constant with a sparse or string-list value");
+    return OC_FAIL(c, OC_ERR_MODEL, "Constant has no value attribute");
+}
+
+OC_RULE(oc_constant_of_shape_infer) {
+    int64_t n;
+    const int64_t *shape = oc_in_ints(c, 0, &n);
+    if (!shape)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'input' (the shape) are not known");
+    for (int64_t i = 0; i < n; i++)
+        if (shape[i] < 0)
+            return OC_FAIL(c, OC_ERR_MODEL, "negative dim %lld in the requested shape", (long long)shape[i]);
+    bool found;
+    int32_t dt = OC_DT_FLOAT, rank;
+    const int64_t *dims;
+    const void *tensor;
+    enum oc_status st = oc_attr_tensor(c->node, "value", &found, &dt, &rank, &dims, &tensor, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (!found)
+        dt = OC_DT_FLOAT;
+    if (n > OC_MAX_RANK)
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank %lld over the limit", (long long)n);
+    if ((st = oc_set_out_i64(c, 0, dt, (int32_t)n, shape)) != OC_OK)
+        return st;
+    uint64_t cnt = oc_numel(oc_out(c, 0));
+    if (!found || !oc_dtype_is_int(dt) || cnt > OC_IVAL_MAX || !oc_out(c, 0))
+        return OC_OK;
+    int64_t fill;
+    if (oc_model_tensor_ints(c->g->model, tensor, 1, &fill) != OC_OK)
+        return OC_OK;
+    int64_t *v = oc_arena_array(c->arena, cnt + 1, sizeof *v);
+    if (!v)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (uint64_t i = 0; i < cnt; i++)
+        v[i] = fill;
+    oc_out(c, 0)->ival = v;
+    oc_out(c, 0)->n_ival = (int64_t)cnt;
+    return OC_OK;
+}
+
+OC_RULE(oc_expand_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t n;
+    const int64_t *shape = oc_in_ints(c, 1, &n);
+    if (!shape)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'shape' are not known");
+    if (n > OC_MAX_RANK)
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank %lld over the limit", (long long)n);
+    OC_NEW_DIMS(sd, n);
+    for (int64_t i = 0; i < n; i++)
+        sd[i].value = shape[i];
+    int32_t r = x->rank > n ? x->rank : (int32_t)n;
+    OC_NEW_DIMS(out, r);
+    if (oc_broadcast(x->dims, x->rank, sd, (int32_t)n, out, &r) != OC_OK)
+        return OC_FAIL(c, OC_ERR_MODEL, "input cannot be expanded to the requested shape");
+    return oc_set_out(c, 0, x->dtype, r, out);
+}
+
+OC_RULE(oc_range_infer) {
+    int64_t n0, n1, n2;
+    const int64_t *s = oc_in_ints(c, 0, &n0), *l = oc_in_ints(c, 1, &n1), *d = oc_in_ints(c, 2, &n2);
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x)
+        return OC_ERR_SHAPE;
+    if (!s || !l || !d || n0 != 1 || n1 != 1 || n2 != 1) {
+        int64_t unknown = OC_DIM_UNKNOWN;
+        enum oc_status st = oc_set_out_i64(c, 0, x->dtype, 1, &unknown);
+        if (st != OC_OK)
+            return st;
+        return OC_FAIL(c, OC_ERR_SHAPE, "start, limit and delta are not all known integers");
+    }
+    if (d[0] == 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "delta is 0");
+    int64_t span;
+    if (__builtin_sub_overflow(l[0], s[0], &span))
+        return OC_FAIL(c, OC_ERR_OVERFLOW, "range length overflows 64 bits");
+    int64_t n = span / d[0] + ((span % d[0]) != 0 && ((span > 0) == (d[0] > 0)) ? 1 : 0);
+    if (n < 0)
+        n = 0;
+    enum oc_status st = oc_set_out_i64(c, 0, x->dtype, 1, &n);
+    if (st != OC_OK || n > OC_IVAL_MAX)
+        return st;
+    int64_t *v = oc_arena_array(c->arena, (size_t)n + 1, sizeof *v);
+    if (!v)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        v[i] = s[0] + i * d[0];
+    return oc_set_ints(c, 0, v, n);
+}

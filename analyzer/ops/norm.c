@@ -1,0 +1,89 @@
+/*
+ * ops/norm.c — BatchNormalization, Softmax, LogSoftmax, Dropout.
+ *
+ * BatchNormalization (inference): 2 FLOPs per element, y = x * s + t with
+ *   the per-channel s, t folded from scale, bias, mean and var.
+ * Softmax: 5 FLOPs per element (max, subtract, exp, sum, divide).
+ * LogSoftmax: 5 per element (max, subtract, exp, sum, subtract) plus one
+ *   log per row.
+ * Dropout: inference identity (aliases its input), 0 FLOPs.
+ */
+#include "../attr.h"
+#include "../dtype.h"
+#include "../ops.h"
+#include "../shape.h"
+
+OC_RULE(oc_batchnorm_infer) {
+    const struct oc_value *x = oc_in(c, 0), *scale = oc_in(c, 1);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    if (x->rank < 2)
+        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 2 (N, C, ...)", x->rank);
+    for (int32_t i = 1; i < 5; i++) {
+        const struct oc_value *p = oc_in(c, i);
+        if (p && p->rank >= 0 && x->dims[1].value >= 0 &&
+            (p->rank != 1 || (p->dims[0].value >= 0 && p->dims[0].value != x->dims[1].value)))
+            return OC_FAIL(c, OC_ERR_MODEL, "input %d must be 1-D with C=%lld elements", i,
+                           (long long)x->dims[1].value);
+    }
+    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
+    if (st != OC_OK)
+        return st;
+    /* training-mode outputs (running or saved mean/var) are per channel */
+    for (int32_t i = 1; i < c->node->n_out; i++)
+        if ((st = oc_set_out(c, i, scale && scale->dtype ? scale->dtype : x->dtype, 1, &x->dims[1])) != OC_OK)
+            return st;
+    return OC_OK;
+}
+
+OC_COST(oc_batchnorm_cost) {
+    oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 2);
+    return OC_OK;
+}
+
+OC_RULE(oc_softmax_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t axis;
+    enum oc_status st = oc_attr_int(c->node, "axis", c->node->opset >= 13 ? -1 : 1, &axis, c->diag);
+    if (st != OC_OK)
+        return st;
+    int32_t a;
+    if (x->rank > 0 && !oc_axis_norm(axis, x->rank, &a))
+        return OC_FAIL(c, OC_ERR_MODEL, "axis %lld out of range for rank %d", (long long)axis, x->rank);
+    return oc_set_out(c, 0, x->dtype, x->rank, x->dims);
+}
+
+OC_COST(oc_softmax_cost) {
+    oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 5);
+    return OC_OK;
+}
+
+OC_COST(oc_logsoftmax_cost) {
+    const struct oc_value *x = oc_in(c, 0);
+    uint64_t n = oc_numel(x), row = 1;
+    int64_t axis;
+    int32_t a = 0;
+    oc_attr_int(c->node, "axis", c->node->opset >= 13 ? -1 : 1, &axis, c->diag);
+    if (x->rank > 0 && oc_axis_norm(axis, x->rank, &a)) {
+        /* opset >= 13 reduces along one axis; earlier ones over the flattened tail */
+        int32_t end = c->node->opset >= 13 ? a + 1 : x->rank;
+        for (int32_t i = a; i < end; i++)
+            row *= (uint64_t)x->dims[i].value;
+    }
+    oc_cost_add_flops(cost, n, 5);
+    oc_cost_add_flops(cost, row ? n / row : 0, 1);
+    return OC_OK;
+}
+
+OC_RULE(oc_dropout_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
+    if (st != OC_OK)
+        return st;
+    /* opset >= 10: the mask is bool; before, the input's type */
+    return oc_set_out(c, 1, c->node->opset >= 10 ? OC_DT_BOOL : x->dtype, x->rank, x->dims);
+}

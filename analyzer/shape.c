@@ -1,0 +1,98 @@
+/*
+ * shape.c — broadcasting, spatial output size, axes (see shape.h).
+ */
+#include "shape.h"
+
+#include <string.h>
+
+enum oc_status oc_broadcast(const struct oc_dim *a, int32_t ra, const struct oc_dim *b, int32_t rb,
+                            struct oc_dim *out, int32_t *rout) {
+    int32_t r = ra > rb ? ra : rb;
+    for (int32_t i = 0; i < r; i++) {
+        int32_t ia = i - (r - ra), ib = i - (r - rb);
+        struct oc_dim da = ia >= 0 ? a[ia] : (struct oc_dim){1, NULL};
+        struct oc_dim db = ib >= 0 ? b[ib] : (struct oc_dim){1, NULL};
+        struct oc_dim o;
+        if (da.value == 1)
+            o = db;
+        else if (db.value == 1)
+            o = da;
+        else if (da.value < 0)
+            o = db.value >= 0 ? db : da;
+        else if (db.value < 0)
+            o = da;
+        else if (da.value == db.value)
+            o = da;
+        else
+            return OC_ERR_MODEL;
+        out[i] = o;
+    }
+    *rout = r;
+    return OC_OK;
+}
+
+bool oc_auto_pad_parse(const char *s, enum oc_auto_pad *out) {
+    static const struct {
+        const char *name;
+        enum oc_auto_pad v;
+    } t[] = {{"NOTSET", OC_AUTO_PAD_NOTSET},
+             {"", OC_AUTO_PAD_NOTSET},
+             {"SAME_UPPER", OC_AUTO_PAD_SAME_UPPER},
+             {"SAME_LOWER", OC_AUTO_PAD_SAME_LOWER},
+             {"VALID", OC_AUTO_PAD_VALID}};
+    for (size_t i = 0; i < OC_ARRAY_LEN(t); i++)
+        if (strcmp(s, t[i].name) == 0) {
+            *out = t[i].v;
+            return true;
+        }
+    return false;
+}
+
+enum oc_status oc_spatial_out(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t pb, int64_t pe,
+                              enum oc_auto_pad ap, bool ceil_mode, int64_t *out, int64_t *pb_used,
+                              int64_t *pe_used) {
+    *out = -1;
+    *pb_used = pb;
+    *pe_used = pe;
+    if (k <= 0 || stride <= 0 || dil <= 0 || pb < 0 || pe < 0)
+        return OC_ERR_MODEL;
+    int64_t span; /* (k - 1) * dil + 1 */
+    if (oc_mul_i64(k - 1, dil, &span) || oc_add_i64(span, 1, &span))
+        return OC_ERR_MODEL;
+    if (in < 0)
+        return OC_OK;
+    if (ap == OC_AUTO_PAD_SAME_UPPER || ap == OC_AUTO_PAD_SAME_LOWER) {
+        int64_t o = in / stride + (in % stride != 0);
+        int64_t need; /* (o - 1) * stride + span - in */
+        if (oc_mul_i64(o > 0 ? o - 1 : 0, stride, &need) || oc_add_i64(need, span, &need))
+            return OC_ERR_MODEL;
+        int64_t total = need - in > 0 ? need - in : 0;
+        int64_t small = total / 2, big = total - small;
+        *pb_used = ap == OC_AUTO_PAD_SAME_UPPER ? small : big;
+        *pe_used = ap == OC_AUTO_PAD_SAME_UPPER ? big : small;
+        *out = o;
+        return OC_OK;
+    }
+    if (ap == OC_AUTO_PAD_VALID)
+        pb = pe = *pb_used = *pe_used = 0;
+    int64_t padded;
+    if (oc_add_i64(in, pb, &padded) || oc_add_i64(padded, pe, &padded))
+        return OC_ERR_MODEL;
+    if (padded < span)
+        return OC_ERR_MODEL;
+    int64_t num = padded - span;
+    int64_t o = num / stride + ((ceil_mode && num % stride) ? 1 : 0) + 1;
+    /* a last window that would start in the end padding is dropped */
+    int64_t last_start;
+    if (ceil_mode && o > 1 && (oc_mul_i64(o - 1, stride, &last_start) || last_start >= in + pb))
+        o--;
+    *out = o;
+    return OC_OK;
+}
+
+bool oc_axis_norm(int64_t axis, int32_t rank, int32_t *out) {
+    if (axis < -(int64_t)rank || axis >= rank)
+        return false;
+    *out = (int32_t)(axis < 0 ? axis + rank : axis);
+    return true;
+}

@@ -1,0 +1,160 @@
+/*
+ * cmd_analyze.c — `onnxcost [analyze] MODEL [options]`.
+ */
+#include "cli.h"
+
+#include "../analyzer/analyze.h"
+#include "../analyzer/model.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char oc_analyze_help[] =
+    "usage: onnxcost [analyze] MODEL.onnx [options]\n"
+    "\n"
+    "Prints one row per node (execution order) with its output shape, parameters\n"
+    "and MACs, then totals: params, MACs, FLOPs and torchsummary's memory lines.\n"
+    "Weights are never read: a 500 MB model loads in milliseconds, and external\n"
+    "data files are not opened.\n"
+    "\n"
+    "options:\n"
+    "  --dim NAME=N      bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable\n"
+    "  --batch N         bind the first dim of every graph input whose first dim is\n"
+    "                    symbolic or unnamed (a --dim for the same name wins)\n"
+    "                    Unbound symbolic dims are taken as 1, with a warning.\n"
+    "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
+    "  -o, --output FILE write the report to FILE instead of standard output\n"
+    "  -q, --quiet       do not print warnings on standard error\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "units: MACs = multiply-accumulates of Conv/Gemm/MatMul without bias (torchvision's\n"
+    "\"GFLOPS\"); FLOPs = 2 x MACs + bias adds + elementwise work (docs/COSTS.md);\n"
+    "sizes in MiB (2^20 bytes).\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad model file or usage, 3 out of memory or output not writable\n"
+    "\n"
+    "examples:\n"
+    "  onnxcost fixtures/mnist/torchsummary_net.onnx\n"
+    "  onnxcost model.onnx --batch 8 --format json -o costs.json\n";
+
+static int oc_write_file(void *arg, const char *data, size_t n) {
+    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
+}
+
+static int oc_status_exit(enum oc_status st) {
+    return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+}
+
+int oc_cmd_analyze(int argc, char **argv) {
+    const char *path = NULL, *out_path = NULL, *v;
+    enum oc_format fmt = OC_FORMAT_TEXT;
+    bool quiet = false;
+    struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
+    struct oc_analyze_opts opts = {0};
+    int rc = OC_EXIT_OK;
+    if (!dims)
+        return OC_EXIT_INTERNAL;
+    opts.dims = dims;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            free(dims);
+            fputs(oc_analyze_help, stdout);
+            return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
+            if (!v || !oc_format_parse(v, &fmt)) {
+                rc = oc_cli_usage_error("--format takes text or json");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
+            if (!v || !v[0]) {
+                rc = oc_cli_usage_error("--output takes a file name");
+                goto done;
+            }
+            out_path = v;
+        } else if (oc_cli_option(argc, argv, &i, "--batch", &v)) {
+            if (!oc_cli_parse_count(v, &opts.batch) || opts.batch < 1) {
+                rc = oc_cli_usage_error("--batch takes a positive integer, got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--dim", &v)) {
+            const char *eq = v ? strrchr(v, '=') : NULL;
+            int64_t val;
+            if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1) {
+                rc = oc_cli_usage_error("--dim takes NAME=N with a positive integer N, got '%s'", v ? v : "");
+                goto done;
+            }
+            size_t nlen = (size_t)(eq - v);
+            char *nm = malloc(nlen + 1);
+            if (!nm) {
+                rc = OC_EXIT_INTERNAL;
+                goto done;
+            }
+            memcpy(nm, v, nlen);
+            nm[nlen] = 0;
+            for (int32_t k = 0; k < opts.n_dims; k++)
+                if (strcmp(dims[k].name, nm) == 0) {
+                    rc = oc_cli_usage_error("--dim %s given twice", nm);
+                    free(nm);
+                    goto done;
+                }
+            dims[opts.n_dims++] = (struct oc_binding){nm, val};
+        } else if (a[0] == '-' && a[1]) {
+            rc = oc_cli_usage_error("unknown option '%s' (try 'onnxcost analyze --help')", a);
+            goto done;
+        } else if (!path) {
+            path = a;
+        } else {
+            rc = oc_cli_usage_error("more than one model given ('%s' and '%s')", path, a);
+            goto done;
+        }
+    }
+    if (!path) {
+        rc = oc_cli_usage_error("no model given (try 'onnxcost analyze --help')");
+        goto done;
+    }
+
+    struct oc_diag d = {0};
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    enum oc_status st = oc_model_load(path, NULL, &m, &d);
+    if (st == OC_OK)
+        st = oc_analyze(m, &opts, &an, &d);
+    if (st != OC_OK) {
+        fprintf(stderr, "onnxcost: error: %s: %s\n", path, d.msg);
+        rc = oc_status_exit(st);
+        goto free_model;
+    }
+    if (!quiet)
+        for (int32_t i = 0; i < an->n_warnings; i++)
+            fprintf(stderr, "onnxcost: warning: %s: %s\n", path, an->warnings[i]);
+
+    FILE *f = stdout;
+    if (out_path && !(f = fopen(out_path, "w"))) {
+        oc_cli_usage_error("%s: cannot open for writing", out_path);
+        rc = OC_EXIT_INTERNAL;
+        goto free_model;
+    }
+    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f};
+    st = oc_report_render(an, &spec, &d);
+    bool ok = st == OC_OK;
+    if (f != stdout)
+        ok = (fclose(f) == 0) && ok;
+    else
+        ok = oc_cli_close_stdout() && ok;
+    if (!ok) {
+        fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", out_path ? out_path : "standard output");
+        rc = OC_EXIT_INTERNAL;
+    }
+free_model:
+    oc_analysis_free(an);
+    oc_model_free(m);
+done:
+    for (int32_t k = 0; k < opts.n_dims; k++)
+        free((char *)dims[k].name);
+    free(dims);
+    return rc;
+}

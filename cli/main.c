@@ -1,0 +1,122 @@
+/*
+ * main.c — command table and dispatch.
+ *
+ *   onnxcost MODEL [options]        same as `onnxcost analyze MODEL`
+ *   onnxcost analyze MODEL [options]
+ *   onnxcost ops [--format text|md]
+ *   onnxcost --version | --help
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int oc_cmd_help(int argc, char **argv);
+static int oc_cmd_version(int argc, char **argv);
+
+static const struct oc_cmd oc_cmds[] = {
+    {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
+    {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
+    {"version", oc_cmd_version, "print the version"},
+    {"help", oc_cmd_help, "print this help"},
+};
+
+static const char oc_main_help[] =
+    "usage: onnxcost MODEL.onnx [options]\n"
+    "       onnxcost COMMAND [args]\n"
+    "\n"
+    "Static cost analysis of an ONNX model: per node output shape, parameters,\n"
+    "MACs and FLOPs, then totals (torchsummary layout). Run `onnxcost analyze --help`\n"
+    "for the options.\n"
+    "\n"
+    "commands:\n";
+
+static const char oc_main_help_tail[] =
+    "\n"
+    "exit codes: 0 ok, 1 budget exceeded, 2 bad model file or usage,\n"
+    "            3 out of memory or output not writable\n"
+    "\n"
+    "examples:\n"
+    "  onnxcost resnet50.onnx\n"
+    "  onnxcost gpt2.onnx --dim batch=8 --dim sequence=128 --format json -o gpt2.json\n";
+
+static int oc_cmd_help(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    fputs(oc_main_help, stdout);
+    for (size_t i = 0; i < sizeof oc_cmds / sizeof oc_cmds[0]; i++)
+        printf("  %-9s %s\n", oc_cmds[i].name, oc_cmds[i].summary);
+    fputs(oc_main_help_tail, stdout);
+    return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+}
+
+static int oc_cmd_version(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    printf("onnxcost %s\n", OC_VERSION);
+    return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+}
+
+int oc_cli_usage_error(const char *fmt, ...) {
+    va_list ap;
+    fputs("onnxcost: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return OC_EXIT_INPUT;
+}
+
+bool oc_cli_parse_count(const char *s, int64_t *out) {
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > (unsigned long long)INT64_MAX)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char **value) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return false;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return true;
+    }
+    if (a[n] != 0)
+        return false;
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
+}
+
+bool oc_cli_close_stdout(void) {
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    if (fclose(stdout) != 0)
+        ok = false;
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2)
+        return oc_cli_usage_error("no model given (try 'onnxcost --help')");
+    const char *a = argv[1];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+        return oc_cmd_help(argc - 1, argv + 1);
+    if (strcmp(a, "--version") == 0)
+        return oc_cmd_version(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof oc_cmds / sizeof oc_cmds[0]; i++)
+        if (strcmp(a, oc_cmds[i].name) == 0)
+            return oc_cmds[i].fn(argc - 1, argv + 1);
+    if (a[0] == '-')
+        return oc_cli_usage_error("unknown option '%s' before the model (try 'onnxcost --help')", a);
+    /* onnxcost MODEL ...: analyze; a file named like a command needs ./ */
+    return oc_cmd_analyze(argc, argv);
+}

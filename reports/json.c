@@ -1,0 +1,259 @@
+/*
+ * json.c — the "onnxcost/1" JSON document (docs/JSON.md).
+ *
+ * Strings and numbers are encoded by jansson. The document is written
+ * piecewise, one node object per line, so memory stays flat on graphs of a
+ * million nodes. Strings from the file that are not valid UTF-8 are
+ * repaired (each bad byte becomes U+FFFD) before encoding.
+ */
+#include "report_impl.h"
+
+#include "../analyzer/dtype.h"
+#include "../analyzer/model.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OC_JSON_SCHEMA "onnxcost/1"
+
+/* Valid UTF-8 copy of s: invalid bytes become U+FFFD. */
+static json_t *oc_jstr(const char *s) {
+    if (!s)
+        s = "";
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t n = strlen(s);
+    char *fixed = malloc(3 * n + 1);
+    if (!fixed)
+        return NULL;
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t len = p[i] < 0x80 ? 1 : (p[i] >> 5) == 6 ? 2 : (p[i] >> 4) == 14 ? 3 : (p[i] >> 3) == 30 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (p[i + k] & 0xC0) == 0x80;
+        if (ok && len > 1) {
+            json_t *probe = json_stringn((const char *)p + i, len);
+            ok = probe != NULL;
+            json_decref(probe);
+        }
+        if (ok) {
+            memcpy(fixed + o, p + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(fixed + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    j = json_stringn(fixed, o);
+    free(fixed);
+    return j;
+}
+
+/* Counts are unsigned 64-bit; JSON integers here are signed 64-bit. A
+ * saturated count is written as INT64_MAX and the totals flag it. */
+static json_t *oc_jint(uint64_t v) {
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *oc_jshape(const struct oc_value *v) {
+    if (v->rank < 0)
+        return json_null();
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < v->rank; i++)
+        json_array_append_new(a, v->dims[i].value >= 0 ? json_integer(v->dims[i].value) : json_null());
+    return a;
+}
+
+static const char *oc_node_status_name(enum oc_status s) {
+    switch (s) {
+    case OC_OK:
+        return "ok";
+    case OC_ERR_UNSUPPORTED:
+        return "unsupported";
+    case OC_ERR_SHAPE:
+        return "shape_unknown";
+    default:
+        return "error";
+    }
+}
+
+static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n) {
+    json_t *o = json_object();
+    json_t *ins = json_array(), *outs = json_array();
+    if (!o || !ins || !outs) {
+        json_decref(o);
+        json_decref(ins);
+        json_decref(outs);
+        return NULL;
+    }
+    json_object_set_new(o, "index", json_integer(n->index));
+    json_object_set_new(o, "name", oc_jstr(n->name));
+    json_object_set_new(o, "op_type", oc_jstr(n->op_type));
+    json_object_set_new(o, "domain", oc_jstr(n->domain));
+    json_object_set_new(o, "opset", json_integer(n->opset));
+    for (int32_t k = 0; k < n->n_in; k++)
+        json_array_append_new(ins, n->in[k] >= 0 ? oc_jstr(g->values[n->in[k]].name) : json_null());
+    json_object_set_new(o, "inputs", ins);
+    for (int32_t k = 0; k < n->n_out; k++) {
+        if (n->out[k] < 0)
+            continue;
+        const struct oc_value *v = &g->values[n->out[k]];
+        json_t *vo = json_object();
+        json_object_set_new(vo, "name", oc_jstr(v->name));
+        json_object_set_new(vo, "dtype", oc_jstr(oc_dtype_name(v->dtype)));
+        json_object_set_new(vo, "shape", oc_jshape(v));
+        json_array_append_new(outs, vo);
+    }
+    json_object_set_new(o, "outputs", outs);
+    bool unknown = (n->cost.flags & OC_COST_UNKNOWN) != 0;
+    json_object_set_new(o, "params", oc_jint(n->params));
+    json_object_set_new(o, "macs", unknown ? json_null() : oc_jint(n->cost.macs));
+    json_object_set_new(o, "flops", unknown ? json_null() : oc_jint(n->cost.flops));
+    json_object_set_new(o, "activation_bytes", oc_jint(n->activation_bytes));
+    json_object_set_new(o, "bytes_read", unknown ? json_null() : oc_jint(n->cost.bytes_read));
+    json_object_set_new(o, "bytes_written", unknown ? json_null() : oc_jint(n->cost.bytes_written));
+    json_object_set_new(o, "shares_params", json_boolean(n->shares_params));
+    json_object_set_new(o, "status", json_string(oc_node_status_name(n->status)));
+    if (n->reason)
+        json_object_set_new(o, "reason", oc_jstr(n->reason));
+    return o;
+}
+
+static json_t *oc_jmodel(const struct oc_analysis *an, const struct oc_report_spec *spec) {
+    const struct oc_graph *g = an->graph;
+    json_t *m = json_object(), *ops = json_object();
+    if (!m || !ops) {
+        json_decref(m);
+        json_decref(ops);
+        return NULL;
+    }
+    json_object_set_new(m, "path", oc_jstr(spec->model_path));
+    json_object_set_new(m, "file_bytes", oc_jint(oc_model_stats(an->model)->file_bytes));
+    json_object_set_new(m, "ir_version", json_integer(g->ir_version));
+    json_object_set_new(m, "producer_name", oc_jstr(g->producer_name));
+    json_object_set_new(m, "producer_version", oc_jstr(g->producer_version));
+    json_object_set_new(m, "graph_name", oc_jstr(g->graph_name));
+    for (int32_t i = 0; i < g->n_opsets; i++) {
+        json_t *key = oc_jstr(g->opsets[i].domain); /* repaired key */
+        if (key)
+            json_object_set_new(ops, json_string_value(key), json_integer(g->opsets[i].version));
+        json_decref(key);
+    }
+    json_object_set_new(m, "opset_import", ops);
+    json_object_set_new(m, "n_nodes", json_integer(g->n_nodes));
+    json_object_set_new(m, "n_initializers", json_integer(g->n_inits));
+    return m;
+}
+
+static json_t *oc_jbindings(const struct oc_analysis *an) {
+    json_t *b = json_object();
+    for (int32_t i = 0; b && i < an->n_bound; i++) {
+        const struct oc_bound_dim *d = &an->bound[i];
+        char key[512];
+        if (d->name)
+            snprintf(key, sizeof key, "%s", d->name);
+        else
+            snprintf(key, sizeof key, "%s[%d]", d->input, d->axis);
+        json_t *k = oc_jstr(key);
+        if (k)
+            json_object_set_new(b, json_string_value(k), json_integer(d->value));
+        json_decref(k);
+    }
+    return b;
+}
+
+static json_t *oc_jtotals(const struct oc_analysis *an) {
+    const struct oc_totals *t = &an->totals;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "params", oc_jint(t->params));
+    json_object_set_new(o, "trainable_params", oc_jint(t->trainable_params));
+    json_object_set_new(o, "non_trainable_params", oc_jint(t->non_trainable_params));
+    json_object_set_new(o, "macs", oc_jint(t->macs));
+    json_object_set_new(o, "flops", oc_jint(t->flops));
+    json_object_set_new(o, "params_bytes", oc_jint(t->params_bytes));
+    json_object_set_new(o, "input_bytes", oc_jint(t->input_bytes));
+    json_object_set_new(o, "activation_bytes", oc_jint(t->activation_bytes));
+    json_object_set_new(o, "bytes_read", oc_jint(t->bytes_read));
+    json_object_set_new(o, "bytes_written", oc_jint(t->bytes_written));
+    json_object_set_new(o, "overflow", json_boolean(t->flags & OC_COST_OVERFLOW));
+    return o;
+}
+
+static json_t *oc_jcoverage(const struct oc_analysis *an) {
+    const struct oc_totals *t = &an->totals;
+    json_t *o = json_object(), *u = json_array();
+    if (!o || !u) {
+        json_decref(o);
+        json_decref(u);
+        return NULL;
+    }
+    json_object_set_new(o, "nodes", json_integer(t->n_nodes));
+    json_object_set_new(o, "shaped_nodes", json_integer(t->n_shaped));
+    json_object_set_new(o, "nodes_without_rule", json_integer(t->n_no_rule));
+    json_object_set_new(o, "nodes_without_cost", json_integer(t->n_uncosted));
+    for (int32_t i = 0; i < an->n_unsupported; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "domain", oc_jstr(an->unsupported[i].domain));
+        json_object_set_new(e, "op_type", oc_jstr(an->unsupported[i].op_type));
+        json_object_set_new(e, "count", json_integer(an->unsupported[i].count));
+        json_array_append_new(u, e);
+    }
+    json_object_set_new(o, "unsupported_ops", u);
+    return o;
+}
+
+/* Appends `"key": <json>` (compact) and consumes j. */
+static bool oc_emit(struct oc_sbuf *b, const char *key, json_t *j, const char *after) {
+    if (!j) {
+        b->oom = true;
+        return false;
+    }
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(j);
+    if (!s) {
+        b->oom = true;
+        return false;
+    }
+    if (key)
+        oc_sbuf_printf(b, "  \"%s\": ", key);
+    oc_sbuf_puts(b, s);
+    oc_sbuf_puts(b, after);
+    free(s);
+    return true;
+}
+
+enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    struct oc_sbuf b = {0};
+    enum oc_status st = OC_OK;
+    oc_sbuf_puts(&b, "{\n  \"schema\": \"" OC_JSON_SCHEMA "\",\n");
+    oc_emit(&b, "model", oc_jmodel(an, spec), ",\n");
+    oc_emit(&b, "bindings", oc_jbindings(an), ",\n");
+    oc_sbuf_puts(&b, "  \"nodes\": [");
+    for (int32_t i = 0; i < g->n_nodes && !b.oom; i++) {
+        oc_sbuf_puts(&b, i ? ",\n    " : "\n    ");
+        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[g->order[i]]), "");
+        if (b.n > 1 << 16 && (st = oc_sbuf_flush(&b, spec, d)) != OC_OK)
+            break;
+    }
+    if (st == OC_OK) {
+        oc_sbuf_puts(&b, g->n_nodes ? "\n  ],\n" : "],\n");
+        oc_emit(&b, "totals", oc_jtotals(an), ",\n");
+        oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
+        json_t *w = json_array();
+        for (int32_t i = 0; w && i < an->n_warnings; i++)
+            json_array_append_new(w, oc_jstr(an->warnings[i]));
+        oc_emit(&b, "warnings", w, "\n}\n");
+        st = oc_sbuf_flush(&b, spec, d);
+    }
+    oc_sbuf_free(&b);
+    return st;
+}

@@ -1,0 +1,139 @@
+/*
+ * report.c — format dispatch and the helpers shared by the writers.
+ */
+#include "report_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const oc_format_names[] = {
+    [OC_FORMAT_TEXT] = "text",
+    [OC_FORMAT_JSON] = "json",
+};
+_Static_assert(OC_ARRAY_LEN(oc_format_names) == OC_FORMAT_COUNT, "format names out of sync");
+
+bool oc_format_parse(const char *s, enum oc_format *out) {
+    for (int i = 0; i < OC_FORMAT_COUNT; i++)
+        if (strcmp(s, oc_format_names[i]) == 0) {
+            *out = (enum oc_format)i;
+            return true;
+        }
+    return false;
+}
+
+const char *oc_format_name(enum oc_format f) {
+    return (unsigned)f < OC_FORMAT_COUNT ? oc_format_names[f] : "?";
+}
+
+enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    switch (spec->format) {
+    case OC_FORMAT_TEXT:
+        return oc_render_text(an, spec, d);
+    case OC_FORMAT_JSON:
+        return oc_render_json(an, spec, d);
+    default:
+        return oc_diag_set(d, OC_ERR_USAGE, "unknown output format");
+    }
+}
+
+void oc_sbuf_free(struct oc_sbuf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static bool oc_sbuf_grow(struct oc_sbuf *b, size_t more) {
+    if (b->oom)
+        return false;
+    if (b->cap - b->n > more)
+        return true;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap - b->n <= more) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+void oc_sbuf_put(struct oc_sbuf *b, const char *s, size_t n) {
+    if (!oc_sbuf_grow(b, n))
+        return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+void oc_sbuf_puts(struct oc_sbuf *b, const char *s) {
+    oc_sbuf_put(b, s, strlen(s));
+}
+
+void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0 && oc_sbuf_grow(b, (size_t)n)) {
+        vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap2);
+        b->n += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n) {
+    if (!oc_sbuf_grow(b, n))
+        return;
+    memset(b->p + b->n, c, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d) {
+    if (b->oom)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    if (b->n && spec->write(spec->write_arg, b->p, b->n) != 0)
+        return oc_diag_set(d, OC_ERR_IO, "cannot write the report");
+    b->n = 0;
+    return OC_OK;
+}
+
+const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && o + 2 < size)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v) {
+    if (v->rank < 0) {
+        oc_sbuf_puts(b, "?");
+        return;
+    }
+    oc_sbuf_puts(b, "[");
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (i)
+            oc_sbuf_puts(b, ", ");
+        if (v->dims[i].value >= 0)
+            oc_sbuf_printf(b, "%lld", (long long)v->dims[i].value);
+        else
+            oc_sbuf_puts(b, v->dims[i].sym ? v->dims[i].sym : "?");
+    }
+    oc_sbuf_puts(b, "]");
+}

@@ -1,0 +1,39 @@
+/*
+ * report.h — render an analysis as text or JSON.
+ *
+ * reports/ only formats: every number comes from struct oc_analysis. Output
+ * goes through the spec's write callback, so the CLI writes to a FILE and
+ * tests render into memory with the same code. Output is deterministic:
+ * execution order, no timestamps, no pointers, C number formatting.
+ */
+#ifndef OC_REPORT_H
+#define OC_REPORT_H
+
+#include "../analyzer/analyze.h"
+
+enum oc_format {
+    OC_FORMAT_TEXT,
+    OC_FORMAT_JSON,
+    OC_FORMAT_COUNT
+};
+
+/* Returns 0 on success, non-zero when the write failed. */
+typedef int (*oc_write_fn)(void *arg, const char *data, size_t n);
+
+struct oc_report_spec {
+    int32_t version;         /* 1                                          */
+    enum oc_format format;
+    const char *model_path;  /* as given by the user, printed in headers   */
+    oc_write_fn write;
+    void *write_arg;
+};
+
+/* Parses "text" / "json"; false if unknown. */
+bool oc_format_parse(const char *s, enum oc_format *out);
+const char *oc_format_name(enum oc_format f);
+
+/* OC_ERR_IO when the callback fails, OC_ERR_NOMEM on allocation failure. */
+enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_report_spec *spec,
+                                struct oc_diag *d);
+
+#endif

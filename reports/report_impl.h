@@ -1,0 +1,33 @@
+/*
+ * report_impl.h — helpers shared by the writers in reports/ (not public).
+ */
+#ifndef OC_REPORT_IMPL_H
+#define OC_REPORT_IMPL_H
+
+#include "report.h"
+
+/* Growable string buffer; on allocation failure `oom` is set and further
+ * appends are ignored. */
+struct oc_sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+};
+
+void oc_sbuf_free(struct oc_sbuf *b);
+void oc_sbuf_put(struct oc_sbuf *b, const char *s, size_t n);
+void oc_sbuf_puts(struct oc_sbuf *b, const char *s);
+void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n);
+/* Writes the buffer through the spec and empties it. */
+enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d);
+
+/* 1234567 -> "1,234,567" into buf (>= 32 bytes). */
+const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size);
+/* A value's shape as "[1, 3, 224, 224]" ("?" for unknown dims or rank). */
+void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v);
+
+enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
+enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
+
+#endif

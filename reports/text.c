@@ -1,0 +1,223 @@
+/*
+ * text.c — the torchsummary-style table.
+ *
+ *   Layer (type) | Output Shape | Param # | MACs, one row per node in
+ *   execution order, then the totals block with torchsummary's lines
+ *   (sizes in MiB = 2^20 bytes, which torchsummary labels "MB").
+ */
+#include "report_impl.h"
+
+#include "../analyzer/dtype.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OC_TCOL_LAYER, OC_TCOL_SHAPE, OC_TCOL_PARAMS, OC_TCOL_MACS, OC_TCOL_COUNT };
+
+struct oc_tcol {
+    const char *header;
+    bool right;
+};
+
+static const struct oc_tcol oc_tcols[] = {
+    [OC_TCOL_LAYER] = {"Layer (type)", false},
+    [OC_TCOL_SHAPE] = {"Output Shape", true},
+    [OC_TCOL_PARAMS] = {"Param #", true},
+    [OC_TCOL_MACS] = {"MACs", true},
+};
+_Static_assert(OC_ARRAY_LEN(oc_tcols) == OC_TCOL_COUNT, "text columns out of sync");
+
+/* Names come from the file: control bytes are shown as '?'. */
+static void oc_put_safe(struct oc_sbuf *b, const char *s) {
+    for (; *s; s++) {
+        char ch = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+        oc_sbuf_put(b, &ch, 1);
+    }
+}
+
+static void oc_cell_layer(struct oc_sbuf *b, const struct oc_node *n) {
+    if (n->name[0]) {
+        oc_put_safe(b, n->name);
+        oc_sbuf_puts(b, " (");
+    }
+    if (n->domain[0]) {
+        oc_put_safe(b, n->domain);
+        oc_sbuf_puts(b, "::");
+    }
+    oc_put_safe(b, n->op_type);
+    if (n->name[0])
+        oc_sbuf_puts(b, ")");
+    else
+        oc_sbuf_printf(b, "-%d", n->index + 1);
+}
+
+static void oc_cell_shape(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n) {
+    int32_t shown = 0;
+    for (int32_t k = 0; k < n->n_out; k++)
+        shown += n->out[k] >= 0;
+    if (shown > 1)
+        oc_sbuf_puts(b, "[");
+    int32_t i = 0;
+    for (int32_t k = 0; k < n->n_out; k++) {
+        if (n->out[k] < 0)
+            continue;
+        if (i++)
+            oc_sbuf_puts(b, ", ");
+        oc_fmt_shape(b, &g->values[n->out[k]]);
+    }
+    if (shown > 1)
+        oc_sbuf_puts(b, "]");
+    if (!shown)
+        oc_sbuf_puts(b, "-");
+}
+
+static void oc_cell_count(struct oc_sbuf *b, uint64_t v, bool unknown) {
+    char buf[48];
+    oc_sbuf_puts(b, unknown ? "?" : oc_fmt_thousands(v, buf, sizeof buf));
+}
+
+static double oc_mib(uint64_t bytes) {
+    return (double)bytes / (1024.0 * 1024.0);
+}
+
+static void oc_put_cell(struct oc_sbuf *out, const char *s, size_t width, bool right) {
+    size_t len = strlen(s);
+    if (right)
+        oc_sbuf_pad(out, ' ', width - len);
+    oc_sbuf_puts(out, s);
+    if (!right)
+        oc_sbuf_pad(out, ' ', width - len);
+}
+
+enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    const struct oc_totals *t = &an->totals;
+    int32_t n = g->n_nodes;
+    /* cells: n rows x 4 columns, each a NUL-terminated string in one buffer */
+    struct oc_sbuf cells = {0};
+    size_t *off = calloc((size_t)n * OC_TCOL_COUNT + 1, sizeof *off);
+    size_t width[OC_TCOL_COUNT];
+    if (!off)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    for (int c = 0; c < OC_TCOL_COUNT; c++)
+        width[c] = strlen(oc_tcols[c].header);
+    for (int32_t r = 0; r < n; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        for (int c = 0; c < OC_TCOL_COUNT; c++) {
+            size_t start = cells.n;
+            off[(size_t)r * OC_TCOL_COUNT + (size_t)c] = start;
+            switch (c) {
+            case OC_TCOL_LAYER:
+                oc_cell_layer(&cells, nd);
+                break;
+            case OC_TCOL_SHAPE:
+                oc_cell_shape(&cells, g, nd);
+                break;
+            case OC_TCOL_PARAMS:
+                oc_cell_count(&cells, nd->params, false);
+                break;
+            case OC_TCOL_MACS:
+                oc_cell_count(&cells, nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
+                break;
+            }
+            if (cells.oom)
+                break;
+            size_t len = cells.n - start;
+            if (len > width[c])
+                width[c] = len;
+            oc_sbuf_put(&cells, "", 1); /* keep the NUL as a separator */
+        }
+    }
+    struct oc_sbuf out = {0};
+    size_t line = 2;
+    for (int c = 0; c < OC_TCOL_COUNT; c++)
+        line += width[c] + (c ? 2 : 0);
+    oc_sbuf_pad(&out, '-', line);
+    oc_sbuf_puts(&out, "\n  ");
+    for (int c = 0; c < OC_TCOL_COUNT; c++) {
+        if (c)
+            oc_sbuf_puts(&out, "  ");
+        oc_put_cell(&out, oc_tcols[c].header, width[c], oc_tcols[c].right);
+    }
+    oc_sbuf_puts(&out, "\n");
+    oc_sbuf_pad(&out, '=', line);
+    oc_sbuf_puts(&out, "\n");
+    enum oc_status st = OC_OK;
+    for (int32_t r = 0; r < n && !cells.oom; r++) {
+        oc_sbuf_puts(&out, "  ");
+        for (int c = 0; c < OC_TCOL_COUNT; c++) {
+            if (c)
+                oc_sbuf_puts(&out, "  ");
+            oc_put_cell(&out, cells.p + off[(size_t)r * OC_TCOL_COUNT + (size_t)c], width[c], oc_tcols[c].right);
+        }
+        oc_sbuf_puts(&out, "\n");
+        if (out.n > 1 << 16 && (st = oc_sbuf_flush(&out, spec, d)) != OC_OK)
+            break;
+    }
+    if (cells.oom)
+        out.oom = true;
+    free(off);
+    oc_sbuf_free(&cells);
+    if (st != OC_OK) {
+        oc_sbuf_free(&out);
+        return st;
+    }
+
+    char b1[48], b2[48];
+    oc_sbuf_pad(&out, '=', line);
+    oc_sbuf_printf(&out, "\nTotal params: %s\n", oc_fmt_thousands(t->params, b1, sizeof b1));
+    oc_sbuf_printf(&out, "Trainable params: %s\n", oc_fmt_thousands(t->trainable_params, b1, sizeof b1));
+    oc_sbuf_printf(&out, "Non-trainable params: %s\n", oc_fmt_thousands(t->non_trainable_params, b1, sizeof b1));
+    oc_sbuf_printf(&out, "Total MACs: %s (%.3f GMACs)\n", oc_fmt_thousands(t->macs, b1, sizeof b1),
+                   (double)t->macs / 1e9);
+    oc_sbuf_printf(&out, "Total FLOPs: %s (%.3f GFLOPs)\n", oc_fmt_thousands(t->flops, b2, sizeof b2),
+                   (double)t->flops / 1e9);
+    oc_sbuf_pad(&out, '-', line);
+    double in = oc_mib(t->input_bytes), fb = 2.0 * oc_mib(t->activation_bytes), pa = oc_mib(t->params_bytes);
+    oc_sbuf_printf(&out, "\nInput size (MiB): %.2f\n", in);
+    oc_sbuf_printf(&out, "Forward/backward pass size (MiB): %.2f\n", fb);
+    oc_sbuf_printf(&out, "Params size (MiB): %.2f\n", pa);
+    oc_sbuf_printf(&out, "Estimated Total Size (MiB): %.2f\n", in + fb + pa);
+    oc_sbuf_pad(&out, '-', line);
+    oc_sbuf_puts(&out, "\n");
+
+    oc_sbuf_printf(&out, "Shapes: %d/%d nodes concrete", t->n_shaped, t->n_nodes);
+    if (t->n_uncosted)
+        oc_sbuf_printf(&out, "; %d nodes without a cost (MACs/FLOPs above exclude them)", t->n_uncosted);
+    oc_sbuf_puts(&out, "\n");
+    if (an->n_unsupported) {
+        oc_sbuf_printf(&out, "Ops without a shape rule (%d nodes): ", t->n_no_rule);
+        for (int32_t i = 0; i < an->n_unsupported; i++) {
+            const struct oc_op_count *u = &an->unsupported[i];
+            oc_sbuf_puts(&out, i ? ", " : "");
+            if (u->domain[0]) {
+                oc_put_safe(&out, u->domain);
+                oc_sbuf_puts(&out, "::");
+            }
+            oc_put_safe(&out, u->op_type);
+            oc_sbuf_printf(&out, " x%d", u->count);
+        }
+        oc_sbuf_puts(&out, "\n");
+    }
+    int32_t listed = 0;
+    for (int32_t r = 0; r < n; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        if (nd->status == OC_OK || !nd->def)
+            continue;
+        if (listed++ == 20) {
+            oc_sbuf_puts(&out, "  ... (all listed in --format json)\n");
+            break;
+        }
+        oc_sbuf_puts(&out, listed == 1 ? "Nodes whose shapes are unknown:\n" : "");
+        oc_sbuf_puts(&out, "  ");
+        oc_cell_layer(&out, nd);
+        oc_sbuf_puts(&out, ": ");
+        oc_put_safe(&out, nd->reason ? nd->reason : oc_status_str(nd->status));
+        oc_sbuf_puts(&out, "\n");
+    }
+    if (t->flags & OC_COST_OVERFLOW)
+        oc_sbuf_puts(&out, "Warning: a total overflowed 64 bits and is saturated\n");
+    st = oc_sbuf_flush(&out, spec, d);
+    oc_sbuf_free(&out);
+    return st;
+}
