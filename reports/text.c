@@ -186,7 +186,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         oc_sbuf_printf(&out, "; %d nodes without a cost (MACs/FLOPs above exclude them)", t->n_uncosted);
     oc_sbuf_puts(&out, "\n");
     if (an->n_unsupported) {
-        oc_sbuf_printf(&out, "Ops without a shape rule (%d nodes): ", t->n_no_rule);
+        oc_sbuf_printf(&out, "Ops without a shape rule (%d node%s): ", t->n_no_rule, t->n_no_rule == 1 ? "" : "s");
         for (int32_t i = 0; i < an->n_unsupported; i++) {
             const struct oc_op_count *u = &an->unsupported[i];
             oc_sbuf_puts(&out, i ? ", " : "");

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# CLI tests: exit codes and the exact one-line errors for bad input, plus the
+# seed-000 table of the torchsummary MNIST net. Expected text is written here
+# by hand; it is never produced by onnxcost itself.
+# usage: run_cli.sh ONNXCOST SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fx=$src/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect NAME RC STDERR_LINE -- ARGS...   (STDERR_LINE "" = stderr must be empty)
+expect() {
+    local name=$1 rc=$2 line=$3
+    shift 4
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    local err
+    err=$(cat "$tmp/err")
+    if [ "$got" != "$rc" ] || [ "$err" != "$line" ]; then
+        echo "FAIL $name: exit $got (want $rc)"
+        echo "  stderr: $err"
+        echo "  want:   $line"
+        fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+}
+
+# stdout must contain every given line (fixed strings)
+expect_out() {
+    local name=$1
+    shift
+    for want in "$@"; do
+        if ! grep -qF -- "$want" "$tmp/out"; then
+            echo "FAIL $name: output lacks: $want"
+            fail=$((fail + 1))
+            return
+        fi
+    done
+    pass=$((pass + 1))
+}
+
+B=$fx/bad
+E="onnxcost: error:"
+expect missing_file 2 "$E $tmp/nope.onnx: cannot open: No such file or directory" -- "$tmp/nope.onnx"
+expect directory 2 "$E $tmp: not a regular file" -- "$tmp"
+: >"$tmp/empty.onnx"
+expect empty 2 "$E $tmp/empty.onnx: empty file, not an ONNX model" -- "$tmp/empty.onnx"
+printf 'hello, this is not an onnx file\n' >"$tmp/text.onnx"
+expect not_protobuf 2 "$E $tmp/text.onnx: not a valid ONNX protobuf: unsupported wire type 4 at byte 2" -- "$tmp/text.onnx"
+head -c 5000 "$fx/mnist/torchsummary_net.onnx" >"$tmp/trunc.onnx"
+expect truncated 2 "$E $tmp/trunc.onnx: not a valid ONNX protobuf: length at byte 20 runs past the end (truncated file?)" -- "$tmp/trunc.onnx"
+# every truncation point of the small fixture: exit 2 with one line, never a crash
+size=$(stat -c %s "$fx/mnist/torchsummary_net.onnx")
+bad=0
+for cut in 1 2 3 7 19 20 21 100 1000 10000 50000 88000 $((size - 200)) $((size - 20)) $((size - 1)); do
+    head -c "$cut" "$fx/mnist/torchsummary_net.onnx" >"$tmp/cut.onnx"
+    "$bin" "$tmp/cut.onnx" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ]; then
+        echo "FAIL truncated at $cut: exit $rc, stderr: $(cat "$tmp/err")"
+        bad=1
+    fi
+done
+if [ $bad = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+
+expect cycle 2 "$E $B/cycle.onnx: cycle in graph: node 'add_a' (Add) depends on its own output" -- "$B/cycle.onnx"
+expect dangling 2 "$E $B/dangling_input.onnx: node 'add' (Add): input 'missing' is not produced by any node, graph input or initializer" -- "$B/dangling_input.onnx"
+expect duplicate 2 "$E $B/duplicate_output.onnx: node 'sig2' (Sigmoid): output 'y' is also produced by node 'relu1' (Relu)" -- "$B/duplicate_output.onnx"
+expect negative_dim 2 "$E $B/negative_dim.onnx: initializer 'w' has negative dim -2 at axis 1" -- "$B/negative_dim.onnx"
+expect negative_input_dim 2 "$E $B/negative_input_dim.onnx: graph input 'x' has negative dim -5 at axis 1" -- "$B/negative_input_dim.onnx"
+expect wrong_attr 2 "$E $B/wrong_attribute_type.onnx: node 'conv1' (Conv): attribute 'group' has type FLOAT, expected INT" -- "$B/wrong_attribute_type.onnx"
+expect channels 2 "$E $B/channel_mismatch.onnx: node 'conv1' (Conv): input has 3 channels but weight expects 2 x group 1" -- "$B/channel_mismatch.onnx"
+
+# an unknown op is reported, never fatal
+expect unknown_op 0 "" -- "$B/unknown_op.onnx"
+expect_out unknown_op_report "Ops without a shape rule (1 node): com.example::Frobnicate x1" \
+    "relu_after (Relu): an input's shape is unknown" "Shapes: 1/3 nodes concrete"
+
+# usage errors
+expect no_args 2 "$E no model given (try 'onnxcost --help')" --
+expect bad_option 2 "$E unknown option '--frobnicate' (try 'onnxcost analyze --help')" -- "$fx/mnist/torchsummary_net.onnx" --frobnicate
+expect bad_batch 2 "$E --batch takes a positive integer, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --batch 0
+expect bad_batch2 2 "$E --batch takes a positive integer, got '12x'" -- "$fx/mnist/torchsummary_net.onnx" --batch=12x
+expect bad_dim 2 "$E --dim takes NAME=N with a positive integer N, got 'batch'" -- "$fx/mnist/torchsummary_net.onnx" --dim batch
+expect dup_dim 2 "$E --dim batch given twice" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
+expect bad_format 2 "$E --format takes text or json" -- "$fx/mnist/torchsummary_net.onnx" --format xml
+expect two_models 2 "$E more than one model given ('a.onnx' and 'b.onnx')" -- a.onnx b.onnx
+
+# output that cannot be written
+expect full_output_file 3 "$E /dev/full: cannot write the report" -- "$fx/mnist/torchsummary_net.onnx" -q --output /dev/full
+"$bin" "$fx/mnist/torchsummary_net.onnx" -q >/dev/full 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 3 ] && [ "$(cat "$tmp/err")" = "$E standard output: cannot write the report" ]; then
+    pass=$((pass + 1))
+else
+    echo "FAIL full_stdout: exit $rc, stderr: $(cat "$tmp/err")"
+    fail=$((fail + 1))
+fi
+
+# seed 000: torchsummary's MNIST Net at batch 1
+expect mnist_default 0 "onnxcost: warning: $fx/mnist/torchsummary_net.onnx: symbolic dim 'batch' is unbound; using 1 (bind it with --dim batch=N)" -- "$fx/mnist/torchsummary_net.onnx"
+expect_out mnist_table "Total params: 21,840" "Trainable params: 21,840" "Non-trainable params: 0" \
+    "/conv1/Conv (Conv)        [1, 10, 24, 24]      260" "/conv2/Conv (Conv)          [1, 20, 8, 8]    5,020" \
+    "/fc1/Gemm (Gemm)                  [1, 50]   16,050" "/fc2/Gemm (Gemm)                  [1, 10]      510" \
+    "Params size (MiB): 0.08"
+expect mnist_batch 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 64
+expect_out mnist_batch_rows "[64, 10, 24, 24]" "[64, 20, 8, 8]" "[64, 50]" "[64, 10]"
+expect mnist_dim 0 "" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=3 --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="onnxcost/1"; assert d["bindings"]=={"batch":3}; assert d["totals"]["params"]==21840; assert d["nodes"][0]["outputs"][0]["shape"]==[3,10,24,24]' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL mnist_json: $(head -c 400 "$tmp/out")"
+    fail=$((fail + 1))
+fi
+expect help 0 "" -- --help
+expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
+expect version 0 "" -- --version
+expect_out version_text "onnxcost "
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
