@@ -1,15 +1,18 @@
 /*
- * model.c — mmap + wire-level structure pass + protobuf-c unpack.
+ * model.c — windowed reads + wire-level structure pass + protobuf-c unpack.
  *
  * protobuf-c's unpack copies every bytes field, weights included. To keep
  * the cost of loading independent of weight bytes, a first pass walks the
- * protobuf wire format of the mapped file and writes a compact copy in
+ * protobuf wire format of the file and writes a compact copy in
  * which every TensorProto loses its payload fields (float_data, int32_data,
  * int64_data, raw_data, double_data, uint64_data). In their place it
  * appends one unknown varint field (OC_MARK_FIELD) holding the index of a
- * span record {offset, length, field} that points back into the mapping.
- * Skipping a payload reads only its length prefix, so its pages are never
- * faulted in. The compact buffer is unpacked by protobuf-c and freed.
+ * span record {offset, length, field} that points back into the file.
+ * The file is read through a 64 KiB window with pread(): skipping a payload
+ * moves the window past it, so payload bytes are never read or mapped (an
+ * mmap would not do: the kernel maps whole page-cache folios around each
+ * touched byte, tens of MiB for a large model). The compact buffer is
+ * unpacked by protobuf-c and freed.
  *
  * TrainingInfoProto (field 20 of ModelProto) is dropped: it can hold whole
  * training graphs and onnxcost analyzes inference graphs.
@@ -26,7 +29,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,7 +48,7 @@ enum oc_wire_kind {
 };
 
 struct oc_span {
-    uint64_t off;   /* offset of the payload in the mapping */
+    uint64_t off;   /* offset of the payload in the file    */
     uint64_t len;   /* payload bytes                        */
     uint32_t field; /* TensorProto field number             */
 };
@@ -58,10 +60,20 @@ struct oc_alloc_state {
     bool failed;
 };
 
+/* Where the bytes come from: a caller's buffer, or a file read through a window. */
+struct oc_src {
+    const uint8_t *mem; /* whole input in memory, or NULL          */
+    int fd;             /* file descriptor when mem is NULL        */
+    uint64_t size;
+    uint8_t *win;       /* window buffer (OC_WIN bytes)            */
+    uint64_t win_off;
+    size_t win_len;
+};
+
+enum { OC_WIN = 64 * 1024 };
+
 struct oc_model {
-    const uint8_t *data;
-    size_t size;
-    bool mapped;
+    struct oc_src src;
     Onnx__ModelProto *proto;
     struct oc_span *spans;
     size_t n_spans, cap_spans;
@@ -106,6 +118,60 @@ static void oc_pb_free(void *ud, void *p) {
     free(h);
 }
 
+/* ---- source ---------------------------------------------------------------- */
+
+/* Copies [pos, pos + n) of the input into dst; false on a read error. */
+static bool oc_src_read(struct oc_src *s, uint64_t pos, size_t n, uint8_t *dst) {
+    if (pos > s->size || n > s->size - pos)
+        return false;
+    if (s->mem) {
+        memcpy(dst, s->mem + pos, n);
+        return true;
+    }
+    while (n > 0) {
+        if (pos < s->win_off || pos >= s->win_off + s->win_len) {
+            uint64_t off = pos & ~(uint64_t)(OC_WIN - 1);
+            size_t want = s->size - off < OC_WIN ? (size_t)(s->size - off) : OC_WIN;
+            size_t got = 0;
+            while (got < want) {
+                ssize_t r = pread(s->fd, s->win + got, want - got, (off_t)(off + got));
+                if (r < 0 && errno == EINTR)
+                    continue;
+                if (r <= 0)
+                    return false;
+                got += (size_t)r;
+            }
+            s->win_off = off;
+            s->win_len = want;
+        }
+        size_t at = (size_t)(pos - s->win_off), take = s->win_len - at;
+        if (take > n)
+            take = n;
+        memcpy(dst, s->win + at, take);
+        dst += take;
+        pos += take;
+        n -= take;
+    }
+    return true;
+}
+
+/* Varint at *pos (< end) from the source. */
+static bool oc_src_varint(struct oc_src *s, uint64_t end, uint64_t *pos, uint64_t *v) {
+    uint64_t r = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        uint8_t c;
+        if (*pos >= end || !oc_src_read(s, *pos, 1, &c))
+            return false;
+        (*pos)++;
+        r |= (uint64_t)(c & 0x7f) << (7 * i);
+        if (!(c & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- wire pass ----------------------------------------------------------- */
 
 struct oc_wbuf {
@@ -115,7 +181,7 @@ struct oc_wbuf {
 
 struct oc_wire {
     struct oc_model *m;
-    const uint8_t *in;
+    struct oc_src *in;
     struct oc_wbuf out;
     int64_t max_depth;
     struct oc_diag *d;
@@ -214,58 +280,58 @@ static bool oc_is_payload_field(uint32_t f) {
     return f == 4 || f == 5 || f == 7 || f == 9 || f == 10 || f == 11;
 }
 
-static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, size_t pos, size_t end,
+static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uint64_t pos, uint64_t end,
                                   int64_t depth) {
     if (depth > w->max_depth)
         return oc_diag_set(w->d, OC_ERR_PARSE, "messages nested deeper than %lld levels",
                            (long long)w->max_depth);
     size_t first_span = w->m->n_spans;
     while (pos < end) {
-        size_t tag_start = pos;
+        uint64_t tag_start = pos;
         uint64_t tag;
-        if (!oc_read_varint(w->in, end, &pos, &tag))
+        if (!oc_src_varint(w->in, end, &pos, &tag))
             return oc_diag_set(w->d, OC_ERR_PARSE,
-                               "not a valid ONNX protobuf: truncated field tag at byte %zu", tag_start);
+                               "not a valid ONNX protobuf: truncated field tag at byte %llu", (unsigned long long)tag_start);
         uint64_t field64 = tag >> 3;
         unsigned wt = (unsigned)(tag & 7);
         if (field64 == 0 || field64 > 536870911u)
             return oc_diag_set(w->d, OC_ERR_PARSE,
-                               "not a valid ONNX protobuf: bad field number at byte %zu", tag_start);
+                               "not a valid ONNX protobuf: bad field number at byte %llu", (unsigned long long)tag_start);
         uint32_t field = (uint32_t)field64;
-        size_t data_start = pos, data_end;
+        uint64_t data_start = pos, data_end;
         uint64_t v;
         switch (wt) {
         case 0:
-            if (!oc_read_varint(w->in, end, &pos, &v))
+            if (!oc_src_varint(w->in, end, &pos, &v))
                 return oc_diag_set(w->d, OC_ERR_PARSE,
-                                   "not a valid ONNX protobuf: truncated varint at byte %zu", data_start);
+                                   "not a valid ONNX protobuf: truncated varint at byte %llu", (unsigned long long)data_start);
             data_end = pos;
             break;
         case 1:
         case 5: {
-            size_t n = wt == 1 ? 8 : 4;
+            uint64_t n = wt == 1 ? 8 : 4;
             if (end - pos < n)
                 return oc_diag_set(w->d, OC_ERR_PARSE,
-                                   "not a valid ONNX protobuf: truncated fixed field at byte %zu",
-                                   data_start);
+                                   "not a valid ONNX protobuf: truncated fixed field at byte %llu",
+                                   (unsigned long long)data_start);
             pos += n;
             data_end = pos;
             break;
         }
         case 2:
-            if (!oc_read_varint(w->in, end, &pos, &v) || v > end - pos)
+            if (!oc_src_varint(w->in, end, &pos, &v) || v > end - pos)
                 return oc_diag_set(w->d, OC_ERR_PARSE,
-                                   "not a valid ONNX protobuf: length at byte %zu runs past the end "
+                                   "not a valid ONNX protobuf: length at byte %llu runs past the end "
                                    "(truncated file?)",
-                                   data_start);
+                                   (unsigned long long)data_start);
             data_start = pos;
-            pos += (size_t)v;
+            pos += v;
             data_end = pos;
             break;
         default:
             return oc_diag_set(w->d, OC_ERR_PARSE,
-                               "not a valid ONNX protobuf: unsupported wire type %u at byte %zu", wt,
-                               tag_start);
+                               "not a valid ONNX protobuf: unsupported wire type %u at byte %llu", wt,
+                               (unsigned long long)tag_start);
         }
 
         if (kind == OC_WK_TENSOR && oc_is_payload_field(field)) {
@@ -293,8 +359,12 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, siz
         if (child == OC_WK_DROP)
             continue;
         if (child == OC_WK_COPY) {
-            if (!oc_wbuf_put(&w->out, w->in + tag_start, data_end - tag_start))
+            uint64_t n = data_end - tag_start;
+            if (n > SIZE_MAX || !oc_wbuf_reserve(&w->out, (size_t)n))
                 return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
+            if (!oc_src_read(w->in, tag_start, (size_t)n, w->out.p + w->out.n))
+                return oc_diag_set(w->d, OC_ERR_IO, "read error at byte %llu", (unsigned long long)tag_start);
+            w->out.n += (size_t)n;
             continue;
         }
         if (!oc_wbuf_varint(&w->out, tag) || !oc_wbuf_reserve(&w->out, 5))
@@ -327,13 +397,13 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, siz
 
 static enum oc_status oc_model_parse(struct oc_model *m, const struct oc_load_opts *opts,
                                      struct oc_diag *d) {
-    struct oc_wire w = {.m = m, .in = m->data, .d = d};
+    struct oc_wire w = {.m = m, .in = &m->src, .d = d};
     w.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
-    m->stats.file_bytes = m->size;
+    m->stats.file_bytes = m->src.size;
     m->alloc_state.fail_after = opts ? opts->fail_alloc_after : 0;
     m->alloc = (ProtobufCAllocator){oc_pb_alloc, oc_pb_free, &m->alloc_state};
 
-    enum oc_status st = oc_wire_msg(&w, OC_WK_MODEL, 0, m->size, 0);
+    enum oc_status st = oc_wire_msg(&w, OC_WK_MODEL, 0, m->src.size, 0);
     if (st == OC_OK) {
         m->stats.structure_bytes = w.out.n;
         m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor,
@@ -362,8 +432,9 @@ enum oc_status oc_model_load_buffer(const void *data, size_t size, const struct 
     struct oc_model *m = oc_model_new();
     if (!m)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    m->data = data;
-    m->size = size;
+    m->src.mem = data;
+    m->src.fd = -1;
+    m->src.size = size;
     enum oc_status st = oc_model_parse(m, opts, d);
     if (st != OC_OK) {
         oc_model_free(m);
@@ -393,23 +464,17 @@ enum oc_status oc_model_load(const char *path, const struct oc_load_opts *opts, 
         close(fd);
         return oc_diag_set(d, OC_ERR_PARSE, "empty file, not an ONNX model");
     }
-    if ((uint64_t)sb.st_size > SIZE_MAX) {
-        close(fd);
-        return oc_diag_set(d, OC_ERR_IO, "file too large to map");
-    }
-    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd);
-    if (p == MAP_FAILED)
-        return oc_diag_set(d, OC_ERR_IO, "cannot map: %s", strerror(e));
     struct oc_model *m = oc_model_new();
-    if (!m) {
-        munmap(p, (size_t)sb.st_size);
+    uint8_t *win = malloc(OC_WIN);
+    if (!m || !win) {
+        close(fd);
+        free(m);
+        free(win);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
-    m->data = p;
-    m->size = (size_t)sb.st_size;
-    m->mapped = true;
+    m->src.fd = fd;
+    m->src.size = (uint64_t)sb.st_size;
+    m->src.win = win;
     enum oc_status st = oc_model_parse(m, opts, d);
     if (st != OC_OK) {
         oc_model_free(m);
@@ -424,8 +489,9 @@ void oc_model_free(struct oc_model *m) {
         return;
     if (m->proto)
         protobuf_c_message_free_unpacked(&m->proto->base, &m->alloc);
-    if (m->mapped)
-        munmap((void *)m->data, m->size);
+    if (!m->src.mem && m->src.fd >= 0)
+        close(m->src.fd);
+    free(m->src.win);
     free(m->spans);
     free(m);
 }
@@ -515,7 +581,18 @@ enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor
         const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
         if (!s)
             continue;
-        const uint8_t *p = m->data + s->off;
+        if (s->len > (uint64_t)n * 10 + 16)
+            return OC_ERR_UNSUPPORTED; /* far more bytes than the elements asked for */
+        uint8_t small[256];
+        uint8_t *p = s->len <= sizeof small ? small : malloc((size_t)s->len);
+        if (!p)
+            return OC_ERR_NOMEM;
+        if (!oc_src_read((struct oc_src *)&m->src, s->off, (size_t)s->len, p)) {
+            if (p != small)
+                free(p);
+            return OC_ERR_IO;
+        }
+        enum oc_status bad = OC_OK;
         if (s->field == 9) { /* raw_data: little-endian fixed width */
             uint64_t avail = s->len / (uint64_t)esize;
             for (uint64_t k = 0; k < avail && got < n; k++) {
@@ -528,11 +605,17 @@ enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor
             size_t pos = 0;
             while (pos < s->len && got < n) {
                 uint64_t u;
-                if (!oc_read_varint(p, s->len, &pos, &u))
-                    return OC_ERR_MODEL;
+                if (!oc_read_varint(p, (size_t)s->len, &pos, &u)) {
+                    bad = OC_ERR_MODEL;
+                    break;
+                }
                 out[got++] = oc_int_cast(t->data_type, u);
             }
         }
+        if (p != small)
+            free(p);
+        if (bad != OC_OK)
+            return bad;
     }
     /* unpacked integer elements kept in the structure */
     for (size_t k = 0; k < t->n_int64_data && got < n; k++)

@@ -1,15 +1,16 @@
 /*
  * model.h — load an .onnx file without touching its weights.
  *
- * The file is mapped read-only. A wire-level pass copies the protobuf
- * structure (graph, nodes, attributes, tensor headers) into a compact
- * buffer and leaves every tensor payload (raw_data, float_data, int64_data,
- * ...) in the mapping, recording where it lies. protobuf-c then unpacks
- * only the compact buffer. Loading cost therefore follows the graph's
- * structure, not its weight bytes: payload pages are never read unless a
- * small integer tensor's values are asked for (oc_model_tensor_ints).
+ * The file is read through a small window (pread). A wire-level pass copies
+ * the protobuf structure (graph, nodes, attributes, tensor headers) into a
+ * compact buffer and leaves every tensor payload (raw_data, float_data,
+ * int64_data, ...) in the file, recording where it lies. protobuf-c then
+ * unpacks only the compact buffer. Loading cost therefore follows the
+ * graph's structure, not its weight bytes: payload bytes are never read
+ * unless a small integer tensor's values are asked for
+ * (oc_model_tensor_ints). Not thread-safe: the read window is shared.
  *
- * Owns: the mapping, the unpacked ModelProto, the payload table.
+ * Owns: the open file, the unpacked ModelProto, the payload table.
  * Borrowed by: struct oc_graph (names and attributes point into it), so
  * the model must outlive every graph built from it.
  * External data (data_location = EXTERNAL) is never opened.
@@ -24,8 +25,8 @@ struct oc_model;
 /* Memory accounting of the protobuf structure (the counting allocator). */
 struct oc_model_stats {
     uint64_t file_bytes;        /* size of the .onnx file                        */
-    uint64_t payload_bytes;     /* tensor payload bytes left in the mapping      */
-    uint64_t n_payloads;        /* tensor payload fields left in the mapping     */
+    uint64_t payload_bytes;     /* tensor payload bytes left unread in the file  */
+    uint64_t n_payloads;        /* tensor payload fields left unread in the file */
     uint64_t structure_bytes;   /* bytes of protobuf structure that were unpacked */
     uint64_t heap_peak_bytes;   /* peak heap held by the unpacked structure      */
 };
@@ -54,7 +55,7 @@ const struct oc_model_stats *oc_model_stats(const struct oc_model *m);
  * OC_ERR_MODEL when the payload holds fewer than n elements. */
 enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor, int64_t n,
                                     int64_t *out);
-/* Payload bytes of a tensor left in the mapping (0 if none). */
+/* Payload bytes of a tensor left in the file (0 if none). */
 uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *tensor);
 
 #endif
