@@ -119,7 +119,7 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
                 const char *msg =
                     sym ? oc_arena_printf(a, "symbolic dim '%s' is unbound; using 1 (bind it with --dim %s=N)", sym,
                                           sym)
-                        : oc_arena_printf(a, "graph input '%s' axis %d has neither a size nor a name; using 1%s",
+                        : oc_arena_printf(a, "graph input '%s' axis %d has no size and no name; using 1%s",
                                           v->name, k, k == 0 ? " (bind it with --batch N)" : "");
                 if ((st = oc_warn(r, msg)) != OC_OK)
                     return st;

@@ -147,6 +147,10 @@ static enum oc_status oc_read_type(struct oc_build *b, const Onnx__TypeProto *tp
         const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
         dd[i].value = OC_DIM_UNKNOWN;
         if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            /* -1 is what several exporters (tf2onnx, tract) write for "unknown":
+             * read as an unnamed dim; any other negative size is an error */
+            if (dm->dim_value == -1)
+                continue;
             if (dm->dim_value < 0)
                 return oc_diag_set(b->d, OC_ERR_MODEL, "%s '%s' has negative dim %lld at axis %zu",
                                    what, name, (long long)dm->dim_value, i);

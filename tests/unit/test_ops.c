@@ -321,6 +321,161 @@ static void bindings(void **state) {
     assert_string_equal(tu_out(an, "relu", 0)->dims[1].sym, "seq");
 }
 
+
+static void activation_costs(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(3, 5), NULL));
+    pbm_init(&pm, pb_tensor_f32("lo", 0, NULL));
+    pbm_node(&pm, pb_node("sig", "Sigmoid", TU_LIST("x"), TU_LIST("a"), 0, NULL));
+    pbm_node(&pm, pb_node("hsig", "HardSigmoid", TU_LIST("x"), TU_LIST("b"), 0, NULL));
+    pbm_node(&pm, pb_node("hswish", "HardSwish", TU_LIST("x"), TU_LIST("c"), 0, NULL));
+    pbm_node(&pm, pb_node("clip", "Clip", TU_LIST("x", "lo"), TU_LIST("d"), 0, NULL)); /* max omitted */
+    pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("x"), TU_LIST("e"), 0, NULL));
+    pbm_output(&pm, pb_value_info("a", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 14, NULL);
+    /* n = 15 elements: Sigmoid 4n, HardSigmoid 4n, HardSwish 5n, Clip 2n, Relu n */
+    assert_int_equal(tu_node(an, "sig")->cost.flops, 60);
+    assert_int_equal(tu_node(an, "hsig")->cost.flops, 60);
+    assert_int_equal(tu_node(an, "hswish")->cost.flops, 75);
+    assert_int_equal(tu_node(an, "clip")->cost.flops, 30);
+    assert_int_equal(tu_node(an, "relu")->cost.flops, 15);
+    TU_SHAPE(tu_out(an, "clip", 0), 3, 5);
+    /* a scalar float initializer is a parameter too (1 element) */
+    assert_int_equal(an->totals.params, 1);
+}
+
+static void binary_broadcast_costs(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(2, 1, 4), NULL));
+    pbm_input(&pm, pb_value_info("y", PB_FLOAT, 2, TU_DIMS(3, 1), NULL));
+    pbm_node(&pm, pb_node("sub", "Sub", TU_LIST("x", "y"), TU_LIST("s"), 0, NULL));
+    pbm_node(&pm, pb_node("div", "Div", TU_LIST("s", "x"), TU_LIST("d"), 0, NULL));
+    pbm_node(&pm, pb_node("eq", "Equal", TU_LIST("x", "y"), TU_LIST("e"), 0, NULL));
+    pbm_output(&pm, pb_value_info("d", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    /* (2,1,4) with (3,1) -> (2,3,4): 24 elements, one op each */
+    TU_SHAPE(tu_out(an, "sub", 0), 2, 3, 4);
+    assert_int_equal(tu_node(an, "sub")->cost.flops, 24);
+    TU_SHAPE(tu_out(an, "div", 0), 2, 3, 4);
+    assert_int_equal(tu_out(an, "eq", 0)->dtype, PB_BOOL);
+    /* bytes: read 2*4*4 + 3*4 = 44, written 24*4 = 96 */
+    assert_int_equal(tu_node(an, "sub")->cost.bytes_read, 44);
+    assert_int_equal(tu_node(an, "sub")->cost.bytes_written, 96);
+}
+
+static void dropout_and_mask(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(4, 6), NULL));
+    pbm_node(&pm, pb_node("drop", "Dropout", TU_LIST("x"), TU_LIST("y", "mask"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    TU_SHAPE(tu_out(an, "drop", 0), 4, 6);
+    TU_SHAPE(tu_out(an, "drop", 1), 4, 6);
+    assert_int_equal(tu_out(an, "drop", 1)->dtype, PB_BOOL);
+    assert_int_equal(tu_node(an, "drop")->cost.flops, 0);
+    /* activation bytes: 24*4 + 24*1 */
+    assert_int_equal(tu_node(an, "drop")->activation_bytes, 120);
+}
+
+static void reduce_mean_forms(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(2, 8, 5, 5), NULL));
+    struct pbw at[] = {pb_attr_ints("axes", 2, TU_DIMS(2, 3)), pb_attr_int("keepdims", 0)};
+    pbm_node(&pm, pb_node("rm", "ReduceMean", TU_LIST("x"), TU_LIST("y"), 2, at));
+    struct pbw at2[] = {pb_attr_ints("axes", 1, TU_DIMS(-1))};
+    pbm_node(&pm, pb_node("rs", "ReduceSum", TU_LIST("x"), TU_LIST("z"), 1, at2));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 11, NULL); /* ReduceSum-11: axes attribute */
+    TU_SHAPE(tu_out(an, "rm", 0), 2, 8);
+    /* numel(X) = 400 */
+    assert_int_equal(tu_node(an, "rm")->cost.flops, 400);
+    TU_SHAPE(tu_out(an, "rs", 0), 2, 8, 5, 1);
+    /* 400 - 80 adds */
+    assert_int_equal(tu_node(an, "rs")->cost.flops, 320);
+}
+
+static void reduce_axes_input(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(2, 3, 4), NULL));
+    pbm_init(&pm, pb_tensor_i64("axes", 1, TU_DIMS(1), TU_DIMS(1)));
+    pbm_node(&pm, pb_node("rm", "ReduceMean", TU_LIST("x", "axes"), TU_LIST("y"), 0, NULL));
+    pbm_node(&pm, pb_node("rmall", "ReduceMean", TU_LIST("x"), TU_LIST("z"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 18, NULL);
+    TU_SHAPE(tu_out(an, "rm", 0), 2, 1, 4);
+    /* no axes: all reduced, keepdims 1 */
+    TU_SHAPE(tu_out(an, "rmall", 0), 1, 1, 1);
+}
+
+static void constants_and_values(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(6, 4), NULL));
+    struct pbw t = pb_tensor_i64("", 1, TU_DIMS(2), TU_DIMS(3, 8));
+    struct pbw ca[] = {pb_attr_tensor("value", &t)};
+    pbm_node(&pm, pb_node("c", "Constant", NULL, TU_LIST("shape"), 1, ca));
+    pbm_node(&pm, pb_node("r", "Reshape", TU_LIST("x", "shape"), TU_LIST("y"), 0, NULL));
+    struct pbw ci[] = {pb_attr_ints("value_ints", 3, TU_DIMS(2, 1, 8))};
+    pbm_node(&pm, pb_node("c2", "Constant", NULL, TU_LIST("target"), 1, ci));
+    pbm_node(&pm, pb_node("cos", "ConstantOfShape", TU_LIST("target"), TU_LIST("z"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("start", 0, NULL, TU_DIMS(10)));
+    pbm_init(&pm, pb_tensor_i64("limit", 0, NULL, TU_DIMS(1)));
+    pbm_init(&pm, pb_tensor_i64("delta", 0, NULL, TU_DIMS(-3)));
+    pbm_node(&pm, pb_node("range", "Range", TU_LIST("start", "limit", "delta"), TU_LIST("rg"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("exp_shape", 1, TU_DIMS(3), TU_DIMS(5, 1, 4)));
+    pbm_node(&pm, pb_node("exp", "Expand", TU_LIST("x", "exp_shape"), TU_LIST("ex"), 0, NULL));
+    struct pbw cast_to[] = {pb_attr_int("to", PB_INT32)};
+    pbm_node(&pm, pb_node("cast", "Cast", TU_LIST("x"), TU_LIST("xi"), 1, cast_to));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    TU_SHAPE(tu_out(an, "c", 0), 2);
+    TU_SHAPE(tu_out(an, "r", 0), 3, 8);
+    TU_SHAPE(tu_out(an, "cos", 0), 2, 1, 8);
+    assert_int_equal(tu_out(an, "cos", 0)->dtype, PB_FLOAT);
+    /* ceil((1 - 10) / -3) = 3: 10, 7, 4 */
+    TU_SHAPE(tu_out(an, "range", 0), 3);
+    assert_int_equal(tu_out(an, "range", 0)->ival[2], 4);
+    /* (6,4) expanded to (5,1,4) -> (5,6,4) */
+    TU_SHAPE(tu_out(an, "exp", 0), 5, 6, 4);
+    assert_int_equal(tu_out(an, "cast", 0)->dtype, PB_INT32);
+}
+
+static void slice_and_gather(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(10, 20, 30), NULL));
+    pbm_init(&pm, pb_tensor_i64("st", 1, TU_DIMS(3), TU_DIMS(1, -1, 0)));
+    pbm_init(&pm, pb_tensor_i64("en", 1, TU_DIMS(3), TU_DIMS(1000, -1000, 30)));
+    pbm_init(&pm, pb_tensor_i64("ax", 1, TU_DIMS(3), TU_DIMS(0, 1, 2)));
+    pbm_init(&pm, pb_tensor_i64("sp", 1, TU_DIMS(3), TU_DIMS(2, -3, 7)));
+    pbm_node(&pm, pb_node("sl", "Slice", TU_LIST("x", "st", "en", "ax", "sp"), TU_LIST("y"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("idx", 2, TU_DIMS(2, 2), TU_DIMS(0, 1, 2, -1)));
+    struct pbw ga[] = {pb_attr_int("axis", 1)};
+    pbm_node(&pm, pb_node("ga", "Gather", TU_LIST("x", "idx"), TU_LIST("g"), 1, ga));
+    pbm_node(&pm, pb_node("sh", "Shape", TU_LIST("x"), TU_LIST("s"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("one", 1, TU_DIMS(1), TU_DIMS(1)));
+    pbm_init(&pm, pb_tensor_i64("big", 1, TU_DIMS(1), TU_DIMS(INT64_MAX)));
+    pbm_node(&pm, pb_node("tail", "Slice", TU_LIST("s", "one", "big"), TU_LIST("t"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    /* axis 0: 1..10 step 2 -> 1,3,5,7,9 = 5; axis 1: 19 down to 0 (end -1000 clamps to -1),
+     * step -3 -> 19,16,...,1 = 7; axis 2: 0..30 step 7 -> 0,7,14,21,28 = 5 */
+    TU_SHAPE(tu_out(an, "sl", 0), 5, 7, 5);
+    /* data[:1] + idx.shape + data[2:] */
+    TU_SHAPE(tu_out(an, "ga", 0), 10, 2, 2, 30);
+    /* Shape values [10, 20, 30][1:] = [20, 30] */
+    const struct oc_value *t = tu_out(an, "tail", 0);
+    TU_SHAPE(t, 2);
+    assert_non_null(t->ival);
+    assert_int_equal(t->ival[0], 20);
+    assert_int_equal(t->ival[1], 30);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, teardown),
@@ -337,6 +492,13 @@ int main(void) {
         cmocka_unit_test_teardown(softmax_costs, teardown),
         cmocka_unit_test_teardown(unknown_op_uses_value_info, teardown),
         cmocka_unit_test_teardown(bindings, teardown),
+        cmocka_unit_test_teardown(activation_costs, teardown),
+        cmocka_unit_test_teardown(binary_broadcast_costs, teardown),
+        cmocka_unit_test_teardown(dropout_and_mask, teardown),
+        cmocka_unit_test_teardown(reduce_mean_forms, teardown),
+        cmocka_unit_test_teardown(reduce_axes_input, teardown),
+        cmocka_unit_test_teardown(constants_and_values, teardown),
+        cmocka_unit_test_teardown(slice_and_gather, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
