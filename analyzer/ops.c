@@ -3,6 +3,7 @@
  * small helpers rules use to read inputs and set outputs.
  */
 #include "ops.h"
+#include "ops/rules.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  * GlobalMaxPool: numel(X) - numel(Y) comparisons.
  */
 #include "../attr.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 #include <stdio.h>

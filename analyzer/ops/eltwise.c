@@ -9,7 +9,7 @@
  */
 #include "../dtype.h"
 #include "../attr.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 #include <string.h>

@@ -9,7 +9,7 @@
  *   MACs  = prod(batch dims of Y) * M * N * K,  FLOPs = 2 * MACs.
  */
 #include "../attr.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 #include <string.h>

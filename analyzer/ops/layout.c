@@ -11,7 +11,7 @@
 #include "../attr.h"
 #include "../dtype.h"
 #include "../model.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 OC_RULE(oc_batchnorm_infer) {

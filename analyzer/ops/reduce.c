@@ -7,7 +7,7 @@
  * Others: numel(X) - numel(Y) (one add / compare / multiply per folded element).
  */
 #include "../attr.h"
-#include "../ops.h"
+#include "rules.h"
 #include "../shape.h"
 
 enum { OC_MAX_REDUCE_RANK = 1024 };

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "ops.h"
+#include "ops/rules.h"
 
 static void sorted_unique(void **state) {
     (void)state;
