@@ -248,7 +248,10 @@ static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
         n->cost.flags |= OC_COST_UNKNOWN;
         if (n->status == OC_OK) {
             n->status = OC_ERR_SHAPE;
-            n->reason = "an input's shape is unknown";
+            n->reason = !oc_node_inputs_known(g, n) ? "an input's shape is unknown"
+                        : (n->def->flags & OC_OPF_DATA_DEPENDENT)
+                            ? "output size depends on the input data (kept unknown)"
+                            : "an output dim could not be inferred";
         }
         return;
     }
