@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -624,5 +625,124 @@ enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor
         out[got++] = oc_int_cast(t->data_type, (uint64_t)(int64_t)t->int32_data[k]);
     for (size_t k = 0; k < t->n_uint64_data && got < n; k++)
         out[got++] = (int64_t)t->uint64_data[k];
+    return got == n ? OC_OK : OC_ERR_MODEL;
+}
+
+/* IEEE half / bfloat16 bits to double. */
+static double oc_half_to_double(uint16_t h) {
+    int e = (h >> 10) & 0x1f;
+    double m = h & 0x3ff, v;
+    if (e == 0)
+        v = m / 16777216.0; /* subnormal: m * 2^-24 */
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else /* (1024 + m) * 2^(e - 25) */
+        v = e >= 25 ? (1024.0 + m) * (double)(1u << (e - 25)) : (1024.0 + m) / (double)(1u << (25 - e));
+    return (h & 0x8000) ? -v : v;
+}
+
+static double oc_fp_bits(int32_t dtype, uint64_t u) {
+    switch (dtype) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
+        uint32_t b = (uint32_t)u;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        return f;
+    }
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: {
+        double d;
+        memcpy(&d, &u, sizeof d);
+        return d;
+    }
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+        return oc_half_to_double((uint16_t)u);
+    default: { /* BFLOAT16: the upper half of a float */
+        uint32_t b = (uint32_t)(u & 0xffff) << 16;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        return f;
+    }
+    }
+}
+
+enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tensor, int64_t n, double *out) {
+    const Onnx__TensorProto *t = tensor;
+    int esize;
+    switch (t->data_type) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+        esize = 4;
+        break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+        esize = 8;
+        break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16:
+        esize = 2;
+        break;
+    default: {
+        if (!oc_raw_elem_size(t->data_type) || n < 0)
+            return OC_ERR_UNSUPPORTED;
+        int64_t *iv = malloc((size_t)n * sizeof *iv + 1);
+        if (!iv)
+            return OC_ERR_NOMEM;
+        enum oc_status st = oc_model_tensor_ints(m, tensor, n, iv);
+        for (int64_t k = 0; st == OC_OK && k < n; k++)
+            out[k] = (double)iv[k];
+        free(iv);
+        return st;
+    }
+    }
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return OC_ERR_UNSUPPORTED;
+    if (n < 0)
+        return OC_ERR_UNSUPPORTED;
+    int64_t got = 0;
+    for (unsigned i = 0; i < t->base.n_unknown_fields && got < n; i++) {
+        const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
+        if (!s)
+            continue;
+        if (s->len > (uint64_t)n * 10 + 16)
+            return OC_ERR_UNSUPPORTED; /* far more bytes than the elements asked for */
+        uint8_t small[256];
+        uint8_t *p = s->len <= sizeof small ? small : malloc((size_t)s->len);
+        if (!p)
+            return OC_ERR_NOMEM;
+        if (!oc_src_read((struct oc_src *)&m->src, s->off, (size_t)s->len, p)) {
+            if (p != small)
+                free(p);
+            return OC_ERR_IO;
+        }
+        enum oc_status bad = OC_OK;
+        /* raw_data and the packed fixed-width fields are little-endian elements */
+        int w = s->field == 9 ? esize : s->field == 4 ? 4 : s->field == 10 ? 8 : 0;
+        if (w) {
+            uint64_t avail = s->len / (uint64_t)w;
+            for (uint64_t k = 0; k < avail && got < n; k++) {
+                uint64_t u = 0;
+                for (int b = 0; b < w; b++)
+                    u |= (uint64_t)p[k * (uint64_t)w + (uint64_t)b] << (8 * b);
+                out[got++] = oc_fp_bits(s->field == 4 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+                                        : s->field == 10 ? ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+                                                         : t->data_type,
+                                        u);
+            }
+        } else if (s->field == 5) { /* float16 / bfloat16 bits as packed int32 varints */
+            size_t pos = 0;
+            while (pos < s->len && got < n) {
+                uint64_t u;
+                if (!oc_read_varint(p, (size_t)s->len, &pos, &u)) {
+                    bad = OC_ERR_MODEL;
+                    break;
+                }
+                out[got++] = oc_fp_bits(t->data_type, u);
+            }
+        }
+        if (p != small)
+            free(p);
+        if (bad != OC_OK)
+            return bad;
+    }
+    for (size_t k = 0; k < t->n_int32_data && got < n; k++)
+        out[got++] = oc_fp_bits(t->data_type, (uint64_t)(uint32_t)t->int32_data[k]);
     return got == n ? OC_OK : OC_ERR_MODEL;
 }

@@ -55,6 +55,13 @@ const struct oc_model_stats *oc_model_stats(const struct oc_model *m);
  * OC_ERR_MODEL when the payload holds fewer than n elements. */
 enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor, int64_t n,
                                     int64_t *out);
+/* Reads the elements of a floating-point TensorProto (FLOAT, DOUBLE, FLOAT16,
+ * BFLOAT16 as raw_data or packed typed fields; integer types through
+ * oc_model_tensor_ints) into out[0..n) as doubles. Same errors as
+ * oc_model_tensor_ints. Used for small float inputs shapes depend on
+ * (Resize scales), never for weights. */
+enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tensor, int64_t n,
+                                      double *out);
 /* Payload bytes of a tensor left in the file (0 if none). */
 uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *tensor);
 

@@ -5,6 +5,9 @@
 #include "ops.h"
 #include "ops/rules.h"
 
+#include "attr.h"
+#include "model.h"
+
 #include <string.h>
 
 static const struct oc_op_def oc_op_table[] = {
@@ -119,12 +122,76 @@ enum oc_status oc_set_ints(struct oc_op_ctx *c, int32_t i, const int64_t *vals, 
     return OC_OK;
 }
 
+static const int64_t oc_no_ints[1];
+
 const int64_t *oc_in_ints(const struct oc_op_ctx *c, int32_t i, int64_t *n) {
     struct oc_value *v = oc_in(c, i);
     *n = 0;
     if (!v)
         return NULL;
+    uint64_t cnt;
+    if (oc_value_numel(v, &cnt) && cnt == 0)
+        return oc_no_ints; /* an empty tensor's contents are known: none */
     return oc_value_ints(c->g, v, n);
+}
+
+enum { OC_MAX_FVAL = 1 << 12 }; /* largest float tensor read (scales, roi) */
+
+const double *oc_in_floats(const struct oc_op_ctx *c, int32_t i, int64_t *n) {
+    static const double none[1];
+    struct oc_value *v = oc_in(c, i);
+    *n = 0;
+    uint64_t cnt;
+    if (!v || !oc_value_numel(v, &cnt) || cnt > OC_MAX_FVAL)
+        return NULL;
+    if (cnt == 0)
+        return none;
+    double *out = oc_arena_array(c->arena, (size_t)cnt, sizeof *out);
+    if (!out)
+        return NULL;
+    int64_t ni;
+    const int64_t *iv = oc_value_ints(c->g, v, &ni);
+    if (iv && (uint64_t)ni == cnt) {
+        for (int64_t k = 0; k < ni; k++)
+            out[k] = (double)iv[k];
+        *n = ni;
+        return out;
+    }
+    const void *tensor = NULL;
+    if (v->kind == OC_VALUE_INITIALIZER && !v->external) {
+        tensor = v->tensor;
+    } else if (v->kind == OC_VALUE_NODE && v->producer >= 0) {
+        const struct oc_node *p = &c->g->nodes[v->producer];
+        struct oc_diag d = {0};
+        if (p->domain[0] || strcmp(p->op_type, "Constant") != 0)
+            return NULL;
+        bool found = false;
+        int32_t dt, rank;
+        const int64_t *dims;
+        if (oc_attr_tensor(p, "value", &found, &dt, &rank, &dims, &tensor, &d) != OC_OK)
+            return NULL;
+        if (!found) {
+            const float *fv;
+            int64_t nf;
+            float f;
+            if (oc_attr_has(p, "value_floats") && oc_attr_floats(p, "value_floats", &fv, &nf, &d) == OC_OK &&
+                (uint64_t)nf == cnt) {
+                for (int64_t k = 0; k < nf; k++)
+                    out[k] = fv[k];
+            } else if (oc_attr_has(p, "value_float") && cnt == 1 &&
+                       oc_attr_float(p, "value_float", 0.0f, &f, &d) == OC_OK) {
+                out[0] = f;
+            } else {
+                return NULL;
+            }
+            *n = (int64_t)cnt;
+            return out;
+        }
+    }
+    if (!tensor || oc_model_tensor_floats(c->g->model, tensor, (int64_t)cnt, out) != OC_OK)
+        return NULL;
+    *n = (int64_t)cnt;
+    return out;
 }
 
 bool oc_shape_known(const struct oc_value *v) {

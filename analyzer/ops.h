@@ -82,8 +82,12 @@ enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int
                               const int64_t *dims);
 /* Attaches known integer contents to output i (copied). */
 enum oc_status oc_set_ints(struct oc_op_ctx *c, int32_t i, const int64_t *v, int64_t n);
-/* Integer contents of input i, NULL when not known. */
+/* Integer contents of input i, NULL when not known (an empty tensor has known,
+ * empty contents: non-NULL with *n = 0). */
 const int64_t *oc_in_ints(const struct oc_op_ctx *c, int32_t i, int64_t *n);
+/* Contents of a small floating-point (or integer) input i as doubles, from an
+ * initializer or a Constant node; NULL when not known. Arena-allocated. */
+const double *oc_in_floats(const struct oc_op_ctx *c, int32_t i, int64_t *n);
 /* True when v has a known rank and every dim is known. */
 bool oc_shape_known(const struct oc_value *v);
 /* Elements of input/output; 0 when unknown. */
