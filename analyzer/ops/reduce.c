@@ -1,10 +1,19 @@
 /*
- * ops/reduce.c — ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd.
- * Axes come from an attribute (before ReduceSum-13 / the others' 18) or
- * from input 1 (after).
+ * ops/reduce.c — ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd,
+ * ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, ArgMax,
+ * ArgMin. Axes come from an attribute (before ReduceSum-13 / the others' 18)
+ * or from input 1 (after); ArgMax/ArgMin take one `axis` attribute and give
+ * int64 indices.
  *
- * ReduceMean: numel(X) FLOPs (numel(X) - numel(Y) adds, numel(Y) divides).
- * Others: numel(X) - numel(Y) (one add / compare / multiply per folded element).
+ * With X = numel(input), Y = numel(output) and fold = X - Y (the elements
+ * folded into an accumulator: one op each):
+ * ReduceMean: X FLOPs (fold adds, Y divides).
+ * ReduceSum, ReduceMax, ReduceMin, ReduceProd, ArgMax, ArgMin: fold.
+ * ReduceL1: X + fold (|x| per element, then the adds).
+ * ReduceSumSquare: X + fold (x*x per element, then the adds).
+ * ReduceL2: X + fold + Y (x*x, adds, one sqrt per output).
+ * ReduceLogSum: fold + Y (adds, one log per output).
+ * ReduceLogSumExp: X + fold + Y (exp per element, adds, one log per output).
  */
 #include "../attr.h"
 #include "rules.h"
@@ -12,12 +21,9 @@
 
 enum { OC_MAX_REDUCE_RANK = 1024 };
 
-static enum oc_status oc_reduce_apply(struct oc_op_ctx *c, const int64_t *axes, int64_t n_axes, bool all) {
+static enum oc_status oc_reduce_shape(struct oc_op_ctx *c, const int64_t *axes, int64_t n_axes, bool all,
+                                      int64_t keep, int32_t dtype) {
     const struct oc_value *x = oc_in(c, 0);
-    int64_t keep;
-    enum oc_status st = oc_attr_int(c->node, "keepdims", 1, &keep, c->diag);
-    if (st != OC_OK)
-        return st;
     if (x->rank > OC_MAX_REDUCE_RANK)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank over %d", OC_MAX_REDUCE_RANK);
     bool red[OC_MAX_REDUCE_RANK] = {false};
@@ -37,7 +43,31 @@ static enum oc_status oc_reduce_apply(struct oc_op_ctx *c, const int64_t *axes, 
         else if (keep)
             out[r++] = (struct oc_dim){1, NULL};
     }
-    return oc_set_out(c, 0, x->dtype, r, out);
+    return oc_set_out(c, 0, dtype, r, out);
+}
+
+static enum oc_status oc_reduce_apply(struct oc_op_ctx *c, const int64_t *axes, int64_t n_axes, bool all) {
+    int64_t keep;
+    enum oc_status st = oc_attr_int(c->node, "keepdims", 1, &keep, c->diag);
+    if (st != OC_OK)
+        return st;
+    return oc_reduce_shape(c, axes, n_axes, all, keep, oc_in(c, 0)->dtype);
+}
+
+/* ArgMax / ArgMin: one axis (default 0), keepdims, int64 output. */
+OC_RULE(oc_argminmax_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t axis, keep, last;
+    enum oc_status st;
+    if ((st = oc_attr_int(c->node, "axis", 0, &axis, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "keepdims", 1, &keep, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "select_last_index", 0, &last, c->diag)) != OC_OK)
+        return st;
+    if (x->rank == 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "input is a scalar: there is no axis to reduce");
+    return oc_reduce_shape(c, &axis, 1, false, keep, 7 /* INT64 */);
 }
 
 OC_RULE(oc_reduce_attr_infer) {
@@ -80,5 +110,50 @@ OC_COST(oc_reduce_mean_cost) {
 OC_COST(oc_reduce_cost) {
     uint64_t in = oc_numel(oc_in(c, 0)), out = oc_numel(oc_out(c, 0));
     oc_cost_add_flops(cost, in > out ? in - out : 0, 1);
+    return OC_OK;
+}
+
+/* fold = numel(X) - numel(Y): the elements combined into an accumulator */
+static void oc_reduce_counts(struct oc_op_ctx *c, uint64_t *x, uint64_t *y, uint64_t *fold) {
+    *x = oc_numel(oc_in(c, 0));
+    *y = oc_numel(oc_out(c, 0));
+    *fold = *x > *y ? *x - *y : 0;
+}
+
+/* ReduceL1 = sum |x|: X abs + fold adds. ReduceSumSquare = sum x*x: X multiplies + fold adds. */
+OC_COST(oc_reduce_l1_cost) {
+    uint64_t x, y, fold;
+    oc_reduce_counts(c, &x, &y, &fold);
+    oc_cost_add_flops(cost, x, 1);
+    oc_cost_add_flops(cost, fold, 1);
+    return OC_OK;
+}
+
+/* ReduceL2 = sqrt(sum x*x): X multiplies + fold adds + Y square roots. */
+OC_COST(oc_reduce_l2_cost) {
+    uint64_t x, y, fold;
+    oc_reduce_counts(c, &x, &y, &fold);
+    oc_cost_add_flops(cost, x, 1);
+    oc_cost_add_flops(cost, fold, 1);
+    oc_cost_add_flops(cost, y, 1);
+    return OC_OK;
+}
+
+/* ReduceLogSum = log(sum x): fold adds + Y logs. */
+OC_COST(oc_reduce_logsum_cost) {
+    uint64_t x, y, fold;
+    oc_reduce_counts(c, &x, &y, &fold);
+    oc_cost_add_flops(cost, fold, 1);
+    oc_cost_add_flops(cost, y, 1);
+    return OC_OK;
+}
+
+/* ReduceLogSumExp = log(sum exp(x)): X exps + fold adds + Y logs. */
+OC_COST(oc_reduce_logsumexp_cost) {
+    uint64_t x, y, fold;
+    oc_reduce_counts(c, &x, &y, &fold);
+    oc_cost_add_flops(cost, x, 1);
+    oc_cost_add_flops(cost, fold, 1);
+    oc_cost_add_flops(cost, y, 1);
     return OC_OK;
 }
