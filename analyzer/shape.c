@@ -90,6 +90,35 @@ enum oc_status oc_spatial_out(int64_t in, int64_t k, int64_t stride, int64_t dil
     return OC_OK;
 }
 
+enum oc_status oc_spatial_out_transposed(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t pb,
+                                         int64_t pe, int64_t out_pad, enum oc_auto_pad ap, int64_t *out) {
+    *out = -1;
+    if (k <= 0 || stride <= 0 || dil <= 0 || pb < 0 || pe < 0 || out_pad < 0)
+        return OC_ERR_MODEL;
+    if (in < 0)
+        return OC_OK;
+    int64_t o;
+    if (ap == OC_AUTO_PAD_SAME_UPPER || ap == OC_AUTO_PAD_SAME_LOWER) {
+        if (oc_mul_i64(in, stride, &o))
+            return OC_ERR_MODEL;
+        *out = o;
+        return OC_OK;
+    }
+    if (ap == OC_AUTO_PAD_VALID)
+        pb = pe = 0;
+    int64_t span; /* (k - 1) * dil + 1 */
+    if (oc_mul_i64(k - 1, dil, &span) || oc_add_i64(span, 1, &span))
+        return OC_ERR_MODEL;
+    if (oc_mul_i64(in - 1, stride, &o) || oc_add_i64(o, out_pad, &o) || oc_add_i64(o, span, &o))
+        return OC_ERR_MODEL;
+    o -= pb;
+    o -= pe;
+    if (o < 0)
+        return OC_ERR_MODEL;
+    *out = o;
+    return OC_OK;
+}
+
 bool oc_axis_norm(int64_t axis, int32_t rank, int32_t *out) {
     if (axis < -(int64_t)rank || axis >= rank)
         return false;

@@ -36,6 +36,16 @@ enum oc_status oc_spatial_out(int64_t in, int64_t k, int64_t stride, int64_t dil
                               enum oc_auto_pad ap, bool ceil_mode, int64_t *out, int64_t *pb_used,
                               int64_t *pe_used);
 
+/* Output size of one spatial axis of ConvTranspose, the inverse of
+ * oc_spatial_out (MaxUnpool uses it with dil = 1 and out_pad = 0):
+ *   NOTSET: stride * (in - 1) + out_pad + ((k-1)*dil + 1) - pb - pe;
+ *   VALID:  the same with pb = pe = 0;
+ *   SAME_*: in * stride (the spec chooses the pads to give exactly that).
+ * in < 0 (unknown) gives *out = -1. OC_ERR_MODEL when the result is
+ * negative, an argument is out of range or the arithmetic overflows. */
+enum oc_status oc_spatial_out_transposed(int64_t in, int64_t k, int64_t stride, int64_t dil, int64_t pb,
+                                         int64_t pe, int64_t out_pad, enum oc_auto_pad ap, int64_t *out);
+
 /* Normalises axis in [-rank, rank) to [0, rank); false when out of range. */
 bool oc_axis_norm(int64_t axis, int32_t rank, int32_t *out);
 
