@@ -436,7 +436,7 @@ OC_RULE(oc_unique_infer) {
     const int64_t *v = oc_in_ints(c, 0, &nv);
     if (n >= 0 && n <= 1) {
         u = n;
-    } else if (v && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv && nv <= OC_IX_MAX_VALS) {
+    } else if (v && nv > 0 && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv && nv <= OC_IX_MAX_VALS) {
         /* view X as [outer, n, inner]; count slices j unequal to every earlier one */
         int64_t inner = 1, outer = 1;
         if (has_axis) {
