@@ -246,7 +246,9 @@ static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
     }
     if (!n->def || n->status != OC_OK || !oc_node_inputs_known(g, n) || !oc_node_outputs_known(g, n)) {
         n->cost.flags |= OC_COST_UNKNOWN;
+        n->upstream = n->status != OC_OK && n->def && !oc_node_inputs_known(g, n);
         if (n->status == OC_OK) {
+            n->upstream = !oc_node_inputs_known(g, n);
             n->status = OC_ERR_SHAPE;
             n->reason = !oc_node_inputs_known(g, n) ? "an input's shape is unknown"
                         : (n->def->flags & OC_OPF_DATA_DEPENDENT)

@@ -71,6 +71,8 @@ struct oc_node {
     const struct oc_op_def *def; /* registry row, NULL when none applies      */
     enum oc_status status;   /* OC_OK, or why shapes/cost are missing         */
     const char *reason;      /* one-line reason when status != OC_OK          */
+    bool upstream;           /* status != OC_OK only because an input's shape
+                                is unknown (a node before it is the cause)    */
     struct oc_cost cost;
     uint64_t activation_bytes; /* bytes of this node's outputs in their dtypes  */
     uint64_t params;         /* float initializer elements attributed here    */
