@@ -32,7 +32,7 @@ def random_input(vi, binds, rng):
     tt = vi.type.tensor_type
     shape = []
     for d in tt.shape.dim:
-        if d.HasField("dim_value"):
+        if d.HasField("dim_value") and d.dim_value >= 0:
             shape.append(d.dim_value)
         else:
             shape.append(binds.get(d.dim_param, 1))
@@ -74,7 +74,8 @@ def onnxcost_shapes(binary, path, binds):
     if run.returncode != 0:
         raise RuntimeError(run.stderr.strip())
     doc = json.loads(run.stdout)
-    return {o["name"]: o["shape"] for n in doc["nodes"] for o in n["outputs"]}
+    # shapes copied from the file's declarations (nodes without a rule) are not inferences
+    return {o["name"]: (o["shape"] if n["status"] == "ok" else None) for n in doc["nodes"] for o in n["outputs"]}
 
 
 def main():
