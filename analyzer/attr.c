@@ -178,6 +178,20 @@ enum oc_status oc_attr_tensor(const struct oc_node *n, const char *name, bool *f
     return OC_OK;
 }
 
+enum oc_status oc_attr_graph(const struct oc_node *n, const char *name, const void **graph, struct oc_diag *d) {
+    const Onnx__AttributeProto *a = oc_attr_find(n, name);
+    *graph = NULL;
+    if (!a)
+        return OC_OK;
+    enum oc_status st = oc_attr_check(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, d);
+    if (st == OC_OK) {
+        if (!a->g)
+            return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' holds no graph", a->name);
+        *graph = a->g;
+    }
+    return st;
+}
+
 const char *oc_attr_first_graph(const struct oc_node *n) {
     const Onnx__NodeProto *np = n->proto;
     for (size_t i = 0; i < np->n_attribute; i++) {

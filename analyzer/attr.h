@@ -29,6 +29,8 @@ enum oc_status oc_attr_floats(const struct oc_node *n, const char *name, const f
 enum oc_status oc_attr_tensor(const struct oc_node *n, const char *name, bool *found, int32_t *dtype,
                               int32_t *rank, const int64_t **dims, const void **tensor,
                               struct oc_diag *d);
+/* GraphProto of a GRAPH attribute (for oc_graph_build_sub), NULL when absent. */
+enum oc_status oc_attr_graph(const struct oc_node *n, const char *name, const void **graph, struct oc_diag *d);
 /* Name of the first attribute holding a subgraph, or NULL. */
 const char *oc_attr_first_graph(const struct oc_node *n);
 

@@ -224,3 +224,12 @@ struct pbw pbm_finish(struct pb_model *m, int64_t opset) {
     pbw_msg(&model, 8, &os);
     return model;
 }
+
+struct pbw pb_attr_graph(const char *name, struct pb_model *body) {
+    struct pbw a = {0};
+    pbw_str(&a, 1, name);
+    pbw_str(&body->graph, 2, name);
+    pbw_msg(&a, 6, &body->graph);
+    pbw_int(&a, 20, 5);
+    return a;
+}
