@@ -2,6 +2,7 @@
  * attr.c — attribute getters over NodeProto (a proto-boundary file).
  */
 #include "attr.h"
+#include "dtype.h"
 
 #include "onnx.pb-c.h"
 
@@ -89,6 +90,19 @@ enum oc_status oc_attr_int(const struct oc_node *n, const char *name, int64_t de
     if (st == OC_OK)
         *out = a->i;
     return st;
+}
+
+enum oc_status oc_attr_dtype(const struct oc_node *n, const char *name, int32_t def, int32_t *out,
+                             struct oc_diag *d) {
+    int64_t v;
+    *out = def;
+    enum oc_status st = oc_attr_int(n, name, def, &v, d);
+    if (st != OC_OK || !oc_attr_find(n, name))
+        return st;
+    if (v <= 0 || v >= OC_DT_COUNT)
+        return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' is %lld, not a data type", name, (long long)v);
+    *out = (int32_t)v;
+    return OC_OK;
 }
 
 enum oc_status oc_attr_float(const struct oc_node *n, const char *name, float def, float *out,

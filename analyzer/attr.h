@@ -14,6 +14,10 @@
 bool oc_attr_has(const struct oc_node *n, const char *name);
 enum oc_status oc_attr_int(const struct oc_node *n, const char *name, int64_t def, int64_t *out,
                            struct oc_diag *d);
+/* An INT attribute holding a TensorProto.DataType code (Cast `to`, `dtype`):
+ * def when absent; OC_ERR_MODEL when present and not a known code. */
+enum oc_status oc_attr_dtype(const struct oc_node *n, const char *name, int32_t def, int32_t *out,
+                             struct oc_diag *d);
 enum oc_status oc_attr_float(const struct oc_node *n, const char *name, float def, float *out,
                              struct oc_diag *d);
 /* String attribute copied NUL-terminated into buf (def when absent).

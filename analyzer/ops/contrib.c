@@ -10,12 +10,14 @@
  *              FLOPs = 2*MACs + B*S*(Dq+Dk+Dv) bias adds + 6*B*N*S*T
  *              (scale 1 + softmax 5 per score). Causal masking is not halved.
  *   MultiHeadAttention, GroupQueryAttention: the QK^T and AV terms above.
- *   SkipLayerNormalization: n (skip add) + n (bias, if given) + 7n + 4*rows
- *     (LayerNorm: mean add, subtract, square, variance add, normalise, scale,
- *     shift per element; divide, divide, add eps, rsqrt per row);
+ *   SkipLayerNormalization: n (skip add) + n (bias, if given) + LayerNorm
+ *     with beta, 7n + 3*rows, as LayerNormalization counts it (mean, subtract,
+ *     square, variance, normalise, scale, shift per element; eps add, sqrt,
+ *     reciprocal per row);
  *     SkipSimplifiedLayerNormalization / SimplifiedLayerNormalization:
- *     RMS norm 4n + 3*rows (square, add, normalise, scale; divide, eps, rsqrt).
- *   EmbedLayerNormalization: 2n (word + position (+ segment) adds) + LayerNorm.
+ *     RMS norm as RMSNormalization counts it, 4n + 2*rows (square, mean,
+ *     normalise, scale; eps add and sqrt per row).
+ *   EmbedLayerNormalization: n per extra embedding add + LayerNorm.
  *   FastGelu 9n (+n bias), BiasGelu 6n, Gelu 5n, QuickGelu 6n,
  *   RotaryEmbedding 3n (two multiplies and an add per rotated element).
  *   MatMulNBits: MACs = numel(Y) * K; FLOPs = 2*MACs + 2*N*K (dequantise B).
@@ -303,7 +305,7 @@ OC_COST(oc_ms_skip_ln_cost) {
     uint64_t n = oc_numel(x);
     oc_cost_add_flops(cost, n, oc_in(c, 4) ? 2 : 1); /* skip add (+ bias add) */
     oc_cost_add_flops(cost, n, 7);
-    oc_cost_add_flops(cost, oc_rows(x), 4);
+    oc_cost_add_flops(cost, oc_rows(x), 3);
     return OC_OK;
 }
 
@@ -312,14 +314,14 @@ OC_COST(oc_ms_skip_sln_cost) {
     uint64_t n = oc_numel(x);
     oc_cost_add_flops(cost, n, oc_in(c, 3) ? 2 : 1);
     oc_cost_add_flops(cost, n, 4);
-    oc_cost_add_flops(cost, oc_rows(x), 3);
+    oc_cost_add_flops(cost, oc_rows(x), 2);
     return OC_OK;
 }
 
 OC_COST(oc_simplified_ln_cost) {
     const struct oc_value *x = oc_in(c, 0);
     oc_cost_add_flops(cost, oc_numel(x), 4);
-    oc_cost_add_flops(cost, oc_rows(x), 3);
+    oc_cost_add_flops(cost, oc_rows(x), 2);
     return OC_OK;
 }
 
@@ -341,7 +343,7 @@ OC_COST(oc_ms_embed_ln_cost) {
     uint64_t n = oc_numel(y);
     oc_cost_add_flops(cost, n, oc_in(c, 4) ? 2 : 1);
     oc_cost_add_flops(cost, n, 7);
-    oc_cost_add_flops(cost, oc_rows(y), 4);
+    oc_cost_add_flops(cost, oc_rows(y), 3);
     return OC_OK;
 }
 
@@ -359,11 +361,6 @@ OC_COST(oc_ms_gelu_cost) {
 
 OC_COST(oc_unary6_cost) {
     oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 6);
-    return OC_OK;
-}
-
-OC_COST(oc_unary3_cost) {
-    oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 3);
     return OC_OK;
 }
 
