@@ -57,8 +57,9 @@ static enum oc_status oc_quant_granularity(struct oc_op_ctx *c, const struct oc_
         return OC_FAIL(c, OC_ERR_MODEL, "block_size %lld is negative", (long long)block);
     if (!scale || scale->rank < 0)
         return OC_OK;
-    if (zp && zp->rank >= 0 && oc_shape_known(zp) && oc_shape_known(scale) &&
-        !(oc_numel(zp) == 1 && oc_numel(scale) == 1)) {
+    /* the spec asks for equal shapes; a one-element zero point or scale is
+     * tolerated (it does not change shapes or costs), two larger ones must agree */
+    if (zp && oc_shape_known(zp) && oc_shape_known(scale) && oc_numel(zp) != 1 && oc_numel(scale) != 1) {
         bool same = zp->rank == scale->rank;
         for (int32_t i = 0; same && i < zp->rank; i++)
             same = zp->dims[i].value == scale->dims[i].value;
