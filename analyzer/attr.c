@@ -137,6 +137,29 @@ enum oc_status oc_attr_string(const struct oc_node *n, const char *name, const c
     return OC_OK;
 }
 
+enum oc_status oc_attr_strings_at(const struct oc_node *n, const char *name, int64_t i, char *buf, size_t size,
+                                  int64_t *count, struct oc_diag *d) {
+    const Onnx__AttributeProto *a = oc_attr_find(n, name);
+    OC_ASSERT(size > 0);
+    buf[0] = 0;
+    *count = 0;
+    if (!a)
+        return OC_OK;
+    enum oc_status st = oc_attr_check(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS, d);
+    if (st != OC_OK)
+        return st;
+    *count = (int64_t)a->n_strings;
+    if (i < 0 || (size_t)i >= a->n_strings)
+        return OC_OK;
+    const ProtobufCBinaryData *s = &a->strings[i];
+    if (s->len >= size || (s->len && memchr(s->data, 0, s->len)))
+        return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' has an invalid or overlong string value", a->name);
+    if (s->len)
+        memcpy(buf, s->data, s->len);
+    buf[s->len] = 0;
+    return OC_OK;
+}
+
 enum oc_status oc_attr_ints(const struct oc_node *n, const char *name, const int64_t **v, int64_t *count,
                             struct oc_diag *d) {
     const Onnx__AttributeProto *a = oc_attr_find(n, name);

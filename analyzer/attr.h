@@ -24,6 +24,11 @@ enum oc_status oc_attr_float(const struct oc_node *n, const char *name, float de
  * OC_ERR_MODEL when it holds a NUL byte or does not fit in size - 1 bytes. */
 enum oc_status oc_attr_string(const struct oc_node *n, const char *name, const char *def, char *buf,
                               size_t size, struct oc_diag *d);
+/* Entry i of a STRINGS attribute, copied NUL-terminated into buf as
+ * oc_attr_string does; *count receives the number of entries (0 when the
+ * attribute is absent: buf is then ""). i beyond the list leaves buf "". */
+enum oc_status oc_attr_strings_at(const struct oc_node *n, const char *name, int64_t i, char *buf, size_t size,
+                                  int64_t *count, struct oc_diag *d);
 enum oc_status oc_attr_ints(const struct oc_node *n, const char *name, const int64_t **v, int64_t *count,
                             struct oc_diag *d);
 enum oc_status oc_attr_floats(const struct oc_node *n, const char *name, const float **v, int64_t *count,

@@ -11,6 +11,7 @@
  * GlobalMaxPool: numel(X) - numel(Y) comparisons.
  */
 #include "../attr.h"
+#include "contract.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -111,8 +112,8 @@ static enum oc_status oc_window_apply(struct oc_op_ctx *c, const struct oc_value
     return OC_OK;
 }
 
-OC_RULE(oc_conv_infer) {
-    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1), *b = oc_in(c, 2);
+enum oc_status oc_conv_shape(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt,
+                             const struct oc_value *b, int32_t dtype) {
     if (!x || !wt || x->rank < 0 || wt->rank < 0)
         return OC_ERR_SHAPE;
     if (x->rank < 3)
@@ -152,23 +153,35 @@ OC_RULE(oc_conv_infer) {
     struct oc_dim out[OC_MAX_SPATIAL + 2];
     if ((st = oc_window_apply(c, x, M, &w, out)) != OC_OK)
         return st;
-    return oc_set_out(c, 0, x->dtype, x->rank, out);
+    return oc_set_out(c, 0, dtype, x->rank, out);
 }
 
-OC_COST(oc_conv_cost) {
-    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1);
+enum oc_status oc_conv_macs(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt,
+                            const struct oc_value *y, struct oc_cost *cost) {
     int64_t group;
     enum oc_status st = oc_attr_int(c->node, "group", 1, &group, c->diag);
     if (st != OC_OK)
         return st;
-    uint64_t per_out = (uint64_t)(x->dims[1].value / group), y = oc_numel(oc_out(c, 0));
+    uint64_t per_out = (uint64_t)(x->dims[1].value / group);
     for (int32_t i = 2; i < wt->rank; i++)
         if (oc_mul_u64(per_out, (uint64_t)wt->dims[i].value, &per_out))
             cost->flags |= OC_COST_OVERFLOW;
-    oc_cost_add_macs(cost, y, per_out);
+    oc_cost_add_macs(cost, oc_numel(y), per_out);
+    return OC_OK;
+}
+
+OC_RULE(oc_conv_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    return oc_conv_shape(c, x, oc_in(c, 1), oc_in(c, 2), x ? x->dtype : 0);
+}
+
+OC_COST(oc_conv_cost) {
+    enum oc_status st = oc_conv_macs(c, oc_in(c, 0), oc_in(c, 1), oc_out(c, 0), cost);
+    if (st != OC_OK)
+        return st;
     oc_cost_add_flops(cost, cost->macs, 2);
     if (oc_in(c, 2))
-        oc_cost_add_flops(cost, y, 1);
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
     return OC_OK;
 }
 

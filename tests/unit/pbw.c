@@ -178,6 +178,15 @@ struct pbw pb_attr_str(const char *name, const char *s) {
     return a;
 }
 
+struct pbw pb_attr_strs(const char *name, int n, const char *const *s) {
+    struct pbw a = {0};
+    pbw_str(&a, 1, name);
+    for (int i = 0; i < n; i++)
+        pbw_str(&a, 9, s[i]);
+    pbw_int(&a, 20, 8);
+    return a;
+}
+
 struct pbw pb_attr_tensor(const char *name, struct pbw *tensor) {
     struct pbw a = {0};
     pbw_str(&a, 1, name);

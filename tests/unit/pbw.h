@@ -45,6 +45,7 @@ struct pbw pb_attr_int(const char *name, int64_t v);
 struct pbw pb_attr_float(const char *name, float v);
 struct pbw pb_attr_ints(const char *name, int n, const int64_t *v);
 struct pbw pb_attr_str(const char *name, const char *s);
+struct pbw pb_attr_strs(const char *name, int n, const char *const *s);
 struct pbw pb_attr_tensor(const char *name, struct pbw *tensor);
 /* GRAPH attribute holding the graph built in *body (consumed). */
 struct pb_model;
