@@ -10,6 +10,8 @@
  */
 #include "analyze.h"
 
+#include "attr.h"
+
 #include "dtype.h"
 #include "model.h"
 #include "ops.h"
@@ -178,8 +180,7 @@ static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node 
     return true;
 }
 
-static enum oc_status oc_infer_node(struct oc_run *r, struct oc_node *n) {
-    struct oc_graph *g = r->g;
+static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     struct oc_arena *a = &r->an->arena;
     char lab[300];
     int32_t earliest = 0;
@@ -210,7 +211,7 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_node *n) {
                            n->n_in, n->n_out);
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, a, &nd};
+    struct oc_op_ctx ctx = {g, n, a, &nd, r};
     enum oc_status st = def->infer(&ctx);
     switch (st) {
     case OC_OK:
@@ -236,8 +237,7 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_node *n) {
     return OC_OK;
 }
 
-static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
-    struct oc_graph *g = r->g;
+static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     uint32_t tflags = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
         uint64_t b;
@@ -246,7 +246,9 @@ static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
     }
     if (!n->def || n->status != OC_OK || !oc_node_inputs_known(g, n) || !oc_node_outputs_known(g, n)) {
         n->cost.flags |= OC_COST_UNKNOWN;
+        n->upstream = n->status != OC_OK && n->def && !oc_node_inputs_known(g, n);
         if (n->status == OC_OK) {
+            n->upstream = !oc_node_inputs_known(g, n);
             n->status = OC_ERR_SHAPE;
             n->reason = !oc_node_inputs_known(g, n) ? "an input's shape is unknown"
                         : (n->def->flags & OC_OPF_DATA_DEPENDENT)
@@ -256,7 +258,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
         return;
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd};
+    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r};
     if (n->def->cost(&ctx, &n->cost) != OC_OK) {
         n->cost.flags |= OC_COST_UNKNOWN;
         return;
@@ -272,6 +274,82 @@ static void oc_cost_node(struct oc_run *r, struct oc_node *n) {
         n->cost.bytes_written = n->activation_bytes;
     }
     n->cost.flags |= tflags;
+}
+
+/* Infers and costs every node of g in topological order. Values standing for
+ * an enclosing graph's values take their current types first. */
+static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
+    enum oc_status st;
+    for (int32_t i = 0; i < g->n_values; i++) {
+        struct oc_value *v = &g->values[i];
+        if (v->kind != OC_VALUE_OUTER)
+            continue;
+        v->dtype = v->outer->dtype;
+        v->rank = v->outer->rank;
+        v->dims = v->outer->dims;
+        v->ival = v->outer->ival;
+        v->n_ival = v->outer->n_ival;
+        v->tensor = v->outer->tensor;
+        v->external = v->outer->external;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        struct oc_node *n = &g->nodes[g->order[i]];
+        if ((st = oc_infer_node(r, g, n)) != OC_OK)
+            return st;
+        for (int32_t k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0 && (st = oc_use_declared(r, &g->values[n->out[k]])) != OC_OK)
+                return st;
+        oc_cost_node(r, g, n);
+    }
+    return OC_OK;
+}
+
+enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                               const struct oc_value *const *bind, struct oc_subgraph *out) {
+    struct oc_run *r = c->driver;
+    const void *gp;
+    memset(out, 0, sizeof *out);
+    enum oc_status st = oc_attr_graph(c->node, attr, &gp, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (!gp)
+        return OC_FAIL(c, OC_ERR_MODEL, "required attribute '%s' is missing", attr);
+    struct oc_diag d = {0};
+    if ((st = oc_graph_build_sub(c->g, gp, c->arena, &out->g, &d)) != OC_OK)
+        return OC_FAIL(c, st, "subgraph '%s': %s", attr, d.msg);
+    struct oc_graph *g = out->g;
+    if (n_bind > g->n_inputs)
+        n_bind = g->n_inputs;
+    for (int32_t i = 0; i < n_bind; i++) {
+        struct oc_value *v = &g->values[g->inputs[i]];
+        if (!bind[i])
+            continue;
+        v->dtype = bind[i]->dtype ? bind[i]->dtype : v->dtype;
+        v->rank = bind[i]->rank;
+        v->dims = bind[i]->dims;
+        v->ival = bind[i]->ival;
+        v->n_ival = bind[i]->n_ival;
+    }
+    /* errors inside the body are reported against the control-flow node */
+    struct oc_diag *saved = r->d;
+    r->d = &d;
+    st = oc_run_graph(r, g);
+    r->d = saved;
+    if (st != OC_OK)
+        return OC_FAIL(c, st, "subgraph '%s': %s", attr, d.msg);
+    out->complete = true;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        if (n->cost.flags & OC_COST_UNKNOWN) {
+            out->complete = false;
+            continue;
+        }
+        oc_sum_u64(&out->cost.macs, n->cost.macs, &out->cost.flags);
+        oc_sum_u64(&out->cost.flops, n->cost.flops, &out->cost.flags);
+        oc_sum_u64(&out->cost.bytes_read, n->cost.bytes_read, &out->cost.flags);
+        oc_sum_u64(&out->cost.bytes_written, n->cost.bytes_written, &out->cost.flags);
+    }
+    return OC_OK;
 }
 
 /* ---- parameters ------------------------------------------------------------------- */
@@ -360,10 +438,12 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
         return oc_nomem(r);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
-        oc_sum_u64(&t->macs, n->cost.macs, &t->flags);
-        oc_sum_u64(&t->flops, n->cost.flops, &t->flags);
-        oc_sum_u64(&t->bytes_read, n->cost.bytes_read, &t->flags);
-        oc_sum_u64(&t->bytes_written, n->cost.bytes_written, &t->flags);
+        if (!(n->cost.flags & OC_COST_UNKNOWN)) {
+            oc_sum_u64(&t->macs, n->cost.macs, &t->flags);
+            oc_sum_u64(&t->flops, n->cost.flops, &t->flags);
+            oc_sum_u64(&t->bytes_read, n->cost.bytes_read, &t->flags);
+            oc_sum_u64(&t->bytes_written, n->cost.bytes_written, &t->flags);
+        }
         oc_sum_u64(&t->activation_bytes, n->activation_bytes, &t->flags);
         t->flags |= n->cost.flags & OC_COST_OVERFLOW;
         if (oc_node_outputs_known(g, n))
@@ -406,15 +486,8 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
     r.g = an->graph;
     if ((st = oc_bind_inputs(&r)) != OC_OK)
         goto fail;
-    for (int32_t i = 0; i < r.g->n_nodes; i++) {
-        struct oc_node *n = &r.g->nodes[r.g->order[i]];
-        if ((st = oc_infer_node(&r, n)) != OC_OK)
-            goto fail;
-        for (int32_t k = 0; k < n->n_out; k++)
-            if (n->out[k] >= 0 && (st = oc_use_declared(&r, &r.g->values[n->out[k]])) != OC_OK)
-                goto fail;
-        oc_cost_node(&r, n);
-    }
+    if ((st = oc_run_graph(&r, r.g)) != OC_OK)
+        goto fail;
     if ((st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
         goto fail;
     an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);

@@ -2,6 +2,7 @@
  * attr.c — attribute getters over NodeProto (a proto-boundary file).
  */
 #include "attr.h"
+#include "dtype.h"
 
 #include "onnx.pb-c.h"
 
@@ -91,6 +92,19 @@ enum oc_status oc_attr_int(const struct oc_node *n, const char *name, int64_t de
     return st;
 }
 
+enum oc_status oc_attr_dtype(const struct oc_node *n, const char *name, int32_t def, int32_t *out,
+                             struct oc_diag *d) {
+    int64_t v;
+    *out = def;
+    enum oc_status st = oc_attr_int(n, name, def, &v, d);
+    if (st != OC_OK || !oc_attr_find(n, name))
+        return st;
+    if (v <= 0 || v >= OC_DT_COUNT)
+        return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' is %lld, not a data type", name, (long long)v);
+    *out = (int32_t)v;
+    return OC_OK;
+}
+
 enum oc_status oc_attr_float(const struct oc_node *n, const char *name, float def, float *out,
                              struct oc_diag *d) {
     const Onnx__AttributeProto *a = oc_attr_find(n, name);
@@ -120,6 +134,29 @@ enum oc_status oc_attr_string(const struct oc_node *n, const char *name, const c
     if (a->s.len)
         memcpy(buf, a->s.data, a->s.len);
     buf[a->s.len] = 0;
+    return OC_OK;
+}
+
+enum oc_status oc_attr_strings_at(const struct oc_node *n, const char *name, int64_t i, char *buf, size_t size,
+                                  int64_t *count, struct oc_diag *d) {
+    const Onnx__AttributeProto *a = oc_attr_find(n, name);
+    OC_ASSERT(size > 0);
+    buf[0] = 0;
+    *count = 0;
+    if (!a)
+        return OC_OK;
+    enum oc_status st = oc_attr_check(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS, d);
+    if (st != OC_OK)
+        return st;
+    *count = (int64_t)a->n_strings;
+    if (i < 0 || (size_t)i >= a->n_strings)
+        return OC_OK;
+    const ProtobufCBinaryData *s = &a->strings[i];
+    if (s->len >= size || (s->len && memchr(s->data, 0, s->len)))
+        return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' has an invalid or overlong string value", a->name);
+    if (s->len)
+        memcpy(buf, s->data, s->len);
+    buf[s->len] = 0;
     return OC_OK;
 }
 
@@ -176,6 +213,20 @@ enum oc_status oc_attr_tensor(const struct oc_node *n, const char *name, bool *f
     *dims = a->t->dims;
     *tensor = a->t;
     return OC_OK;
+}
+
+enum oc_status oc_attr_graph(const struct oc_node *n, const char *name, const void **graph, struct oc_diag *d) {
+    const Onnx__AttributeProto *a = oc_attr_find(n, name);
+    *graph = NULL;
+    if (!a)
+        return OC_OK;
+    enum oc_status st = oc_attr_check(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, d);
+    if (st == OC_OK) {
+        if (!a->g)
+            return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' holds no graph", a->name);
+        *graph = a->g;
+    }
+    return st;
 }
 
 const char *oc_attr_first_graph(const struct oc_node *n) {

@@ -10,6 +10,7 @@
 #include "onnx.pb-c.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OC_MAX_IVAL = 1 << 16 }; /* largest integer tensor read for shape arithmetic */
@@ -111,6 +112,102 @@ const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n)
     return buf;
 }
 
+/* ---- names read from enclosing scopes ------------------------------------------ */
+
+struct oc_nameset {
+    const char **tab;
+    uint32_t cap, n;
+};
+
+static void oc_nameset_free(struct oc_nameset *s) {
+    free((void *)s->tab);
+    memset(s, 0, sizeof *s);
+}
+
+static bool oc_nameset_has(const struct oc_nameset *s, const char *name) {
+    if (!s->cap)
+        return false;
+    for (uint32_t i = oc_hash(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->tab[i])
+            return false;
+        if (strcmp(s->tab[i], name) == 0)
+            return true;
+    }
+}
+
+/* Adds name (borrowed); false on allocation failure. */
+static bool oc_nameset_add(struct oc_nameset *s, const char *name) {
+    if (oc_nameset_has(s, name))
+        return true;
+    if (2 * (s->n + 1) > s->cap) {
+        struct oc_nameset t = {calloc(s->cap ? 2 * s->cap : 16, sizeof *t.tab), s->cap ? 2 * s->cap : 16, 0};
+        if (!t.tab)
+            return false;
+        for (uint32_t i = 0; i < s->cap; i++)
+            if (s->tab[i])
+                oc_nameset_add(&t, s->tab[i]);
+        free((void *)s->tab);
+        *s = t;
+    }
+    uint32_t i = oc_hash(name) & (s->cap - 1);
+    while (s->tab[i])
+        i = (i + 1) & (s->cap - 1);
+    s->tab[i] = name;
+    s->n++;
+    return true;
+}
+
+enum { OC_MAX_SUBGRAPH_DEPTH = 32 };
+
+static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, struct oc_diag *d);
+
+/* Names the subgraphs of node np read from outside themselves. */
+static enum oc_status oc_node_free_names(const Onnx__NodeProto *np, struct oc_nameset *out, int depth,
+                                         struct oc_diag *d) {
+    for (size_t i = 0; i < np->n_attribute; i++) {
+        const Onnx__AttributeProto *a = np->attribute[i];
+        enum oc_status st;
+        if (a->g && (st = oc_free_names(a->g, out, depth + 1, d)) != OC_OK)
+            return st;
+        for (size_t k = 0; k < a->n_graphs; k++)
+            if ((st = oc_free_names(a->graphs[k], out, depth + 1, d)) != OC_OK)
+                return st;
+    }
+    return OC_OK;
+}
+
+static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, struct oc_diag *d) {
+    if (depth > OC_MAX_SUBGRAPH_DEPTH)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "subgraphs nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+    struct oc_nameset def = {0}, inner = {0};
+    enum oc_status st = OC_OK;
+    bool ok = true;
+    for (size_t i = 0; i < gp->n_input && ok; i++)
+        ok = !gp->input[i]->name || oc_nameset_add(&def, gp->input[i]->name);
+    for (size_t i = 0; i < gp->n_initializer && ok; i++)
+        ok = !gp->initializer[i]->name || oc_nameset_add(&def, gp->initializer[i]->name);
+    for (size_t i = 0; i < gp->n_node && ok; i++)
+        for (size_t k = 0; k < gp->node[i]->n_output && ok; k++)
+            ok = !gp->node[i]->output[k] || oc_nameset_add(&def, gp->node[i]->output[k]);
+    for (size_t i = 0; i < gp->n_node && ok && st == OC_OK; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        for (size_t k = 0; k < np->n_input && ok; k++) {
+            const char *nm = np->input[k];
+            if (nm && nm[0] && !oc_nameset_has(&def, nm))
+                ok = oc_nameset_add(out, nm);
+        }
+        st = oc_node_free_names(np, &inner, depth, d);
+    }
+    for (uint32_t i = 0; i < inner.cap && ok; i++)
+        if (inner.tab[i] && !oc_nameset_has(&def, inner.tab[i]))
+            ok = oc_nameset_add(out, inner.tab[i]);
+    oc_nameset_free(&def);
+    oc_nameset_free(&inner);
+    if (!ok)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    return st;
+}
+
 /* ---- building --------------------------------------------------------------- */
 
 struct oc_build {
@@ -178,6 +275,25 @@ static enum oc_status oc_add_value(struct oc_build *b, const char *name, enum oc
     *idx = g->n_values++;
     oc_graph_index(g, *idx);
     return OC_OK;
+}
+
+/* Local value of a name: a value of this graph, or an OC_VALUE_OUTER value
+ * standing for one of an enclosing graph (created on first use). -1 if no
+ * scope defines it. */
+static int32_t oc_resolve_name(struct oc_build *b, const char *name) {
+    struct oc_graph *g = b->g;
+    int32_t idx = oc_graph_find(g, name);
+    if (idx >= 0)
+        return idx;
+    for (const struct oc_graph *p = g->parent; p; p = p->parent) {
+        int32_t o = oc_graph_find(p, name);
+        if (o < 0)
+            continue;
+        oc_add_value(b, name, OC_VALUE_OUTER, &idx);
+        g->values[idx].outer = &((struct oc_graph *)p)->values[o];
+        return idx;
+    }
+    return -1;
 }
 
 static enum oc_status oc_build_initializers(struct oc_build *b, const Onnx__GraphProto *gp) {
@@ -310,7 +426,7 @@ static enum oc_status oc_build_nodes(struct oc_build *b, const Onnx__GraphProto 
             n->in[k] = -1;
             if (!in[0])
                 continue; /* omitted optional input */
-            int32_t idx = oc_graph_find(g, in);
+            int32_t idx = oc_resolve_name(b, in);
             if (idx < 0)
                 return oc_diag_set(b->d, OC_ERR_MODEL,
                                    "node %s: input '%s' is not produced by any node, graph input or "
@@ -319,6 +435,28 @@ static enum oc_status oc_build_nodes(struct oc_build *b, const Onnx__GraphProto 
             n->in[k] = idx;
             g->values[idx].n_consumers++;
         }
+        /* names its subgraphs read from this graph or above: implicit inputs */
+        struct oc_nameset fn = {0};
+        enum oc_status st = oc_node_free_names(np, &fn, g->depth, b->d);
+        if (st == OC_OK && fn.n) {
+            n->implicit = oc_arena_array(b->a, fn.n, sizeof *n->implicit);
+            if (!n->implicit)
+                st = oc_nomem(b);
+            for (uint32_t k = 0; st == OC_OK && k < fn.cap; k++) {
+                if (!fn.tab[k])
+                    continue;
+                int32_t idx = oc_resolve_name(b, fn.tab[k]);
+                if (idx < 0)
+                    st = oc_diag_set(b->d, OC_ERR_MODEL,
+                                     "node %s: a subgraph reads '%s', which no enclosing graph defines",
+                                     oc_node_label(n, lab, sizeof lab), fn.tab[k]);
+                else
+                    n->implicit[n->n_implicit++] = idx;
+            }
+        }
+        oc_nameset_free(&fn);
+        if (st != OC_OK)
+            return st;
     }
     return OC_OK;
 }
@@ -327,7 +465,7 @@ static enum oc_status oc_attach_declared(struct oc_build *b, const Onnx__ValueIn
                                          bool is_output) {
     struct oc_graph *g = b->g;
     const char *name = vi->name ? vi->name : "";
-    int32_t idx = oc_graph_find(g, name);
+    int32_t idx = is_output ? oc_resolve_name(b, name) : oc_graph_find(g, name);
     if (idx < 0) {
         if (is_output)
             return oc_diag_set(b->d, OC_ERR_MODEL,
@@ -368,10 +506,11 @@ static enum oc_status oc_build_order(struct oc_build *b) {
     int32_t total = 0;
     for (int32_t i = 0; i < n; i++) {
         const struct oc_node *nd = &g->nodes[i];
-        for (int32_t k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
+        for (int32_t k = 0; k < nd->n_in + nd->n_implicit; k++) {
+            int32_t v = k < nd->n_in ? nd->in[k] : nd->implicit[k - nd->n_in];
+            if (v < 0)
                 continue;
-            int32_t p = g->values[nd->in[k]].producer;
+            int32_t p = g->values[v].producer;
             if (p >= 0) {
                 indeg[i]++;
                 cnt[p]++;
@@ -389,10 +528,11 @@ static enum oc_status oc_build_order(struct oc_build *b) {
         cnt[i] = 0;
     for (int32_t i = 0; i < n; i++) {
         const struct oc_node *nd = &g->nodes[i];
-        for (int32_t k = 0; k < nd->n_in; k++) {
-            if (nd->in[k] < 0)
+        for (int32_t k = 0; k < nd->n_in + nd->n_implicit; k++) {
+            int32_t v = k < nd->n_in ? nd->in[k] : nd->implicit[k - nd->n_in];
+            if (v < 0)
                 continue;
-            int32_t p = g->values[nd->in[k]].producer;
+            int32_t p = g->values[v].producer;
             if (p >= 0)
                 adj[start[p] + cnt[p]++] = i;
         }
@@ -448,13 +588,68 @@ static enum oc_status oc_build_order(struct oc_build *b) {
     return OC_OK;
 }
 
+/* Builds g's values, nodes and order from gp; g->model, parent, depth, opsets set. */
+static enum oc_status oc_graph_fill(struct oc_build *b, const Onnx__GraphProto *gp) {
+    struct oc_graph *g = b->g;
+    struct oc_arena *a = b->a;
+    g->graph_name = gp->name ? gp->name : "";
+    size_t nv = gp->n_initializer + gp->n_input, n_reads = 0;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        nv += gp->node[i]->n_output;
+        n_reads += gp->node[i]->n_input;
+    }
+    if (nv > (size_t)INT32_MAX / 8 || n_reads > (size_t)INT32_MAX / 8 || gp->n_node > (size_t)INT32_MAX / 4)
+        return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "graph too large (%zu values)", nv);
+    if (g->parent) { /* room for the enclosing values a subgraph reads */
+        struct oc_nameset fn = {0};
+        enum oc_status st = oc_free_names(gp, &fn, g->depth, b->d);
+        nv += fn.n;
+        oc_nameset_free(&fn);
+        if (st != OC_OK)
+            return st;
+    }
+    for (size_t i = 0; i < gp->n_node; i++) { /* implicit inputs of nested control flow */
+        struct oc_nameset fn = {0};
+        enum oc_status st = oc_node_free_names(gp->node[i], &fn, g->depth, b->d);
+        nv += fn.n;
+        oc_nameset_free(&fn);
+        if (st != OC_OK)
+            return st;
+    }
+    g->values = oc_arena_array(a, nv + 1, sizeof *g->values);
+    uint32_t hcap = 16;
+    while (hcap < 2 * nv + 2)
+        hcap *= 2;
+    g->hcap = hcap;
+    g->htab = oc_arena_array(a, hcap, sizeof *g->htab);
+    if (!g->values || !g->htab)
+        return oc_nomem(b);
+    memset(g->htab, 0xff, hcap * sizeof *g->htab);
+
+    enum oc_status st;
+    if ((st = oc_build_initializers(b, gp)) != OC_OK || (st = oc_build_inputs(b, gp)) != OC_OK ||
+        (st = oc_build_nodes(b, gp)) != OC_OK)
+        return st;
+    for (size_t i = 0; i < gp->n_value_info; i++)
+        if ((st = oc_attach_declared(b, gp->value_info[i], false)) != OC_OK)
+            return st;
+    g->outputs = oc_arena_array(a, gp->n_output + 1, sizeof *g->outputs);
+    if (!g->outputs)
+        return oc_nomem(b);
+    for (size_t i = 0; i < gp->n_output; i++) {
+        if ((st = oc_attach_declared(b, gp->output[i], true)) != OC_OK)
+            return st;
+        g->outputs[g->n_outputs++] = oc_resolve_name(b, gp->output[i]->name ? gp->output[i]->name : "");
+    }
+    return oc_build_order(b);
+}
+
 enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, struct oc_graph **out,
                               struct oc_diag *d) {
     *out = NULL;
     const Onnx__ModelProto *mp = oc_model_proto(m);
     if (!mp->graph)
         return oc_diag_set(d, OC_ERR_MODEL, "the model has no graph (not an ONNX model?)");
-    const Onnx__GraphProto *gp = mp->graph;
     struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
     if (!g)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
@@ -464,7 +659,6 @@ enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, stru
     g->ir_version = mp->has_ir_version ? mp->ir_version : 0;
     g->producer_name = mp->producer_name ? mp->producer_name : "";
     g->producer_version = mp->producer_version ? mp->producer_version : "";
-    g->graph_name = gp->name ? gp->name : "";
 
     g->opsets = oc_arena_array(a, mp->n_opset_import + 1, sizeof *g->opsets);
     if (!g->opsets)
@@ -482,39 +676,29 @@ enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, stru
         g->opsets[0] = (struct oc_opset){"", 1};
         g->n_opsets = 1;
     }
+    enum oc_status st = oc_graph_fill(&b, mp->graph);
+    if (st == OC_OK)
+        *out = g;
+    return st;
+}
 
-    size_t nv = gp->n_initializer + gp->n_input;
-    for (size_t i = 0; i < gp->n_node; i++)
-        nv += gp->node[i]->n_output;
-    if (nv > (size_t)INT32_MAX / 4 || gp->n_node > (size_t)INT32_MAX / 4)
-        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "graph too large (%zu values)", nv);
-    g->values = oc_arena_array(a, nv + 1, sizeof *g->values);
-    uint32_t hcap = 16;
-    while (hcap < 2 * nv + 2)
-        hcap *= 2;
-    g->hcap = hcap;
-    g->htab = oc_arena_array(a, hcap, sizeof *g->htab);
-    if (!g->values || !g->htab)
-        return oc_nomem(&b);
-    memset(g->htab, 0xff, hcap * sizeof *g->htab);
-
-    enum oc_status st;
-    if ((st = oc_build_initializers(&b, gp)) != OC_OK || (st = oc_build_inputs(&b, gp)) != OC_OK ||
-        (st = oc_build_nodes(&b, gp)) != OC_OK)
-        return st;
-    for (size_t i = 0; i < gp->n_value_info; i++)
-        if ((st = oc_attach_declared(&b, gp->value_info[i], false)) != OC_OK)
-            return st;
-    g->outputs = oc_arena_array(a, gp->n_output + 1, sizeof *g->outputs);
-    if (!g->outputs)
-        return oc_nomem(&b);
-    for (size_t i = 0; i < gp->n_output; i++) {
-        if ((st = oc_attach_declared(&b, gp->output[i], true)) != OC_OK)
-            return st;
-        g->outputs[g->n_outputs++] = oc_graph_find(g, gp->output[i]->name);
-    }
-    if ((st = oc_build_order(&b)) != OC_OK)
-        return st;
-    *out = g;
-    return OC_OK;
+enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *graph_proto, struct oc_arena *a,
+                                  struct oc_graph **out, struct oc_diag *d) {
+    *out = NULL;
+    if (parent->depth >= OC_MAX_SUBGRAPH_DEPTH)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "subgraphs nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+    struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
+    if (!g)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    *g = (struct oc_graph){.model = parent->model, .parent = parent, .depth = parent->depth + 1, .arena = a};
+    g->ir_version = parent->ir_version;
+    g->producer_name = parent->producer_name;
+    g->producer_version = parent->producer_version;
+    g->opsets = parent->opsets;
+    g->n_opsets = parent->n_opsets;
+    struct oc_build b = {g, a, d};
+    enum oc_status st = oc_graph_fill(&b, graph_proto);
+    if (st == OC_OK)
+        *out = g;
+    return st;
 }

@@ -34,6 +34,8 @@ enum oc_value_kind {
     OC_VALUE_INPUT,       /* graph input that is not an initializer */
     OC_VALUE_INITIALIZER, /* weight or constant stored in the file  */
     OC_VALUE_NODE,        /* output of a node                       */
+    OC_VALUE_OUTER,       /* a subgraph's reference to a value of an
+                             enclosing graph (see `outer`)           */
 };
 
 struct oc_value {
@@ -51,6 +53,7 @@ struct oc_value {
     int32_t param_of;        /* initializer this value aliases, -1 if none    */
     bool external;           /* initializer with data_location = EXTERNAL     */
     bool is_graph_output;
+    struct oc_value *outer;  /* OC_VALUE_OUTER: the enclosing graph's value   */
     /* type declared by graph.input/output or value_info, used for nodes
      * without a shape rule */
     bool declared;
@@ -66,11 +69,15 @@ struct oc_node {
     int32_t index;           /* position in the file                          */
     int32_t n_in, n_out;
     int32_t *in, *out;       /* value indices; -1 for an omitted optional one */
+    int32_t n_implicit;      /* values of this graph its subgraphs read       */
+    int32_t *implicit;
     const void *proto;       /* NodeProto, for attr.c                         */
     int64_t opset;           /* opset version of the node's domain, 0 if none */
     const struct oc_op_def *def; /* registry row, NULL when none applies      */
     enum oc_status status;   /* OC_OK, or why shapes/cost are missing         */
     const char *reason;      /* one-line reason when status != OC_OK          */
+    bool upstream;           /* status != OC_OK only because an input's shape
+                                is unknown (a node before it is the cause)    */
     struct oc_cost cost;
     uint64_t activation_bytes; /* bytes of this node's outputs in their dtypes  */
     uint64_t params;         /* float initializer elements attributed here    */
@@ -86,6 +93,8 @@ struct oc_opset {
 
 struct oc_graph {
     const struct oc_model *model;
+    const struct oc_graph *parent; /* enclosing graph of a subgraph, or NULL */
+    int32_t depth;                 /* 0 for the main graph                   */
     struct oc_arena *arena;
     int32_t n_values;
     struct oc_value *values;
@@ -108,6 +117,12 @@ struct oc_graph {
  * d names the node or value at fault. */
 enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, struct oc_graph **out,
                               struct oc_diag *d);
+
+/* Builds the body of a control-flow node (If/Loop/Scan): graph_proto is
+ * the GraphProto of one of its attributes. Names of enclosing graphs are
+ * visible: each one read becomes an OC_VALUE_OUTER value. */
+enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *graph_proto, struct oc_arena *a,
+                                  struct oc_graph **out, struct oc_diag *d);
 
 /* Value index of a name, -1 if none. */
 int32_t oc_graph_find(const struct oc_graph *g, const char *name);

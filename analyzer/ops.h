@@ -29,6 +29,7 @@ struct oc_op_ctx {
     struct oc_node *node;
     struct oc_arena *arena;
     struct oc_diag *diag; /* the node's message; the driver adds the node label */
+    void *driver;         /* the analysis run (for oc_subgraph_run)             */
 };
 
 typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);
@@ -92,6 +93,19 @@ const double *oc_in_floats(const struct oc_op_ctx *c, int32_t i, int64_t *n);
 bool oc_shape_known(const struct oc_value *v);
 /* Elements of input/output; 0 when unknown. */
 uint64_t oc_numel(const struct oc_value *v);
+
+/* A control-flow body, analyzed. */
+struct oc_subgraph {
+    struct oc_graph *g;   /* the body with its inferred shapes              */
+    struct oc_cost cost;  /* sum over the body's nodes with a known cost    */
+    bool complete;        /* every node of the body has a known cost        */
+};
+/* Builds the GRAPH attribute `attr` of the node, gives its first n_bind formal
+ * inputs the types of bind[i] (NULL keeps the declared type) and analyzes it
+ * with enclosing names visible. Fatal errors inside are reported against the
+ * node. */
+enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                               const struct oc_value *const *bind, struct oc_subgraph *out);
 
 /* Shorthand for an error message on the node's diag. */
 #define OC_FAIL(c, code, ...) oc_diag_set((c)->diag, (code), __VA_ARGS__)

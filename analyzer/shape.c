@@ -31,6 +31,17 @@ enum oc_status oc_broadcast(const struct oc_dim *a, int32_t ra, const struct oc_
     return OC_OK;
 }
 
+bool oc_broadcastable_to(const struct oc_dim *from, int32_t rf, const struct oc_dim *to, int32_t rt) {
+    if (rf > rt)
+        return false;
+    for (int32_t i = 0; i < rf; i++) {
+        int64_t f = from[i].value, t = to[i + (rt - rf)].value;
+        if (f != 1 && f >= 0 && t >= 0 && f != t)
+            return false;
+    }
+    return true;
+}
+
 bool oc_auto_pad_parse(const char *s, enum oc_auto_pad *out) {
     static const struct {
         const char *name;

@@ -20,6 +20,11 @@ enum oc_auto_pad {
     OC_AUTO_PAD_SAME_LOWER,
     OC_AUTO_PAD_VALID,
 };
+/* Unidirectional broadcasting: true when `from` (rank rf) can be broadcast
+ * to `to` (rank rt) without changing `to`'s shape (rf <= rt, each aligned dim
+ * 1 or equal). Unknown dims on either side are taken as compatible. */
+bool oc_broadcastable_to(const struct oc_dim *from, int32_t rf, const struct oc_dim *to, int32_t rt);
+
 /* Parses an auto_pad string; false if not one of the four. */
 bool oc_auto_pad_parse(const char *s, enum oc_auto_pad *out);
 

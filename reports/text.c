@@ -199,22 +199,31 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         }
         oc_sbuf_puts(&out, "\n");
     }
-    int32_t listed = 0;
+    int32_t listed = 0, downstream = 0;
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[g->order[r]];
         if (nd->status == OC_OK || !nd->def)
             continue;
+        if (nd->upstream) {
+            downstream++;
+            continue;
+        }
         if (listed++ == 20) {
             oc_sbuf_puts(&out, "  ... (all listed in --format json)\n");
-            break;
+            continue;
         }
-        oc_sbuf_puts(&out, listed == 1 ? "Nodes whose shapes are unknown:\n" : "");
+        if (listed > 20)
+            continue;
+        oc_sbuf_puts(&out, listed == 1 ? "Nodes whose shapes could not be inferred:\n" : "");
         oc_sbuf_puts(&out, "  ");
         oc_cell_layer(&out, nd);
         oc_sbuf_puts(&out, ": ");
         oc_put_safe(&out, nd->reason ? nd->reason : oc_status_str(nd->status));
         oc_sbuf_puts(&out, "\n");
     }
+    if (downstream)
+        oc_sbuf_printf(&out, "%d more node%s downstream of these %s unknown shapes\n", downstream,
+                       downstream == 1 ? "" : "s", downstream == 1 ? "has" : "have");
     if (t->flags & OC_COST_OVERFLOW)
         oc_sbuf_puts(&out, "Warning: a total overflowed 64 bits and is saturated\n");
     st = oc_sbuf_flush(&out, spec, d);

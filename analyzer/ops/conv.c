@@ -14,6 +14,7 @@
  * the comment of each cost function below.
  */
 #include "../attr.h"
+#include "contract.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -114,9 +115,8 @@ static enum oc_status oc_window_apply(struct oc_op_ctx *c, const struct oc_value
     return OC_OK;
 }
 
-/* Conv's shape rule with the bias at input `bias_at` (DeformConv: 3). */
-static enum oc_status oc_conv_shape(struct oc_op_ctx *c, int32_t bias_at) {
-    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1), *b = oc_in(c, bias_at);
+enum oc_status oc_conv_shape(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt,
+                             const struct oc_value *b, int32_t dtype) {
     if (!x || !wt || x->rank < 0 || wt->rank < 0)
         return OC_ERR_SHAPE;
     if (x->rank < 3)
@@ -156,33 +156,36 @@ static enum oc_status oc_conv_shape(struct oc_op_ctx *c, int32_t bias_at) {
     struct oc_dim out[OC_MAX_SPATIAL + 2];
     if ((st = oc_window_apply(c, x, M, &w, out)) != OC_OK)
         return st;
-    return oc_set_out(c, 0, x->dtype, x->rank, out);
+    return oc_set_out(c, 0, dtype, x->rank, out);
 }
 
-OC_RULE(oc_conv_infer) {
-    return oc_conv_shape(c, 2);
-}
-
-/* Conv's MACs and FLOPs with the bias at input `bias_at`. */
-static enum oc_status oc_conv_count(struct oc_op_ctx *c, struct oc_cost *cost, int32_t bias_at) {
-    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1);
+enum oc_status oc_conv_macs(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt,
+                            const struct oc_value *y, struct oc_cost *cost) {
     int64_t group;
     enum oc_status st = oc_attr_int(c->node, "group", 1, &group, c->diag);
     if (st != OC_OK)
         return st;
-    uint64_t per_out = (uint64_t)(x->dims[1].value / group), y = oc_numel(oc_out(c, 0));
+    uint64_t per_out = (uint64_t)(x->dims[1].value / group);
     for (int32_t i = 2; i < wt->rank; i++)
         if (oc_mul_u64(per_out, (uint64_t)wt->dims[i].value, &per_out))
             cost->flags |= OC_COST_OVERFLOW;
-    oc_cost_add_macs(cost, y, per_out);
-    oc_cost_add_flops(cost, cost->macs, 2);
-    if (oc_in(c, bias_at))
-        oc_cost_add_flops(cost, y, 1);
+    oc_cost_add_macs(cost, oc_numel(y), per_out);
     return OC_OK;
 }
 
+OC_RULE(oc_conv_infer) {
+    const struct oc_value *x = oc_in(c, 0);
+    return oc_conv_shape(c, x, oc_in(c, 1), oc_in(c, 2), x ? x->dtype : 0);
+}
+
 OC_COST(oc_conv_cost) {
-    return oc_conv_count(c, cost, 2);
+    enum oc_status st = oc_conv_macs(c, oc_in(c, 0), oc_in(c, 1), oc_out(c, 0), cost);
+    if (st != OC_OK)
+        return st;
+    oc_cost_add_flops(cost, cost->macs, 2);
+    if (oc_in(c, 2))
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
+    return OC_OK;
 }
 
 OC_RULE(oc_pool_infer) {
@@ -366,7 +369,7 @@ OC_COST(oc_convt_cost) {
  * output size (pads, strides, dilations; no auto_pad). */
 OC_RULE(oc_deform_conv_infer) {
     const struct oc_value *x = oc_in(c, 0), *off = oc_in(c, 2);
-    enum oc_status st = oc_conv_shape(c, 3);
+    enum oc_status st = oc_conv_shape(c, x, oc_in(c, 1), oc_in(c, 3), x ? x->dtype : 0);
     if (st != OC_OK)
         return st;
     const struct oc_value *y = oc_out(c, 0);
@@ -390,10 +393,13 @@ OC_RULE(oc_deform_conv_infer) {
  *           + S if a mask is given (one multiply per sample)
  *           + numel(Y) if B is given. */
 OC_COST(oc_deform_conv_cost) {
-    enum oc_status st = oc_conv_count(c, cost, 3);
+    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1), *y = oc_out(c, 0);
+    enum oc_status st = oc_conv_macs(c, x, wt, y, cost);
     if (st != OC_OK)
         return st;
-    const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1), *y = oc_out(c, 0);
+    oc_cost_add_flops(cost, cost->macs, 2);
+    if (oc_in(c, 3))
+        oc_cost_add_flops(cost, oc_numel(y), 1);
     int32_t n = x->rank - 2;
     uint64_t s = (uint64_t)x->dims[0].value;
     bool ovf = oc_mul_u64(s, (uint64_t)x->dims[1].value, &s);

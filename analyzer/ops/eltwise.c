@@ -1,6 +1,8 @@
 /*
- * ops/eltwise.c — unary and binary elementwise ops, comparisons, Cast,
- * Clip, Where. Shapes follow multidirectional broadcasting; for small
+ * ops/eltwise.c — unary, binary and variadic elementwise ops, comparisons
+ * and logical ops, Cast, CastLike, Clip, Where, PRelu. Shapes follow
+ * multidirectional broadcasting (the legacy `broadcast`/`axis` form before
+ * opset 7, exact shapes for the variadic ops before opset 8); for small
  * integer tensors (shape arithmetic) the values are propagated too.
  *
  * FLOPs per output element (docs/COSTS.md): the elementary operations of
@@ -15,17 +17,6 @@
 #include <string.h>
 
 enum { OC_EVAL_MAX = 1 << 16 };
-
-OC_RULE(oc_unary_infer) {
-    const struct oc_value *x = oc_in(c, 0);
-    if (!x || x->rank < 0)
-        return OC_ERR_SHAPE;
-    return oc_set_out(c, 0, x->dtype, x->rank, x->dims);
-}
-
-OC_RULE(oc_clip_infer) {
-    return oc_unary_infer(c);
-}
 
 /* out = broadcast of inputs [first, first + n) */
 static enum oc_status oc_broadcast_inputs(struct oc_op_ctx *c, int32_t first, int32_t n, struct oc_dim **dims,
@@ -73,29 +64,122 @@ static int64_t oc_bcast_index(const struct oc_value *v, const struct oc_dim *odi
     return idx;
 }
 
-enum oc_eval_op { OC_EV_ADD, OC_EV_SUB, OC_EV_MUL, OC_EV_DIV, OC_EV_EQ, OC_EV_LT, OC_EV_GT, OC_EV_WHERE, OC_EV_NONE };
+enum oc_eval_op {
+    OC_EV_ADD, OC_EV_SUB, OC_EV_MUL, OC_EV_DIV, OC_EV_MOD, OC_EV_FMOD, OC_EV_MAX, OC_EV_MIN,
+    OC_EV_EQ, OC_EV_LT, OC_EV_GT, OC_EV_LE, OC_EV_GE, OC_EV_AND, OC_EV_OR, OC_EV_XOR,
+    OC_EV_NOT, OC_EV_NEG, OC_EV_ABS, OC_EV_SIGN, /* unary */
+    OC_EV_WHERE, OC_EV_NONE
+};
 
-static enum oc_eval_op oc_eval_op_of(const char *op) {
+static enum oc_eval_op oc_eval_op_of(const struct oc_op_ctx *c) {
     static const struct {
         const char *name;
         enum oc_eval_op op;
-    } t[] = {{"Add", OC_EV_ADD},  {"Sub", OC_EV_SUB},     {"Mul", OC_EV_MUL},    {"Div", OC_EV_DIV},
-             {"Equal", OC_EV_EQ}, {"Less", OC_EV_LT},     {"Greater", OC_EV_GT}, {"Where", OC_EV_WHERE}};
+    } t[] = {{"Add", OC_EV_ADD},         {"Sub", OC_EV_SUB},
+             {"Mul", OC_EV_MUL},         {"Div", OC_EV_DIV},
+             {"Mod", OC_EV_MOD},         {"Max", OC_EV_MAX},
+             {"Min", OC_EV_MIN},
+             {"Equal", OC_EV_EQ},        {"Less", OC_EV_LT},
+             {"Greater", OC_EV_GT},      {"LessOrEqual", OC_EV_LE},
+             {"GreaterOrEqual", OC_EV_GE}, {"And", OC_EV_AND},
+             {"Or", OC_EV_OR},           {"Xor", OC_EV_XOR},
+             {"Not", OC_EV_NOT},         {"Neg", OC_EV_NEG},
+             {"Abs", OC_EV_ABS},         {"Sign", OC_EV_SIGN},
+             {"Where", OC_EV_WHERE}};
     for (size_t i = 0; i < OC_ARRAY_LEN(t); i++)
-        if (strcmp(op, t[i].name) == 0)
-            return t[i].op;
+        if (strcmp(c->node->op_type, t[i].name) == 0) {
+            int64_t fmod = 0;
+            if (t[i].op == OC_EV_MOD && oc_attr_int(c->node, "fmod", 0, &fmod, c->diag) != OC_OK)
+                return OC_EV_NONE;
+            return fmod ? OC_EV_FMOD : t[i].op;
+        }
     return OC_EV_NONE;
 }
 
+/* One step of an elementwise op on int64 values (unary ops ignore b).
+ * False when the result is not representable (overflow, division by 0). */
+static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
+    switch (op) {
+    case OC_EV_ADD:
+        return !oc_add_i64(a, b, r);
+    case OC_EV_SUB:
+        return !__builtin_sub_overflow(a, b, r);
+    case OC_EV_MUL:
+        return !oc_mul_i64(a, b, r);
+    case OC_EV_DIV:
+    case OC_EV_MOD:
+    case OC_EV_FMOD:
+        if (b == 0 || (a == INT64_MIN && b == -1))
+            return false;
+        if (op == OC_EV_DIV) {
+            *r = a / b;
+        } else {
+            *r = a % b; /* fmod: sign of the dividend (C) */
+            if (op == OC_EV_MOD && *r != 0 && ((*r < 0) != (b < 0)))
+                *r += b; /* Python %: sign of the divisor */
+        }
+        return true;
+    case OC_EV_MAX:
+        *r = a > b ? a : b;
+        return true;
+    case OC_EV_MIN:
+        *r = a < b ? a : b;
+        return true;
+    case OC_EV_EQ:
+        *r = a == b;
+        return true;
+    case OC_EV_LT:
+        *r = a < b;
+        return true;
+    case OC_EV_GT:
+        *r = a > b;
+        return true;
+    case OC_EV_LE:
+        *r = a <= b;
+        return true;
+    case OC_EV_GE:
+        *r = a >= b;
+        return true;
+    case OC_EV_AND:
+        *r = a && b;
+        return true;
+    case OC_EV_OR:
+        *r = a || b;
+        return true;
+    case OC_EV_XOR:
+        *r = !a != !b;
+        return true;
+    case OC_EV_NOT:
+        *r = !a;
+        return true;
+    case OC_EV_NEG:
+    case OC_EV_ABS:
+        if (a == INT64_MIN)
+            return false;
+        *r = op == OC_EV_NEG || a < 0 ? -a : a;
+        return true;
+    case OC_EV_SIGN:
+        *r = (a > 0) - (a < 0);
+        return true;
+    default:
+        return false;
+    }
+}
+
+enum { OC_EVAL_MAX_IN = 64 };
+
 /* Propagates integer values through an elementwise node when every input's
- * values are known. Silently does nothing otherwise. */
+ * values are known: unary ops map input 0, Where selects, every other op
+ * folds its inputs left to right (binary ops, and variadic Max/Min).
+ * Silently does nothing otherwise. */
 static enum oc_status oc_eval_ints(struct oc_op_ctx *c, int32_t n_in) {
-    enum oc_eval_op op = oc_eval_op_of(c->node->op_type);
+    enum oc_eval_op op = oc_eval_op_of(c);
     struct oc_value *out = oc_out(c, 0);
-    if (op == OC_EV_NONE || !out || !oc_shape_known(out))
+    if (op == OC_EV_NONE || !out || !oc_shape_known(out) || n_in < 1 || n_in > OC_EVAL_MAX_IN ||
+        (op == OC_EV_WHERE && n_in != 3))
         return OC_OK;
-    const int64_t *iv[3];
-    int64_t nv[3];
+    const int64_t *iv[OC_EVAL_MAX_IN];
+    int64_t nv[OC_EVAL_MAX_IN];
     for (int32_t i = 0; i < n_in; i++) {
         const struct oc_value *v = oc_in(c, i);
         if (!oc_shape_known(v) || !(iv[i] = oc_in_ints(c, i, &nv[i])))
@@ -108,46 +192,23 @@ static enum oc_status oc_eval_ints(struct oc_op_ctx *c, int32_t n_in) {
     if (!res)
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
     for (int64_t f = 0; f < (int64_t)n; f++) {
-        int64_t x[3] = {0, 0, 0};
+        int64_t x[OC_EVAL_MAX_IN];
         for (int32_t i = 0; i < n_in; i++) {
             int64_t k = oc_bcast_index(oc_in(c, i), out->dims, out->rank, f);
             if (k >= nv[i])
                 return OC_OK;
             x[i] = iv[i][k];
         }
-        int64_t r;
-        switch (op) {
-        case OC_EV_ADD:
-            if (oc_add_i64(x[0], x[1], &r))
-                return OC_OK;
-            break;
-        case OC_EV_SUB:
-            if (__builtin_sub_overflow(x[0], x[1], &r))
-                return OC_OK;
-            break;
-        case OC_EV_MUL:
-            if (oc_mul_i64(x[0], x[1], &r))
-                return OC_OK;
-            break;
-        case OC_EV_DIV:
-            if (x[1] == 0 || (x[0] == INT64_MIN && x[1] == -1))
-                return OC_OK;
-            r = x[0] / x[1];
-            break;
-        case OC_EV_EQ:
-            r = x[0] == x[1];
-            break;
-        case OC_EV_LT:
-            r = x[0] < x[1];
-            break;
-        case OC_EV_GT:
-            r = x[0] > x[1];
-            break;
-        case OC_EV_WHERE:
+        int64_t r = x[0];
+        if (op == OC_EV_WHERE) {
             r = x[0] ? x[1] : x[2];
-            break;
-        default:
-            return OC_OK;
+        } else if (op >= OC_EV_NOT) {
+            if (!oc_eval_step(op, x[0], 0, &r))
+                return OC_OK;
+        } else {
+            for (int32_t i = 1; i < n_in; i++)
+                if (!oc_eval_step(op, r, x[i], &r))
+                    return OC_OK;
         }
         res[f] = r;
     }
@@ -156,28 +217,124 @@ static enum oc_status oc_eval_ints(struct oc_op_ctx *c, int32_t n_in) {
     return OC_OK;
 }
 
-OC_RULE(oc_binary_infer) {
-    struct oc_dim *dims;
-    int32_t rank;
-    enum oc_status st = oc_broadcast_inputs(c, 0, 2, &dims, &rank);
+/* Output 0 = input 0's shape with element type dt (0: input 0's), and the
+ * values of integer results where the op is evaluated (oc_eval_ints). */
+static enum oc_status oc_same_shape(struct oc_op_ctx *c, int32_t dt) {
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    enum oc_status st = oc_set_out(c, 0, dt ? dt : x->dtype, x->rank, x->dims);
     if (st != OC_OK)
         return st;
-    const struct oc_value *a = oc_in(c, 0);
-    int32_t dt = a->dtype ? a->dtype : oc_in(c, 1)->dtype;
-    if ((st = oc_set_out(c, 0, dt, rank, dims)) != OC_OK)
-        return st;
-    return oc_dtype_is_int(dt) ? oc_eval_ints(c, 2) : OC_OK;
+    return oc_dtype_is_int(x->dtype) ? oc_eval_ints(c, 1) : OC_OK;
 }
 
-OC_RULE(oc_compare_infer) {
-    struct oc_dim *dims;
-    int32_t rank;
-    enum oc_status st = oc_broadcast_inputs(c, 0, 2, &dims, &rank);
+OC_RULE(oc_unary_infer) { return oc_same_shape(c, 0); }
+
+/* Not, IsNaN, IsInf: a bool of the input's shape */
+OC_RULE(oc_unary_bool_infer) { return oc_same_shape(c, OC_DT_BOOL); }
+
+OC_RULE(oc_clip_infer) { return oc_same_shape(c, 0); }
+
+OC_RULE(oc_gelu_infer) {
+    char approx[8];
+    enum oc_status st = oc_attr_string(c->node, "approximate", "none", approx, sizeof approx, c->diag);
     if (st != OC_OK)
         return st;
-    if ((st = oc_set_out(c, 0, OC_DT_BOOL, rank, dims)) != OC_OK)
+    if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "attribute 'approximate' is '%s', expected 'none' or 'tanh'", approx);
+    return oc_same_shape(c, 0);
+}
+
+/* Broadcast of every input, element type dt (0: the first known input type),
+ * values evaluated for integer inputs. */
+static enum oc_status oc_nary(struct oc_op_ctx *c, int32_t dt, bool exact) {
+    struct oc_dim *dims;
+    int32_t rank, n = oc_n_in(c);
+    enum oc_status st = oc_broadcast_inputs(c, 0, n, &dims, &rank);
+    if (st != OC_OK)
         return st;
-    return oc_dtype_is_int(oc_in(c, 0)->dtype) ? oc_eval_ints(c, 2) : OC_OK;
+    int32_t in_dt = 0;
+    for (int32_t i = 0; i < n && !in_dt; i++)
+        in_dt = oc_in(c, i)->dtype;
+    for (int32_t i = 0; exact && i < n; i++) {
+        /* before broadcasting was introduced: every input has the output's shape */
+        const struct oc_value *v = oc_in(c, i);
+        bool same = v->rank == rank;
+        for (int32_t k = 0; same && k < rank; k++)
+            same = v->dims[k].value < 0 || dims[k].value < 0 || v->dims[k].value == dims[k].value;
+        if (!same)
+            return OC_FAIL(c, OC_ERR_MODEL, "input %d's shape differs (no broadcasting before opset 8)", i);
+    }
+    if ((st = oc_set_out(c, 0, dt ? dt : in_dt, rank, dims)) != OC_OK)
+        return st;
+    return oc_dtype_is_int(in_dt) ? oc_eval_ints(c, n) : OC_OK;
+}
+
+OC_RULE(oc_binary_infer) { return oc_nary(c, 0, false); }
+
+/* BitShift: `direction` (required) is "LEFT" or "RIGHT" */
+OC_RULE(oc_bitshift_infer) {
+    char dir[8];
+    enum oc_status st = oc_attr_string(c->node, "direction", "", dir, sizeof dir, c->diag);
+    if (st != OC_OK)
+        return st;
+    if (strcmp(dir, "LEFT") != 0 && strcmp(dir, "RIGHT") != 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "attribute 'direction' is '%s', expected 'LEFT' or 'RIGHT'", dir);
+    return oc_nary(c, 0, false);
+}
+
+/* Equal, Less, LessOrEqual, ..., And, Or, Xor: bool out */
+OC_RULE(oc_compare_infer) { return oc_nary(c, OC_DT_BOOL, false); }
+
+/* Max, Min, Sum, Mean from opset 8: multidirectional broadcasting of 1..N inputs */
+OC_RULE(oc_variadic_infer) { return oc_nary(c, 0, false); }
+
+/* Max, Min, Sum, Mean before opset 8: all inputs of one shape */
+OC_RULE(oc_variadic_same_infer) { return oc_nary(c, 0, true); }
+
+/* Legacy broadcasting before opset 7 (And, Or, Xor -1): the output has A's
+ * shape; with broadcast = 1, B's shape must match a contiguous run of A's
+ * dims starting at `axis` (default: A's trailing dims), a dim of 1 in B
+ * being broadcast; with broadcast = 0 the shapes are equal. */
+static enum oc_status oc_legacy_binary(struct oc_op_ctx *c, int32_t dt) {
+    const struct oc_value *a = oc_in(c, 0), *b = oc_in(c, 1);
+    if (!a || a->rank < 0 || !b || b->rank < 0)
+        return OC_ERR_SHAPE;
+    int64_t bcast, axis;
+    enum oc_status st = oc_attr_int(c->node, "broadcast", 0, &bcast, c->diag);
+    if (st != OC_OK || (st = oc_attr_int(c->node, "axis", a->rank - b->rank, &axis, c->diag)) != OC_OK)
+        return st;
+    if (!bcast && b->rank != a->rank)
+        return OC_FAIL(c, OC_ERR_MODEL, "inputs of rank %d and %d without broadcast = 1", a->rank, b->rank);
+    if (!bcast)
+        axis = 0;
+    if (axis < 0)
+        axis += a->rank;
+    if (b->rank > a->rank || axis < 0 || axis + b->rank > a->rank)
+        return OC_FAIL(c, OC_ERR_MODEL, "input B of rank %d does not fit A of rank %d at axis %lld", b->rank,
+                       a->rank, (long long)axis);
+    for (int32_t k = 0; k < b->rank; k++) {
+        int64_t db = b->dims[k].value, da = a->dims[axis + k].value;
+        if (db >= 0 && da >= 0 && db != da && !(bcast && db == 1))
+            return OC_FAIL(c, OC_ERR_MODEL, "input B dim %d is %lld, A's dim %lld is %lld", k, (long long)db,
+                           (long long)(axis + k), (long long)da);
+    }
+    return oc_set_out(c, 0, dt ? dt : a->dtype, a->rank, a->dims);
+}
+
+/* And, Or, Xor -1 */
+OC_RULE(oc_logical1_infer) { return oc_legacy_binary(c, OC_DT_BOOL); }
+
+/* PRelu: Y has X's shape; from opset 7 slope broadcasts unidirectionally to X
+ * (checked; before, the per-channel forms of PRelu-1/6 are accepted as they are) */
+OC_RULE(oc_prelu_infer) {
+    const struct oc_value *x = oc_in(c, 0), *s = oc_in(c, 1);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    if (c->node->opset >= 7 && s && s->rank >= 0 && !oc_broadcastable_to(s->dims, s->rank, x->dims, x->rank))
+        return OC_FAIL(c, OC_ERR_MODEL, "slope of rank %d cannot be broadcast to X of rank %d", s->rank, x->rank);
+    return oc_set_out(c, 0, x->dtype, x->rank, x->dims);
 }
 
 OC_RULE(oc_where_infer) {
@@ -192,8 +349,31 @@ OC_RULE(oc_where_infer) {
     return oc_dtype_is_int(dt) ? oc_eval_ints(c, 3) : OC_OK;
 }
 
-OC_RULE(oc_cast_infer) {
+/* Output 0 = input 0 converted to `to`: its shape, and its integer values
+ * when the target is an integer type (bool: nonzero is 1). */
+static enum oc_status oc_cast_to(struct oc_op_ctx *c, int32_t to) {
     const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    enum oc_status st = oc_set_out(c, 0, to, x->rank, x->dims);
+    if (st != OC_OK)
+        return st;
+    int64_t n;
+    const int64_t *v = oc_in_ints(c, 0, &n);
+    struct oc_value *out = oc_out(c, 0);
+    if (!v || !out || !oc_dtype_is_int(to))
+        return OC_OK;
+    int64_t *r = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *r);
+    if (!r)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        r[i] = to == OC_DT_BOOL ? v[i] != 0 : v[i];
+    out->ival = r;
+    out->n_ival = n;
+    return OC_OK;
+}
+
+OC_RULE(oc_cast_infer) {
     int64_t to;
     enum oc_status st = oc_attr_int(c->node, "to", 0, &to, c->diag);
     if (st != OC_OK)
@@ -202,15 +382,15 @@ OC_RULE(oc_cast_infer) {
         return OC_FAIL(c, OC_ERR_MODEL, "required attribute 'to' is missing");
     if (to <= 0 || to >= OC_DT_COUNT)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "cast to unknown data type %lld", (long long)to);
-    if (!x || x->rank < 0)
-        return OC_ERR_SHAPE;
-    if ((st = oc_set_out(c, 0, (int32_t)to, x->rank, x->dims)) != OC_OK)
-        return st;
-    int64_t n;
-    const int64_t *v = oc_in_ints(c, 0, &n);
-    if (v && oc_dtype_is_int((int32_t)to))
-        return oc_set_ints(c, 0, v, n);
-    return OC_OK;
+    return oc_cast_to(c, (int32_t)to);
+}
+
+/* CastLike: Cast to the element type of input 1 (its shape is not used) */
+OC_RULE(oc_castlike_infer) {
+    const struct oc_value *t = oc_in(c, 1);
+    if (!t || !t->dtype)
+        return OC_FAIL(c, OC_ERR_SHAPE, "the type of input 'target_type' is not known");
+    return oc_cast_to(c, t->dtype);
 }
 
 static enum oc_status oc_per_elem(struct oc_op_ctx *c, struct oc_cost *cost, uint64_t k) {
@@ -218,11 +398,59 @@ static enum oc_status oc_per_elem(struct oc_op_ctx *c, struct oc_cost *cost, uin
     return OC_OK;
 }
 
+/* Per output element; the formula of each op is in docs/COSTS.md:
+ *   1: one op or transcendental (Relu, Exp, Sin, Acosh, Sign, Round, Not,
+ *      IsNaN x != x, ThresholdedRelu x > alpha ? x : 0, And, Mod, BitShift, ...)
+ *   2: LeakyRelu, PRelu: x < 0 ? slope * x : x (compare, multiply); Clip
+ *   3: Softplus ln(exp(x) + 1): exp, add, log;
+ *      Softsign x / (1 + |x|): abs, add, divide;
+ *      Shrink x < -l ? x + b : (x > l ? x - b : 0): two compares, one add
+ *   4: Sigmoid, HardSigmoid; Elu x < 0 ? alpha * (exp(x) - 1) : x:
+ *      compare, exp, subtract, multiply
+ *   5: HardSwish; Selu x <= 0 ? gamma * (alpha * exp(x) - alpha) : gamma * x:
+ *      compare, exp, multiply, subtract, multiply;
+ *      Mish x * tanh(ln(1 + exp(x))): exp, add, log, tanh, multiply
+ *   7: Celu max(0, x) + min(0, alpha * (exp(x / alpha) - 1)):
+ *      max, divide, exp, subtract, multiply, min, add */
 OC_COST(oc_unary1_cost) { return oc_per_elem(c, cost, 1); }
 OC_COST(oc_unary2_cost) { return oc_per_elem(c, cost, 2); }
+OC_COST(oc_unary3_cost) { return oc_per_elem(c, cost, 3); }
 OC_COST(oc_unary4_cost) { return oc_per_elem(c, cost, 4); }
 OC_COST(oc_unary5_cost) { return oc_per_elem(c, cost, 5); }
+OC_COST(oc_unary7_cost) { return oc_per_elem(c, cost, 7); }
 OC_COST(oc_binary_cost) { return oc_per_elem(c, cost, 1); }
+
+/* Gelu, approximate = "none": 0.5 * x * (1 + erf(x / sqrt(2))):
+ *   divide, erf, add, multiply, multiply = 5 per element;
+ * approximate = "tanh": 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))):
+ *   pow, multiply, add, multiply, tanh, add, multiply, multiply = 8 per element. */
+OC_COST(oc_gelu_cost) {
+    char approx[8];
+    if (oc_attr_string(c->node, "approximate", "none", approx, sizeof approx, c->diag) != OC_OK)
+        return OC_ERR_MODEL;
+    return oc_per_elem(c, cost, strcmp(approx, "tanh") == 0 ? 8 : 5);
+}
+
+/* IsInf: x == +inf and/or x == -inf, one comparison per detected sign
+ * (detect_positive + detect_negative, both 1 by default) per element. */
+OC_COST(oc_isinf_cost) {
+    int64_t pos, neg;
+    if (oc_attr_int(c->node, "detect_positive", 1, &pos, c->diag) != OC_OK ||
+        oc_attr_int(c->node, "detect_negative", 1, &neg, c->diag) != OC_OK)
+        return OC_ERR_MODEL;
+    return oc_per_elem(c, cost, (uint64_t)(pos != 0) + (uint64_t)(neg != 0));
+}
+
+/* Max, Min, Sum of k inputs: k - 1 compares / adds per output element. */
+OC_COST(oc_variadic_cost) {
+    return oc_per_elem(c, cost, (uint64_t)oc_n_in(c) - 1);
+}
+
+/* Mean of k inputs: (x1 + ... + xk) / k: k - 1 adds and one divide = k per
+ * output element. */
+OC_COST(oc_mean_cost) {
+    return oc_per_elem(c, cost, (uint64_t)oc_n_in(c));
+}
 
 OC_COST(oc_cost_zero) {
     (void)c;

@@ -9,6 +9,7 @@
  *   MACs  = prod(batch dims of Y) * M * N * K,  FLOPs = 2 * MACs.
  */
 #include "../attr.h"
+#include "contract.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -87,8 +88,8 @@ OC_COST(oc_gemm_cost) {
 
 enum { OC_MAX_RANK_MM = 64 };
 
-OC_RULE(oc_matmul_infer) {
-    const struct oc_value *a = oc_in(c, 0), *b = oc_in(c, 1);
+enum oc_status oc_matmul_shape(struct oc_op_ctx *c, const struct oc_value *a, const struct oc_value *b,
+                               int32_t dtype) {
     if (!a || !b || a->rank < 0 || b->rank < 0)
         return OC_ERR_SHAPE;
     if (a->rank == 0 || b->rank == 0)
@@ -116,13 +117,21 @@ OC_RULE(oc_matmul_infer) {
         out[r++] = ad[ar - 2];
     if (br >= 2)
         out[r++] = bd[br - 1];
-    return oc_set_out(c, 0, a->dtype, r, out);
+    return oc_set_out(c, 0, dtype, r, out);
+}
+
+void oc_matmul_macs(const struct oc_value *a, const struct oc_value *y, struct oc_cost *cost) {
+    /* numel(Y) = batch * M * N; MACs = numel(Y) * K */
+    oc_cost_add_macs(cost, oc_numel(y), (uint64_t)a->dims[a->rank - 1].value);
+}
+
+OC_RULE(oc_matmul_infer) {
+    const struct oc_value *a = oc_in(c, 0);
+    return oc_matmul_shape(c, a, oc_in(c, 1), a ? a->dtype : 0);
 }
 
 OC_COST(oc_matmul_cost) {
-    const struct oc_value *a = oc_in(c, 0);
-    /* numel(Y) = batch * M * N; MACs = numel(Y) * K */
-    oc_cost_add_macs(cost, oc_numel(oc_out(c, 0)), (uint64_t)a->dims[a->rank - 1].value);
+    oc_matmul_macs(oc_in(c, 0), oc_out(c, 0), cost);
     oc_cost_add_flops(cost, cost->macs, 2);
     return OC_OK;
 }

@@ -1,11 +1,15 @@
 /*
- * ops/norm.c — BatchNormalization, Softmax, LogSoftmax, Dropout.
+ * ops/norm.c — BatchNormalization, Softmax, LogSoftmax, Hardmax, Dropout.
  *
  * BatchNormalization (inference): 2 FLOPs per element, y = x * s + t with
  *   the per-channel s, t folded from scale, bias, mean and var.
  * Softmax: 5 FLOPs per element (max, subtract, exp, sum, divide).
  * LogSoftmax: 5 per element (max, subtract, exp, sum, subtract) plus one
  *   log per row.
+ * Hardmax: numel - rows comparisons (the first maximum of each row).
+ * Softmax, LogSoftmax, Hardmax share the shape rule: axis defaults to 1 and
+ *   rows are the input coerced to 2-D at axis before opset 13; from 13 the
+ *   axis defaults to -1 and a row is that one axis.
  * Dropout: inference identity (aliases its input), 0 FLOPs.
  */
 #include "../attr.h"
@@ -60,20 +64,36 @@ OC_COST(oc_softmax_cost) {
     return OC_OK;
 }
 
-OC_COST(oc_logsoftmax_cost) {
+/* Rows of a Softmax-family op: numel(X) / the row length, the row being
+ * the `axis` dim from opset 13 and the flattened dims [axis, rank) before
+ * (the input is coerced to 2-D there). 0 when the axis is invalid. */
+static uint64_t oc_softmax_rows(struct oc_op_ctx *c) {
     const struct oc_value *x = oc_in(c, 0);
     uint64_t n = oc_numel(x), row = 1;
     int64_t axis;
     int32_t a = 0;
-    oc_attr_int(c->node, "axis", c->node->opset >= 13 ? -1 : 1, &axis, c->diag);
+    if (oc_attr_int(c->node, "axis", c->node->opset >= 13 ? -1 : 1, &axis, c->diag) != OC_OK)
+        return 0;
     if (x->rank > 0 && oc_axis_norm(axis, x->rank, &a)) {
-        /* opset >= 13 reduces along one axis; earlier ones over the flattened tail */
         int32_t end = c->node->opset >= 13 ? a + 1 : x->rank;
         for (int32_t i = a; i < end; i++)
             row *= (uint64_t)x->dims[i].value;
     }
-    oc_cost_add_flops(cost, n, 5);
-    oc_cost_add_flops(cost, row ? n / row : 0, 1);
+    return row ? n / row : 0;
+}
+
+OC_COST(oc_logsoftmax_cost) {
+    oc_cost_add_flops(cost, oc_numel(oc_in(c, 0)), 5);
+    oc_cost_add_flops(cost, oc_softmax_rows(c), 1);
+    return OC_OK;
+}
+
+/* Hardmax: y = 1 at the first maximum of each row, else 0: finding it takes
+ * row length - 1 comparisons per row = numel(X) - rows (rows as Softmax:
+ * one axis from opset 13, the flattened tail before). */
+OC_COST(oc_hardmax_cost) {
+    uint64_t n = oc_numel(oc_in(c, 0)), rows = oc_softmax_rows(c);
+    oc_cost_add_flops(cost, n > rows ? n - rows : 0, 1);
     return OC_OK;
 }
 

@@ -178,6 +178,15 @@ struct pbw pb_attr_str(const char *name, const char *s) {
     return a;
 }
 
+struct pbw pb_attr_strs(const char *name, int n, const char *const *s) {
+    struct pbw a = {0};
+    pbw_str(&a, 1, name);
+    for (int i = 0; i < n; i++)
+        pbw_str(&a, 9, s[i]);
+    pbw_int(&a, 20, 8);
+    return a;
+}
+
 struct pbw pb_attr_tensor(const char *name, struct pbw *tensor) {
     struct pbw a = {0};
     pbw_str(&a, 1, name);
@@ -223,4 +232,13 @@ struct pbw pbm_finish(struct pb_model *m, int64_t opset) {
     pbw_int(&os, 2, opset);
     pbw_msg(&model, 8, &os);
     return model;
+}
+
+struct pbw pb_attr_graph(const char *name, struct pb_model *body) {
+    struct pbw a = {0};
+    pbw_str(&a, 1, name);
+    pbw_str(&body->graph, 2, name);
+    pbw_msg(&a, 6, &body->graph);
+    pbw_int(&a, 20, 5);
+    return a;
 }

@@ -45,7 +45,11 @@ struct pbw pb_attr_int(const char *name, int64_t v);
 struct pbw pb_attr_float(const char *name, float v);
 struct pbw pb_attr_ints(const char *name, int n, const int64_t *v);
 struct pbw pb_attr_str(const char *name, const char *s);
+struct pbw pb_attr_strs(const char *name, int n, const char *const *s);
 struct pbw pb_attr_tensor(const char *name, struct pbw *tensor);
+/* GRAPH attribute holding the graph built in *body (consumed). */
+struct pb_model;
+struct pbw pb_attr_graph(const char *name, struct pb_model *body);
 
 /* Node: inputs/outputs NULL-terminated lists; attrs: n messages (consumed). */
 struct pbw pb_node(const char *name, const char *op, const char *const *in, const char *const *out,

@@ -476,6 +476,56 @@ static void slice_and_gather(void **state) {
     assert_int_equal(t->ival[1], 30);
 }
 
+static void if_known_and_unknown_condition(void **state) {
+    (void)state;
+    struct pb_model then_b = {0}, else_b = {0}, pm = {0};
+    /* then: MatMul of the outer x [4, 8] with w [8, 16] -> [4, 16], 4*16*8 = 512 MACs */
+    pbm_node(&then_b, pb_node("tm", "MatMul", TU_LIST("x", "w"), TU_LIST("t_out"), 0, NULL));
+    pbm_output(&then_b, pb_value_info("t_out", PB_FLOAT, -1, NULL, NULL));
+    /* else: Relu of x -> [4, 8], no MACs */
+    pbm_node(&else_b, pb_node("er", "Relu", TU_LIST("x"), TU_LIST("e_out"), 0, NULL));
+    pbm_output(&else_b, pb_value_info("e_out", PB_FLOAT, -1, NULL, NULL));
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(4, 8), NULL));
+    pbm_input(&pm, pb_value_info("flag", PB_BOOL, 0, NULL, NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 2, TU_DIMS(8, 16)));
+    struct pbw at[] = {pb_attr_graph("then_branch", &then_b), pb_attr_graph("else_branch", &else_b)};
+    pbm_node(&pm, pb_node("if", "If", TU_LIST("flag"), TU_LIST("y"), 2, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    /* condition unknown: [4, 16] vs [4, 8] -> [4, ?]; charged the costlier branch */
+    const struct oc_value *y = tu_out(an, "if", 0);
+    assert_int_equal(y->rank, 2);
+    assert_int_equal(y->dims[0].value, 4);
+    assert_int_equal(y->dims[1].value, OC_DIM_UNKNOWN);
+    assert_int_equal(tu_node(an, "if")->cost.macs, 512);
+}
+
+static void loop_trip_count(void **state) {
+    (void)state;
+    struct pb_model body = {0}, pm = {0};
+    /* body(iter, cond, acc [2, 3]): acc + x; cond passed through; scan output Relu(acc) */
+    pbm_input(&body, pb_value_info("i", PB_INT64, 0, NULL, NULL));
+    pbm_input(&body, pb_value_info("c_in", PB_BOOL, 0, NULL, NULL));
+    pbm_input(&body, pb_value_info("acc", PB_FLOAT, -1, NULL, NULL));
+    pbm_node(&body, pb_node("add", "Add", TU_LIST("acc", "x"), TU_LIST("acc_out"), 0, NULL));
+    pbm_node(&body, pb_node("relu", "Relu", TU_LIST("acc"), TU_LIST("scan"), 0, NULL));
+    pbm_node(&body, pb_node("id", "Identity", TU_LIST("c_in"), TU_LIST("c_out"), 0, NULL));
+    pbm_output(&body, pb_value_info("c_out", PB_BOOL, -1, NULL, NULL));
+    pbm_output(&body, pb_value_info("acc_out", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&body, pb_value_info("scan", PB_FLOAT, -1, NULL, NULL));
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 3), NULL));
+    pbm_init(&pm, pb_tensor_i64("m", 0, NULL, TU_DIMS(7)));
+    struct pbw at[] = {pb_attr_graph("body", &body)};
+    pbm_node(&pm, pb_node("loop", "Loop", TU_LIST("m", "", "x"), TU_LIST("final", "scans"), 1, at));
+    pbm_output(&pm, pb_value_info("final", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 13, NULL);
+    TU_SHAPE(tu_out(an, "loop", 0), 2, 3);
+    /* scan output stacks 7 iterations of [2, 3] */
+    TU_SHAPE(tu_out(an, "loop", 1), 7, 2, 3);
+    /* body FLOPs per iteration: Add 6 + Relu 6 = 12; x 7 */
+    assert_int_equal(tu_node(an, "loop")->cost.flops, 84);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, teardown),
@@ -499,6 +549,8 @@ int main(void) {
         cmocka_unit_test_teardown(reduce_axes_input, teardown),
         cmocka_unit_test_teardown(constants_and_values, teardown),
         cmocka_unit_test_teardown(slice_and_gather, teardown),
+        cmocka_unit_test_teardown(if_known_and_unknown_condition, teardown),
+        cmocka_unit_test_teardown(loop_trip_count, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
