@@ -74,6 +74,81 @@ static enum oc_status oc_bound_add(struct oc_run *r, struct oc_bound_dim b) {
     return OC_OK;
 }
 
+/* Gives each unknown dim of an input's (copied) dims a value: its symbol's
+ * binding, --dim, --batch for axis 0, else 1 with a warning. */
+static enum oc_status oc_bind_dims(struct oc_run *r, const char *input, int32_t rank, struct oc_dim *dims) {
+    struct oc_analysis *an = r->an;
+    const struct oc_analyze_opts *o = r->opts;
+    struct oc_arena *a = &an->arena;
+    enum oc_status st;
+    for (int32_t k = 0; k < rank; k++) {
+        struct oc_dim *dm = &dims[k];
+        if (dm->value >= 0)
+            continue;
+        const char *sym = dm->sym;
+        const struct oc_bound_dim *prev = sym ? oc_bound_find(an, sym) : NULL;
+        if (prev) {
+            dm->value = prev->value;
+            continue;
+        }
+        struct oc_bound_dim b = {sym, input, k, 1, OC_BIND_DEFAULT};
+        bool user = false;
+        for (int32_t j = 0; sym && j < o->n_dims; j++)
+            if (strcmp(o->dims[j].name, sym) == 0) {
+                b.value = o->dims[j].value;
+                b.source = OC_BIND_USER;
+                user = true;
+            }
+        if (!user && k == 0 && o->batch > 0) {
+            b.value = o->batch;
+            b.source = OC_BIND_BATCH;
+        }
+        if (b.source == OC_BIND_DEFAULT) {
+            const char *msg =
+                sym ? oc_arena_printf(a, "symbolic dim '%s' is unbound; using 1 (bind it with --dim %s=N)", sym, sym)
+                    : oc_arena_printf(a, "graph input '%s' axis %d has no size and no name; using 1%s", input, k,
+                                      k == 0 ? " (bind it with --batch N)" : "");
+            if ((st = oc_warn(r, msg)) != OC_OK)
+                return st;
+        }
+        dm->value = b.value;
+        if ((st = oc_bound_add(r, b)) != OC_OK)
+            return st;
+    }
+    return OC_OK;
+}
+
+/* A copy of a sequence/optional description with its own dims, NULL when out of memory. */
+static struct oc_ntype *oc_nt_dup(struct oc_run *r, const struct oc_ntype *t) {
+    struct oc_ntype *nt = oc_arena_alloc(&r->an->arena, sizeof *nt);
+    struct oc_dim *dims = oc_arena_array(&r->an->arena, t->rank > 0 ? (size_t)t->rank : 1, sizeof *dims);
+    if (!nt || !dims)
+        return NULL;
+    *nt = *t;
+    if (t->rank > 0)
+        memcpy(dims, t->dims, (size_t)t->rank * sizeof *dims);
+    nt->dims = t->rank >= 0 ? dims : NULL;
+    return nt;
+}
+
+/* A sequence or optional graph input: its tensors' dims are bound like a
+ * tensor's; its length (whether it holds a value) cannot be given. */
+static enum oc_status oc_bind_nontensor_input(struct oc_run *r, struct oc_value *v) {
+    struct oc_arena *a = &r->an->arena;
+    const struct oc_ntype *t = v->nt;
+    struct oc_ntype *nt = oc_nt_dup(r, t);
+    if (!nt)
+        return oc_nomem(r);
+    v->nt = nt;
+    enum oc_status st = oc_bind_dims(r, v->name, nt->rank, nt->dims);
+    if (st != OC_OK)
+        return st;
+    bool seq = t->kind == OC_TYPE_SEQUENCE;
+    return oc_warn(r, oc_arena_printf(a, "graph input '%s' is %s; %s is not known, what depends on it stays unknown",
+                                      v->name, seq ? "a sequence" : "an optional",
+                                      seq ? "its length" : "whether it holds a value"));
+}
+
 static enum oc_status oc_bind_inputs(struct oc_run *r) {
     struct oc_graph *g = r->g;
     struct oc_analysis *an = r->an;
@@ -82,6 +157,11 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
     enum oc_status st;
     for (int32_t i = 0; i < g->n_inputs; i++) {
         struct oc_value *v = &g->values[g->inputs[i]];
+        if (v->nt) {
+            if ((st = oc_bind_nontensor_input(r, v)) != OC_OK)
+                return st;
+            continue;
+        }
         if (v->rank < 0) {
             if ((st = oc_warn(r, oc_arena_printf(a, "graph input '%s' has no declared shape; shapes that depend "
                                                     "on it stay unknown",
@@ -95,41 +175,8 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
             return oc_nomem(r);
         memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
         v->dims = dims;
-        for (int32_t k = 0; k < v->rank; k++) {
-            struct oc_dim *dm = &v->dims[k];
-            if (dm->value >= 0)
-                continue;
-            const char *sym = dm->sym;
-            const struct oc_bound_dim *prev = sym ? oc_bound_find(an, sym) : NULL;
-            if (prev) {
-                dm->value = prev->value;
-                continue;
-            }
-            struct oc_bound_dim b = {sym, v->name, k, 1, OC_BIND_DEFAULT};
-            bool user = false;
-            for (int32_t j = 0; sym && j < o->n_dims; j++)
-                if (strcmp(o->dims[j].name, sym) == 0) {
-                    b.value = o->dims[j].value;
-                    b.source = OC_BIND_USER;
-                    user = true;
-                }
-            if (!user && k == 0 && o->batch > 0) {
-                b.value = o->batch;
-                b.source = OC_BIND_BATCH;
-            }
-            if (b.source == OC_BIND_DEFAULT) {
-                const char *msg =
-                    sym ? oc_arena_printf(a, "symbolic dim '%s' is unbound; using 1 (bind it with --dim %s=N)", sym,
-                                          sym)
-                        : oc_arena_printf(a, "graph input '%s' axis %d has no size and no name; using 1%s",
-                                          v->name, k, k == 0 ? " (bind it with --batch N)" : "");
-                if ((st = oc_warn(r, msg)) != OC_OK)
-                    return st;
-            }
-            dm->value = b.value;
-            if ((st = oc_bound_add(r, b)) != OC_OK)
-                return st;
-        }
+        if ((st = oc_bind_dims(r, v->name, v->rank, v->dims)) != OC_OK)
+            return st;
     }
     for (int32_t j = 0; j < o->n_dims; j++) {
         if (oc_bound_find(an, o->dims[j].name))
@@ -145,8 +192,21 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
 
 /* Declared type of a value, with symbolic dims resolved through the bindings. */
 static enum oc_status oc_use_declared(struct oc_run *r, struct oc_value *v) {
-    if (!v->declared || v->rank >= 0)
+    if (!v->declared || v->rank >= 0 || v->nt)
         return OC_OK;
+    if (v->decl_nt) { /* a sequence's length / an optional's presence stay unknown */
+        struct oc_ntype *nt = oc_nt_dup(r, v->decl_nt);
+        if (!nt)
+            return oc_nomem(r);
+        for (int32_t k = 0; k < nt->rank; k++) {
+            struct oc_dim *dm = &nt->dims[k];
+            const struct oc_bound_dim *b = dm->value < 0 && dm->sym ? oc_bound_find(r->an, dm->sym) : NULL;
+            if (b)
+                dm->value = b->value;
+        }
+        v->nt = nt;
+        return OC_OK;
+    }
     v->dtype = v->decl_dtype;
     if (v->decl_rank < 0)
         return OC_OK;
@@ -168,14 +228,14 @@ static enum oc_status oc_use_declared(struct oc_run *r, struct oc_value *v) {
 
 static bool oc_node_outputs_known(const struct oc_graph *g, const struct oc_node *n) {
     for (int32_t k = 0; k < n->n_out; k++)
-        if (n->out[k] >= 0 && !oc_shape_known(&g->values[n->out[k]]))
+        if (n->out[k] >= 0 && !oc_value_known(&g->values[n->out[k]]))
             return false;
     return true;
 }
 
 static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node *n) {
     for (int32_t k = 0; k < n->n_in; k++)
-        if (n->in[k] >= 0 && !oc_shape_known(&g->values[n->in[k]]))
+        if (n->in[k] >= 0 && !oc_value_known(&g->values[n->in[k]]))
             return false;
     return true;
 }
@@ -209,6 +269,16 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
         return oc_diag_set(r->d, OC_ERR_MODEL, "node %s: %s-%d takes %s inputs and %s outputs, the node has %d and %d",
                            oc_node_label(n, lab, sizeof lab), n->op_type, def->since_version, in_range, out_range,
                            n->n_in, n->n_out);
+    }
+    /* rules written for tensors are not handed sequences or optionals */
+    for (int32_t k = 0; k < n->n_in && !(def->flags & OC_OPF_NONTENSOR); k++) {
+        const struct oc_value *v = n->in[k] >= 0 ? &g->values[n->in[k]] : NULL;
+        if (!v || !v->nt)
+            continue;
+        n->status = OC_ERR_UNSUPPORTED;
+        n->reason = oc_arena_printf(a, "input '%s' is %s, not a tensor", v->name,
+                                    v->nt->kind == OC_TYPE_SEQUENCE ? "a sequence" : "an optional");
+        return n->reason ? OC_OK : oc_nomem(r);
     }
     struct oc_diag nd = {0};
     struct oc_op_ctx ctx = {g, n, a, &nd, r};
@@ -291,6 +361,7 @@ static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
         v->n_ival = v->outer->n_ival;
         v->tensor = v->outer->tensor;
         v->external = v->outer->external;
+        v->nt = v->outer->nt;
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         struct oc_node *n = &g->nodes[g->order[i]];
@@ -301,6 +372,35 @@ static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
                 return st;
         oc_cost_node(r, g, n);
     }
+    return OC_OK;
+}
+
+/* Binds a subgraph's formal input v to b where either is a sequence or an
+ * optional: a value passed to a formal declared optional becomes an optional
+ * holding it (a Loop-carried optional the body returns unwrapped). */
+static enum oc_status oc_bind_nontensor(struct oc_op_ctx *c, struct oc_value *v, const struct oc_value *b) {
+    v->dtype = 0;
+    v->rank = -1;
+    v->dims = NULL;
+    v->ival = NULL;
+    v->n_ival = 0;
+    v->nt = b->nt;
+    const struct oc_ntype *d = v->decl_nt;
+    if (!d || d->kind != OC_TYPE_OPTIONAL || (b->nt && b->nt->kind == OC_TYPE_OPTIONAL))
+        return OC_OK;
+    struct oc_ntype *w = oc_arena_alloc(c->arena, sizeof *w);
+    if (!w)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    if (b->nt) {
+        *w = *b->nt;
+        w->inner = OC_TYPE_SEQUENCE;
+    } else {
+        *w = (struct oc_ntype){.inner = OC_TYPE_TENSOR, .len = -1, .bytes = -1, .dtype = b->dtype, .rank = b->rank,
+                               .dims = b->dims};
+    }
+    w->kind = OC_TYPE_OPTIONAL;
+    w->present = 1;
+    v->nt = w;
     return OC_OK;
 }
 
@@ -324,6 +424,11 @@ enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_
         struct oc_value *v = &g->values[g->inputs[i]];
         if (!bind[i])
             continue;
+        if (bind[i]->nt || (v->decl_nt && v->decl_nt->kind == OC_TYPE_OPTIONAL)) {
+            if ((st = oc_bind_nontensor(c, v, bind[i])) != OC_OK)
+                return st;
+            continue;
+        }
         v->dtype = bind[i]->dtype ? bind[i]->dtype : v->dtype;
         v->rank = bind[i]->rank;
         v->dims = bind[i]->dims;

@@ -47,6 +47,8 @@ static int oc_attr_kind(const Onnx__AttributeProto *a) {
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
     if (a->g)
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    if (a->tp)
+        return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO;
     if (a->has_s)
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
     if (a->has_i)
@@ -225,6 +227,21 @@ enum oc_status oc_attr_graph(const struct oc_node *n, const char *name, const vo
         if (!a->g)
             return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' holds no graph", a->name);
         *graph = a->g;
+    }
+    return st;
+}
+
+enum oc_status oc_attr_type_proto(const struct oc_node *n, const char *name, const void **type_proto,
+                                  struct oc_diag *d) {
+    const Onnx__AttributeProto *a = oc_attr_find(n, name);
+    *type_proto = NULL;
+    if (!a)
+        return OC_OK;
+    enum oc_status st = oc_attr_check(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TYPE_PROTO, d);
+    if (st == OC_OK) {
+        if (!a->tp)
+            return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' holds no type", a->name);
+        *type_proto = a->tp;
     }
     return st;
 }

@@ -40,6 +40,10 @@ enum oc_status oc_attr_tensor(const struct oc_node *n, const char *name, bool *f
                               struct oc_diag *d);
 /* GraphProto of a GRAPH attribute (for oc_graph_build_sub), NULL when absent. */
 enum oc_status oc_attr_graph(const struct oc_node *n, const char *name, const void **graph, struct oc_diag *d);
+/* TypeProto of a TYPE_PROTO attribute (Optional's `type`; read it with
+ * oc_type_from_proto), NULL when absent. */
+enum oc_status oc_attr_type_proto(const struct oc_node *n, const char *name, const void **type_proto,
+                                  struct oc_diag *d);
 /* Name of the first attribute holding a subgraph, or NULL. */
 const char *oc_attr_first_graph(const struct oc_node *n);
 

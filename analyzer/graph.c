@@ -83,12 +83,51 @@ bool oc_value_numel(const struct oc_value *v, uint64_t *n) {
     return true;
 }
 
+/* Elements of the tensor an optional holds, or of one tensor of a sequence. */
+static bool oc_ntype_numel(const struct oc_ntype *t, uint64_t *n) {
+    struct oc_value e = {.dtype = t->dtype, .rank = t->rank, .dims = t->dims};
+    return oc_value_numel(&e, n);
+}
+
 bool oc_value_bytes(const struct oc_value *v, uint64_t *bytes) {
     uint64_t n;
     *bytes = 0;
+    const struct oc_ntype *t = v->nt;
+    if (t) {
+        if (t->kind == OC_TYPE_OPTIONAL && t->present != 1)
+            return t->present == 0; /* empty: 0 bytes */
+        if (t->kind == OC_TYPE_OPTIONAL && t->inner == OC_TYPE_TENSOR)
+            return oc_ntype_numel(t, &n) && oc_dtype_bytes(t->dtype, n, bytes);
+        if (t->bytes < 0)
+            return false;
+        *bytes = (uint64_t)t->bytes;
+        return true;
+    }
     if (!oc_value_numel(v, &n))
         return false;
     return oc_dtype_bytes(v->dtype, n, bytes);
+}
+
+static bool oc_dims_known(int32_t rank, const struct oc_dim *dims) {
+    if (rank < 0)
+        return false;
+    for (int32_t i = 0; i < rank; i++)
+        if (dims[i].value < 0)
+            return false;
+    return true;
+}
+
+bool oc_value_known(const struct oc_value *v) {
+    const struct oc_ntype *t = v->nt;
+    if (!t)
+        return oc_dims_known(v->rank, v->dims);
+    if (t->kind == OC_TYPE_OPTIONAL) {
+        if (t->present != 1)
+            return t->present == 0;
+        if (t->inner == OC_TYPE_TENSOR)
+            return oc_dims_known(t->rank, t->dims);
+    }
+    return t->len >= 0;
 }
 
 const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n) {
@@ -220,26 +259,19 @@ static enum oc_status oc_nomem(struct oc_build *b) {
     return oc_diag_set(b->d, OC_ERR_NOMEM, "out of memory");
 }
 
-/* Reads a TypeProto (tensor types only) into dtype/rank/dims. Sequence, map
- * and optional types leave the value untyped. */
-static enum oc_status oc_read_type(struct oc_build *b, const Onnx__TypeProto *tp, const char *what,
-                                   const char *name, int32_t *dtype, int32_t *rank,
-                                   struct oc_dim **dims) {
-    *dtype = 0;
-    *rank = -1;
-    *dims = NULL;
-    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
-        return OC_OK;
-    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+/* Reads a tensor TypeProto into dtype/rank/dims. */
+static enum oc_status oc_read_tensor_type(struct oc_arena *a, struct oc_diag *d, const Onnx__TypeProto__Tensor *tt,
+                                          const char *what, const char *name, int32_t *dtype, int32_t *rank,
+                                          struct oc_dim **dims) {
     *dtype = tt->has_elem_type ? tt->elem_type : 0;
     if (!tt->shape)
         return OC_OK;
     size_t r = tt->shape->n_dim;
     if (r > 1024)
-        return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (limit 1024)", what, name, r);
-    struct oc_dim *dd = oc_arena_array(b->a, r ? r : 1, sizeof *dd);
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (limit 1024)", what, name, r);
+    struct oc_dim *dd = oc_arena_array(a, r ? r : 1, sizeof *dd);
     if (!dd)
-        return oc_nomem(b);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < r; i++) {
         const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
         dd[i].value = OC_DIM_UNKNOWN;
@@ -249,17 +281,72 @@ static enum oc_status oc_read_type(struct oc_build *b, const Onnx__TypeProto *tp
             if (dm->dim_value == -1)
                 continue;
             if (dm->dim_value < 0)
-                return oc_diag_set(b->d, OC_ERR_MODEL, "%s '%s' has negative dim %lld at axis %zu",
-                                   what, name, (long long)dm->dim_value, i);
+                return oc_diag_set(d, OC_ERR_MODEL, "%s '%s' has negative dim %lld at axis %zu", what, name,
+                                   (long long)dm->dim_value, i);
             dd[i].value = dm->dim_value;
-        } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                   dm->dim_param && dm->dim_param[0]) {
+        } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dm->dim_param &&
+                   dm->dim_param[0]) {
             dd[i].sym = dm->dim_param;
         }
     }
     *rank = (int32_t)r;
     *dims = dd;
     return OC_OK;
+}
+
+/* The tensor type of a sequence TypeProto's elements, NULL when they are not tensors. */
+static const Onnx__TypeProto__Tensor *oc_seq_elem(const Onnx__TypeProto *tp) {
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE || !tp->sequence_type)
+        return NULL;
+    const Onnx__TypeProto *e = tp->sequence_type->elem_type;
+    if (!e || e->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+        return NULL;
+    return e->tensor_type;
+}
+
+enum oc_status oc_type_from_proto(struct oc_arena *a, const void *type_proto, const char *what, const char *name,
+                                  int32_t *dtype, int32_t *rank, struct oc_dim **dims,
+                                  const struct oc_ntype **nt, struct oc_diag *d) {
+    const Onnx__TypeProto *tp = type_proto;
+    *dtype = 0;
+    *rank = -1;
+    *dims = NULL;
+    *nt = NULL;
+    if (!tp)
+        return OC_OK;
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+        return tp->tensor_type ? oc_read_tensor_type(a, d, tp->tensor_type, what, name, dtype, rank, dims) : OC_OK;
+    /* sequence(tensor), optional(tensor), optional(sequence(tensor)) */
+    struct oc_ntype t = {.kind = OC_TYPE_SEQUENCE, .present = -1, .len = -1, .bytes = -1, .rank = -1};
+    const Onnx__TypeProto__Tensor *tt = oc_seq_elem(tp);
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        const Onnx__TypeProto *e = tp->optional_type->elem_type;
+        t.kind = OC_TYPE_OPTIONAL;
+        t.inner = OC_TYPE_SEQUENCE;
+        tt = oc_seq_elem(e);
+        if (e && e->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+            t.inner = OC_TYPE_TENSOR;
+            tt = e->tensor_type;
+        }
+    }
+    if (!tt)
+        return OC_OK; /* maps, sparse tensors, sequences of non-tensors: not modelled */
+    enum oc_status st = oc_read_tensor_type(a, d, tt, what, name, &t.dtype, &t.rank, &t.dims);
+    if (st != OC_OK)
+        return st;
+    struct oc_ntype *p = oc_arena_alloc(a, sizeof *p);
+    if (!p)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    *p = t;
+    *nt = p;
+    return OC_OK;
+}
+
+/* Reads a declared TypeProto; values of types not modelled stay untyped. */
+static enum oc_status oc_read_type(struct oc_build *b, const Onnx__TypeProto *tp, const char *what,
+                                   const char *name, int32_t *dtype, int32_t *rank,
+                                   struct oc_dim **dims, const struct oc_ntype **nt) {
+    return oc_type_from_proto(b->a, tp, what, name, dtype, rank, dims, nt, b->d);
 }
 
 static enum oc_status oc_add_value(struct oc_build *b, const char *name, enum oc_value_kind kind,
@@ -354,13 +441,15 @@ static enum oc_status oc_build_inputs(struct oc_build *b, const Onnx__GraphProto
             return oc_diag_set(b->d, OC_ERR_MODEL, "duplicate graph input '%s'", name);
         oc_add_value(b, name, OC_VALUE_INPUT, &idx);
         struct oc_value *v = &g->values[idx];
-        enum oc_status st = oc_read_type(b, vi->type, "graph input", name, &v->dtype, &v->rank, &v->dims);
+        enum oc_status st =
+            oc_read_type(b, vi->type, "graph input", name, &v->dtype, &v->rank, &v->dims, &v->nt);
         if (st != OC_OK)
             return st;
         v->declared = true;
         v->decl_dtype = v->dtype;
         v->decl_rank = v->rank;
         v->decl_dims = v->dims;
+        v->decl_nt = v->nt;
         g->inputs[g->n_inputs++] = idx;
     }
     return OC_OK;
@@ -480,16 +569,18 @@ static enum oc_status oc_attach_declared(struct oc_build *b, const Onnx__ValueIn
         return OC_OK;
     int32_t dt, rank;
     struct oc_dim *dims;
+    const struct oc_ntype *nt;
     enum oc_status st = oc_read_type(b, vi->type, is_output ? "graph output" : "value_info", name, &dt,
-                                     &rank, &dims);
+                                     &rank, &dims, &nt);
     if (st != OC_OK)
         return st;
-    if (!dt && rank < 0)
+    if (!dt && rank < 0 && !nt)
         return OC_OK;
     v->declared = true;
     v->decl_dtype = dt;
     v->decl_rank = rank;
     v->decl_dims = dims;
+    v->decl_nt = nt;
     return OC_OK;
 }
 

@@ -30,6 +30,34 @@ struct oc_dim {
     const char *sym;
 };
 
+/* ---- values that are not tensors -------------------------------------------------
+ * An ONNX value may also be a sequence of tensors, or an optional holding a
+ * tensor or a sequence. Such a value keeps dtype 0 and rank -1, so code written
+ * for tensors sees an unknown shape (and the driver does not run a rule on it
+ * unless the rule's row has OC_OPF_NONTENSOR); `nt` describes it instead.
+ * A description is immutable once attached: values share them.
+ *
+ * A sequence is summarized, not listed: one dtype and one shape for all its
+ * tensors, a dim (or the rank) the tensors do not share being unknown, and
+ * the number of tensors when known. Maps, sparse tensors and sequences of
+ * non-tensors are not modelled: such values stay untyped (nt NULL, rank -1). */
+enum oc_type_kind {
+    OC_TYPE_TENSOR = 0,
+    OC_TYPE_SEQUENCE = 1,  /* sequence of tensors                                */
+    OC_TYPE_OPTIONAL = 2,  /* optional tensor or optional sequence (see `inner`) */
+};
+
+struct oc_ntype {
+    enum oc_type_kind kind;  /* OC_TYPE_SEQUENCE or OC_TYPE_OPTIONAL                */
+    enum oc_type_kind inner; /* OPTIONAL: what it holds, TENSOR or SEQUENCE         */
+    int8_t present;          /* OPTIONAL: 1 holds a value, 0 empty, -1 not known    */
+    int64_t len;             /* the sequence's number of tensors, -1 not known      */
+    int64_t bytes;           /* the sequence's bytes (all its tensors), -1 unknown  */
+    int32_t dtype;           /* the tensor, or the sequence's tensors: 0 unknown    */
+    int32_t rank;            /* -1 unknown (for a sequence: or not shared)          */
+    struct oc_dim *dims;     /* rank entries; a dim not shared is OC_DIM_UNKNOWN    */
+};
+
 enum oc_value_kind {
     OC_VALUE_INPUT,       /* graph input that is not an initializer */
     OC_VALUE_INITIALIZER, /* weight or constant stored in the file  */
@@ -60,6 +88,9 @@ struct oc_value {
     int32_t decl_dtype;
     int32_t decl_rank;
     struct oc_dim *decl_dims;
+    /* sequence or optional value (see struct oc_ntype), NULL for a tensor */
+    const struct oc_ntype *nt;
+    const struct oc_ntype *decl_nt;
 };
 
 struct oc_node {
@@ -134,8 +165,19 @@ const char *oc_node_label(const struct oc_node *n, char *buf, size_t size);
 /* Elements of a value (product of dims). false when a dim is unknown or the
  * product overflows (then *n = 0 / UINT64_MAX). */
 bool oc_value_numel(const struct oc_value *v, uint64_t *n);
-/* Bytes of a value in its dtype; false when unknown. */
+/* Bytes of a value in its dtype (of a sequence: of all its tensors; of an
+ * optional: of what it holds, 0 when empty); false when unknown. */
 bool oc_value_bytes(const struct oc_value *v, uint64_t *bytes);
+/* True when a value's type is fully known: a tensor's every dim; a
+ * sequence's length (its tensors' dims may differ, so they need not be
+ * known); an optional's presence and, when present, what it holds. */
+bool oc_value_known(const struct oc_value *v);
+/* Reads a TypeProto (TYPE_PROTO attribute, e.g. Optional's `type`) into a
+ * tensor type (dtype/rank/dims) or, for a sequence or optional, *nt. `what`
+ * and `name` label error messages. Unmodelled types leave all unknown. */
+enum oc_status oc_type_from_proto(struct oc_arena *a, const void *type_proto, const char *what, const char *name,
+                                  int32_t *dtype, int32_t *rank, struct oc_dim **dims,
+                                  const struct oc_ntype **nt, struct oc_diag *d);
 /* Integer contents of a value (from propagation, or read from a small
  * integer initializer on first use). NULL when not known. */
 const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n);

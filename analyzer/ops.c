@@ -89,7 +89,25 @@ enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t
     v->dtype = dtype;
     v->rank = rank;
     v->dims = d;
+    v->nt = NULL;
     return OC_OK;
+}
+
+enum oc_status oc_set_out_nt(struct oc_op_ctx *c, int32_t i, const struct oc_ntype *nt) {
+    struct oc_value *v = oc_out(c, i);
+    if (!v)
+        return OC_OK;
+    v->dtype = 0;
+    v->rank = -1;
+    v->dims = NULL;
+    v->nt = nt;
+    return OC_OK;
+}
+
+enum oc_status oc_set_out_like(struct oc_op_ctx *c, int32_t i, const struct oc_value *v) {
+    if (v->nt)
+        return oc_set_out_nt(c, i, v->nt);
+    return oc_set_out(c, i, v->dtype, v->rank, v->dims);
 }
 
 enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
@@ -105,6 +123,7 @@ enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int
     v->dtype = dtype;
     v->rank = rank;
     v->dims = d;
+    v->nt = NULL;
     return OC_OK;
 }
 

@@ -41,6 +41,9 @@ enum oc_op_flag {
     OC_OPF_NEEDS_CONST = 1u << 1,    /* output shape needs an input's integer values    */
     OC_OPF_DATA_DEPENDENT = 1u << 2, /* output shape depends on run-time data           */
     OC_OPF_META_ONLY = 1u << 3,      /* reads only its input's shape (Shape, Size)      */
+    OC_OPF_NONTENSOR = 1u << 4,      /* accepts sequence/optional inputs (struct
+                                        oc_ntype); without it the driver marks a node
+                                        fed one unsupported and does not call infer     */
 };
 
 #define OC_VARIADIC 0x7fffffff
@@ -78,6 +81,11 @@ int32_t oc_n_in(const struct oc_op_ctx *c);
 /* Sets output i's type; dims are copied. No-op for an omitted output. */
 enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                           const struct oc_dim *dims);
+/* Sets output i to a sequence or optional type (nt is shared, not copied; it
+ * must live in the arena). No-op for an omitted output. */
+enum oc_status oc_set_out_nt(struct oc_op_ctx *c, int32_t i, const struct oc_ntype *nt);
+/* Sets output i to v's type, whatever its kind (tensor dims copied). */
+enum oc_status oc_set_out_like(struct oc_op_ctx *c, int32_t i, const struct oc_value *v);
 /* Same with plain int64 dims. */
 enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                               const int64_t *dims);
