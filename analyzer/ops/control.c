@@ -2,6 +2,11 @@
  * ops/control.c — If, Loop and Scan: their bodies are analyzed as subgraphs
  * (oc_subgraph_run) with the names of enclosing graphs visible.
  *
+ * Outputs may be sequences or optionals (struct oc_ntype): their types are
+ * merged as tensors' are (seqtype.h). A Loop-carried sequence whose length
+ * changes in the body is run through the body a second time; when both runs
+ * change it by the same amount d, its final length is initial + trip x d.
+ *
  * Cost of the node = cost of the body that runs:
  *   If:   the branch the condition selects when its value is known; else both
  *         branches are analyzed, output dims they disagree on stay unknown, and
@@ -18,6 +23,7 @@
 #include "../dtype.h"
 #include "../shape.h"
 #include "rules.h"
+#include "seqtype.h"
 
 #include <string.h>
 
@@ -44,6 +50,8 @@ static enum oc_status oc_set_merged(struct oc_op_ctx *c, int32_t k, const struct
                                     const struct oc_value *b) {
     if (!a)
         return OC_OK;
+    if (a->nt || (b && b->nt))
+        return oc_set_out_union(c, k, a, b);
     if (!b || b->rank == a->rank) {
         struct oc_dim dims[OC_MAX_CF_RANK];
         if (a->rank > OC_MAX_CF_RANK)
@@ -86,6 +94,86 @@ OC_RULE(oc_if_infer) {
     return OC_OK;
 }
 
+/* True when the body's condition output is its condition input, directly or
+ * through Identity nodes: the loop then cannot stop early. */
+static bool oc_cond_passes_through(const struct oc_subgraph *s) {
+    const struct oc_value *v = oc_body_out(s, 0);
+    if (!v || s->g->n_inputs < 2)
+        return false;
+    const struct oc_value *cin = &s->g->values[s->g->inputs[1]];
+    for (int hops = 0; v && hops < 64; hops++) {
+        if (v == cin)
+            return true;
+        if (v->kind != OC_VALUE_NODE || v->producer < 0)
+            return false;
+        const struct oc_node *p = &s->g->nodes[v->producer];
+        if (p->domain[0] || strcmp(p->op_type, "Identity") != 0 || p->n_in < 1 || p->in[0] < 0)
+            return false;
+        v = &s->g->values[p->in[0]];
+    }
+    return false;
+}
+
+/* Length of the sequence a value is or holds, -1 when unknown or none. */
+static int64_t oc_seq_len(const struct oc_value *v) {
+    const struct oc_ntype *t = oc_seq_of(v);
+    return t && (t->kind == OC_TYPE_SEQUENCE || t->present == 1) ? t->len : -1;
+}
+
+/* Types of the loop-carried outputs after `trip` iterations (-1: unknown)
+ * from the body run s, whose inputs were bind. A carried value keeps the
+ * dims the body does not change. A sequence whose length the body changes
+ * (from L0 to L1) goes through the body once more (L2): when L2 - L1 =
+ * L1 - L0 = d, the final length is L0 + trip x d, else unknown. */
+static enum oc_status oc_loop_carried(struct oc_op_ctx *c, const struct oc_subgraph *s, int32_t n_carried,
+                                      const struct oc_value **bind, int64_t trip) {
+    enum oc_status st;
+    struct oc_subgraph s2;
+    bool again = false;
+    for (int32_t i = 0; i < n_carried && trip >= 2; i++) {
+        int64_t l0 = oc_seq_len(oc_in(c, 2 + i)), l1 = oc_seq_len(oc_body_out(s, 1 + i));
+        again = again || (l0 >= 0 && l1 >= 0 && l0 != l1);
+    }
+    if (again) {
+        const struct oc_value *bind2[2 + 256];
+        memcpy(bind2, bind, 2 * sizeof *bind2);
+        for (int32_t i = 0; i < n_carried; i++) {
+            bind2[2 + i] = oc_body_out(s, 1 + i);
+            if (!bind2[2 + i])
+                return OC_FAIL(c, OC_ERR_MODEL, "the body has no output for loop-carried value %d", i);
+        }
+        if ((st = oc_subgraph_run(c, "body", 2 + n_carried, bind2, &s2)) != OC_OK)
+            return st;
+    }
+    for (int32_t i = 0; i < n_carried; i++) {
+        const struct oc_value *in = oc_in(c, 2 + i), *out = oc_body_out(s, 1 + i);
+        if (!out || (!out->nt && !in->nt)) { /* tensors */
+            if ((st = oc_set_merged(c, i, out, trip == 1 ? NULL : in)) != OC_OK)
+                return st;
+            continue;
+        }
+        int64_t l0 = oc_seq_len(in), l1 = oc_seq_len(out), l2 = again ? oc_seq_len(oc_body_out(&s2, 1 + i)) : -1;
+        bool kinds_differ = !in->nt || !out->nt || in->nt->kind != out->nt->kind;
+        const struct oc_value *other = trip == 1 || (trip >= 1 && kinds_differ) ? NULL : in;
+        if (again && l0 >= 0 && l1 >= 0 && l0 != l1)
+            other = oc_body_out(&s2, 1 + i);
+        if ((st = oc_set_merged(c, i, out, other)) != OC_OK)
+            return st;
+        const struct oc_value *y = oc_out(c, i);
+        const struct oc_ntype *t = y ? oc_seq_of(y) : NULL;
+        if (!t || !again || l0 < 0 || l1 < 0 || l0 == l1)
+            continue;
+        int64_t d = l1 - l0, len = -1, step;
+        if (l2 >= 0 && l2 - l1 == d && !oc_mul_i64(trip, d, &step) && !oc_add_i64(l0, step, &len) && len < 0)
+            return OC_FAIL(c, OC_ERR_MODEL, "loop-carried sequence %d would have %lld tensors", i, (long long)len);
+        if ((t = oc_seq_with_len(c, t, l2 >= 0 && l2 - l1 == d ? len : -1)) == NULL)
+            return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+        if ((st = oc_set_out_nt(c, i, t)) != OC_OK)
+            return st;
+    }
+    return OC_OK;
+}
+
 OC_RULE(oc_loop_infer) {
     int32_t n_carried = oc_n_in(c) - 2;
     if (n_carried < 0)
@@ -98,7 +186,7 @@ OC_RULE(oc_loop_infer) {
     bind[1] = &cond;
     for (int32_t i = 0; i < n_carried; i++) {
         bind[2 + i] = oc_in(c, 2 + i);
-        if (!bind[2 + i] || bind[2 + i]->rank < 0)
+        if (!bind[2 + i] || (bind[2 + i]->rank < 0 && !bind[2 + i]->nt))
             return OC_ERR_SHAPE;
     }
     struct oc_subgraph s;
@@ -112,18 +200,22 @@ OC_RULE(oc_loop_infer) {
     int64_t nm;
     const int64_t *m = oc_in_ints(c, 0, &nm);
     int64_t trip = OC_DIM_UNKNOWN;
-    if (m && nm == 1 && m[0] >= 0) {
+    int64_t nc;
+    const int64_t *cond0 = oc_in_ints(c, 1, &nc);
+    if (cond0 && nc == 1 && !cond0[0]) {
+        trip = 0; /* the condition is false before the first iteration */
+    } else if (m && nm == 1 && m[0] >= 0) {
         const struct oc_value *cond_out = oc_body_out(&s, 0);
-        bool full = !oc_in(c, 1) || (cond_out && s.g->n_inputs > 1 && cond_out == &s.g->values[s.g->inputs[1]]) ||
+        bool starts = !oc_in(c, 1) || (cond0 && nc == 1);
+        bool full = !oc_in(c, 1) || oc_cond_passes_through(&s) ||
                     (cond_out && cond_out->ival && cond_out->n_ival == 1 && cond_out->ival[0]);
-        if (full)
+        if (starts && full)
             trip = m[0];
     } else if (!oc_in(c, 0) && !oc_in(c, 1)) {
         return OC_FAIL(c, OC_ERR_MODEL, "a Loop without M and cond never ends");
     }
-    for (int32_t i = 0; i < n_carried; i++)
-        if ((st = oc_set_merged(c, i, oc_body_out(&s, 1 + i), trip == 1 ? NULL : oc_in(c, 2 + i))) != OC_OK)
-            return st;
+    if ((st = oc_loop_carried(c, &s, n_carried, bind, trip)) != OC_OK)
+        return st;
     for (int32_t k = 0; k < n_scan; k++) {
         const struct oc_value *v = oc_body_out(&s, 1 + n_carried + k);
         if (!v || v->rank < 0 || v->rank >= OC_MAX_CF_RANK)

@@ -231,8 +231,23 @@ static enum oc_status oc_same_shape(struct oc_op_ctx *c, int32_t dt) {
 
 OC_RULE(oc_unary_infer) { return oc_same_shape(c, 0); }
 
-/* Not, IsNaN, IsInf: a bool of the input's shape */
+/* IsNaN, IsInf (and Not): a bool of the input's shape */
 OC_RULE(oc_unary_bool_infer) { return oc_same_shape(c, OC_DT_BOOL); }
+
+/* Not: as above, and known values negated (conditions of If and Loop). */
+OC_RULE(oc_not_infer) {
+    enum oc_status st = oc_same_shape(c, OC_DT_BOOL);
+    int64_t n;
+    const int64_t *v = st == OC_OK ? oc_in_ints(c, 0, &n) : NULL;
+    if (!v)
+        return st;
+    int64_t *o = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *o);
+    if (!o)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        o[i] = !v[i];
+    return oc_set_ints(c, 0, o, n);
+}
 
 OC_RULE(oc_clip_infer) { return oc_same_shape(c, 0); }
 

@@ -1,6 +1,6 @@
 /*
  * ops/layout.c — ops that move, view or describe data without arithmetic:
- * Identity, Reshape, Flatten, Transpose, Concat, Squeeze, Unsqueeze, Pad,
+ * Identity (of any value, sequences and optionals too), Reshape, Flatten, Transpose, Concat, Squeeze, Unsqueeze, Pad,
  * Shape, Gather, Slice, Constant, ConstantOfShape, Expand, Range.
  * All cost 0 FLOPs (bytes moved are counted by the driver; views move none).
  *
@@ -41,6 +41,8 @@ static enum oc_status oc_pass_ints(struct oc_op_ctx *c) {
 
 OC_RULE(oc_identity_infer) {
     const struct oc_value *x = oc_in(c, 0);
+    if (x && x->nt) /* a sequence or optional passes through as well */
+        return oc_set_out_nt(c, 0, x->nt);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
     enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
@@ -542,8 +544,20 @@ OC_RULE(oc_slice_input_infer) {
         return OC_ERR_SHAPE;
     int64_t ns, ne, na = 0, nst = 0;
     const int64_t *s = oc_in_ints(c, 1, &ns), *e = oc_in_ints(c, 2, &ne), *ax = NULL, *steps = NULL;
-    if (!s || !e)
-        return OC_FAIL(c, OC_ERR_SHAPE, "the values of inputs 'starts'/'ends' are not known");
+    if (!s || !e) { /* the rank is kept; the sliced axes' sizes are not known */
+        OC_NEW_DIMS(d, x->rank);
+        memcpy(d, x->dims, (size_t)x->rank * sizeof *d);
+        const int64_t *axes = oc_in(c, 3) ? oc_in_ints(c, 3, &na) : NULL;
+        for (int32_t i = 0; i < x->rank; i++) {
+            bool sliced = !axes;
+            for (int64_t k = 0; axes && k < na; k++)
+                sliced = sliced || axes[k] == i || axes[k] + x->rank == i;
+            if (sliced)
+                d[i] = (struct oc_dim){OC_DIM_UNKNOWN, NULL};
+        }
+        enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, d);
+        return st != OC_OK ? st : OC_FAIL(c, OC_ERR_SHAPE, "the values of inputs 'starts'/'ends' are not known");
+    }
     if (oc_in(c, 3) && !(ax = oc_in_ints(c, 3, &na)))
         return OC_FAIL(c, OC_ERR_SHAPE, "the values of input 'axes' are not known");
     if (oc_in(c, 4) && !(steps = oc_in_ints(c, 4, &nst)))
