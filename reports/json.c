@@ -70,6 +70,26 @@ static json_t *oc_jshape(const struct oc_value *v) {
     return a;
 }
 
+static json_t *oc_jdims(int32_t rank, const struct oc_dim *dims) {
+    struct oc_value v = {.rank = rank, .dims = (struct oc_dim *)dims};
+    return oc_jshape(&v);
+}
+
+/* Fields of a sequence or optional output (docs/JSON.md): its tensors' dtype
+ * in "dtype", "shape" null, then kind, elem_shape, length / elem_kind,
+ * has_element. */
+static void oc_jnontensor(json_t *vo, const struct oc_ntype *t) {
+    bool seq = t->kind == OC_TYPE_SEQUENCE || t->inner == OC_TYPE_SEQUENCE;
+    json_object_set_new(vo, "kind", json_string(t->kind == OC_TYPE_SEQUENCE ? "sequence" : "optional"));
+    if (t->kind == OC_TYPE_OPTIONAL) {
+        json_object_set_new(vo, "elem_kind", json_string(seq ? "sequence" : "tensor"));
+        json_object_set_new(vo, "has_element", t->present < 0 ? json_null() : json_boolean(t->present));
+    }
+    json_object_set_new(vo, "elem_shape", oc_jdims(t->rank, t->dims));
+    if (seq)
+        json_object_set_new(vo, "length", t->len < 0 ? json_null() : json_integer(t->len));
+}
+
 static const char *oc_node_status_name(enum oc_status s) {
     switch (s) {
     case OC_OK:
@@ -106,8 +126,10 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n) {
         const struct oc_value *v = &g->values[n->out[k]];
         json_t *vo = json_object();
         json_object_set_new(vo, "name", oc_jstr(v->name));
-        json_object_set_new(vo, "dtype", oc_jstr(oc_dtype_name(v->dtype)));
+        json_object_set_new(vo, "dtype", oc_jstr(oc_dtype_name(v->nt ? v->nt->dtype : v->dtype)));
         json_object_set_new(vo, "shape", oc_jshape(v));
+        if (v->nt)
+            oc_jnontensor(vo, v->nt);
         json_array_append_new(outs, vo);
     }
     json_object_set_new(o, "outputs", outs);

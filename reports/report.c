@@ -121,7 +121,41 @@ const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
     return buf;
 }
 
+static void oc_fmt_dims(struct oc_sbuf *b, int32_t rank, const struct oc_dim *dims) {
+    struct oc_value v = {.rank = rank, .dims = (struct oc_dim *)dims};
+    oc_fmt_shape(b, &v);
+}
+
+/* seq<[3, 4]> x 2 (x ? when the length is unknown); opt<[3, 4]>, opt<seq<[3]> x 2>;
+ * opt<none> when empty, opt?<...> when that is not known. */
+static void oc_fmt_nontensor(struct oc_sbuf *b, const struct oc_ntype *t) {
+    bool seq = t->kind == OC_TYPE_SEQUENCE || t->inner == OC_TYPE_SEQUENCE;
+    if (t->kind == OC_TYPE_OPTIONAL) {
+        if (t->present == 0) {
+            oc_sbuf_puts(b, "opt<none>");
+            return;
+        }
+        oc_sbuf_puts(b, t->present < 0 ? "opt?<" : "opt<");
+    }
+    if (seq)
+        oc_sbuf_puts(b, "seq<");
+    oc_fmt_dims(b, t->rank, t->dims);
+    if (seq) {
+        oc_sbuf_puts(b, "> x ");
+        if (t->len >= 0)
+            oc_sbuf_printf(b, "%lld", (long long)t->len);
+        else
+            oc_sbuf_puts(b, "?");
+    }
+    if (t->kind == OC_TYPE_OPTIONAL)
+        oc_sbuf_puts(b, ">");
+}
+
 void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v) {
+    if (v->nt) {
+        oc_fmt_nontensor(b, v->nt);
+        return;
+    }
     if (v->rank < 0) {
         oc_sbuf_puts(b, "?");
         return;
