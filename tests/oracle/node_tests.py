@@ -15,6 +15,15 @@ default (--fold-inputs) the harness turns each case's small integer inputs
 holding the test's values before analysis; --no-fold-inputs measures the
 files as shipped. Both figures are recorded in docs/COVERAGE.md.
 
+Sequence and optional outputs (expected output_N.pb a SequenceProto or an
+OptionalProto) are compared with onnxcost's summary of them: the length, the
+tensors' element type, and their shape where every tensor shares a dim (a dim
+or rank they do not share must be reported unknown); an optional's presence,
+then what it holds. With --fold-inputs a sequence or optional input is
+rebuilt from its test value as SequenceConstruct / SequenceEmpty / Optional
+nodes over tensor inputs of the elements' shapes (onnxcost cannot be told a
+sequence's length otherwise).
+
 Cases that do not agree must be listed in tests/node/xfail.txt with a reason;
 a failure not listed, or a listed case that now passes, fails the test.
 `--update-xfail` rewrites the list from the current results (review the diff).
@@ -58,12 +67,76 @@ INT_TYPES = {TensorProto.INT64, TensorProto.INT32, TensorProto.INT8, TensorProto
              TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64, TensorProto.BOOL}
 
 
+def read_value(tp, path):
+    """The test value at path, parsed by the declared TypeProto's kind."""
+    kind = tp.WhichOneof("value")
+    msg = {"sequence_type": onnx.SequenceProto, "optional_type": onnx.OptionalProto}.get(kind, TensorProto)()
+    with open(path, "rb") as f:
+        msg.ParseFromString(f.read())
+    return msg
+
+
+def rebuild_nontensor(name, tp, value, graph):
+    """Nodes (and tensor inputs of the elements' shapes) producing `name` with
+    the structure of `value` (a SequenceProto or OptionalProto): what the
+    harness tells onnxcost about a sequence or optional input. False when the
+    value is not one onnxcost models (maps, nested sequences)."""
+    from onnx import helper
+    nodes, inputs = [], []
+
+    def tensor_input(t, nm):
+        inputs.append(helper.make_tensor_value_info(nm, t.data_type, list(t.dims)))
+        return nm
+
+    def seq(s, tp_seq, out):
+        if s.elem_type not in (0, onnx.SequenceProto.TENSOR):
+            return False
+        if not s.tensor_values:
+            et = tp_seq.sequence_type.elem_type.tensor_type.elem_type or TensorProto.FLOAT
+            nodes.append(helper.make_node("SequenceEmpty", [], [out], dtype=et))
+        else:
+            ins = [tensor_input(t, f"{out}__{k}") for k, t in enumerate(s.tensor_values)]
+            nodes.append(helper.make_node("SequenceConstruct", ins, [out]))
+        return True
+
+    if isinstance(value, onnx.SequenceProto):
+        ok = seq(value, tp, name)
+    else:
+        inner = tp.optional_type.elem_type
+        if value.HasField("tensor_value"):
+            nodes.append(helper.make_node("Optional", [tensor_input(value.tensor_value, f"{name}__v")], [name]))
+            ok = True
+        elif value.HasField("sequence_value"):
+            ok = seq(value.sequence_value, inner, f"{name}__v")
+            nodes.append(helper.make_node("Optional", [f"{name}__v"], [name]))
+        elif value.elem_type == onnx.OptionalProto.UNDEFINED or inner.WhichOneof("value") in ("tensor_type",
+                                                                                            "sequence_type"):
+            nodes.append(helper.make_node("Optional", [], [name], type=inner))
+            ok = True
+        else:
+            ok = False
+    if ok:
+        rest = list(graph.node)
+        del graph.node[:]
+        graph.node.extend(nodes + rest)
+        graph.input.extend(inputs)
+    return ok
+
+
 def fold_inputs(model, data, tmpdir):
     """Copy of the model whose small integer (and tiny float) inputs are
-    initializers holding the case's input values; None when nothing folds."""
-    folded = []
+    initializers holding the case's input values, and whose sequence and
+    optional inputs are rebuilt from their values (rebuild_nontensor); None
+    when nothing folds."""
+    folded, rebuilt = [], []
     for i, vi in enumerate(model.graph.input):
         p = os.path.join(data, f"input_{i}.pb")
+        if vi.type.WhichOneof("value") in ("sequence_type", "optional_type") and os.path.exists(p):
+            try:
+                rebuilt.append((vi, read_value(vi.type, p)))
+            except Exception:  # noqa: BLE001
+                pass
+            continue
         if not vi.type.HasField("tensor_type") or not os.path.exists(p):
             continue
         try:
@@ -76,11 +149,16 @@ def fold_inputs(model, data, tmpdir):
         if (t.data_type in INT_TYPES and n <= 4096) or (t.data_type == TensorProto.FLOAT and n <= 16):
             t.name = vi.name
             folded.append((vi.name, t))
-    if not folded:
+    if not folded and not rebuilt:
         return None
     m = onnx.ModelProto()
     m.CopyFrom(model)
     names = {n for n, _ in folded}
+    for vi, value in rebuilt:
+        if rebuild_nontensor(vi.name, vi.type, value, m.graph):
+            names.add(vi.name)
+    if not names:
+        return None
     keep = [vi for vi in m.graph.input if vi.name not in names]
     del m.graph.input[:]
     m.graph.input.extend(keep)
@@ -117,28 +195,81 @@ def case_result(case, onnxcost, fold, tmpdir):
     got = {}
     for n in doc["nodes"]:
         for o in n["outputs"]:
-            got[o["name"]] = (o["dtype"], o["shape"], n["op_type"], n.get("reason"), n["status"])
+            got[o["name"]] = (o["dtype"], o["shape"], n["op_type"], n.get("reason"), n["status"], o)
     for i, out in enumerate(model.graph.output):
-        if not out.type.HasField("tensor_type"):
-            kind = out.type.WhichOneof("value")
-            return False, f"output {i} is a {kind}, not a tensor", ops
+        kind = out.type.WhichOneof("value")
+        if kind not in ("tensor_type", "sequence_type", "optional_type"):
+            return False, f"output {i} is a {kind}, not a tensor, sequence or optional", ops
         p = os.path.join(data, f"output_{i}.pb")
         if not os.path.exists(p):
             continue
-        exp = read_tensor(p)  # expected output tensor
-        want = (DTYPE.get(exp.data_type, "?"), list(exp.dims))
         g = got.get(out.name)
         if g is None:
             return False, f"output {out.name} not produced by a node", ops
         if g[4] != "ok":
             # shapes copied from the file's declarations do not count as inferred
             return False, f"{g[2]}: {g[3]}", ops
+        if kind != "tensor_type":
+            why = compare_nontensor(read_value(out.type, p), g[5])
+            if why:
+                return False, f"{g[2]}: output {i} {why}", ops
+            continue
+        exp = read_tensor(p)  # expected output tensor
+        want = (DTYPE.get(exp.data_type, "?"), list(exp.dims))
         if g[1] is None or any(d is None for d in g[1]):
             why = g[3] or "unknown"
             return False, f"{g[2]}: shape unknown ({why})", ops
         if (g[0], g[1]) != want:
             return False, f"{g[2]}: output {i} is {g[0]}{g[1]}, expected {want[0]}{want[1]}", ops
     return True, "", ops
+
+
+def shared_shape(tensors):
+    """The shape a list of TensorProtos shares: None when the ranks differ,
+    else the dims with None where they differ."""
+    ranks = {len(t.dims) for t in tensors}
+    if len(ranks) != 1:
+        return None
+    return [d[0] if len(set(d)) == 1 else None for d in zip(*(list(t.dims) for t in tensors))]
+
+
+def compare_nontensor(exp, o):
+    """'' when onnxcost's output object o describes the expected
+    SequenceProto / OptionalProto exp, else why not."""
+    if isinstance(exp, onnx.OptionalProto):
+        if o.get("kind") != "optional":
+            return f"is a {o.get('kind', 'tensor')}, expected an optional"
+        if not exp.HasField("tensor_value") and not exp.HasField("sequence_value"):
+            return "" if o.get("has_element") is False else f"has_element is {o.get('has_element')}, expected false"
+        if o.get("has_element") is not True:
+            return f"has_element is {o.get('has_element')}, expected true"
+        if exp.HasField("tensor_value"):
+            t = exp.tensor_value
+            if o.get("elem_kind") != "tensor":
+                return f"holds a {o.get('elem_kind')}, expected a tensor"
+            want = (DTYPE.get(t.data_type, "?"), list(t.dims))
+            have = (o["dtype"], o.get("elem_shape"))
+            return "" if have == want else f"holds {have[0]}{have[1]}, expected {want[0]}{want[1]}"
+        if o.get("elem_kind") != "sequence":
+            return f"holds a {o.get('elem_kind')}, expected a sequence"
+        return compare_sequence(exp.sequence_value, o)
+    if o.get("kind") != "sequence":
+        return f"is a {o.get('kind', 'tensor')}, expected a sequence"
+    return compare_sequence(exp, o)
+
+
+def compare_sequence(exp, o):
+    ts = list(exp.tensor_values)
+    if exp.elem_type not in (0, onnx.SequenceProto.TENSOR):
+        return "expected a sequence of non-tensors"
+    if o.get("length") != len(ts):
+        return f"has length {o.get('length')}, expected {len(ts)}"
+    if not ts:
+        return ""
+    dts = {DTYPE.get(t.data_type, "?") for t in ts}
+    want = (dts.pop() if len(dts) == 1 else "?", shared_shape(ts))
+    have = (o["dtype"], o.get("elem_shape"))
+    return "" if have == want else f"is seq<{have[0]}{have[1]}>, expected seq<{want[0]}{want[1]}>"
 
 
 def main():
