@@ -120,20 +120,30 @@ static int64_t oc_seq_len(const struct oc_value *v) {
     return t && (t->kind == OC_TYPE_SEQUENCE || t->present == 1) ? t->len : -1;
 }
 
+/* True when a loop-carried sequence/optional may change from one iteration
+ * to the next in a way a second body run can tell: its length changes, or
+ * the body returns another kind (an optional it unwraps). */
+static bool oc_carried_changes(const struct oc_value *in, const struct oc_value *out) {
+    if (!out || (!in->nt && !out->nt))
+        return false;
+    int64_t l0 = oc_seq_len(in), l1 = oc_seq_len(out);
+    return !in->nt || !out->nt || in->nt->kind != out->nt->kind || (l0 >= 0 && l1 >= 0 && l0 != l1);
+}
+
 /* Types of the loop-carried outputs after `trip` iterations (-1: unknown)
- * from the body run s, whose inputs were bind. A carried value keeps the
- * dims the body does not change. A sequence whose length the body changes
- * (from L0 to L1) goes through the body once more (L2): when L2 - L1 =
- * L1 - L0 = d, the final length is L0 + trip x d, else unknown. */
+ * from the body run s, whose inputs were bind. A carried tensor keeps the
+ * dims the body does not change. A carried sequence or optional that
+ * changes (oc_carried_changes) goes through the body once more, fed the
+ * first run's outputs; its type is what both runs agree on, and when its
+ * length goes L0 -> L1 -> L2 with L2 - L1 = L1 - L0 = d, its final length is
+ * L0 + trip x d (else unknown). */
 static enum oc_status oc_loop_carried(struct oc_op_ctx *c, const struct oc_subgraph *s, int32_t n_carried,
                                       const struct oc_value **bind, int64_t trip) {
     enum oc_status st;
     struct oc_subgraph s2;
     bool again = false;
-    for (int32_t i = 0; i < n_carried && trip >= 2; i++) {
-        int64_t l0 = oc_seq_len(oc_in(c, 2 + i)), l1 = oc_seq_len(oc_body_out(s, 1 + i));
-        again = again || (l0 >= 0 && l1 >= 0 && l0 != l1);
-    }
+    for (int32_t i = 0; i < n_carried && trip >= 2; i++)
+        again = again || oc_carried_changes(oc_in(c, 2 + i), oc_body_out(s, 1 + i));
     if (again) {
         const struct oc_value *bind2[2 + 256];
         memcpy(bind2, bind, 2 * sizeof *bind2);
@@ -152,21 +162,26 @@ static enum oc_status oc_loop_carried(struct oc_op_ctx *c, const struct oc_subgr
                 return st;
             continue;
         }
-        int64_t l0 = oc_seq_len(in), l1 = oc_seq_len(out), l2 = again ? oc_seq_len(oc_body_out(&s2, 1 + i)) : -1;
-        bool kinds_differ = !in->nt || !out->nt || in->nt->kind != out->nt->kind;
-        const struct oc_value *other = trip == 1 || (trip >= 1 && kinds_differ) ? NULL : in;
-        if (again && l0 >= 0 && l1 >= 0 && l0 != l1)
-            other = oc_body_out(&s2, 1 + i);
-        if ((st = oc_set_merged(c, i, out, other)) != OC_OK)
+        if (trip == 0) {
+            if ((st = oc_set_out_like(c, i, in)) != OC_OK)
+                return st;
+            continue;
+        }
+        bool changes = oc_carried_changes(in, out);
+        const struct oc_value *out2 = again ? oc_body_out(&s2, 1 + i) : NULL;
+        /* trip 1: the body's output; a change: both runs'; else: the body's and the input's */
+        if ((st = oc_set_merged(c, i, out, trip == 1 ? NULL : changes && again ? out2 : in)) != OC_OK)
             return st;
+        int64_t l0 = oc_seq_len(in), l1 = oc_seq_len(out), l2 = oc_seq_len(out2);
         const struct oc_value *y = oc_out(c, i);
         const struct oc_ntype *t = y ? oc_seq_of(y) : NULL;
-        if (!t || !again || l0 < 0 || l1 < 0 || l0 == l1)
+        if (!t || trip == 1 || l0 < 0 || l1 < 0 || l0 == l1)
             continue;
         int64_t d = l1 - l0, len = -1, step;
-        if (l2 >= 0 && l2 - l1 == d && !oc_mul_i64(trip, d, &step) && !oc_add_i64(l0, step, &len) && len < 0)
+        bool linear = l2 >= 0 && l2 - l1 == d && trip >= 0;
+        if (linear && !oc_mul_i64(trip, d, &step) && !oc_add_i64(l0, step, &len) && len < 0)
             return OC_FAIL(c, OC_ERR_MODEL, "loop-carried sequence %d would have %lld tensors", i, (long long)len);
-        if ((t = oc_seq_with_len(c, t, l2 >= 0 && l2 - l1 == d ? len : -1)) == NULL)
+        if ((t = oc_seq_with_len(c, t, linear ? len : -1)) == NULL)
             return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
         if ((st = oc_set_out_nt(c, i, t)) != OC_OK)
             return st;
