@@ -465,6 +465,39 @@ static void loop_grows_sequence(void **state) {
     assert_ptr_equal(nt_of("id2", 0), s);
 }
 
+static void if_unknown_condition_merges(void **state) {
+    (void)state;
+    struct pb_model then_b = {0}, else_b = {0}, pm = {0};
+    /* then: ([2] x 1, an optional holding a [2]); else: ([2] x 2, an empty optional of f32 [2]) */
+    pbm_node(&then_b, pb_node("t1", "SequenceConstruct", TU_LIST("a"), TU_LIST("ts"), 0, NULL));
+    pbm_node(&then_b, pb_node("t2", "Optional", TU_LIST("a"), TU_LIST("to"), 0, NULL));
+    pbm_output(&then_b, seq_vi("ts", PB_FLOAT, -1, NULL));
+    pbm_output(&then_b, pb_value_info("to", PB_FLOAT, -1, NULL, NULL));
+    pbm_node(&else_b, pb_node("e1", "SequenceConstruct", TU_LIST("a", "a"), TU_LIST("es"), 0, NULL));
+    struct pbw tt = tensor_type(PB_FLOAT, 1, TU_DIMS(2));
+    struct pbw at_e[] = {attr_type("type", &tt)};
+    pbm_node(&else_b, pb_node("e2", "Optional", TU_LIST(NULL), TU_LIST("eo"), 1, at_e));
+    pbm_output(&else_b, seq_vi("es", PB_FLOAT, -1, NULL));
+    pbm_output(&else_b, pb_value_info("eo", PB_FLOAT, -1, NULL, NULL));
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 1, TU_DIMS(2), NULL));
+    pbm_input(&pm, pb_value_info("flag", PB_BOOL, 0, NULL, NULL));
+    struct pbw at[] = {pb_attr_graph("then_branch", &then_b), pb_attr_graph("else_branch", &else_b)};
+    pbm_node(&pm, pb_node("if", "If", TU_LIST("flag"), TU_LIST("s", "o"), 2, at));
+    pbm_output(&pm, seq_vi("s", PB_FLOAT, -1, NULL));
+    analyze(&pm, 16);
+    /* condition unknown: [2] x 1 or [2] x 2 -> [2] x ?; holds a [2] or nothing -> presence unknown */
+    const struct oc_ntype *s = nt_of("if", 0);
+    assert_int_equal(s->kind, OC_TYPE_SEQUENCE);
+    assert_int_equal(s->len, -1);
+    NT_SHAPE(s, 2);
+    const struct oc_ntype *o = nt_of("if", 1);
+    assert_int_equal(o->kind, OC_TYPE_OPTIONAL);
+    assert_int_equal(o->present, -1);
+    NT_SHAPE(o, 2);
+    /* the length is not known: the node's outputs are not concrete */
+    assert_int_not_equal(tu_node(an, "if")->status, OC_OK);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(construct_and_at, teardown),
@@ -478,6 +511,7 @@ int main(void) {
         cmocka_unit_test_teardown(declared_sequence_input, teardown),
         cmocka_unit_test_teardown(sequence_map_cost, teardown),
         cmocka_unit_test_teardown(loop_grows_sequence, teardown),
+        cmocka_unit_test_teardown(if_unknown_condition_merges, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
