@@ -103,7 +103,7 @@ OC_RULE(oc_string_split_infer) {
     const struct oc_value *x = oc_in(c, 0);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
-    char delim[2];
+    char delim[1024];
     int64_t maxsplit;
     bool has_max = oc_attr_has(c->node, "maxsplit");
     enum oc_status st = oc_attr_int(c->node, "maxsplit", 0, &maxsplit, c->diag);
@@ -111,14 +111,10 @@ OC_RULE(oc_string_split_infer) {
         return st;
     if (has_max && maxsplit < 0)
         return OC_FAIL(c, OC_ERR_MODEL, "attribute 'maxsplit' is %lld, must be >= 0", (long long)maxsplit);
-    /* only whether the delimiter is empty matters: a 1-byte buffer takes "" */
-    bool has_delim = false;
-    if (oc_attr_has(c->node, "delimiter")) {
-        struct oc_diag dd = {0};
-        has_delim = oc_attr_string(c->node, "delimiter", "", delim, sizeof delim, &dd) != OC_OK || delim[0];
-        if (dd.code == OC_ERR_MODEL && strstr(dd.msg, "has type"))
-            return OC_FAIL(c, OC_ERR_MODEL, "%s", dd.msg);
-    }
+    /* unset or "": split on runs of whitespace */
+    if ((st = oc_attr_string(c->node, "delimiter", "", delim, sizeof delim, c->diag)) != OC_OK)
+        return st;
+    bool has_delim = delim[0] != 0;
     struct oc_dim *y = oc_str_dims(c, (int64_t)x->rank + 1);
     if (!y)
         return c->diag->code;
