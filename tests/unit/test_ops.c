@@ -526,6 +526,48 @@ static void loop_trip_count(void **state) {
     assert_int_equal(tu_node(an, "loop")->cost.flops, 84);
 }
 
+static void model_local_function(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(4, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 2, TU_DIMS(8, 16)));
+    struct pbw at[] = {pb_attr_float("slope", 0.2f)};
+    pbm_node(&pm, pb_node_dom("call", "com.test", "LinearLeaky", TU_LIST("x", "w"), TU_LIST("y"), 1, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    bytes = pbm_finish(&pm, 13);
+    /* FunctionProto com.test::LinearLeaky(X, W) -> Y = LeakyRelu(MatMul(X, W), alpha = @slope) */
+    struct pbw fn = {0}, os = {0}, ref = {0};
+    pbw_str(&fn, 1, "LinearLeaky");
+    pbw_str(&fn, 4, "X");
+    pbw_str(&fn, 4, "W");
+    pbw_str(&fn, 5, "Y");
+    pbw_str(&fn, 6, "slope");
+    struct pbw mm = pb_node("mm", "MatMul", TU_LIST("X", "W"), TU_LIST("T"), 0, NULL);
+    pbw_msg(&fn, 7, &mm);
+    pbw_str(&ref, 1, "alpha");
+    pbw_int(&ref, 20, 1); /* FLOAT */
+    pbw_str(&ref, 21, "slope");
+    struct pbw lr = pb_node("leaky", "LeakyRelu", TU_LIST("T"), TU_LIST("Y"), 1, &ref);
+    pbw_msg(&fn, 7, &lr);
+    pbw_str(&fn, 10, "com.test");
+    pbw_str(&os, 1, "com.test");
+    pbw_int(&os, 2, 1);
+    pbw_msg(&bytes, 8, &os);
+    pbw_msg(&bytes, 25, &fn);
+    if (tu_analyze(&bytes, NULL, &md, &an, &dg) != OC_OK)
+        fail_msg("analysis failed: %s", dg.msg);
+    /* the call node keeps the body's output [4, 16] and its cost:
+     * MatMul 4*16*8 = 512 MACs, 1,024 FLOPs; LeakyRelu 2 per element, 128 */
+    TU_SHAPE(tu_out(an, "call", 0), 4, 16);
+    const struct oc_node *n = tu_node(an, "call");
+    assert_true(n->is_call);
+    assert_int_equal(n->status, OC_OK);
+    assert_int_equal(n->cost.macs, 512);
+    assert_int_equal(n->cost.flops, 1152);
+    assert_int_equal(an->totals.n_no_rule, 0);
+    assert_int_equal(an->totals.macs, 512);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, teardown),
@@ -551,6 +593,7 @@ int main(void) {
         cmocka_unit_test_teardown(slice_and_gather, teardown),
         cmocka_unit_test_teardown(if_known_and_unknown_condition, teardown),
         cmocka_unit_test_teardown(loop_trip_count, teardown),
+        cmocka_unit_test_teardown(model_local_function, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
