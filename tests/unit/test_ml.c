@@ -8,16 +8,12 @@
  */
 #include "testutil.h"
 
-static struct oc_analysis *an;
-static struct oc_model *md;
-static struct pbw bytes;
-static struct oc_diag dg;
-
 enum { PB_STRING = 8, PB_DOUBLE = 11 };
 
-/* Finishes the model with the default-domain opset and, when dom is given,
- * an opset import for that domain (ModelProto.opset_import is repeated, so
- * appending the field to the serialized model adds one). */
+/* tu_analyze_ok / tu_analyze_err with, when dom is given, an opset import
+ * for that domain too (ModelProto.opset_import is repeated, so appending the
+ * field to the serialized model adds one). The analysis is the shared
+ * fixture of testutil.h (freed by tu_teardown). */
 static enum oc_status finish(struct pb_model *pm, int64_t opset, const char *dom, int64_t version) {
     bytes = pbm_finish(pm, opset);
     if (dom) {
@@ -38,14 +34,6 @@ static void analyze_fails(struct pb_model *pm, int64_t opset, const char *dom, i
     assert_int_equal(finish(pm, opset, dom, version), OC_ERR_MODEL);
     if (!strstr(dg.msg, what))
         fail_msg("message '%s' does not contain '%s'", dg.msg, what);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tu_free(md, an, &bytes);
-    md = NULL;
-    an = NULL;
-    return 0;
 }
 
 /* FLOATS attribute (AttributeProto.floats = 7, type FLOATS = 6) */
@@ -500,26 +488,26 @@ static void string_data_dependent(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(linear_classifier_multiclass, teardown),
-        cmocka_unit_test_teardown(linear_classifier_binary, teardown),
-        cmocka_unit_test_teardown(linear_classifier_bad_coefficients, teardown),
-        cmocka_unit_test_teardown(svm_classifier_rbf, teardown),
-        cmocka_unit_test_teardown(tree_ensemble_classifier, teardown),
-        cmocka_unit_test_teardown(tree_ensemble_v5, teardown),
-        cmocka_unit_test_teardown(tree_ensemble_regressor_cycle, teardown),
-        cmocka_unit_test_teardown(label_encoder_v2, teardown),
-        cmocka_unit_test_teardown(label_encoder_v4_tensor, teardown),
-        cmocka_unit_test_teardown(label_encoder_v1, teardown),
-        cmocka_unit_test_teardown(label_encoder_two_values, teardown),
-        cmocka_unit_test_teardown(zip_map_unsupported, teardown),
-        cmocka_unit_test_teardown(tfidf_vectorizer, teardown),
-        cmocka_unit_test_teardown(adam, teardown),
-        cmocka_unit_test_teardown(momentum_and_adagrad, teardown),
-        cmocka_unit_test_teardown(momentum_bad_inputs, teardown),
-        cmocka_unit_test_teardown(gradient, teardown),
-        cmocka_unit_test_teardown(string_concat, teardown),
-        cmocka_unit_test_teardown(string_concat_mismatch, teardown),
-        cmocka_unit_test_teardown(string_data_dependent, teardown),
+        cmocka_unit_test_teardown(linear_classifier_multiclass, tu_teardown),
+        cmocka_unit_test_teardown(linear_classifier_binary, tu_teardown),
+        cmocka_unit_test_teardown(linear_classifier_bad_coefficients, tu_teardown),
+        cmocka_unit_test_teardown(svm_classifier_rbf, tu_teardown),
+        cmocka_unit_test_teardown(tree_ensemble_classifier, tu_teardown),
+        cmocka_unit_test_teardown(tree_ensemble_v5, tu_teardown),
+        cmocka_unit_test_teardown(tree_ensemble_regressor_cycle, tu_teardown),
+        cmocka_unit_test_teardown(label_encoder_v2, tu_teardown),
+        cmocka_unit_test_teardown(label_encoder_v4_tensor, tu_teardown),
+        cmocka_unit_test_teardown(label_encoder_v1, tu_teardown),
+        cmocka_unit_test_teardown(label_encoder_two_values, tu_teardown),
+        cmocka_unit_test_teardown(zip_map_unsupported, tu_teardown),
+        cmocka_unit_test_teardown(tfidf_vectorizer, tu_teardown),
+        cmocka_unit_test_teardown(adam, tu_teardown),
+        cmocka_unit_test_teardown(momentum_and_adagrad, tu_teardown),
+        cmocka_unit_test_teardown(momentum_bad_inputs, tu_teardown),
+        cmocka_unit_test_teardown(gradient, tu_teardown),
+        cmocka_unit_test_teardown(string_concat, tu_teardown),
+        cmocka_unit_test_teardown(string_concat_mismatch, tu_teardown),
+        cmocka_unit_test_teardown(string_data_dependent, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
