@@ -240,11 +240,76 @@ static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node 
     return true;
 }
 
+static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g);
+
+/* A node that calls a model-local function: its body is analyzed with the
+ * call's input types; the call node keeps the body's outputs and total cost. */
+static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, struct oc_node *n, const void *fn) {
+    struct oc_arena *a = &r->an->arena;
+    char lab[300];
+    struct oc_diag d = {0};
+    struct oc_graph *body;
+    n->def = NULL;
+    n->is_call = true;
+    enum oc_status st = oc_graph_build_function(g, fn, n, a, &body, &d);
+    if (st != OC_OK)
+        return oc_diag_set(r->d, st, "node %s: its function: %s", oc_node_label(n, lab, sizeof lab), d.msg);
+    for (int32_t i = 0; i < body->n_inputs && i < n->n_in; i++) {
+        if (n->in[i] < 0)
+            continue;
+        const struct oc_value *src = &g->values[n->in[i]];
+        struct oc_value *v = &body->values[body->inputs[i]];
+        v->dtype = src->dtype;
+        v->rank = src->rank;
+        v->dims = src->dims;
+        v->ival = src->ival;
+        v->n_ival = src->n_ival;
+    }
+    struct oc_diag *saved = r->d;
+    r->d = &d;
+    st = oc_run_graph(r, body);
+    r->d = saved;
+    if (st != OC_OK)
+        return oc_diag_set(r->d, st, "node %s: in its function: %s", oc_node_label(n, lab, sizeof lab), d.msg);
+    for (int32_t k = 0; k < n->n_out && k < body->n_outputs; k++) {
+        if (n->out[k] < 0 || body->outputs[k] < 0)
+            continue;
+        const struct oc_value *src = &body->values[body->outputs[k]];
+        struct oc_value *v = &g->values[n->out[k]];
+        v->dtype = src->dtype;
+        v->rank = src->rank;
+        v->dims = src->dims;
+        v->ival = src->ival;
+        v->n_ival = src->n_ival;
+    }
+    bool complete = true;
+    for (int32_t i = 0; i < body->n_nodes; i++) {
+        const struct oc_node *b = &body->nodes[i];
+        if (b->cost.flags & OC_COST_UNKNOWN) {
+            complete = false;
+            continue;
+        }
+        oc_sum_u64(&n->cost.macs, b->cost.macs, &n->cost.flags);
+        oc_sum_u64(&n->cost.flops, b->cost.flops, &n->cost.flags);
+    }
+    if (!complete) {
+        n->cost.flags |= OC_COST_UNKNOWN;
+        n->status = OC_ERR_SHAPE;
+        n->reason = "some nodes of its function body have unknown shapes or costs";
+    }
+    return OC_OK;
+}
+
 static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     struct oc_arena *a = &r->an->arena;
     char lab[300];
     int32_t earliest = 0;
     n->def = oc_op_find(n->domain, n->op_type, n->opset, &earliest);
+    if (n->domain[0] || !n->def) { /* a model-local function defines the op */
+        const void *fn = oc_graph_find_function(g, n->domain, n->op_type);
+        if (fn)
+            return oc_call_function(r, g, n, fn);
+    }
     if (!n->def) {
         n->status = OC_ERR_UNSUPPORTED;
         if (earliest)
@@ -313,6 +378,20 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         uint64_t b;
         if (n->out[k] >= 0 && oc_value_bytes(&g->values[n->out[k]], &b))
             oc_sum_u64(&n->activation_bytes, b, &tflags);
+    }
+    if (n->is_call) { /* cost set from the function body */
+        if (n->status != OC_OK || !oc_node_inputs_known(g, n) || !oc_node_outputs_known(g, n)) {
+            n->cost.flags |= OC_COST_UNKNOWN;
+            return;
+        }
+        for (int32_t k = 0; k < n->n_in; k++) {
+            uint64_t b;
+            if (n->in[k] >= 0 && oc_value_bytes(&g->values[n->in[k]], &b))
+                oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
+        }
+        n->cost.bytes_written = n->activation_bytes;
+        n->cost.flags |= tflags;
+        return;
     }
     if (!n->def || n->status != OC_OK || !oc_node_inputs_known(g, n) || !oc_node_outputs_known(g, n)) {
         n->cost.flags |= OC_COST_UNKNOWN;
@@ -555,7 +634,7 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
             t->n_shaped++;
         if (n->cost.flags & OC_COST_UNKNOWN)
             t->n_uncosted++;
-        if (n->def)
+        if (n->def || n->is_call)
             continue;
         t->n_no_rule++;
         int32_t j = 0;

@@ -58,12 +58,21 @@ static int oc_attr_kind(const Onnx__AttributeProto *a) {
     return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
 }
 
+/* The attribute `name` of the node; inside a function body an attribute that
+ * refers to the caller's (ref_attr_name) is looked up on the call node. */
 static const Onnx__AttributeProto *oc_attr_find(const struct oc_node *n, const char *name) {
-    const Onnx__NodeProto *np = n->proto;
-    for (size_t i = 0; i < np->n_attribute; i++) {
-        const Onnx__AttributeProto *a = np->attribute[i];
-        if (a->name && strcmp(a->name, name) == 0)
-            return a;
+    for (int hops = 0; n && hops < 64; hops++) {
+        const Onnx__NodeProto *np = n->proto;
+        const Onnx__AttributeProto *found = NULL;
+        for (size_t i = 0; i < np->n_attribute && !found; i++) {
+            const Onnx__AttributeProto *a = np->attribute[i];
+            if (a->name && strcmp(a->name, name) == 0)
+                found = a;
+        }
+        if (!found || !found->ref_attr_name || !found->ref_attr_name[0])
+            return found;
+        name = found->ref_attr_name;
+        n = n->caller;
     }
     return NULL;
 }

@@ -793,3 +793,77 @@ enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *gra
         *out = g;
     return st;
 }
+
+/* ---- model-local functions ------------------------------------------------------ */
+
+const void *oc_graph_find_function(const struct oc_graph *g, const char *domain, const char *op_type) {
+    const Onnx__ModelProto *mp = oc_model_proto(g->model);
+    for (size_t i = 0; i < mp->n_functions; i++) {
+        const Onnx__FunctionProto *f = mp->functions[i];
+        const char *fd = oc_is_default_domain(f->domain) ? "" : f->domain;
+        if (f->name && strcmp(f->name, op_type) == 0 && strcmp(fd, domain) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void *function_proto,
+                                       const struct oc_node *call, struct oc_arena *a, struct oc_graph **out,
+                                       struct oc_diag *d) {
+    const Onnx__FunctionProto *f = function_proto;
+    *out = NULL;
+    if (parent->depth >= OC_MAX_SUBGRAPH_DEPTH)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "functions nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+    struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
+    if (!g)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    *g = (struct oc_graph){.model = parent->model, .depth = parent->depth + 1, .arena = a};
+    g->ir_version = parent->ir_version;
+    g->producer_name = parent->producer_name;
+    g->producer_version = parent->producer_version;
+    struct oc_build b = {g, a, d};
+    if (f->n_opset_import) {
+        g->opsets = oc_arena_array(a, f->n_opset_import, sizeof *g->opsets);
+        if (!g->opsets)
+            return oc_nomem(&b);
+        for (size_t i = 0; i < f->n_opset_import; i++) {
+            const Onnx__OperatorSetIdProto *os = f->opset_import[i];
+            g->opsets[i].domain = oc_is_default_domain(os->domain) ? "" : os->domain;
+            g->opsets[i].version = os->has_version ? os->version : 0;
+        }
+        g->n_opsets = (int32_t)f->n_opset_import;
+    } else {
+        g->opsets = parent->opsets;
+        g->n_opsets = parent->n_opsets;
+    }
+    /* a GraphProto view of the function: untyped inputs and outputs by name */
+    Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
+    Onnx__ValueInfoProto *vis = oc_arena_array(a, f->n_input + f->n_output + 1, sizeof *vis);
+    Onnx__ValueInfoProto **ins = oc_arena_array(a, f->n_input + 1, sizeof *ins);
+    Onnx__ValueInfoProto **outs = oc_arena_array(a, f->n_output + 1, sizeof *outs);
+    if (!vis || !ins || !outs)
+        return oc_nomem(&b);
+    for (size_t i = 0; i < f->n_input + f->n_output; i++) {
+        Onnx__ValueInfoProto init = ONNX__VALUE_INFO_PROTO__INIT;
+        vis[i] = init;
+        vis[i].name = i < f->n_input ? f->input[i] : f->output[i - f->n_input];
+    }
+    for (size_t i = 0; i < f->n_input; i++)
+        ins[i] = &vis[i];
+    for (size_t i = 0; i < f->n_output; i++)
+        outs[i] = &vis[f->n_input + i];
+    gp.name = f->name;
+    gp.n_node = f->n_node;
+    gp.node = f->node;
+    gp.n_input = f->n_input;
+    gp.input = ins;
+    gp.n_output = f->n_output;
+    gp.output = outs;
+    enum oc_status st = oc_graph_fill(&b, &gp);
+    if (st != OC_OK)
+        return st;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        g->nodes[i].caller = call;
+    *out = g;
+    return OC_OK;
+}

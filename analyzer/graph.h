@@ -109,6 +109,9 @@ struct oc_node {
     const char *reason;      /* one-line reason when status != OC_OK          */
     bool upstream;           /* status != OC_OK only because an input's shape
                                 is unknown (a node before it is the cause)    */
+    bool is_call;            /* calls a model-local function (FunctionProto) */
+    const struct oc_node *caller; /* inside a function body: the call node,
+                                     whose attributes ref_attr_name refers to */
     struct oc_cost cost;
     uint64_t activation_bytes; /* bytes of this node's outputs in their dtypes  */
     uint64_t params;         /* float initializer elements attributed here    */
@@ -154,6 +157,16 @@ enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, stru
  * visible: each one read becomes an OC_VALUE_OUTER value. */
 enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *graph_proto, struct oc_arena *a,
                                   struct oc_graph **out, struct oc_diag *d);
+
+/* The model-local function (FunctionProto) a node of (domain, op_type)
+ * calls, or NULL. */
+const void *oc_graph_find_function(const struct oc_graph *g, const char *domain, const char *op_type);
+/* Builds the body of a function call: formal inputs untyped (the caller binds
+ * them), the function's own opset imports (else the model's); every body
+ * node's `caller` is `call`. Function bodies see no enclosing names. */
+enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void *function_proto,
+                                       const struct oc_node *call, struct oc_arena *a, struct oc_graph **out,
+                                       struct oc_diag *d);
 
 /* Value index of a name, -1 if none. */
 int32_t oc_graph_find(const struct oc_graph *g, const char *name);

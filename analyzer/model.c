@@ -570,6 +570,24 @@ static int64_t oc_int_cast(int32_t dtype, uint64_t u) {
     }
 }
 
+/* Reads a payload span into `small` when it fits, else into a malloc'd block
+ * (*p; the caller frees it when *p != small). Spans over max_len bytes (far
+ * more than the elements asked for) are refused. */
+static enum oc_status oc_span_read(const struct oc_model *m, const struct oc_span *s, uint64_t max_len,
+                                   uint8_t *small, size_t small_size, uint8_t **p) {
+    if (s->len > max_len)
+        return OC_ERR_UNSUPPORTED;
+    *p = s->len <= small_size ? small : malloc((size_t)s->len);
+    if (!*p)
+        return OC_ERR_NOMEM;
+    if (!oc_src_read((struct oc_src *)&m->src, s->off, (size_t)s->len, *p)) {
+        if (*p != small)
+            free(*p);
+        return OC_ERR_IO;
+    }
+    return OC_OK;
+}
+
 enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor, int64_t n, int64_t *out) {
     const Onnx__TensorProto *t = tensor;
     if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
@@ -582,17 +600,10 @@ enum oc_status oc_model_tensor_ints(const struct oc_model *m, const void *tensor
         const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
         if (!s)
             continue;
-        if (s->len > (uint64_t)n * 10 + 16)
-            return OC_ERR_UNSUPPORTED; /* far more bytes than the elements asked for */
-        uint8_t small[256];
-        uint8_t *p = s->len <= sizeof small ? small : malloc((size_t)s->len);
-        if (!p)
-            return OC_ERR_NOMEM;
-        if (!oc_src_read((struct oc_src *)&m->src, s->off, (size_t)s->len, p)) {
-            if (p != small)
-                free(p);
-            return OC_ERR_IO;
-        }
+        uint8_t small[256], *p;
+        enum oc_status rs = oc_span_read(m, s, (uint64_t)n * 10 + 16, small, sizeof small, &p);
+        if (rs != OC_OK)
+            return rs;
         enum oc_status bad = OC_OK;
         if (s->field == 9) { /* raw_data: little-endian fixed width */
             uint64_t avail = s->len / (uint64_t)esize;
@@ -701,17 +712,10 @@ enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tens
         const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
         if (!s)
             continue;
-        if (s->len > (uint64_t)n * 10 + 16)
-            return OC_ERR_UNSUPPORTED; /* far more bytes than the elements asked for */
-        uint8_t small[256];
-        uint8_t *p = s->len <= sizeof small ? small : malloc((size_t)s->len);
-        if (!p)
-            return OC_ERR_NOMEM;
-        if (!oc_src_read((struct oc_src *)&m->src, s->off, (size_t)s->len, p)) {
-            if (p != small)
-                free(p);
-            return OC_ERR_IO;
-        }
+        uint8_t small[256], *p;
+        enum oc_status rs = oc_span_read(m, s, (uint64_t)n * 10 + 16, small, sizeof small, &p);
+        if (rs != OC_OK)
+            return rs;
         enum oc_status bad = OC_OK;
         /* raw_data and the packed fixed-width fields are little-endian elements */
         int w = s->field == 9 ? esize : s->field == 4 ? 4 : s->field == 10 ? 8 : 0;

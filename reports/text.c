@@ -202,7 +202,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     int32_t listed = 0, downstream = 0;
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[g->order[r]];
-        if (nd->status == OC_OK || !nd->def)
+        if (nd->status == OC_OK || (!nd->def && !nd->is_call))
             continue;
         if (nd->upstream) {
             downstream++;

@@ -376,8 +376,18 @@ static enum oc_status oc_cast_to(struct oc_op_ctx *c, int32_t to) {
     int64_t n;
     const int64_t *v = oc_in_ints(c, 0, &n);
     struct oc_value *out = oc_out(c, 0);
-    if (!v || !out || !oc_dtype_is_int(to))
+    if (!v || !out)
         return OC_OK;
+    /* known integers cast to f32/f64 stay known when exact (|v| <= 2^24 / 2^53):
+     * exported window and range arithmetic runs in floats */
+    if (to == OC_DT_FLOAT || to == OC_DT_DOUBLE) {
+        int64_t lim = to == OC_DT_FLOAT ? (int64_t)1 << 24 : (int64_t)1 << 53;
+        for (int64_t i = 0; i < n; i++)
+            if (v[i] > lim || v[i] < -lim)
+                return OC_OK;
+    } else if (!oc_dtype_is_int(to)) {
+        return OC_OK;
+    }
     int64_t *r = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *r);
     if (!r)
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");

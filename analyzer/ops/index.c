@@ -434,9 +434,10 @@ OC_RULE(oc_unique_infer) {
         n = (int64_t)total;
     int64_t nv;
     const int64_t *v = oc_in_ints(c, 0, &nv);
+    const double *fv = v ? NULL : oc_in_floats(c, 0, &nv); /* constant float data */
     if (n >= 0 && n <= 1) {
         u = n;
-    } else if (v && nv > 0 && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv && nv <= OC_IX_MAX_VALS) {
+    } else if ((v || fv) && nv > 0 && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv && nv <= OC_IX_MAX_VALS) {
         /* view X as [outer, n, inner]; count slices j unequal to every earlier one */
         int64_t inner = 1, outer = 1;
         if (has_axis) {
@@ -451,7 +452,8 @@ OC_RULE(oc_unique_infer) {
                 bool same = true;
                 for (int64_t o = 0; o < outer && same; o++)
                     for (int64_t i = 0; i < inner && same; i++)
-                        same = v[(o * n + j) * inner + i] == v[(o * n + p) * inner + i];
+                        same = v ? v[(o * n + j) * inner + i] == v[(o * n + p) * inner + i]
+                                 : fv[(o * n + j) * inner + i] == fv[(o * n + p) * inner + i];
                 dup = same;
             }
             u += !dup;

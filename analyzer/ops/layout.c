@@ -14,6 +14,7 @@
 #include "rules.h"
 #include "../shape.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -686,19 +687,34 @@ OC_RULE(oc_expand_infer) {
     return oc_set_out(c, 0, x->dtype, r, out);
 }
 
+/* Range: n = max(ceil((limit - start) / delta), 0). Integer operands give
+ * exact values; known float operands (constants, or integers cast to float)
+ * give the length by the same formula in double precision. */
 OC_RULE(oc_range_infer) {
     int64_t n0, n1, n2;
     const int64_t *s = oc_in_ints(c, 0, &n0), *l = oc_in_ints(c, 1, &n1), *d = oc_in_ints(c, 2, &n2);
     const struct oc_value *x = oc_in(c, 0);
     if (!x)
         return OC_ERR_SHAPE;
-    if (!s || !l || !d || n0 != 1 || n1 != 1 || n2 != 1) {
+    if (!oc_dtype_is_int(x->dtype) || !s || !l || !d) {
+        const double *fs = oc_in_floats(c, 0, &n0), *fl = oc_in_floats(c, 1, &n1), *fd = oc_in_floats(c, 2, &n2);
         int64_t unknown = OC_DIM_UNKNOWN;
-        enum oc_status st = oc_set_out_i64(c, 0, x->dtype, 1, &unknown);
-        if (st != OC_OK)
-            return st;
-        return OC_FAIL(c, OC_ERR_SHAPE, "start, limit and delta are not all known integers");
+        if (!fs || !fl || !fd || n0 != 1 || n1 != 1 || n2 != 1) {
+            enum oc_status st = oc_set_out_i64(c, 0, x->dtype, 1, &unknown);
+            if (st != OC_OK)
+                return st;
+            return OC_FAIL(c, OC_ERR_SHAPE, "start, limit and delta are not all known");
+        }
+        if (fd[0] == 0)
+            return OC_FAIL(c, OC_ERR_MODEL, "delta is 0");
+        double len = ceil((fl[0] - fs[0]) / fd[0]);
+        if (!(len < 9.0e15))
+            return OC_FAIL(c, OC_ERR_OVERFLOW, "range length overflows");
+        int64_t nf = len > 0 ? (int64_t)len : 0;
+        return oc_set_out_i64(c, 0, x->dtype, 1, &nf);
     }
+    if (n0 != 1 || n1 != 1 || n2 != 1)
+        return OC_FAIL(c, OC_ERR_MODEL, "start, limit and delta must be scalars");
     if (d[0] == 0)
         return OC_FAIL(c, OC_ERR_MODEL, "delta is 0");
     int64_t span;

@@ -3,6 +3,7 @@
  * skipped and accounted for, external data is never needed, and every kind
  * of broken file gives one error naming what is wrong.
  */
+#define TU_NO_FIXTURE
 #include "testutil.h"
 
 static struct pbw relu_model(void) {

@@ -7,35 +7,6 @@
  */
 #include "testutil.h"
 
-static struct oc_analysis *an;
-static struct oc_model *md;
-static struct pbw bytes;
-static struct oc_diag dg;
-
-static void analyze(struct pb_model *pm, int64_t opset) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    if (st != OC_OK)
-        fail_msg("analysis failed: %s", dg.msg);
-}
-
-/* The analysis must stop with OC_ERR_MODEL and a message containing `what`. */
-static void analyze_fails(struct pb_model *pm, int64_t opset, const char *what) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    assert_int_equal(st, OC_ERR_MODEL);
-    if (!strstr(dg.msg, what))
-        fail_msg("message '%s' does not contain '%s'", dg.msg, what);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tu_free(md, an, &bytes);
-    md = NULL;
-    an = NULL;
-    return 0;
-}
-
 static void layer_normalization(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -46,7 +17,7 @@ static void layer_normalization(void **state) {
     pbm_node(&pm, pb_node("ln", "LayerNormalization", TU_LIST("x", "s", "b"), TU_LIST("y", "mean", "inv"), 1, at));
     pbm_node(&pm, pb_node("ln_nob", "LayerNormalization", TU_LIST("x", "b"), TU_LIST("z"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT16, -1, NULL, NULL));
-    analyze(&pm, 17);
+    tu_analyze_ok(&pm, 17, NULL);
     TU_SHAPE(tu_out(an, "ln", 0), 2, 3, 8);
     assert_int_equal(tu_out(an, "ln", 0)->dtype, PB_FLOAT16);
     /* Mean, InvStdDev: X.shape[:1] + [1, 1], of stash_type (default float) */
@@ -71,7 +42,7 @@ static void layer_normalization_bad_scale(void **state) {
     pbm_node(&pm, pb_node("ln", "LayerNormalization", TU_LIST("x", "s"), TU_LIST("y"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     /* (4) is not unidirectionally broadcastable to (4, 8) */
-    analyze_fails(&pm, 17, "Scale");
+    tu_analyze_err(&pm, 17, OC_ERR_MODEL, "Scale");
 }
 
 static void rms_normalization(void **state) {
@@ -81,7 +52,7 @@ static void rms_normalization(void **state) {
     pbm_init(&pm, pb_tensor_f32("s", 1, TU_DIMS(6)));
     pbm_node(&pm, pb_node("rms", "RMSNormalization", TU_LIST("x", "s"), TU_LIST("y"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 23);
+    tu_analyze_ok(&pm, 23, NULL);
     TU_SHAPE(tu_out(an, "rms", 0), 2, 5, 6);
     /* Y has scale's type (V), not X's */
     assert_int_equal(tu_out(an, "rms", 0)->dtype, PB_FLOAT);
@@ -99,7 +70,7 @@ static void group_normalization_21(void **state) {
     struct pbw at[] = {pb_attr_int("num_groups", 2)};
     pbm_node(&pm, pb_node("gn", "GroupNormalization", TU_LIST("x", "scale", "bias"), TU_LIST("y"), 1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 21);
+    tu_analyze_ok(&pm, 21, NULL);
     TU_SHAPE(tu_out(an, "gn", 0), 2, 6, 3, 3);
     /* n = 108, rows = N * groups = 4: mean n, x - mean n, square n, variance n,
      * + eps and sqrt per row, divide n, * scale n, + bias n: 7 * 108 + 2 * 4 = 764 */
@@ -117,7 +88,7 @@ static void group_normalization_18(void **state) {
     struct pbw at[] = {pb_attr_int("num_groups", 3)};
     pbm_node(&pm, pb_node("gn", "GroupNormalization", TU_LIST("x", "scale", "bias"), TU_LIST("y"), 1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     TU_SHAPE(tu_out(an, "gn", 0), 1, 6, 10);
     /* n = 60, rows = 1 * 3: 7 * 60 + 2 * 3 = 426 */
     assert_int_equal(tu_node(an, "gn")->cost.flops, 426);
@@ -133,7 +104,7 @@ static void group_normalization_21_rejects_per_group_scale(void **state) {
     pbm_node(&pm, pb_node("gn", "GroupNormalization", TU_LIST("x", "scale", "bias"), TU_LIST("y"), 1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     /* opset 21: scale and bias have C = 6 elements */
-    analyze_fails(&pm, 21, "6 elements");
+    tu_analyze_err(&pm, 21, OC_ERR_MODEL, "6 elements");
 }
 
 static void other_normalizations(void **state) {
@@ -150,7 +121,7 @@ static void other_normalizations(void **state) {
     pbm_node(&pm, pb_node("lp1", "LpNormalization", TU_LIST("x"), TU_LIST("y4"), 2, lp));
     pbm_node(&pm, pb_node("lp2", "LpNormalization", TU_LIST("x"), TU_LIST("y5"), 0, NULL));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 13);
+    tu_analyze_ok(&pm, 13, NULL);
     TU_SHAPE(tu_out(an, "in", 0), 2, 4, 3, 5);
     TU_SHAPE(tu_out(an, "lrn", 0), 2, 4, 3, 5);
     TU_SHAPE(tu_out(an, "mvn", 0), 2, 4, 3, 5);
@@ -185,7 +156,7 @@ static void gelu_and_activations(void **state) {
     struct pbw pos_only[] = {pb_attr_int("detect_negative", 0)};
     pbm_node(&pm, pb_node("isposinf", "IsInf", TU_LIST("x"), TU_LIST("pinf"), 1, pos_only));
     pbm_output(&pm, pb_value_info("g", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 20);
+    tu_analyze_ok(&pm, 20, NULL);
     TU_SHAPE(tu_out(an, "gelu", 0), 4, 5);
     /* n = 20. Gelu 0.5 * x * (1 + erf(x / sqrt(2))): divide, erf, add, 2 multiplies = 5n */
     assert_int_equal(tu_node(an, "gelu")->cost.flops, 100);
@@ -215,7 +186,7 @@ static void gelu_bad_approximate(void **state) {
     struct pbw at[] = {pb_attr_str("approximate", "erf")};
     pbm_node(&pm, pb_node("gelu", "Gelu", TU_LIST("x"), TU_LIST("g"), 1, at));
     pbm_output(&pm, pb_value_info("g", PB_FLOAT, -1, NULL, NULL));
-    analyze_fails(&pm, 20, "approximate");
+    tu_analyze_err(&pm, 20, OC_ERR_MODEL, "approximate");
 }
 
 static void variadic_mean_sum_max(void **state) {
@@ -229,7 +200,7 @@ static void variadic_mean_sum_max(void **state) {
     pbm_node(&pm, pb_node("max1", "Max", TU_LIST("b"), TU_LIST("x1"), 0, NULL));
     pbm_node(&pm, pb_node("mean1", "Mean", TU_LIST("b"), TU_LIST("m1"), 0, NULL));
     pbm_output(&pm, pb_value_info("m", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 13);
+    tu_analyze_ok(&pm, 13, NULL);
     /* (2,1,4), (3,1), (4) -> (2,3,4) = 24 elements */
     TU_SHAPE(tu_out(an, "mean", 0), 2, 3, 4);
     TU_SHAPE(tu_out(an, "sum", 0), 2, 3, 4);
@@ -249,7 +220,7 @@ static void variadic_before_opset_8_needs_equal_shapes(void **state) {
     pbm_input(&pm, pb_value_info("b", PB_FLOAT, 1, TU_DIMS(4), NULL));
     pbm_node(&pm, pb_node("sum", "Sum", TU_LIST("a", "b"), TU_LIST("s"), 0, NULL));
     pbm_output(&pm, pb_value_info("s", PB_FLOAT, -1, NULL, NULL));
-    analyze_fails(&pm, 6, "no broadcasting");
+    tu_analyze_err(&pm, 6, OC_ERR_MODEL, "no broadcasting");
 }
 
 static void integer_values(void **state) {
@@ -271,7 +242,7 @@ static void integer_values(void **state) {
     pbm_node(&pm, pb_node("mod", "Mod", TU_LIST("neg", "three"), TU_LIST("md"), 0, NULL));
     pbm_node(&pm, pb_node("cl", "CastLike", TU_LIST("s", "e"), TU_LIST("sb"), 0, NULL));
     pbm_output(&pm, pb_value_info("mn", PB_INT64, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     const struct oc_value *v = tu_out(an, "min", 0);
     /* min([2, 7, 3], [4, 4, 4]) = [2, 4, 3] */
     assert_non_null(v->ival);
@@ -321,7 +292,7 @@ static void legacy_logical_broadcast(void **state) {
     struct pbw at[] = {pb_attr_int("broadcast", 1), pb_attr_int("axis", 1)};
     pbm_node(&pm, pb_node("and", "And", TU_LIST("a", "b"), TU_LIST("y"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_BOOL, -1, NULL, NULL));
-    analyze(&pm, 6);
+    tu_analyze_ok(&pm, 6, NULL);
     /* And-1: B (3, 4) matches A's dims 1..2; the output has A's shape
      * (numpy broadcasting would have failed: (4, 5) vs (3, 4)) */
     TU_SHAPE(tu_out(an, "and", 0), 2, 3, 4, 5);
@@ -337,7 +308,7 @@ static void softmax_family_rows(void **state) {
     pbm_node(&pm, pb_node("lsm", "LogSoftmax", TU_LIST("x"), TU_LIST("l"), 0, NULL));
     pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("x"), TU_LIST("s"), 0, NULL));
     pbm_output(&pm, pb_value_info("h", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* opset 11: default axis 1, the input coerced to 2-D (2, 12): 2 rows of 12 */
     TU_SHAPE(tu_out(an, "hm", 0), 2, 3, 4);
     /* Hardmax: 12 - 1 comparisons per row = 24 - 2 = 22 */
@@ -355,7 +326,7 @@ static void softmax_family_rows_13(void **state) {
     pbm_node(&pm, pb_node("hm", "Hardmax", TU_LIST("x"), TU_LIST("h"), 1, at));
     pbm_node(&pm, pb_node("hm_last", "Hardmax", TU_LIST("x"), TU_LIST("h2"), 0, NULL));
     pbm_output(&pm, pb_value_info("h", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 13);
+    tu_analyze_ok(&pm, 13, NULL);
     /* opset 13: a row is the axis alone. axis 1: 8 rows of 3: 24 - 8 = 16 */
     assert_int_equal(tu_node(an, "hm")->cost.flops, 16);
     /* default axis -1: 6 rows of 4: 24 - 6 = 18 */
@@ -375,7 +346,7 @@ static void cumsum_det_trilu(void **state) {
     pbm_node(&pm, pb_node("det", "Det", TU_LIST("x"), TU_LIST("d"), 0, NULL));
     pbm_node(&pm, pb_node("tri", "Trilu", TU_LIST("x"), TU_LIST("t"), 0, NULL));
     pbm_output(&pm, pb_value_info("c", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 14);
+    tu_analyze_ok(&pm, 14, NULL);
     TU_SHAPE(tu_out(an, "cs", 0), 2, 4, 4);
     /* 8 rows of 4 along the last axis: 3 adds per row (inclusive) = 24; exclusive 2 = 16 */
     assert_int_equal(tu_node(an, "cs")->cost.flops, 24);
@@ -406,7 +377,7 @@ static void random_ops(void **state) {
     pbm_node(&pm, pb_node("mn", "Multinomial", TU_LIST("m"), TU_LIST("s"), 1, mn));
     pbm_node(&pm, pb_node("eye", "EyeLike", TU_LIST("p"), TU_LIST("e"), 0, NULL));
     pbm_output(&pm, pb_value_info("r", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 15);
+    tu_analyze_ok(&pm, 15, NULL);
     /* RandomNormal: shape attribute, float; one draw per element */
     TU_SHAPE(tu_out(an, "rn", 0), 6, 7);
     assert_int_equal(tu_out(an, "rn", 0)->dtype, PB_FLOAT);
@@ -429,23 +400,23 @@ static void random_ops(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(layer_normalization, teardown),
-        cmocka_unit_test_teardown(layer_normalization_bad_scale, teardown),
-        cmocka_unit_test_teardown(rms_normalization, teardown),
-        cmocka_unit_test_teardown(group_normalization_21, teardown),
-        cmocka_unit_test_teardown(group_normalization_18, teardown),
-        cmocka_unit_test_teardown(group_normalization_21_rejects_per_group_scale, teardown),
-        cmocka_unit_test_teardown(other_normalizations, teardown),
-        cmocka_unit_test_teardown(gelu_and_activations, teardown),
-        cmocka_unit_test_teardown(gelu_bad_approximate, teardown),
-        cmocka_unit_test_teardown(variadic_mean_sum_max, teardown),
-        cmocka_unit_test_teardown(variadic_before_opset_8_needs_equal_shapes, teardown),
-        cmocka_unit_test_teardown(integer_values, teardown),
-        cmocka_unit_test_teardown(legacy_logical_broadcast, teardown),
-        cmocka_unit_test_teardown(softmax_family_rows, teardown),
-        cmocka_unit_test_teardown(softmax_family_rows_13, teardown),
-        cmocka_unit_test_teardown(cumsum_det_trilu, teardown),
-        cmocka_unit_test_teardown(random_ops, teardown),
+        cmocka_unit_test_teardown(layer_normalization, tu_teardown),
+        cmocka_unit_test_teardown(layer_normalization_bad_scale, tu_teardown),
+        cmocka_unit_test_teardown(rms_normalization, tu_teardown),
+        cmocka_unit_test_teardown(group_normalization_21, tu_teardown),
+        cmocka_unit_test_teardown(group_normalization_18, tu_teardown),
+        cmocka_unit_test_teardown(group_normalization_21_rejects_per_group_scale, tu_teardown),
+        cmocka_unit_test_teardown(other_normalizations, tu_teardown),
+        cmocka_unit_test_teardown(gelu_and_activations, tu_teardown),
+        cmocka_unit_test_teardown(gelu_bad_approximate, tu_teardown),
+        cmocka_unit_test_teardown(variadic_mean_sum_max, tu_teardown),
+        cmocka_unit_test_teardown(variadic_before_opset_8_needs_equal_shapes, tu_teardown),
+        cmocka_unit_test_teardown(integer_values, tu_teardown),
+        cmocka_unit_test_teardown(legacy_logical_broadcast, tu_teardown),
+        cmocka_unit_test_teardown(softmax_family_rows, tu_teardown),
+        cmocka_unit_test_teardown(softmax_family_rows_13, tu_teardown),
+        cmocka_unit_test_teardown(cumsum_det_trilu, tu_teardown),
+        cmocka_unit_test_teardown(random_ops, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

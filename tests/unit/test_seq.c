@@ -8,35 +8,6 @@
 
 #include "dtype.h"
 
-static struct oc_analysis *an;
-static struct oc_model *md;
-static struct pbw bytes;
-static struct oc_diag dg;
-
-static void analyze(struct pb_model *pm, int64_t opset) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    if (st != OC_OK)
-        fail_msg("analysis failed: %s", dg.msg);
-}
-
-/* Analysis expected to stop with `want`; the message must contain `text`. */
-static void analyze_fails(struct pb_model *pm, int64_t opset, enum oc_status want, const char *text) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    assert_int_equal(st, want);
-    if (!strstr(dg.msg, text))
-        fail_msg("message '%s' lacks '%s'", dg.msg, text);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tu_free(md, an, &bytes);
-    md = NULL;
-    an = NULL;
-    return 0;
-}
-
 static void lstm_bidirectional(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -47,7 +18,7 @@ static void lstm_bidirectional(void **state) {
     struct pbw at[] = {pb_attr_int("hidden_size", 4), pb_attr_str("direction", "bidirectional")};
     pbm_node(&pm, pb_node("lstm", "LSTM", TU_LIST("x", "w", "r", "b"), TU_LIST("y", "yh", "yc"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 22);
+    tu_analyze_ok(&pm, 22, NULL);
     /* seq 5, dirs 2, batch 2, hidden 4 */
     TU_SHAPE(tu_out(an, "lstm", 0), 5, 2, 2, 4);
     TU_SHAPE(tu_out(an, "lstm", 1), 2, 2, 4);
@@ -80,7 +51,7 @@ static void gru_batch_first_and_rnn(void **state) {
     pbm_input(&pm, pb_value_info("r2", PB_FLOAT, 3, TU_DIMS(1, 2, 2), NULL));
     pbm_node(&pm, pb_node("rnn", "RNN", TU_LIST("x2", "w2", "r2"), TU_LIST("", "h2"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 14);
+    tu_analyze_ok(&pm, 14, NULL);
     /* layout 1: X [batch 3, seq 4, input 5] -> Y [batch, seq, dirs, hidden], Y_h [batch, dirs, hidden] */
     TU_SHAPE(tu_out(an, "gru", 0), 3, 4, 1, 6);
     TU_SHAPE(tu_out(an, "gru", 1), 3, 1, 6);
@@ -115,7 +86,7 @@ static void attention_gqa(void **state) {
     struct pbw at3[] = {pb_attr_int("q_num_heads", 4), pb_attr_int("kv_num_heads", 2), pb_attr_float("softcap", 30.0f)};
     pbm_node(&pm, pb_node("att3", "Attention", TU_LIST("q3", "k3", "v3"), TU_LIST("y3"), 3, at3));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 23);
+    tu_analyze_ok(&pm, 23, NULL);
     /* B 2, Hq 8, Hkv 2, Sq 3, kv 3 + past 5 = T 8, Dh 16, Dv 32 */
     TU_SHAPE(tu_out(an, "att", 0), 2, 8, 3, 32);
     TU_SHAPE(tu_out(an, "att", 1), 2, 2, 8, 16);
@@ -144,7 +115,7 @@ static void attention_bad_heads(void **state) {
     pbm_input(&pm, pb_value_info("v", PB_FLOAT, 4, TU_DIMS(1, 4, 3, 8), NULL));
     pbm_node(&pm, pb_node("att", "Attention", TU_LIST("q", "k", "v"), TU_LIST("y"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze_fails(&pm, 23, OC_ERR_MODEL, "not a multiple of kv_num_heads");
+    tu_analyze_err(&pm, 23, OC_ERR_MODEL, "not a multiple of kv_num_heads");
 }
 
 static void qlinear_conv_and_conv_integer(void **state) {
@@ -167,7 +138,7 @@ static void qlinear_conv_and_conv_integer(void **state) {
                         pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
     pbm_node(&pm, pb_node("ci", "ConvInteger", TU_LIST("x", "w", "xz"), TU_LIST("yi"), 3, at2));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 10);
+    tu_analyze_ok(&pm, 10, NULL);
     /* (10 + 1 + 1 - 3) / 2 + 1 = 5; output type = y_zero_point's (int8) */
     TU_SHAPE(tu_out(an, "qc", 0), 1, 8, 5, 5);
     assert_int_equal(tu_out(an, "qc", 0)->dtype, OC_DT_INT8);
@@ -199,7 +170,7 @@ static void matmul_integer_and_qlinear(void **state) {
     pbm_node(&pm, pb_node("qmm", "QLinearMatMul", TU_LIST("qa", "s", "z", "qb", "s", "z", "s", "yz"), TU_LIST("q"),
                           0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_INT32, -1, NULL, NULL));
-    analyze(&pm, 21);
+    tu_analyze_ok(&pm, 21, NULL);
     /* [2, 4, 8] x [8, 5] -> int32 [2, 4, 5] */
     TU_SHAPE(tu_out(an, "mmi", 0), 2, 4, 5);
     assert_int_equal(tu_out(an, "mmi", 0)->dtype, PB_INT32);
@@ -235,7 +206,7 @@ static void dequantize_blocked(void **state) {
     struct pbw q2[] = {pb_attr_int("axis", -1)};
     pbm_node(&pm, pb_node("q2", "QuantizeLinear", TU_LIST("f", "fs", "fz"), TU_LIST("qy2"), 1, q2));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 21);
+    tu_analyze_ok(&pm, 21, NULL);
     const struct oc_value *y = tu_out(an, "dq", 0);
     TU_SHAPE(y, 64, 32);
     /* opset 21: the output takes x_scale's type */
@@ -268,7 +239,7 @@ static void quantize_dtype_by_opset(void **state) {
     pbm_node(&pm, pb_node("q", "QuantizeLinear", TU_LIST("f", "s"), TU_LIST("u"), 0, NULL));
     pbm_node(&pm, pb_node("dyn", "DynamicQuantizeLinear", TU_LIST("f"), TU_LIST("dy", "dys", "dyz"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 23);
+    tu_analyze_ok(&pm, 23, NULL);
     /* opset 23: output_dtype wins, else x_scale's type; QuantizeLinear without zero point: uint8 */
     assert_int_equal(tu_out(an, "dq", 0)->dtype, OC_DT_BFLOAT16);
     assert_int_equal(tu_out(an, "dq2", 0)->dtype, PB_FLOAT16);
@@ -289,7 +260,7 @@ static void quantize_opset10_per_tensor(void **state) {
     pbm_node(&pm, pb_node("q", "QuantizeLinear", TU_LIST("f", "s", "z"), TU_LIST("u"), 0, NULL));
     pbm_node(&pm, pb_node("dq", "DequantizeLinear", TU_LIST("u", "s", "z"), TU_LIST("y"), 0, NULL));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 10);
+    tu_analyze_ok(&pm, 10, NULL);
     /* a one-element scale is per tensor; types from the zero point, then float */
     assert_int_equal(tu_out(an, "q", 0)->dtype, OC_DT_INT8);
     TU_SHAPE(tu_out(an, "dq", 0), 2, 3);
@@ -305,7 +276,7 @@ static void quantize_opset10_rejects_per_axis(void **state) {
     pbm_input(&pm, pb_value_info("s", PB_FLOAT, 1, TU_DIMS(3), NULL));
     pbm_node(&pm, pb_node("q", "QuantizeLinear", TU_LIST("f", "s"), TU_LIST("u"), 0, NULL));
     pbm_output(&pm, pb_value_info("u", OC_DT_UINT8, -1, NULL, NULL));
-    analyze_fails(&pm, 10, OC_ERR_MODEL, "per tensor only");
+    tu_analyze_err(&pm, 10, OC_ERR_MODEL, "per tensor only");
 }
 
 static void dequantize_bad_block(void **state) {
@@ -317,7 +288,7 @@ static void dequantize_bad_block(void **state) {
     pbm_node(&pm, pb_node("dq", "DequantizeLinear", TU_LIST("x", "s"), TU_LIST("y"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     /* ceil(64 / 16) = 4 scales expected along axis 0 */
-    analyze_fails(&pm, 21, OC_ERR_MODEL, "expected 4");
+    tu_analyze_err(&pm, 21, OC_ERR_MODEL, "expected 4");
 }
 
 static void losses_signal_rope(void **state) {
@@ -347,7 +318,7 @@ static void losses_signal_rope(void **state) {
     struct pbw rope[] = {pb_attr_int("num_heads", 3), pb_attr_int("rotary_embedding_dim", 4)};
     pbm_node(&pm, pb_node("rope", "RotaryEmbedding", TU_LIST("h", "cos", "cos", "pos"), TU_LIST("hr"), 2, rope));
     pbm_output(&pm, pb_value_info("l", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 23);
+    tu_analyze_ok(&pm, 23, NULL);
     assert_int_equal(tu_out(an, "sce", 0)->rank, 0);
     TU_SHAPE(tu_out(an, "sce", 1), 4, 5, 3);
     /* n = 12 targets: LogSoftmax 5 * 60 + 12 logs; NLL 12 * (negate, weight, ignore select) = 36,
@@ -373,18 +344,18 @@ static void losses_signal_rope(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(lstm_bidirectional, teardown),
-        cmocka_unit_test_teardown(gru_batch_first_and_rnn, teardown),
-        cmocka_unit_test_teardown(attention_gqa, teardown),
-        cmocka_unit_test_teardown(attention_bad_heads, teardown),
-        cmocka_unit_test_teardown(qlinear_conv_and_conv_integer, teardown),
-        cmocka_unit_test_teardown(matmul_integer_and_qlinear, teardown),
-        cmocka_unit_test_teardown(dequantize_blocked, teardown),
-        cmocka_unit_test_teardown(quantize_dtype_by_opset, teardown),
-        cmocka_unit_test_teardown(quantize_opset10_per_tensor, teardown),
-        cmocka_unit_test_teardown(quantize_opset10_rejects_per_axis, teardown),
-        cmocka_unit_test_teardown(dequantize_bad_block, teardown),
-        cmocka_unit_test_teardown(losses_signal_rope, teardown),
+        cmocka_unit_test_teardown(lstm_bidirectional, tu_teardown),
+        cmocka_unit_test_teardown(gru_batch_first_and_rnn, tu_teardown),
+        cmocka_unit_test_teardown(attention_gqa, tu_teardown),
+        cmocka_unit_test_teardown(attention_bad_heads, tu_teardown),
+        cmocka_unit_test_teardown(qlinear_conv_and_conv_integer, tu_teardown),
+        cmocka_unit_test_teardown(matmul_integer_and_qlinear, tu_teardown),
+        cmocka_unit_test_teardown(dequantize_blocked, tu_teardown),
+        cmocka_unit_test_teardown(quantize_dtype_by_opset, tu_teardown),
+        cmocka_unit_test_teardown(quantize_opset10_per_tensor, tu_teardown),
+        cmocka_unit_test_teardown(quantize_opset10_rejects_per_axis, tu_teardown),
+        cmocka_unit_test_teardown(dequantize_bad_block, tu_teardown),
+        cmocka_unit_test_teardown(losses_signal_rope, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

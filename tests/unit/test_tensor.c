@@ -9,26 +9,6 @@
 
 #include <stdlib.h>
 
-static struct oc_analysis *an;
-static struct oc_model *md;
-static struct pbw bytes;
-static struct oc_diag dg;
-
-static void analyze(struct pb_model *pm, int64_t opset) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    if (st != OC_OK)
-        fail_msg("analysis failed: %s", dg.msg);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tu_free(md, an, &bytes);
-    md = NULL;
-    an = NULL;
-    return 0;
-}
-
 static int64_t numel(int rank, const int64_t *dims) {
     int64_t n = 1;
     for (int i = 0; i < rank; i++)
@@ -90,7 +70,7 @@ static void conv_transpose(void **state) {
     struct pbw a4[] = {pb_attr_ints("dilations", 2, TU_DIMS(2, 2))};
     pbm_node(&pm, pb_node("dil", "ConvTranspose", TU_LIST("x", "w1"), TU_LIST("y4"), 1, a4));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 22);
+    tu_analyze_ok(&pm, 22, NULL);
     /* stride * (in - 1) + output_padding + k - pb - pe = 2*4 + 1 + 3 - 1 - 1 = 10; M = 3 * 2 = 6 */
     TU_SHAPE(tu_out(an, "ct", 0), 1, 6, 10, 10);
     const struct oc_node *n = tu_node(an, "ct");
@@ -124,7 +104,7 @@ static void deform_conv(void **state) {
     struct pbw at[] = {pb_attr_int("group", 2)};
     pbm_node(&pm, pb_node("dc", "DeformConv", TU_LIST("x", "w", "off", "b", "mask"), TU_LIST("y"), 1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 19);
+    tu_analyze_ok(&pm, 19, NULL);
     /* (6 - 3) / 1 + 1 = 4 */
     TU_SHAPE(tu_out(an, "dc", 0), 1, 8, 4, 4);
     const struct oc_node *n = tu_node(an, "dc");
@@ -164,7 +144,7 @@ static void einsum_forms(void **state) {
     struct pbw q7[] = {pb_attr_str("equation", "ij->ji")};
     pbm_node(&pm, pb_node("tr", "Einsum", TU_LIST("m2"), TU_LIST("y7"), 1, q7));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 12);
+    tu_analyze_ok(&pm, 12, NULL);
     /* batched matmul: [2, 3, 5]; MACs = b*i*j*k = 2*3*4*5 = 120, as MatMul */
     TU_SHAPE(tu_out(an, "bmm", 0), 2, 3, 5);
     assert_int_equal(tu_node(an, "bmm")->cost.macs, 120);
@@ -207,7 +187,7 @@ static void split_forms(void **state) {
     struct pbw a3[] = {pb_attr_int("num_outputs", 2)};
     pbm_node(&pm, pb_node("vec", "Split", TU_LIST("shp"), TU_LIST("d0", "d1"), 1, a3));
     pbm_output(&pm, pb_value_info("s3", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* 7 into 4: ceil(7/4) = 2 each, the last 7 - 3*2 = 1 */
     TU_SHAPE(tu_out(an, "uneven", 0), 2, 2);
     TU_SHAPE(tu_out(an, "uneven", 1), 2, 2);
@@ -232,7 +212,7 @@ static void split_old_forms(void **state) {
     pbm_node(&pm, pb_node("attr", "Split", TU_LIST("x"), TU_LIST("a0", "a1"), 1, a1));
     pbm_node(&pm, pb_node("equal", "Split", TU_LIST("x"), TU_LIST("e0", "e1", "e2"), 0, NULL));
     pbm_output(&pm, pb_value_info("a0", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     TU_SHAPE(tu_out(an, "attr", 0), 1);
     TU_SHAPE(tu_out(an, "attr", 1), 5);
     /* 6 into 3 equal parts */
@@ -263,7 +243,7 @@ static void resize_forms(void **state) {
     struct pbw m6[] = {pb_attr_str("mode", "linear"), pb_attr_int("antialias", 1)};
     pbm_node(&pm, pb_node("aa", "Resize", TU_LIST("s", "", "half"), TU_LIST("y6"), 2, m6));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* sizes taken as given; linear on the 2 resized axes: T = 2*2 = 4 taps,
      * 2T - 1 = 7 per output: 3*40*45 = 5,400 outputs -> 37,800 */
     TU_SHAPE(tu_out(an, "by_sizes", 0), 1, 3, 40, 45);
@@ -294,7 +274,7 @@ static void resize10_upsample(void **state) {
     pbm_node(&pm, pb_node("r10", "Resize", TU_LIST("x", "sc"), TU_LIST("y1"), 1, m1));
     pbm_node(&pm, pb_node("up9", "Upsample", TU_LIST("x", "sc"), TU_LIST("y2"), 0, NULL));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 10);
+    tu_analyze_ok(&pm, 10, NULL);
     /* [1, 2, 3*2, 4*3]; linear on 2 axes: 7 per output, 2*6*12 = 144 outputs -> 1,008 */
     TU_SHAPE(tu_out(an, "r10", 0), 1, 2, 6, 12);
     assert_int_equal(tu_node(an, "r10")->cost.flops, 1008);
@@ -314,7 +294,7 @@ static void upsample7(void **state) {
     struct pbw at[] = {sc, pb_attr_str("mode", "linear")};
     pbm_node(&pm, pb_node("up7", "Upsample", TU_LIST("x"), TU_LIST("y"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 7);
+    tu_analyze_ok(&pm, 7, NULL);
     /* [1, 2, 6, 8]; linear on 2 axes: 7 per output, 96 outputs -> 672 */
     TU_SHAPE(tu_out(an, "up7", 0), 1, 2, 6, 8);
     assert_int_equal(tu_node(an, "up7")->cost.flops, 672);
@@ -327,7 +307,7 @@ static void topk_forms(void **state) {
     pbm_init(&pm, pb_tensor_i64("k", 1, TU_DIMS(1), TU_DIMS(3)));
     pbm_node(&pm, pb_node("topk", "TopK", TU_LIST("x", "k"), TU_LIST("vals", "idx"), 0, NULL));
     pbm_output(&pm, pb_value_info("vals", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* axis -1: [4, 3] values (f32) and indices (i64) */
     TU_SHAPE(tu_out(an, "topk", 0), 4, 3);
     TU_SHAPE(tu_out(an, "topk", 1), 4, 3);
@@ -344,7 +324,7 @@ static void topk_attr(void **state) {
     struct pbw at[] = {pb_attr_int("k", 1), pb_attr_int("axis", 0)};
     pbm_node(&pm, pb_node("top1", "TopK", TU_LIST("x"), TU_LIST("v", "i"), 2, at));
     pbm_output(&pm, pb_value_info("v", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 9);
+    tu_analyze_ok(&pm, 9, NULL);
     TU_SHAPE(tu_out(an, "top1", 1), 1, 2);
     /* k = 1: one comparison per element, 10 */
     assert_int_equal(tu_node(an, "top1")->cost.flops, 10);
@@ -370,7 +350,7 @@ static void gather_scatter(void **state) {
     pbm_node(&pm, pb_node("snd", "ScatterND", TU_LIST("dd", "si", "su"), TU_LIST("y4"), 1, red));
     pbm_node(&pm, pb_node("snd0", "ScatterND", TU_LIST("dd", "si", "su"), TU_LIST("y5"), 0, NULL));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* b = 1, m = 2: indices.shape[:-1] + data.shape[1+2:] = [2, 6] + [5] */
     TU_SHAPE(tu_out(an, "gnd1", 0), 2, 6, 5);
     /* b = 0, m = 1: [7] + [4, 5] */
@@ -401,7 +381,7 @@ static void reductions(void **state) {
     struct pbw an0[] = {pb_attr_int("axis", -3), pb_attr_int("keepdims", 0)};
     pbm_node(&pm, pb_node("argmin", "ArgMin", TU_LIST("x"), TU_LIST("an"), 2, an0));
     pbm_output(&pm, pb_value_info("am", PB_INT64, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* X = 24 elements, axis 1 folded, Y [2, 4] = 8, fold = 16 */
     for (int i = 0; i < 5; i++)
         TU_SHAPE(tu_out(an, ops[i], 0), 2, 4);
@@ -452,7 +432,7 @@ static void pools_and_resampling(void **state) {
     struct pbw mu[] = {pb_attr_ints("kernel_shape", 2, TU_DIMS(2, 2)), pb_attr_ints("strides", 2, TU_DIMS(2, 2))};
     pbm_node(&pm, pb_node("unpool", "MaxUnpool", TU_LIST("y1", "y1"), TU_LIST("y7"), 2, mu));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 20);
+    tu_analyze_ok(&pm, 20, NULL);
     /* (8 - 2)/2 + 1 = 4: [1, 2, 4, 4]; 32 outputs * 3 * prod(k) 4 = 384 */
     TU_SHAPE(tu_out(an, "lp", 0), 1, 2, 4, 4);
     assert_int_equal(tu_node(an, "lp")->cost.flops, 384);
@@ -502,7 +482,7 @@ static void layout_and_blocks(void **state) {
     pbm_node(&pm, pb_node("ccp", "CenterCropPad", TU_LIST("hwc", "crop"), TU_LIST("y5"), 1, ax));
     pbm_node(&pm, pb_node("c2i", "Col2Im", TU_LIST("cols", "image", "block"), TU_LIST("y6"), 0, NULL));
     pbm_output(&pm, pb_value_info("y1", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* [2*3, 3*2] */
     TU_SHAPE(tu_out(an, "tile", 0), 6, 6);
     /* depth 10 inserted last; element type of values (f32) */
@@ -539,7 +519,7 @@ static void data_dependent(void **state) {
     pbm_node(&pm, pb_node("nms", "NonMaxSuppression", TU_LIST("boxes", "scores", "maxb"), TU_LIST("sel"), 0, NULL));
     pbm_node(&pm, pb_node("nms0", "NonMaxSuppression", TU_LIST("boxes", "scores"), TU_LIST("sel0"), 0, NULL));
     pbm_output(&pm, pb_value_info("y1", PB_INT64, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* [rank 2, ?]: the count of non-zero elements is data: unknown, flagged */
     const struct oc_value *y1 = tu_out(an, "nz", 0);
     assert_int_equal(y1->rank, 2);
@@ -574,21 +554,21 @@ static void data_dependent(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(conv_transpose, teardown),
-        cmocka_unit_test_teardown(deform_conv, teardown),
-        cmocka_unit_test_teardown(einsum_forms, teardown),
-        cmocka_unit_test_teardown(split_forms, teardown),
-        cmocka_unit_test_teardown(split_old_forms, teardown),
-        cmocka_unit_test_teardown(resize_forms, teardown),
-        cmocka_unit_test_teardown(resize10_upsample, teardown),
-        cmocka_unit_test_teardown(upsample7, teardown),
-        cmocka_unit_test_teardown(topk_forms, teardown),
-        cmocka_unit_test_teardown(topk_attr, teardown),
-        cmocka_unit_test_teardown(gather_scatter, teardown),
-        cmocka_unit_test_teardown(reductions, teardown),
-        cmocka_unit_test_teardown(pools_and_resampling, teardown),
-        cmocka_unit_test_teardown(layout_and_blocks, teardown),
-        cmocka_unit_test_teardown(data_dependent, teardown),
+        cmocka_unit_test_teardown(conv_transpose, tu_teardown),
+        cmocka_unit_test_teardown(deform_conv, tu_teardown),
+        cmocka_unit_test_teardown(einsum_forms, tu_teardown),
+        cmocka_unit_test_teardown(split_forms, tu_teardown),
+        cmocka_unit_test_teardown(split_old_forms, tu_teardown),
+        cmocka_unit_test_teardown(resize_forms, tu_teardown),
+        cmocka_unit_test_teardown(resize10_upsample, tu_teardown),
+        cmocka_unit_test_teardown(upsample7, tu_teardown),
+        cmocka_unit_test_teardown(topk_forms, tu_teardown),
+        cmocka_unit_test_teardown(topk_attr, tu_teardown),
+        cmocka_unit_test_teardown(gather_scatter, tu_teardown),
+        cmocka_unit_test_teardown(reductions, tu_teardown),
+        cmocka_unit_test_teardown(pools_and_resampling, tu_teardown),
+        cmocka_unit_test_teardown(layout_and_blocks, tu_teardown),
+        cmocka_unit_test_teardown(data_dependent, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,40 @@ static inline const struct oc_value *tu_out(const struct oc_analysis *an, const 
             assert_int_equal(_v->dims[_i].value, _e[_i]);                                          \
     } while (0)
 
+/* ---- one analysis per test case (a copy of this state per test file) ----
+ * Files that manage their own analyses define TU_NO_FIXTURE first. */
+#ifndef TU_NO_FIXTURE
+__attribute__((unused)) static struct oc_analysis *an;
+__attribute__((unused)) static struct oc_model *md;
+__attribute__((unused)) static struct pbw bytes;
+__attribute__((unused)) static struct oc_diag dg;
+
+/* Serializes pm at `opset`, analyzes it; the analysis must succeed. */
+static inline void tu_analyze_ok(struct pb_model *pm, int64_t opset, const struct oc_analyze_opts *o) {
+    bytes = pbm_finish(pm, opset);
+    if (tu_analyze(&bytes, o, &md, &an, &dg) != OC_OK)
+        fail_msg("analysis failed: %s", dg.msg);
+}
+
+/* The analysis must stop with `want` and a message containing `text`. */
+static inline void tu_analyze_err(struct pb_model *pm, int64_t opset, enum oc_status want, const char *text) {
+    bytes = pbm_finish(pm, opset);
+    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
+    assert_int_equal(st, want);
+    if (!strstr(dg.msg, text))
+        fail_msg("message '%s' lacks '%s'", dg.msg, text);
+}
+
+/* cmocka teardown: frees the case's analysis, model and bytes. */
+static inline int tu_teardown(void **state) {
+    (void)state;
+    tu_free(md, an, &bytes);
+    md = NULL;
+    an = NULL;
+    return 0;
+}
+#endif
+
 #define TU_LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define TU_DIMS(...) ((const int64_t[]){__VA_ARGS__})
 
