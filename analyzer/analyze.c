@@ -264,6 +264,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
         v->dims = src->dims;
         v->ival = src->ival;
         v->n_ival = src->n_ival;
+        v->nt = src->nt;
     }
     struct oc_diag *saved = r->d;
     r->d = &d;
@@ -281,6 +282,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
         v->dims = src->dims;
         v->ival = src->ival;
         v->n_ival = src->n_ival;
+        v->nt = src->nt;
     }
     bool complete = true;
     for (int32_t i = 0; i < body->n_nodes; i++) {

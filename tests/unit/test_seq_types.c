@@ -2,40 +2,12 @@
  * test_seq_types.c — sequence and optional values (struct oc_ntype) and
  * their ops on small graphs built byte by byte (pbw.h). Each expected
  * shape, length and byte count is worked out by hand in the comment next to
- * it from the ONNX spec and analyzer/ops/sequence.c.
+ * it from the ONNX spec and analyzer/ops/sequence.c. The analysis is the
+ * shared fixture of testutil.h (freed by tu_teardown).
  */
 #include "testutil.h"
 
 #include "dtype.h"
-
-static struct oc_analysis *an;
-static struct oc_model *md;
-static struct pbw bytes;
-static struct oc_diag dg;
-
-static void analyze(struct pb_model *pm, int64_t opset) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    if (st != OC_OK)
-        fail_msg("analysis failed: %s", dg.msg);
-}
-
-/* Analysis expected to stop with `want`; the message must contain `text`. */
-static void analyze_fails(struct pb_model *pm, int64_t opset, enum oc_status want, const char *text) {
-    bytes = pbm_finish(pm, opset);
-    enum oc_status st = tu_analyze(&bytes, NULL, &md, &an, &dg);
-    assert_int_equal(st, want);
-    if (!strstr(dg.msg, text))
-        fail_msg("message '%s' lacks '%s'", dg.msg, text);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tu_free(md, an, &bytes);
-    md = NULL;
-    an = NULL;
-    return 0;
-}
 
 /* TypeProto of a tensor: elem_type, and a shape when rank >= 0 (dims < 0 unnamed). */
 static struct pbw tensor_type(int elem_type, int rank, const int64_t *dims) {
@@ -115,7 +87,7 @@ static void construct_and_at(void **state) {
     pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("s"), TU_LIST("r"), 0, NULL));
     pbm_output(&pm, seq_vi("s", PB_FLOAT, -1, NULL));
     pbm_output(&pm, pb_value_info("t", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* two f32 [2, 3] tensors: length 2, shared shape [2, 3], 2 x 24 = 48 bytes */
     const struct oc_ntype *s = nt_of("sc", 0);
     assert_int_equal(s->kind, OC_TYPE_SEQUENCE);
@@ -180,7 +152,7 @@ static void split_to_sequence(void **state) {
     struct pbw a6[] = {pb_attr_int("axis", 1), pb_attr_int("keepdims", 0)};
     pbm_node(&pm, pb_node("halves", "SplitToSequence", TU_LIST("x", "halves"), TU_LIST("s6"), 2, a6));
     pbm_output(&pm, seq_vi("s1", PB_FLOAT, -1, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* no split: 6 pieces of 1 along axis 1, kept: [3, 1] x 6; they hold x, 72 bytes */
     const struct oc_ntype *s = nt_of("ones", 0);
     assert_int_equal(s->len, 6);
@@ -221,7 +193,7 @@ static void split_to_sequence_bad_split(void **state) {
     pbm_node(&pm, pb_node("bad", "SplitToSequence", TU_LIST("x", "parts"), TU_LIST("s"), 0, NULL));
     pbm_output(&pm, seq_vi("s", PB_FLOAT, -1, NULL));
     /* 2 + 2 != 3 rows */
-    analyze_fails(&pm, 11, OC_ERR_MODEL, "split sums to 4, the axis has 3");
+    tu_analyze_err(&pm, 11, OC_ERR_MODEL, "split sums to 4, the axis has 3");
 }
 
 static void concat_from_sequence(void **state) {
@@ -240,7 +212,7 @@ static void concat_from_sequence(void **state) {
     struct pbw c3[] = {pb_attr_int("axis", 1)};
     pbm_node(&pm, pb_node("cat_mixed", "ConcatFromSequence", TU_LIST("s2"), TU_LIST("y3"), 1, c3));
     pbm_output(&pm, pb_value_info("y0", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* three [2, 4]: joined on axis 0 -> [6, 4]; 0 FLOPs, reads 3 x 32 = 96 bytes, writes 96 */
     TU_SHAPE(tu_out(an, "cat0", 0), 6, 4);
     const struct oc_node *cat = tu_node(an, "cat0");
@@ -273,7 +245,7 @@ static void insert_erase_length(void **state) {
     pbm_node(&pm, pb_node("era3", "SequenceErase", TU_LIST("s3", "front"), TU_LIST("s5"), 0, NULL));
     pbm_node(&pm, pb_node("len", "SequenceLength", TU_LIST("s4"), TU_LIST("n"), 0, NULL));
     pbm_output(&pm, pb_value_info("n", PB_INT64, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     /* SequenceEmpty: f32, no tensors, 0 bytes, no shape */
     const struct oc_ntype *s = nt_of("empty", 0);
     assert_int_equal(s->len, 0);
@@ -314,7 +286,7 @@ static void insert_position_out_of_range(void **state) {
     pbm_node(&pm, pb_node("ins", "SequenceInsert", TU_LIST("s", "a", "pos"), TU_LIST("s2"), 0, NULL));
     pbm_output(&pm, seq_vi("s2", PB_FLOAT, -1, NULL));
     /* a sequence of 2 accepts positions -2 to 2 */
-    analyze_fails(&pm, 11, OC_ERR_MODEL, "position 3 is out of range for a sequence of 2 tensors");
+    tu_analyze_err(&pm, 11, OC_ERR_MODEL, "position 3 is out of range for a sequence of 2 tensors");
 }
 
 static void optionals(void **state) {
@@ -334,7 +306,7 @@ static void optionals(void **state) {
     pbm_node(&pm, pb_node("opt_seq", "Optional", TU_LIST("s"), TU_LIST("os"), 0, NULL));
     pbm_node(&pm, pb_node("get_seq", "OptionalGetElement", TU_LIST("os"), TU_LIST("gs"), 0, NULL));
     pbm_output(&pm, pb_value_info("g", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 18);
+    tu_analyze_ok(&pm, 18, NULL);
     /* Optional(x [4]): holds an f32 [4], 16 bytes */
     const struct oc_ntype *o = nt_of("opt", 0);
     assert_int_equal(o->kind, OC_TYPE_OPTIONAL);
@@ -385,7 +357,7 @@ static void get_from_empty_optional(void **state) {
     pbm_node(&pm, pb_node("none", "Optional", TU_LIST(NULL), TU_LIST("e"), 1, at));
     pbm_node(&pm, pb_node("get", "OptionalGetElement", TU_LIST("e"), TU_LIST("g"), 0, NULL));
     pbm_output(&pm, pb_value_info("g", PB_FLOAT, -1, NULL, NULL));
-    analyze_fails(&pm, 18, OC_ERR_MODEL, "the optional is empty");
+    tu_analyze_err(&pm, 18, OC_ERR_MODEL, "the optional is empty");
 }
 
 static void declared_sequence_input(void **state) {
@@ -396,7 +368,7 @@ static void declared_sequence_input(void **state) {
     pbm_init(&pm, pb_tensor_i64("zero", 0, NULL, TU_DIMS(0)));
     pbm_node(&pm, pb_node("at", "SequenceAt", TU_LIST("s", "zero"), TU_LIST("t"), 0, NULL));
     pbm_output(&pm, pb_value_info("t", PB_FLOAT, -1, NULL, NULL));
-    analyze(&pm, 11);
+    tu_analyze_ok(&pm, 11, NULL);
     const struct oc_value *s = &an->graph->values[an->graph->inputs[0]];
     assert_non_null(s->nt);
     assert_int_equal(s->nt->len, -1);
@@ -423,7 +395,7 @@ static void sequence_map_cost(void **state) {
     struct pbw at[] = {pb_attr_graph("body", &body)};
     pbm_node(&pm, pb_node("map", "SequenceMap", TU_LIST("s", "x"), TU_LIST("out"), 1, at));
     pbm_output(&pm, seq_vi("out", PB_FLOAT, -1, NULL));
-    analyze(&pm, 17);
+    tu_analyze_ok(&pm, 17, NULL);
     /* one [4] per tensor of the 3: [4] x 3, 48 bytes; body 4 FLOPs x 3 = 12 */
     const struct oc_ntype *s = nt_of("map", 0);
     assert_int_equal(s->len, 3);
@@ -454,7 +426,7 @@ static void loop_grows_sequence(void **state) {
     pbm_node(&pm, pb_node("loop", "Loop", TU_LIST("m", "", "s0"), TU_LIST("s"), 1, at));
     pbm_node(&pm, pb_node("id2", "Identity", TU_LIST("s"), TU_LIST("s_copy"), 0, NULL));
     pbm_output(&pm, seq_vi("s_copy", PB_FLOAT, -1, NULL));
-    analyze(&pm, 13);
+    tu_analyze_ok(&pm, 13, NULL);
     /* 0 tensors, +1 in each of 4 iterations: [2] x 4, 32 bytes */
     const struct oc_ntype *s = nt_of("loop", 0);
     assert_int_equal(s->len, 4);
@@ -484,7 +456,7 @@ static void if_unknown_condition_merges(void **state) {
     struct pbw at[] = {pb_attr_graph("then_branch", &then_b), pb_attr_graph("else_branch", &else_b)};
     pbm_node(&pm, pb_node("if", "If", TU_LIST("flag"), TU_LIST("s", "o"), 2, at));
     pbm_output(&pm, seq_vi("s", PB_FLOAT, -1, NULL));
-    analyze(&pm, 16);
+    tu_analyze_ok(&pm, 16, NULL);
     /* condition unknown: [2] x 1 or [2] x 2 -> [2] x ?; holds a [2] or nothing -> presence unknown */
     const struct oc_ntype *s = nt_of("if", 0);
     assert_int_equal(s->kind, OC_TYPE_SEQUENCE);
@@ -500,18 +472,18 @@ static void if_unknown_condition_merges(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(construct_and_at, teardown),
-        cmocka_unit_test_teardown(split_to_sequence, teardown),
-        cmocka_unit_test_teardown(split_to_sequence_bad_split, teardown),
-        cmocka_unit_test_teardown(concat_from_sequence, teardown),
-        cmocka_unit_test_teardown(insert_erase_length, teardown),
-        cmocka_unit_test_teardown(insert_position_out_of_range, teardown),
-        cmocka_unit_test_teardown(optionals, teardown),
-        cmocka_unit_test_teardown(get_from_empty_optional, teardown),
-        cmocka_unit_test_teardown(declared_sequence_input, teardown),
-        cmocka_unit_test_teardown(sequence_map_cost, teardown),
-        cmocka_unit_test_teardown(loop_grows_sequence, teardown),
-        cmocka_unit_test_teardown(if_unknown_condition_merges, teardown),
+        cmocka_unit_test_teardown(construct_and_at, tu_teardown),
+        cmocka_unit_test_teardown(split_to_sequence, tu_teardown),
+        cmocka_unit_test_teardown(split_to_sequence_bad_split, tu_teardown),
+        cmocka_unit_test_teardown(concat_from_sequence, tu_teardown),
+        cmocka_unit_test_teardown(insert_erase_length, tu_teardown),
+        cmocka_unit_test_teardown(insert_position_out_of_range, tu_teardown),
+        cmocka_unit_test_teardown(optionals, tu_teardown),
+        cmocka_unit_test_teardown(get_from_empty_optional, tu_teardown),
+        cmocka_unit_test_teardown(declared_sequence_input, tu_teardown),
+        cmocka_unit_test_teardown(sequence_map_cost, tu_teardown),
+        cmocka_unit_test_teardown(loop_grows_sequence, tu_teardown),
+        cmocka_unit_test_teardown(if_unknown_condition_merges, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
