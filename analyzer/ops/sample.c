@@ -397,3 +397,23 @@ OC_COST(oc_max_roi_pool_cost) {
     (void)cost;
     return OC_FAIL(c, OC_ERR_UNSUPPORTED, "the bin sizes depend on the roi values");
 }
+
+/* ImageDecoder-20: encoded bytes -> [H, W, C] uint8. C is 3 for RGB/BGR, 1
+ * for Grayscale (pixel_format); H and W are in the image's own header, so
+ * they depend on the data and stay unknown. Decoding is not floating-point
+ * work: 0 FLOPs. */
+OC_RULE(oc_image_decoder_infer) {
+    char fmt[16];
+    enum oc_status st = oc_attr_string(c->node, "pixel_format", "RGB", fmt, sizeof fmt, c->diag);
+    if (st != OC_OK)
+        return st;
+    int64_t ch;
+    if (strcmp(fmt, "RGB") == 0 || strcmp(fmt, "BGR") == 0)
+        ch = 3;
+    else if (strcmp(fmt, "Grayscale") == 0)
+        ch = 1;
+    else
+        return OC_FAIL(c, OC_ERR_MODEL, "pixel_format '%s' is not RGB, BGR or Grayscale", fmt);
+    const int64_t dims[3] = {OC_DIM_UNKNOWN, OC_DIM_UNKNOWN, ch};
+    return oc_set_out_i64(c, 0, OC_DT_UINT8, 3, dims);
+}
