@@ -91,7 +91,7 @@ static enum oc_status oc_bind_dims(struct oc_run *r, const char *input, int32_t 
             dm->value = prev->value;
             continue;
         }
-        struct oc_bound_dim b = {sym, input, k, 1, OC_BIND_DEFAULT};
+        struct oc_bound_dim b = {sym, input, k, 1, OC_BIND_DEFAULT, NULL};
         bool user = false;
         for (int32_t j = 0; sym && j < o->n_dims; j++)
             if (strcmp(o->dims[j].name, sym) == 0) {
@@ -110,6 +110,7 @@ static enum oc_status oc_bind_dims(struct oc_run *r, const char *input, int32_t 
                                       k == 0 ? " (bind it with --batch N)" : "");
             if ((st = oc_warn(r, msg)) != OC_OK)
                 return st;
+            b.warning = msg;
         }
         dm->value = b.value;
         if ((st = oc_bound_add(r, b)) != OC_OK)

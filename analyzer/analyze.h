@@ -39,6 +39,7 @@ struct oc_bound_dim {
     int32_t axis;
     int64_t value;
     enum oc_bind_source source;
+    const char *warning;  /* the warning issued for a default binding, or NULL */
 };
 
 struct oc_totals {

@@ -5,6 +5,7 @@
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/model.h"
+#include "../analyzer/symbolic.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>
@@ -22,7 +23,10 @@ static const char oc_analyze_help[] =
     "  --dim NAME=N      bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable\n"
     "  --batch N         bind the first dim of every graph input whose first dim is\n"
     "                    symbolic or unnamed (a --dim for the same name wins)\n"
-    "                    Unbound symbolic dims are taken as 1, with a warning.\n"
+    "                    Unbound symbolic dims (up to 4) stay symbolic: shapes and MACs\n"
+    "                    print as exact formulas in them, fitted over probe bindings\n"
+    "                    and checked; sizes in MiB are given at 1.\n"
+    "  --no-symbolic     take unbound dims as 1 (with a warning) instead\n"
     "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
     "  -o, --output FILE write the report to FILE instead of standard output\n"
     "  -q, --quiet       do not print warnings on standard error\n"
@@ -49,7 +53,7 @@ static int oc_status_exit(enum oc_status st) {
 int oc_cmd_analyze(int argc, char **argv) {
     const char *path = NULL, *out_path = NULL, *v;
     enum oc_format fmt = OC_FORMAT_TEXT;
-    bool quiet = false;
+    bool quiet = false, symbolic = true;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -64,6 +68,8 @@ int oc_cmd_analyze(int argc, char **argv) {
             return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(a, "--no-symbolic") == 0) {
+            symbolic = false;
         } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
             if (!v || !oc_format_parse(v, &fmt)) {
                 rc = oc_cli_usage_error("--format takes text or json");
@@ -120,6 +126,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_diag d = {0};
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
+    struct oc_symbolic *sym = NULL;
     enum oc_status st = oc_model_load(path, NULL, &m, &d);
     if (st == OC_OK)
         st = oc_analyze(m, &opts, &an, &d);
@@ -128,9 +135,22 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_status_exit(st);
         goto free_model;
     }
+    if (symbolic) {
+        struct oc_diag sd = {0};
+        bool unbound = false;
+        for (int32_t i = 0; i < an->n_bound; i++)
+            unbound |= an->bound[i].source == OC_BIND_DEFAULT && an->bound[i].name;
+        if (unbound && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !quiet)
+            fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
+    }
     if (!quiet)
-        for (int32_t i = 0; i < an->n_warnings; i++)
-            fprintf(stderr, "onnxcost: warning: %s: %s\n", path, an->warnings[i]);
+        for (int32_t i = 0; i < an->n_warnings; i++) {
+            bool covered = false; /* an unbound dim the formulas keep symbolic */
+            for (int32_t j = 0; sym && j < an->n_bound; j++)
+                covered |= an->bound[j].warning == an->warnings[i] && an->bound[j].name;
+            if (!covered)
+                fprintf(stderr, "onnxcost: warning: %s: %s\n", path, an->warnings[i]);
+        }
 
     FILE *f = stdout;
     if (out_path && !(f = fopen(out_path, "w"))) {
@@ -138,7 +158,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto free_model;
     }
-    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f};
+    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)
@@ -150,6 +170,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
     }
 free_model:
+    oc_symbolic_free(sym);
     oc_analysis_free(an);
     oc_model_free(m);
 done:

@@ -103,7 +103,26 @@ static const char *oc_node_status_name(enum oc_status s) {
     }
 }
 
-static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n) {
+/* A fitted formula as a JSON value: an integer when constant, else the
+ * ascii formula ("123532032*batch*sequence + 18432*batch*sequence^2"). */
+static json_t *oc_jpoly(const struct oc_poly *p, const struct oc_symbolic *s) {
+    int64_t k;
+    char buf[1024];
+    if (!p)
+        return json_null();
+    if (oc_poly_constant(p, &k))
+        return json_integer(k);
+    return json_string(oc_poly_format(p, s, false, buf, sizeof buf));
+}
+
+static json_t *oc_jshape_expr(const struct oc_value *v, const struct oc_poly *const *polys, const struct oc_symbolic *s) {
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < v->rank; i++)
+        json_array_append_new(a, oc_jpoly(polys[i], s));
+    return a;
+}
+
+static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n, const struct oc_symbolic *s) {
     json_t *o = json_object();
     json_t *ins = json_array(), *outs = json_array();
     if (!o || !ins || !outs) {
@@ -128,6 +147,8 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n) {
         json_object_set_new(vo, "name", oc_jstr(v->name));
         json_object_set_new(vo, "dtype", oc_jstr(oc_dtype_name(v->nt ? v->nt->dtype : v->dtype)));
         json_object_set_new(vo, "shape", oc_jshape(v));
+        if (s && s->dims && s->dims[n->out[k]] && !v->nt && v->rank >= 0)
+            json_object_set_new(vo, "shape_expr", oc_jshape_expr(v, s->dims[n->out[k]], s));
         if (v->nt)
             oc_jnontensor(vo, v->nt);
         json_array_append_new(outs, vo);
@@ -144,6 +165,31 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n) {
     json_object_set_new(o, "status", json_string(oc_node_status_name(n->status)));
     if (n->reason)
         json_object_set_new(o, "reason", oc_jstr(n->reason));
+    if (s) {
+        json_object_set_new(o, "macs_expr", oc_jpoly(s->nodes[n->index].macs, s));
+        json_object_set_new(o, "flops_expr", oc_jpoly(s->nodes[n->index].flops, s));
+    }
+    return o;
+}
+
+static json_t *oc_jsymbolic(const struct oc_symbolic *s) {
+    json_t *o = json_object(), *dims = json_array(), *t = json_object();
+    if (!o || !dims || !t) {
+        json_decref(o);
+        json_decref(dims);
+        json_decref(t);
+        return NULL;
+    }
+    for (int32_t i = 0; i < s->n_syms; i++)
+        json_array_append_new(dims, oc_jstr(s->syms[i]));
+    json_object_set_new(o, "dims", dims);
+    json_object_set_new(o, "probe_runs", json_integer(s->n_runs));
+    json_object_set_new(t, "macs", oc_jpoly(s->macs, s));
+    json_object_set_new(t, "flops", oc_jpoly(s->flops, s));
+    json_object_set_new(t, "params", oc_jpoly(s->params, s));
+    json_object_set_new(t, "activation_bytes", oc_jpoly(s->activation_bytes, s));
+    json_object_set_new(t, "input_bytes", oc_jpoly(s->input_bytes, s));
+    json_object_set_new(o, "totals", t);
     return o;
 }
 
@@ -259,10 +305,12 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_puts(&b, "{\n  \"schema\": \"" OC_JSON_SCHEMA "\",\n");
     oc_emit(&b, "model", oc_jmodel(an, spec), ",\n");
     oc_emit(&b, "bindings", oc_jbindings(an), ",\n");
+    if (spec->sym)
+        oc_emit(&b, "symbolic", oc_jsymbolic(spec->sym), ",\n");
     oc_sbuf_puts(&b, "  \"nodes\": [");
     for (int32_t i = 0; i < g->n_nodes && !b.oom; i++) {
         oc_sbuf_puts(&b, i ? ",\n    " : "\n    ");
-        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[g->order[i]]), "");
+        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[g->order[i]], spec->sym), "");
         if (b.n > 1 << 16 && (st = oc_sbuf_flush(&b, spec, d)) != OC_OK)
             break;
     }

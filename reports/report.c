@@ -171,3 +171,36 @@ void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v) {
     }
     oc_sbuf_puts(b, "]");
 }
+
+void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, const struct oc_symbolic *s) {
+    const struct oc_value *v = &g->values[vi];
+    const struct oc_poly *const *polys = s && s->dims ? s->dims[vi] : NULL;
+    if (!polys || v->nt || v->rank < 0) {
+        oc_fmt_shape(b, v);
+        return;
+    }
+    oc_sbuf_puts(b, "[");
+    for (int32_t i = 0; i < v->rank; i++) {
+        char buf[256];
+        int64_t k;
+        if (i)
+            oc_sbuf_puts(b, ", ");
+        if (polys[i] && !oc_poly_constant(polys[i], &k))
+            oc_sbuf_puts(b, oc_poly_format(polys[i], s, true, buf, sizeof buf));
+        else if (v->dims[i].value >= 0)
+            oc_sbuf_printf(b, "%lld", (long long)v->dims[i].value);
+        else
+            oc_sbuf_puts(b, "?");
+    }
+    oc_sbuf_puts(b, "]");
+}
+
+void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s) {
+    for (int32_t i = 0; i < s->n_syms; i++) {
+        int64_t v = 1;
+        for (int32_t j = 0; j < an->n_bound; j++)
+            if (an->bound[j].name && strcmp(an->bound[j].name, s->syms[i]) == 0)
+                v = an->bound[j].value;
+        oc_sbuf_printf(b, "%s%s=%lld", i ? ", " : "", s->syms[i], (long long)v);
+    }
+}

@@ -10,6 +10,7 @@
 #define OC_REPORT_H
 
 #include "../analyzer/analyze.h"
+#include "../analyzer/symbolic.h"
 
 enum oc_format {
     OC_FORMAT_TEXT,
@@ -26,6 +27,7 @@ struct oc_report_spec {
     const char *model_path;  /* as given by the user, printed in headers   */
     oc_write_fn write;
     void *write_arg;
+    const struct oc_symbolic *sym; /* formulas over unbound dims, or NULL     */
 };
 
 /* Parses "text" / "json"; false if unknown. */

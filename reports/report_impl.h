@@ -26,6 +26,11 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
 const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size);
 /* A value's shape as "[1, 3, 224, 224]" ("?" for unknown dims or rank). */
 void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v);
+/* Value `vi` of the main graph, with dims written as formulas where the
+ * symbolic fit has them (s may be NULL). */
+void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, const struct oc_symbolic *s);
+/* "batch=1, sequence=1": the binding the numbers of a symbolic report use. */
+void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s);
 
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);

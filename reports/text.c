@@ -51,7 +51,8 @@ static void oc_cell_layer(struct oc_sbuf *b, const struct oc_node *n) {
         oc_sbuf_printf(b, "-%d", n->index + 1);
 }
 
-static void oc_cell_shape(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n) {
+static void oc_cell_shape(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                          const struct oc_symbolic *s) {
     int32_t shown = 0;
     for (int32_t k = 0; k < n->n_out; k++)
         shown += n->out[k] >= 0;
@@ -63,7 +64,7 @@ static void oc_cell_shape(struct oc_sbuf *b, const struct oc_graph *g, const str
             continue;
         if (i++)
             oc_sbuf_puts(b, ", ");
-        oc_fmt_shape(b, &g->values[n->out[k]]);
+        oc_fmt_shape_sym(b, g, n->out[k], s);
     }
     if (shown > 1)
         oc_sbuf_puts(b, "]");
@@ -80,8 +81,17 @@ static double oc_mib(uint64_t bytes) {
     return (double)bytes / (1024.0 * 1024.0);
 }
 
+/* Display width of UTF-8 text: one column per code point (formulas use "·"
+ * and superscripts; names are printed with control bytes replaced). */
+static size_t oc_display_width(const char *s, size_t n) {
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return w;
+}
+
 static void oc_put_cell(struct oc_sbuf *out, const char *s, size_t width, bool right) {
-    size_t len = strlen(s);
+    size_t len = oc_display_width(s, strlen(s));
     if (right)
         oc_sbuf_pad(out, ' ', width - len);
     oc_sbuf_puts(out, s);
@@ -111,18 +121,24 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
                 oc_cell_layer(&cells, nd);
                 break;
             case OC_TCOL_SHAPE:
-                oc_cell_shape(&cells, g, nd);
+                oc_cell_shape(&cells, g, nd, spec->sym);
                 break;
             case OC_TCOL_PARAMS:
                 oc_cell_count(&cells, nd->params, false);
                 break;
             case OC_TCOL_MACS:
-                oc_cell_count(&cells, nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
+                if (spec->sym && spec->sym->nodes[nd->index].macs) {
+                    char buf[256];
+                    oc_sbuf_puts(&cells, oc_poly_format(spec->sym->nodes[nd->index].macs, spec->sym, true, buf,
+                                                        sizeof buf));
+                } else {
+                    oc_cell_count(&cells, nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
+                }
                 break;
             }
             if (cells.oom)
                 break;
-            size_t len = cells.n - start;
+            size_t len = oc_display_width(cells.p + start, cells.n - start);
             if (len > width[c])
                 width[c] = len;
             oc_sbuf_put(&cells, "", 1); /* keep the NUL as a separator */
@@ -168,16 +184,33 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_printf(&out, "\nTotal params: %s\n", oc_fmt_thousands(t->params, b1, sizeof b1));
     oc_sbuf_printf(&out, "Trainable params: %s\n", oc_fmt_thousands(t->trainable_params, b1, sizeof b1));
     oc_sbuf_printf(&out, "Non-trainable params: %s\n", oc_fmt_thousands(t->non_trainable_params, b1, sizeof b1));
-    oc_sbuf_printf(&out, "Total MACs: %s (%.3f GMACs)\n", oc_fmt_thousands(t->macs, b1, sizeof b1),
-                   (double)t->macs / 1e9);
-    oc_sbuf_printf(&out, "Total FLOPs: %s (%.3f GFLOPs)\n", oc_fmt_thousands(t->flops, b2, sizeof b2),
-                   (double)t->flops / 1e9);
+    const struct oc_symbolic *s = spec->sym;
+    int64_t konst;
+    if (s && s->macs && !oc_poly_constant(s->macs, &konst)) {
+        char buf[512];
+        oc_sbuf_printf(&out, "Total MACs: %s\n", oc_poly_format(s->macs, s, true, buf, sizeof buf));
+    } else {
+        oc_sbuf_printf(&out, "Total MACs: %s (%.3f GMACs)\n", oc_fmt_thousands(t->macs, b1, sizeof b1),
+                       (double)t->macs / 1e9);
+    }
+    if (s && s->flops && !oc_poly_constant(s->flops, &konst)) {
+        char buf[512];
+        oc_sbuf_printf(&out, "Total FLOPs: %s\n", oc_poly_format(s->flops, s, true, buf, sizeof buf));
+    } else {
+        oc_sbuf_printf(&out, "Total FLOPs: %s (%.3f GFLOPs)\n", oc_fmt_thousands(t->flops, b2, sizeof b2),
+                       (double)t->flops / 1e9);
+    }
     oc_sbuf_pad(&out, '-', line);
     double in = oc_mib(t->input_bytes), fb = 2.0 * oc_mib(t->activation_bytes), pa = oc_mib(t->params_bytes);
     oc_sbuf_printf(&out, "\nInput size (MiB): %.2f\n", in);
     oc_sbuf_printf(&out, "Forward/backward pass size (MiB): %.2f\n", fb);
     oc_sbuf_printf(&out, "Params size (MiB): %.2f\n", pa);
     oc_sbuf_printf(&out, "Estimated Total Size (MiB): %.2f\n", in + fb + pa);
+    if (s) {
+        oc_sbuf_puts(&out, "(sizes at ");
+        oc_fmt_sym_binding(&out, an, s);
+        oc_sbuf_puts(&out, "; shapes and MACs above are exact formulas in the unbound dims)\n");
+    }
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 

@@ -102,8 +102,13 @@ else
     fail=$((fail + 1))
 fi
 
+# unbound dims: formulas by default, 1 with a warning under --no-symbolic
+expect mnist_symbolic 0 "" -- "$fx/mnist/torchsummary_net.onnx"
+expect_out mnist_formulas "[batch, 10, 24, 24]" "144,000·batch" "Total MACs: 480,500·batch" \
+    "(sizes at batch=1; shapes and MACs above are exact formulas in the unbound dims)"
+expect mnist_no_symbolic 0 "onnxcost: warning: $fx/mnist/torchsummary_net.onnx: symbolic dim 'batch' is unbound; using 1 (bind it with --dim batch=N)" -- "$fx/mnist/torchsummary_net.onnx" --no-symbolic
 # seed 000: torchsummary's MNIST Net at batch 1
-expect mnist_default 0 "onnxcost: warning: $fx/mnist/torchsummary_net.onnx: symbolic dim 'batch' is unbound; using 1 (bind it with --dim batch=N)" -- "$fx/mnist/torchsummary_net.onnx"
+expect mnist_batch1 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1
 expect_out mnist_table "Total params: 21,840" "Trainable params: 21,840" "Non-trainable params: 0" \
     "/conv1/Conv (Conv)        [1, 10, 24, 24]      260" "/conv2/Conv (Conv)          [1, 20, 8, 8]    5,020" \
     "/fc1/Gemm (Gemm)                  [1, 50]   16,050" "/fc2/Gemm (Gemm)                  [1, 10]      510" \

@@ -1,0 +1,476 @@
+/*
+ * symbolic.c — polynomial fits of shapes and costs over unbound dims (see
+ * symbolic.h).
+ *
+ * Method: the analysis is repeated on a tensor grid of probe values, one
+ * set of D + 1 distinct values per symbol. Along each symbol's axis the
+ * samples are turned into monomial coefficients by Newton interpolation in
+ * exact rational arithmetic (128-bit), one axis after the other, which gives
+ * the unique polynomial of degree <= D in each symbol through the grid.
+ * Coefficients must come out integral. Two more analyses at points off the
+ * grid must then be reproduced exactly, or the quantity is declared not
+ * polynomial.
+ */
+#include "symbolic.h"
+
+#include "dtype.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef __int128 oc_i128; /* GCC/Clang: exact fractions */
+
+struct oc_frac {
+    oc_i128 n, d; /* d > 0, reduced */
+};
+
+static oc_i128 oc_abs128(oc_i128 a) {
+    return a < 0 ? -a : a;
+}
+
+static oc_i128 oc_gcd128(oc_i128 a, oc_i128 b) {
+    a = oc_abs128(a);
+    b = oc_abs128(b);
+    while (b) {
+        oc_i128 t = a % b;
+        a = b;
+        b = t;
+    }
+    return a ? a : 1;
+}
+
+/* Magnitude guard: keeps every product below 2^126. */
+static const oc_i128 OC_FRAC_LIMIT = (oc_i128)1 << 62;
+
+static bool oc_frac_ok(struct oc_frac f) {
+    return oc_abs128(f.n) < OC_FRAC_LIMIT && f.d < OC_FRAC_LIMIT;
+}
+
+static struct oc_frac oc_frac_norm(oc_i128 n, oc_i128 d) {
+    if (d < 0) {
+        n = -n;
+        d = -d;
+    }
+    oc_i128 g = oc_gcd128(n, d);
+    return (struct oc_frac){n / g, d / g};
+}
+
+static bool oc_frac_sub(struct oc_frac a, struct oc_frac b, struct oc_frac *r) {
+    if (!oc_frac_ok(a) || !oc_frac_ok(b))
+        return false;
+    *r = oc_frac_norm(a.n * b.d - b.n * a.d, a.d * b.d);
+    return oc_frac_ok(*r);
+}
+
+static bool oc_frac_mul_int(struct oc_frac a, int64_t k, struct oc_frac *r) {
+    if (!oc_frac_ok(a))
+        return false;
+    *r = oc_frac_norm(a.n * k, a.d);
+    return oc_frac_ok(*r);
+}
+
+static bool oc_frac_div_int(struct oc_frac a, int64_t k, struct oc_frac *r) {
+    if (!oc_frac_ok(a) || k == 0)
+        return false;
+    *r = oc_frac_norm(a.n, a.d * k);
+    return oc_frac_ok(*r);
+}
+
+/* In place: y[0..m) at nodes x -> monomial coefficients c[0..m). */
+static bool oc_interp1(const int64_t *x, struct oc_frac *y, int m) {
+    struct oc_frac a[OC_SYM_DEGREE + 1], c[OC_SYM_DEGREE + 1];
+    memcpy(a, y, (size_t)m * sizeof *a);
+    for (int j = 1; j < m; j++) /* Newton divided differences */
+        for (int i = m - 1; i >= j; i--) {
+            struct oc_frac t;
+            if (!oc_frac_sub(a[i], a[i - 1], &t) || !oc_frac_div_int(t, x[i] - x[i - j], &a[i]))
+                return false;
+        }
+    for (int i = 0; i < m; i++)
+        c[i] = (struct oc_frac){0, 1};
+    c[0] = a[m - 1];
+    for (int i = m - 2, deg = 0; i >= 0; i--, deg++) { /* c = c * (s - x_i) + a_i */
+        for (int j = deg + 1; j >= 0; j--) {
+            struct oc_frac shifted = j > 0 ? c[j - 1] : (struct oc_frac){0, 1}, t;
+            if (!oc_frac_mul_int(c[j], x[i], &t) || !oc_frac_sub(shifted, t, &c[j]))
+                return false;
+        }
+        struct oc_frac t;
+        if (!oc_frac_sub(c[0], (struct oc_frac){-a[i].n, a[i].d}, &t))
+            return false;
+        c[0] = t;
+    }
+    memcpy(y, c, (size_t)m * sizeof *c);
+    return true;
+}
+
+/* ---- the probe runs ------------------------------------------------------------- */
+
+/* One sample per quantity per run; INT64_MIN marks "not known in this run". */
+#define OC_NA INT64_MIN
+
+enum { OC_TOT_MACS, OC_TOT_FLOPS, OC_TOT_PARAMS, OC_TOT_ACT, OC_TOT_INPUT, OC_TOT_COUNT };
+
+struct oc_layout {
+    int32_t n_values, n_nodes;
+    int32_t *dim_off;  /* [value]: first slot of its dims, -1 when its rank is unknown */
+    int32_t node_off;  /* first node slot (3 per node) */
+    int32_t tot_off;
+    int32_t n_slots;
+};
+
+static bool oc_sample(const struct oc_analysis *an, const struct oc_layout *L, const struct oc_analysis *base,
+                      int64_t *out) {
+    const struct oc_graph *g = an->graph, *bg = base->graph;
+    if (g->n_values != L->n_values || g->n_nodes != L->n_nodes)
+        return false;
+    for (int32_t i = 0; i < L->n_slots; i++)
+        out[i] = OC_NA;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        if (L->dim_off[v] < 0 || g->values[v].rank != bg->values[v].rank)
+            continue;
+        for (int32_t k = 0; k < g->values[v].rank; k++)
+            out[L->dim_off[v] + k] = g->values[v].dims[k].value >= 0 ? g->values[v].dims[k].value : OC_NA;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        int64_t *o = &out[L->node_off + 3 * i];
+        bool known = !(n->cost.flags & (OC_COST_UNKNOWN | OC_COST_OVERFLOW));
+        o[0] = known && n->cost.macs <= INT64_MAX ? (int64_t)n->cost.macs : OC_NA;
+        o[1] = known && n->cost.flops <= INT64_MAX ? (int64_t)n->cost.flops : OC_NA;
+        o[2] = n->activation_bytes <= INT64_MAX ? (int64_t)n->activation_bytes : OC_NA;
+    }
+    const struct oc_totals *t = &an->totals;
+    bool ok = !(t->flags & OC_COST_OVERFLOW) && t->n_uncosted == 0;
+    int64_t *o = &out[L->tot_off];
+    o[OC_TOT_MACS] = ok ? (int64_t)t->macs : OC_NA;
+    o[OC_TOT_FLOPS] = ok ? (int64_t)t->flops : OC_NA;
+    o[OC_TOT_PARAMS] = (int64_t)t->params;
+    o[OC_TOT_ACT] = ok ? (int64_t)t->activation_bytes : OC_NA;
+    o[OC_TOT_INPUT] = (int64_t)t->input_bytes;
+    return true;
+}
+
+static const int64_t oc_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
+static const int64_t oc_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
+
+/* Analysis at one probe point; fills out[0..n_slots). */
+static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze_opts *opts, const struct oc_symbolic *s,
+                               const int64_t *point, const struct oc_layout *L, const struct oc_analysis *base,
+                               int64_t *out) {
+    struct oc_binding b[64 + OC_SYM_MAX];
+    int32_t nb = 0;
+    for (int32_t i = 0; i < opts->n_dims && nb < 64; i++)
+        b[nb++] = opts->dims[i];
+    for (int32_t i = 0; i < s->n_syms; i++)
+        b[nb++] = (struct oc_binding){s->syms[i], point[i]};
+    struct oc_analyze_opts o = *opts;
+    o.dims = b;
+    o.n_dims = nb;
+    struct oc_analysis *an = NULL;
+    struct oc_diag d = {0};
+    enum oc_status st = oc_analyze(m, &o, &an, &d);
+    if (st == OC_OK && !oc_sample(an, L, base, out))
+        st = OC_ERR_UNSUPPORTED;
+    oc_analysis_free(an);
+    return st;
+}
+
+/* Exact value of p at point, in 128 bits; false on overflow. */
+static bool oc_poly_eval(const struct oc_poly *p, int32_t k, const int64_t *point, oc_i128 *out) {
+    oc_i128 sum = 0;
+    for (int32_t t = 0; t < p->n_terms; t++) {
+        oc_i128 v = p->terms[t].coef;
+        for (int32_t j = 0; j < k; j++)
+            for (int e = 0; e < p->terms[t].exp[j]; e++) {
+                v *= point[j];
+                if (oc_abs128(v) > OC_FRAC_LIMIT)
+                    return false;
+            }
+        sum += v;
+    }
+    *out = sum;
+    return true;
+}
+
+static int oc_term_cmp(const void *pa, const void *pb) {
+    const struct oc_poly_term *a = pa, *b = pb;
+    int da = 0, db = 0;
+    for (int j = 0; j < OC_SYM_MAX; j++) {
+        da += a->exp[j];
+        db += b->exp[j];
+    }
+    if ((da == 0) != (db == 0)) /* constant last */
+        return da == 0 ? 1 : -1;
+    if (da != db)
+        return da < db ? -1 : 1;
+    for (int j = 0; j < OC_SYM_MAX; j++)
+        if (a->exp[j] != b->exp[j])
+            return a->exp[j] > b->exp[j] ? -1 : 1;
+    return 0;
+}
+
+/* Fits one quantity from its grid samples; NULL when not an integer polynomial. */
+static const struct oc_poly *oc_fit(struct oc_symbolic *s, int32_t m, const int64_t *samples, struct oc_frac *work) {
+    int32_t k = s->n_syms, total = 1;
+    for (int32_t j = 0; j < k; j++)
+        total *= m;
+    for (int32_t i = 0; i < total; i++) {
+        if (samples[i] == OC_NA)
+            return NULL;
+        work[i] = (struct oc_frac){samples[i], 1};
+    }
+    /* interpolate along each symbol's axis; index = sum idx_j * m^j */
+    for (int32_t j = 0, stride = 1; j < k; j++, stride *= m) {
+        for (int32_t base = 0; base < total; base++) {
+            if ((base / stride) % m != 0)
+                continue;
+            struct oc_frac fiber[OC_SYM_DEGREE + 1];
+            for (int32_t i = 0; i < m; i++)
+                fiber[i] = work[base + i * stride];
+            if (!oc_interp1(oc_grid, fiber, m))
+                return NULL;
+            for (int32_t i = 0; i < m; i++)
+                work[base + i * stride] = fiber[i];
+        }
+    }
+    int32_t n_terms = 0;
+    for (int32_t i = 0; i < total; i++) {
+        if (work[i].d != 1 || oc_abs128(work[i].n) > INT64_MAX)
+            return NULL; /* not an integer polynomial */
+        n_terms += work[i].n != 0;
+    }
+    struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
+    struct oc_poly_term *terms = oc_arena_array(&s->arena, (size_t)n_terms + 1, sizeof *terms);
+    if (!p || !terms)
+        return NULL;
+    p->terms = terms;
+    for (int32_t i = 0; i < total; i++) {
+        if (!work[i].n)
+            continue;
+        struct oc_poly_term *t = &terms[p->n_terms++];
+        t->coef = (int64_t)work[i].n;
+        for (int32_t j = 0, r = i; j < k; j++, r /= m)
+            t->exp[j] = (uint8_t)(r % m);
+    }
+    qsort(terms, (size_t)p->n_terms, sizeof *terms, oc_term_cmp);
+    return p;
+}
+
+enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                               const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d) {
+    static const struct oc_analyze_opts none;
+    if (!opts)
+        opts = &none;
+    *out = NULL;
+    struct oc_symbolic *s = calloc(1, sizeof *s);
+    if (!s)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    oc_arena_init(&s->arena);
+    for (int32_t i = 0; i < base->n_bound; i++) {
+        const struct oc_bound_dim *b = &base->bound[i];
+        if (b->source != OC_BIND_DEFAULT || !b->name)
+            continue;
+        if (s->n_syms == OC_SYM_MAX) {
+            oc_symbolic_free(s);
+            return oc_diag_set(d, OC_ERR_UNSUPPORTED, "more than %d unbound dims", OC_SYM_MAX);
+        }
+        s->syms[s->n_syms++] = b->name;
+    }
+    if (!s->n_syms) {
+        oc_symbolic_free(s);
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "no unbound dims");
+    }
+    int32_t k = s->n_syms, npts = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE, runs = 1;
+    for (int32_t j = 0; j < k; j++)
+        runs *= npts;
+
+    const struct oc_graph *bg = base->graph;
+    struct oc_layout L = {.n_values = bg->n_values, .n_nodes = bg->n_nodes};
+    L.dim_off = calloc((size_t)bg->n_values + 1, sizeof *L.dim_off);
+    enum oc_status st = OC_OK;
+    int64_t *samples = NULL, *check = NULL, *column = NULL;
+    struct oc_frac *work = NULL;
+    if (!L.dim_off) {
+        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t v = 0; v < bg->n_values; v++) {
+        L.dim_off[v] = bg->values[v].rank >= 0 ? L.n_slots : -1;
+        L.n_slots += bg->values[v].rank > 0 ? bg->values[v].rank : 0;
+    }
+    L.node_off = L.n_slots;
+    L.n_slots += 3 * bg->n_nodes;
+    L.tot_off = L.n_slots;
+    L.n_slots += OC_TOT_COUNT;
+    samples = calloc((size_t)runs * (size_t)L.n_slots + 1, sizeof *samples);
+    check = calloc(2 * (size_t)L.n_slots + 1, sizeof *check);
+    column = calloc((size_t)runs + 1, sizeof *column);
+    work = calloc((size_t)runs + 1, sizeof *work);
+    if (!samples || !check || !column || !work) {
+        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t r = 0; r < runs && st == OC_OK; r++) {
+        int64_t point[OC_SYM_MAX];
+        for (int32_t j = 0, q = r; j < k; j++, q /= npts)
+            point[j] = oc_grid[q % npts];
+        st = oc_probe(m, opts, s, point, &L, base, samples + (size_t)r * (size_t)L.n_slots);
+    }
+    for (int c = 0; c < 2 && st == OC_OK; c++)
+        st = oc_probe(m, opts, s, oc_checks[c], &L, base, check + (size_t)c * (size_t)L.n_slots);
+    s->n_runs = runs + 2;
+    if (st != OC_OK) {
+        st = oc_diag_set(d, OC_ERR_UNSUPPORTED, "the model is not valid at every probe binding");
+        goto done;
+    }
+    s->dims = oc_arena_array(&s->arena, (size_t)bg->n_values + 1, sizeof *s->dims);
+    s->nodes = oc_arena_array(&s->arena, (size_t)bg->n_nodes + 1, sizeof *s->nodes);
+    if (!s->dims || !s->nodes) {
+        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    const struct oc_poly **slot_poly = calloc((size_t)L.n_slots + 1, sizeof *slot_poly);
+    if (!slot_poly) {
+        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < L.n_slots; i++) {
+        for (int32_t r = 0; r < runs; r++)
+            column[r] = samples[(size_t)r * (size_t)L.n_slots + (size_t)i];
+        const struct oc_poly *p = oc_fit(s, npts, column, work);
+        for (int c = 0; p && c < 2; c++) {
+            int64_t want = check[(size_t)c * (size_t)L.n_slots + (size_t)i];
+            oc_i128 got;
+            if (want == OC_NA || !oc_poly_eval(p, k, oc_checks[c], &got) || got != want)
+                p = NULL;
+        }
+        slot_poly[i] = p;
+    }
+    for (int32_t v = 0; v < bg->n_values; v++) {
+        if (L.dim_off[v] < 0 || bg->values[v].rank <= 0)
+            continue;
+        s->dims[v] = oc_arena_array(&s->arena, (size_t)bg->values[v].rank, sizeof *s->dims[v]);
+        if (!s->dims[v])
+            break;
+        for (int32_t a = 0; a < bg->values[v].rank; a++)
+            s->dims[v][a] = slot_poly[L.dim_off[v] + a];
+    }
+    for (int32_t i = 0; i < bg->n_nodes; i++)
+        s->nodes[i] = (struct oc_node_poly){slot_poly[L.node_off + 3 * i], slot_poly[L.node_off + 3 * i + 1],
+                                            slot_poly[L.node_off + 3 * i + 2]};
+    s->macs = slot_poly[L.tot_off + OC_TOT_MACS];
+    s->flops = slot_poly[L.tot_off + OC_TOT_FLOPS];
+    s->params = slot_poly[L.tot_off + OC_TOT_PARAMS];
+    s->activation_bytes = slot_poly[L.tot_off + OC_TOT_ACT];
+    s->input_bytes = slot_poly[L.tot_off + OC_TOT_INPUT];
+    free(slot_poly);
+done:
+    free(L.dim_off);
+    free(samples);
+    free(check);
+    free(column);
+    free(work);
+    if (st != OC_OK) {
+        oc_symbolic_free(s);
+        return st;
+    }
+    *out = s;
+    return OC_OK;
+}
+
+void oc_symbolic_free(struct oc_symbolic *s) {
+    if (!s)
+        return;
+    oc_arena_free(&s->arena);
+    free(s);
+}
+
+bool oc_poly_constant(const struct oc_poly *p, int64_t *v) {
+    if (!p)
+        return false;
+    if (p->n_terms == 0) {
+        *v = 0;
+        return true;
+    }
+    if (p->n_terms != 1)
+        return false;
+    for (int j = 0; j < OC_SYM_MAX; j++)
+        if (p->terms[0].exp[j])
+            return false;
+    *v = p->terms[0].coef;
+    return true;
+}
+
+static void oc_put(char *buf, size_t size, size_t *at, const char *s) {
+    size_t n = strlen(s);
+    if (*at + n + 1 > size)
+        n = *at + 1 < size ? size - *at - 1 : 0;
+    memcpy(buf + *at, s, n);
+    *at += n;
+    buf[*at] = 0;
+}
+
+static void oc_put_int(char *buf, size_t size, size_t *at, uint64_t v, bool sep) {
+    char tmp[32], out[48];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        if (sep && i > 0 && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = tmp[i];
+    }
+    out[o] = 0;
+    oc_put(buf, size, at, out);
+}
+
+const char *oc_poly_format(const struct oc_poly *p, const struct oc_symbolic *s, bool pretty, char *buf, size_t size) {
+    static const char *const sup[] = {"", "", "\xC2\xB2", "\xC2\xB3", "\xE2\x81\xB4", "\xE2\x81\xB5", "\xE2\x81\xB6"};
+    size_t at = 0;
+    buf[0] = 0;
+    if (!p) {
+        oc_put(buf, size, &at, "?");
+        return buf;
+    }
+    if (p->n_terms == 0) {
+        oc_put(buf, size, &at, "0");
+        return buf;
+    }
+    for (int32_t t = 0; t < p->n_terms; t++) {
+        const struct oc_poly_term *term = &p->terms[t];
+        int64_t c = term->coef;
+        if (t > 0)
+            oc_put(buf, size, &at, c < 0 ? " - " : " + ");
+        else if (c < 0)
+            oc_put(buf, size, &at, "-");
+        uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+        bool has_sym = false;
+        for (int j = 0; j < s->n_syms; j++)
+            has_sym |= term->exp[j] > 0;
+        bool first = true;
+        if (mag != 1 || !has_sym) {
+            oc_put_int(buf, size, &at, mag, pretty);
+            first = false;
+        }
+        for (int j = 0; j < s->n_syms; j++) {
+            int e = term->exp[j];
+            if (!e)
+                continue;
+            if (!first)
+                oc_put(buf, size, &at, pretty ? "\xC2\xB7" : "*");
+            first = false;
+            oc_put(buf, size, &at, s->syms[j]);
+            if (e > 1) {
+                if (pretty && e < 7) {
+                    oc_put(buf, size, &at, sup[e]);
+                } else {
+                    char tmp[8];
+                    snprintf(tmp, sizeof tmp, "^%d", e);
+                    oc_put(buf, size, &at, tmp);
+                }
+            }
+        }
+    }
+    return buf;
+}

@@ -1,0 +1,63 @@
+/*
+ * symbolic.h — shapes and costs as exact polynomials in unbound dims.
+ *
+ * When a model's symbolic input dims (batch, sequence, ...) are left
+ * unbound, the analysis is run at a grid of probe bindings (distinct primes
+ * for each symbol) and every output dim, every node's MACs/FLOPs/bytes and
+ * the totals are interpolated as polynomials with integer coefficients, of
+ * degree <= OC_SYM_DEGREE in each symbol. A polynomial is kept only when it
+ * reproduces the analysis exactly at further probe points it was not fitted
+ * on; anything else (e.g. a conv output floor((H - 1) / 2) + 1 in a symbolic
+ * H) is reported as not polynomial and shown at the default binding.
+ *
+ * Ownership: one struct oc_symbolic owns its arena; it refers to values and
+ * nodes of the analysis it was made with by index, so keep that analysis.
+ */
+#ifndef OC_SYMBOLIC_H
+#define OC_SYMBOLIC_H
+
+#include "analyze.h"
+
+enum { OC_SYM_MAX = 4, OC_SYM_DEGREE = 3 };
+
+struct oc_poly_term {
+    int64_t coef;
+    uint8_t exp[OC_SYM_MAX]; /* exponent of each symbol */
+};
+
+/* NULL pointer = not a polynomial (or not known). n_terms == 0 is zero. */
+struct oc_poly {
+    int32_t n_terms;
+    struct oc_poly_term *terms; /* ascending total degree, constant last */
+};
+
+struct oc_node_poly {
+    const struct oc_poly *macs, *flops, *activation_bytes;
+};
+
+struct oc_symbolic {
+    struct oc_arena arena;
+    int32_t n_syms;
+    const char *syms[OC_SYM_MAX];
+    int32_t n_runs;                     /* analyses made (grid + checks)   */
+    const struct oc_poly ***dims;       /* [value][axis] of the main graph */
+    struct oc_node_poly *nodes;         /* [node] in file order            */
+    const struct oc_poly *macs, *flops, *params, *activation_bytes, *input_bytes;
+};
+
+/* Fits the analysis `base` (made with opts, whose unbound symbols were bound
+ * to 1) as polynomials in those symbols. Returns OC_ERR_UNSUPPORTED (and no
+ * result) when there are none, more than OC_SYM_MAX, or the model is
+ * invalid at a probe binding; the caller then keeps the plain analysis. */
+enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                               const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
+void oc_symbolic_free(struct oc_symbolic *s);
+
+/* Writes p into buf: "12*batch*sequence + 768" (ascii) or with "·" and
+ * superscripts and thousands separators (pretty). Returns buf. */
+const char *oc_poly_format(const struct oc_poly *p, const struct oc_symbolic *s, bool pretty, char *buf,
+                           size_t size);
+/* True when p is a constant (then *v holds it). */
+bool oc_poly_constant(const struct oc_poly *p, int64_t *v);
+
+#endif
