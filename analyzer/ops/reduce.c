@@ -129,8 +129,10 @@ OC_COST(oc_reduce_l1_cost) {
     return OC_OK;
 }
 
-/* ReduceL2 = sqrt(sum x*x): X multiplies + fold adds + Y square roots. */
-OC_COST(oc_reduce_l2_cost) {
+/* One op per element, one add per folded element, one op per output:
+ * ReduceL2 = sqrt(sum x*x) (multiplies, adds, square roots) and
+ * ReduceLogSumExp = log(sum exp(x)) (exps, adds, logs). */
+OC_COST(oc_reduce_map_fold_out_cost) {
     uint64_t x, y, fold;
     oc_reduce_counts(c, &x, &y, &fold);
     oc_cost_add_flops(cost, x, 1);
@@ -148,12 +150,3 @@ OC_COST(oc_reduce_logsum_cost) {
     return OC_OK;
 }
 
-/* ReduceLogSumExp = log(sum exp(x)): X exps + fold adds + Y logs. */
-OC_COST(oc_reduce_logsumexp_cost) {
-    uint64_t x, y, fold;
-    oc_reduce_counts(c, &x, &y, &fold);
-    oc_cost_add_flops(cost, x, 1);
-    oc_cost_add_flops(cost, fold, 1);
-    oc_cost_add_flops(cost, y, 1);
-    return OC_OK;
-}
