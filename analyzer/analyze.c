@@ -13,6 +13,7 @@
 #include "attr.h"
 
 #include "dtype.h"
+#include "memory.h"
 #include "model.h"
 #include "ops.h"
 
@@ -677,6 +678,14 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
         goto fail;
     if ((st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
         goto fail;
+    struct oc_memory mem;
+    if (oc_memory_peak(r.g, &mem) != OC_OK) {
+        st = oc_nomem(&r);
+        goto fail;
+    }
+    an->totals.peak_activation_bytes = mem.peak_bytes;
+    an->totals.peak_node = mem.peak_node;
+    an->totals.peak_complete = mem.complete;
     an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);
     if (!an->warnings) {
         st = oc_nomem(&r);

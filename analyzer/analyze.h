@@ -53,6 +53,9 @@ struct oc_totals {
     uint64_t activation_bytes;     /* every node output, summed                  */
     uint64_t bytes_read;
     uint64_t bytes_written;
+    uint64_t peak_activation_bytes; /* liveness peak of an inference pass (memory.h) */
+    int32_t peak_node;             /* node index running at the peak, -1 if none  */
+    bool peak_complete;            /* false: some sizes unknown, a lower bound     */
     int32_t n_nodes;
     int32_t n_shaped;              /* nodes whose outputs all have known shapes  */
     int32_t n_no_rule;             /* nodes of ops without a shape rule          */

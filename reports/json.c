@@ -251,6 +251,9 @@ static json_t *oc_jtotals(const struct oc_analysis *an) {
     json_object_set_new(o, "activation_bytes", oc_jint(t->activation_bytes));
     json_object_set_new(o, "bytes_read", oc_jint(t->bytes_read));
     json_object_set_new(o, "bytes_written", oc_jint(t->bytes_written));
+    json_object_set_new(o, "peak_activation_bytes", oc_jint(t->peak_activation_bytes));
+    json_object_set_new(o, "peak_node", t->peak_node >= 0 ? oc_jstr(an->graph->nodes[t->peak_node].name) : json_null());
+    json_object_set_new(o, "peak_complete", json_boolean(t->peak_complete));
     json_object_set_new(o, "overflow", json_boolean(t->flags & OC_COST_OVERFLOW));
     return o;
 }

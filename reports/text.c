@@ -206,6 +206,13 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_printf(&out, "Forward/backward pass size (MiB): %.2f\n", fb);
     oc_sbuf_printf(&out, "Params size (MiB): %.2f\n", pa);
     oc_sbuf_printf(&out, "Estimated Total Size (MiB): %.2f\n", in + fb + pa);
+    oc_sbuf_printf(&out, "Peak activation memory (MiB): %s%.2f", t->peak_complete ? "" : ">= ",
+                   oc_mib(t->peak_activation_bytes));
+    if (t->peak_node >= 0) {
+        oc_sbuf_puts(&out, " at ");
+        oc_cell_layer(&out, &g->nodes[t->peak_node]);
+    }
+    oc_sbuf_puts(&out, " (tensor liveness, inference)\n");
     if (s) {
         oc_sbuf_puts(&out, "(sizes at ");
         oc_fmt_sym_binding(&out, an, s);

@@ -548,6 +548,32 @@ static void model_local_function(void **state) {
     assert_int_equal(an->totals.macs, 512);
 }
 
+static void peak_memory_liveness(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    /* x [1, 100] f32 = 400 B. a = Relu(x); r = Reshape(a) (a view); b = Relu(r);
+     * c = Add(b, x) (x still needed); d = Sigmoid(c) (the graph output) */
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(1, 100), NULL));
+    pbm_init(&pm, pb_tensor_i64("shape", 1, TU_DIMS(2), TU_DIMS(100, 1)));
+    pbm_node(&pm, pb_node("a", "Relu", TU_LIST("x"), TU_LIST("a_out"), 0, NULL));
+    pbm_node(&pm, pb_node("r", "Reshape", TU_LIST("a_out", "shape"), TU_LIST("r_out"), 0, NULL));
+    pbm_node(&pm, pb_node("b", "Relu", TU_LIST("r_out"), TU_LIST("b_out"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("back", 1, TU_DIMS(2), TU_DIMS(1, 100)));
+    pbm_node(&pm, pb_node("rb", "Reshape", TU_LIST("b_out", "back"), TU_LIST("rb_out"), 0, NULL));
+    pbm_node(&pm, pb_node("c", "Add", TU_LIST("rb_out", "x"), TU_LIST("c_out"), 0, NULL));
+    pbm_node(&pm, pb_node("d", "Sigmoid", TU_LIST("c_out"), TU_LIST("d_out"), 0, NULL));
+    pbm_output(&pm, pb_value_info("d_out", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    /* step a: x + a = 800; r: view, still 800; b: x + a (read through the view) + b = 1200;
+     * after b, a is dead. rb: view of b. c: x + b + c = 1200; after c, x and b are dead.
+     * d: c + d = 800. Peak 1200, first reached at node b. The plain sum of outputs
+     * (torchsummary's way) would be 6 x 400 = 2,400. */
+    assert_int_equal(an->totals.peak_activation_bytes, 1200);
+    assert_int_equal(an->totals.peak_node, tu_node(an, "b")->index);
+    assert_true(an->totals.peak_complete);
+    assert_int_equal(an->totals.activation_bytes, 2400);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, tu_teardown),
@@ -574,6 +600,7 @@ int main(void) {
         cmocka_unit_test_teardown(if_known_and_unknown_condition, tu_teardown),
         cmocka_unit_test_teardown(loop_trip_count, tu_teardown),
         cmocka_unit_test_teardown(model_local_function, tu_teardown),
+        cmocka_unit_test_teardown(peak_memory_liveness, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
