@@ -611,6 +611,61 @@ static int oc_op_count_cmp(const void *pa, const void *pb) {
     return c ? c : strcmp(a->op_type, b->op_type);
 }
 
+static int oc_op_stat_cmp(const void *pa, const void *pb) {
+    const struct oc_op_stat *a = pa, *b = pb;
+    if (a->macs != b->macs)
+        return a->macs > b->macs ? -1 : 1;
+    if (a->flops != b->flops)
+        return a->flops > b->flops ? -1 : 1;
+    int c = strcmp(a->domain, b->domain);
+    return c ? c : strcmp(a->op_type, b->op_type);
+}
+
+/* Per-op-type totals (a linear scan with a small open-addressed index). */
+static enum oc_status oc_sum_op_stats(struct oc_run *r) {
+    struct oc_graph *g = r->g;
+    struct oc_analysis *an = r->an;
+    an->op_stats = oc_arena_array(&an->arena, (size_t)g->n_nodes + 1, sizeof *an->op_stats);
+    uint32_t cap = 16;
+    while (cap < 2 * (uint32_t)g->n_nodes + 2)
+        cap *= 2;
+    int32_t *idx = oc_arena_array(&an->arena, cap, sizeof *idx);
+    if (!an->op_stats || !idx)
+        return oc_nomem(r);
+    for (uint32_t i = 0; i < cap; i++)
+        idx[i] = -1;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        uint32_t h = 2166136261u;
+        for (const char *p = n->domain; *p; p++)
+            h = (h ^ (uint8_t)*p) * 16777619u;
+        h = (h ^ ':') * 16777619u;
+        for (const char *p = n->op_type; *p; p++)
+            h = (h ^ (uint8_t)*p) * 16777619u;
+        uint32_t k = h & (cap - 1);
+        while (idx[k] >= 0 && (strcmp(an->op_stats[idx[k]].domain, n->domain) ||
+                               strcmp(an->op_stats[idx[k]].op_type, n->op_type)))
+            k = (k + 1) & (cap - 1);
+        if (idx[k] < 0) {
+            idx[k] = an->n_op_stats;
+            an->op_stats[an->n_op_stats++] = (struct oc_op_stat){.domain = n->domain, .op_type = n->op_type};
+        }
+        struct oc_op_stat *s = &an->op_stats[idx[k]];
+        uint32_t fl = 0;
+        s->count++;
+        oc_sum_u64(&s->params, n->params, &fl);
+        oc_sum_u64(&s->activation_bytes, n->activation_bytes, &fl);
+        if (n->cost.flags & OC_COST_UNKNOWN) {
+            s->uncosted++;
+            continue;
+        }
+        oc_sum_u64(&s->macs, n->cost.macs, &fl);
+        oc_sum_u64(&s->flops, n->cost.flops, &fl);
+    }
+    qsort(an->op_stats, (size_t)an->n_op_stats, sizeof *an->op_stats, oc_op_stat_cmp);
+    return OC_OK;
+}
+
 static enum oc_status oc_sum_totals(struct oc_run *r) {
     struct oc_graph *g = r->g;
     struct oc_analysis *an = r->an;
@@ -650,7 +705,7 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
         an->unsupported[j].count++;
     }
     qsort(an->unsupported, (size_t)an->n_unsupported, sizeof *an->unsupported, oc_op_count_cmp);
-    return OC_OK;
+    return oc_sum_op_stats(r);
 }
 
 /* ---- entry ---------------------------------------------------------------------- */

@@ -69,6 +69,16 @@ struct oc_op_count {
     int32_t count;
 };
 
+/* Totals of the nodes of one op type (nodes with an unknown cost add to
+ * `count` and `uncosted` only). */
+struct oc_op_stat {
+    const char *domain;
+    const char *op_type;
+    int32_t count;
+    int32_t uncosted;
+    uint64_t macs, flops, params, activation_bytes;
+};
+
 struct oc_analysis {
     struct oc_arena arena;
     const struct oc_model *model;
@@ -80,6 +90,9 @@ struct oc_analysis {
     const char **warnings;
     int32_t n_unsupported;           /* distinct ops without a rule, by count */
     struct oc_op_count *unsupported;
+    int32_t n_op_stats;              /* per (domain, op_type), most MACs first,
+                                        then most FLOPs, then name            */
+    struct oc_op_stat *op_stats;
 };
 
 /* Runs the analysis. On an invalid model returns OC_ERR_MODEL (or PARSE,

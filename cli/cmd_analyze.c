@@ -27,6 +27,8 @@ static const char oc_analyze_help[] =
     "                    print as exact formulas in them, fitted over probe bindings\n"
     "                    and checked; sizes in MiB are given at 1.\n"
     "  --no-symbolic     take unbound dims as 1 (with a warning) instead\n"
+    "  --sort KEY        list nodes largest first by macs, flops, params or bytes\n"
+    "  --top N           list only the first N nodes (after --sort)\n"
     "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
     "  -o, --output FILE write the report to FILE instead of standard output\n"
     "  -q, --quiet       do not print warnings on standard error\n"
@@ -54,6 +56,8 @@ int oc_cmd_analyze(int argc, char **argv) {
     const char *path = NULL, *out_path = NULL, *v;
     enum oc_format fmt = OC_FORMAT_TEXT;
     bool quiet = false, symbolic = true;
+    enum oc_sort sort = OC_SORT_NONE;
+    int64_t top = 0;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -81,6 +85,16 @@ int oc_cmd_analyze(int argc, char **argv) {
                 goto done;
             }
             out_path = v;
+        } else if (oc_cli_option(argc, argv, &i, "--sort", &v)) {
+            if (!v || !oc_sort_parse(v, &sort)) {
+                rc = oc_cli_usage_error("--sort takes macs, flops, params or bytes");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--top", &v)) {
+            if (!oc_cli_parse_count(v, &top) || top < 1 || top > INT32_MAX) {
+                rc = oc_cli_usage_error("--top takes a positive integer, got '%s'", v ? v : "");
+                goto done;
+            }
         } else if (oc_cli_option(argc, argv, &i, "--batch", &v)) {
             if (!oc_cli_parse_count(v, &opts.batch) || opts.batch < 1) {
                 rc = oc_cli_usage_error("--batch takes a positive integer, got '%s'", v ? v : "");
@@ -158,7 +172,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto free_model;
     }
-    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym};
+    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym, sort, (int32_t)top};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)

@@ -258,6 +258,24 @@ static json_t *oc_jtotals(const struct oc_analysis *an) {
     return o;
 }
 
+static json_t *oc_jop_types(const struct oc_analysis *an) {
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < an->n_op_stats; i++) {
+        const struct oc_op_stat *s = &an->op_stats[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "domain", oc_jstr(s->domain));
+        json_object_set_new(e, "op_type", oc_jstr(s->op_type));
+        json_object_set_new(e, "count", json_integer(s->count));
+        json_object_set_new(e, "uncosted", json_integer(s->uncosted));
+        json_object_set_new(e, "macs", oc_jint(s->macs));
+        json_object_set_new(e, "flops", oc_jint(s->flops));
+        json_object_set_new(e, "params", oc_jint(s->params));
+        json_object_set_new(e, "activation_bytes", oc_jint(s->activation_bytes));
+        json_array_append_new(a, e);
+    }
+    return a;
+}
+
 static json_t *oc_jcoverage(const struct oc_analysis *an) {
     const struct oc_totals *t = &an->totals;
     json_t *o = json_object(), *u = json_array();
@@ -310,16 +328,23 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
     oc_emit(&b, "bindings", oc_jbindings(an), ",\n");
     if (spec->sym)
         oc_emit(&b, "symbolic", oc_jsymbolic(spec->sym), ",\n");
+    int32_t n_rows;
+    int32_t *rows = oc_report_rows(an, spec, &n_rows);
+    if (!rows) {
+        oc_sbuf_free(&b);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    }
     oc_sbuf_puts(&b, "  \"nodes\": [");
-    for (int32_t i = 0; i < g->n_nodes && !b.oom; i++) {
+    for (int32_t i = 0; i < n_rows && !b.oom; i++) {
         oc_sbuf_puts(&b, i ? ",\n    " : "\n    ");
-        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[g->order[i]], spec->sym), "");
+        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[rows[i]], spec->sym), "");
         if (b.n > 1 << 16 && (st = oc_sbuf_flush(&b, spec, d)) != OC_OK)
             break;
     }
     if (st == OC_OK) {
-        oc_sbuf_puts(&b, g->n_nodes ? "\n  ],\n" : "],\n");
+        oc_sbuf_puts(&b, n_rows ? "\n  ],\n" : "],\n");
         oc_emit(&b, "totals", oc_jtotals(an), ",\n");
+        oc_emit(&b, "op_types", oc_jop_types(an), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
         for (int32_t i = 0; w && i < an->n_warnings; i++)
@@ -327,6 +352,7 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
         oc_emit(&b, "warnings", w, "\n}\n");
         st = oc_sbuf_flush(&b, spec, d);
     }
+    free(rows);
     oc_sbuf_free(&b);
     return st;
 }

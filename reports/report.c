@@ -4,6 +4,7 @@
 #include "report_impl.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +204,68 @@ void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const s
                 v = an->bound[j].value;
         oc_sbuf_printf(b, "%s%s=%lld", i ? ", " : "", s->syms[i], (long long)v);
     }
+}
+
+bool oc_sort_parse(const char *s, enum oc_sort *out) {
+    static const char *const names[] = {[OC_SORT_MACS] = "macs", [OC_SORT_FLOPS] = "flops",
+                                        [OC_SORT_PARAMS] = "params", [OC_SORT_BYTES] = "bytes"};
+    for (int i = OC_SORT_MACS; i < OC_SORT_COUNT; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (enum oc_sort)i;
+            return true;
+        }
+    return false;
+}
+
+static uint64_t oc_sort_key(const struct oc_node *n, enum oc_sort s) {
+    bool unknown = (n->cost.flags & OC_COST_UNKNOWN) != 0;
+    switch (s) {
+    case OC_SORT_MACS:
+        return unknown ? 0 : n->cost.macs;
+    case OC_SORT_FLOPS:
+        return unknown ? 0 : n->cost.flops;
+    case OC_SORT_PARAMS:
+        return n->params;
+    case OC_SORT_BYTES:
+        return n->activation_bytes;
+    default:
+        return 0;
+    }
+}
+
+struct oc_row_key {
+    uint64_t key;
+    int32_t pos, node;
+};
+
+static int oc_row_cmp(const void *pa, const void *pb) {
+    const struct oc_row_key *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spec *spec, int32_t *n) {
+    const struct oc_graph *g = an->graph;
+    int32_t *rows = malloc(((size_t)g->n_nodes + 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    memcpy(rows, g->order, (size_t)g->n_nodes * sizeof *rows);
+    *n = g->n_nodes;
+    if (spec->sort != OC_SORT_NONE && g->n_nodes > 1) { /* largest first, ties in execution order */
+        struct oc_row_key *k = malloc((size_t)g->n_nodes * sizeof *k);
+        if (!k) {
+            free(rows);
+            return NULL;
+        }
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            k[i] = (struct oc_row_key){oc_sort_key(&g->nodes[rows[i]], spec->sort), i, rows[i]};
+        qsort(k, (size_t)g->n_nodes, sizeof *k, oc_row_cmp);
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            rows[i] = k[i].node;
+        free(k);
+    }
+    if (spec->top > 0 && spec->top < *n)
+        *n = spec->top;
+    return rows;
 }

@@ -21,6 +21,15 @@ enum oc_format {
 /* Returns 0 on success, non-zero when the write failed. */
 typedef int (*oc_write_fn)(void *arg, const char *data, size_t n);
 
+enum oc_sort {
+    OC_SORT_NONE,   /* execution order */
+    OC_SORT_MACS,
+    OC_SORT_FLOPS,
+    OC_SORT_PARAMS,
+    OC_SORT_BYTES,  /* activation bytes of the outputs */
+    OC_SORT_COUNT
+};
+
 struct oc_report_spec {
     int32_t version;         /* 1                                          */
     enum oc_format format;
@@ -28,7 +37,12 @@ struct oc_report_spec {
     oc_write_fn write;
     void *write_arg;
     const struct oc_symbolic *sym; /* formulas over unbound dims, or NULL     */
+    enum oc_sort sort;             /* node rows: order (largest first)        */
+    int32_t top;                   /* node rows: at most this many (0 = all)  */
 };
+
+/* Parses "macs", "flops", "params", "bytes"; false if unknown. */
+bool oc_sort_parse(const char *s, enum oc_sort *out);
 
 /* Parses "text" / "json"; false if unknown. */
 bool oc_format_parse(const char *s, enum oc_format *out);

@@ -32,6 +32,10 @@ void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, c
 /* "batch=1, sequence=1": the binding the numbers of a symbolic report use. */
 void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s);
 
+/* Node indices (file order numbers) of the rows to print, per spec->sort and
+ * spec->top; malloc'd, *n set. NULL on allocation failure. */
+int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spec *spec, int32_t *n);
+
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 

@@ -9,6 +9,7 @@
 
 #include "../analyzer/dtype.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,20 +100,81 @@ static void oc_put_cell(struct oc_sbuf *out, const char *s, size_t width, bool r
         oc_sbuf_pad(out, ' ', width - len);
 }
 
+
+static void oc_pct(char *buf, size_t size, uint64_t part, uint64_t total) {
+    if (!total)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)total);
+}
+
+/* The per-op-type breakdown: count, MACs, FLOPs, params and their shares. */
+static void oc_text_op_types(struct oc_sbuf *out, const struct oc_analysis *an) {
+    enum { NCOL = 8 };
+    static const char *const hdr[NCOL] = {"Op type", "Nodes", "MACs", "MACs %", "FLOPs", "FLOPs %", "Params", "Params %"};
+    const struct oc_totals *t = &an->totals;
+    int32_t n = an->n_op_stats;
+    char(*cells)[NCOL][64] = calloc((size_t)n + 1, sizeof *cells);
+    size_t w[NCOL];
+    if (!cells) {
+        out->oom = true;
+        return;
+    }
+    for (int c = 0; c < NCOL; c++)
+        w[c] = strlen(hdr[c]);
+    for (int32_t r = 0; r < n; r++) {
+        const struct oc_op_stat *s = &an->op_stats[r];
+        snprintf(cells[r][0], 64, "%s%s%s", s->domain, s->domain[0] ? "::" : "", s->op_type);
+        for (char *p = cells[r][0]; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        snprintf(cells[r][1], 64, "%d", s->count);
+        oc_fmt_thousands(s->macs, cells[r][2], 64);
+        oc_pct(cells[r][3], 64, s->macs, t->macs);
+        oc_fmt_thousands(s->flops, cells[r][4], 64);
+        oc_pct(cells[r][5], 64, s->flops, t->flops);
+        oc_fmt_thousands(s->params, cells[r][6], 64);
+        oc_pct(cells[r][7], 64, s->params, t->params);
+        for (int c = 0; c < NCOL; c++) {
+            size_t len = oc_display_width(cells[r][c], strlen(cells[r][c]));
+            if (len > w[c])
+                w[c] = len;
+        }
+    }
+    for (int c = 0; c < NCOL; c++) {
+        oc_sbuf_puts(out, c ? "  " : "");
+        oc_put_cell(out, hdr[c], w[c], c > 0);
+    }
+    oc_sbuf_puts(out, "\n");
+    for (int32_t r = 0; r < n; r++) {
+        for (int c = 0; c < NCOL; c++) {
+            oc_sbuf_puts(out, c ? "  " : "");
+            oc_put_cell(out, cells[r][c], w[c], c > 0);
+        }
+        oc_sbuf_puts(out, "\n");
+    }
+    free(cells);
+}
+
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
     const struct oc_graph *g = an->graph;
     const struct oc_totals *t = &an->totals;
-    int32_t n = g->n_nodes;
+    int32_t n;
+    int32_t *rows = oc_report_rows(an, spec, &n);
+    if (!rows)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     /* cells: n rows x 4 columns, each a NUL-terminated string in one buffer */
     struct oc_sbuf cells = {0};
     size_t *off = calloc((size_t)n * OC_TCOL_COUNT + 1, sizeof *off);
     size_t width[OC_TCOL_COUNT];
-    if (!off)
+    if (!off) {
+        free(rows);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    }
     for (int c = 0; c < OC_TCOL_COUNT; c++)
         width[c] = strlen(oc_tcols[c].header);
     for (int32_t r = 0; r < n; r++) {
-        const struct oc_node *nd = &g->nodes[g->order[r]];
+        const struct oc_node *nd = &g->nodes[rows[r]];
         for (int c = 0; c < OC_TCOL_COUNT; c++) {
             size_t start = cells.n;
             off[(size_t)r * OC_TCOL_COUNT + (size_t)c] = start;
@@ -173,6 +235,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     if (cells.oom)
         out.oom = true;
     free(off);
+    free(rows);
     oc_sbuf_free(&cells);
     if (st != OC_OK) {
         oc_sbuf_free(&out);
@@ -180,6 +243,13 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     }
 
     char b1[48], b2[48];
+    if (n < g->n_nodes || spec->sort != OC_SORT_NONE) {
+        static const char *const keys[] = {"", "MACs", "FLOPs", "params", "output bytes"};
+        oc_sbuf_printf(&out, "  (%d of %d nodes", n, g->n_nodes);
+        if (spec->sort != OC_SORT_NONE)
+            oc_sbuf_printf(&out, ", largest %s first", keys[spec->sort]);
+        oc_sbuf_puts(&out, ")\n");
+    }
     oc_sbuf_pad(&out, '=', line);
     oc_sbuf_printf(&out, "\nTotal params: %s\n", oc_fmt_thousands(t->params, b1, sizeof b1));
     oc_sbuf_printf(&out, "Trainable params: %s\n", oc_fmt_thousands(t->trainable_params, b1, sizeof b1));
@@ -221,6 +291,9 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 
+    oc_text_op_types(&out, an);
+    oc_sbuf_pad(&out, '-', line);
+    oc_sbuf_puts(&out, "\n");
     oc_sbuf_printf(&out, "Shapes: %d/%d nodes concrete", t->n_shaped, t->n_nodes);
     if (t->n_uncosted)
         oc_sbuf_printf(&out, "; %d nodes without a cost (MACs/FLOPs above exclude them)", t->n_uncosted);
@@ -240,7 +313,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         oc_sbuf_puts(&out, "\n");
     }
     int32_t listed = 0, downstream = 0;
-    for (int32_t r = 0; r < n; r++) {
+    for (int32_t r = 0; r < g->n_nodes; r++) {
         const struct oc_node *nd = &g->nodes[g->order[r]];
         if (nd->status == OC_OK || (!nd->def && !nd->is_call))
             continue;

@@ -89,6 +89,16 @@ expect bad_batch2 2 "$E --batch takes a positive integer, got '12x'" -- "$fx/mni
 expect bad_dim 2 "$E --dim takes NAME=N with a positive integer N, got 'batch'" -- "$fx/mnist/torchsummary_net.onnx" --dim batch
 expect dup_dim 2 "$E --dim batch given twice" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
 expect bad_format 2 "$E --format takes text or json" -- "$fx/mnist/torchsummary_net.onnx" --format xml
+expect bad_sort 2 "$E --sort takes macs, flops, params or bytes" -- "$fx/mnist/torchsummary_net.onnx" --sort size
+expect bad_top 2 "$E --top takes a positive integer, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --top 0
+expect top_sorted 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --sort macs --top 2
+expect_out top_sorted_rows "/conv2/Conv (Conv)" "/conv1/Conv (Conv)" "(2 of 12 nodes, largest MACs first)"
+if grep -q "/fc1/Gemm" "$tmp/out"; then
+    echo "FAIL top_sorted: --top 2 printed a third node"
+    fail=$((fail + 1))
+else
+    pass=$((pass + 1))
+fi
 expect two_models 2 "$E more than one model given ('a.onnx' and 'b.onnx')" -- a.onnx b.onnx
 
 # output that cannot be written

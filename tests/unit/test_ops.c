@@ -572,6 +572,18 @@ static void peak_memory_liveness(void **state) {
     assert_int_equal(an->totals.peak_node, tu_node(an, "b")->index);
     assert_true(an->totals.peak_complete);
     assert_int_equal(an->totals.activation_bytes, 2400);
+    /* by op type, most MACs (all 0) then most FLOPs first: Sigmoid 4 x 100, Relu 2 x 100,
+     * Add 100, Reshape 0 (two nodes) */
+    assert_int_equal(an->n_op_stats, 4);
+    assert_string_equal(an->op_stats[0].op_type, "Sigmoid");
+    assert_int_equal(an->op_stats[0].flops, 400);
+    assert_string_equal(an->op_stats[1].op_type, "Relu");
+    assert_int_equal(an->op_stats[1].count, 2);
+    assert_int_equal(an->op_stats[1].flops, 200);
+    assert_string_equal(an->op_stats[2].op_type, "Add");
+    assert_string_equal(an->op_stats[3].op_type, "Reshape");
+    assert_int_equal(an->op_stats[3].count, 2);
+    assert_int_equal(an->op_stats[3].activation_bytes, 800);
 }
 
 int main(void) {
