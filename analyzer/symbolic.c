@@ -474,3 +474,36 @@ const char *oc_poly_format(const struct oc_poly *p, const struct oc_symbolic *s,
     }
     return buf;
 }
+
+const struct oc_poly *oc_poly_sum(struct oc_symbolic *s, const struct oc_poly *const *ps, int32_t n) {
+    int32_t total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (!ps[i])
+            return NULL;
+        total += ps[i]->n_terms;
+    }
+    struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
+    struct oc_poly_term *t = oc_arena_array(&s->arena, (size_t)total + 1, sizeof *t);
+    if (!p || !t)
+        return NULL;
+    p->terms = t;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t k = 0; k < ps[i]->n_terms; k++) {
+            const struct oc_poly_term *src = &ps[i]->terms[k];
+            int32_t j = 0;
+            while (j < p->n_terms && memcmp(t[j].exp, src->exp, sizeof src->exp))
+                j++;
+            if (j == p->n_terms)
+                t[p->n_terms++] = (struct oc_poly_term){0, {0}};
+            memcpy(t[j].exp, src->exp, sizeof src->exp);
+            if (__builtin_add_overflow(t[j].coef, src->coef, &t[j].coef))
+                return NULL;
+        }
+    int32_t w = 0; /* drop terms that cancelled */
+    for (int32_t j = 0; j < p->n_terms; j++)
+        if (t[j].coef)
+            t[w++] = t[j];
+    p->n_terms = w;
+    qsort(t, (size_t)w, sizeof *t, oc_term_cmp);
+    return p;
+}

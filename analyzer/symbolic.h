@@ -57,6 +57,8 @@ void oc_symbolic_free(struct oc_symbolic *s);
  * superscripts and thousands separators (pretty). Returns buf. */
 const char *oc_poly_format(const struct oc_poly *p, const struct oc_symbolic *s, bool pretty, char *buf,
                            size_t size);
+/* Sum of n polynomials (NULL if any is NULL), in s's arena. */
+const struct oc_poly *oc_poly_sum(struct oc_symbolic *s, const struct oc_poly *const *ps, int32_t n);
 /* True when p is a constant (then *v holds it). */
 bool oc_poly_constant(const struct oc_poly *p, int64_t *v);
 

@@ -5,6 +5,7 @@
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/model.h"
+#include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
 #include "../reports/report.h"
 
@@ -27,6 +28,8 @@ static const char oc_analyze_help[] =
     "                    print as exact formulas in them, fitted over probe bindings\n"
     "                    and checked; sizes in MiB are given at 1.\n"
     "  --no-symbolic     take unbound dims as 1 (with a warning) instead\n"
+    "  --depth N         one row per module (node-name scope) down to depth N, with\n"
+    "                    subtotals, instead of one row per node\n"
     "  --sort KEY        list nodes largest first by macs, flops, params or bytes\n"
     "  --top N           list only the first N nodes (after --sort)\n"
     "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
@@ -57,7 +60,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     enum oc_format fmt = OC_FORMAT_TEXT;
     bool quiet = false, symbolic = true;
     enum oc_sort sort = OC_SORT_NONE;
-    int64_t top = 0;
+    int64_t top = 0, depth = 0;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -88,6 +91,11 @@ int oc_cmd_analyze(int argc, char **argv) {
         } else if (oc_cli_option(argc, argv, &i, "--sort", &v)) {
             if (!v || !oc_sort_parse(v, &sort)) {
                 rc = oc_cli_usage_error("--sort takes macs, flops, params or bytes");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--depth", &v)) {
+            if (!oc_cli_parse_count(v, &depth) || depth < 1 || depth > 64) {
+                rc = oc_cli_usage_error("--depth takes an integer from 1 to 64, got '%s'", v ? v : "");
                 goto done;
             }
         } else if (oc_cli_option(argc, argv, &i, "--top", &v)) {
@@ -172,7 +180,21 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto free_model;
     }
-    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym, sort, (int32_t)top};
+    struct oc_module *mods = NULL;
+    int32_t n_mods = 0;
+    if (depth > 0) {
+        st = oc_modules_build(an, (int32_t)depth, &mods, &n_mods, &d);
+        if (st == OC_OK && sym)
+            st = oc_modules_symbolic(sym, mods, n_mods);
+        if (st != OC_OK) {
+            fprintf(stderr, "onnxcost: error: %s: %s\n", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
+            rc = OC_EXIT_INTERNAL;
+            if (f != stdout)
+                fclose(f);
+            goto free_model;
+        }
+    }
+    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)

@@ -276,6 +276,28 @@ static json_t *oc_jop_types(const struct oc_analysis *an) {
     return a;
 }
 
+static json_t *oc_jmodules(const struct oc_report_spec *spec) {
+    json_t *a = json_array();
+    for (int32_t i = 0; a && i < spec->n_modules; i++) {
+        const struct oc_module *m = &spec->modules[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "path", oc_jstr(m->path));
+        json_object_set_new(e, "depth", json_integer(m->depth));
+        json_object_set_new(e, "nodes", json_integer(m->n_nodes));
+        json_object_set_new(e, "uncosted", json_integer(m->n_uncosted));
+        json_object_set_new(e, "params", oc_jint(m->params));
+        json_object_set_new(e, "macs", oc_jint(m->macs));
+        json_object_set_new(e, "flops", oc_jint(m->flops));
+        json_object_set_new(e, "activation_bytes", oc_jint(m->activation_bytes));
+        if (spec->sym) {
+            json_object_set_new(e, "macs_expr", oc_jpoly(m->macs_poly, spec->sym));
+            json_object_set_new(e, "flops_expr", oc_jpoly(m->flops_poly, spec->sym));
+        }
+        json_array_append_new(a, e);
+    }
+    return a;
+}
+
 static json_t *oc_jcoverage(const struct oc_analysis *an) {
     const struct oc_totals *t = &an->totals;
     json_t *o = json_object(), *u = json_array();
@@ -345,6 +367,8 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
         oc_sbuf_puts(&b, n_rows ? "\n  ],\n" : "],\n");
         oc_emit(&b, "totals", oc_jtotals(an), ",\n");
         oc_emit(&b, "op_types", oc_jop_types(an), ",\n");
+        if (spec->modules)
+            oc_emit(&b, "modules", oc_jmodules(spec), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
         for (int32_t i = 0; w && i < an->n_warnings; i++)

@@ -10,6 +10,7 @@
 #define OC_REPORT_H
 
 #include "../analyzer/analyze.h"
+#include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
 
 enum oc_format {
@@ -39,6 +40,8 @@ struct oc_report_spec {
     const struct oc_symbolic *sym; /* formulas over unbound dims, or NULL     */
     enum oc_sort sort;             /* node rows: order (largest first)        */
     int32_t top;                   /* node rows: at most this many (0 = all)  */
+    const struct oc_module *modules; /* --depth: module rows instead of nodes  */
+    int32_t n_modules;
 };
 
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */

@@ -156,9 +156,92 @@ static void oc_text_op_types(struct oc_sbuf *out, const struct oc_analysis *an) 
     free(cells);
 }
 
-enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
-    const struct oc_graph *g = an->graph;
+/* --depth: one row per module, indented by depth, with subtotals. */
+static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analysis *an, const struct oc_report_spec *spec,
+                                      size_t *line) {
+    enum { NCOL = 6 };
+    static const char *const hdr[NCOL] = {"Module", "Nodes", "Params", "MACs", "FLOPs", "MACs %"};
     const struct oc_totals *t = &an->totals;
+    const struct oc_symbolic *s = spec->sym;
+    int32_t n = spec->n_modules;
+    struct oc_sbuf cells = {0};
+    size_t *off = calloc((size_t)n * NCOL + 1, sizeof *off), w[NCOL];
+    if (!off)
+        return OC_ERR_NOMEM;
+    for (int c = 0; c < NCOL; c++)
+        w[c] = strlen(hdr[c]);
+    for (int32_t r = 0; r < n; r++) {
+        const struct oc_module *m = &spec->modules[r];
+        for (int c = 0; c < NCOL; c++) {
+            size_t start = cells.n;
+            char buf[512];
+            int64_t k;
+            off[(size_t)r * NCOL + (size_t)c] = start;
+            switch (c) {
+            case 0:
+                oc_sbuf_pad(&cells, ' ', 2 * (size_t)(m->depth - 1));
+                oc_put_safe(&cells, m->path);
+                break;
+            case 1:
+                oc_sbuf_printf(&cells, "%d", m->n_nodes);
+                break;
+            case 2:
+                oc_cell_count(&cells, m->params, false);
+                break;
+            case 3:
+            case 4: {
+                const struct oc_poly *p = c == 3 ? m->macs_poly : m->flops_poly;
+                if (s && p && !oc_poly_constant(p, &k))
+                    oc_sbuf_puts(&cells, oc_poly_format(p, s, true, buf, sizeof buf));
+                else
+                    oc_cell_count(&cells, c == 3 ? m->macs : m->flops, false);
+                if (m->n_uncosted)
+                    oc_sbuf_puts(&cells, "+?");
+                break;
+            }
+            default:
+                oc_sbuf_puts(&cells, t->macs ? "" : "-");
+                if (t->macs)
+                    oc_sbuf_printf(&cells, "%.1f%%", 100.0 * (double)m->macs / (double)t->macs);
+                break;
+            }
+            size_t len = oc_display_width(cells.p ? cells.p + start : "", cells.n - start);
+            if (len > w[c])
+                w[c] = len;
+            oc_sbuf_put(&cells, "", 1);
+        }
+    }
+    *line = 2;
+    for (int c = 0; c < NCOL; c++)
+        *line += w[c] + (c ? 2 : 0);
+    oc_sbuf_pad(out, '-', *line);
+    oc_sbuf_puts(out, "\n  ");
+    for (int c = 0; c < NCOL; c++) {
+        oc_sbuf_puts(out, c ? "  " : "");
+        oc_put_cell(out, hdr[c], w[c], c > 0);
+    }
+    oc_sbuf_puts(out, "\n");
+    oc_sbuf_pad(out, '=', *line);
+    oc_sbuf_puts(out, "\n");
+    for (int32_t r = 0; r < n && !cells.oom; r++) {
+        oc_sbuf_puts(out, "  ");
+        for (int c = 0; c < NCOL; c++) {
+            oc_sbuf_puts(out, c ? "  " : "");
+            oc_put_cell(out, cells.p + off[(size_t)r * NCOL + (size_t)c], w[c], c > 0);
+        }
+        oc_sbuf_puts(out, "\n");
+    }
+    if (cells.oom)
+        out->oom = true;
+    free(off);
+    oc_sbuf_free(&cells);
+    return OC_OK;
+}
+
+/* The node table (execution order, or --sort/--top). */
+static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysis *an, const struct oc_report_spec *spec,
+                                    struct oc_diag *d, size_t *line) {
+    const struct oc_graph *g = an->graph;
     int32_t n;
     int32_t *rows = oc_report_rows(an, spec, &n);
     if (!rows)
@@ -206,50 +289,61 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
             oc_sbuf_put(&cells, "", 1); /* keep the NUL as a separator */
         }
     }
-    struct oc_sbuf out = {0};
-    size_t line = 2;
+        *line = 2;
     for (int c = 0; c < OC_TCOL_COUNT; c++)
-        line += width[c] + (c ? 2 : 0);
-    oc_sbuf_pad(&out, '-', line);
-    oc_sbuf_puts(&out, "\n  ");
+        *line += width[c] + (c ? 2 : 0);
+    oc_sbuf_pad(out, '-', *line);
+    oc_sbuf_puts(out, "\n  ");
     for (int c = 0; c < OC_TCOL_COUNT; c++) {
         if (c)
-            oc_sbuf_puts(&out, "  ");
-        oc_put_cell(&out, oc_tcols[c].header, width[c], oc_tcols[c].right);
+            oc_sbuf_puts(out, "  ");
+        oc_put_cell(out, oc_tcols[c].header, width[c], oc_tcols[c].right);
     }
-    oc_sbuf_puts(&out, "\n");
-    oc_sbuf_pad(&out, '=', line);
-    oc_sbuf_puts(&out, "\n");
+    oc_sbuf_puts(out, "\n");
+    oc_sbuf_pad(out, '=', *line);
+    oc_sbuf_puts(out, "\n");
     enum oc_status st = OC_OK;
     for (int32_t r = 0; r < n && !cells.oom; r++) {
-        oc_sbuf_puts(&out, "  ");
+        oc_sbuf_puts(out, "  ");
         for (int c = 0; c < OC_TCOL_COUNT; c++) {
             if (c)
-                oc_sbuf_puts(&out, "  ");
-            oc_put_cell(&out, cells.p + off[(size_t)r * OC_TCOL_COUNT + (size_t)c], width[c], oc_tcols[c].right);
+                oc_sbuf_puts(out, "  ");
+            oc_put_cell(out, cells.p + off[(size_t)r * OC_TCOL_COUNT + (size_t)c], width[c], oc_tcols[c].right);
         }
-        oc_sbuf_puts(&out, "\n");
-        if (out.n > 1 << 16 && (st = oc_sbuf_flush(&out, spec, d)) != OC_OK)
+        oc_sbuf_puts(out, "\n");
+        if (out->n > 1 << 16 && (st = oc_sbuf_flush(out, spec, d)) != OC_OK)
             break;
     }
     if (cells.oom)
-        out.oom = true;
+        out->oom = true;
     free(off);
     free(rows);
     oc_sbuf_free(&cells);
+    if (st != OC_OK)
+        return st;
+
+    if (n < g->n_nodes || spec->sort != OC_SORT_NONE) {
+        static const char *const keys[] = {"", "MACs", "FLOPs", "params", "output bytes"};
+        oc_sbuf_printf(out, "  (%d of %d nodes", n, g->n_nodes);
+        if (spec->sort != OC_SORT_NONE)
+            oc_sbuf_printf(out, ", largest %s first", keys[spec->sort]);
+        oc_sbuf_puts(out, ")\n");
+    }
+    return OC_OK;
+}
+
+enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    const struct oc_totals *t = &an->totals;
+    struct oc_sbuf out = {0};
+    size_t line = 0;
+    enum oc_status st = spec->modules ? oc_text_modules(&out, an, spec, &line) : oc_text_nodes(&out, an, spec, d, &line);
     if (st != OC_OK) {
         oc_sbuf_free(&out);
         return st;
     }
 
     char b1[48], b2[48];
-    if (n < g->n_nodes || spec->sort != OC_SORT_NONE) {
-        static const char *const keys[] = {"", "MACs", "FLOPs", "params", "output bytes"};
-        oc_sbuf_printf(&out, "  (%d of %d nodes", n, g->n_nodes);
-        if (spec->sort != OC_SORT_NONE)
-            oc_sbuf_printf(&out, ", largest %s first", keys[spec->sort]);
-        oc_sbuf_puts(&out, ")\n");
-    }
     oc_sbuf_pad(&out, '=', line);
     oc_sbuf_printf(&out, "\nTotal params: %s\n", oc_fmt_thousands(t->params, b1, sizeof b1));
     oc_sbuf_printf(&out, "Trainable params: %s\n", oc_fmt_thousands(t->trainable_params, b1, sizeof b1));

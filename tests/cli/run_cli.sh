@@ -99,6 +99,9 @@ if grep -q "/fc1/Gemm" "$tmp/out"; then
 else
     pass=$((pass + 1))
 fi
+expect bad_depth 2 "$E --depth takes an integer from 1 to 64, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --depth 0
+expect depth1 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --depth 1
+expect_out depth1_rows "Module" "conv1" "conv2" "fc1" "fc2" "(top level)"
 expect two_models 2 "$E more than one model given ('a.onnx' and 'b.onnx')" -- a.onnx b.onnx
 
 # output that cannot be written

@@ -5,6 +5,8 @@
  */
 #include "testutil.h"
 
+#include "modules.h"
+
 static void conv_groups_dilation(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -586,6 +588,43 @@ static void peak_memory_liveness(void **state) {
     assert_int_equal(an->op_stats[3].activation_bytes, 800);
 }
 
+static void modules_from_scopes(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("w1", 2, TU_DIMS(8, 8)));
+    pbm_init(&pm, pb_tensor_f32("w2", 2, TU_DIMS(8, 4)));
+    pbm_node(&pm, pb_node("Identity_0", "Identity", TU_LIST("x"), TU_LIST("x0"), 0, NULL));
+    pbm_node(&pm, pb_node("/enc/fc/MatMul", "MatMul", TU_LIST("x0", "w1"), TU_LIST("h"), 0, NULL));
+    pbm_node(&pm, pb_node("/enc/act/Relu", "Relu", TU_LIST("h"), TU_LIST("a"), 0, NULL));
+    pbm_node(&pm, pb_node("/head/MatMul", "MatMul", TU_LIST("a", "w2"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    struct oc_module *m;
+    int32_t n;
+    assert_int_equal(oc_modules_build(an, 2, &m, &n, &dg), OC_OK);
+    /* tree order, children after their parent, by first execution */
+    assert_int_equal(n, 5);
+    assert_string_equal(m[0].path, "(top level)");
+    assert_string_equal(m[1].path, "enc");
+    assert_string_equal(m[2].path, "enc/fc");
+    assert_string_equal(m[3].path, "enc/act");
+    assert_string_equal(m[4].path, "head");
+    /* enc: MatMul 2*8*8 = 128 MACs, Relu 16 FLOPs; params 64 */
+    assert_int_equal(m[1].n_nodes, 2);
+    assert_int_equal(m[1].depth, 1);
+    assert_int_equal(m[2].depth, 2);
+    assert_int_equal(m[1].macs, 128);
+    assert_int_equal(m[1].flops, 2 * 128 + 16);
+    assert_int_equal(m[1].params, 64);
+    /* head: 2*4*8 = 64 MACs, 32 params */
+    assert_int_equal(m[4].macs, 64);
+    assert_int_equal(m[4].params, 32);
+    /* depth 1 keeps the top modules only */
+    assert_int_equal(oc_modules_build(an, 1, &m, &n, &dg), OC_OK);
+    assert_int_equal(n, 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, tu_teardown),
@@ -613,6 +652,7 @@ int main(void) {
         cmocka_unit_test_teardown(loop_trip_count, tu_teardown),
         cmocka_unit_test_teardown(model_local_function, tu_teardown),
         cmocka_unit_test_teardown(peak_memory_liveness, tu_teardown),
+        cmocka_unit_test_teardown(modules_from_scopes, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
