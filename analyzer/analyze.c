@@ -380,7 +380,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
     uint32_t tflags = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
         uint64_t b;
-        if (n->out[k] >= 0 && oc_value_bytes(&g->values[n->out[k]], &b))
+        if (n->out[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->out[k]], &b))
             oc_sum_u64(&n->activation_bytes, b, &tflags);
     }
     if (n->is_call) { /* cost set from the function body */
@@ -390,7 +390,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         }
         for (int32_t k = 0; k < n->n_in; k++) {
             uint64_t b;
-            if (n->in[k] >= 0 && oc_value_bytes(&g->values[n->in[k]], &b))
+            if (n->in[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->in[k]], &b))
                 oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
         }
         n->cost.bytes_written = n->activation_bytes;
@@ -421,7 +421,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         if (!(fl & OC_OPF_META_ONLY))
             for (int32_t k = 0; k < n->n_in; k++) {
                 uint64_t b;
-                if (n->in[k] >= 0 && oc_value_bytes(&g->values[n->in[k]], &b))
+                if (n->in[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->in[k]], &b))
                     oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
             }
         n->cost.bytes_written = n->activation_bytes;
@@ -571,7 +571,7 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
                 if (owner[src] == 0) {
                     owner[src] = n->index + 1;
                     uint64_t e = oc_numel(&g->values[src]), b = 0;
-                    oc_value_bytes(&g->values[src], &b);
+                    oc_value_bytes_priced(g, &g->values[src], &b);
                     oc_sum_u64(&n->params, e, &n->cost.flags);
                     oc_sum_u64(&n->param_bytes, b, &n->cost.flags);
                 } else if (owner[src] != n->index + 1 && pass == 0) {
@@ -586,11 +586,12 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
         if (!oc_dtype_is_float(v->dtype))
             continue;
         uint64_t e = oc_numel(v), b = 0;
-        oc_value_bytes(v, &b);
+        oc_value_bytes_priced(g, v, &b);
         oc_sum_u64(&t->params, e, &t->flags);
         oc_sum_u64(&t->params_bytes, b, &t->flags);
         if (buffer[g->inits[i]]) {
             oc_sum_u64(&t->non_trainable_params, e, &t->flags);
+            oc_sum_u64(&t->non_trainable_bytes, b, &t->flags);
             if (owner[g->inits[i]] > 0)
                 oc_sum_u64(&g->nodes[owner[g->inits[i]] - 1].nontrainable_params, e, &t->flags);
         }
@@ -673,7 +674,7 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
     t->n_nodes = g->n_nodes;
     for (int32_t i = 0; i < g->n_inputs; i++) {
         uint64_t b;
-        if (oc_value_bytes(&g->values[g->inputs[i]], &b))
+        if (oc_value_bytes_priced(g, &g->values[g->inputs[i]], &b))
             oc_sum_u64(&t->input_bytes, b, &t->flags);
     }
     an->unsupported = oc_arena_array(&an->arena, (size_t)g->n_nodes + 1, sizeof *an->unsupported);
@@ -727,6 +728,7 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
     if (st != OC_OK)
         goto fail;
     r.g = an->graph;
+    r.g->price_bits = r.opts->price_bits;
     if ((st = oc_bind_inputs(&r)) != OC_OK)
         goto fail;
     if ((st = oc_run_graph(&r, r.g)) != OC_OK)

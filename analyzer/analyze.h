@@ -24,6 +24,8 @@ struct oc_analyze_opts {
     int32_t n_dims;
     int64_t batch;                 /* --batch N (> 0): first dim of every graph input
                                       whose first dim is symbolic or unnamed            */
+    int32_t price_bits;            /* --dtype: price float tensors at this many bits (0 =
+                                      their own type); shapes and dtypes are unchanged  */
     int64_t fail_alloc_after;      /* tests: make the Nth arena allocation fail          */
 };
 
@@ -47,6 +49,7 @@ struct oc_totals {
     uint64_t trainable_params;
     uint64_t non_trainable_params; /* initializers read only as buffers (BN mean/var) */
     uint64_t params_bytes;
+    uint64_t non_trainable_bytes;
     uint64_t macs;
     uint64_t flops;
     uint64_t input_bytes;          /* graph inputs that are not initializers     */

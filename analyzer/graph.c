@@ -130,6 +130,17 @@ bool oc_value_known(const struct oc_value *v) {
     return t->len >= 0;
 }
 
+bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes) {
+    if (!g || !g->price_bits || !oc_dtype_is_float(v->dtype) || v->nt)
+        return oc_value_bytes(v, bytes);
+    uint64_t n, bits;
+    *bytes = 0;
+    if (!oc_value_numel(v, &n) || oc_mul_u64(n, (uint64_t)g->price_bits, &bits))
+        return false;
+    *bytes = bits / 8 + (bits % 8 != 0);
+    return true;
+}
+
 const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n) {
     *n = 0;
     if (v->ival) {
@@ -781,7 +792,8 @@ enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *gra
     struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
     if (!g)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    *g = (struct oc_graph){.model = parent->model, .parent = parent, .depth = parent->depth + 1, .arena = a};
+    *g = (struct oc_graph){.model = parent->model, .parent = parent, .depth = parent->depth + 1, .arena = a,
+                           .price_bits = parent->price_bits};
     g->ir_version = parent->ir_version;
     g->producer_name = parent->producer_name;
     g->producer_version = parent->producer_version;
@@ -817,7 +829,8 @@ enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void
     struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
     if (!g)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    *g = (struct oc_graph){.model = parent->model, .depth = parent->depth + 1, .arena = a};
+    *g = (struct oc_graph){.model = parent->model, .depth = parent->depth + 1, .arena = a,
+                           .price_bits = parent->price_bits};
     g->ir_version = parent->ir_version;
     g->producer_name = parent->producer_name;
     g->producer_version = parent->producer_version;

@@ -143,6 +143,7 @@ struct oc_graph {
     struct oc_opset *opsets;
     int64_t ir_version;
     const char *producer_name, *producer_version, *graph_name;
+    int32_t price_bits;      /* --dtype: bits of every float element, 0 = own */
     uint32_t hcap;           /* name index (open addressing)                  */
     int32_t *htab;
 };
@@ -191,6 +192,8 @@ bool oc_value_known(const struct oc_value *v);
 enum oc_status oc_type_from_proto(struct oc_arena *a, const void *type_proto, const char *what, const char *name,
                                   int32_t *dtype, int32_t *rank, struct oc_dim **dims,
                                   const struct oc_ntype **nt, struct oc_diag *d);
+/* Same, with float elements priced at g->price_bits when set (--dtype). */
+bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes);
 /* Integer contents of a value (from propagation, or read from a small
  * integer initializer on first use). NULL when not known. */
 const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n);

@@ -74,7 +74,7 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         if (first[b] < -1 || alias_src[b] >= 0)
             continue;
         uint64_t bytes;
-        if (!oc_value_bytes(&g->values[b], &bytes)) {
+        if (!oc_value_bytes_priced(g, &g->values[b], &bytes)) {
             out->complete = false;
             continue;
         }

@@ -7,6 +7,7 @@
 #include "../analyzer/model.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
+#include "../analyzer/training.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>
@@ -31,6 +32,12 @@ static const char oc_analyze_help[] =
     "  --depth N         one row per module (node-name scope) down to depth N, with\n"
     "                    subtotals, instead of one row per node\n"
     "  --sort KEY        list nodes largest first by macs, flops, params or bytes\n"
+    "  --optimizer NAME  add a training-step estimate: sgd, momentum or adam\n"
+    "                    (parameters, gradients, optimizer state, saved activations,\n"
+    "                    FLOPs per step)\n"
+    "  --train-samples N with the training estimate: FLOPs per epoch of N samples\n"
+    "  --dtype NAME      price every float tensor as fp64, fp32, fp16, bf16, fp8, int8\n"
+    "                    or int4 (bytes only; shapes and MACs are unchanged)\n"
     "  --top N           list only the first N nodes (after --sort)\n"
     "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
     "  -o, --output FILE write the report to FILE instead of standard output\n"
@@ -60,7 +67,10 @@ int oc_cmd_analyze(int argc, char **argv) {
     enum oc_format fmt = OC_FORMAT_TEXT;
     bool quiet = false, symbolic = true;
     enum oc_sort sort = OC_SORT_NONE;
-    int64_t top = 0, depth = 0;
+    int64_t top = 0, depth = 0, samples = 0;
+    bool train = false;
+    enum oc_optimizer optimizer = OC_OPT_SGD;
+    const char *dtype_name = NULL;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -91,6 +101,33 @@ int oc_cmd_analyze(int argc, char **argv) {
         } else if (oc_cli_option(argc, argv, &i, "--sort", &v)) {
             if (!v || !oc_sort_parse(v, &sort)) {
                 rc = oc_cli_usage_error("--sort takes macs, flops, params or bytes");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--optimizer", &v)) {
+            if (!v || !oc_optimizer_parse(v, &optimizer)) {
+                rc = oc_cli_usage_error("--optimizer takes sgd, momentum or adam");
+                goto done;
+            }
+            train = true;
+        } else if (oc_cli_option(argc, argv, &i, "--train-samples", &v)) {
+            if (!oc_cli_parse_count(v, &samples) || samples < 1) {
+                rc = oc_cli_usage_error("--train-samples takes a positive integer, got '%s'", v ? v : "");
+                goto done;
+            }
+            train = true;
+        } else if (oc_cli_option(argc, argv, &i, "--dtype", &v)) {
+            static const struct {
+                const char *name;
+                int32_t bits;
+            } dts[] = {{"fp64", 64}, {"fp32", 32}, {"fp16", 16}, {"bf16", 16}, {"fp8", 8}, {"int8", 8}, {"int4", 4}};
+            opts.price_bits = 0;
+            for (size_t k = 0; v && k < sizeof dts / sizeof dts[0]; k++)
+                if (strcmp(v, dts[k].name) == 0) {
+                    opts.price_bits = dts[k].bits;
+                    dtype_name = dts[k].name;
+                }
+            if (!opts.price_bits) {
+                rc = oc_cli_usage_error("--dtype takes fp64, fp32, fp16, bf16, fp8, int8 or int4");
                 goto done;
             }
         } else if (oc_cli_option(argc, argv, &i, "--depth", &v)) {
@@ -194,7 +231,11 @@ int oc_cmd_analyze(int argc, char **argv) {
             goto free_model;
         }
     }
-    struct oc_report_spec spec = {1, fmt, path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods};
+    struct oc_training training;
+    if (train)
+        oc_training_estimate(an, optimizer, samples, &training);
+    struct oc_report_spec spec = {1,    fmt,  path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
+                                  train ? &training : NULL, dtype_name};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)

@@ -298,6 +298,24 @@ static json_t *oc_jmodules(const struct oc_report_spec *spec) {
     return a;
 }
 
+static json_t *oc_jtraining(const struct oc_training *tr) {
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "optimizer", json_string(oc_optimizer_name(tr->optimizer)));
+    json_object_set_new(o, "batch", tr->batch > 0 ? json_integer(tr->batch) : json_null());
+    json_object_set_new(o, "param_bytes", oc_jint(tr->param_bytes));
+    json_object_set_new(o, "grad_bytes", oc_jint(tr->grad_bytes));
+    json_object_set_new(o, "optimizer_bytes", oc_jint(tr->optimizer_bytes));
+    json_object_set_new(o, "saved_activation_bytes", oc_jint(tr->saved_bytes));
+    json_object_set_new(o, "total_bytes", oc_jint(tr->total_bytes));
+    json_object_set_new(o, "step_flops", oc_jint(tr->step_flops));
+    json_object_set_new(o, "samples", tr->samples > 0 ? json_integer(tr->samples) : json_null());
+    json_object_set_new(o, "epoch_flops", tr->samples > 0 && tr->batch > 0 ? oc_jint(tr->epoch_flops) : json_null());
+    json_object_set_new(o, "complete", json_boolean(tr->complete));
+    return o;
+}
+
 static json_t *oc_jcoverage(const struct oc_analysis *an) {
     const struct oc_totals *t = &an->totals;
     json_t *o = json_object(), *u = json_array();
@@ -369,6 +387,8 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
         oc_emit(&b, "op_types", oc_jop_types(an), ",\n");
         if (spec->modules)
             oc_emit(&b, "modules", oc_jmodules(spec), ",\n");
+        if (spec->training)
+            oc_emit(&b, "training", oc_jtraining(spec->training), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
         for (int32_t i = 0; w && i < an->n_warnings; i++)

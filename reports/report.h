@@ -12,6 +12,7 @@
 #include "../analyzer/analyze.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
+#include "../analyzer/training.h"
 
 enum oc_format {
     OC_FORMAT_TEXT,
@@ -42,6 +43,8 @@ struct oc_report_spec {
     int32_t top;                   /* node rows: at most this many (0 = all)  */
     const struct oc_module *modules; /* --depth: module rows instead of nodes  */
     int32_t n_modules;
+    const struct oc_training *training; /* --optimizer / --train-samples, or NULL */
+    const char *dtype_name;        /* --dtype re-pricing in force, or NULL       */
 };
 
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */

@@ -102,6 +102,11 @@ fi
 expect bad_depth 2 "$E --depth takes an integer from 1 to 64, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --depth 0
 expect depth1 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --depth 1
 expect_out depth1_rows "Module" "conv1" "conv2" "fc1" "fc2" "(top level)"
+expect bad_optimizer 2 "$E --optimizer takes sgd, momentum or adam" -- "$fx/mnist/torchsummary_net.onnx" --optimizer rmsprop
+expect bad_dtype 2 "$E --dtype takes fp64, fp32, fp16, bf16, fp8, int8 or int4" -- "$fx/mnist/torchsummary_net.onnx" --dtype fp12
+expect training 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 64 --optimizer momentum --train-samples 60000 --dtype fp16
+expect_out training_lines "Training step (optimizer momentum, batch 64):" "FLOPs per epoch (60,000 samples, 938 steps)" \
+    "Params size (MiB): 0.04" "(sizes with every float tensor priced as fp16)"
 expect two_models 2 "$E more than one model given ('a.onnx' and 'b.onnx')" -- a.onnx b.onnx
 
 # output that cannot be written

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "modules.h"
+#include "training.h"
 
 static void conv_groups_dilation(void **state) {
     (void)state;
@@ -625,6 +626,40 @@ static void modules_from_scopes(void **state) {
     assert_int_equal(n, 3);
 }
 
+static void training_estimate_and_dtype(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    /* x [4, 10] -> MatMul w [10, 6] -> Relu -> BatchNorm-free head MatMul v [6, 2] */
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(4, 10), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 2, TU_DIMS(10, 6)));
+    pbm_init(&pm, pb_tensor_f32("v", 2, TU_DIMS(6, 2)));
+    pbm_node(&pm, pb_node("mm1", "MatMul", TU_LIST("x", "w"), TU_LIST("h"), 0, NULL));
+    pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("h"), TU_LIST("a"), 0, NULL));
+    pbm_node(&pm, pb_node("mm2", "MatMul", TU_LIST("a", "v"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    struct oc_analyze_opts o = {.price_bits = 16};
+    tu_analyze_ok(&pm, 13, &o);
+    /* priced as 16-bit: params 60 + 12 = 72 elements = 144 B; input 40 x 2 = 80 B */
+    assert_int_equal(an->totals.params_bytes, 144);
+    assert_int_equal(an->totals.input_bytes, 80);
+    struct oc_training tr;
+    oc_training_estimate(an, OC_OPT_ADAM, 10, &tr);
+    /* gradients 144, Adam moments 2 x 144 = 288 */
+    assert_int_equal(tr.grad_bytes, 144);
+    assert_int_equal(tr.optimizer_bytes, 288);
+    /* saved: input 80 + h 24 x 2 + a 24 x 2 + y 8 x 2 = 80 + 48 + 48 + 16 = 192 */
+    assert_int_equal(tr.saved_bytes, 192);
+    assert_int_equal(tr.total_bytes, 144 + 144 + 288 + 192);
+    /* forward: mm1 2*4*6*10 = 480 FLOPs, relu 24, mm2 2*4*2*6 = 96:
+     * step = 3 * (480 + 96) + 2 * 24 = 1,776; batch 4, 10 samples = 3 steps */
+    assert_int_equal(tr.step_flops, 1776);
+    assert_int_equal(tr.batch, 4);
+    assert_int_equal(tr.epoch_flops, 3 * 1776);
+    oc_training_estimate(an, OC_OPT_SGD, 0, &tr);
+    assert_int_equal(tr.optimizer_bytes, 0);
+    assert_int_equal(tr.epoch_flops, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, tu_teardown),
@@ -653,6 +688,7 @@ int main(void) {
         cmocka_unit_test_teardown(model_local_function, tu_teardown),
         cmocka_unit_test_teardown(peak_memory_liveness, tu_teardown),
         cmocka_unit_test_teardown(modules_from_scopes, tu_teardown),
+        cmocka_unit_test_teardown(training_estimate_and_dtype, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
