@@ -11,6 +11,7 @@
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/modules.h"
+#include "../analyzer/sweep.h"
 #include "../analyzer/symbolic.h"
 #include "../analyzer/training.h"
 
@@ -57,5 +58,9 @@ const char *oc_format_name(enum oc_format f);
 /* OC_ERR_IO when the callback fails, OC_ERR_NOMEM on allocation failure. */
 enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_report_spec *spec,
                                 struct oc_diag *d);
+
+/* The table of a sweep (text or JSON "onnxcost-sweep/1"). */
+enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
+                               int32_t n_dims, const struct oc_report_spec *spec, struct oc_diag *d);
 
 #endif

@@ -140,6 +140,17 @@ else
     echo "FAIL mnist_json: $(head -c 400 "$tmp/out")"
     fail=$((fail + 1))
 fi
+# sweep: MACs are 480,500 per sample (seed 000 net), so 1, 2, 4 give x1, x2, x4
+expect sweep 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2,4
+expect_out sweep_rows "    1    480,500    975,241" "    2    961,000  1,950,482" "    4  1,922,000  3,900,964"
+expect sweep_json 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=3,5 --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="onnxcost-sweep/1"; assert [r["macs"] for r in d["rows"]]==[3*480500, 5*480500]; assert [r["bindings"]["batch"] for r in d["rows"]]==[3,5]' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL sweep_json: $(head -c 300 "$tmp/out")"
+    fail=$((fail + 1))
+fi
+expect sweep_bad 2 "$E sweep: --dim takes NAME=V1,V2,... with positive integers, got 'batch=1,,2'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,,2
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version

@@ -1,0 +1,64 @@
+/*
+ * sweep.c — analysis over a grid of bindings (see sweep.h).
+ */
+#include "sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base,
+                            const struct oc_sweep_dim *dims, int32_t n_dims, struct oc_sweep_row **rows,
+                            int32_t *n_rows, struct oc_diag *d) {
+    static const struct oc_analyze_opts none;
+    if (!base)
+        base = &none;
+    *rows = NULL;
+    *n_rows = 0;
+    if (n_dims < 1 || n_dims > OC_SWEEP_MAX_DIMS)
+        return oc_diag_set(d, OC_ERR_USAGE, "sweep 1 to %d dims", OC_SWEEP_MAX_DIMS);
+    int64_t total = 1;
+    for (int32_t i = 0; i < n_dims; i++) {
+        if (dims[i].n_values < 1 || oc_mul_i64(total, dims[i].n_values, &total) || total > 100000)
+            return oc_diag_set(d, OC_ERR_USAGE, "a sweep takes 1 to 100,000 points");
+    }
+    struct oc_sweep_row *out = calloc((size_t)total, sizeof *out);
+    struct oc_binding *b = calloc((size_t)base->n_dims + (size_t)n_dims + 1, sizeof *b);
+    if (!out || !b) {
+        free(out);
+        free(b);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t p = 0; p < total; p++) {
+        struct oc_sweep_row *row = &out[p];
+        int32_t nb = 0;
+        for (int32_t i = 0; i < base->n_dims; i++)
+            b[nb++] = base->dims[i];
+        for (int32_t i = n_dims - 1, q = (int32_t)p; i >= 0; i--) { /* last dim fastest */
+            row->values[i] = dims[i].values[q % dims[i].n_values];
+            q /= dims[i].n_values;
+        }
+        for (int32_t i = 0; i < n_dims; i++)
+            b[nb++] = (struct oc_binding){dims[i].name, row->values[i]};
+        struct oc_analyze_opts o = *base;
+        o.dims = b;
+        o.n_dims = nb;
+        struct oc_analysis *an = NULL;
+        struct oc_diag pd = {0};
+        row->status = oc_analyze(m, &o, &an, &pd);
+        if (row->status == OC_OK)
+            row->totals = an->totals;
+        else
+            snprintf(row->reason, sizeof row->reason, "%s", pd.msg);
+        oc_analysis_free(an);
+        if (row->status == OC_ERR_NOMEM) {
+            free(out);
+            free(b);
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        }
+    }
+    free(b);
+    *rows = out;
+    *n_rows = (int32_t)total;
+    return OC_OK;
+}

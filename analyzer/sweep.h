@@ -1,0 +1,35 @@
+/*
+ * sweep.h — the analysis over a grid of bindings (onnxcost sweep).
+ *
+ * The model is parsed once; each point of the cartesian product of the
+ * given values is analyzed with those bindings, keeping its totals. Rows
+ * come in order with the last dim varying fastest.
+ */
+#ifndef OC_SWEEP_H
+#define OC_SWEEP_H
+
+#include "analyze.h"
+
+enum { OC_SWEEP_MAX_DIMS = 8 };
+
+struct oc_sweep_dim {
+    const char *name;
+    int32_t n_values;
+    const int64_t *values;
+};
+
+struct oc_sweep_row {
+    int64_t values[OC_SWEEP_MAX_DIMS]; /* the binding of each swept dim   */
+    enum oc_status status;             /* OC_OK, or why this point failed */
+    char reason[512];                  /* the analysis error of a failed point */
+    struct oc_totals totals;
+};
+
+/* Runs the grid; rows are malloc'd (free with free()). base may bind other
+ * dims (they apply to every point). A point where the model is invalid
+ * gets its status and reason; the sweep goes on. */
+enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base,
+                            const struct oc_sweep_dim *dims, int32_t n_dims, struct oc_sweep_row **rows,
+                            int32_t *n_rows, struct oc_diag *d);
+
+#endif
