@@ -31,6 +31,7 @@ import ort_shapes  # noqa: E402
 import transformers as tfm  # noqa: E402
 
 # MatMul MACs per token: 12 layers x (4d^2 + 2*d*4d) + LM head d*V, and attention 2*L*d*s
+LAYERS = {"gpt2": 12, "distilbert": 6}
 REFERENCE_MACS = {"gpt2": "123532032*batch*sequence + 18432*batch*sequence^2",
                   "distilbert": "42467328*batch*sequence + 9216*batch*sequence^2"}
 
@@ -50,6 +51,14 @@ def check_formulas(onnxcost, path, name):
     errors = []
     if sym["totals"]["macs"] != REFERENCE_MACS[name]:
         errors.append(f"MACs formula {sym['totals']['macs']} != {REFERENCE_MACS[name]}")
+    # attention alone (QK^T and AV: MatMuls with no weight) = 2 * L * T^2 * d, at two lengths
+    for s in (128, 512):
+        doc1 = json.loads(subprocess.run([onnxcost, path, "--format", "json", "-q", "--dim", "batch=1", "--dim",
+                                          f"sequence={s}"], capture_output=True, text=True).stdout)
+        att = sum(n["macs"] for n in doc1["nodes"]
+                  if n["op_type"] == "MatMul" and n["params"] == 0 and not n["shares_params"])
+        if att != 2 * LAYERS[name] * s * s * 768:
+            errors.append(f"attention MACs at sequence {s}: {att} != {2 * LAYERS[name] * s * s * 768}")
     for b, s in ((1, 64), (4, 9), (2, 128)):
         binds = {"batch": b, "sequence": s}
         concrete = json.loads(subprocess.run([onnxcost, path, "--format", "json", "-q", "--dim", f"batch={b}",
@@ -88,7 +97,8 @@ def main():
                 print(f"FAIL {name} formulas: " + "; ".join(ferr))
             else:
                 passed += 1
-                print(f"ok   {name}: MACs = {REFERENCE_MACS[name]}, formulas equal the analysis at 3 unseen bindings")
+                print(f"ok   {name}: MACs = {REFERENCE_MACS[name]}, formulas equal the analysis at 3 unseen bindings, "
+                      f"attention = 2*L*T^2*d at T = 128 and 512")
             run = subprocess.run([sys.executable, os.path.join(here, "ort_shapes.py"), "--onnxcost", a.onnxcost,
                                   "--bind", "batch=1,sequence=7", "--bind", "batch=3,sequence=33", path],
                                  capture_output=True, text=True)
