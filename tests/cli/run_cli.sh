@@ -133,6 +133,16 @@ expect_out mnist_table "Total params: 21,840" "Trainable params: 21,840" "Non-tr
     "Params size (MiB): 0.08"
 expect mnist_batch 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 64
 expect_out mnist_batch_rows "[64, 10, 24, 24]" "[64, 20, 8, 8]" "[64, 50]" "[64, 10]"
+# peak activation memory of the seed-000 net at batch 1, by hand: conv1 reads x (1*28*28*4 = 3,136 B)
+# and writes 10*24*24*4 = 23,040 B; x is then dead. MaxPool reads that 23,040 and writes
+# 10*12*12*4 = 5,760: 28,800 B live, the most at any step (every later step holds less).
+expect mnist_peak 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format json
+if python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; assert t["peak_activation_bytes"]==28800, t; assert t["peak_node"]=="/MaxPool", t' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL mnist_peak: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"])' "$tmp/out")"
+    fail=$((fail + 1))
+fi
 expect mnist_dim 0 "" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=3 --format json
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="onnxcost/1"; assert d["bindings"]=={"batch":3}; assert d["totals"]["params"]==21840; assert d["nodes"][0]["outputs"][0]["shape"]==[3,10,24,24]' "$tmp/out"; then
     pass=$((pass + 1))
