@@ -161,6 +161,9 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n, const
     json_object_set_new(o, "activation_bytes", oc_jint(n->activation_bytes));
     json_object_set_new(o, "bytes_read", unknown ? json_null() : oc_jint(n->cost.bytes_read));
     json_object_set_new(o, "bytes_written", unknown ? json_null() : oc_jint(n->cost.bytes_written));
+    uint64_t moved = n->cost.bytes_read + n->cost.bytes_written;
+    json_object_set_new(o, "arithmetic_intensity",
+                        unknown || !moved ? json_null() : json_real((double)n->cost.flops / (double)moved));
     json_object_set_new(o, "shares_params", json_boolean(n->shares_params));
     json_object_set_new(o, "status", json_string(oc_node_status_name(n->status)));
     if (n->reason)

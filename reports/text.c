@@ -199,10 +199,11 @@ static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analy
                     oc_sbuf_puts(&cells, "+?");
                 break;
             }
-            default:
-                oc_sbuf_puts(&cells, t->macs ? "" : "-");
-                if (t->macs)
+            default: /* a share depends on the binding: none while dims are symbolic */
+                if (t->macs && !s)
                     oc_sbuf_printf(&cells, "%.1f%%", 100.0 * (double)m->macs / (double)t->macs);
+                else
+                    oc_sbuf_puts(&cells, "-");
                 break;
             }
             size_t len = oc_display_width(cells.p ? cells.p + start : "", cells.n - start);
