@@ -4,12 +4,14 @@
 #include "cli.h"
 
 #include "../analyzer/analyze.h"
+#include "../analyzer/budget.h"
 #include "../analyzer/model.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
 #include "../analyzer/training.h"
 #include "../reports/report.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +41,13 @@ static const char oc_analyze_help[] =
     "  --dtype NAME      price every float tensor as fp64, fp32, fp16, bf16, fp8, int8\n"
     "                    or int4 (bytes only; shapes and MACs are unchanged)\n"
     "  --top N           list only the first N nodes (after --sort)\n"
-    "  --format FMT      text (default) or json (schema onnxcost/1, see docs/JSON.md)\n"
+    "  --format FMT      text (default), json (schema onnxcost/1, see docs/JSON.md),\n"
+    "                    csv (one row per node, raw integers) or md (tables for PR comments)\n"
     "  -o, --output FILE write the report to FILE instead of standard output\n"
+    "budgets (exit 1 when one is exceeded; sizes take SI or IEC suffixes: 30M, 5G, 2GiB):\n"
+    "  --max-params N, --max-macs N, --max-flops N, --max-params-size BYTES,\n"
+    "  --max-peak-memory BYTES\n"
+    "  --budget FILE     the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}\n"
     "  -q, --quiet       do not print warnings on standard error\n"
     "  -h, --help        this help\n"
     "\n"
@@ -48,11 +55,26 @@ static const char oc_analyze_help[] =
     "\"GFLOPS\"); FLOPs = 2 x MACs + bias adds + elementwise work (docs/COSTS.md);\n"
     "sizes in MiB (2^20 bytes).\n"
     "\n"
-    "exit codes: 0 ok, 2 bad model file or usage, 3 out of memory or output not writable\n"
+    "exit codes: 0 ok, 1 a budget was exceeded, 2 bad model file or usage,\n"
+    "            3 out of memory or output not writable\n"
     "\n"
     "examples:\n"
     "  onnxcost fixtures/mnist/torchsummary_net.onnx\n"
     "  onnxcost model.onnx --batch 8 --format json -o costs.json\n";
+
+/* 1234567 -> "1,234,567" */
+static const char *oc_fmt_count(uint64_t v, char *buf, size_t size) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
 
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
@@ -71,6 +93,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     bool train = false;
     enum oc_optimizer optimizer = OC_OPT_SGD;
     const char *dtype_name = NULL;
+    struct oc_budget budget = {0};
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -89,7 +112,7 @@ int oc_cmd_analyze(int argc, char **argv) {
             symbolic = false;
         } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
             if (!v || !oc_format_parse(v, &fmt)) {
-                rc = oc_cli_usage_error("--format takes text or json");
+                rc = oc_cli_usage_error("--format takes text, json, csv or md");
                 goto done;
             }
         } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
@@ -103,6 +126,60 @@ int oc_cmd_analyze(int argc, char **argv) {
                 rc = oc_cli_usage_error("--sort takes macs, flops, params or bytes");
                 goto done;
             }
+        } else if (oc_cli_option(argc, argv, &i, "--budget", &v)) {
+            json_error_t je;
+            json_t *bj = v ? json_load_file(v, 0, &je) : NULL;
+            const char *key;
+            json_t *val;
+            if (!bj || !json_is_object(bj)) {
+                rc = oc_cli_usage_error("--budget %s: not a JSON object (%s)", v ? v : "", bj ? "" : je.text);
+                json_decref(bj);
+                goto done;
+            }
+            json_object_foreach(bj, key, val) {
+                enum oc_budget_key k;
+                uint64_t lim;
+                char num[64];
+                const char *text = json_is_string(val) ? json_string_value(val) : NULL;
+                if (json_is_integer(val) && json_integer_value(val) >= 0) {
+                    snprintf(num, sizeof num, "%lld", (long long)json_integer_value(val));
+                    text = num;
+                }
+                if (!oc_budget_key_parse(key, &k) || !text || !oc_quantity_parse(text, &lim)) {
+                    rc = oc_cli_usage_error("--budget %s: bad entry '%s' (keys: max_params, max_macs, max_flops, "
+                                            "max_params_size, max_peak_memory; values like \"30M\" or \"2GiB\")",
+                                            v, key);
+                    json_decref(bj);
+                    goto done;
+                }
+                budget.set[k] = true;
+                budget.limit[k] = lim;
+                budget.text[k] = NULL;
+            }
+            json_decref(bj);
+        } else if (strncmp(a, "--max-", 6) == 0) {
+            enum oc_budget_key k;
+            const char *eq = strchr(a, '=');
+            char name[32];
+            size_t len = eq ? (size_t)(eq - a) : strlen(a);
+            if (len - 2 >= sizeof name) {
+                rc = oc_cli_usage_error("unknown option '%s' (try 'onnxcost analyze --help')", a);
+                goto done;
+            }
+            memcpy(name, a + 2, len - 2);
+            name[len - 2] = 0;
+            if (!oc_budget_key_parse(name, &k)) {
+                rc = oc_cli_usage_error("unknown option '%s' (try 'onnxcost analyze --help')", a);
+                goto done;
+            }
+            v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || !oc_quantity_parse(v, &budget.limit[k])) {
+                rc = oc_cli_usage_error("--%s takes a number with an optional SI or IEC suffix (30M, 5G, 2GiB), "
+                                        "got '%s'", name, v ? v : "");
+                goto done;
+            }
+            budget.set[k] = true;
+            budget.text[k] = v;
         } else if (oc_cli_option(argc, argv, &i, "--optimizer", &v)) {
             if (!v || !oc_optimizer_parse(v, &optimizer)) {
                 rc = oc_cli_usage_error("--optimizer takes sgd, momentum or adam");
@@ -246,6 +323,18 @@ int oc_cmd_analyze(int argc, char **argv) {
         fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", out_path ? out_path : "standard output");
         rc = OC_EXIT_INTERNAL;
     }
+    struct oc_budget_excess ex[OC_BUDGET_COUNT];
+    int32_t n_ex = oc_budget_check(&budget, &an->totals, ex);
+    for (int32_t k = 0; k < n_ex; k++) {
+        char b1[48], b2[48];
+        double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
+        fprintf(stderr, "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s), over by %.1f %%\n", path,
+                oc_budget_key_label(ex[k].key), oc_fmt_count(ex[k].value, b1, sizeof b1),
+                oc_fmt_count(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
+                budget.text[ex[k].key] ? " " : "", budget.text[ex[k].key] ? budget.text[ex[k].key] : "", over);
+    }
+    if (n_ex && rc == OC_EXIT_OK)
+        rc = OC_EXIT_BUDGET;
 free_model:
     oc_symbolic_free(sym);
     oc_analysis_free(an);

@@ -12,6 +12,8 @@
 static const char *const oc_format_names[] = {
     [OC_FORMAT_TEXT] = "text",
     [OC_FORMAT_JSON] = "json",
+    [OC_FORMAT_CSV] = "csv",
+    [OC_FORMAT_MD] = "md",
 };
 _Static_assert(OC_ARRAY_LEN(oc_format_names) == OC_FORMAT_COUNT, "format names out of sync");
 
@@ -34,6 +36,10 @@ enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_re
         return oc_render_text(an, spec, d);
     case OC_FORMAT_JSON:
         return oc_render_json(an, spec, d);
+    case OC_FORMAT_CSV:
+        return oc_render_csv(an, spec, d);
+    case OC_FORMAT_MD:
+        return oc_render_md(an, spec, d);
     default:
         return oc_diag_set(d, OC_ERR_USAGE, "unknown output format");
     }

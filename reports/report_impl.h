@@ -38,5 +38,7 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
 
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
+enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
+enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 
 #endif

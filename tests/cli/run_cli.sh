@@ -88,7 +88,7 @@ expect bad_batch 2 "$E --batch takes a positive integer, got '0'" -- "$fx/mnist/
 expect bad_batch2 2 "$E --batch takes a positive integer, got '12x'" -- "$fx/mnist/torchsummary_net.onnx" --batch=12x
 expect bad_dim 2 "$E --dim takes NAME=N with a positive integer N, got 'batch'" -- "$fx/mnist/torchsummary_net.onnx" --dim batch
 expect dup_dim 2 "$E --dim batch given twice" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
-expect bad_format 2 "$E --format takes text or json" -- "$fx/mnist/torchsummary_net.onnx" --format xml
+expect bad_format 2 "$E --format takes text, json, csv or md" -- "$fx/mnist/torchsummary_net.onnx" --format xml
 expect bad_sort 2 "$E --sort takes macs, flops, params or bytes" -- "$fx/mnist/torchsummary_net.onnx" --sort size
 expect bad_top 2 "$E --top takes a positive integer, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --top 0
 expect top_sorted 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --sort macs --top 2
@@ -161,6 +161,16 @@ else
     fail=$((fail + 1))
 fi
 expect sweep_bad 2 "$E sweep: --dim takes NAME=V1,V2,... with positive integers, got 'batch=1,,2'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,,2
+# budgets: the seed-000 net has 21,840 params and 480,500 MACs at batch 1
+expect budget_ok 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --max-params 30k --max-macs 0.5M
+expect budget_over 1 "onnxcost: budget exceeded: $fx/mnist/torchsummary_net.onnx: MACs 480,500 > 400,000 (--max-macs 400K), over by 20.1 %" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --max-macs 400K
+printf '{"max_params": "20k"}' >"$tmp/budget.json"
+expect budget_file 1 "onnxcost: budget exceeded: $fx/mnist/torchsummary_net.onnx: params 21,840 > 20,000 (--max-params), over by 9.2 %" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --budget "$tmp/budget.json"
+expect budget_bad 2 "$E --max-macs takes a number with an optional SI or IEC suffix (30M, 5G, 2GiB), got '5X'" -- "$fx/mnist/torchsummary_net.onnx" --max-macs 5X
+expect csv 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format csv
+expect_out csv_rows "index,name,op_type,domain,output_shapes" "0,/conv1/Conv,Conv,,1x10x24x24,f32,260,144000,293760,23040"
+expect md 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format md
+expect_out md_rows "| params | 21,840 |" "| Conv | 2 | 464,000 | 96.6 |" "| /conv1/Conv | Conv | [1, 10, 24, 24] | 260 | 144,000 |"
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version

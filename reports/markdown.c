@@ -1,0 +1,131 @@
+/*
+ * markdown.c — GitHub-flavoured tables for pull-request comments: the
+ * totals, the op-type shares, and the node (or --depth module) rows.
+ */
+#include "report_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Table cells: '|' escaped, control bytes shown as '?'. */
+static void oc_md_text(struct oc_sbuf *b, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|')
+            oc_sbuf_puts(b, "\\|");
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            oc_sbuf_puts(b, "?");
+        else
+            oc_sbuf_put(b, s, 1);
+    }
+}
+
+static void oc_md_count(struct oc_sbuf *b, uint64_t v) {
+    char buf[48];
+    oc_sbuf_puts(b, oc_fmt_thousands(v, buf, sizeof buf));
+}
+
+enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    const struct oc_totals *t = &an->totals;
+    struct oc_sbuf b = {0};
+    oc_sbuf_puts(&b, "### onnxcost: ");
+    oc_md_text(&b, spec->model_path ? spec->model_path : "");
+    oc_sbuf_puts(&b, "\n\n| total | value |\n|---|---:|\n");
+    oc_sbuf_puts(&b, "| params | ");
+    oc_md_count(&b, t->params);
+    oc_sbuf_puts(&b, " |\n| MACs | ");
+    oc_md_count(&b, t->macs);
+    oc_sbuf_puts(&b, " |\n| FLOPs | ");
+    oc_md_count(&b, t->flops);
+    oc_sbuf_printf(&b, " |\n| params size (MiB) | %.2f |\n", (double)t->params_bytes / 1048576.0);
+    oc_sbuf_printf(&b, "| peak activation memory (MiB) | %s%.2f |\n", t->peak_complete ? "" : "≥ ",
+                   (double)t->peak_activation_bytes / 1048576.0);
+    oc_sbuf_printf(&b, "| nodes with concrete shapes | %d / %d |\n", t->n_shaped, t->n_nodes);
+    if (an->n_bound) {
+        oc_sbuf_puts(&b, "\nBindings: ");
+        for (int32_t i = 0; i < an->n_bound; i++) {
+            oc_sbuf_puts(&b, i ? ", " : "");
+            if (an->bound[i].name)
+                oc_md_text(&b, an->bound[i].name);
+            else
+                oc_sbuf_printf(&b, "input %d", an->bound[i].axis);
+            oc_sbuf_printf(&b, "=%lld", (long long)an->bound[i].value);
+        }
+        oc_sbuf_puts(&b, "\n");
+    }
+    oc_sbuf_puts(&b, "\n| op type | nodes | MACs | MACs % | FLOPs | params |\n|---|---:|---:|---:|---:|---:|\n");
+    for (int32_t i = 0; i < an->n_op_stats; i++) {
+        const struct oc_op_stat *s = &an->op_stats[i];
+        oc_sbuf_puts(&b, "| ");
+        if (s->domain[0]) {
+            oc_md_text(&b, s->domain);
+            oc_sbuf_puts(&b, "::");
+        }
+        oc_md_text(&b, s->op_type);
+        oc_sbuf_printf(&b, " | %d | ", s->count);
+        oc_md_count(&b, s->macs);
+        if (t->macs)
+            oc_sbuf_printf(&b, " | %.1f | ", 100.0 * (double)s->macs / (double)t->macs);
+        else
+            oc_sbuf_puts(&b, " | - | ");
+        oc_md_count(&b, s->flops);
+        oc_sbuf_puts(&b, " | ");
+        oc_md_count(&b, s->params);
+        oc_sbuf_puts(&b, " |\n");
+    }
+    if (spec->modules) {
+        oc_sbuf_puts(&b, "\n| module | nodes | params | MACs | FLOPs |\n|---|---:|---:|---:|---:|\n");
+        for (int32_t i = 0; i < spec->n_modules; i++) {
+            const struct oc_module *m = &spec->modules[i];
+            oc_sbuf_puts(&b, "| ");
+            for (int32_t k = 1; k < m->depth; k++)
+                oc_sbuf_puts(&b, "&nbsp;&nbsp;");
+            oc_md_text(&b, m->path);
+            oc_sbuf_printf(&b, " | %d | ", m->n_nodes);
+            oc_md_count(&b, m->params);
+            oc_sbuf_puts(&b, " | ");
+            oc_md_count(&b, m->macs);
+            oc_sbuf_puts(&b, " | ");
+            oc_md_count(&b, m->flops);
+            oc_sbuf_puts(&b, " |\n");
+        }
+    } else {
+        int32_t n;
+        int32_t *rows = oc_report_rows(an, spec, &n);
+        if (!rows) {
+            oc_sbuf_free(&b);
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+        }
+        oc_sbuf_puts(&b, "\n| node | op | output shape | params | MACs |\n|---|---|---|---:|---:|\n");
+        for (int32_t r = 0; r < n; r++) {
+            const struct oc_node *nd = &g->nodes[rows[r]];
+            oc_sbuf_puts(&b, "| ");
+            oc_md_text(&b, nd->name[0] ? nd->name : "-");
+            oc_sbuf_puts(&b, " | ");
+            oc_md_text(&b, nd->op_type);
+            oc_sbuf_puts(&b, " | ");
+            struct oc_sbuf shape = {0};
+            for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
+                if (nd->out[k] >= 0) {
+                    oc_sbuf_puts(&shape, shown++ ? ", " : "");
+                    oc_fmt_shape(&shape, &g->values[nd->out[k]]);
+                }
+            oc_md_text(&b, shape.p ? shape.p : "-");
+            oc_sbuf_free(&shape);
+            oc_sbuf_puts(&b, " | ");
+            oc_md_count(&b, nd->params);
+            oc_sbuf_puts(&b, " | ");
+            if (nd->cost.flags & OC_COST_UNKNOWN)
+                oc_sbuf_puts(&b, "?");
+            else
+                oc_md_count(&b, nd->cost.macs);
+            oc_sbuf_puts(&b, " |\n");
+        }
+        if (n < g->n_nodes)
+            oc_sbuf_printf(&b, "\n%d of %d nodes shown.\n", n, g->n_nodes);
+        free(rows);
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
