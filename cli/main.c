@@ -20,6 +20,7 @@ static int oc_cmd_version(int argc, char **argv);
 
 static const struct oc_cmd oc_cmds[] = {
     {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
+    {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},

@@ -61,6 +61,16 @@ const char *oc_format_name(enum oc_format f);
 enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_report_spec *spec,
                                 struct oc_diag *d);
 
+/* One model of `onnxcost compare`. */
+struct oc_compare_entry {
+    const char *path;
+    const struct oc_analysis *an;
+    const struct oc_training *training; /* NULL without --optimizer */
+};
+/* Side-by-side totals (text, json "onnxcost-compare/1", md, csv). */
+enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
+                                 struct oc_diag *d);
+
 /* The table of a sweep (text or JSON "onnxcost-sweep/1"). */
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
                                int32_t n_dims, const struct oc_report_spec *spec, struct oc_diag *d);

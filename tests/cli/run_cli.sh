@@ -171,6 +171,9 @@ expect csv 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format csv
 expect_out csv_rows "index,name,op_type,domain,output_shapes" "0,/conv1/Conv,Conv,,1x10x24x24,f32,260,144000,293760,23040"
 expect md 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format md
 expect_out md_rows "| params | 21,840 |" "| Conv | 2 | 464,000 | 96.6 |" "| /conv1/Conv | Conv | [1, 10, 24, 24] | 260 | 144,000 |"
+expect compare 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
+expect_out compare_rows "Model" "1,199,882" "21,840 (0.02x) *" "11,992,448" "480,500 (0.04x) *" "ratio to the first model"
+expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version

@@ -1,0 +1,172 @@
+/*
+ * compare.c — side-by-side totals of several models (onnxcost compare):
+ * one row per model, the smallest value of each column marked "*", and each
+ * value's ratio to the first model's.
+ */
+#include "report_impl.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OC_CMP_PARAMS, OC_CMP_MACS, OC_CMP_FLOPS, OC_CMP_PARAMS_BYTES, OC_CMP_PEAK, OC_CMP_TRAIN, OC_CMP_COUNT };
+
+static const char *const oc_cmp_names[OC_CMP_COUNT] = {"params", "macs", "flops", "params_bytes",
+                                                        "peak_activation_bytes", "training_bytes"};
+static const char *const oc_cmp_headers[OC_CMP_COUNT] = {"Params", "MACs", "FLOPs", "Params (MiB)",
+                                                          "Peak act. (MiB)", "Training (MiB)"};
+
+static uint64_t oc_cmp_value(const struct oc_compare_entry *e, int c) {
+    const struct oc_totals *t = &e->an->totals;
+    switch (c) {
+    case OC_CMP_PARAMS:
+        return t->params;
+    case OC_CMP_MACS:
+        return t->macs;
+    case OC_CMP_FLOPS:
+        return t->flops;
+    case OC_CMP_PARAMS_BYTES:
+        return t->params_bytes;
+    case OC_CMP_PEAK:
+        return t->peak_activation_bytes;
+    default:
+        return e->training ? e->training->total_bytes : 0;
+    }
+}
+
+enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
+                                 struct oc_diag *d) {
+    int ncol = e[0].training ? OC_CMP_COUNT : OC_CMP_COUNT - 1;
+    uint64_t best[OC_CMP_COUNT];
+    for (int c = 0; c < ncol; c++) {
+        best[c] = UINT64_MAX;
+        for (int32_t i = 0; i < n; i++)
+            if (oc_cmp_value(&e[i], c) < best[c])
+                best[c] = oc_cmp_value(&e[i], c);
+    }
+    struct oc_sbuf b = {0};
+    if (spec->format == OC_FORMAT_JSON) {
+        json_t *doc = json_object(), *models = json_array();
+        for (int32_t i = 0; i < n; i++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "path", json_string(e[i].path));
+            for (int c = 0; c < ncol; c++) {
+                uint64_t v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
+                char key[64];
+                json_object_set_new(o, oc_cmp_names[c], json_integer((json_int_t)v));
+                snprintf(key, sizeof key, "%s_ratio", oc_cmp_names[c]);
+                json_object_set_new(o, key, v0 ? json_real((double)v / (double)v0) : json_null());
+            }
+            json_array_append_new(models, o);
+        }
+        json_object_set_new(doc, "schema", json_string("onnxcost-compare/1"));
+        json_object_set_new(doc, "models", models);
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(doc);
+        if (s) {
+            oc_sbuf_puts(&b, s);
+            oc_sbuf_puts(&b, "\n");
+            free(s);
+        } else {
+            b.oom = true;
+        }
+    } else {
+        bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
+        /* cells: model + per column "value (ratio)" */
+        char(*cell)[OC_CMP_COUNT + 1][96] = calloc((size_t)n + 1, sizeof *cell);
+        size_t w[OC_CMP_COUNT + 1];
+        if (!cell)
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        w[0] = strlen("Model");
+        for (int c = 0; c < ncol; c++)
+            w[c + 1] = strlen(oc_cmp_headers[c]);
+        for (int32_t i = 0; i < n; i++) {
+            snprintf(cell[i][0], 96, "%s", e[i].path);
+            for (int c = 0; c < ncol; c++) {
+                uint64_t v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
+                char num[48];
+                if (csv)
+                    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+                else if (c >= OC_CMP_PARAMS_BYTES)
+                    snprintf(num, sizeof num, "%.2f", (double)v / 1048576.0);
+                else
+                    oc_fmt_thousands(v, num, sizeof num);
+                if (csv)
+                    snprintf(cell[i][c + 1], 96, "%s", num);
+                else if (i == 0 || !v0)
+                    snprintf(cell[i][c + 1], 96, "%s%s", num, v == best[c] && n > 1 ? " *" : "");
+                else
+                    snprintf(cell[i][c + 1], 96, "%s (%.2fx)%s", num, (double)v / (double)v0,
+                             v == best[c] ? " *" : "");
+            }
+            for (int c = 0; c <= ncol; c++)
+                if (strlen(cell[i][c]) > w[c])
+                    w[c] = strlen(cell[i][c]);
+        }
+        if (csv) {
+            oc_sbuf_puts(&b, "model");
+            for (int c = 0; c < ncol; c++)
+                oc_sbuf_printf(&b, ",%s", oc_cmp_names[c]);
+            oc_sbuf_puts(&b, "\n");
+            for (int32_t i = 0; i < n; i++) {
+                bool quote = strpbrk(cell[i][0], ",\"\r\n") != NULL;
+                oc_sbuf_puts(&b, quote ? "\"" : "");
+                for (const char *p = cell[i][0]; *p; p++) {
+                    if (*p == '"')
+                        oc_sbuf_puts(&b, "\"");
+                    oc_sbuf_put(&b, p, 1);
+                }
+                oc_sbuf_puts(&b, quote ? "\"" : "");
+                for (int c = 0; c < ncol; c++)
+                    oc_sbuf_printf(&b, ",%s", cell[i][c + 1]);
+                oc_sbuf_puts(&b, "\n");
+            }
+        } else {
+            oc_sbuf_puts(&b, md ? "| " : "");
+            for (int c = 0; c <= ncol; c++) {
+                const char *h = c ? oc_cmp_headers[c - 1] : "Model";
+                if (md) {
+                    oc_sbuf_printf(&b, "%s%s", h, c < ncol ? " | " : " |\n");
+                    continue;
+                }
+                oc_sbuf_puts(&b, c ? "  " : "");
+                if (c)
+                    oc_sbuf_pad(&b, ' ', w[c] - strlen(h));
+                oc_sbuf_puts(&b, h);
+                if (!c)
+                    oc_sbuf_pad(&b, ' ', w[c] - strlen(h));
+            }
+            if (md) {
+                oc_sbuf_puts(&b, "|---|");
+                for (int c = 0; c < ncol; c++)
+                    oc_sbuf_puts(&b, "---:|");
+            }
+            oc_sbuf_puts(&b, "\n");
+            for (int32_t i = 0; i < n; i++) {
+                oc_sbuf_puts(&b, md ? "| " : "");
+                for (int c = 0; c <= ncol; c++) {
+                    if (md) {
+                        for (const char *p = cell[i][c]; *p; p++)
+                            oc_sbuf_puts(&b, *p == '|' ? "\\\\|" : (char[2]){*p, 0});
+                        oc_sbuf_puts(&b, c < ncol ? " | " : " |");
+                        continue;
+                    }
+                    oc_sbuf_puts(&b, c ? "  " : "");
+                    if (c)
+                        oc_sbuf_pad(&b, ' ', w[c] - strlen(cell[i][c]));
+                    oc_sbuf_puts(&b, cell[i][c]);
+                    if (!c)
+                        oc_sbuf_pad(&b, ' ', w[c] - strlen(cell[i][c]));
+                }
+                oc_sbuf_puts(&b, "\n");
+            }
+            oc_sbuf_puts(&b, md ? "\n" : "");
+            oc_sbuf_puts(&b, "* = smallest in its column; (Nx) = ratio to the first model\n");
+        }
+        free(cell);
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
