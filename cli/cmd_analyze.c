@@ -48,6 +48,8 @@ static const char oc_analyze_help[] =
     "  --max-params N, --max-macs N, --max-flops N, --max-params-size BYTES,\n"
     "  --max-peak-memory BYTES\n"
     "  --budget FILE     the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}\n"
+    "  --baseline FILE   compare with a previous --format json report: totals with\n"
+    "                    change and %, nodes added and removed, module changes\n"
     "  -q, --quiet       do not print warnings on standard error\n"
     "  -h, --help        this help\n"
     "\n"
@@ -76,6 +78,61 @@ static const char *oc_fmt_count(uint64_t v, char *buf, size_t size) {
     return buf;
 }
 
+static int oc_strcmp_p(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Reads a previous `--format json` report for --baseline. The strings stay
+ * owned by *doc (json_decref it after use). */
+static bool oc_baseline_load(const char *path, struct oc_baseline *b, json_t **doc, char *err, size_t size) {
+    static const char *const keys[OC_BASE_COUNT] = {"params", "macs", "flops", "params_bytes",
+                                                     "peak_activation_bytes", "activation_bytes"};
+    json_error_t je;
+    memset(b, 0, sizeof *b);
+    *doc = json_load_file(path, 0, &je);
+    json_t *schema = *doc ? json_object_get(*doc, "schema") : NULL;
+    if (!*doc || !json_is_string(schema) || strcmp(json_string_value(schema), "onnxcost/1") != 0) {
+        snprintf(err, size, "not an onnxcost/1 JSON report%s%s", *doc ? "" : ": ", *doc ? "" : je.text);
+        return false;
+    }
+    b->path = path;
+    json_t *t = json_object_get(*doc, "totals");
+    for (int k = 0; k < OC_BASE_COUNT; k++) {
+        json_t *v = json_object_get(t, keys[k]);
+        if (json_is_integer(v) && json_integer_value(v) >= 0) {
+            b->has[k] = true;
+            b->totals[k] = (uint64_t)json_integer_value(v);
+        }
+    }
+    json_t *nodes = json_object_get(*doc, "nodes"), *mods = json_object_get(*doc, "modules");
+    size_t nn = json_array_size(nodes), nm = json_array_size(mods);
+    const char **names = calloc(nn + 1, sizeof *names);
+    struct oc_baseline_module *m = calloc(nm + 1, sizeof *m);
+    if (!names || !m) {
+        free(names);
+        free(m);
+        snprintf(err, size, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        const char *s = json_string_value(json_object_get(json_array_get(nodes, i), "name"));
+        if (s && s[0])
+            names[b->n_nodes++] = s;
+    }
+    qsort(names, (size_t)b->n_nodes, sizeof *names, oc_strcmp_p);
+    for (size_t i = 0; i < nm; i++) {
+        json_t *e = json_array_get(mods, i);
+        const char *p = json_string_value(json_object_get(e, "path"));
+        if (!p)
+            continue;
+        m[b->n_modules++] = (struct oc_baseline_module){p, (uint64_t)json_integer_value(json_object_get(e, "params")),
+                                                        (uint64_t)json_integer_value(json_object_get(e, "macs"))};
+    }
+    b->node_names = names;
+    b->modules = m;
+    return true;
+}
+
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
 }
@@ -94,6 +151,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     enum oc_optimizer optimizer = OC_OPT_SGD;
     const char *dtype_name = NULL;
     struct oc_budget budget = {0};
+    const char *baseline_path = NULL;
+    struct oc_baseline baseline = {0};
+    json_t *baseline_doc = NULL;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
     int rc = OC_EXIT_OK;
@@ -126,6 +186,12 @@ int oc_cmd_analyze(int argc, char **argv) {
                 rc = oc_cli_usage_error("--sort takes macs, flops, params or bytes");
                 goto done;
             }
+        } else if (oc_cli_option(argc, argv, &i, "--baseline", &v)) {
+            if (!v || !v[0]) {
+                rc = oc_cli_usage_error("--baseline takes a JSON report file");
+                goto done;
+            }
+            baseline_path = v;
         } else if (oc_cli_option(argc, argv, &i, "--budget", &v)) {
             json_error_t je;
             json_t *bj = v ? json_load_file(v, 0, &je) : NULL;
@@ -308,11 +374,21 @@ int oc_cmd_analyze(int argc, char **argv) {
             goto free_model;
         }
     }
+    if (baseline_path) {
+        char err[256];
+        if (!oc_baseline_load(baseline_path, &baseline, &baseline_doc, err, sizeof err)) {
+            fprintf(stderr, "onnxcost: error: %s: %s\n", baseline_path, err);
+            rc = OC_EXIT_INPUT;
+            if (f != stdout)
+                fclose(f);
+            goto free_model;
+        }
+    }
     struct oc_training training;
     if (train)
         oc_training_estimate(an, optimizer, samples, &training);
     struct oc_report_spec spec = {1,    fmt,  path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
-                                  train ? &training : NULL, dtype_name};
+                                  train ? &training : NULL, dtype_name, baseline_path ? &baseline : NULL};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)
@@ -336,6 +412,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (n_ex && rc == OC_EXIT_OK)
         rc = OC_EXIT_BUDGET;
 free_model:
+    free(baseline.node_names);
+    free((void *)baseline.modules);
+    json_decref(baseline_doc);
     oc_symbolic_free(sym);
     oc_analysis_free(an);
     oc_model_free(m);

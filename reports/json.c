@@ -392,6 +392,8 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
             oc_emit(&b, "modules", oc_jmodules(spec), ",\n");
         if (spec->training)
             oc_emit(&b, "training", oc_jtraining(spec->training), ",\n");
+        if (spec->baseline)
+            oc_emit(&b, "baseline", oc_baseline_json(an, spec), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
         for (int32_t i = 0; w && i < an->n_warnings; i++)

@@ -35,6 +35,22 @@ enum oc_sort {
     OC_SORT_COUNT
 };
 
+/* A previous `--format json` report to diff against (--baseline). */
+enum { OC_BASE_PARAMS, OC_BASE_MACS, OC_BASE_FLOPS, OC_BASE_PARAMS_BYTES, OC_BASE_PEAK, OC_BASE_ACT, OC_BASE_COUNT };
+struct oc_baseline_module {
+    const char *path;
+    uint64_t params, macs;
+};
+struct oc_baseline {
+    const char *path;                  /* the baseline file, as given        */
+    bool has[OC_BASE_COUNT];
+    uint64_t totals[OC_BASE_COUNT];
+    int32_t n_nodes;
+    const char **node_names;           /* sorted, empty names left out       */
+    int32_t n_modules;
+    const struct oc_baseline_module *modules;
+};
+
 struct oc_report_spec {
     int32_t version;         /* 1                                          */
     enum oc_format format;
@@ -48,6 +64,7 @@ struct oc_report_spec {
     int32_t n_modules;
     const struct oc_training *training; /* --optimizer / --train-samples, or NULL */
     const char *dtype_name;        /* --dtype re-pricing in force, or NULL       */
+    const struct oc_baseline *baseline; /* --baseline, or NULL                   */
 };
 
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */

@@ -36,6 +36,11 @@ void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const s
  * spec->top; malloc'd, *n set. NULL on allocation failure. */
 int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spec *spec, int32_t *n);
 
+/* --baseline sections (reports/baseline.c). */
+void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+struct json_t;
+struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
+
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);

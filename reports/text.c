@@ -411,6 +411,11 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 
+    if (spec->baseline) {
+        oc_baseline_text(&out, an, spec);
+        oc_sbuf_pad(&out, '-', line);
+        oc_sbuf_puts(&out, "\n");
+    }
     oc_text_op_types(&out, an);
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");

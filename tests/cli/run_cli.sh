@@ -174,6 +174,14 @@ expect_out md_rows "| params | 21,840 |" "| Conv | 2 | 464,000 | 96.6 |" "| /con
 expect compare 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
 expect_out compare_rows "Model" "1,199,882" "21,840 (0.02x) *" "11,992,448" "480,500 (0.04x) *" "ratio to the first model"
 expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
+# --baseline: the seed-000 net against itself, then the examples net against it
+"$bin" "$fx/mnist/torchsummary_net.onnx" --batch 1 --format json -q -o "$tmp/base.json"
+expect baseline_same 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --baseline "$tmp/base.json"
+expect_out baseline_same_rows "params                 21,840 -> 21,840  unchanged" "nodes added: 0" "nodes removed: 0"
+expect baseline_diff 0 "" -- "$fx/mnist/examples_net.onnx" --baseline "$tmp/base.json"
+expect_out baseline_diff_rows "params                 21,840 -> 1,199,882  +1,178,042 (+5394.0 %)" \
+    "macs                   480,500 -> 11,992,448  +11,511,948 (+2395.8 %)"
+expect baseline_bad 2 "$E $tmp/text.onnx: not an onnxcost/1 JSON report: '[' or '{' expected near 'hello'" -- "$fx/mnist/examples_net.onnx" --baseline "$tmp/text.onnx"
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version
