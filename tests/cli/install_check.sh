@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `cmake --install` into a scratch prefix gives the binary, the man page and a
+# usable library: a small C program built with `pkg-config --cflags --libs
+# onnxcost` analyzes the seed-000 fixture and prints its parameter count.
+# usage: install_check.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL cmake --install"; exit 1; }
+for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyze.h; do
+    [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; fail=$((fail + 1)); }
+done
+pc=$(find "$tmp/prefix" -name onnxcost.pc | head -1)
+[ -n "$pc" ] || { echo "FAIL no onnxcost.pc"; exit 1; }
+cat >"$tmp/use.c" <<'C'
+#include <analyze.h>
+#include <model.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    struct oc_diag d = {0};
+    struct oc_model *m;
+    struct oc_analysis *an;
+    struct oc_analyze_opts o = {.batch = 1};
+    if (argc < 2 || oc_model_load(argv[1], NULL, &m, &d) != OC_OK || oc_analyze(m, &o, &an, &d) != OC_OK)
+        return 1;
+    printf("%llu\n", (unsigned long long)an->totals.params);
+    oc_analysis_free(an);
+    oc_model_free(m);
+    return 0;
+}
+C
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs --static onnxcost) || { echo "FAIL pkg-config"; exit 1; }
+# shellcheck disable=SC2086
+cc -o "$tmp/use" "$tmp/use.c" $flags || { echo "FAIL building against the library"; exit 1; }
+got=$("$tmp/use" "$src/fixtures/mnist/torchsummary_net.onnx")
+[ "$got" = 21840 ] || { echo "FAIL library gives '$got', want 21840"; fail=$((fail + 1)); }
+echo "$((4 - fail)) passed, $fail failed"
+[ "$fail" = 0 ]
