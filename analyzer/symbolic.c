@@ -507,3 +507,11 @@ const struct oc_poly *oc_poly_sum(struct oc_symbolic *s, const struct oc_poly *c
     qsort(t, (size_t)w, sizeof *t, oc_term_cmp);
     return p;
 }
+
+bool oc_poly_value(const struct oc_poly *p, const struct oc_symbolic *s, const int64_t *point, int64_t *out) {
+    oc_i128 v;
+    if (!p || !oc_poly_eval(p, s->n_syms, point, &v) || v > INT64_MAX || v < INT64_MIN)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}

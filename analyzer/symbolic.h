@@ -59,6 +59,8 @@ const char *oc_poly_format(const struct oc_poly *p, const struct oc_symbolic *s,
                            size_t size);
 /* Sum of n polynomials (NULL if any is NULL), in s's arena. */
 const struct oc_poly *oc_poly_sum(struct oc_symbolic *s, const struct oc_poly *const *ps, int32_t n);
+/* Exact value of p at point[0..n_syms); false when it overflows 64 bits. */
+bool oc_poly_value(const struct oc_poly *p, const struct oc_symbolic *s, const int64_t *point, int64_t *out);
 /* True when p is a constant (then *v holds it). */
 bool oc_poly_constant(const struct oc_poly *p, int64_t *v);
 

@@ -42,7 +42,8 @@ static const char oc_analyze_help[] =
     "                    or int4 (bytes only; shapes and MACs are unchanged)\n"
     "  --top N           list only the first N nodes (after --sort)\n"
     "  --format FMT      text (default), json (schema onnxcost/1, see docs/JSON.md),\n"
-    "                    csv (one row per node, raw integers) or md (tables for PR comments)\n"
+    "                    csv (one row per node, raw integers), md (tables for PR comments)\n"
+    "                    or html (one self-contained file with SVG charts; use -o)\n"
     "  -o, --output FILE write the report to FILE instead of standard output\n"
     "budgets (exit 1 when one is exceeded; sizes take SI or IEC suffixes: 30M, 5G, 2GiB):\n"
     "  --max-params N, --max-macs N, --max-flops N, --max-params-size BYTES,\n"
@@ -172,7 +173,7 @@ int oc_cmd_analyze(int argc, char **argv) {
             symbolic = false;
         } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
             if (!v || !oc_format_parse(v, &fmt)) {
-                rc = oc_cli_usage_error("--format takes text, json, csv or md");
+                rc = oc_cli_usage_error("--format takes text, json, csv, md or html");
                 goto done;
             }
         } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {

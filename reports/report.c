@@ -14,6 +14,7 @@ static const char *const oc_format_names[] = {
     [OC_FORMAT_JSON] = "json",
     [OC_FORMAT_CSV] = "csv",
     [OC_FORMAT_MD] = "md",
+    [OC_FORMAT_HTML] = "html",
 };
 _Static_assert(OC_ARRAY_LEN(oc_format_names) == OC_FORMAT_COUNT, "format names out of sync");
 
@@ -40,6 +41,8 @@ enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_re
         return oc_render_csv(an, spec, d);
     case OC_FORMAT_MD:
         return oc_render_md(an, spec, d);
+    case OC_FORMAT_HTML:
+        return oc_render_html(an, spec, d);
     default:
         return oc_diag_set(d, OC_ERR_USAGE, "unknown output format");
     }

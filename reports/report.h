@@ -20,6 +20,7 @@ enum oc_format {
     OC_FORMAT_JSON,
     OC_FORMAT_CSV,
     OC_FORMAT_MD,
+    OC_FORMAT_HTML,
     OC_FORMAT_COUNT
 };
 
@@ -70,7 +71,7 @@ struct oc_report_spec {
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */
 bool oc_sort_parse(const char *s, enum oc_sort *out);
 
-/* Parses "text", "json", "csv", "md"; false if unknown. */
+/* Parses "text", "json", "csv", "md", "html"; false if unknown. */
 bool oc_format_parse(const char *s, enum oc_format *out);
 const char *oc_format_name(enum oc_format f);
 

@@ -44,6 +44,7 @@ struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_re
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
+enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 
 #endif

@@ -88,7 +88,7 @@ expect bad_batch 2 "$E --batch takes a positive integer, got '0'" -- "$fx/mnist/
 expect bad_batch2 2 "$E --batch takes a positive integer, got '12x'" -- "$fx/mnist/torchsummary_net.onnx" --batch=12x
 expect bad_dim 2 "$E --dim takes NAME=N with a positive integer N, got 'batch'" -- "$fx/mnist/torchsummary_net.onnx" --dim batch
 expect dup_dim 2 "$E --dim batch given twice" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
-expect bad_format 2 "$E --format takes text, json, csv or md" -- "$fx/mnist/torchsummary_net.onnx" --format xml
+expect bad_format 2 "$E --format takes text, json, csv, md or html" -- "$fx/mnist/torchsummary_net.onnx" --format xml
 expect bad_sort 2 "$E --sort takes macs, flops, params or bytes" -- "$fx/mnist/torchsummary_net.onnx" --sort size
 expect bad_top 2 "$E --top takes a positive integer, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --top 0
 expect top_sorted 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --sort macs --top 2

@@ -11,7 +11,7 @@ cd "$src" || exit 1
 pass=0
 fail=0
 for fx in torchsummary_net examples_net; do
-    for fmt in text json csv md; do
+    for fmt in text json csv md html; do
         ext=$fmt
         [ "$fmt" = text ] && ext=txt
         want=tests/golden/$fx.$ext

@@ -1,0 +1,255 @@
+/*
+ * html.c — one self-contained HTML file: no scripts, fonts or links to
+ * anything outside it. Totals, inline SVG bar charts (MACs and params per
+ * module or per op type, the op-type shares of MACs), MACs and FLOPs
+ * against each unbound dim when the report has formulas, and the node (or
+ * module) table. Every string from the model goes through oc_html_text.
+ */
+#include "report_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oc_html_text(struct oc_sbuf *b, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            oc_sbuf_puts(b, "&amp;");
+            break;
+        case '<':
+            oc_sbuf_puts(b, "&lt;");
+            break;
+        case '>':
+            oc_sbuf_puts(b, "&gt;");
+            break;
+        case '"':
+            oc_sbuf_puts(b, "&quot;");
+            break;
+        case '\'':
+            oc_sbuf_puts(b, "&#39;");
+            break;
+        default:
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                oc_sbuf_puts(b, "?");
+            else
+                oc_sbuf_put(b, s, 1);
+        }
+    }
+}
+
+static const char oc_html_style[] =
+    "body{font-family:sans-serif;margin:2em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}"
+    "h1{font-size:20px}h2{font-size:16px;margin-top:1.5em}.chart text{font-size:11px;fill:#222}"
+    ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}";
+
+struct oc_bar {
+    const char *label;
+    uint64_t value;
+};
+
+/* Horizontal bar chart of up to 20 bars, largest first as given. */
+static void oc_svg_bars(struct oc_sbuf *b, const char *title, const char *cls, const struct oc_bar *bars, int32_t n) {
+    if (n > 20)
+        n = 20;
+    uint64_t max = 1;
+    for (int32_t i = 0; i < n; i++)
+        if (bars[i].value > max)
+            max = bars[i].value;
+    int h = 22 * n + 30;
+    oc_sbuf_puts(b, "<h2>");
+    oc_html_text(b, title);
+    oc_sbuf_printf(b, "</h2>\n<svg class=\"chart\" width=\"900\" height=\"%d\" role=\"img\">\n", h);
+    for (int32_t i = 0; i < n; i++) {
+        char num[48];
+        int y = 10 + 22 * i;
+        double w = 560.0 * (double)bars[i].value / (double)max;
+        oc_sbuf_printf(b, "<text x=\"250\" y=\"%d\" text-anchor=\"end\">", y + 14);
+        oc_html_text(b, bars[i].label);
+        oc_sbuf_printf(b, "</text><rect class=\"%s\" x=\"256\" y=\"%d\" width=\"%.1f\" height=\"18\"/>", cls, y,
+                       w < 1 && bars[i].value ? 1.0 : w);
+        oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", 262 + w, y + 14,
+                       oc_fmt_thousands(bars[i].value, num, sizeof num));
+    }
+    oc_sbuf_printf(b, "<line class=\"axis\" x1=\"256\" y1=\"5\" x2=\"256\" y2=\"%d\"/>\n</svg>\n", h - 15);
+}
+
+static int oc_bar_cmp(const void *pa, const void *pb) {
+    const struct oc_bar *a = pa, *b = pb;
+    return a->value < b->value ? 1 : a->value > b->value ? -1 : 0;
+}
+
+/* Line chart of total MACs and FLOPs against one symbol (the others at 1). */
+static void oc_svg_formula_lines(struct oc_sbuf *b, const struct oc_symbolic *s, int32_t sym) {
+    enum { NPTS = 10 };
+    int64_t xs[NPTS], macs[NPTS], flops[NPTS];
+    for (int i = 0; i < NPTS; i++) {
+        int64_t point[OC_SYM_MAX] = {1, 1, 1, 1};
+        xs[i] = (int64_t)1 << i; /* 1 .. 512 */
+        point[sym] = xs[i];
+        if (!oc_poly_value(s->macs, s, point, &macs[i]) || !oc_poly_value(s->flops, s, point, &flops[i]))
+            return;
+    }
+    double ymax = (double)(flops[NPTS - 1] > macs[NPTS - 1] ? flops[NPTS - 1] : macs[NPTS - 1]);
+    if (ymax <= 0)
+        return;
+    oc_sbuf_puts(b, "<h2>MACs and FLOPs against ");
+    oc_html_text(b, s->syms[sym]);
+    oc_sbuf_puts(b, " (other dims at 1; exact formulas; the horizontal axis doubles per step)</h2>\n<svg class=\"chart\" width=\"700\" height=\"320\" "
+                    "role=\"img\">\n<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
+                    "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
+    const int64_t *series[2] = {macs, flops};
+    static const char *const color[2] = {"#4e79a7", "#f28e2b"}, *const name[2] = {"MACs", "FLOPs"};
+    for (int k = 0; k < 2; k++) {
+        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color[k]);
+        for (int i = 0; i < NPTS; i++)
+            oc_sbuf_printf(b, "%.1f,%.1f ", 60 + 600.0 * i / (NPTS - 1), 280 - 260.0 * (double)series[k][i] / ymax);
+        oc_sbuf_printf(b, "\"/><text x=\"70\" y=\"%d\" fill=\"%s\">%s</text>\n", 35 + 15 * k, color[k], name[k]);
+    }
+    for (int i = 0; i < NPTS; i++)
+        oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">%lld</text>", 60 + 600.0 * i / (NPTS - 1),
+                       (long long)xs[i]);
+    oc_sbuf_printf(b, "\n<text x=\"60\" y=\"14\">max %.3g</text>\n</svg>\n", ymax);
+}
+
+static void oc_html_row(struct oc_sbuf *b, const char *k, const char *v) {
+    oc_sbuf_puts(b, "<tr><th>");
+    oc_html_text(b, k);
+    oc_sbuf_puts(b, "</th><td class=\"n\">");
+    oc_html_text(b, v);
+    oc_sbuf_puts(b, "</td></tr>\n");
+}
+
+enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    const struct oc_totals *t = &an->totals;
+    struct oc_sbuf b = {0};
+    char buf[512], num[48];
+    oc_sbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost: ");
+    oc_html_text(&b, spec->model_path ? spec->model_path : "");
+    oc_sbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>onnxcost: ", oc_html_style);
+    oc_html_text(&b, spec->model_path ? spec->model_path : "");
+    oc_sbuf_puts(&b, "</h1>\n<table>\n");
+    oc_html_row(&b, "params", oc_fmt_thousands(t->params, num, sizeof num));
+    if (spec->sym && spec->sym->macs)
+        oc_html_row(&b, "MACs", oc_poly_format(spec->sym->macs, spec->sym, true, buf, sizeof buf));
+    else
+        oc_html_row(&b, "MACs", oc_fmt_thousands(t->macs, num, sizeof num));
+    if (spec->sym && spec->sym->flops)
+        oc_html_row(&b, "FLOPs", oc_poly_format(spec->sym->flops, spec->sym, true, buf, sizeof buf));
+    else
+        oc_html_row(&b, "FLOPs", oc_fmt_thousands(t->flops, num, sizeof num));
+    snprintf(buf, sizeof buf, "%.2f", (double)t->params_bytes / 1048576.0);
+    oc_html_row(&b, "params size (MiB)", buf);
+    snprintf(buf, sizeof buf, "%s%.2f", t->peak_complete ? "" : ">= ", (double)t->peak_activation_bytes / 1048576.0);
+    oc_html_row(&b, "peak activation memory (MiB)", buf);
+    snprintf(buf, sizeof buf, "%d / %d", t->n_shaped, t->n_nodes);
+    oc_html_row(&b, "nodes with concrete shapes", buf);
+    oc_sbuf_puts(&b, "</table>\n");
+
+    /* charts: per module with --depth, else per op type */
+    int32_t nb = spec->modules ? spec->n_modules : an->n_op_stats;
+    struct oc_bar *bars = calloc((size_t)nb + 1, sizeof *bars);
+    if (!bars) {
+        oc_sbuf_free(&b);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        int32_t k = 0;
+        for (int32_t i = 0; i < nb; i++) {
+            const char *label = spec->modules ? spec->modules[i].path : an->op_stats[i].op_type;
+            uint64_t v = spec->modules ? (pass ? spec->modules[i].params : spec->modules[i].macs)
+                                       : (pass ? an->op_stats[i].params : an->op_stats[i].macs);
+            if (spec->modules && spec->modules[i].depth != 1)
+                continue; /* top-level modules only: deeper ones would count twice */
+            if (v)
+                bars[k++] = (struct oc_bar){label, v};
+        }
+        qsort(bars, (size_t)k, sizeof *bars, oc_bar_cmp);
+        const char *what = spec->modules ? "module" : "op type";
+        snprintf(buf, sizeof buf, "%s per %s", pass ? "Parameters" : "MACs", what);
+        if (k)
+            oc_svg_bars(&b, buf, pass ? "bar2" : "bar", bars, k);
+    }
+    /* op-type shares of MACs as one stacked bar */
+    if (t->macs) {
+        static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+                                              "#b07aa1", "#ff9da7"};
+        double x = 0;
+        oc_sbuf_puts(&b, "<h2>Share of MACs by op type</h2>\n<svg class=\"chart\" width=\"900\" height=\"70\" "
+                         "role=\"img\">\n");
+        for (int32_t i = 0, c = 0; i < an->n_op_stats; i++) {
+            double w = 880.0 * (double)an->op_stats[i].macs / (double)t->macs;
+            if (w <= 0)
+                continue;
+            oc_sbuf_printf(&b, "<rect x=\"%.1f\" y=\"5\" width=\"%.1f\" height=\"30\" fill=\"%s\"><title>", 10 + x, w,
+                           palette[c++ % 8]);
+            oc_html_text(&b, an->op_stats[i].op_type);
+            oc_sbuf_printf(&b, " %.1f %%</title></rect>", 100.0 * (double)an->op_stats[i].macs / (double)t->macs);
+            if (w > 60) {
+                oc_sbuf_printf(&b, "<text x=\"%.1f\" y=\"55\">", 10 + x);
+                oc_html_text(&b, an->op_stats[i].op_type);
+                oc_sbuf_printf(&b, " %.1f %%</text>", 100.0 * (double)an->op_stats[i].macs / (double)t->macs);
+            }
+            x += w;
+        }
+        oc_sbuf_puts(&b, "\n</svg>\n");
+    }
+    free(bars);
+    for (int32_t i = 0; spec->sym && i < spec->sym->n_syms; i++)
+        oc_svg_formula_lines(&b, spec->sym, i);
+
+    /* the rows */
+    if (spec->modules) {
+        oc_sbuf_puts(&b, "<h2>Modules</h2>\n<table><tr><th>module</th><th>nodes</th><th>params</th><th>MACs</th>"
+                         "<th>FLOPs</th></tr>\n");
+        for (int32_t i = 0; i < spec->n_modules; i++) {
+            const struct oc_module *m = &spec->modules[i];
+            oc_sbuf_printf(&b, "<tr><td style=\"padding-left:%dem\">", m->depth);
+            oc_html_text(&b, m->path);
+            oc_sbuf_printf(&b, "</td><td class=\"n\">%d</td><td class=\"n\">%s</td>", m->n_nodes,
+                           oc_fmt_thousands(m->params, num, sizeof num));
+            oc_sbuf_printf(&b, "<td class=\"n\">%s</td>", oc_fmt_thousands(m->macs, num, sizeof num));
+            oc_sbuf_printf(&b, "<td class=\"n\">%s</td></tr>\n", oc_fmt_thousands(m->flops, num, sizeof num));
+        }
+    } else {
+        int32_t n;
+        int32_t *rows = oc_report_rows(an, spec, &n);
+        if (!rows) {
+            oc_sbuf_free(&b);
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+        }
+        oc_sbuf_puts(&b, "<h2>Nodes</h2>\n<table><tr><th>node</th><th>op</th><th>output shape</th><th>params</th>"
+                         "<th>MACs</th><th>FLOPs</th></tr>\n");
+        for (int32_t r = 0; r < n; r++) {
+            const struct oc_node *nd = &g->nodes[rows[r]];
+            struct oc_sbuf shape = {0};
+            for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
+                if (nd->out[k] >= 0) {
+                    oc_sbuf_puts(&shape, shown++ ? ", " : "");
+                    oc_fmt_shape_sym(&shape, g, nd->out[k], spec->sym);
+                }
+            bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
+            oc_sbuf_puts(&b, "<tr><td>");
+            oc_html_text(&b, nd->name);
+            oc_sbuf_puts(&b, "</td><td>");
+            oc_html_text(&b, nd->op_type);
+            oc_sbuf_puts(&b, "</td><td>");
+            oc_html_text(&b, shape.p ? shape.p : "-");
+            oc_sbuf_free(&shape);
+            oc_sbuf_printf(&b, "</td><td class=\"n\">%s</td>", oc_fmt_thousands(nd->params, num, sizeof num));
+            oc_sbuf_printf(&b, "<td class=\"n\">%s</td>", unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
+            oc_sbuf_printf(&b, "<td class=\"n\">%s</td></tr>\n",
+                           unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
+        }
+        free(rows);
+    }
+    oc_sbuf_puts(&b, "</table>\n<p>Generated by onnxcost. MACs: multiply-accumulates of contractions, no bias; "
+                     "FLOPs: 2 &times; MACs plus the elementwise work of every other op; sizes in MiB "
+                     "(2<sup>20</sup> bytes).</p>\n</body></html>\n");
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
