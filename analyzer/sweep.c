@@ -9,7 +9,7 @@
 
 enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base,
                             const struct oc_sweep_dim *dims, int32_t n_dims, struct oc_sweep_row **rows,
-                            int32_t *n_rows, struct oc_diag *d) {
+                            int32_t *n_rows, oc_progress_fn progress, void *progress_arg, struct oc_diag *d) {
     static const struct oc_analyze_opts none;
     if (!base)
         base = &none;
@@ -51,6 +51,8 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         else
             snprintf(row->reason, sizeof row->reason, "%s", pd.msg);
         oc_analysis_free(an);
+        if (progress)
+            progress(progress_arg, p + 1, total);
         if (row->status == OC_ERR_NOMEM) {
             free(out);
             free(b);

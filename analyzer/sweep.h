@@ -25,11 +25,14 @@ struct oc_sweep_row {
     struct oc_totals totals;
 };
 
+/* Called after each point (the library never prints: the caller may). */
+typedef void (*oc_progress_fn)(void *arg, int64_t done, int64_t total);
+
 /* Runs the grid; rows are malloc'd (free with free()). base may bind other
  * dims (they apply to every point). A point where the model is invalid
- * gets its status and reason; the sweep goes on. */
+ * gets its status and reason; the sweep goes on. progress may be NULL. */
 enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base,
                             const struct oc_sweep_dim *dims, int32_t n_dims, struct oc_sweep_row **rows,
-                            int32_t *n_rows, struct oc_diag *d);
+                            int32_t *n_rows, oc_progress_fn progress, void *progress_arg, struct oc_diag *d);
 
 #endif

@@ -34,6 +34,8 @@ int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 bool oc_cli_parse_count(const char *s, int64_t *out);
 /* Value of option `name` given as "--name=V" or "--name V"; advances *i. */
 bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+/* Columns of the terminal standard output is, or 0 when it is not one. */
+int32_t oc_cli_terminal_width(void);
 /* Flushes and closes stdout; false when anything written was lost. */
 bool oc_cli_close_stdout(void);
 

@@ -12,6 +12,7 @@
 #include "../reports/report.h"
 
 #include <jansson.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -389,7 +390,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (train)
         oc_training_estimate(an, optimizer, samples, &training);
     struct oc_report_spec spec = {1,    fmt,  path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
-                                  train ? &training : NULL, dtype_name, baseline_path ? &baseline : NULL};
+                                  train ? &training : NULL, dtype_name, baseline_path ? &baseline : NULL,
+                                  f == stdout ? oc_cli_terminal_width() : 0,
+                                  f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR")};
     st = oc_report_render(an, &spec, &d);
     bool ok = st == OC_OK;
     if (f != stdout)

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char oc_sweep_help[] =
     "usage: onnxcost sweep MODEL.onnx --dim NAME=V1,V2,... [--dim NAME=...] [options]\n"
@@ -24,6 +25,15 @@ static const char oc_sweep_help[] =
     "\n"
     "example:\n"
     "  onnxcost sweep gpt2.onnx --dim batch=1,2,4,8 --dim sequence=128,512\n";
+
+/* "sweep 3/12" on a terminal's standard error, erased at the end. */
+static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
+    (void)arg;
+    fprintf(stderr, "\rsweep %lld/%lld", (long long)done, (long long)total);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
 
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
@@ -116,7 +126,8 @@ int oc_cmd_sweep(int argc, char **argv) {
     int32_t n_rows = 0;
     enum oc_status st = oc_model_load(path, NULL, &m, &d);
     if (st == OC_OK)
-        st = oc_sweep_run(m, NULL, dims, nd, &rows, &n_rows, &d);
+        st = oc_sweep_run(m, NULL, dims, nd, &rows, &n_rows, isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL,
+                          &d);
     if (st != OC_OK) {
         fprintf(stderr, "onnxcost: error: %s: %s\n", path, d.msg);
         rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;

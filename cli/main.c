@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static int oc_cmd_help(int argc, char **argv);
@@ -98,6 +99,17 @@ bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char *
         return false;
     *value = *i + 1 < argc ? argv[++*i] : NULL;
     return true;
+}
+
+int32_t oc_cli_terminal_width(void) {
+    if (!isatty(STDOUT_FILENO))
+        return 0;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *cols = getenv("COLUMNS");
+    int64_t n;
+    return cols && oc_cli_parse_count(cols, &n) && n > 0 && n < 10000 ? (int32_t)n : 80;
 }
 
 bool oc_cli_close_stdout(void) {

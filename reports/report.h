@@ -66,6 +66,8 @@ struct oc_report_spec {
     const struct oc_training *training; /* --optimizer / --train-samples, or NULL */
     const char *dtype_name;        /* --dtype re-pricing in force, or NULL       */
     const struct oc_baseline *baseline; /* --baseline, or NULL                   */
+    int32_t width;                 /* text: fit rows to this many columns (0: no limit) */
+    bool color;                    /* text: bold headers (a terminal without NO_COLOR) */
 };
 
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */

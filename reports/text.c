@@ -91,8 +91,22 @@ static size_t oc_display_width(const char *s, size_t n) {
     return w;
 }
 
+/* A cell padded to `width` columns; text wider than that is cut and ends in
+ * "…" (the terminal-width fit). */
 static void oc_put_cell(struct oc_sbuf *out, const char *s, size_t width, bool right) {
     size_t len = oc_display_width(s, strlen(s));
+    if (len > width && width >= 2) {
+        size_t keep = 0, cols = 0;
+        while (s[keep] && cols < width - 1) { /* whole UTF-8 characters */
+            keep++;
+            while (((unsigned char)s[keep] & 0xC0) == 0x80)
+                keep++;
+            cols++;
+        }
+        oc_sbuf_put(out, s, keep);
+        oc_sbuf_puts(out, "\xE2\x80\xA6");
+        return;
+    }
     if (right)
         oc_sbuf_pad(out, ' ', width - len);
     oc_sbuf_puts(out, s);
@@ -293,14 +307,20 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         *line = 2;
     for (int c = 0; c < OC_TCOL_COUNT; c++)
         *line += width[c] + (c ? 2 : 0);
+    if (spec->width > 0 && *line > (size_t)spec->width) { /* narrow the layer column first */
+        size_t excess = *line - (size_t)spec->width, room = width[OC_TCOL_LAYER] > 16 ? width[OC_TCOL_LAYER] - 16 : 0;
+        size_t cut = excess < room ? excess : room;
+        width[OC_TCOL_LAYER] -= cut;
+        *line -= cut;
+    }
     oc_sbuf_pad(out, '-', *line);
-    oc_sbuf_puts(out, "\n  ");
+    oc_sbuf_puts(out, spec->color ? "\n\033[1m  " : "\n  ");
     for (int c = 0; c < OC_TCOL_COUNT; c++) {
         if (c)
             oc_sbuf_puts(out, "  ");
         oc_put_cell(out, oc_tcols[c].header, width[c], oc_tcols[c].right);
     }
-    oc_sbuf_puts(out, "\n");
+    oc_sbuf_puts(out, spec->color ? "\033[0m\n" : "\n");
     oc_sbuf_pad(out, '=', *line);
     oc_sbuf_puts(out, "\n");
     enum oc_status st = OC_OK;
@@ -346,7 +366,8 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
 
     char b1[48], b2[48];
     oc_sbuf_pad(&out, '=', line);
-    oc_sbuf_printf(&out, "\nTotal params: %s\n", oc_fmt_thousands(t->params, b1, sizeof b1));
+    oc_sbuf_printf(&out, "\n%sTotal params: %s%s\n", spec->color ? "\033[1m" : "",
+                   oc_fmt_thousands(t->params, b1, sizeof b1), spec->color ? "\033[0m" : "");
     oc_sbuf_printf(&out, "Trainable params: %s\n", oc_fmt_thousands(t->trainable_params, b1, sizeof b1));
     oc_sbuf_printf(&out, "Non-trainable params: %s\n", oc_fmt_thousands(t->non_trainable_params, b1, sizeof b1));
     const struct oc_symbolic *s = spec->sym;

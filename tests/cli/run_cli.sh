@@ -182,6 +182,18 @@ expect baseline_diff 0 "" -- "$fx/mnist/examples_net.onnx" --baseline "$tmp/base
 expect_out baseline_diff_rows "params                 21,840 -> 1,199,882  +1,178,042 (+5394.0 %)" \
     "macs                   480,500 -> 11,992,448  +11,511,948 (+2395.8 %)"
 expect baseline_bad 2 "$E $tmp/text.onnx: not an onnxcost/1 JSON report: '[' or '{' expected near 'hello'" -- "$fx/mnist/examples_net.onnx" --baseline "$tmp/text.onnx"
+# on a terminal: rows fit its width, the header is bold unless NO_COLOR is set
+if command -v script >/dev/null; then
+    script -qc "stty cols 60; '$bin' '$fx/mnist/torchsummary_net.onnx' --batch 1" /dev/null >"$tmp/tty.txt" 2>&1
+    script -qc "stty cols 60; NO_COLOR=1 '$bin' '$fx/mnist/torchsummary_net.onnx' --batch 1" /dev/null >"$tmp/tty_nc.txt" 2>&1
+    widest=$(python3 -c 'import re,sys; t=open(sys.argv[1],encoding="utf-8").read().replace("\r",""); print(max(len(re.sub(r"\x1b\[[0-9;]*m","",l)) for l in t.splitlines()[:16]))' "$tmp/tty.txt")
+    if [ "$widest" -le 60 ] && grep -q $'\x1b\[1m' "$tmp/tty.txt" && ! grep -q $'\x1b' "$tmp/tty_nc.txt"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL tty: widest row $widest (want <= 60), bold header $(grep -c $'\x1b' "$tmp/tty.txt"), NO_COLOR escapes $(grep -c $'\x1b' "$tmp/tty_nc.txt")"
+        fail=$((fail + 1))
+    fi
+fi
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version
