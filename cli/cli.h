@@ -25,6 +25,7 @@ struct oc_cmd {
 
 int oc_cmd_analyze(int argc, char **argv);
 int oc_cmd_ops(int argc, char **argv);
+int oc_cmd_gpus(int argc, char **argv);
 int oc_cmd_sweep(int argc, char **argv);
 int oc_cmd_compare(int argc, char **argv);
 

@@ -5,6 +5,7 @@
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/budget.h"
+#include "../analyzer/gpu.h"
 #include "../analyzer/model.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
@@ -52,6 +53,25 @@ static const char oc_analyze_help[] =
     "  --budget FILE     the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}\n"
     "  --baseline FILE   compare with a previous --format json report: totals with\n"
     "                    change and %, nodes added and removed, module changes\n"
+    "GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):\n"
+    "  --gpu NAME        roofline per node (FLOP/B, bound, time) and the model's\n"
+    "                    latency and throughput on a built-in GPU (k80, v100, a100, h100, ...)\n"
+    "  --gpu-spec FILE   the same for a device described in JSON (docs/GPUS.md)\n"
+    "  --math MODE       auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
+    "                    on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
+    "                    precision comes from the tensors, or from --dtype\n"
+    "  --efficiency X    fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6)\n"
+    "  --mem-efficiency X  fraction of DRAM bandwidth reached (default 0.8)\n"
+    "  --comm-efficiency X fraction of GPU-to-GPU bandwidth reached (default 0.75)\n"
+    "  --launch-us X     per-kernel overhead in microseconds (default 5)\n"
+    "  --additive        time = compute + memory (PALEO) instead of the maximum\n"
+    "  --fit             does it fit: inference (or, with --optimizer, training) memory\n"
+    "                    against the device minus --reserve, and the largest --batch that fits\n"
+    "  --reserve SIZE    memory kept back for the CUDA context and workspaces (default 1GiB)\n"
+    "  --gpus N          data parallel on N GPUs: training step with ring all-reduce\n"
+    "                    of the gradients (weak scaling; --optimizer, default sgd)\n"
+    "  --pipeline N      split the nodes into N contiguous stages on N GPUs\n"
+    "  --balance KEY     pipeline stages balanced by time (default) or memory\n"
     "  -q, --quiet       do not print warnings on standard error\n"
     "  -h, --help        this help\n"
     "\n"
@@ -135,6 +155,76 @@ static bool oc_baseline_load(const char *path, struct oc_baseline *b, json_t **d
     return true;
 }
 
+/* --gpu-spec: a device in JSON (keys in docs/GPUS.md). Strings are copied
+ * into names (kept by the caller until the report is written). */
+static bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
+    static const struct {
+        const char *key;
+        enum oc_unit unit;
+    } units[] = {{"fp64", OC_UNIT_FP64},       {"fp64_tc", OC_UNIT_FP64_TC}, {"fp32", OC_UNIT_FP32},
+                 {"fp16", OC_UNIT_FP16},       {"tf32_tc", OC_UNIT_TF32_TC}, {"fp16_tc", OC_UNIT_FP16_TC},
+                 {"bf16_tc", OC_UNIT_BF16_TC}, {"fp8_tc", OC_UNIT_FP8_TC},   {"int8_tc", OC_UNIT_INT8_TC}};
+    static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link"};
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    memset(g, 0, sizeof *g);
+    if (!json_is_object(j)) {
+        snprintf(err, esize, "not a JSON object%s%s", j ? "" : ": ", j ? "" : je.text);
+        json_decref(j);
+        return false;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(j, key, val) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+            known |= strcmp(key, units[k].key) == 0;
+        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
+            known |= strcmp(key, other[k]) == 0;
+        bool is_str = strcmp(key, "name") == 0 || strcmp(key, "link") == 0;
+        if (!known || (is_str ? !json_is_string(val) : !json_is_number(val) || json_number_value(val) < 0 ||
+                                                            json_number_value(val) > 1e9)) {
+            snprintf(err, esize, "bad key '%s' (%s)", key, known ? (is_str ? "a string expected" : "a number >= 0 expected")
+                                                                 : "unknown key; see docs/GPUS.md");
+            json_decref(j);
+            return false;
+        }
+    }
+    const char *nm = json_string_value(json_object_get(j, "name"));
+    double fp32 = json_number_value(json_object_get(j, "fp32")), mem = json_number_value(json_object_get(j, "memory_gib"));
+    double bw = json_number_value(json_object_get(j, "bandwidth_gbs"));
+    if (!nm || fp32 <= 0 || mem <= 0 || bw <= 0) {
+        snprintf(err, esize, "needs \"name\", and \"fp32\", \"memory_gib\", \"bandwidth_gbs\" > 0");
+        json_decref(j);
+        return false;
+    }
+    const char *lk = json_string_value(json_object_get(j, "link"));
+    snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
+    g->id = g->name = name;
+    g->link = name + strlen(name) + 1;
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        g->peak[units[k].unit] = json_number_value(json_object_get(j, units[k].key)) * 1e12;
+    g->mem_bytes = (uint64_t)(mem * 1024.0 * 1024.0 * 1024.0);
+    g->mem_bw = bw * 1e9;
+    g->l2_bytes = (uint64_t)(json_number_value(json_object_get(j, "l2_mib")) * 1024.0 * 1024.0);
+    g->sms = (int32_t)json_number_value(json_object_get(j, "sms"));
+    g->boost_mhz = (int32_t)json_number_value(json_object_get(j, "boost_mhz"));
+    json_t *lb = json_object_get(j, "link_gbs");
+    g->link_bw = (lb ? json_number_value(lb) : 16.0) * 1e9;
+    json_decref(j);
+    return true;
+}
+
+/* A fraction in (0, 1]. */
+static bool oc_parse_fraction(const char *v, double *out) {
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || end == v || *end || !(x > 0 && x <= 1))
+        return false;
+    *out = x;
+    return true;
+}
+
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
 }
@@ -158,6 +248,16 @@ int oc_cmd_analyze(int argc, char **argv) {
     json_t *baseline_doc = NULL;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
+    const struct oc_gpu *gpu = NULL;
+    struct oc_gpu custom_gpu;
+    char custom_name[512];
+    const char *gpu_spec_path = NULL;
+    struct oc_perf_opts popts;
+    oc_perf_defaults(&popts);
+    bool fit = false;
+    uint64_t reserve = 1ull << 30;
+    int64_t n_gpus = 0, n_stages = 0;
+    enum oc_balance balance = OC_BALANCE_TIME;
     int rc = OC_EXIT_OK;
     if (!dims)
         return OC_EXIT_INTERNAL;
@@ -172,6 +272,69 @@ int oc_cmd_analyze(int argc, char **argv) {
             quiet = true;
         } else if (strcmp(a, "--no-symbolic") == 0) {
             symbolic = false;
+        } else if (strcmp(a, "--fit") == 0) {
+            fit = true;
+        } else if (strcmp(a, "--additive") == 0) {
+            popts.additive = true;
+        } else if (oc_cli_option(argc, argv, &i, "--gpu", &v)) {
+            if (!(gpu = oc_gpu_find(v))) {
+                rc = oc_cli_usage_error("--gpu: unknown GPU '%s' (onnxcost gpus lists them; --gpu-spec FILE for others)",
+                                        v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--gpu-spec", &v)) {
+            char err[256];
+            if (!v || !oc_gpu_spec_load(v, &custom_gpu, custom_name, sizeof custom_name, err, sizeof err)) {
+                fprintf(stderr, "onnxcost: error: %s: %s\n", v ? v : "--gpu-spec", v ? err : "takes a JSON file");
+                rc = OC_EXIT_INPUT;
+                goto done;
+            }
+            gpu = &custom_gpu;
+            gpu_spec_path = v;
+        } else if (oc_cli_option(argc, argv, &i, "--math", &v)) {
+            if (!oc_math_parse(v, &popts.math)) {
+                rc = oc_cli_usage_error("--math takes auto, fp32, tf32 or fp16");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--efficiency", &v) ||
+                   oc_cli_option(argc, argv, &i, "--mem-efficiency", &v) ||
+                   oc_cli_option(argc, argv, &i, "--comm-efficiency", &v)) {
+            double *dst = strcmp(a, "--efficiency") == 0 || strncmp(a, "--efficiency=", 13) == 0 ? &popts.eff_compute
+                          : strncmp(a, "--mem-", 6) == 0                                        ? &popts.eff_memory
+                                                                                                 : &popts.eff_comm;
+            if (!oc_parse_fraction(v, dst)) {
+                rc = oc_cli_usage_error("%.*s takes a fraction 0 < X <= 1, got '%s'", (int)strcspn(a, "="), a, v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--launch-us", &v)) {
+            char *end;
+            double x = v ? strtod(v, &end) : -1;
+            if (!v || end == v || *end || !(x >= 0 && x <= 1e6)) {
+                rc = oc_cli_usage_error("--launch-us takes microseconds >= 0, got '%s'", v ? v : "");
+                goto done;
+            }
+            popts.launch_s = x * 1e-6;
+        } else if (oc_cli_option(argc, argv, &i, "--reserve", &v)) {
+            if (!v || !oc_quantity_parse(v, &reserve)) {
+                rc = oc_cli_usage_error("--reserve takes a size (512MiB, 1GiB), got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--gpus", &v)) {
+            if (!oc_cli_parse_count(v, &n_gpus) || n_gpus < 1 || n_gpus > 65536) {
+                rc = oc_cli_usage_error("--gpus takes an integer from 1 to 65536, got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--pipeline", &v)) {
+            if (!oc_cli_parse_count(v, &n_stages) || n_stages < 1 || n_stages > 65536) {
+                rc = oc_cli_usage_error("--pipeline takes an integer from 1 to 65536, got '%s'", v ? v : "");
+                goto done;
+            }
+        } else if (oc_cli_option(argc, argv, &i, "--balance", &v)) {
+            if (!v || (strcmp(v, "time") && strcmp(v, "memory"))) {
+                rc = oc_cli_usage_error("--balance takes time or memory");
+                goto done;
+            }
+            balance = strcmp(v, "time") == 0 ? OC_BALANCE_TIME : OC_BALANCE_MEMORY;
         } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
             if (!v || !oc_format_parse(v, &fmt)) {
                 rc = oc_cli_usage_error("--format takes text, json, csv, md or html");
@@ -326,6 +489,21 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("no model given (try 'onnxcost analyze --help')");
         goto done;
     }
+    if (!gpu && (fit || n_gpus || n_stages)) {
+        rc = oc_cli_usage_error("--fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE");
+        goto done;
+    }
+    if (dtype_name) {
+        static const struct {
+            const char *name;
+            int32_t dt;
+        } map[] = {{"fp64", 11}, {"fp32", 1}, {"fp16", 10}, {"bf16", 16}, {"fp8", 17}, {"int8", 3}, {"int4", 22}};
+        for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+            if (strcmp(map[k].name, dtype_name) == 0)
+                popts.dtype = map[k].dt;
+    }
+    if (n_gpus)
+        train = true;
 
     struct oc_diag d = {0};
     struct oc_model *m = NULL;
@@ -389,11 +567,47 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_training training;
     if (train)
         oc_training_estimate(an, optimizer, samples, &training);
+    struct oc_perf perf = {0};
+    struct oc_data_parallel dp;
+    struct oc_pipeline pipe = {0};
+    struct oc_fit fitr = {0};
+    struct oc_gpu_report gr = {&perf, NULL, NULL, balance, NULL, gpu_spec_path};
+    if (gpu) {
+        st = oc_perf_estimate(an, gpu, &popts, &perf);
+        if (st == OC_OK && n_stages)
+            st = oc_pipeline_split(&perf, an, (int32_t)n_stages, balance, &pipe);
+        if (st == OC_OK && fit) {
+            fitr.training = train;
+            fitr.need = oc_fit_need(an, train, optimizer);
+            fitr.reserve = reserve;
+            fitr.usable = gpu->mem_bytes > reserve ? gpu->mem_bytes - reserve : 0;
+            st = oc_fit_max_batch(m, &opts, train, optimizer, fitr.usable, &fitr.max_batch, &fitr.max_batch_capped, &d);
+            gr.fit = &fitr;
+        }
+        if (st != OC_OK) {
+            fprintf(stderr, "onnxcost: error: %s: %s\n", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
+            rc = oc_status_exit(st);
+            if (f != stdout)
+                fclose(f);
+            oc_perf_free(&perf);
+            oc_pipeline_free(&pipe);
+            goto free_model;
+        }
+        if (n_gpus) {
+            oc_data_parallel(&perf, an, &training, (int32_t)n_gpus, &dp);
+            gr.dp = &dp;
+        }
+        if (n_stages)
+            gr.pipeline = &pipe;
+    }
     struct oc_report_spec spec = {1,    fmt,  path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
                                   train ? &training : NULL, dtype_name, baseline_path ? &baseline : NULL,
                                   f == stdout ? oc_cli_terminal_width() : 0,
-                                  f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR")};
+                                  f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
+                                  gpu ? &gr : NULL};
     st = oc_report_render(an, &spec, &d);
+    oc_perf_free(&perf);
+    oc_pipeline_free(&pipe);
     bool ok = st == OC_OK;
     if (f != stdout)
         ok = (fclose(f) == 0) && ok;

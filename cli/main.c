@@ -23,6 +23,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
     {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
+    {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},
     {"help", oc_cmd_help, "print this help"},

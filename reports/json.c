@@ -380,7 +380,10 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_puts(&b, "  \"nodes\": [");
     for (int32_t i = 0; i < n_rows && !b.oom; i++) {
         oc_sbuf_puts(&b, i ? ",\n    " : "\n    ");
-        oc_emit(&b, NULL, oc_jnode(g, &g->nodes[rows[i]], spec->sym), "");
+        json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
+        if (jn && spec->gpu)
+            json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]]));
+        oc_emit(&b, NULL, jn, "");
         if (b.n > 1 << 16 && (st = oc_sbuf_flush(&b, spec, d)) != OC_OK)
             break;
     }
@@ -394,6 +397,8 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
             oc_emit(&b, "training", oc_jtraining(spec->training), ",\n");
         if (spec->baseline)
             oc_emit(&b, "baseline", oc_baseline_json(an, spec), ",\n");
+        if (spec->gpu)
+            oc_emit(&b, "gpu", oc_gpu_json(an, spec), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
         for (int32_t i = 0; w && i < an->n_warnings; i++)

@@ -10,6 +10,7 @@
 #define OC_REPORT_H
 
 #include "../analyzer/analyze.h"
+#include "../analyzer/gpu.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/sweep.h"
 #include "../analyzer/symbolic.h"
@@ -52,6 +53,27 @@ struct oc_baseline {
     const struct oc_baseline_module *modules;
 };
 
+/* --fit: memory against the device (docs/MODEL.md). */
+struct oc_fit {
+    bool training;          /* the need is a training step's (--optimizer)   */
+    uint64_t need;          /* bytes at the analyzed binding                 */
+    uint64_t reserve;       /* kept back for the CUDA context and workspaces */
+    uint64_t usable;        /* device memory - reserve                       */
+    int64_t max_batch;      /* largest --batch that fits; 0 none; -1 unknown
+                               (the model has no free batch dim)             */
+    bool max_batch_capped;  /* the search stopped at its cap: at least this  */
+};
+
+/* --gpu: predictions to print with the analysis, or NULL members. */
+struct oc_gpu_report {
+    const struct oc_perf *perf;
+    const struct oc_data_parallel *dp;   /* --gpus N                  */
+    const struct oc_pipeline *pipeline;  /* --pipeline N              */
+    enum oc_balance balance;
+    const struct oc_fit *fit;            /* --fit                     */
+    const char *spec_source;             /* --gpu-spec file, or NULL  */
+};
+
 struct oc_report_spec {
     int32_t version;         /* 1                                          */
     enum oc_format format;
@@ -68,6 +90,7 @@ struct oc_report_spec {
     const struct oc_baseline *baseline; /* --baseline, or NULL                   */
     int32_t width;                 /* text: fit rows to this many columns (0: no limit) */
     bool color;                    /* text: bold headers (a terminal without NO_COLOR) */
+    const struct oc_gpu_report *gpu; /* --gpu predictions, or NULL                 */
 };
 
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */

@@ -41,6 +41,12 @@ void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
 struct json_t;
 struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 
+/* --gpu sections (reports/gpu.c). */
+void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
+struct json_t *oc_gpu_json_node(const struct oc_node_perf *np);
+const char *oc_bound_name(enum oc_bound b);
+
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);
 enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OC_TCOL_LAYER, OC_TCOL_SHAPE, OC_TCOL_PARAMS, OC_TCOL_MACS, OC_TCOL_COUNT };
+enum { OC_TCOL_LAYER, OC_TCOL_SHAPE, OC_TCOL_PARAMS, OC_TCOL_MACS, OC_TCOL_AI, OC_TCOL_BOUND, OC_TCOL_TIME, OC_TCOL_COUNT };
+enum { OC_TCOL_BASE = OC_TCOL_AI }; /* the last three only with --gpu */
 
 struct oc_tcol {
     const char *header;
@@ -25,6 +26,9 @@ static const struct oc_tcol oc_tcols[] = {
     [OC_TCOL_SHAPE] = {"Output Shape", true},
     [OC_TCOL_PARAMS] = {"Param #", true},
     [OC_TCOL_MACS] = {"MACs", true},
+    [OC_TCOL_AI] = {"FLOP/B", true},
+    [OC_TCOL_BOUND] = {"Bound", false},
+    [OC_TCOL_TIME] = {"Time (us)", true},
 };
 _Static_assert(OC_ARRAY_LEN(oc_tcols) == OC_TCOL_COUNT, "text columns out of sync");
 
@@ -262,6 +266,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     if (!rows)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     /* cells: n rows x 4 columns, each a NUL-terminated string in one buffer */
+    const int ncol = spec->gpu ? OC_TCOL_COUNT : OC_TCOL_BASE;
     struct oc_sbuf cells = {0};
     size_t *off = calloc((size_t)n * OC_TCOL_COUNT + 1, sizeof *off);
     size_t width[OC_TCOL_COUNT];
@@ -269,13 +274,13 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         free(rows);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     }
-    for (int c = 0; c < OC_TCOL_COUNT; c++)
+    for (int c = 0; c < ncol; c++)
         width[c] = strlen(oc_tcols[c].header);
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
-        for (int c = 0; c < OC_TCOL_COUNT; c++) {
+        for (int c = 0; c < ncol; c++) {
             size_t start = cells.n;
-            off[(size_t)r * OC_TCOL_COUNT + (size_t)c] = start;
+            off[(size_t)r * (size_t)ncol + (size_t)c] = start;
             switch (c) {
             case OC_TCOL_LAYER:
                 oc_cell_layer(&cells, nd);
@@ -295,6 +300,20 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
                     oc_cell_count(&cells, nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
                 }
                 break;
+            default: {
+                const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
+                if (!np->known)
+                    oc_sbuf_puts(&cells, "?");
+                else if (np->bound == OC_BOUND_NONE)
+                    oc_sbuf_puts(&cells, "-");
+                else if (c == OC_TCOL_AI)
+                    oc_sbuf_printf(&cells, "%.1f", np->ai);
+                else if (c == OC_TCOL_BOUND)
+                    oc_sbuf_puts(&cells, oc_bound_name(np->bound));
+                else
+                    oc_sbuf_printf(&cells, "%.1f", np->time * 1e6);
+                break;
+            }
             }
             if (cells.oom)
                 break;
@@ -305,7 +324,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         }
     }
         *line = 2;
-    for (int c = 0; c < OC_TCOL_COUNT; c++)
+    for (int c = 0; c < ncol; c++)
         *line += width[c] + (c ? 2 : 0);
     if (spec->width > 0 && *line > (size_t)spec->width) { /* narrow the layer column first */
         size_t excess = *line - (size_t)spec->width, room = width[OC_TCOL_LAYER] > 16 ? width[OC_TCOL_LAYER] - 16 : 0;
@@ -315,7 +334,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     }
     oc_sbuf_pad(out, '-', *line);
     oc_sbuf_puts(out, spec->color ? "\n\033[1m  " : "\n  ");
-    for (int c = 0; c < OC_TCOL_COUNT; c++) {
+    for (int c = 0; c < ncol; c++) {
         if (c)
             oc_sbuf_puts(out, "  ");
         oc_put_cell(out, oc_tcols[c].header, width[c], oc_tcols[c].right);
@@ -326,10 +345,10 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     enum oc_status st = OC_OK;
     for (int32_t r = 0; r < n && !cells.oom; r++) {
         oc_sbuf_puts(out, "  ");
-        for (int c = 0; c < OC_TCOL_COUNT; c++) {
+        for (int c = 0; c < ncol; c++) {
             if (c)
                 oc_sbuf_puts(out, "  ");
-            oc_put_cell(out, cells.p + off[(size_t)r * OC_TCOL_COUNT + (size_t)c], width[c], oc_tcols[c].right);
+            oc_put_cell(out, cells.p + off[(size_t)r * (size_t)ncol + (size_t)c], width[c], oc_tcols[c].right);
         }
         oc_sbuf_puts(out, "\n");
         if (out->n > 1 << 16 && (st = oc_sbuf_flush(out, spec, d)) != OC_OK)
@@ -432,6 +451,11 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 
+    if (spec->gpu) {
+        oc_gpu_text(&out, an, spec);
+        oc_sbuf_pad(&out, '-', line);
+        oc_sbuf_puts(&out, "\n");
+    }
     if (spec->baseline) {
         oc_baseline_text(&out, an, spec);
         oc_sbuf_pad(&out, '-', line);

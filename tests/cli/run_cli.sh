@@ -194,6 +194,22 @@ if command -v script >/dev/null; then
         fail=$((fail + 1))
     fi
 fi
+# --gpu: unknown names, missing device, bad spec files, bad factors
+expect gpu_unknown 2 "$E --gpu: unknown GPU 'b200' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- "$fx/mnist/examples_net.onnx" --gpu b200
+expect gpu_fit_alone 2 "$E --fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE" -- "$fx/mnist/examples_net.onnx" --fit
+echo '{"name": "x"}' >"$tmp/gpu1.json"
+expect gpu_spec_short 2 "$E $tmp/gpu1.json: needs \"name\", and \"fp32\", \"memory_gib\", \"bandwidth_gbs\" > 0" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu1.json"
+echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "tflops": 3}' >"$tmp/gpu2.json"
+expect gpu_spec_key 2 "$E $tmp/gpu2.json: bad key 'tflops' (unknown key; see docs/GPUS.md)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu2.json"
+echo '{"name": "x", "fp32": "fast", "memory_gib": 1, "bandwidth_gbs": 1}' >"$tmp/gpu3.json"
+expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (a number >= 0 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
+expect gpu_eff 2 "$E --efficiency takes a fraction 0 < X <= 1, got '0'" -- "$fx/mnist/examples_net.onnx" --gpu t4 --efficiency 0
+expect gpu_math 2 "$E --math takes auto, fp32, tf32 or fp16" -- "$fx/mnist/examples_net.onnx" --gpu t4 --math int3
+# the seed-003 question on the MNIST net: the table has the roofline columns
+expect gpu_table 0 "" -- "$fx/mnist/examples_net.onnx" --gpu K80 --dtype fp64
+expect_out gpu_table_text "FLOP/B" "Bound" "Time (us)" "Predicted on NVIDIA Tesla K80 (board: 2x GK210)" "Peaks: FP32 8.73 TFLOPS, DRAM 480 GB/s (ridge 18.2 FLOP/B), FP64 2.91"
+expect gpus_list 0 "" -- gpus
+expect_out gpus_text "h100-sxm" "989.4" "k80-gk210"
 expect help 0 "" -- --help
 expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version

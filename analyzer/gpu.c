@@ -1,0 +1,499 @@
+/*
+ * gpu.c — the GPU table and the static performance model (gpu.h,
+ * docs/MODEL.md for the formulas and the default efficiencies).
+ */
+#include "gpu.h"
+
+#include "dtype.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TF 1e12
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+
+struct oc_gpu_row {
+    struct oc_gpu gpu;
+    const char *aliases;
+};
+
+static const struct oc_gpu_row oc_gpus[] = {
+#define OC_GPU(id_, al, nm, f64, f64tc, f32, f16, tf32, f16tc, bf16tc, f8tc, i8tc, mem, bw, l2, sm, mhz, lk, lkname) \
+    {{.id = id_,                                                                                             \
+      .name = nm,                                                                                            \
+      .peak = {[OC_UNIT_FP64] = (f64) * TF,                                                                  \
+               [OC_UNIT_FP64_TC] = (f64tc) * TF,                                                             \
+               [OC_UNIT_FP32] = (f32) * TF,                                                                  \
+               [OC_UNIT_FP16] = (f16) * TF,                                                                  \
+               [OC_UNIT_TF32_TC] = (tf32) * TF,                                                              \
+               [OC_UNIT_FP16_TC] = (f16tc) * TF,                                                             \
+               [OC_UNIT_BF16_TC] = (bf16tc) * TF,                                                            \
+               [OC_UNIT_FP8_TC] = (f8tc) * TF,                                                               \
+               [OC_UNIT_INT8_TC] = (i8tc) * TF},                                                             \
+      .mem_bytes = (uint64_t)((mem) * GIB),                                                                  \
+      .mem_bw = (bw) * 1e9,                                                                                  \
+      .l2_bytes = (uint64_t)((l2) * MIB),                                                                    \
+      .sms = (sm),                                                                                           \
+      .boost_mhz = (mhz),                                                                                    \
+      .link_bw = (lk) * 1e9,                                                                                 \
+      .link = lkname},                                                                                       \
+     al},
+#include "gpus.def"
+#undef OC_GPU
+};
+
+int32_t oc_gpu_count(void) {
+    return (int32_t)(sizeof oc_gpus / sizeof oc_gpus[0]);
+}
+
+const struct oc_gpu *oc_gpu_at(int32_t i) {
+    return i >= 0 && i < oc_gpu_count() ? &oc_gpus[i].gpu : NULL;
+}
+
+/* Lower case without spaces, '-', '_' and a leading "nvidia". */
+static void oc_gpu_norm(const char *s, char *out, size_t size) {
+    size_t n = 0;
+    for (; *s && n + 1 < size; s++)
+        if (*s != ' ' && *s != '-' && *s != '_')
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = 0;
+    if (strncmp(out, "nvidia", 6) == 0)
+        memmove(out, out + 6, n - 6 + 1);
+}
+
+const struct oc_gpu *oc_gpu_find(const char *name) {
+    char want[96], have[96];
+    if (!name || strlen(name) >= sizeof want)
+        return NULL;
+    oc_gpu_norm(name, want, sizeof want);
+    if (!want[0])
+        return NULL;
+    for (int32_t i = 0; i < oc_gpu_count(); i++) {
+        oc_gpu_norm(oc_gpus[i].gpu.id, have, sizeof have);
+        if (strcmp(want, have) == 0)
+            return &oc_gpus[i].gpu;
+    }
+    for (int32_t i = 0; i < oc_gpu_count(); i++) {
+        const char *a = oc_gpus[i].aliases;
+        size_t wl = strlen(want);
+        while (*a) {
+            size_t l = strcspn(a, "|");
+            if (l == wl && strncmp(a, want, l) == 0)
+                return &oc_gpus[i].gpu;
+            a += l + (a[l] == '|');
+        }
+    }
+    return NULL;
+}
+
+const char *oc_unit_name(enum oc_unit u) {
+    static const char *const names[OC_UNIT_COUNT] = {
+        [OC_UNIT_FP64] = "FP64",       [OC_UNIT_FP64_TC] = "FP64-TC", [OC_UNIT_FP32] = "FP32",
+        [OC_UNIT_FP16] = "FP16",       [OC_UNIT_TF32_TC] = "TF32-TC", [OC_UNIT_FP16_TC] = "FP16-TC",
+        [OC_UNIT_BF16_TC] = "BF16-TC", [OC_UNIT_FP8_TC] = "FP8-TC",   [OC_UNIT_INT8_TC] = "INT8-TC",
+    };
+    return (unsigned)u < OC_UNIT_COUNT ? names[u] : "?";
+}
+
+static const char *const oc_math_names[OC_MATH_COUNT] = {"auto", "fp32", "tf32", "fp16"};
+
+bool oc_math_parse(const char *s, enum oc_math *out) {
+    for (int m = 0; s && m < OC_MATH_COUNT; m++)
+        if (strcmp(s, oc_math_names[m]) == 0) {
+            *out = (enum oc_math)m;
+            return true;
+        }
+    return false;
+}
+
+const char *oc_math_name(enum oc_math m) {
+    return (unsigned)m < OC_MATH_COUNT ? oc_math_names[m] : "?";
+}
+
+void oc_perf_defaults(struct oc_perf_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->math = OC_MATH_AUTO;
+    o->eff_compute = 0.6;
+    o->eff_memory = 0.8;
+    o->eff_comm = 0.75;
+    o->launch_s = 5e-6;
+    o->allreduce_latency_s = 10e-6;
+    o->bucket_bytes = 25u << 20;
+}
+
+int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
+    int32_t found = 0;
+    for (int32_t k = 0; k < n->n_out && !found; k++)
+        if (n->out[k] >= 0 && (oc_dtype_is_float(g->values[n->out[k]].dtype)))
+            found = g->values[n->out[k]].dtype;
+    for (int32_t k = 0; k < n->n_in && !found; k++)
+        if (n->in[k] >= 0 && oc_dtype_is_float(g->values[n->in[k]].dtype))
+            found = g->values[n->in[k]].dtype;
+    if (!found && n->n_in > 0 && n->in[0] >= 0) { /* integer contractions (MatMulInteger, QLinearConv) */
+        int32_t dt = g->values[n->in[0]].dtype;
+        if (dt == OC_DT_INT8 || dt == OC_DT_UINT8)
+            found = dt;
+    }
+    if (found && override && oc_dtype_is_float(found))
+        return override;
+    return found;
+}
+
+enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contraction, enum oc_math math,
+                          double *peak) {
+    enum oc_unit want[3] = {OC_UNIT_FP32, OC_UNIT_FP32, OC_UNIT_FP32}; /* preferences, best first */
+    switch (dtype) {
+    case OC_DT_DOUBLE:
+        want[0] = contraction ? OC_UNIT_FP64_TC : OC_UNIT_FP64;
+        want[1] = OC_UNIT_FP64;
+        break;
+    case OC_DT_FLOAT16:
+    case OC_DT_BFLOAT16:
+        if (contraction && math != OC_MATH_FP32)
+            want[0] = dtype == OC_DT_FLOAT16 || math == OC_MATH_FP16 ? OC_UNIT_FP16_TC : OC_UNIT_BF16_TC;
+        else
+            want[0] = OC_UNIT_FP16;
+        want[1] = OC_UNIT_FP16;
+        break;
+    case OC_DT_FLOAT8E4M3FN:
+    case OC_DT_FLOAT8E4M3FNUZ:
+    case OC_DT_FLOAT8E5M2:
+    case OC_DT_FLOAT8E5M2FNUZ:
+        want[0] = contraction && math != OC_MATH_FP32 ? OC_UNIT_FP8_TC : OC_UNIT_FP16;
+        want[1] = contraction && math != OC_MATH_FP32 ? OC_UNIT_FP16_TC : OC_UNIT_FP16;
+        break;
+    case OC_DT_INT8:
+    case OC_DT_UINT8:
+        want[0] = contraction && math != OC_MATH_FP32 ? OC_UNIT_INT8_TC : OC_UNIT_FP32;
+        break;
+    case OC_DT_FLOAT:
+        if (contraction && math == OC_MATH_TF32)
+            want[0] = OC_UNIT_TF32_TC;
+        else if (contraction && math == OC_MATH_FP16)
+            want[0] = OC_UNIT_FP16_TC;
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < 3; i++)
+        if (gpu->peak[want[i]] > 0) {
+            /* half precision without tensor cores: libraries compute in FP32
+             * where the FP16 SIMT rate is lower (Pascal GeForce: 1/64) */
+            if (want[i] == OC_UNIT_FP16 && gpu->peak[OC_UNIT_FP16] < gpu->peak[OC_UNIT_FP32])
+                break;
+            *peak = gpu->peak[want[i]];
+            return want[i];
+        }
+    *peak = gpu->peak[OC_UNIT_FP32];
+    return OC_UNIT_FP32;
+}
+
+void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
+                  uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
+    memset(out, 0, sizeof *out);
+    out->known = true;
+    out->unit = unit;
+    out->peak = peak;
+    if (!flops && !bytes)
+        return; /* no kernel */
+    out->ai = bytes ? (double)flops / (double)bytes : 0;
+    double roof = out->ai * gpu->mem_bw;
+    out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
+    out->t_compute = peak > 0 ? (double)flops / (peak * o->eff_compute) : 0;
+    out->t_memory = gpu->mem_bw > 0 ? (double)bytes / (gpu->mem_bw * o->eff_memory) : 0;
+    double body = o->additive ? out->t_compute + out->t_memory
+                              : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
+    out->time = body + o->launch_s;
+    out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
+}
+
+static bool oc_node_kernel_cost(const struct oc_node *n, uint64_t *flops, uint64_t *bytes) {
+    if (n->cost.flags & OC_COST_UNKNOWN)
+        return false;
+    *flops = n->cost.flops;
+    *bytes = n->cost.bytes_read + n->cost.bytes_written;
+    if (*bytes < n->cost.bytes_read)
+        *bytes = UINT64_MAX;
+    return true;
+}
+
+enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                                struct oc_perf *out) {
+    const struct oc_graph *g = an->graph;
+    memset(out, 0, sizeof *out);
+    out->gpu = gpu;
+    out->opts = *o;
+    out->n_nodes = g->n_nodes;
+    out->nodes = calloc((size_t)g->n_nodes + 1, sizeof *out->nodes);
+    if (!out->nodes)
+        return OC_ERR_NOMEM;
+    for (int32_t r = 0; r < g->n_nodes; r++) {
+        const struct oc_node *n = &g->nodes[g->order[r]];
+        struct oc_node_perf *np = &out->nodes[n->index];
+        uint64_t flops, bytes;
+        if (!oc_node_kernel_cost(n, &flops, &bytes)) {
+            out->n_unknown++;
+            continue;
+        }
+        double peak;
+        int32_t dt = oc_node_compute_dtype(g, n, o->dtype);
+        enum oc_unit u = oc_perf_unit(gpu, dt, n->cost.macs > 0, o->math, &peak);
+        oc_perf_node(gpu, o, u, peak, flops, bytes, np);
+        out->time += np->time;
+        if (peak > 0)
+            out->ideal_compute += (double)flops / peak;
+        if (np->bound == OC_BOUND_NONE)
+            continue;
+        out->n_kernels++;
+        out->launch_time += o->launch_s;
+        if (np->bound == OC_BOUND_MEMORY) {
+            out->n_memory_bound++;
+            out->time_memory += np->time;
+        } else {
+            out->n_compute_bound++;
+        }
+    }
+    out->batch = out->tokens = -1;
+    if (g->n_inputs > 0) {
+        const struct oc_value *in = &g->values[g->inputs[0]];
+        if (in->rank > 0 && in->dims[0].value > 0)
+            out->batch = in->dims[0].value;
+        if (in->rank == 2 && oc_dtype_is_int(in->dtype) && out->batch > 0 && in->dims[1].value > 0 &&
+            in->dims[1].value <= INT64_MAX / out->batch)
+            out->tokens = out->batch * in->dims[1].value;
+    }
+    if (out->time > 0 && out->batch > 0)
+        out->samples_per_s = (double)out->batch / out->time;
+    if (out->time > 0 && out->tokens > 0)
+        out->tokens_per_s = (double)out->tokens / out->time;
+    return OC_OK;
+}
+
+void oc_perf_free(struct oc_perf *p) {
+    free(p->nodes);
+    p->nodes = NULL;
+}
+
+double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o, uint64_t bytes, int32_t n) {
+    if (n <= 1 || !bytes || gpu->link_bw <= 0)
+        return 0;
+    double buckets = o->bucket_bytes ? ceil((double)bytes / (double)o->bucket_bytes) : 1;
+    return 2.0 * (n - 1) / n * (double)bytes / (gpu->link_bw * o->eff_comm) +
+           buckets * 2.0 * (n - 1) * o->allreduce_latency_s;
+}
+
+void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
+                      int32_t n_gpus, struct oc_data_parallel *out) {
+    const struct oc_graph *g = an->graph;
+    memset(out, 0, sizeof *out);
+    out->n_gpus = n_gpus;
+    out->forward = p->time;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node_perf *np = &p->nodes[i];
+        if (np->known)
+            out->backward += (g->nodes[i].cost.macs > 0 ? 2.0 : 1.0) * np->time;
+    }
+    static const double streams[OC_OPT_COUNT] = {[OC_OPT_SGD] = 3, [OC_OPT_MOMENTUM] = 5, [OC_OPT_ADAM] = 7};
+    out->grad_bytes = tr->grad_bytes;
+    if (tr->grad_bytes)
+        out->update = streams[tr->optimizer] * (double)tr->grad_bytes / (p->gpu->mem_bw * p->opts.eff_memory) +
+                      p->opts.launch_s;
+    out->step1 = out->forward + out->backward + out->update;
+    out->allreduce = oc_allreduce_time(p->gpu, &p->opts, tr->grad_bytes, n_gpus);
+    out->step_serial = out->step1 + out->allreduce;
+    out->step_overlap = out->forward + (out->backward > out->allreduce ? out->backward : out->allreduce) + out->update;
+    if (out->step_serial > 0) {
+        out->speedup_serial = n_gpus * out->step1 / out->step_serial;
+        out->speedup_overlap = n_gpus * out->step1 / out->step_overlap;
+        out->allreduce_share = out->allreduce / out->step_serial;
+    }
+}
+
+/* Splits w[0..n) into at most k contiguous parts each <= limit, at least
+ * one element per part; returns the parts used (bounds[j] = last index). */
+static int32_t oc_split(const double *w, int32_t n, int32_t k, double limit, int32_t *bounds) {
+    int32_t parts = 0;
+    double acc = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t left_parts = k - parts - 1;
+        bool must_cut = n - i <= left_parts; /* keep one node for each later part */
+        if (i > 0 && (acc + w[i] > limit || must_cut) && parts < k - 1) {
+            bounds[parts++] = i - 1;
+            acc = 0;
+        }
+        acc += w[i];
+    }
+    bounds[parts++] = n - 1;
+    return parts;
+}
+
+static double oc_max_part(const double *w, int32_t parts, const int32_t *bounds) {
+    double worst = 0;
+    for (int32_t j = 0, i = 0; j < parts; j++) {
+        double s = 0;
+        for (; i <= bounds[j]; i++)
+            s += w[i];
+        worst = s > worst ? s : worst;
+    }
+    return worst;
+}
+
+enum oc_status oc_pipeline_split(const struct oc_perf *p, const struct oc_analysis *an, int32_t n,
+                                 enum oc_balance by, struct oc_pipeline *out) {
+    const struct oc_graph *g = an->graph;
+    int32_t m = g->n_nodes;
+    memset(out, 0, sizeof *out);
+    if (n < 1 || m < 1)
+        return OC_OK;
+    if (n > m)
+        n = m;
+    double *w = calloc((size_t)m, sizeof *w);
+    int32_t *bounds = calloc((size_t)n, sizeof *bounds), *pos = calloc((size_t)m, sizeof *pos);
+    int32_t *last = malloc((size_t)g->n_values * sizeof *last + 1);
+    out->stages = calloc((size_t)n, sizeof *out->stages);
+    if (!w || !bounds || !pos || !last || !out->stages) {
+        free(w), free(bounds), free(pos), free(last), free(out->stages);
+        out->stages = NULL;
+        return OC_ERR_NOMEM;
+    }
+    double total = 0, biggest = 0;
+    for (int32_t r = 0; r < m; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        pos[nd->index] = r;
+        if (by == OC_BALANCE_TIME)
+            w[r] = p->nodes[nd->index].time;
+        else
+            w[r] = (double)nd->param_bytes + (double)nd->activation_bytes;
+        total += w[r];
+        biggest = w[r] > biggest ? w[r] : biggest;
+    }
+    /* bisection on the largest stage weight; the greedy split is feasible
+     * for any limit >= the optimum */
+    double lo = biggest > total / n ? biggest : total / n, hi = total;
+    for (int it = 0; it < 100 && hi - lo > 1e-12 * (hi > 1 ? hi : 1); it++) {
+        double mid = 0.5 * (lo + hi);
+        int32_t parts = oc_split(w, m, n, mid, bounds);
+        if (oc_max_part(w, parts, bounds) <= mid)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    int32_t parts = oc_split(w, m, n, hi, bounds);
+    /* the last consumer of each value, as a position in the order */
+    for (int32_t v = 0; v < g->n_values; v++)
+        last[v] = -1;
+    for (int32_t r = 0; r < m; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        for (int32_t k = 0; k < nd->n_in + nd->n_implicit; k++) {
+            int32_t v = k < nd->n_in ? nd->in[k] : nd->implicit[k - nd->n_in];
+            if (v >= 0 && r > last[v])
+                last[v] = r;
+        }
+    }
+    out->n_stages = parts;
+    for (int32_t j = 0, r = 0; j < parts; j++) {
+        struct oc_stage *s = &out->stages[j];
+        s->first = r;
+        s->last = bounds[j];
+        for (; r <= bounds[j]; r++) {
+            const struct oc_node *nd = &g->nodes[g->order[r]];
+            s->time += p->nodes[nd->index].time;
+            s->param_bytes += nd->param_bytes;
+            s->activation_bytes += nd->activation_bytes;
+        }
+        if (j + 1 < parts) {
+            for (int32_t v = 0; v < g->n_values; v++) {
+                const struct oc_value *val = &g->values[v];
+                uint64_t b;
+                if (val->producer < 0 || pos[val->producer] > s->last || last[v] <= s->last)
+                    continue;
+                if (oc_value_bytes_priced(g, val, &b))
+                    s->send_bytes = s->send_bytes + b < s->send_bytes ? UINT64_MAX : s->send_bytes + b;
+            }
+            s->send_time = p->gpu->link_bw > 0 ? (double)s->send_bytes / (p->gpu->link_bw * p->opts.eff_comm) : 0;
+        }
+        double t = s->time + s->send_time;
+        out->bottleneck = t > out->bottleneck ? t : out->bottleneck;
+    }
+    if (out->bottleneck > 0 && p->batch > 0)
+        out->samples_per_s = (double)p->batch / out->bottleneck;
+    free(w), free(bounds), free(pos), free(last);
+    return OC_OK;
+}
+
+void oc_pipeline_free(struct oc_pipeline *pl) {
+    free(pl->stages);
+    pl->stages = NULL;
+}
+
+uint64_t oc_fit_need_inference(const struct oc_analysis *an) {
+    uint64_t s = an->totals.params_bytes + an->totals.peak_activation_bytes;
+    return s < an->totals.params_bytes ? UINT64_MAX : s;
+}
+
+uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt) {
+    if (!training)
+        return oc_fit_need_inference(an);
+    struct oc_training tr;
+    oc_training_estimate(an, opt, 0, &tr);
+    return tr.total_bytes;
+}
+
+static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
+                                   enum oc_optimizer opt, int64_t batch, uint64_t *need, struct oc_diag *d) {
+    struct oc_analyze_opts o = *base;
+    struct oc_analysis *an = NULL;
+    o.batch = batch;
+    enum oc_status st = oc_analyze(m, &o, &an, d);
+    if (st == OC_OK)
+        *need = oc_fit_need(an, training, opt);
+    oc_analysis_free(an);
+    return st;
+}
+
+enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
+                                enum oc_optimizer opt, uint64_t usable, int64_t *max_batch, bool *capped,
+                                struct oc_diag *d) {
+    uint64_t n1, n2, need;
+    *max_batch = 0;
+    *capped = false;
+    enum oc_status st = oc_fit_probe(m, base, training, opt, 1, &n1, d);
+    if (st == OC_OK)
+        st = oc_fit_probe(m, base, training, opt, 2, &n2, d);
+    if (st != OC_OK)
+        return st;
+    if (n1 == n2) {
+        *max_batch = -1;
+        return OC_OK;
+    }
+    if (n1 > usable)
+        return OC_OK;
+    int64_t lo = 1, hi = 2; /* lo fits; hi is the next probe */
+    while (hi <= OC_FIT_BATCH_CAP) {
+        if ((st = oc_fit_probe(m, base, training, opt, hi, &need, d)) != OC_OK)
+            return st;
+        if (need > usable)
+            break;
+        lo = hi;
+        hi *= 2;
+    }
+    if (hi > OC_FIT_BATCH_CAP) {
+        *max_batch = lo;
+        *capped = true;
+        return OC_OK;
+    }
+    while (hi - lo > 1) { /* lo fits, hi does not */
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((st = oc_fit_probe(m, base, training, opt, mid, &need, d)) != OC_OK)
+            return st;
+        if (need > usable)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *max_batch = lo;
+    return OC_OK;
+}

@@ -1,0 +1,196 @@
+/*
+ * gpu.h — GPU specs and the static performance model (docs/MODEL.md).
+ *
+ * Specs: a built-in table of datasheet figures (analyzer/gpus.def, sources
+ * in docs/GPUS.md), dense peaks only; any other device comes as a struct
+ * filled by the caller (the CLI reads --gpu-spec JSON into one).
+ *
+ * Per node (roofline, PALEO's "platform percent of peak"):
+ *   peak     = the device's rate for the node's precision and unit
+ *              (tensor cores for contractions when --math allows)
+ *   AI       = FLOPs / bytes moved (bytes_read + bytes_written); 0 when
+ *              nothing moves (then attainable = peak)
+ *   t_comp   = FLOPs / (peak x eff_compute)
+ *   t_mem    = bytes / (bandwidth x eff_memory)
+ *   time     = max(t_comp, t_mem) + launch   (sum instead with additive)
+ *   bound    = compute when t_comp >= t_mem, else memory
+ * Nodes that move nothing and compute nothing (views, shape arithmetic
+ * folded to constants) launch no kernel and take no time.
+ * All rates are in SI units: FLOP/s and bytes/s (decimal, as datasheets);
+ * memory sizes in bytes.
+ */
+#ifndef OC_GPU_H
+#define OC_GPU_H
+
+#include "analyze.h"
+#include "training.h"
+
+/* The execution unit a node's FLOPs run on. */
+enum oc_unit {
+    OC_UNIT_FP64,     /* FP64 SIMT                                  */
+    OC_UNIT_FP64_TC,  /* FP64 tensor cores (A100, H100, H200)        */
+    OC_UNIT_FP32,     /* FP32 SIMT                                  */
+    OC_UNIT_FP16,     /* FP16 SIMT (vector), where the datasheet gives it */
+    OC_UNIT_TF32_TC,
+    OC_UNIT_FP16_TC,  /* FP16 inputs, FP32 accumulate                */
+    OC_UNIT_BF16_TC,
+    OC_UNIT_FP8_TC,
+    OC_UNIT_INT8_TC,
+    OC_UNIT_COUNT
+};
+
+struct oc_gpu {
+    const char *id;             /* "a100-sxm4-80gb": what --gpu matches        */
+    const char *name;           /* "NVIDIA A100 SXM4 80GB"                     */
+    double peak[OC_UNIT_COUNT]; /* dense FLOP/s (OPS for INT8); 0 = no path    */
+    uint64_t mem_bytes;         /* device memory                               */
+    double mem_bw;              /* DRAM bytes/s                                */
+    uint64_t l2_bytes;
+    int32_t sms;
+    int32_t boost_mhz;
+    double link_bw;             /* GPU-to-GPU bytes/s, one direction (NVLink if
+                                   any, else PCIe): the all-reduce bus bandwidth */
+    const char *link;           /* "NVLink3", "PCIe 3.0 x16"                    */
+};
+
+/* The built-in table, in docs/GPUS.md order. */
+int32_t oc_gpu_count(void);
+const struct oc_gpu *oc_gpu_at(int32_t i);
+/* Finds a GPU by id or alias, ignoring case, spaces, '-' and '_'
+ * ("A100", "a100-80gb", "H100 SXM"); NULL if none. */
+const struct oc_gpu *oc_gpu_find(const char *name);
+const char *oc_unit_name(enum oc_unit u);
+
+enum oc_math {
+    OC_MATH_AUTO, /* tensor cores for contractions in fp16/bf16/fp8/int8 and fp64
+                     (where FP64 TC exists); fp32 runs on FP32 SIMT, PyTorch's
+                     default (allow_tf32 = False for matmul)                    */
+    OC_MATH_FP32, /* no tensor cores except FP64 (fp16 tensors on FP16/FP32 SIMT) */
+    OC_MATH_TF32, /* fp32 contractions on TF32 tensor cores                     */
+    OC_MATH_FP16, /* every float contraction on FP16 tensor cores (autocast)    */
+    OC_MATH_COUNT
+};
+bool oc_math_parse(const char *s, enum oc_math *out);
+const char *oc_math_name(enum oc_math m);
+
+struct oc_perf_opts {
+    enum oc_math math;
+    int32_t dtype;       /* --dtype as an ONNX code: every float node computes in
+                            it; 0 = each node's own tensor type              */
+    double eff_compute;  /* (0, 1]: fraction of peak FLOP/s reached          */
+    double eff_memory;   /* (0, 1]: fraction of DRAM bandwidth reached       */
+    double eff_comm;     /* (0, 1]: fraction of link bandwidth (all-reduce)  */
+    double launch_s;     /* per-kernel overhead, seconds                     */
+    double allreduce_latency_s; /* per ring step of an all-reduce call      */
+    uint64_t bucket_bytes;      /* gradients all-reduced in buckets this big */
+    bool additive;       /* time = t_comp + t_mem (PALEO) instead of the max  */
+};
+/* The documented defaults (docs/MODEL.md). */
+void oc_perf_defaults(struct oc_perf_opts *o);
+
+enum oc_bound { OC_BOUND_NONE, OC_BOUND_MEMORY, OC_BOUND_COMPUTE };
+
+struct oc_node_perf {
+    bool known;          /* cost known: the fields below mean something      */
+    enum oc_unit unit;
+    double peak;         /* FLOP/s of that unit (0: no path; FP32 used)       */
+    double ai;           /* FLOP per byte; 0 when nothing moves              */
+    double attainable;   /* min(peak, ai x bandwidth)                         */
+    double t_compute, t_memory, time; /* seconds                              */
+    enum oc_bound bound; /* NONE: no kernel (nothing moved or computed)       */
+};
+
+struct oc_perf {
+    const struct oc_gpu *gpu;
+    struct oc_perf_opts opts;
+    int32_t n_nodes;
+    struct oc_node_perf *nodes; /* by node index (file order), malloc'd       */
+    double time;             /* sum over known nodes, seconds                */
+    double time_memory;      /* of which in memory-bound nodes               */
+    double launch_time;      /* of which launch overhead                     */
+    double ideal_compute;    /* sum of FLOPs / peak: every unit at 100 %, no
+                                memory time, no launches (pen-and-paper)     */
+    int32_t n_kernels, n_memory_bound, n_compute_bound, n_unknown;
+    int64_t batch;           /* dim 0 of the first graph input, -1 if none    */
+    int64_t tokens;          /* batch x dim 1 when the first input is a rank-2
+                                integer tensor (token ids), else -1          */
+    double samples_per_s;    /* batch / time, 0 when unknown                  */
+    double tokens_per_s;
+};
+
+/* Node precision: --dtype if set, else the first float output's type, else
+ * the first float input's; 0 when the node has no float tensor. */
+int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override);
+/* The unit a node runs on, and its peak (falls back to FP32 when the
+ * device has no path for the preferred unit). */
+enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contraction, enum oc_math math,
+                          double *peak);
+/* One node's roofline figures from its FLOPs and bytes. */
+void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
+                  uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
+
+/* Every node of an analysis; OC_ERR_NOMEM on allocation failure. */
+enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                                struct oc_perf *out);
+void oc_perf_free(struct oc_perf *p);
+
+/* Ring all-reduce of `bytes` over n GPUs (NCCL busbw convention):
+ * 2(n-1)/n x bytes / (link_bw x eff_comm) + 2(n-1) x latency per bucket. */
+double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o, uint64_t bytes, int32_t n);
+
+/* A training step on one GPU and data parallel on n (weak scaling: every
+ * GPU runs the analyzed batch). Backward time = 2 x forward for
+ * contractions, 1 x for the rest (the FLOP convention of training.h);
+ * the optimizer update streams k x the gradient bytes (SGD 3: read w and g,
+ * write w; momentum 5; Adam 7). */
+struct oc_data_parallel {
+    int32_t n_gpus;
+    double forward, backward, update; /* seconds, one GPU                     */
+    double step1;                     /* forward + backward + update          */
+    uint64_t grad_bytes;
+    double allreduce;                 /* seconds per step                      */
+    double step_serial;               /* step1 + allreduce                     */
+    double step_overlap;              /* forward + max(backward, allreduce) + update */
+    double speedup_serial, speedup_overlap; /* n x step1 / step                */
+    double allreduce_share;           /* allreduce / step_serial               */
+};
+void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
+                      int32_t n_gpus, struct oc_data_parallel *out);
+
+/* Pipeline split of the nodes (execution order) into n contiguous stages,
+ * minimising the largest stage weight: predicted time or memory (params
+ * + output bytes of the stage's nodes). Each cut sends the tensors made
+ * before it and read after it over the link. */
+enum oc_balance { OC_BALANCE_TIME, OC_BALANCE_MEMORY };
+struct oc_stage {
+    int32_t first, last;       /* positions in g->order, inclusive          */
+    double time;               /* predicted seconds of its nodes            */
+    uint64_t param_bytes, activation_bytes;
+    uint64_t send_bytes;       /* crossing the cut after this stage         */
+    double send_time;          /* send_bytes / (link_bw x eff_comm)         */
+};
+struct oc_pipeline {
+    int32_t n_stages;          /* may be < asked when the graph has fewer nodes */
+    struct oc_stage *stages;   /* malloc'd                                   */
+    double bottleneck;         /* max over stages of time + send_time        */
+    double samples_per_s;      /* batch / bottleneck in steady state          */
+};
+enum oc_status oc_pipeline_split(const struct oc_perf *p, const struct oc_analysis *an, int32_t n,
+                                 enum oc_balance by, struct oc_pipeline *out);
+void oc_pipeline_free(struct oc_pipeline *pl);
+
+/* Memory needed at the analyzed binding: inference = parameters + peak
+ * activations (liveness); training = training.h's total. */
+uint64_t oc_fit_need_inference(const struct oc_analysis *an);
+/* The memory a binding needs: training (with optimizer opt) or inference. */
+uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt);
+/* Largest --batch (1 .. cap) whose need is <= usable, re-analysing the
+ * model per probe (doubling, then bisection; need grows with the batch).
+ * *max_batch = 0 when batch 1 does not fit, -1 when the need does not
+ * change with --batch (no free batch dim); *capped when cap still fits. */
+enum { OC_FIT_BATCH_CAP = 1 << 20 };
+enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
+                                enum oc_optimizer opt, uint64_t usable, int64_t *max_batch, bool *capped,
+                                struct oc_diag *d);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * cmd_gpus.c — `onnxcost gpus`: the built-in GPU table (docs/GPUS.md).
+ */
+#include "cli.h"
+
+#include "../analyzer/gpu.h"
+
+#include <string.h>
+
+int oc_cmd_gpus(int argc, char **argv) {
+    bool md = false;
+    const char *v;
+    for (int i = 1; i < argc; i++) {
+        if (oc_cli_option(argc, argv, &i, "--format", &v)) {
+            if (!v || (strcmp(v, "text") && strcmp(v, "md")))
+                return oc_cli_usage_error("gpus: --format takes text or md");
+            md = strcmp(v, "md") == 0;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            puts("usage: onnxcost gpus [--format text|md]\n\n"
+                 "Lists the built-in GPUs for --gpu: dense peak TFLOPS (TOPS for INT8) per unit,\n"
+                 "memory in GiB, DRAM and GPU-to-GPU link bandwidth in GB/s (one direction).\n"
+                 "'-' = no such unit. Sources: docs/GPUS.md. Other devices: --gpu-spec FILE.json.");
+            return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+        } else {
+            return oc_cli_usage_error("gpus: unknown argument '%s'", argv[i]);
+        }
+    }
+    static const enum oc_unit cols[] = {OC_UNIT_FP64, OC_UNIT_FP64_TC, OC_UNIT_FP32, OC_UNIT_TF32_TC,
+                                        OC_UNIT_FP16_TC, OC_UNIT_BF16_TC, OC_UNIT_FP8_TC, OC_UNIT_INT8_TC};
+    enum { NC = sizeof cols / sizeof cols[0] };
+    if (md) {
+        fputs("| id | name |", stdout);
+        for (int c = 0; c < NC; c++)
+            printf(" %s (TFLOPS) |", oc_unit_name(cols[c]));
+        puts(" memory (GiB) | DRAM (GB/s) | link (GB/s) |");
+        fputs("|---|---|", stdout);
+        for (int c = 0; c < NC + 3; c++)
+            fputs("---:|", stdout);
+        puts("");
+    } else {
+        printf("%-15s", "id");
+        for (int c = 0; c < NC; c++)
+            printf(" %8s", oc_unit_name(cols[c]));
+        printf(" %8s %8s %8s  %s\n", "mem GiB", "DRAM GB/s", "link GB/s", "name");
+        printf("%-15s %8s %8s %8s %8s %8s %8s %8s %8s\n", "", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS", "TFLOPS",
+               "TFLOPS", "TFLOPS", "TOPS");
+    }
+    for (int32_t i = 0; i < oc_gpu_count(); i++) {
+        const struct oc_gpu *g = oc_gpu_at(i);
+        printf(md ? "| %s | %s |" : "%-15s", g->id, md ? g->name : "");
+        for (int c = 0; c < NC; c++) {
+            if (g->peak[cols[c]] > 0)
+                printf(md ? " %g |" : " %8g", g->peak[cols[c]] / 1e12);
+            else
+                printf(md ? " - |" : " %8s", "-");
+        }
+        double gib = (double)g->mem_bytes / (1024.0 * 1024.0 * 1024.0);
+        if (md)
+            printf(" %g | %g | %g |\n", gib, g->mem_bw / 1e9, g->link_bw / 1e9);
+        else
+            printf(" %8g %8g %8g  %s\n", gib, g->mem_bw / 1e9, g->link_bw / 1e9, g->name);
+    }
+    return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+}

@@ -1,0 +1,211 @@
+/*
+ * gpu.c — the --gpu sections: predicted time, roofline figures, fit,
+ * data parallel and pipeline estimates (text and JSON). Every number
+ * comes from analyzer/gpu.h; this file only formats.
+ */
+#include "report_impl.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+const char *oc_bound_name(enum oc_bound b) {
+    return b == OC_BOUND_MEMORY ? "memory" : b == OC_BOUND_COMPUTE ? "compute" : "-";
+}
+
+static double oc_gib(uint64_t b) {
+    return (double)b / (1024.0 * 1024.0 * 1024.0);
+}
+
+static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_fit *f,
+                            const struct oc_gpu *gpu) {
+    bool fits = f->need <= f->usable;
+    oc_sbuf_printf(b, "Fit (%s): needs %.2f GiB of %.2f GiB usable (%.2f GiB on the device, %.2f GiB reserve): %s\n",
+                   f->training ? "training step" : "inference", oc_gib(f->need), oc_gib(f->usable),
+                   oc_gib(gpu->mem_bytes), oc_gib(f->reserve), fits ? "fits" : "DOES NOT FIT");
+    if (an->totals.peak_node >= 0) {
+        char buf[256];
+        oc_sbuf_printf(b, "  activation peak at node %s\n", oc_node_label(&an->graph->nodes[an->totals.peak_node], buf, sizeof buf));
+    }
+    if (f->max_batch > 0)
+        oc_sbuf_printf(b, "  largest batch that fits: %s%lld\n", f->max_batch_capped ? ">= " : "",
+                       (long long)f->max_batch);
+    else if (f->max_batch == 0)
+        oc_sbuf_puts(b, "  largest batch that fits: none (batch 1 does not fit)\n");
+    else
+        oc_sbuf_puts(b, "  largest batch: the model has no free batch dim (--batch changes nothing)\n");
+}
+
+void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec) {
+    const struct oc_gpu_report *gr = spec->gpu;
+    const struct oc_perf *p = gr->perf;
+    const struct oc_gpu *gpu = p->gpu;
+    const struct oc_perf_opts *o = &p->opts;
+    oc_sbuf_printf(b, "Predicted on %s%s%s%s (math %s; efficiency compute %.2f, memory %.2f; launch %.1f us; %s)\n",
+                   gpu->name, gr->spec_source ? " from " : "", gr->spec_source ? gr->spec_source : "",
+                   "", oc_math_name(o->math), o->eff_compute, o->eff_memory, o->launch_s * 1e6,
+                   o->additive ? "compute + memory" : "roofline max(compute, memory)");
+    oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
+                   gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (u != OC_UNIT_FP32 && gpu->peak[u] > 0)
+            oc_sbuf_printf(b, ", %s %.2f", oc_unit_name((enum oc_unit)u), gpu->peak[u] / 1e12);
+    oc_sbuf_puts(b, "\n");
+    oc_sbuf_printf(b, "  Latency (ms): %.3f over %d kernels (%d compute-bound, %d memory-bound; %.1f %% of the time "
+                      "memory-bound, %.3f ms launch overhead)\n",
+                   p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
+                   p->time > 0 ? 100.0 * p->time_memory / p->time : 0.0, p->launch_time * 1e3);
+    if (p->n_unknown)
+        oc_sbuf_printf(b, "  (%d nodes without a cost are not timed: a lower bound)\n", p->n_unknown);
+    oc_sbuf_printf(b, "  Ideal compute time (ms): %.3f (FLOPs / peak of each node's unit: 100 %% of peak, no memory "
+                      "time, no launches)\n",
+                   p->ideal_compute * 1e3);
+    if (p->samples_per_s > 0)
+        oc_sbuf_printf(b, "  Throughput: %.1f samples/s at batch %lld\n", p->samples_per_s, (long long)p->batch);
+    if (p->tokens_per_s > 0)
+        oc_sbuf_printf(b, "  Throughput: %.0f tokens/s (%lld tokens per pass)\n", p->tokens_per_s, (long long)p->tokens);
+    if (gr->fit)
+        oc_gpu_text_fit(b, an, gr->fit, gpu);
+    if (gr->dp) {
+        const struct oc_data_parallel *dp = gr->dp;
+        oc_sbuf_printf(b, "Data parallel on %d x %s (weak scaling, ring all-reduce over %s at %.0f GB/s x %.2f):\n",
+                       dp->n_gpus, gpu->id, gpu->link, gpu->link_bw / 1e9, o->eff_comm);
+        oc_sbuf_printf(b, "  step on 1 GPU (ms): %.3f = forward %.3f + backward %.3f + update %.3f\n", dp->step1 * 1e3,
+                       dp->forward * 1e3, dp->backward * 1e3, dp->update * 1e3);
+        oc_sbuf_printf(b, "  all-reduce of %.2f MiB of gradients (ms): %.3f\n",
+                       (double)dp->grad_bytes / (1024.0 * 1024.0), dp->allreduce * 1e3);
+        oc_sbuf_printf(b, "  step on %d GPUs (ms): %.3f not overlapped (speedup %.2fx, all-reduce %.1f %% of the step); "
+                          "%.3f overlapped with backward (speedup %.2fx)\n",
+                       dp->n_gpus, dp->step_serial * 1e3, dp->speedup_serial, 100.0 * dp->allreduce_share,
+                       dp->step_overlap * 1e3, dp->speedup_overlap);
+    }
+    if (gr->pipeline && gr->pipeline->n_stages > 0) {
+        const struct oc_pipeline *pl = gr->pipeline;
+        const struct oc_graph *g = an->graph;
+        oc_sbuf_printf(b, "Pipeline over %d x %s (balanced by %s; cut traffic over %s):\n", pl->n_stages, gpu->id,
+                       gr->balance == OC_BALANCE_TIME ? "predicted time" : "memory", gpu->link);
+        for (int32_t j = 0; j < pl->n_stages; j++) {
+            const struct oc_stage *s = &pl->stages[j];
+            char b1[128], b2[128];
+            oc_sbuf_printf(b, "  stage %d: nodes %d-%d (%s .. %s): %.3f ms, params %.2f MiB, outputs %.2f MiB", j + 1,
+                           s->first + 1, s->last + 1, oc_node_label(&g->nodes[g->order[s->first]], b1, sizeof b1),
+                           oc_node_label(&g->nodes[g->order[s->last]], b2, sizeof b2), s->time * 1e3,
+                           (double)s->param_bytes / 1048576.0, (double)s->activation_bytes / 1048576.0);
+            if (j + 1 < pl->n_stages)
+                oc_sbuf_printf(b, "; sends %.2f MiB (%.3f ms)", (double)s->send_bytes / 1048576.0, s->send_time * 1e3);
+            oc_sbuf_puts(b, "\n");
+        }
+        oc_sbuf_printf(b, "  bottleneck stage (ms): %.3f", pl->bottleneck * 1e3);
+        if (pl->samples_per_s > 0)
+            oc_sbuf_printf(b, "; steady-state throughput %.1f samples/s (vs %.1f on one GPU)", pl->samples_per_s,
+                           p->samples_per_s);
+        oc_sbuf_puts(b, "\n");
+    }
+}
+
+json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
+    if (!np->known)
+        return json_null();
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "unit", json_string(oc_unit_name(np->unit)));
+    json_object_set_new(o, "peak_flops", json_real(np->peak));
+    json_object_set_new(o, "intensity", json_real(np->ai));
+    json_object_set_new(o, "attainable_flops", json_real(np->attainable));
+    json_object_set_new(o, "bound", np->bound == OC_BOUND_NONE ? json_null() : json_string(oc_bound_name(np->bound)));
+    json_object_set_new(o, "compute_s", json_real(np->t_compute));
+    json_object_set_new(o, "memory_s", json_real(np->t_memory));
+    json_object_set_new(o, "time_s", json_real(np->time));
+    return o;
+}
+
+json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec) {
+    const struct oc_gpu_report *gr = spec->gpu;
+    const struct oc_perf *p = gr->perf;
+    const struct oc_gpu *gpu = p->gpu;
+    json_t *o = json_object(), *dev = json_object(), *peaks = json_object(), *opts = json_object();
+    if (!o || !dev || !peaks || !opts) {
+        json_decref(o), json_decref(dev), json_decref(peaks), json_decref(opts);
+        return NULL;
+    }
+    json_object_set_new(dev, "id", json_string(gpu->id));
+    json_object_set_new(dev, "name", json_string(gpu->name));
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (gpu->peak[u] > 0)
+            json_object_set_new(peaks, oc_unit_name((enum oc_unit)u), json_real(gpu->peak[u]));
+    json_object_set_new(dev, "peak_flops", peaks);
+    json_object_set_new(dev, "memory_bytes", json_integer((json_int_t)gpu->mem_bytes));
+    json_object_set_new(dev, "bandwidth_bytes_per_s", json_real(gpu->mem_bw));
+    json_object_set_new(dev, "link_bytes_per_s", json_real(gpu->link_bw));
+    json_object_set_new(dev, "link", json_string(gpu->link));
+    json_object_set_new(o, "device", dev);
+    json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
+    json_object_set_new(opts, "efficiency_compute", json_real(p->opts.eff_compute));
+    json_object_set_new(opts, "efficiency_memory", json_real(p->opts.eff_memory));
+    json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
+    json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
+    json_object_set_new(opts, "additive", json_boolean(p->opts.additive));
+    json_object_set_new(o, "options", opts);
+    json_object_set_new(o, "latency_s", json_real(p->time));
+    json_object_set_new(o, "memory_bound_s", json_real(p->time_memory));
+    json_object_set_new(o, "launch_s", json_real(p->launch_time));
+    json_object_set_new(o, "ideal_compute_s", json_real(p->ideal_compute));
+    json_object_set_new(o, "kernels", json_integer(p->n_kernels));
+    json_object_set_new(o, "compute_bound_nodes", json_integer(p->n_compute_bound));
+    json_object_set_new(o, "memory_bound_nodes", json_integer(p->n_memory_bound));
+    json_object_set_new(o, "untimed_nodes", json_integer(p->n_unknown));
+    json_object_set_new(o, "samples_per_s", p->samples_per_s > 0 ? json_real(p->samples_per_s) : json_null());
+    json_object_set_new(o, "tokens_per_s", p->tokens_per_s > 0 ? json_real(p->tokens_per_s) : json_null());
+    if (gr->fit) {
+        const struct oc_fit *f = gr->fit;
+        json_t *fj = json_object();
+        json_object_set_new(fj, "mode", json_string(f->training ? "training" : "inference"));
+        json_object_set_new(fj, "need_bytes", json_integer((json_int_t)f->need));
+        json_object_set_new(fj, "reserve_bytes", json_integer((json_int_t)f->reserve));
+        json_object_set_new(fj, "usable_bytes", json_integer((json_int_t)f->usable));
+        json_object_set_new(fj, "fits", json_boolean(f->need <= f->usable));
+        json_object_set_new(fj, "max_batch", f->max_batch >= 0 ? json_integer(f->max_batch) : json_null());
+        json_object_set_new(fj, "max_batch_capped", json_boolean(f->max_batch_capped));
+        json_object_set_new(fj, "peak_node", an->totals.peak_node >= 0
+                                                 ? json_string(an->graph->nodes[an->totals.peak_node].name)
+                                                 : json_null());
+        json_object_set_new(o, "fit", fj);
+    }
+    if (gr->dp) {
+        const struct oc_data_parallel *dp = gr->dp;
+        json_t *d = json_object();
+        json_object_set_new(d, "gpus", json_integer(dp->n_gpus));
+        json_object_set_new(d, "forward_s", json_real(dp->forward));
+        json_object_set_new(d, "backward_s", json_real(dp->backward));
+        json_object_set_new(d, "update_s", json_real(dp->update));
+        json_object_set_new(d, "step_1gpu_s", json_real(dp->step1));
+        json_object_set_new(d, "grad_bytes", json_integer((json_int_t)dp->grad_bytes));
+        json_object_set_new(d, "allreduce_s", json_real(dp->allreduce));
+        json_object_set_new(d, "step_serial_s", json_real(dp->step_serial));
+        json_object_set_new(d, "step_overlap_s", json_real(dp->step_overlap));
+        json_object_set_new(d, "speedup_serial", json_real(dp->speedup_serial));
+        json_object_set_new(d, "speedup_overlap", json_real(dp->speedup_overlap));
+        json_object_set_new(o, "data_parallel", d);
+    }
+    if (gr->pipeline) {
+        json_t *a = json_array();
+        for (int32_t j = 0; j < gr->pipeline->n_stages; j++) {
+            const struct oc_stage *s = &gr->pipeline->stages[j];
+            json_t *e = json_object();
+            json_object_set_new(e, "first", json_integer(s->first));
+            json_object_set_new(e, "last", json_integer(s->last));
+            json_object_set_new(e, "time_s", json_real(s->time));
+            json_object_set_new(e, "param_bytes", json_integer((json_int_t)s->param_bytes));
+            json_object_set_new(e, "activation_bytes", json_integer((json_int_t)s->activation_bytes));
+            json_object_set_new(e, "send_bytes", json_integer((json_int_t)s->send_bytes));
+            json_object_set_new(e, "send_s", json_real(s->send_time));
+            json_array_append_new(a, e);
+        }
+        json_t *pj = json_object();
+        json_object_set_new(pj, "balance", json_string(gr->balance == OC_BALANCE_TIME ? "time" : "memory"));
+        json_object_set_new(pj, "stages", a);
+        json_object_set_new(pj, "bottleneck_s", json_real(gr->pipeline->bottleneck));
+        json_object_set_new(o, "pipeline", pj);
+    }
+    return o;
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The GPU performance model (--gpu-spec, --fit, --gpus, --pipeline) against
+figures computed here by hand.
+
+A three-node MLP with a free batch dim, x[N,256] -> MatMul(256x1024) -> Relu
+-> MatMul(1024x10), is built with the onnx package. Its FLOPs, bytes and
+memory are written out below from the shapes (not read from onnxcost), then
+the roofline, all-reduce, pipeline and fit formulas of docs/MODEL.md are
+applied to a made-up device with round figures. Exit 77 when onnx is missing.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    import numpy as np
+except ImportError:
+    print("skipped: the onnx package is not installed")
+    sys.exit(77)
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--onnxcost", required=True)
+args = ap.parse_args()
+
+K, H, C = 256, 1024, 10
+PEAK, BW, LINK = 10e12, 100e9, 10e9          # the device, SI units
+EFF_C, EFF_M, EFF_COMM, LAUNCH = 0.5, 0.25, 0.5, 2e-6
+GIB = 1 << 30
+fails = 0
+
+
+def check(name, got, want, rel=1e-9):
+    global fails
+    ok = (got == want) if isinstance(want, (int, str)) else abs(got - want) <= rel * max(abs(want), 1e-30)
+    if not ok:
+        print(f"FAIL {name}: got {got!r}, want {want!r}")
+        fails += 1
+
+
+def roof(flops, nbytes):
+    tc, tm = flops / (PEAK * EFF_C), nbytes / (BW * EFF_M)
+    return max(tc, tm) + LAUNCH, ("compute" if tc >= tm else "memory")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    w1 = numpy_helper.from_array(np.zeros((K, H), np.float32), "w1")
+    w2 = numpy_helper.from_array(np.zeros((H, C), np.float32), "w2")
+    g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+         helper.make_node("Relu", ["h"], ["r"], name="act"),
+         helper.make_node("MatMul", ["r", "w2"], ["y"], name="fc2")],
+        "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", C])], [w1, w2])
+    model = os.path.join(tmp, "mlp.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), model)
+    spec = os.path.join(tmp, "dev.json")
+    with open(spec, "w") as f:
+        json.dump({"name": "Round GPU", "fp32": PEAK / 1e12, "memory_gib": 1, "bandwidth_gbs": BW / 1e9,
+                   "link_gbs": LINK / 1e9}, f)
+
+    def run(*extra):
+        out = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "--format", "json", "-q",
+                              "--efficiency", str(EFF_C), "--mem-efficiency", str(EFF_M),
+                              "--comm-efficiency", str(EFF_COMM), "--launch-us", str(LAUNCH * 1e6), *extra],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            print("FAIL onnxcost", extra, out.stderr)
+            sys.exit(1)
+        return json.loads(out.stdout)
+
+    N = 1024
+    d = run("--batch", str(N), "--gpus", "4", "--pipeline", "2")
+    # by hand: FLOPs (MAC = 2 FLOPs, Relu 1 per element) and bytes (fp32)
+    hand = {"fc1": (2 * N * K * H, 4 * (N * K + K * H) + 4 * N * H),
+            "act": (N * H, 4 * N * H * 2),
+            "fc2": (2 * N * H * C, 4 * (N * H + H * C) + 4 * N * C)}
+    times = {}
+    for node in d["nodes"]:
+        fl, nb = hand[node["name"]]
+        t, bound = roof(fl, nb)
+        times[node["name"]] = t
+        gp = node["gpu"]
+        check(node["name"] + " time", gp["time_s"], t)
+        check(node["name"] + " intensity", gp["intensity"], fl / nb)
+        check(node["name"] + " attainable", gp["attainable_flops"], min(PEAK, fl / nb * BW))
+        check(node["name"] + " bound", gp["bound"], bound)
+    G = d["gpu"]
+    latency = sum(times.values())
+    check("latency", G["latency_s"], latency)
+    check("samples/s", G["samples_per_s"], N / latency)
+    check("ideal", G["ideal_compute_s"], sum(v[0] for v in hand.values()) / PEAK)
+
+    # data parallel, 4 GPUs, SGD: backward 2x contractions + 1x the rest,
+    # update streams 3 x gradient bytes, ring all-reduce 2(n-1)/n
+    grad = 4 * (K * H + H * C)
+    dp = G["data_parallel"]
+    check("grad bytes", dp["grad_bytes"], grad)
+    bwd = 2 * times["fc1"] + times["act"] + 2 * times["fc2"]
+    upd = 3 * grad / (BW * EFF_M) + LAUNCH
+    ar = 2 * 3 / 4 * grad / (LINK * EFF_COMM) + math.ceil(grad / (25 << 20)) * 2 * 3 * 10e-6
+    check("backward", dp["backward_s"], bwd)
+    check("update", dp["update_s"], upd)
+    check("allreduce", dp["allreduce_s"], ar)
+    step1 = latency + bwd + upd
+    check("speedup serial", dp["speedup_serial"], 4 * step1 / (step1 + ar))
+    check("speedup overlap", dp["speedup_overlap"], 4 * step1 / (latency + max(bwd, ar) + upd))
+
+    # pipeline, 2 stages by time: the better of the two cuts
+    cuts = [((times["fc1"],), times["act"] + times["fc2"], 4 * N * H),
+            ((times["fc1"] + times["act"]), times["fc2"], 4 * N * H)]
+    best = min(cuts, key=lambda c: max(sum(c[0]) if isinstance(c[0], tuple) else c[0], c[1]))
+    st = G["pipeline"]["stages"]
+    first = sum(best[0]) if isinstance(best[0], tuple) else best[0]
+    check("stages", len(st), 2)
+    check("stage 1 time", st[0]["time_s"], first)
+    check("stage 2 time", st[1]["time_s"], best[1])
+    check("cut bytes", st[0]["send_bytes"], best[2])
+    check("bottleneck", G["pipeline"]["bottleneck_s"],
+          max(first + best[2] / (LINK * EFF_COMM), best[1]))
+
+    # fit, inference: params + liveness peak (h and r live together at Relu)
+    params = 4 * (K * H + H * C)
+    reserve = 512 << 20
+    f = run("--batch", "1", "--fit", "--reserve", "512MiB")["gpu"]["fit"]
+    per_sample = 4 * 2 * H
+    check("fit need", f["need_bytes"], params + per_sample)
+    check("fit usable", f["usable_bytes"], GIB - reserve)
+    check("fit max batch", f["max_batch"], (GIB - reserve - params) // per_sample)
+    # fit, training with SGD: params + grads + saved x, h, r, y
+    f = run("--batch", "1", "--fit", "--reserve", "512MiB", "--optimizer", "sgd")["gpu"]["fit"]
+    per_sample = 4 * (K + H + H + C)
+    check("train need", f["need_bytes"], 2 * params + per_sample)
+    check("train max batch", f["max_batch"], (GIB - reserve - 2 * params) // per_sample)
+
+print(f"gpu model: {'ok' if not fails else str(fails) + ' failed'}")
+sys.exit(1 if fails else 0)
