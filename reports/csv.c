@@ -38,7 +38,8 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
     if (!rows)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     oc_sbuf_puts(&b, "index,name,op_type,domain,output_shapes,output_dtypes,params,macs,flops,activation_bytes,"
-                     "bytes_read,bytes_written,status\n");
+                     "bytes_read,bytes_written,status");
+    oc_sbuf_puts(&b, spec->gpu ? ",gpu_unit,intensity,bound,time_s\n" : "\n");
     enum oc_status st = OC_OK;
     for (int32_t r = 0; r < n && st == OC_OK; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
@@ -85,8 +86,19 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_csv_u64(&b, nd->activation_bytes, true);
         oc_csv_u64(&b, nd->cost.bytes_read, known);
         oc_csv_u64(&b, nd->cost.bytes_written, known);
-        oc_sbuf_puts(&b, nd->status == OC_OK ? ",ok\n" : nd->status == OC_ERR_UNSUPPORTED ? ",unsupported\n"
-                                                                                       : ",shape_unknown\n");
+        oc_sbuf_puts(&b, nd->status == OC_OK ? ",ok" : nd->status == OC_ERR_UNSUPPORTED ? ",unsupported"
+                                                                                     : ",shape_unknown");
+        if (spec->gpu) { /* docs/MODEL.md; empty cells when the node is not timed */
+            const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
+            if (!np->known)
+                oc_sbuf_puts(&b, ",,,,");
+            else if (np->bound == OC_BOUND_NONE)
+                oc_sbuf_printf(&b, ",%s,,,0", oc_unit_name(np->unit));
+            else
+                oc_sbuf_printf(&b, ",%s,%.17g,%s,%.17g", oc_unit_name(np->unit), np->ai, oc_bound_name(np->bound),
+                               np->time);
+        }
+        oc_sbuf_puts(&b, "\n");
         if (b.n > 1 << 16)
             st = oc_sbuf_flush(&b, spec, d);
     }

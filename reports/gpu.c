@@ -59,6 +59,11 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
     oc_sbuf_printf(b, "  Ideal compute time (ms): %.3f (FLOPs / peak of each node's unit: 100 %% of peak, no memory "
                       "time, no launches)\n",
                    p->ideal_compute * 1e3);
+    if (spec->sym) {
+        oc_sbuf_puts(b, "  (predicted at ");
+        oc_fmt_sym_binding(b, an, spec->sym);
+        oc_sbuf_puts(b, ": bind the dims with --dim/--batch for real sizes)\n");
+    }
     if (p->samples_per_s > 0)
         oc_sbuf_printf(b, "  Throughput: %.1f samples/s at batch %lld\n", p->samples_per_s, (long long)p->batch);
     if (p->tokens_per_s > 0)
