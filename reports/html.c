@@ -8,6 +8,7 @@
 #include "report_impl.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,60 @@ static void oc_svg_formula_lines(struct oc_sbuf *b, const struct oc_symbolic *s,
     oc_sbuf_printf(b, "\n<text x=\"60\" y=\"14\">max %.3g</text>\n</svg>\n", ymax);
 }
 
+/* --gpu: log-log roofline. Roofs min(peak, AI x bandwidth) for FP32 and the
+ * fastest unit; one point per timed node at (AI, FLOPs / predicted time). */
+static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_perf *p) {
+    const struct oc_gpu *gpu = p->gpu;
+    const struct oc_graph *g = an->graph;
+    enum oc_unit top = OC_UNIT_FP32; /* the fastest unit the nodes use */
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (p->nodes[i].known && p->nodes[i].bound != OC_BOUND_NONE && gpu->peak[p->nodes[i].unit] > gpu->peak[top])
+            top = p->nodes[i].unit;
+    if (gpu->mem_bw <= 0 || gpu->peak[top] <= 0)
+        return;
+    /* axes: AI 10^-2 .. 10^4 FLOP/B; FLOP/s from 10^(k-6) to 10^k above the top peak */
+    double x0 = -2, x1 = 4, y1 = ceil(log10(gpu->peak[top])), y0 = y1 - 6;
+#define OC_RX(ai) (60 + 600.0 * (log10(ai) - x0) / (x1 - x0))
+#define OC_RY(f) (280 - 260.0 * (log10(f) - y0) / (y1 - y0))
+    oc_sbuf_puts(b, "<h2>Roofline on ");
+    oc_html_text(b, gpu->name);
+    oc_sbuf_puts(b, " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time)</h2>\n"
+                    "<svg class=\"chart\" width=\"700\" height=\"320\" role=\"img\">\n"
+                    "<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
+                    "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
+    enum oc_unit roofs[2] = {OC_UNIT_FP32, top};
+    static const char *const color[2] = {"#4e79a7", "#e15759"};
+    for (int k = 0; k < (top == OC_UNIT_FP32 ? 1 : 2); k++) {
+        double peak = gpu->peak[roofs[k]], ridge = peak / gpu->mem_bw, lo = pow(10, x0);
+        double ylo = lo * gpu->mem_bw;
+        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>",
+                       color[k], OC_RX(lo), OC_RY(ylo > pow(10, y0) ? ylo : pow(10, y0)), OC_RX(ridge), OC_RY(peak),
+                       OC_RX(pow(10, x1)), OC_RY(peak));
+        oc_sbuf_printf(b, "<text x=\"655\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %.3g TFLOPS, ridge %.1f FLOP/B</text>\n",
+                       OC_RY(peak) - 5, color[k], oc_unit_name(roofs[k]), peak / 1e12, ridge);
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node_perf *np = &p->nodes[i];
+        if (!np->known || np->bound == OC_BOUND_NONE || np->ai <= 0 || np->time <= 0)
+            continue;
+        double ai = np->ai < pow(10, x0) ? pow(10, x0) : np->ai > pow(10, x1) ? pow(10, x1) : np->ai;
+        double f = (double)g->nodes[i].cost.flops / np->time;
+        if (f < pow(10, y0))
+            f = pow(10, y0);
+        oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.6\"><title>",
+                       OC_RX(ai), OC_RY(f), np->bound == OC_BOUND_MEMORY ? "#f28e2b" : "#59a14f");
+        oc_html_text(b, g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type);
+        oc_sbuf_printf(b, ": %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", np->ai, f, oc_bound_name(np->bound));
+    }
+    for (int e = (int)x0; e <= (int)x1; e++)
+        oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">1e%d</text>", OC_RX(pow(10, e)), e);
+    for (int e = (int)y0; e <= (int)y1; e += 2)
+        oc_sbuf_printf(b, "<text x=\"55\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>", OC_RY(pow(10, e)) + 4, e);
+    oc_sbuf_puts(b, "\n<text x=\"655\" y=\"314\" text-anchor=\"end\">FLOP/byte (orange: memory-bound, green: compute-bound)</text>\n</svg>\n");
+#undef OC_RX
+#undef OC_RY
+}
+
 static void oc_html_row(struct oc_sbuf *b, const char *k, const char *v) {
     oc_sbuf_puts(b, "<tr><th>");
     oc_html_text(b, k);
@@ -147,6 +202,15 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     oc_html_row(&b, "peak activation memory (MiB)", buf);
     snprintf(buf, sizeof buf, "%d / %d", t->n_shaped, t->n_nodes);
     oc_html_row(&b, "nodes with concrete shapes", buf);
+    if (spec->gpu) {
+        const struct oc_perf *p = spec->gpu->perf;
+        snprintf(buf, sizeof buf, "%.3f on %s", p->time * 1e3, p->gpu->name);
+        oc_html_row(&b, "predicted latency (ms)", buf);
+        if (p->samples_per_s > 0) {
+            snprintf(buf, sizeof buf, "%.1f at batch %lld", p->samples_per_s, (long long)p->batch);
+            oc_html_row(&b, "predicted throughput (samples/s)", buf);
+        }
+    }
     oc_sbuf_puts(&b, "</table>\n");
 
     /* charts: per module with --depth, else per op type */
@@ -200,6 +264,8 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     free(bars);
     for (int32_t i = 0; spec->sym && i < spec->sym->n_syms; i++)
         oc_svg_formula_lines(&b, spec->sym, i);
+    if (spec->gpu)
+        oc_svg_roofline(&b, an, spec->gpu->perf);
 
     /* the rows */
     if (spec->modules) {

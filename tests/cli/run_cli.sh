@@ -208,6 +208,8 @@ expect gpu_math 2 "$E --math takes auto, fp32, tf32 or fp16" -- "$fx/mnist/examp
 # the seed-003 question on the MNIST net: the table has the roofline columns
 expect gpu_table 0 "" -- "$fx/mnist/examples_net.onnx" --gpu K80 --dtype fp64
 expect_out gpu_table_text "FLOP/B" "Bound" "Time (us)" "Predicted on NVIDIA Tesla K80 (board: 2x GK210)" "Peaks: FP32 8.73 TFLOPS, DRAM 480 GB/s (ridge 18.2 FLOP/B), FP64 2.91"
+expect gpu_html 0 "" -- "$fx/mnist/examples_net.onnx" --gpu t4 --format html
+expect_out gpu_html_text "<h2>Roofline on NVIDIA T4" "FP32 8.1 TFLOPS, ridge 25.3 FLOP/B" "predicted latency (ms)"
 expect gpus_list 0 "" -- gpus
 expect_out gpus_text "h100-sxm" "989.4" "k80-gk210"
 expect help 0 "" -- --help
