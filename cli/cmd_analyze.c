@@ -199,6 +199,18 @@ static bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, siz
         return false;
     }
     const char *lk = json_string_value(json_object_get(j, "link"));
+    for (const char *c = nm; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == '`') {
+            snprintf(err, esize, "\"name\" has a control character or backquote");
+            json_decref(j);
+            return false;
+        }
+    for (const char *c = lk ? lk : ""; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == '`') {
+            snprintf(err, esize, "\"link\" has a control character or backquote");
+            json_decref(j);
+            return false;
+        }
     snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
     g->id = g->name = name;
     g->link = name + strlen(name) + 1;

@@ -125,6 +125,11 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
             oc_sbuf_printf(&b, "\n%d of %d nodes shown.\n", n, g->n_nodes);
         free(rows);
     }
+    if (spec->gpu) { /* the text block as is: it is already one line per figure */
+        oc_sbuf_puts(&b, "\n### GPU prediction\n\n```\n");
+        oc_gpu_text(&b, an, spec);
+        oc_sbuf_puts(&b, "```\n");
+    }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;
