@@ -210,7 +210,26 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
 }
 
-static bool oc_node_kernel_cost(const struct oc_node *n, uint64_t *flops, uint64_t *bytes) {
+/* Shape arithmetic whose every output is a known integer tensor (Shape,
+ * Gather on shapes, Concat of dims, ...) is folded to constants by
+ * runtimes: no kernel. */
+static bool oc_node_folded(const struct oc_graph *g, const struct oc_node *n) {
+    int32_t outs = 0;
+    for (int32_t k = 0; k < n->n_out; k++) {
+        if (n->out[k] < 0)
+            continue;
+        if (!g->values[n->out[k]].ival)
+            return false;
+        outs++;
+    }
+    return outs > 0;
+}
+
+static bool oc_node_kernel_cost(const struct oc_graph *g, const struct oc_node *n, uint64_t *flops, uint64_t *bytes) {
+    if (oc_node_folded(g, n)) {
+        *flops = *bytes = 0;
+        return true;
+    }
     if (n->cost.flags & OC_COST_UNKNOWN)
         return false;
     *flops = n->cost.flops;
@@ -234,7 +253,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         const struct oc_node *n = &g->nodes[g->order[r]];
         struct oc_node_perf *np = &out->nodes[n->index];
         uint64_t flops, bytes;
-        if (!oc_node_kernel_cost(n, &flops, &bytes)) {
+        if (!oc_node_kernel_cost(g, n, &flops, &bytes)) {
             out->n_unknown++;
             continue;
         }
