@@ -240,13 +240,22 @@ OC_COST(oc_lrn_cost) {
     int64_t size, ch = x->dims[1].value;
     if (oc_attr_int(c->node, "size", 0, &size, c->diag) != OC_OK || ch <= 0)
         return ch == 0 ? OC_OK : OC_ERR_MODEL;
-    int64_t before = (size - 1) / 2, after = size - 1 - before; /* floor, ceil */
-    uint64_t per_pos = 0;
-    for (int64_t k = 0; k < ch; k++) {
-        int64_t lo = k - before < 0 ? 0 : k - before, hi = k + after > ch - 1 ? ch - 1 : k + after;
-        per_pos += 2 * (uint64_t)(hi - lo + 1) + 3;
+    if (size <= 0)
+        return OC_ERR_MODEL;
+    /* closed form (channel counts come from the file, a loop could hang):
+     * w_c = size - (cut at the low edge) - (cut at the high edge), and
+     * the cuts sum to m*before - m(m-1)/2 with m = min(before, C), and the
+     * same with after */
+    __extension__ typedef unsigned __int128 u128;
+    u128 before = (u128)(size - 1) / 2, after = (u128)(size - 1) - before, n = (u128)ch;
+    u128 m = before < n ? before : n, t = after < n ? after : n;
+    u128 cut = m * before - m * (m - 1) / 2 + t * after - t * (t - 1) / 2;
+    u128 per_pos = 2 * (n * (u128)size - cut) + 3 * n;
+    if (per_pos > UINT64_MAX) {
+        cost->flags |= OC_COST_OVERFLOW;
+        per_pos = UINT64_MAX;
     }
-    oc_cost_add_flops(cost, oc_numel(x) / (uint64_t)ch, per_pos);
+    oc_cost_add_flops(cost, oc_numel(x) / (uint64_t)ch, (uint64_t)per_pos);
     return OC_OK;
 }
 

@@ -194,6 +194,8 @@ if command -v script >/dev/null; then
         fail=$((fail + 1))
     fi
 fi
+# found by the fuzzer: an LRN after a Conv claiming 1.08e12 channels once hung the cost loop
+expect fuzz_lrn 2 "$E $fx/bad/fuzz_lrn_huge_channels.onnx: node 'n4' (Conv): input has 1078036791392 channels but weight expects 96 x group 1" -- "$fx/bad/fuzz_lrn_huge_channels.onnx"
 # --gpu: unknown names, missing device, bad spec files, bad factors
 expect gpu_unknown 2 "$E --gpu: unknown GPU 'b200' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- "$fx/mnist/examples_net.onnx" --gpu b200
 expect gpu_fit_alone 2 "$E --fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE" -- "$fx/mnist/examples_net.onnx" --fit
