@@ -155,6 +155,14 @@ static bool oc_baseline_load(const char *path, struct oc_baseline *b, json_t **d
     return true;
 }
 
+/* Text that would break a report line or a Markdown code block. */
+static bool oc_unprintable(const char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '`')
+            return true;
+    return false;
+}
+
 /* --gpu-spec: a device in JSON (keys in docs/GPUS.md). Strings are copied
  * into names (kept by the caller until the report is written). */
 static bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
@@ -199,18 +207,12 @@ static bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, siz
         return false;
     }
     const char *lk = json_string_value(json_object_get(j, "link"));
-    for (const char *c = nm; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == '`') {
-            snprintf(err, esize, "\"name\" has a control character or backquote");
-            json_decref(j);
-            return false;
-        }
-    for (const char *c = lk ? lk : ""; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == '`') {
-            snprintf(err, esize, "\"link\" has a control character or backquote");
-            json_decref(j);
-            return false;
-        }
+    const char *bad = oc_unprintable(nm) ? "name" : lk && oc_unprintable(lk) ? "link" : NULL;
+    if (bad) {
+        snprintf(err, esize, "\"%s\" has a control character or backquote", bad);
+        json_decref(j);
+        return false;
+    }
     snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
     g->id = g->name = name;
     g->link = name + strlen(name) + 1;
