@@ -115,16 +115,24 @@ static enum oc_status oc_window_apply(struct oc_op_ctx *c, const struct oc_value
     return OC_OK;
 }
 
+/* X is [N, C, spatial...] (rank >= 3) and W, when given, has X's rank. */
+static enum oc_status oc_nc_ranks(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt) {
+    if (x->rank < 3)
+        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
+    if (wt && wt->rank != x->rank)
+        return OC_FAIL(c, OC_ERR_MODEL, "weight W has rank %d, input X rank %d", wt->rank, x->rank);
+    return OC_OK;
+}
+
 enum oc_status oc_conv_shape(struct oc_op_ctx *c, const struct oc_value *x, const struct oc_value *wt,
                              const struct oc_value *b, int32_t dtype) {
     if (!x || !wt || x->rank < 0 || wt->rank < 0)
         return OC_ERR_SHAPE;
-    if (x->rank < 3)
-        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    if (wt->rank != x->rank)
-        return OC_FAIL(c, OC_ERR_MODEL, "weight W has rank %d, input X rank %d", wt->rank, x->rank);
+    enum oc_status st = oc_nc_ranks(c, x, wt);
+    if (st != OC_OK)
+        return st;
     int64_t group;
-    enum oc_status st = oc_attr_int(c->node, "group", 1, &group, c->diag);
+    st = oc_attr_int(c->node, "group", 1, &group, c->diag);
     if (st != OC_OK)
         return st;
     if (group <= 0)
@@ -192,10 +200,11 @@ OC_RULE(oc_pool_infer) {
     const struct oc_value *x = oc_in(c, 0);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
-    if (x->rank < 3)
-        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
+    enum oc_status st = oc_nc_ranks(c, x, NULL);
+    if (st != OC_OK)
+        return st;
     struct oc_window w;
-    enum oc_status st = oc_window_read(c, x->rank - 2, NULL, &w);
+    st = oc_window_read(c, x->rank - 2, NULL, &w);
     if (st != OC_OK)
         return st;
     struct oc_dim out[OC_MAX_SPATIAL + 2];
@@ -295,12 +304,11 @@ OC_RULE(oc_convt_infer) {
     const struct oc_value *x = oc_in(c, 0), *wt = oc_in(c, 1), *b = oc_in(c, 2);
     if (!x || !wt || x->rank < 0 || wt->rank < 0)
         return OC_ERR_SHAPE;
-    if (x->rank < 3)
-        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
-    if (wt->rank != x->rank)
-        return OC_FAIL(c, OC_ERR_MODEL, "weight W has rank %d, input X rank %d", wt->rank, x->rank);
+    enum oc_status st = oc_nc_ranks(c, x, wt);
+    if (st != OC_OK)
+        return st;
     int64_t group;
-    enum oc_status st = oc_attr_int(c->node, "group", 1, &group, c->diag);
+    st = oc_attr_int(c->node, "group", 1, &group, c->diag);
     if (st != OC_OK)
         return st;
     if (group <= 0)
@@ -440,10 +448,11 @@ OC_RULE(oc_maxunpool_infer) {
     const struct oc_value *x = oc_in(c, 0);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
-    if (x->rank < 3)
-        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 3 (N, C, spatial...)", x->rank);
+    enum oc_status st = oc_nc_ranks(c, x, NULL);
+    if (st != OC_OK)
+        return st;
     struct oc_window w;
-    enum oc_status st = oc_window_read(c, x->rank - 2, NULL, &w);
+    st = oc_window_read(c, x->rank - 2, NULL, &w);
     if (st != OC_OK)
         return st;
     if (oc_in(c, 2)) {
