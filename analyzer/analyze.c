@@ -307,8 +307,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
 static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     struct oc_arena *a = &r->an->arena;
     char lab[300];
-    int32_t earliest = 0;
-    n->def = oc_op_find(n->domain, n->op_type, n->opset, &earliest);
+    int32_t earliest = n->def_earliest; /* n->def was looked up by oc_graph_build */
     if (n->domain[0] || !n->def) { /* a model-local function defines the op */
         const void *fn = oc_graph_find_function(g, n->domain, n->op_type);
         if (fn)
@@ -711,46 +710,79 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
 
 /* ---- entry ---------------------------------------------------------------------- */
 
+/* One run over the graph restored to its pristine state; fail_after counts
+ * this run's arena allocations down to an injected failure (tests). */
+static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opts *opts, int64_t fail_after,
+                             struct oc_diag *d) {
+    static const struct oc_analyze_opts no_opts;
+    oc_arena_free(&an->arena);
+    an->arena.fail_after = fail_after;
+    memset(&an->totals, 0, sizeof an->totals);
+    an->n_bound = an->n_warnings = an->n_unsupported = an->n_op_stats = 0;
+    an->bound = NULL;
+    an->warnings = NULL;
+    an->unsupported = NULL;
+    an->op_stats = NULL;
+    struct oc_graph *g = an->graph;
+    *g = an->pristine;
+    if (an->pristine_values) { /* a re-run (the first run finds the graph as built) */
+        memcpy(g->values, an->pristine_values, (size_t)g->n_values * sizeof *g->values);
+        memcpy(g->nodes, an->pristine_nodes, (size_t)g->n_nodes * sizeof *g->nodes);
+    }
+
+    struct oc_run r = {an, g, opts ? opts : &no_opts, d, NULL, NULL, 0};
+    r.warn_tail = &r.warn_head;
+    g->price_bits = r.opts->price_bits;
+    enum oc_status st;
+    if ((st = oc_bind_inputs(&r)) != OC_OK || (st = oc_run_graph(&r, g)) != OC_OK ||
+        (st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
+        return st;
+    struct oc_memory mem;
+    if (oc_memory_peak(g, &mem) != OC_OK)
+        return oc_nomem(&r);
+    an->totals.peak_activation_bytes = mem.peak_bytes;
+    an->totals.peak_node = mem.peak_node;
+    an->totals.peak_complete = mem.complete;
+    an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);
+    if (!an->warnings)
+        return oc_nomem(&r);
+    int32_t k = 0;
+    for (struct oc_warn_item *w = r.warn_head; w; w = w->next)
+        an->warnings[k++] = w->text;
+    return OC_OK;
+}
+
 enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts, struct oc_analysis **out,
                           struct oc_diag *d) {
-    static const struct oc_analyze_opts no_opts;
     *out = NULL;
     struct oc_analysis *an = calloc(1, sizeof *an);
     if (!an)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     oc_arena_init(&an->arena);
+    oc_arena_init(&an->graph_arena);
     an->model = m;
-    struct oc_run r = {an, NULL, opts ? opts : &no_opts, d, NULL, NULL, 0};
-    r.warn_tail = &r.warn_head;
-    an->arena.fail_after = r.opts->fail_alloc_after;
+    an->graph_arena.fail_after = opts ? opts->fail_alloc_after : 0;
 
-    enum oc_status st = oc_graph_build(m, &an->arena, &an->graph, d);
+    /* the graph lives in graph_arena; for a rerunnable analysis a copy of
+     * its values and nodes as built lets every run start from the same state */
+    enum oc_status st = oc_graph_build(m, &an->graph_arena, &an->graph, d);
     if (st != OC_OK)
         goto fail;
-    r.g = an->graph;
-    r.g->price_bits = r.opts->price_bits;
-    if ((st = oc_bind_inputs(&r)) != OC_OK)
-        goto fail;
-    if ((st = oc_run_graph(&r, r.g)) != OC_OK)
-        goto fail;
-    if ((st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
-        goto fail;
-    struct oc_memory mem;
-    if (oc_memory_peak(r.g, &mem) != OC_OK) {
-        st = oc_nomem(&r);
-        goto fail;
+    struct oc_graph *g = an->graph;
+    g->arena = &an->arena; /* what runs allocate goes to the run arena */
+    an->pristine = *g;
+    if (opts && opts->rerunnable) {
+        an->pristine_values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *g->values);
+        an->pristine_nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *g->nodes);
+        if (!an->pristine_values || !an->pristine_nodes) {
+            st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        memcpy(an->pristine_values, g->values, (size_t)g->n_values * sizeof *g->values);
+        memcpy(an->pristine_nodes, g->nodes, (size_t)g->n_nodes * sizeof *g->nodes);
     }
-    an->totals.peak_activation_bytes = mem.peak_bytes;
-    an->totals.peak_node = mem.peak_node;
-    an->totals.peak_complete = mem.complete;
-    an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);
-    if (!an->warnings) {
-        st = oc_nomem(&r);
+    if ((st = oc_run(an, opts, an->graph_arena.fail_after, d)) != OC_OK)
         goto fail;
-    }
-    int32_t k = 0;
-    for (struct oc_warn_item *w = r.warn_head; w; w = w->next)
-        an->warnings[k++] = w->text;
     *out = an;
     return OC_OK;
 fail:
@@ -758,9 +790,16 @@ fail:
     return st;
 }
 
+enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d) {
+    if (!an->pristine_values)
+        return oc_diag_set(d, OC_ERR_USAGE, "the analysis was not made rerunnable");
+    return oc_run(an, opts, opts ? opts->fail_alloc_after : 0, d);
+}
+
 void oc_analysis_free(struct oc_analysis *a) {
     if (!a)
         return;
     oc_arena_free(&a->arena);
+    oc_arena_free(&a->graph_arena);
     free(a);
 }

@@ -27,6 +27,9 @@ struct oc_analyze_opts {
     int32_t price_bits;            /* --dtype: price float tensors at this many bits (0 =
                                       their own type); shapes and dtypes are unchanged  */
     int64_t fail_alloc_after;      /* tests: make the Nth arena allocation fail          */
+    bool rerunnable;               /* keep a copy of the graph as built so that
+                                      oc_analysis_rerun() can start from it (costs
+                                      about 400 bytes a node)                          */
 };
 
 enum oc_bind_source {
@@ -83,7 +86,10 @@ struct oc_op_stat {
 };
 
 struct oc_analysis {
-    struct oc_arena arena;
+    struct oc_arena arena;           /* this run's results (bindings, shapes, costs,
+                                        subgraphs, warnings); emptied by a re-run */
+    struct oc_arena graph_arena;     /* the graph as built from the model, kept
+                                        across re-runs                          */
     const struct oc_model *model;
     struct oc_graph *graph;
     struct oc_totals totals;
@@ -96,6 +102,11 @@ struct oc_analysis {
     int32_t n_op_stats;              /* per (domain, op_type), most MACs first,
                                         then most FLOPs, then name            */
     struct oc_op_stat *op_stats;
+    /* the main graph right after oc_graph_build(), before any binding: a
+     * re-run starts from it (private to analyze.c) */
+    struct oc_graph pristine;
+    struct oc_value *pristine_values;
+    struct oc_node *pristine_nodes;
 };
 
 /* Runs the analysis. On an invalid model returns OC_ERR_MODEL (or PARSE,
@@ -104,6 +115,15 @@ struct oc_analysis {
  * recorded on the node (status, reason) and counted in the totals. */
 enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts,
                           struct oc_analysis **out, struct oc_diag *d);
+/* Runs an analysis again with other options (other --dim/--batch bindings,
+ * --dtype) on the graph it has already built: the result is the one
+ * oc_analyze(an->model, opts) would give, without decoding and validating
+ * the graph again. Everything the previous run produced is released first,
+ * so pointers into it (nodes' shapes, warnings, modules) become invalid.
+ * On error the analysis holds no result but can be re-run again. The
+ * analysis must come from oc_analyze() with opts->rerunnable set, else
+ * OC_ERR_USAGE. */
+enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d);
 void oc_analysis_free(struct oc_analysis *a);
 
 #endif

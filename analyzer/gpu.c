@@ -461,27 +461,29 @@ uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimi
     return tr.total_bytes;
 }
 
+/* Need at one batch size; *work is the analysis the probes share (built by
+ * the first, re-run by the others, so the graph is decoded once). */
 static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
-                                   enum oc_optimizer opt, int64_t batch, uint64_t *need, struct oc_diag *d) {
+                                   enum oc_optimizer opt, int64_t batch, uint64_t *need, struct oc_analysis **work,
+                                   struct oc_diag *d) {
     struct oc_analyze_opts o = *base;
-    struct oc_analysis *an = NULL;
     o.batch = batch;
-    enum oc_status st = oc_analyze(m, &o, &an, d);
+    o.rerunnable = true;
+    enum oc_status st = *work ? oc_analysis_rerun(*work, &o, d) : oc_analyze(m, &o, work, d);
     if (st == OC_OK)
-        *need = oc_fit_need(an, training, opt);
-    oc_analysis_free(an);
+        *need = oc_fit_need(*work, training, opt);
     return st;
 }
 
-enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
+static enum oc_status oc_fit_search(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
                                 enum oc_optimizer opt, uint64_t usable, int64_t *max_batch, bool *capped,
-                                struct oc_diag *d) {
+                                struct oc_analysis **w, struct oc_diag *d) {
     uint64_t n1, n2, need;
     *max_batch = 0;
     *capped = false;
-    enum oc_status st = oc_fit_probe(m, base, training, opt, 1, &n1, d);
+    enum oc_status st = oc_fit_probe(m, base, training, opt, 1, &n1, w, d);
     if (st == OC_OK)
-        st = oc_fit_probe(m, base, training, opt, 2, &n2, d);
+        st = oc_fit_probe(m, base, training, opt, 2, &n2, w, d);
     if (st != OC_OK)
         return st;
     if (n1 == n2) {
@@ -492,7 +494,7 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
         return OC_OK;
     int64_t lo = 1, hi = 2; /* lo fits; hi is the next probe */
     while (hi <= OC_FIT_BATCH_CAP) {
-        if ((st = oc_fit_probe(m, base, training, opt, hi, &need, d)) != OC_OK)
+        if ((st = oc_fit_probe(m, base, training, opt, hi, &need, w, d)) != OC_OK)
             return st;
         if (need > usable)
             break;
@@ -506,7 +508,7 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
     }
     while (hi - lo > 1) { /* lo fits, hi does not */
         int64_t mid = lo + (hi - lo) / 2;
-        if ((st = oc_fit_probe(m, base, training, opt, mid, &need, d)) != OC_OK)
+        if ((st = oc_fit_probe(m, base, training, opt, mid, &need, w, d)) != OC_OK)
             return st;
         if (need > usable)
             hi = mid;
@@ -515,4 +517,13 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
     }
     *max_batch = lo;
     return OC_OK;
+}
+
+enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
+                                enum oc_optimizer opt, uint64_t usable, int64_t *max_batch, bool *capped,
+                                struct oc_diag *d) {
+    struct oc_analysis *work = NULL;
+    enum oc_status st = oc_fit_search(m, base, training, opt, usable, max_batch, capped, &work, d);
+    oc_analysis_free(work);
+    return st;
 }

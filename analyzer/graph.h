@@ -105,6 +105,8 @@ struct oc_node {
     const void *proto;       /* NodeProto, for attr.c                         */
     int64_t opset;           /* opset version of the node's domain, 0 if none */
     const struct oc_op_def *def; /* registry row, NULL when none applies      */
+    int32_t def_earliest;    /* def NULL: earliest registered version of the
+                                op when the model's opset predates it, else 0 */
     enum oc_status status;   /* OC_OK, or why shapes/cost are missing         */
     const char *reason;      /* one-line reason when status != OC_OK          */
     bool upstream;           /* status != OC_OK only because an input's shape

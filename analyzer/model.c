@@ -54,7 +54,18 @@ struct oc_span {
     uint32_t field; /* TensorProto field number             */
 };
 
+/* The unpacked protobuf lives in chunks handed out by a bump allocator:
+ * protobuf-c makes many small allocations per node (the message, its
+ * strings, its arrays) and frees them one by one; here they cost a pointer
+ * increment and the whole structure is released at once with the model. */
+struct oc_pb_chunk {
+    struct oc_pb_chunk *next;
+    size_t cap, off;
+    _Alignas(16) unsigned char data[];
+};
+
 struct oc_alloc_state {
+    struct oc_pb_chunk *head;
     uint64_t live;
     uint64_t peak;
     int64_t fail_after;
@@ -83,12 +94,9 @@ struct oc_model {
     struct oc_model_stats stats;
 };
 
-/* ---- counting allocator for protobuf-c --------------------------------- */
+/* ---- bump allocator for protobuf-c ----------------------------------------- */
 
-struct oc_alloc_hdr {
-    size_t size;
-    size_t pad; /* keeps 16-byte alignment */
-};
+enum { OC_PB_CHUNK = 256 * 1024 };
 
 static void *oc_pb_alloc(void *ud, size_t size) {
     struct oc_alloc_state *s = ud;
@@ -96,27 +104,51 @@ static void *oc_pb_alloc(void *ud, size_t size) {
         s->failed = true;
         return NULL;
     }
-    if (size > SIZE_MAX - sizeof(struct oc_alloc_hdr))
-        return NULL;
-    struct oc_alloc_hdr *h = malloc(sizeof *h + size);
-    if (!h) {
+    size_t need = (size + 7) & ~(size_t)7; /* protobuf-c fields need 8-byte alignment */
+    if (need < size || need > SIZE_MAX / 2) {
         s->failed = true;
         return NULL;
     }
-    h->size = size;
-    s->live += size;
+    struct oc_pb_chunk *c = s->head;
+    if (!c || c->cap - c->off < need) {
+        size_t cap = need > OC_PB_CHUNK / 4 ? need : OC_PB_CHUNK;
+        c = malloc(sizeof *c + cap);
+        if (!c) {
+            s->failed = true;
+            return NULL;
+        }
+        c->cap = cap;
+        c->off = 0;
+        if (cap > OC_PB_CHUNK && s->head) { /* a large one-off chunk: the head keeps its space */
+            c->next = s->head->next;
+            s->head->next = c;
+        } else {
+            c->next = s->head;
+            s->head = c;
+        }
+    }
+    void *p = c->data + c->off;
+    c->off += need;
+    s->live += need;
     if (s->live > s->peak)
         s->peak = s->live;
-    return h + 1;
+    return p;
 }
 
+/* protobuf-c frees piecewise (after a failed unpack, or a message at a time);
+ * the chunks go all together in oc_model_free() */
 static void oc_pb_free(void *ud, void *p) {
-    struct oc_alloc_state *s = ud;
-    if (!p)
-        return;
-    struct oc_alloc_hdr *h = (struct oc_alloc_hdr *)p - 1;
-    s->live -= h->size;
-    free(h);
+    (void)ud;
+    (void)p;
+}
+
+static void oc_pb_release(struct oc_alloc_state *s) {
+    for (struct oc_pb_chunk *c = s->head, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    s->head = NULL;
+    s->live = 0;
 }
 
 /* ---- source ---------------------------------------------------------------- */
@@ -158,6 +190,29 @@ static bool oc_src_read(struct oc_src *s, uint64_t pos, size_t n, uint8_t *dst) 
 
 /* Varint at *pos (< end) from the source. */
 static bool oc_src_varint(struct oc_src *s, uint64_t end, uint64_t *pos, uint64_t *v) {
+    /* fast path: the bytes up to end (at most 10) are in memory already */
+    uint64_t avail = end - *pos < 10 ? end - *pos : 10;
+    const uint8_t *p = NULL;
+    if (*pos < end && end <= s->size) {
+        if (s->mem)
+            p = s->mem + *pos;
+        else if (*pos >= s->win_off && *pos + avail <= s->win_off + s->win_len)
+            p = s->win + (*pos - s->win_off);
+    }
+    if (p) {
+        uint64_t r = 0;
+        for (unsigned i = 0; i < avail; i++) {
+            r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (!(p[i] & 0x80)) {
+                *pos += i + 1;
+                *v = r;
+                return true;
+            }
+        }
+        if (avail == 10)
+            return false; /* more than 10 bytes: not a varint */
+        /* ran into end: the slow path below says so */
+    }
     uint64_t r = 0;
     for (unsigned i = 0; i < 10; i++) {
         uint8_t c;
@@ -488,8 +543,7 @@ enum oc_status oc_model_load(const char *path, const struct oc_load_opts *opts, 
 void oc_model_free(struct oc_model *m) {
     if (!m)
         return;
-    if (m->proto)
-        protobuf_c_message_free_unpacked(&m->proto->base, &m->alloc);
+    oc_pb_release(&m->alloc_state); /* the unpacked structure (m->proto) */
     if (!m->src.mem && m->src.fd >= 0)
         close(m->src.fd);
     free(m->src.win);

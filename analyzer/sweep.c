@@ -29,6 +29,7 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         free(b);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
+    struct oc_analysis *an = NULL;
     for (int64_t p = 0; p < total; p++) {
         struct oc_sweep_row *row = &out[p];
         int32_t nb = 0;
@@ -43,22 +44,24 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         struct oc_analyze_opts o = *base;
         o.dims = b;
         o.n_dims = nb;
-        struct oc_analysis *an = NULL;
+        o.rerunnable = true;
+        /* the graph is decoded and validated once: later points re-run it */
         struct oc_diag pd = {0};
-        row->status = oc_analyze(m, &o, &an, &pd);
+        row->status = an ? oc_analysis_rerun(an, &o, &pd) : oc_analyze(m, &o, &an, &pd);
         if (row->status == OC_OK)
             row->totals = an->totals;
         else
             snprintf(row->reason, sizeof row->reason, "%s", pd.msg);
-        oc_analysis_free(an);
         if (progress)
             progress(progress_arg, p + 1, total);
         if (row->status == OC_ERR_NOMEM) {
+            oc_analysis_free(an);
             free(out);
             free(b);
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         }
     }
+    oc_analysis_free(an);
     free(b);
     *rows = out;
     *n_rows = (int32_t)total;

@@ -155,10 +155,12 @@ static bool oc_sample(const struct oc_analysis *an, const struct oc_layout *L, c
 static const int64_t oc_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
 static const int64_t oc_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
 
-/* Analysis at one probe point; fills out[0..n_slots). */
+/* Analysis at one probe point; fills out[0..n_slots). *work is the analysis
+ * the probes share: built by the first, re-run by the others (the graph is
+ * decoded once). */
 static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze_opts *opts, const struct oc_symbolic *s,
                                const int64_t *point, const struct oc_layout *L, const struct oc_analysis *base,
-                               int64_t *out) {
+                               int64_t *out, struct oc_analysis **work) {
     struct oc_binding b[64 + OC_SYM_MAX];
     int32_t nb = 0;
     for (int32_t i = 0; i < opts->n_dims && nb < 64; i++)
@@ -168,12 +170,11 @@ static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze
     struct oc_analyze_opts o = *opts;
     o.dims = b;
     o.n_dims = nb;
-    struct oc_analysis *an = NULL;
+    o.rerunnable = true;
     struct oc_diag d = {0};
-    enum oc_status st = oc_analyze(m, &o, &an, &d);
-    if (st == OC_OK && !oc_sample(an, L, base, out))
+    enum oc_status st = *work ? oc_analysis_rerun(*work, &o, &d) : oc_analyze(m, &o, work, &d);
+    if (st == OC_OK && !oc_sample(*work, L, base, out))
         st = OC_ERR_UNSUPPORTED;
-    oc_analysis_free(an);
     return st;
 }
 
@@ -291,7 +292,8 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     L.dim_off = calloc((size_t)bg->n_values + 1, sizeof *L.dim_off);
     enum oc_status st = OC_OK;
     int64_t *samples = NULL, *check = NULL, *column = NULL;
-    struct oc_frac *work = NULL;
+    struct oc_frac *fwork = NULL;
+    struct oc_analysis *work = NULL;
     if (!L.dim_off) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         goto done;
@@ -307,8 +309,8 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     samples = calloc((size_t)runs * (size_t)L.n_slots + 1, sizeof *samples);
     check = calloc(2 * (size_t)L.n_slots + 1, sizeof *check);
     column = calloc((size_t)runs + 1, sizeof *column);
-    work = calloc((size_t)runs + 1, sizeof *work);
-    if (!samples || !check || !column || !work) {
+    fwork = calloc((size_t)runs + 1, sizeof *fwork);
+    if (!samples || !check || !column || !fwork) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -316,10 +318,10 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
         int64_t point[OC_SYM_MAX];
         for (int32_t j = 0, q = r; j < k; j++, q /= npts)
             point[j] = oc_grid[q % npts];
-        st = oc_probe(m, opts, s, point, &L, base, samples + (size_t)r * (size_t)L.n_slots);
+        st = oc_probe(m, opts, s, point, &L, base, samples + (size_t)r * (size_t)L.n_slots, &work);
     }
     for (int c = 0; c < 2 && st == OC_OK; c++)
-        st = oc_probe(m, opts, s, oc_checks[c], &L, base, check + (size_t)c * (size_t)L.n_slots);
+        st = oc_probe(m, opts, s, oc_checks[c], &L, base, check + (size_t)c * (size_t)L.n_slots, &work);
     s->n_runs = runs + 2;
     if (st != OC_OK) {
         st = oc_diag_set(d, OC_ERR_UNSUPPORTED, "the model is not valid at every probe binding");
@@ -339,7 +341,7 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     for (int32_t i = 0; i < L.n_slots; i++) {
         for (int32_t r = 0; r < runs; r++)
             column[r] = samples[(size_t)r * (size_t)L.n_slots + (size_t)i];
-        const struct oc_poly *p = oc_fit(s, npts, column, work);
+        const struct oc_poly *p = oc_fit(s, npts, column, fwork);
         for (int c = 0; p && c < 2; c++) {
             int64_t want = check[(size_t)c * (size_t)L.n_slots + (size_t)i];
             oc_i128 got;
@@ -371,7 +373,8 @@ done:
     free(samples);
     free(check);
     free(column);
-    free(work);
+    free(fwork);
+    oc_analysis_free(work);
     if (st != OC_OK) {
         oc_symbolic_free(s);
         return st;

@@ -89,15 +89,22 @@ void oc_sbuf_puts(struct oc_sbuf *b, const char *s) {
 }
 
 void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
+    if (b->oom)
+        return;
     va_list ap, ap2;
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    /* format straight into the free space; only when it does not fit, grow
+     * and format again */
+    size_t room = b->cap - b->n;
+    int n = vsnprintf(room ? b->p + b->n : NULL, room, fmt, ap);
     va_end(ap);
-    if (n > 0 && oc_sbuf_grow(b, (size_t)n)) {
+    if (n > 0 && (size_t)n >= room && oc_sbuf_grow(b, (size_t)n))
         vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap2);
+    if (n > 0 && !b->oom)
         b->n += (size_t)n;
-    }
+    else if (room)
+        b->p[b->n] = 0; /* a truncated attempt leaves the buffer as it was */
     va_end(ap2);
 }
 
@@ -118,9 +125,27 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
     return OC_OK;
 }
 
+/* Decimal digits of v into tmp (no NUL); returns how many. */
+static int oc_u64_digits(uint64_t v, char tmp[24]) {
+    char rev[24];
+    int n = 0;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < n; i++)
+        tmp[i] = rev[n - 1 - i];
+    return n;
+}
+
+void oc_sbuf_u64(struct oc_sbuf *b, uint64_t v) {
+    char tmp[24];
+    oc_sbuf_put(b, tmp, (size_t)oc_u64_digits(v, tmp));
+}
+
 const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    char tmp[24];
+    int n = oc_u64_digits(v, tmp);
     size_t o = 0;
     for (int i = 0; i < n && o + 1 < size; i++) {
         if (i > 0 && (n - i) % 3 == 0 && o + 2 < size)
@@ -175,7 +200,7 @@ void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v) {
         if (i)
             oc_sbuf_puts(b, ", ");
         if (v->dims[i].value >= 0)
-            oc_sbuf_printf(b, "%lld", (long long)v->dims[i].value);
+            oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
         else
             oc_sbuf_puts(b, v->dims[i].sym ? v->dims[i].sym : "?");
     }
@@ -198,7 +223,7 @@ void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, c
         if (polys[i] && !oc_poly_constant(polys[i], &k))
             oc_sbuf_puts(b, oc_poly_format(polys[i], s, true, buf, sizeof buf));
         else if (v->dims[i].value >= 0)
-            oc_sbuf_printf(b, "%lld", (long long)v->dims[i].value);
+            oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
         else
             oc_sbuf_puts(b, "?");
     }

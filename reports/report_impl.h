@@ -18,6 +18,7 @@ void oc_sbuf_free(struct oc_sbuf *b);
 void oc_sbuf_put(struct oc_sbuf *b, const char *s, size_t n);
 void oc_sbuf_puts(struct oc_sbuf *b, const char *s);
 void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void oc_sbuf_u64(struct oc_sbuf *b, uint64_t v); /* decimal, no separators */
 void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n);
 /* Writes the buffer through the spec and empties it. */
 enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d);

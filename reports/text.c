@@ -34,9 +34,16 @@ _Static_assert(OC_ARRAY_LEN(oc_tcols) == OC_TCOL_COUNT, "text columns out of syn
 
 /* Names come from the file: control bytes are shown as '?'. */
 static void oc_put_safe(struct oc_sbuf *b, const char *s) {
-    for (; *s; s++) {
-        char ch = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-        oc_sbuf_put(b, &ch, 1);
+    while (*s) {
+        size_t run = 0; /* printable bytes go in one copy */
+        while (s[run] && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f)
+            run++;
+        oc_sbuf_put(b, s, run);
+        s += run;
+        if (*s) {
+            oc_sbuf_put(b, "?", 1);
+            s++;
+        }
     }
 }
 

@@ -293,6 +293,8 @@ OC_RULE(oc_seq_insert_infer) {
     enum oc_status st = oc_in_seq(c, 0, "input_sequence", &s);
     if (st != OC_OK)
         return st;
+    if (!x)
+        return OC_FAIL(c, OC_ERR_MODEL, "input 'tensor' is required but empty");
     if (x->nt) /* a tensor of unknown shape still makes the sequence one longer */
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "input 'tensor' is %s, expected a tensor", oc_kind_name(x));
     if (s->dtype && x->dtype && s->dtype != x->dtype)
