@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Every model under fixtures/ (the MNIST nets, the broken and hostile files,
+# the 63 real models of fixtures/corpus) through every report format and the
+# heavier options: each run must end with exit 0 (or 1 for the budget run)
+# or with exit 2 and exactly one stderr line naming the file; never a signal,
+# and never a sanitizer report (run this under the -DONNXCOST_SANITIZE=ON
+# build to check memory and undefined behaviour) or a valgrind error (set
+# ONNXCOST_VALGRIND=1 to run each command under memcheck).
+# JSON output must parse; HTML must be one document.
+# usage: all_fixtures.sh ONNXCOST SOURCE_DIR [PYTHON]
+set -u
+bin=$1
+src=$2
+py=${3:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+runs=0
+wrap=()
+if [ "${ONNXCOST_VALGRIND:-0}" = 1 ]; then
+    wrap=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
+fi
+
+check() { # file label args...
+    local f=$1 label=$2
+    shift 2
+    runs=$((runs + 1))
+    "${wrap[@]}" "$bin" "$f" "$@" -o "$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if grep -q 'runtime error:\|AddressSanitizer\|LeakSanitizer\|ERROR SUMMARY: [1-9]' "$tmp/err"; then
+        echo "FAIL $f [$label]: sanitizer or valgrind report (exit $rc):"
+        grep -m3 'runtime error:\|Sanitizer\|ERROR SUMMARY' "$tmp/err"
+        fail=1
+        return
+    fi
+    local lines
+    lines=$(grep -vc '^onnxcost: warning\|^onnxcost: budget exceeded' "$tmp/err")
+    case $rc in
+    0 | 1) ;;
+    2)
+        if [ "$lines" != 1 ] || ! grep -qF "$f" "$tmp/err"; then
+            echo "FAIL $f [$label]: exit 2 with $lines error lines (want one naming the file):"
+            head -3 "$tmp/err"
+            fail=1
+        fi
+        return
+        ;;
+    *)
+        echo "FAIL $f [$label]: exit $rc"
+        head -5 "$tmp/err"
+        fail=1
+        return
+        ;;
+    esac
+    if [ "$lines" != 0 ]; then
+        echo "FAIL $f [$label]: exit $rc but stderr has non-warning lines:"
+        grep -v '^onnxcost: warning\|^onnxcost: budget exceeded' "$tmp/err" | head -3
+        fail=1
+    fi
+    case $label in
+    json*)
+        if ! "$py" -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$tmp/out" 2>"$tmp/jerr"; then
+            echo "FAIL $f [$label]: output is not JSON: $(tail -1 "$tmp/jerr")"
+            fail=1
+        fi
+        ;;
+    html)
+        if [ "$(grep -c '</html>' "$tmp/out")" != 1 ]; then
+            echo "FAIL $f [$label]: HTML output is not one document"
+            fail=1
+        fi
+        ;;
+    esac
+}
+
+min_runs=400
+if [ ${#wrap[@]} -gt 0 ]; then min_runs=130; fi
+while IFS= read -r -d '' f; do
+    check "$f" text -q
+    check "$f" json-gpu --format json --batch 3 --gpu a100 --optimizer adam --gpus 4 --pipeline 2 --fit --depth 2 -q
+    if [ ${#wrap[@]} -gt 0 ]; then continue; fi # under valgrind: the symbolic and the heaviest path only
+    check "$f" json --format json -q
+    check "$f" csv --format csv -q
+    check "$f" md --format md -q
+    check "$f" html --format html -q
+    check "$f" budget --no-symbolic --sort bytes --top 5 --dtype fp16 --max-macs 1 -q
+done < <(find "$src/fixtures" -name '*.onnx' -print0 | sort -z)
+
+echo "$runs runs"
+if [ "$runs" -lt "$min_runs" ]; then
+    echo "FAIL: expected the fixtures and the corpus (at least $min_runs runs), found $runs"
+    fail=1
+fi
+exit $fail
