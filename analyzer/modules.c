@@ -34,18 +34,73 @@ struct oc_mod_build {
     struct oc_module *mods;
     int32_t n, cap;
     int32_t *parent;
+    size_t *len;      /* strlen of each module's path                   */
+    int32_t *htab;    /* module index by path (open addressing), -1 free */
+    uint32_t hcap;    /* power of two, kept above twice the module count */
 };
 
-static int32_t oc_mod_find(struct oc_mod_build *b, const char *path, size_t len) {
-    for (int32_t i = b->n - 1; i >= 0; i--) /* recent modules first: nodes run module by module */
-        if (strlen(b->mods[i].path) == len && memcmp(b->mods[i].path, path, len) == 0)
-            return i;
-    return -1;
+static uint32_t oc_path_hash(const char *p, size_t len) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
 }
 
-static int oc_cmp_i32(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return x < y ? -1 : x > y;
+/* Module with this path, -1 if none: one hash probe sequence, so a graph
+ * of many distinct scopes stays linear. */
+static int32_t oc_mod_find(const struct oc_mod_build *b, const char *path, size_t len) {
+    if (!b->hcap)
+        return -1;
+    for (uint32_t h = oc_path_hash(path, len) & (b->hcap - 1);; h = (h + 1) & (b->hcap - 1)) {
+        int32_t m = b->htab[h];
+        if (m < 0)
+            return -1;
+        if (b->len[m] == len && memcmp(b->mods[m].path, path, len) == 0)
+            return m;
+    }
+}
+
+/* Room for one more module (arrays and index). */
+static bool oc_mod_reserve(struct oc_mod_build *b) {
+    if (b->n == b->cap) {
+        int32_t cap = b->cap ? 2 * b->cap : 64;
+        struct oc_module *nm = realloc(b->mods, (size_t)cap * sizeof *nm);
+        if (nm)
+            b->mods = nm;
+        int32_t *np = realloc(b->parent, (size_t)cap * sizeof *np);
+        if (np)
+            b->parent = np;
+        size_t *nl = realloc(b->len, (size_t)cap * sizeof *nl);
+        if (nl)
+            b->len = nl;
+        if (!nm || !np || !nl)
+            return false;
+        b->cap = cap;
+    }
+    if ((uint32_t)(b->n + 1) * 2 >= b->hcap) {
+        uint32_t hcap = b->hcap ? 2 * b->hcap : 256;
+        int32_t *t = malloc((size_t)hcap * sizeof *t);
+        if (!t)
+            return false;
+        memset(t, 0xff, (size_t)hcap * sizeof *t);
+        for (int32_t m = 0; m < b->n; m++) {
+            uint32_t h = oc_path_hash(b->mods[m].path, b->len[m]) & (hcap - 1);
+            while (t[h] >= 0)
+                h = (h + 1) & (hcap - 1);
+            t[h] = m;
+        }
+        free(b->htab);
+        b->htab = t;
+        b->hcap = hcap;
+    }
+    return true;
+}
+
+static void oc_mod_index(struct oc_mod_build *b, int32_t m) {
+    uint32_t h = oc_path_hash(b->mods[m].path, b->len[m]) & (b->hcap - 1);
+    while (b->htab[h] >= 0)
+        h = (h + 1) & (b->hcap - 1);
+    b->htab[h] = m;
 }
 
 enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc_module **out, int32_t *n,
@@ -79,21 +134,7 @@ enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc
                 len = strlen(path);
             int32_t m = oc_mod_find(&b, path, len);
             if (m < 0) {
-                if (b.n == b.cap) {
-                    int32_t cap = b.cap ? 2 * b.cap : 64;
-                    struct oc_module *nm = realloc(b.mods, (size_t)cap * sizeof *nm);
-                    int32_t *np = realloc(b.parent, (size_t)cap * sizeof *np);
-                    if (!nm || !np) {
-                        b.mods = nm ? nm : b.mods;
-                        b.parent = np ? np : b.parent;
-                        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    b.mods = nm;
-                    b.parent = np;
-                    b.cap = cap;
-                }
-                char *p = oc_arena_alloc(a, len + 1);
+                char *p = oc_mod_reserve(&b) ? oc_arena_alloc(a, len + 1) : NULL;
                 if (!p) {
                     st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
                     break;
@@ -102,7 +143,9 @@ enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc
                 p[len] = 0;
                 m = b.n++;
                 b.mods[m] = (struct oc_module){.path = p, .depth = got ? k : 1, .first_node = ni};
+                b.len[m] = len;
                 b.parent[m] = k > 1 ? mod_of[(size_t)ni * (size_t)depth + (size_t)(k - 2)] : -1;
+                oc_mod_index(&b, m);
             }
             mod_of[(size_t)ni * (size_t)depth + (size_t)(k - 1)] = m;
             struct oc_module *mm = &b.mods[m];
@@ -135,11 +178,24 @@ enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc
             }
         }
         struct oc_module *sorted = oc_arena_array(a, (size_t)b.n + 1, sizeof *sorted);
-        int32_t *stack = malloc(((size_t)b.n + 1) * sizeof *stack), *kids = malloc(((size_t)b.n + 1) * sizeof *kids);
-        if (st == OC_OK && (!sorted || !stack || !kids))
+        /* children of each module, in creation order (= first execution): a
+         * counting sort by parent, so the tree is built in linear time */
+        int32_t *stack = malloc(((size_t)b.n + 1) * sizeof *stack);
+        int32_t *kid_at = calloc((size_t)b.n + 2, sizeof *kid_at), *kids = malloc(((size_t)b.n + 1) * sizeof *kids);
+        if (st == OC_OK && (!sorted || !stack || !kid_at || !kids))
             st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         if (st == OC_OK) {
-            /* creation order already follows first execution; emit each root's subtree */
+            for (int32_t c = 0; c < b.n; c++)
+                if (b.parent[c] >= 0)
+                    kid_at[b.parent[c] + 1]++;
+            for (int32_t m = 0; m < b.n; m++)
+                kid_at[m + 1] += kid_at[m];
+            int32_t *fill = stack; /* scratch: next free slot per parent */
+            memcpy(fill, kid_at, (size_t)b.n * sizeof *fill);
+            for (int32_t c = 0; c < b.n; c++)
+                if (b.parent[c] >= 0)
+                    kids[fill[b.parent[c]]++] = c;
+            /* emit each root's subtree depth-first, first child first */
             int32_t k = 0;
             for (int32_t r = 0; r < b.n; r++) {
                 if (b.parent[r] >= 0)
@@ -149,12 +205,7 @@ enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc
                 while (sp) {
                     int32_t m = stack[--sp];
                     sorted[k++] = b.mods[m];
-                    int32_t nk = 0;
-                    for (int32_t c = 0; c < b.n; c++)
-                        if (b.parent[c] == m)
-                            kids[nk++] = c;
-                    qsort(kids, (size_t)nk, sizeof *kids, oc_cmp_i32);
-                    for (int32_t c = nk - 1; c >= 0; c--) /* first child on top */
+                    for (int32_t c = kid_at[m + 1] - 1; c >= kid_at[m]; c--)
                         stack[sp++] = kids[c];
                 }
             }
@@ -162,11 +213,14 @@ enum oc_status oc_modules_build(struct oc_analysis *an, int32_t depth, struct oc
             *n = k;
         }
         free(stack);
+        free(kid_at);
         free(kids);
     }
     free(mod_of);
     free(b.mods);
     free(b.parent);
+    free(b.len);
+    free(b.htab);
     return st;
 }
 
