@@ -34,9 +34,15 @@ static const char *oc_attr_type_name(int t) {
 
 /* The declared type, or for files that omit it (IR < 3), the type implied
  * by the field that is set. */
+static int oc_attr_implied(const Onnx__AttributeProto *a);
+
 static int oc_attr_kind(const Onnx__AttributeProto *a) {
     if (a->has_type)
         return (int)a->type;
+    return oc_attr_implied(a);
+}
+
+static int oc_attr_implied(const Onnx__AttributeProto *a) {
     if (a->n_floats)
         return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
     if (a->n_ints)
@@ -80,8 +86,14 @@ static const Onnx__AttributeProto *oc_attr_find(const struct oc_node *n, const c
 static enum oc_status oc_attr_check(const struct oc_node *n, const Onnx__AttributeProto *a, int want,
                                     struct oc_diag *d) {
     int got = oc_attr_kind(a);
-    if (got == want)
+    if (got == want) {
+        /* the declared type agrees, but the value sits in another type's field */
+        int held = a->has_type ? oc_attr_implied(a) : want;
+        if (held != want && held != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
+            return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' has type %s but holds a %s value", a->name,
+                               oc_attr_type_name(want), oc_attr_type_name(held));
         return OC_OK;
+    }
     (void)n;
     return oc_diag_set(d, OC_ERR_MODEL, "attribute '%s' has type %s, expected %s", a->name,
                        oc_attr_type_name(got), oc_attr_type_name(want));

@@ -53,11 +53,15 @@ bool oc_dtype_is_float(int32_t dt) { return oc_dtype_get(dt)->is_float; }
 bool oc_dtype_is_int(int32_t dt) { return oc_dtype_get(dt)->is_int; }
 
 bool oc_dtype_bytes(int32_t dt, uint64_t n, uint64_t *bytes) {
-    uint64_t bits;
-    if (oc_mul_u64(n, (uint64_t)oc_dtype_bits(dt), &bits)) {
+    /* n x bits may pass 2^64 while the bytes still fit: whole bytes per
+     * element first, then the sub-byte types (bits < 8) */
+    uint64_t bits = (uint64_t)oc_dtype_bits(dt);
+    if (bits % 8 == 0)
+        return !oc_mul_u64(n, bits / 8, bytes);
+    uint64_t q = n / 8, r = n % 8, hi;
+    if (oc_mul_u64(q, bits, &hi) || oc_add_u64(hi, (r * bits + 7) / 8, bytes)) {
         *bytes = UINT64_MAX;
         return false;
     }
-    *bytes = bits / 8 + (bits % 8 != 0);
     return true;
 }

@@ -208,28 +208,40 @@ static bool oc_nameset_add(struct oc_nameset *s, const char *name) {
     return true;
 }
 
-enum { OC_MAX_SUBGRAPH_DEPTH = 32 };
+/* --limit-subgraph-depth of the model (the wire pass refuses files nested
+ * deeper; function calls can nest deeper than the file, so it is checked
+ * again wherever a body is built or walked). */
+static int32_t oc_max_sub(const struct oc_graph *g) {
+    return oc_model_limits(g->model)->max_subgraph_depth;
+}
 
-static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, struct oc_diag *d);
+static enum oc_status oc_depth_error(struct oc_diag *d, const char *what, int32_t max) {
+    return oc_diag_set(d, OC_ERR_UNSUPPORTED, "%s nested deeper than %d levels (--limit-subgraph-depth N raises the limit)",
+                       what, (int)max);
+}
+
+static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, int max,
+                                    struct oc_diag *d);
 
 /* Names the subgraphs of node np read from outside themselves. */
-static enum oc_status oc_node_free_names(const Onnx__NodeProto *np, struct oc_nameset *out, int depth,
+static enum oc_status oc_node_free_names(const Onnx__NodeProto *np, struct oc_nameset *out, int depth, int max,
                                          struct oc_diag *d) {
     for (size_t i = 0; i < np->n_attribute; i++) {
         const Onnx__AttributeProto *a = np->attribute[i];
         enum oc_status st;
-        if (a->g && (st = oc_free_names(a->g, out, depth + 1, d)) != OC_OK)
+        if (a->g && (st = oc_free_names(a->g, out, depth + 1, max, d)) != OC_OK)
             return st;
         for (size_t k = 0; k < a->n_graphs; k++)
-            if ((st = oc_free_names(a->graphs[k], out, depth + 1, d)) != OC_OK)
+            if ((st = oc_free_names(a->graphs[k], out, depth + 1, max, d)) != OC_OK)
                 return st;
     }
     return OC_OK;
 }
 
-static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, struct oc_diag *d) {
-    if (depth > OC_MAX_SUBGRAPH_DEPTH)
-        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "subgraphs nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_nameset *out, int depth, int max,
+                                    struct oc_diag *d) {
+    if (depth > max)
+        return oc_depth_error(d, "subgraphs", max);
     struct oc_nameset def = {0}, inner = {0};
     enum oc_status st = OC_OK;
     bool ok = true;
@@ -247,7 +259,7 @@ static enum oc_status oc_free_names(const Onnx__GraphProto *gp, struct oc_namese
             if (nm && nm[0] && !oc_nameset_has(&def, nm))
                 ok = oc_nameset_add(out, nm);
         }
-        st = oc_node_free_names(np, &inner, depth, d);
+        st = oc_node_free_names(np, &inner, depth, max, d);
     }
     for (uint32_t i = 0; i < inner.cap && ok; i++)
         if (inner.tab[i] && !oc_nameset_has(&def, inner.tab[i]))
@@ -279,8 +291,9 @@ static enum oc_status oc_read_tensor_type(struct oc_arena *a, struct oc_diag *d,
     if (!tt->shape)
         return OC_OK;
     size_t r = tt->shape->n_dim;
-    if (r > 1024)
-        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (limit 1024)", what, name, r);
+    if (r > OC_LIMIT_MAX_RANK) /* the model's --limit-rank is checked by the caller */
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (more than %d)", what, name, r,
+                           (int)OC_LIMIT_MAX_RANK);
     struct oc_dim *dd = oc_arena_array(a, r ? r : 1, sizeof *dd);
     if (!dd)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
@@ -395,6 +408,28 @@ static int32_t oc_resolve_name(struct oc_build *b, const char *name) {
     return -1;
 }
 
+static enum oc_status oc_rank_error(struct oc_build *b, const char *what, const char *name, size_t rank) {
+    return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "%s '%s' has rank %zu (limit %d; --limit-rank N raises it)", what,
+                       name, rank, (int)oc_model_limits(b->g->model)->max_rank);
+}
+
+/* A declared type's rank against --limit-rank, and a tensor's element count
+ * against 64 bits (known dims only). */
+static enum oc_status oc_check_declared(struct oc_build *b, const char *what, const char *name, int32_t rank,
+                                        const struct oc_dim *dims, const struct oc_ntype *nt) {
+    if (nt) {
+        rank = nt->rank;
+        dims = nt->dims;
+    }
+    if (rank > oc_model_limits(b->g->model)->max_rank)
+        return oc_rank_error(b, what, name, (size_t)rank);
+    uint64_t p = 1;
+    for (int32_t k = 0; k < rank; k++)
+        if (dims[k].value > 0 && oc_mul_u64(p, (uint64_t)dims[k].value, &p))
+            return oc_diag_set(b->d, OC_ERR_OVERFLOW, "%s '%s': element count overflows 64 bits", what, name);
+    return OC_OK;
+}
+
 static enum oc_status oc_build_initializers(struct oc_build *b, const Onnx__GraphProto *gp) {
     struct oc_graph *g = b->g;
     g->inits = oc_arena_array(b->a, gp->n_initializer + 1, sizeof *g->inits);
@@ -407,9 +442,8 @@ static enum oc_status oc_build_initializers(struct oc_build *b, const Onnx__Grap
             return oc_diag_set(b->d, OC_ERR_MODEL, "initializer #%zu has no name", i);
         if (oc_graph_find(g, name) >= 0)
             return oc_diag_set(b->d, OC_ERR_MODEL, "duplicate initializer name '%s'", name);
-        if (t->n_dims > 1024)
-            return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "initializer '%s' has rank %zu (limit 1024)",
-                               name, t->n_dims);
+        if (t->n_dims > (size_t)oc_model_limits(g->model)->max_rank)
+            return oc_rank_error(b, "initializer", name, t->n_dims);
         int32_t idx;
         oc_add_value(b, name, OC_VALUE_INITIALIZER, &idx);
         struct oc_value *v = &g->values[idx];
@@ -455,6 +489,8 @@ static enum oc_status oc_build_inputs(struct oc_build *b, const Onnx__GraphProto
         struct oc_value *v = &g->values[idx];
         enum oc_status st =
             oc_read_type(b, vi->type, "graph input", name, &v->dtype, &v->rank, &v->dims, &v->nt);
+        if (st == OC_OK)
+            st = oc_check_declared(b, "graph input", name, v->rank, v->dims, v->nt);
         if (st != OC_OK)
             return st;
         v->declared = true;
@@ -536,12 +572,15 @@ static enum oc_status oc_build_nodes(struct oc_build *b, const Onnx__GraphProto 
                                    "node %s: input '%s' is not produced by any node, graph input or "
                                    "initializer",
                                    oc_node_label(n, lab, sizeof lab), in);
+            if (g->values[idx].kind == OC_VALUE_NODE && g->values[idx].producer == (int32_t)i)
+                return oc_diag_set(b->d, OC_ERR_MODEL, "cycle in graph: node %s reads its own output '%s'",
+                                   oc_node_label(n, lab, sizeof lab), in);
             n->in[k] = idx;
             g->values[idx].n_consumers++;
         }
         /* names its subgraphs read from this graph or above: implicit inputs */
         struct oc_nameset fn = {0};
-        enum oc_status st = oc_node_free_names(np, &fn, g->depth, b->d);
+        enum oc_status st = oc_node_free_names(np, &fn, g->depth, oc_max_sub(g), b->d);
         if (st == OC_OK && fn.n) {
             n->implicit = oc_arena_array(b->a, fn.n, sizeof *n->implicit);
             if (!n->implicit)
@@ -587,6 +626,8 @@ static enum oc_status oc_attach_declared(struct oc_build *b, const Onnx__ValueIn
     const struct oc_ntype *nt;
     enum oc_status st = oc_read_type(b, vi->type, is_output ? "graph output" : "value_info", name, &dt,
                                      &rank, &dims, &nt);
+    if (st == OC_OK)
+        st = oc_check_declared(b, is_output ? "graph output" : "value_info", name, rank, dims, nt);
     if (st != OC_OK)
         return st;
     if (!dt && rank < 0 && !nt)
@@ -708,7 +749,7 @@ static enum oc_status oc_graph_fill(struct oc_build *b, const Onnx__GraphProto *
         return oc_diag_set(b->d, OC_ERR_UNSUPPORTED, "graph too large (%zu values)", nv);
     if (g->parent) { /* room for the enclosing values a subgraph reads */
         struct oc_nameset fn = {0};
-        enum oc_status st = oc_free_names(gp, &fn, g->depth, b->d);
+        enum oc_status st = oc_free_names(gp, &fn, g->depth, oc_max_sub(g), b->d);
         nv += fn.n;
         oc_nameset_free(&fn);
         if (st != OC_OK)
@@ -716,7 +757,7 @@ static enum oc_status oc_graph_fill(struct oc_build *b, const Onnx__GraphProto *
     }
     for (size_t i = 0; i < gp->n_node; i++) { /* implicit inputs of nested control flow */
         struct oc_nameset fn = {0};
-        enum oc_status st = oc_node_free_names(gp->node[i], &fn, g->depth, b->d);
+        enum oc_status st = oc_node_free_names(gp->node[i], &fn, g->depth, oc_max_sub(g), b->d);
         nv += fn.n;
         oc_nameset_free(&fn);
         if (st != OC_OK)
@@ -791,8 +832,8 @@ enum oc_status oc_graph_build(const struct oc_model *m, struct oc_arena *a, stru
 enum oc_status oc_graph_build_sub(const struct oc_graph *parent, const void *graph_proto, struct oc_arena *a,
                                   struct oc_graph **out, struct oc_diag *d) {
     *out = NULL;
-    if (parent->depth >= OC_MAX_SUBGRAPH_DEPTH)
-        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "subgraphs nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+    if (parent->depth >= oc_max_sub(parent))
+        return oc_depth_error(d, "subgraphs", oc_max_sub(parent));
     struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
     if (!g)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
@@ -828,8 +869,8 @@ enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void
                                        struct oc_diag *d) {
     const Onnx__FunctionProto *f = function_proto;
     *out = NULL;
-    if (parent->depth >= OC_MAX_SUBGRAPH_DEPTH)
-        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "functions nested deeper than %d levels", OC_MAX_SUBGRAPH_DEPTH);
+    if (parent->depth >= oc_max_sub(parent))
+        return oc_depth_error(d, "function calls and subgraphs", oc_max_sub(parent));
     struct oc_graph *g = oc_arena_alloc(a, sizeof *g);
     if (!g)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");

@@ -23,7 +23,7 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
     int32_t *step_of = malloc(((size_t)nn + 1) * sizeof *step_of);
     int32_t *first = malloc(((size_t)nv + 1) * sizeof *first); /* step a buffer is allocated */
     int32_t *last = malloc(((size_t)nv + 1) * sizeof *last);   /* last step it is needed    */
-    int64_t *delta = calloc((size_t)nn + 2, sizeof *delta);    /* bytes freed after step i  */
+    uint64_t *delta = calloc((size_t)nn + 2, sizeof *delta);   /* bytes freed after step i  */
     uint64_t *alloc = calloc((size_t)nn + 2, sizeof *alloc);   /* bytes allocated at step i */
     if (!alias_src || !step_of || !first || !last || !delta || !alloc) {
         free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
@@ -79,17 +79,18 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
             continue;
         }
         int32_t end = last[b] < first[b] ? first[b] : last[b]; /* unused outputs live during their step */
-        alloc[first[b]] += bytes;
-        delta[end] += (int64_t)bytes;
+        /* sizes come from the file's dims: sums saturate at 2^64 - 1 */
+        oc_add_u64(alloc[first[b]], bytes, &alloc[first[b]]);
+        oc_add_u64(delta[end], bytes, &delta[end]);
     }
     uint64_t live = 0;
     for (int32_t i = 0; i < nn; i++) {
-        live += alloc[i];
+        oc_add_u64(live, alloc[i], &live);
         if (live > out->peak_bytes || out->peak_node < 0) {
             out->peak_bytes = live;
             out->peak_node = g->order[i];
         }
-        live -= (uint64_t)delta[i];
+        live = live > delta[i] ? live - delta[i] : 0;
     }
     free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
     return OC_OK;

@@ -26,8 +26,10 @@
 #include "onnx.pb-c.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,7 +48,15 @@ enum oc_wire_kind {
     OC_WK_SPARSE,
     OC_WK_FUNCTION,
     OC_WK_DROP,
+    OC_WK_VALUEINFO,
+    OC_WK_TYPE,      /* TypeProto: may nest (sequence of optional of ...)   */
+    OC_WK_TYPE_ELEM, /* TypeProto.Sequence / .Optional: elem_type = 1       */
+    OC_WK_TYPE_MAP,  /* TypeProto.Map: value_type = 2                       */
 };
+
+static const char *const oc_wk_names[] = {"message", "ModelProto", "GraphProto", "NodeProto", "AttributeProto",
+                                          "TensorProto", "SparseTensorProto", "FunctionProto", "TrainingInfoProto",
+                                          "ValueInfoProto", "TypeProto", "TypeProto.Sequence", "TypeProto.Map"};
 
 struct oc_span {
     uint64_t off;   /* offset of the payload in the file    */
@@ -92,6 +102,9 @@ struct oc_model {
     struct oc_alloc_state alloc_state;
     ProtobufCAllocator alloc;
     struct oc_model_stats stats;
+    struct oc_limits limits;
+    char **warnings;
+    int32_t n_warnings, cap_warnings;
 };
 
 /* ---- bump allocator for protobuf-c ----------------------------------------- */
@@ -204,6 +217,8 @@ static bool oc_src_varint(struct oc_src *s, uint64_t end, uint64_t *pos, uint64_
         for (unsigned i = 0; i < avail; i++) {
             r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
             if (!(p[i] & 0x80)) {
+                if (i == 9 && p[i] > 1)
+                    return false; /* bits beyond 64 */
                 *pos += i + 1;
                 *v = r;
                 return true;
@@ -221,11 +236,25 @@ static bool oc_src_varint(struct oc_src *s, uint64_t end, uint64_t *pos, uint64_
         (*pos)++;
         r |= (uint64_t)(c & 0x7f) << (7 * i);
         if (!(c & 0x80)) {
+            if (i == 9 && c > 1)
+                return false; /* bits beyond 64 */
             *v = r;
             return true;
         }
     }
     return false;
+}
+
+/* Why the varint at pos did not read (for the error message). */
+static const char *oc_src_varint_why(struct oc_src *s, uint64_t end, uint64_t pos) {
+    for (unsigned i = 0; i < 10; i++) {
+        uint8_t c;
+        if (pos + i >= end || !oc_src_read(s, pos + i, 1, &c))
+            return "truncated varint";
+        if (!(c & 0x80))
+            return i == 9 && c > 1 ? "varint over 64 bits" : "bad varint";
+    }
+    return "varint longer than 10 bytes";
 }
 
 /* ---- wire pass ----------------------------------------------------------- */
@@ -240,6 +269,8 @@ struct oc_wire {
     struct oc_src *in;
     struct oc_wbuf out;
     int64_t max_depth;
+    int64_t n_nodes;     /* NodeProto messages seen (all graphs, functions)  */
+    bool name_node;      /* an error below wants the enclosing node's label  */
     struct oc_diag *d;
 };
 
@@ -312,6 +343,8 @@ static enum oc_wire_kind oc_child_kind(enum oc_wire_kind k, uint32_t field) {
             return OC_WK_TENSOR;
         if (field == 15)
             return OC_WK_SPARSE;
+        if (field == 11 || field == 12 || field == 13)
+            return OC_WK_VALUEINFO;
         return OC_WK_COPY;
     case OC_WK_NODE:
         return field == 5 ? OC_WK_ATTR : OC_WK_COPY;
@@ -322,11 +355,21 @@ static enum oc_wire_kind oc_child_kind(enum oc_wire_kind k, uint32_t field) {
             return OC_WK_GRAPH;
         if (field == 22 || field == 23)
             return OC_WK_SPARSE;
+        if (field == 14 || field == 15)
+            return OC_WK_TYPE;
         return OC_WK_COPY;
     case OC_WK_SPARSE:
         return (field == 1 || field == 2) ? OC_WK_TENSOR : OC_WK_COPY;
     case OC_WK_FUNCTION:
-        return field == 7 ? OC_WK_NODE : OC_WK_COPY;
+        return field == 7 ? OC_WK_NODE : field == 12 ? OC_WK_VALUEINFO : OC_WK_COPY;
+    case OC_WK_VALUEINFO:
+        return field == 2 ? OC_WK_TYPE : OC_WK_COPY;
+    case OC_WK_TYPE: /* sequence_type = 4, optional_type = 9, map_type = 5 */
+        return field == 4 || field == 9 ? OC_WK_TYPE_ELEM : field == 5 ? OC_WK_TYPE_MAP : OC_WK_COPY;
+    case OC_WK_TYPE_ELEM:
+        return field == 1 ? OC_WK_TYPE : OC_WK_COPY;
+    case OC_WK_TYPE_MAP:
+        return field == 2 ? OC_WK_TYPE : OC_WK_COPY;
     default:
         return OC_WK_COPY;
     }
@@ -336,11 +379,53 @@ static bool oc_is_payload_field(uint32_t f) {
     return f == 4 || f == 5 || f == 7 || f == 9 || f == 10 || f == 11;
 }
 
+/* Puts "node 'name' (Op): " before the error message when an error inside
+ * the NodeProto at [pos, end) asked for it (w->name_node): the name and
+ * op_type fields are read from the file, at most 200 bytes of each. */
+static void oc_wire_name_node(struct oc_wire *w, uint64_t pos, uint64_t end) {
+    if (!w->name_node)
+        return;
+    w->name_node = false;
+    char name[201] = "", op[201] = "";
+    while (pos < end) {
+        uint64_t tag, v;
+        if (!oc_src_varint(w->in, end, &pos, &tag))
+            break;
+        unsigned wt = (unsigned)(tag & 7);
+        uint64_t field = tag >> 3;
+        if (wt == 0) {
+            if (!oc_src_varint(w->in, end, &pos, &v))
+                break;
+        } else if (wt == 1 || wt == 5) {
+            pos += wt == 1 ? 8 : 4;
+        } else if (wt == 2) {
+            if (!oc_src_varint(w->in, end, &pos, &v) || v > end - pos)
+                break;
+            char *dst = field == 3 ? name : field == 4 ? op : NULL;
+            size_t n = v < 200 ? (size_t)v : 200;
+            if (dst && oc_src_read(w->in, pos, n, (uint8_t *)dst))
+                dst[strnlen(dst, n) < n ? strnlen(dst, n) : n] = 0;
+            pos += v;
+        } else {
+            break;
+        }
+    }
+    char msg[sizeof w->d->msg];
+    memcpy(msg, w->d->msg, sizeof msg);
+    enum oc_status code = w->d->code;
+    w->d->code = OC_OK;
+    w->d->n_errors--;
+    if (name[0])
+        oc_diag_set(w->d, code, "node '%s' (%s): %s", name, op, msg);
+    else
+        oc_diag_set(w->d, code, "unnamed node (%s): %s", op, msg);
+}
+
 static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uint64_t pos, uint64_t end,
-                                  int64_t depth) {
+                                  int64_t depth, int64_t gdepth) {
     if (depth > w->max_depth)
-        return oc_diag_set(w->d, OC_ERR_PARSE, "messages nested deeper than %lld levels",
-                           (long long)w->max_depth);
+        return oc_diag_set(w->d, OC_ERR_PARSE, "not a valid ONNX protobuf: messages nested deeper than %lld levels "
+                           "at byte %llu", (long long)w->max_depth, (unsigned long long)pos);
     size_t first_span = w->m->n_spans;
     while (pos < end) {
         uint64_t tag_start = pos;
@@ -359,8 +444,8 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
         switch (wt) {
         case 0:
             if (!oc_src_varint(w->in, end, &pos, &v))
-                return oc_diag_set(w->d, OC_ERR_PARSE,
-                                   "not a valid ONNX protobuf: truncated varint at byte %llu", (unsigned long long)data_start);
+                return oc_diag_set(w->d, OC_ERR_PARSE, "not a valid ONNX protobuf: %s at byte %llu",
+                                   oc_src_varint_why(w->in, end, data_start), (unsigned long long)data_start);
             data_end = pos;
             break;
         case 1:
@@ -374,8 +459,13 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
             data_end = pos;
             break;
         }
-        case 2:
-            if (!oc_src_varint(w->in, end, &pos, &v) || v > end - pos)
+        case 2: {
+            bool ok = oc_src_varint(w->in, end, &pos, &v);
+            const char *why = ok ? "" : oc_src_varint_why(w->in, end, data_start);
+            if (!ok && why[0] != 't') /* not truncated: overlong or over 64 bits */
+                return oc_diag_set(w->d, OC_ERR_PARSE, "not a valid ONNX protobuf: length at byte %llu is a %s",
+                                   (unsigned long long)data_start, why);
+            if (!ok || v > end - pos)
                 return oc_diag_set(w->d, OC_ERR_PARSE,
                                    "not a valid ONNX protobuf: length at byte %llu runs past the end "
                                    "(truncated file?)",
@@ -384,6 +474,7 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
             pos += v;
             data_end = pos;
             break;
+        }
         default:
             return oc_diag_set(w->d, OC_ERR_PARSE,
                                "not a valid ONNX protobuf: unsupported wire type %u at byte %llu", wt,
@@ -411,9 +502,28 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
             /* unpacked integer varints are kept: protobuf-c decodes them */
         }
 
-        enum oc_wire_kind child = wt == 2 ? oc_child_kind(kind, field) : OC_WK_COPY;
+        enum oc_wire_kind child = oc_child_kind(kind, field);
+        if (child != OC_WK_COPY && child != OC_WK_DROP && wt != 2)
+            return oc_diag_set(w->d, OC_ERR_PARSE,
+                               "not a valid ONNX protobuf: field %u of %s at byte %llu has wire type %u, not a "
+                               "length-delimited message",
+                               field, oc_wk_names[kind], (unsigned long long)tag_start, wt);
         if (child == OC_WK_DROP)
             continue;
+        if (child == OC_WK_NODE && ++w->n_nodes > w->m->limits.max_nodes) {
+            w->name_node = true;
+            enum oc_status st = oc_diag_set(w->d, OC_ERR_UNSUPPORTED,
+                                            "the model has more than %lld nodes (--limit-nodes N raises the limit)",
+                                            (long long)w->m->limits.max_nodes);
+            oc_wire_name_node(w, data_start, data_end);
+            return st;
+        }
+        if (child == OC_WK_GRAPH && kind == OC_WK_ATTR && gdepth + 1 > w->m->limits.max_subgraph_depth) {
+            w->name_node = true;
+            return oc_diag_set(w->d, OC_ERR_UNSUPPORTED,
+                               "subgraphs nested deeper than %d levels (--limit-subgraph-depth N raises the limit)",
+                               (int)w->m->limits.max_subgraph_depth);
+        }
         if (child == OC_WK_COPY) {
             uint64_t n = data_end - tag_start;
             if (n > SIZE_MAX || !oc_wbuf_reserve(&w->out, (size_t)n))
@@ -427,9 +537,13 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
             return oc_diag_set(w->d, OC_ERR_NOMEM, "out of memory");
         size_t len_at = w->out.n;
         w->out.n += 5;
-        enum oc_status st = oc_wire_msg(w, child, data_start, data_end, depth + 1);
-        if (st != OC_OK)
+        enum oc_status st = oc_wire_msg(w, child, data_start, data_end, depth + 1,
+                                        gdepth + (child == OC_WK_GRAPH && kind == OC_WK_ATTR));
+        if (st != OC_OK) {
+            if (child == OC_WK_NODE)
+                oc_wire_name_node(w, data_start, data_end);
             return st;
+        }
         size_t len = w->out.n - len_at - 5;
         if (len > 0x7FFFFFFFu)
             return oc_diag_set(w->d, OC_ERR_UNSUPPORTED, "model structure over 2 GiB");
@@ -449,17 +563,189 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
     return OC_OK;
 }
 
+/* ---- checks after decoding: warnings and a few errors ----------------------- */
+
+enum { OC_MAX_EXTERNAL_WARNINGS = 8, OC_MAX_OPSET_IMPORTS = 1024, OC_MAX_OPSET_VERSION = 10000 };
+
+static bool oc_model_warn(struct oc_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool oc_model_warn(struct oc_model *m, const char *fmt, ...) {
+    if (m->n_warnings == m->cap_warnings) {
+        int32_t cap = m->cap_warnings ? 2 * m->cap_warnings : 8;
+        char **w = realloc(m->warnings, (size_t)cap * sizeof *w);
+        if (!w)
+            return false;
+        m->warnings = w;
+        m->cap_warnings = cap;
+    }
+    char *line = malloc(512);
+    if (!line)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, 512, fmt, ap);
+    va_end(ap);
+    m->warnings[m->n_warnings++] = line;
+    return true;
+}
+
+/* An external data location that leads out of the model's folder: absolute
+ * (/x, \x, C:x) or with a ".." component. */
+static const char *oc_location_outside(const char *loc) {
+    if (loc[0] == '/' || loc[0] == '\\' || (loc[0] && loc[1] == ':'))
+        return "an absolute path";
+    for (const char *p = loc; *p;) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return "outside the model's folder ('..')";
+        p += n;
+        if (*p)
+            p++;
+    }
+    return NULL;
+}
+
+struct oc_lint {
+    struct oc_model *m;
+    int64_t n_outside; /* external locations outside the folder */
+};
+
+static bool oc_lint_tensor(struct oc_lint *l, const Onnx__TensorProto *t, const char *what) {
+    if (!t || !t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return true;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = t->external_data[i];
+        const char *why = e->key && strcmp(e->key, "location") == 0 && e->value ? oc_location_outside(e->value) : NULL;
+        if (!why)
+            continue;
+        if (++l->n_outside <= OC_MAX_EXTERNAL_WARNINGS &&
+            !oc_model_warn(l->m, "%s '%s': external data location '%s' is %s; it is not opened (onnxcost never "
+                           "reads weights)", what, t->name ? t->name : "", e->value, why))
+            return false;
+    }
+    return true;
+}
+
+static bool oc_lint_graph(struct oc_lint *l, const Onnx__GraphProto *gp, int32_t depth);
+
+static bool oc_lint_nodes(struct oc_lint *l, Onnx__NodeProto *const *nodes, size_t n, int32_t depth) {
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__NodeProto *np = nodes[i];
+        for (size_t k = 0; k < np->n_attribute; k++) {
+            const Onnx__AttributeProto *a = np->attribute[k];
+            if (!oc_lint_tensor(l, a->t, "attribute tensor"))
+                return false;
+            for (size_t j = 0; j < a->n_tensors; j++)
+                if (!oc_lint_tensor(l, a->tensors[j], "attribute tensor"))
+                    return false;
+            if (a->g && !oc_lint_graph(l, a->g, depth + 1))
+                return false;
+            for (size_t j = 0; j < a->n_graphs; j++)
+                if (!oc_lint_graph(l, a->graphs[j], depth + 1))
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* depth is bounded: the wire pass refused subgraphs nested deeper than the limit */
+static bool oc_lint_graph(struct oc_lint *l, const Onnx__GraphProto *gp, int32_t depth) {
+    if (depth > l->m->limits.max_subgraph_depth)
+        return true;
+    for (size_t i = 0; i < gp->n_initializer; i++)
+        if (!oc_lint_tensor(l, gp->initializer[i], "initializer"))
+            return false;
+    for (size_t i = 0; i < gp->n_sparse_initializer; i++) {
+        const Onnx__SparseTensorProto *sp = gp->sparse_initializer[i];
+        if (!oc_lint_tensor(l, sp->values, "initializer") || !oc_lint_tensor(l, sp->indices, "initializer"))
+            return false;
+    }
+    return oc_lint_nodes(l, gp->node, gp->n_node, depth);
+}
+
+static bool oc_is_onnx_domain(const char *d) {
+    return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
+}
+
+static enum oc_status oc_model_lint(struct oc_model *m, struct oc_diag *d) {
+    const Onnx__ModelProto *mp = m->proto;
+    if (!mp->graph) /* not a model at all: the graph builder says so */
+        return OC_OK;
+    /* opset imports */
+    int64_t ir = mp->has_ir_version ? mp->ir_version : 0;
+    if (mp->n_opset_import == 0 && ir >= 3)
+        return oc_diag_set(d, OC_ERR_MODEL, "opset_import is empty: the model imports no operator set "
+                                            "(required from IR version 3; this file says %lld)", (long long)ir);
+    if (mp->n_opset_import > OC_MAX_OPSET_IMPORTS)
+        return oc_diag_set(d, OC_ERR_MODEL, "opset_import lists %zu operator sets (more than %d)", mp->n_opset_import,
+                           OC_MAX_OPSET_IMPORTS);
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *os = mp->opset_import[i];
+        bool onnx = oc_is_onnx_domain(os->domain);
+        const char *dom = onnx ? "ai.onnx" : os->domain;
+        int64_t ver = os->has_version ? os->version : 0;
+        if (ver > OC_MAX_OPSET_VERSION)
+            return oc_diag_set(d, OC_ERR_MODEL, "opset_import: domain '%s' has version %lld, not a real opset version",
+                               dom, (long long)ver);
+        for (size_t k = 0; k < i; k++) {
+            const Onnx__OperatorSetIdProto *o2 = mp->opset_import[k];
+            if (onnx ? oc_is_onnx_domain(o2->domain) : (o2->domain && strcmp(o2->domain, os->domain) == 0))
+                return oc_diag_set(d, OC_ERR_MODEL, "opset_import lists domain '%s' twice (versions %lld and %lld)",
+                                   dom, (long long)(o2->has_version ? o2->version : 0), (long long)ver);
+        }
+        if (onnx && ver > OC_OPSET_LATEST &&
+            !oc_model_warn(m, "opset_import: ai.onnx version %lld is newer than onnxcost's rules (opset %d); "
+                              "ops are analyzed with their latest rules", (long long)ver, OC_OPSET_LATEST))
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    const Onnx__GraphProto *gp = mp->graph;
+    if (gp->n_node == 0 && !oc_model_warn(m, "the graph has no nodes: every count is 0"))
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    /* zero-size dims of the graph inputs */
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        const Onnx__TypeProto *tp = vi->type;
+        if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type || !tp->tensor_type->shape)
+            continue;
+        const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+        for (size_t k = 0; k < sh->n_dim; k++) {
+            const Onnx__TensorShapeProto__Dimension *dm = sh->dim[k];
+            if (dm->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dm->dim_value != 0)
+                continue;
+            if (!oc_model_warn(m, "graph input '%s' has size 0 at axis %zu: an empty tensor, so what depends on it "
+                                  "costs nothing (some exporters write 0 for an unknown size)",
+                               vi->name ? vi->name : "", k))
+                return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+            break;
+        }
+    }
+    /* external data that points out of the model's folder (never opened) */
+    struct oc_lint l = {m, 0};
+    bool ok = oc_lint_graph(&l, gp, 0);
+    for (size_t i = 0; ok && i < mp->n_functions; i++)
+        ok = oc_lint_nodes(&l, mp->functions[i]->node, mp->functions[i]->n_node, 1);
+    if (ok && l.n_outside > OC_MAX_EXTERNAL_WARNINGS)
+        ok = oc_model_warn(m, "%lld more tensors have external data locations outside the model's folder (not opened)",
+                           (long long)(l.n_outside - OC_MAX_EXTERNAL_WARNINGS));
+    return ok ? OC_OK : oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+}
+
 /* ---- load / free ---------------------------------------------------------- */
 
 static enum oc_status oc_model_parse(struct oc_model *m, const struct oc_load_opts *opts,
                                      struct oc_diag *d) {
     struct oc_wire w = {.m = m, .in = &m->src, .d = d};
-    w.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 64;
+    struct oc_limits lim = opts ? opts->limits : (struct oc_limits){0};
+    m->limits.max_nodes = lim.max_nodes > 0 ? lim.max_nodes : OC_DEFAULT_MAX_NODES;
+    m->limits.max_rank = lim.max_rank > 0 ? lim.max_rank : OC_DEFAULT_MAX_RANK;
+    m->limits.max_subgraph_depth = lim.max_subgraph_depth > 0 ? lim.max_subgraph_depth : OC_DEFAULT_MAX_SUBGRAPH_DEPTH;
+    /* a subgraph level is three messages (AttributeProto, GraphProto, NodeProto);
+     * 48 more leave room for tensors, sparse tensors and nested types */
+    w.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : 3 * (int64_t)m->limits.max_subgraph_depth + 48;
     m->stats.file_bytes = m->src.size;
     m->alloc_state.fail_after = opts ? opts->fail_alloc_after : 0;
     m->alloc = (ProtobufCAllocator){oc_pb_alloc, oc_pb_free, &m->alloc_state};
 
-    enum oc_status st = oc_wire_msg(&w, OC_WK_MODEL, 0, m->src.size, 0);
+    enum oc_status st = oc_wire_msg(&w, OC_WK_MODEL, 0, m->src.size, 0, 0);
     if (st == OC_OK) {
         m->stats.structure_bytes = w.out.n;
         m->proto = (Onnx__ModelProto *)protobuf_c_message_unpack(&onnx__model_proto__descriptor,
@@ -475,6 +761,8 @@ static enum oc_status oc_model_parse(struct oc_model *m, const struct oc_load_op
     }
     free(w.out.p);
     m->stats.heap_peak_bytes = m->alloc_state.peak;
+    if (st == OC_OK)
+        st = oc_model_lint(m, d);
     return st;
 }
 
@@ -548,7 +836,22 @@ void oc_model_free(struct oc_model *m) {
         close(m->src.fd);
     free(m->src.win);
     free(m->spans);
+    for (int32_t i = 0; i < m->n_warnings; i++)
+        free(m->warnings[i]);
+    free(m->warnings);
     free(m);
+}
+
+const struct oc_limits *oc_model_limits(const struct oc_model *m) {
+    return &m->limits;
+}
+
+int32_t oc_model_n_warnings(const struct oc_model *m) {
+    return m->n_warnings;
+}
+
+const char *oc_model_warning(const struct oc_model *m, int32_t i) {
+    return i >= 0 && i < m->n_warnings ? m->warnings[i] : NULL;
 }
 
 const void *oc_model_proto(const struct oc_model *m) {

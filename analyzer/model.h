@@ -31,9 +31,30 @@ struct oc_model_stats {
     uint64_t heap_peak_bytes;   /* peak heap held by the unpacked structure      */
 };
 
+/* Limits on what a file may claim (docs/ROBUSTNESS.md, "Limits"). A model
+ * beyond one is refused with one line naming the limit and the flag that
+ * raises it. 0 in a field means its default. */
+enum {
+    OC_DEFAULT_MAX_NODES = 16777216,       /* nodes in all graphs and functions   */
+    OC_DEFAULT_MAX_RANK = 64,              /* rank of any tensor, declared or inferred */
+    OC_DEFAULT_MAX_SUBGRAPH_DEPTH = 32,    /* If/Loop/Scan bodies and function calls nested */
+    OC_LIMIT_MAX_NODES = 1 << 27,          /* the most the flags accept           */
+    OC_LIMIT_MAX_RANK = 1 << 16,
+    OC_LIMIT_MAX_SUBGRAPH_DEPTH = 512,     /* about 3 KiB of stack per level in the analysis */
+    OC_OPSET_LATEST = 24,                  /* newest ai.onnx opset with rules (ops.def) */
+};
+
+struct oc_limits {
+    int64_t max_nodes;
+    int32_t max_rank;
+    int32_t max_subgraph_depth;
+};
+
 struct oc_load_opts {
-    int64_t max_depth;       /* nesting limit of messages (0 = default 64)       */
+    int64_t max_depth;       /* nesting limit of messages (0 = derived from the
+                                subgraph depth: 3 per level + 48)               */
     int64_t fail_alloc_after; /* tests: make the Nth protobuf allocation fail   */
+    struct oc_limits limits; /* 0 fields = defaults                            */
 };
 
 /* Loads `path`. On failure returns a status, *out = NULL and a one-line
@@ -44,6 +65,14 @@ enum oc_status oc_model_load(const char *path, const struct oc_load_opts *opts,
 enum oc_status oc_model_load_buffer(const void *data, size_t size, const struct oc_load_opts *opts,
                                     struct oc_model **out, struct oc_diag *d);
 void oc_model_free(struct oc_model *m);
+
+/* The limits the model was loaded with (defaults filled in). */
+const struct oc_limits *oc_model_limits(const struct oc_model *m);
+/* Warnings about the file found while loading: external data locations
+ * outside the model's folder (never opened), zero-size graph input dims, an
+ * opset newer than the rules. One line each, for the caller to print. */
+int32_t oc_model_n_warnings(const struct oc_model *m);
+const char *oc_model_warning(const struct oc_model *m, int32_t i);
 
 /* The unpacked Onnx__ModelProto (only the proto boundary files use it). */
 const void *oc_model_proto(const struct oc_model *m);

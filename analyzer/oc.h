@@ -47,6 +47,15 @@ struct oc_diag {
 enum oc_status oc_diag_set(struct oc_diag *d, enum oc_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Length of the printable UTF-8 character at p (n bytes left): 1 to 4, or 0
+ * for a control byte (C0, DEL, C1) or invalid UTF-8. */
+size_t oc_utf8_len(const unsigned char *p, size_t n);
+/* Copies `in` into out (size bytes, NUL-terminated, cut at a character),
+ * writing every byte that is not printable UTF-8 as \xNN. Returns the length.
+ * Diagnostics pass through it, so names from a file never put raw escape
+ * sequences on a terminal. */
+size_t oc_printable(const char *in, char *out, size_t size);
+
 void oc_assert_fail(const char *file, int line, const char *expr) __attribute__((noreturn));
 
 #define OC_ASSERT(x)                                                                               \

@@ -76,11 +76,22 @@ struct oc_value *oc_out(const struct oc_op_ctx *c, int32_t i) {
     return &c->g->values[c->node->out[i]];
 }
 
+/* --limit-rank: an inferred rank is refused like a declared one (fatal). */
+static enum oc_status oc_check_rank(struct oc_op_ctx *c, int32_t i, int32_t rank) {
+    int32_t max = oc_model_limits(c->g->model)->max_rank;
+    if (rank <= max)
+        return OC_OK;
+    return OC_FAIL(c, OC_ERR_OVERFLOW, "output %d would have rank %d (limit %d; --limit-rank N raises it)", i, rank,
+                   max);
+}
+
 enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                           const struct oc_dim *dims) {
     struct oc_value *v = oc_out(c, i);
     if (!v)
         return OC_OK;
+    if (oc_check_rank(c, i, rank) != OC_OK)
+        return OC_ERR_OVERFLOW;
     struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
     if (!d)
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
@@ -115,6 +126,8 @@ enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int
     struct oc_value *v = oc_out(c, i);
     if (!v)
         return OC_OK;
+    if (oc_check_rank(c, i, rank) != OC_OK)
+        return OC_ERR_OVERFLOW;
     struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
     if (!d)
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");

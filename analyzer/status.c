@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const oc_status_names[] = {
     [OC_OK] = "ok",
@@ -29,16 +30,69 @@ const char *oc_status_str(enum oc_status s) {
     return oc_status_names[s];
 }
 
+size_t oc_utf8_len(const unsigned char *p, size_t n) {
+    if (n == 0)
+        return 0;
+    unsigned c = p[0];
+    if (c < 0x80)
+        return c >= 0x20 && c != 0x7f ? 1 : 0;
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((p[k] & 0xC0) != 0x80)
+            return 0;
+    if (c == 0xC2 && p[1] < 0xA0) /* U+0080..U+009F: C1 controls (0x9B is CSI on some terminals) */
+        return 0;
+    if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xF0 && p[1] < 0x90)) /* overlong */
+        return 0;
+    if ((c == 0xED && p[1] >= 0xA0) || (c == 0xF4 && p[1] >= 0x90)) /* surrogates, > U+10FFFF */
+        return 0;
+    return len;
+}
+
+size_t oc_printable(const char *in, char *out, size_t size) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)in;
+    size_t n = strlen(in), o = 0;
+    if (size == 0)
+        return 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = oc_utf8_len(p + i, n - i);
+        if (len) {
+            if (o + len >= size)
+                break;
+            memcpy(out + o, p + i, len);
+            o += len;
+            i += len;
+            continue;
+        }
+        if (o + 4 >= size)
+            break;
+        out[o++] = '\\';
+        out[o++] = 'x';
+        out[o++] = hex[p[i] >> 4];
+        out[o++] = hex[p[i] & 15];
+        i++;
+    }
+    out[o] = 0;
+    return o;
+}
+
 enum oc_status oc_diag_set(struct oc_diag *d, enum oc_status code, const char *fmt, ...) {
     if (!d)
         return code;
     d->n_errors++;
     if (d->code == OC_OK) {
+        char raw[sizeof d->msg];
         va_list ap;
         d->code = code;
         va_start(ap, fmt);
-        vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
+        /* names from the file may hold control bytes or invalid UTF-8: the
+         * message stays one printable line */
+        oc_printable(raw, d->msg, sizeof d->msg);
     }
     return code;
 }

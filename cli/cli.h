@@ -31,6 +31,14 @@ int oc_cmd_compare(int argc, char **argv);
 
 /* "onnxcost: error: <fmt>\n" on stderr; returns OC_EXIT_INPUT. */
 int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
+ * that is not printable UTF-8 written as \xNN (names come from the file). */
+void oc_cli_diag(const char *kind, const char *path, const char *msg);
+struct oc_limits;
+/* --limit-nodes / --limit-rank / --limit-subgraph-depth (option as given in
+ * arg, value v) into lim; prints the usage error and returns false when v is
+ * not an integer in range. */
+bool oc_cli_parse_limit(const char *arg, const char *v, struct oc_limits *lim);
 /* Strict non-negative integer; false on junk, sign or overflow. */
 bool oc_cli_parse_count(const char *s, int64_t *out);
 /* Value of option `name` given as "--name=V" or "--name V"; advances *i. */

@@ -72,6 +72,11 @@ static const char oc_analyze_help[] =
     "                    of the gradients (weak scaling; --optimizer, default sgd)\n"
     "  --pipeline N      split the nodes into N contiguous stages on N GPUs\n"
     "  --balance KEY     pipeline stages balanced by time (default) or memory\n"
+    "limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):\n"
+    "  --limit-nodes N   nodes in all graphs and functions (default 16777216)\n"
+    "  --limit-rank N    rank of any tensor, declared or inferred (default 64)\n"
+    "  --limit-subgraph-depth N  If/Loop/Scan bodies and function calls nested\n"
+    "                    (default 32, at most 512)\n"
     "  -q, --quiet       do not print warnings on standard error\n"
     "  -h, --help        this help\n"
     "\n"
@@ -262,6 +267,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     json_t *baseline_doc = NULL;
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
     struct oc_analyze_opts opts = {0};
+    struct oc_load_opts lopts = {0};
     const struct oc_gpu *gpu = NULL;
     struct oc_gpu custom_gpu;
     char custom_name[512];
@@ -425,6 +431,13 @@ int oc_cmd_analyze(int argc, char **argv) {
             }
             budget.set[k] = true;
             budget.text[k] = v;
+        } else if (oc_cli_option(argc, argv, &i, "--limit-nodes", &v) ||
+                   oc_cli_option(argc, argv, &i, "--limit-rank", &v) ||
+                   oc_cli_option(argc, argv, &i, "--limit-subgraph-depth", &v)) {
+            if (!oc_cli_parse_limit(a, v, &lopts.limits)) {
+                rc = OC_EXIT_INPUT;
+                goto done;
+            }
         } else if (oc_cli_option(argc, argv, &i, "--optimizer", &v)) {
             if (!v || !oc_optimizer_parse(v, &optimizer)) {
                 rc = oc_cli_usage_error("--optimizer takes sgd, momentum or adam");
@@ -523,14 +536,16 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     struct oc_symbolic *sym = NULL;
-    enum oc_status st = oc_model_load(path, NULL, &m, &d);
+    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
         st = oc_analyze(m, &opts, &an, &d);
     if (st != OC_OK) {
-        fprintf(stderr, "onnxcost: error: %s: %s\n", path, d.msg);
+        oc_cli_diag("error", path, d.msg);
         rc = oc_status_exit(st);
         goto free_model;
     }
+    for (int32_t i = 0; !quiet && i < oc_model_n_warnings(m); i++)
+        oc_cli_diag("warning", path, oc_model_warning(m, i));
     if (symbolic) {
         struct oc_diag sd = {0};
         bool unbound = false;
@@ -545,7 +560,7 @@ int oc_cmd_analyze(int argc, char **argv) {
             for (int32_t j = 0; sym && j < an->n_bound; j++)
                 covered |= an->bound[j].warning == an->warnings[i] && an->bound[j].name;
             if (!covered)
-                fprintf(stderr, "onnxcost: warning: %s: %s\n", path, an->warnings[i]);
+                oc_cli_diag("warning", path, an->warnings[i]);
         }
 
     FILE *f = stdout;

@@ -401,6 +401,8 @@ enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_repo
             oc_emit(&b, "gpu", oc_gpu_json(an, spec), ",\n");
         oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
         json_t *w = json_array();
+        for (int32_t i = 0; w && an->model && i < oc_model_n_warnings(an->model); i++) /* about the file */
+            json_array_append_new(w, oc_jstr(oc_model_warning(an->model, i)));
         for (int32_t i = 0; w && i < an->n_warnings; i++)
             json_array_append_new(w, oc_jstr(an->warnings[i]));
         oc_emit(&b, "warnings", w, "\n}\n");

@@ -116,10 +116,82 @@ void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n) {
     b->p[b->n] = 0;
 }
 
+/* The last line of defence for names from the file (the writers escape what
+ * their format needs: CSV quoting, Markdown pipes, HTML entities, JSON by
+ * jansson): a byte that is not printable UTF-8 never reaches the output. Text
+ * shows it as \xNN, the other formats as U+FFFD; line breaks stay, and so do
+ * TAB and CR outside text, and the two SGR sequences of the coloured text
+ * header. Returns true when it wrote everything. */
+static bool oc_write_clean(const struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)b->p;
+    bool text = spec->format == OC_FORMAT_TEXT;
+    size_t start = 0, i = 0;
+    if (spec->format == OC_FORMAT_JSON) {
+        /* jansson escaped C0 and the strings were repaired to UTF-8; DEL and
+         * the C1 controls (U+0080..U+009F) it leaves raw, and they can only
+         * be inside strings: written as \u00XX */
+        while (i < b->n) {
+            size_t c1 = p[i] == 0xC2 && i + 1 < b->n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0 ? 2 : 0;
+            if (p[i] != 0x7f && !c1) {
+                i++;
+                continue;
+            }
+            unsigned c = c1 ? p[i + 1] : 0x7f;
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            if ((i > start && spec->write(spec->write_arg, b->p + start, i - start) != 0) ||
+                spec->write(spec->write_arg, esc, 6) != 0)
+                return false;
+            i += c1 ? 2 : 1;
+            start = i;
+        }
+        return i == start || spec->write(spec->write_arg, b->p + start, i - start) == 0;
+    }
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (i < b->n) {
+        /* printable ASCII, the common case, eight bytes at a time: no byte
+         * below 0x20, none at 0x7f or above */
+        while (b->n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (((w - 0x20 * ones) & ~w & highs) || ((w + ones) | w) & highs)
+                break;
+            i += 8;
+        }
+        if (i >= b->n)
+            break;
+        if (p[i] >= 0x20 && p[i] < 0x7f) {
+            i++;
+            continue;
+        }
+        size_t len = oc_utf8_len(p + i, b->n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        unsigned c = p[i];
+        if (c == '\n' || (!text && (c == '\t' || c == '\r'))) {
+            i++;
+            continue;
+        }
+        if (text && spec->color && c == 0x1b && b->n - i >= 4 && p[i + 1] == '[' && (p[i + 2] == '0' || p[i + 2] == '1') &&
+            p[i + 3] == 'm') {
+            i += 4;
+            continue;
+        }
+        char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        if ((i > start && spec->write(spec->write_arg, b->p + start, i - start) != 0) ||
+            spec->write(spec->write_arg, text ? esc : "\xEF\xBF\xBD", text ? 4 : 3) != 0)
+            return false;
+        start = ++i;
+    }
+    return i == start || spec->write(spec->write_arg, b->p + start, i - start) == 0;
+}
+
 enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d) {
     if (b->oom)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
-    if (b->n && spec->write(spec->write_arg, b->p, b->n) != 0)
+    if (b->n && !oc_write_clean(b, spec))
         return oc_diag_set(d, OC_ERR_IO, "cannot write the report");
     b->n = 0;
     return OC_OK;

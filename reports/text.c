@@ -32,17 +32,23 @@ static const struct oc_tcol oc_tcols[] = {
 };
 _Static_assert(OC_ARRAY_LEN(oc_tcols) == OC_TCOL_COUNT, "text columns out of sync");
 
-/* Names come from the file: control bytes are shown as '?'. */
+/* Names come from the file: bytes that are not printable UTF-8 (control
+ * bytes, invalid sequences) are shown as \xNN, so they never reach the
+ * terminal and the column width stays right. */
 static void oc_put_safe(struct oc_sbuf *b, const char *s) {
-    while (*s) {
-        size_t run = 0; /* printable bytes go in one copy */
-        while (s[run] && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f)
-            run++;
-        oc_sbuf_put(b, s, run);
-        s += run;
-        if (*s) {
-            oc_sbuf_put(b, "?", 1);
-            s++;
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        size_t run = 0, len; /* printable characters go in one copy */
+        while (i + run < n && (len = oc_utf8_len(p + i + run, n - i - run)) > 0)
+            run += len;
+        oc_sbuf_put(b, s + i, run);
+        i += run;
+        if (i < n) {
+            char esc[4] = {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+            oc_sbuf_put(b, esc, 4);
+            i++;
         }
     }
 }

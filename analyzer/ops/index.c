@@ -414,6 +414,77 @@ OC_COST(oc_nonzero_cost) {
     return OC_OK;
 }
 
+/* Slices j of X seen as [outer, n, inner], integer (v) or float (fv) data. */
+struct oc_slices {
+    const int64_t *v;
+    const double *fv;
+    int64_t n, outer, inner;
+};
+
+/* Total order on slices (lexicographic; NaN after every number, NaNs equal
+ * here: oc_slice_has_nan makes each slice with a NaN unique, as NaN != NaN). */
+static int oc_slice_cmp(const struct oc_slices *s, int64_t a, int64_t b) {
+    for (int64_t o = 0; o < s->outer; o++)
+        for (int64_t i = 0; i < s->inner; i++) {
+            int64_t ka = (o * s->n + a) * s->inner + i, kb = (o * s->n + b) * s->inner + i;
+            if (s->v) {
+                if (s->v[ka] != s->v[kb])
+                    return s->v[ka] < s->v[kb] ? -1 : 1;
+                continue;
+            }
+            double x = s->fv[ka], y = s->fv[kb];
+            bool nx = x != x, ny = y != y;
+            if (nx || ny) {
+                if (nx != ny)
+                    return nx ? 1 : -1;
+                continue;
+            }
+            if (x != y)
+                return x < y ? -1 : 1;
+        }
+    return 0;
+}
+
+static bool oc_slice_has_nan(const struct oc_slices *s, int64_t j) {
+    if (s->v)
+        return false;
+    for (int64_t o = 0; o < s->outer; o++)
+        for (int64_t i = 0; i < s->inner; i++) {
+            double x = s->fv[(o * s->n + j) * s->inner + i];
+            if (x != x)
+                return true;
+        }
+    return false;
+}
+
+/* Heap sort of slice indices (no recursion, O(n log n) comparisons). */
+static void oc_slices_sift(const struct oc_slices *s, int64_t *a, int64_t i, int64_t n) {
+    for (;;) {
+        int64_t l = 2 * i + 1, m = i;
+        if (l < n && oc_slice_cmp(s, a[l], a[m]) > 0)
+            m = l;
+        if (l + 1 < n && oc_slice_cmp(s, a[l + 1], a[m]) > 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        int64_t t = a[i];
+        a[i] = a[m];
+        a[m] = t;
+        i = m;
+    }
+}
+
+static void oc_slices_sort(const struct oc_slices *s, int64_t *a, int64_t n) {
+    for (int64_t i = n / 2 - 1; i >= 0; i--)
+        oc_slices_sift(s, a, i, n);
+    for (int64_t k = n - 1; k > 0; k--) {
+        int64_t t = a[0];
+        a[0] = a[k];
+        a[k] = t;
+        oc_slices_sift(s, a, 0, k);
+    }
+}
+
 /* Unique (11): U unique elements (no axis; X flattened) or unique slices
  * along `axis`. Y [U] or X's shape with dim axis = U; indices and counts [U],
  * int64; inverse_indices [numel(X)] or [X.dims[axis]], int64 (never data
@@ -445,19 +516,19 @@ OC_RULE(oc_unique_infer) {
                 inner *= x->dims[i].value;
             outer = nv / (n * inner);
         }
-        u = 0;
-        for (int64_t j = 0; j < n; j++) {
-            bool dup = false;
-            for (int64_t p = 0; p < j && !dup; p++) {
-                bool same = true;
-                for (int64_t o = 0; o < outer && same; o++)
-                    for (int64_t i = 0; i < inner && same; i++)
-                        same = v ? v[(o * n + j) * inner + i] == v[(o * n + p) * inner + i]
-                                 : fv[(o * n + j) * inner + i] == fv[(o * n + p) * inner + i];
-                dup = same;
-            }
-            u += !dup;
-        }
+        /* sort the slice indices, then count the distinct neighbours:
+         * O(n log n) slice comparisons (pairwise, 2^16 distinct values once
+         * cost 2^31 comparisons per node) */
+        int64_t *idx = oc_arena_array(c->arena, (size_t)n, sizeof *idx);
+        if (!idx)
+            return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+        for (int64_t j = 0; j < n; j++)
+            idx[j] = j;
+        struct oc_slices sl = {v, fv, n, outer, inner};
+        oc_slices_sort(&sl, idx, n);
+        u = n > 0;
+        for (int64_t j = 1; j < n; j++)
+            u += oc_slice_cmp(&sl, idx[j - 1], idx[j]) != 0 || oc_slice_has_nan(&sl, idx[j]);
     }
     if (has_axis) {
         OC_IX_DIMS(out, x->rank);

@@ -507,7 +507,7 @@ static enum oc_status oc_slice_apply(struct oc_op_ctx *c, const int64_t *starts,
         return st;
     int64_t nv;
     const int64_t *v = oc_in_ints(c, 0, &nv);
-    if (!v)
+    if (!v || out[0].value > nv) /* a slice is never longer than the data (the dim is only a claim) */
         return OC_OK;
     int64_t *res = oc_arena_array(c->arena, (size_t)out[0].value + 1, sizeof *res);
     if (!res)

@@ -219,5 +219,156 @@ expect_out help_text "usage: onnxcost MODEL.onnx [options]" "exit codes: 0 ok"
 expect version 0 "" -- --version
 expect_out version_text "onnxcost "
 
+# ---- hostile and broken inputs (issue 9; fixtures/gen/make_hostile.py) ----------
+P="not a valid ONNX protobuf"
+expect wrong_wire_type 2 "$E $B/wrong_wire_type.onnx: $P: field 7 of ModelProto at byte 2 has wire type 0, not a length-delimited message" -- "$B/wrong_wire_type.onnx"
+expect wrong_wire_type_name 2 "$E $B/wrong_wire_type_name.onnx: $P: a field has the wrong type or an invalid value" -- "$B/wrong_wire_type_name.onnx"
+expect huge_length 2 "$E $B/huge_length.onnx: $P: length at byte 3 runs past the end (truncated file?)" -- "$B/huge_length.onnx"
+expect huge_length_max 2 "$E $B/huge_length_max.onnx: $P: length at byte 3 runs past the end (truncated file?)" -- "$B/huge_length_max.onnx"
+expect varint_overlong 2 "$E $B/varint_overlong.onnx: $P: varint longer than 10 bytes at byte 1" -- "$B/varint_overlong.onnx"
+expect varint_overflow 2 "$E $B/varint_overflow.onnx: $P: varint over 64 bits at byte 1" -- "$B/varint_overflow.onnx"
+expect no_graph 2 "$E $B/no_graph.onnx: the model has no graph (not an ONNX model?)" -- "$B/no_graph.onnx"
+expect self_loop 2 "$E $B/self_loop.onnx: cycle in graph: node 'add_self' (Add) reads its own output 'b'" -- "$B/self_loop.onnx"
+expect duplicate_initializer 2 "$E $B/duplicate_initializer.onnx: duplicate initializer name 'w'" -- "$B/duplicate_initializer.onnx"
+expect duplicate_input 2 "$E $B/duplicate_input.onnx: duplicate graph input 'x'" -- "$B/duplicate_input.onnx"
+expect output_is_input 2 "$E $B/output_is_input.onnx: node 'relu' (Relu): output 'x' is also a graph input" -- "$B/output_is_input.onnx"
+expect no_op_type 2 "$E $B/no_op_type.onnx: node 'nameless_op' () has no op_type" -- "$B/no_op_type.onnx"
+expect overflow_dims 2 "$E $B/overflow_dims.onnx: graph input 'x': element count overflows 64 bits" -- "$B/overflow_dims.onnx"
+expect overflow_init_dims 2 "$E $B/overflow_init_dims.onnx: initializer 'w': element count overflows 64 bits" -- "$B/overflow_init_dims.onnx"
+expect negative_value_info_dim 2 "$E $B/negative_value_info_dim.onnx: graph output 'y' has negative dim -7 at axis 1" -- "$B/negative_value_info_dim.onnx"
+expect rank65 2 "$E $B/rank65.onnx: graph input 'x' has rank 65 (limit 64; --limit-rank N raises it)" -- "$B/rank65.onnx"
+expect rank65_init 2 "$E $B/rank65_init.onnx: initializer 'w' has rank 65 (limit 64; --limit-rank N raises it)" -- "$B/rank65_init.onnx"
+expect rank65_reshape 2 "$E $B/rank65_reshape.onnx: node 'reshape' (Reshape): output 0 would have rank 65 (limit 64; --limit-rank N raises it)" -- "$B/rank65_reshape.onnx"
+expect rank65_raised 0 "" -- "$B/rank65.onnx" --limit-rank 65
+expect rank65_reshape_raised 0 "" -- "$B/rank65_reshape.onnx" --limit-rank=65
+expect missing_attribute 2 "$E $B/missing_attribute.onnx: node 'cast' (Cast): required attribute 'to' is missing" -- "$B/missing_attribute.onnx"
+expect wrong_attribute_type_graph 2 "$E $B/wrong_attribute_type_graph.onnx: node 'if' (If): attribute 'then_branch' has type INT, expected GRAPH" -- "$B/wrong_attribute_type_graph.onnx"
+expect attribute_type_mismatch 2 "$E $B/attribute_type_mismatch.onnx: node 'softmax' (Softmax): attribute 'axis' has type INT but holds a FLOAT value" -- "$B/attribute_type_mismatch.onnx"
+expect no_opset 2 "$E $B/no_opset.onnx: opset_import is empty: the model imports no operator set (required from IR version 3; this file says 8)" -- "$B/no_opset.onnx"
+expect opset_absurd 2 "$E $B/opset_absurd.onnx: opset_import: domain 'ai.onnx' has version 4611686018427387904, not a real opset version" -- "$B/opset_absurd.onnx"
+expect opset_duplicate 2 "$E $B/opset_duplicate.onnx: opset_import lists domain 'ai.onnx' twice (versions 13 and 17)" -- "$B/opset_duplicate.onnx"
+W="onnxcost: warning:"
+# legal but suspicious: the analysis runs, with one warning line
+expect opset_future 0 "$W $B/opset_future.onnx: opset_import: ai.onnx version 99 is newer than onnxcost's rules (opset 24); ops are analyzed with their latest rules" -- "$B/opset_future.onnx"
+expect empty_graph 0 "$W $B/empty_graph.onnx: the graph has no nodes: every count is 0" -- "$B/empty_graph.onnx"
+expect_out empty_graph_totals "Total params: 0" "Total MACs: 0 (0.000 GMACs)"
+expect zero_dim 0 "$W $B/zero_dim.onnx: graph input 'x' has size 0 at axis 0: an empty tensor, so what depends on it costs nothing (some exporters write 0 for an unknown size)" -- "$B/zero_dim.onnx"
+expect_out zero_dim_shape "relu (Relu)" "[0, 4]" "Total FLOPs: 0 (0.000 GFLOPs)"
+# 2^60 elements: sizes in MiB are exact (n x 32 bits once overflowed and printed 0)
+expect huge_dim 0 "" -- "$B/huge_dim.onnx"
+expect_out huge_dim_sizes "[1099511627776, 1048576]" "Total FLOPs: 1,152,921,504,606,846,976" "Input size (MiB): 4398046511104.00"
+# external data outside the model's folder: reported, never opened
+expect external_dotdot 0 "$W $B/external_dotdot.onnx: initializer 'w': external data location '../../outside/weights.bin' is outside the model's folder ('..'); it is not opened (onnxcost never reads weights)" -- "$B/external_dotdot.onnx"
+expect external_absolute 0 "$W $B/external_absolute.onnx: initializer 'w': external data location '/etc/passwd' is an absolute path; it is not opened (onnxcost never reads weights)" -- "$B/external_absolute.onnx"
+expect external_inside 0 "" -- "$B/external_inside.onnx"
+expect_out external_params "Total params: 16"
+expect external_json 0 "" -- "$B/external_dotdot.onnx" --format json -q
+if python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["warnings"]; assert any("../../outside/weights.bin" in x for x in w), w' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL external_json: no warning in the JSON report"
+    fail=$((fail + 1))
+fi
+# prove it: the files the locations name exist, and the tool opens only the model
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+    mkdir -p "$tmp/ext/a/b" "$tmp/ext/outside"
+    echo secret >"$tmp/ext/outside/weights.bin"
+    echo secret >"$tmp/ext/a/b/weights.bin"
+    bad=0
+    for f in external_dotdot external_absolute external_inside; do
+        cp "$B/$f.onnx" "$tmp/ext/a/b/$f.onnx"
+        (cd "$tmp/ext/a/b" && ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=%file,read -o "$tmp/trace" \
+            "$bin" "$f.onnx" -q --format json >/dev/null)
+        if grep -q 'weights.bin\|/etc/passwd\|outside' "$tmp/trace" ||
+            [ "$(grep -c "open.*\"$f.onnx\"" "$tmp/trace")" != 1 ]; then
+            echo "FAIL external_never_opened $f: $(grep 'weights\|passwd\|outside\|onnx' "$tmp/trace" | head -3)"
+            bad=1
+        fi
+    done
+    if [ $bad = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+else
+    echo "SKIP external_never_opened: strace is not available"
+fi
+# names with control characters and invalid UTF-8, safe in every format
+expect evil_error 2 "$E $B/evil_error.onnx: node 'add\\x1b[2J' (Add): input 'miss\\x1b]0;pwned\\x07\\xff' is not produced by any node, graph input or initializer" -- "$B/evil_error.onnx"
+for fmt in text json csv md html; do
+    expect "evil_$fmt" 0 "" -- "$B/evil_names.onnx" --batch 1 --dim "$(printf 'b\033t\351ch')=1" --format "$fmt"
+    # no control byte but LF (and TAB/CR outside text), valid UTF-8, no C1 controls
+    if ! python3 -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+t = b.decode("utf-8")  # raises on invalid UTF-8
+allowed = "\n" if sys.argv[2] == "text" else "\n\t\r"
+bad = [c for c in t if (ord(c) < 32 and c not in allowed) or 0x7f <= ord(c) < 0xa0]
+assert not bad, bad
+' "$tmp/out" "$fmt"; then
+        echo "FAIL evil_${fmt}_bytes: unsafe bytes in the $fmt report"
+        fail=$((fail + 1))
+        continue
+    fi
+    pass=$((pass + 1))
+done
+expect evil_text 0 "" -- "$B/evil_names.onnx" --batch 1
+expect_out evil_text_rows 'n\x1b[31mred\x1b[0m|<b>&'"'"'",x (Relu)' 'bad\xc3(utf8\x7f (Relu)' '[1, b\x1bt\xe9ch]'
+expect evil_json 0 "" -- "$B/evil_names.onnx" --batch 1 --format json
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = [n["name"] for n in d["nodes"]]
+assert names == ["n\x1b[31mred\x1b[0m|<b>&'"'"'\",x", "bad\ufffd(utf8\x7f"], names
+assert d["nodes"][0]["outputs"][0]["name"] == "out\nline2\t\ufffd", d["nodes"][0]["outputs"]
+' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL evil_json_names: $(head -c 600 "$tmp/out")"
+    fail=$((fail + 1))
+fi
+expect evil_csv 0 "" -- "$B/evil_names.onnx" --batch 1 --format csv
+if python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
+assert [r[1] for r in rows[1:]] == ["n\ufffd[31mred\ufffd[0m|<b>&'"'"'\",x", "bad\ufffd(utf8\ufffd"], rows
+assert all(len(r) == len(rows[0]) for r in rows), rows
+' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL evil_csv_rows: $(cat "$tmp/out")"
+    fail=$((fail + 1))
+fi
+expect evil_md 0 "" -- "$B/evil_names.onnx" --batch 1 --format md
+expect_out evil_md_rows '| n?[31mred?[0m\|<b>&'"'"'",x | Relu |'
+expect evil_html 0 "" -- "$B/evil_names.onnx" --batch 1 --format html
+expect_out evil_html_rows '<td>n?[31mred?[0m|&lt;b&gt;&amp;&#39;&quot;,x</td>'
+if grep -q '<b>' "$tmp/out"; then
+    echo "FAIL evil_html_tag: a name's <b> reached the HTML unescaped"
+    fail=$((fail + 1))
+else
+    pass=$((pass + 1))
+fi
+# limits: the flags and their ranges
+expect limit_nodes_bad 2 "$E --limit-nodes takes an integer from 1 to 134217728, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --limit-nodes 0
+expect limit_depth_bad 2 "$E --limit-subgraph-depth takes an integer from 1 to 512, got '513'" -- "$fx/mnist/torchsummary_net.onnx" --limit-subgraph-depth 513
+expect limit_rank_bad 2 "$E --limit-rank takes an integer from 1 to 65536, got 'x'" -- "$fx/mnist/torchsummary_net.onnx" --limit-rank x
+expect limit_nodes 2 "$E $fx/mnist/torchsummary_net.onnx: node '/Relu_2' (Relu): the model has more than 9 nodes (--limit-nodes N raises the limit)" -- "$fx/mnist/torchsummary_net.onnx" --limit-nodes 9
+expect limit_nodes_ok 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --limit-nodes 12
+expect limit_rank_low 2 "$E $fx/mnist/torchsummary_net.onnx: initializer 'conv1.weight' has rank 4 (limit 3; --limit-rank N raises it)" -- "$fx/mnist/torchsummary_net.onnx" --limit-rank 3
+# truncation at the first 64 offsets and every 97th byte: exit 0 or 2, at most one
+# stderr line and it names the file; never a signal
+size=$(stat -c %s "$fx/mnist/torchsummary_net.onnx")
+bad=0
+n=0
+for cut in $(seq 1 64) $(seq 97 97 "$size"); do
+    head -c "$cut" "$fx/mnist/torchsummary_net.onnx" >"$tmp/cut.onnx"
+    "$bin" "$tmp/cut.onnx" -q >/dev/null 2>"$tmp/err"
+    rc=$?
+    n=$((n + 1))
+    lines=$(wc -l <"$tmp/err")
+    if { [ "$rc" != 0 ] && [ "$rc" != 2 ]; } || [ "$lines" -gt 1 ] || { [ "$lines" = 1 ] && ! grep -qF "$tmp/cut.onnx" "$tmp/err"; }; then
+        echo "FAIL truncated_sweep at $cut: exit $rc, stderr: $(head -2 "$tmp/err")"
+        bad=1
+    fi
+done
+if [ $bad = 0 ] && [ $n -gt 900 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
