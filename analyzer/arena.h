@@ -24,6 +24,10 @@ struct oc_arena {
 void oc_arena_init(struct oc_arena *a);
 void oc_arena_free(struct oc_arena *a);
 
+/* malloc for big buffers (free() releases it): from 2 MiB up, aligned to and
+ * advised for transparent huge pages. */
+void *oc_block_alloc(size_t size);
+
 /* Zeroed, 16-byte aligned. NULL on failure or size overflow. */
 void *oc_arena_alloc(struct oc_arena *a, size_t size);
 /* n * size bytes with overflow check. */

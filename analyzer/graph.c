@@ -23,25 +23,29 @@ static uint32_t oc_hash(const char *s) {
     return h;
 }
 
+/* Each slot holds a value index and its name's hash: a probe that meets
+ * another name is rejected by the hash without touching the value (on a
+ * million-node graph the values and names are cache misses). */
 int32_t oc_graph_find(const struct oc_graph *g, const char *name) {
     if (!g->hcap || !name)
         return -1;
-    uint32_t mask = g->hcap - 1;
-    for (uint32_t i = oc_hash(name) & mask;; i = (i + 1) & mask) {
-        int32_t v = g->htab[i];
+    uint32_t mask = g->hcap - 1, h = oc_hash(name);
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        int32_t v = g->htab[i].v;
         if (v < 0)
             return -1;
-        if (strcmp(g->values[v].name, name) == 0)
+        if (g->htab[i].hash == h && strcmp(g->values[v].name, name) == 0)
             return v;
     }
 }
 
 static void oc_graph_index(struct oc_graph *g, int32_t v) {
-    uint32_t mask = g->hcap - 1;
-    uint32_t i = oc_hash(g->values[v].name) & mask;
-    while (g->htab[i] >= 0)
+    uint32_t mask = g->hcap - 1, h = oc_hash(g->values[v].name);
+    uint32_t i = h & mask;
+    while (g->htab[i].v >= 0)
         i = (i + 1) & mask;
-    g->htab[i] = v;
+    g->htab[i].v = v;
+    g->htab[i].hash = h;
 }
 
 const char *oc_node_label(const struct oc_node *n, char *buf, size_t size) {

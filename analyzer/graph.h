@@ -147,7 +147,10 @@ struct oc_graph {
     const char *producer_name, *producer_version, *graph_name;
     int32_t price_bits;      /* --dtype: bits of every float element, 0 = own */
     uint32_t hcap;           /* name index (open addressing)                  */
-    int32_t *htab;
+    struct oc_name_slot {
+        int32_t v;           /* value index, -1 for a free slot               */
+        uint32_t hash;       /* hash of the value's name                      */
+    } *htab;
 };
 
 /* Builds and validates the graph of a loaded model. On error the message in

@@ -22,6 +22,7 @@
  * accepted by every decoder), so the pass is single and linear.
  */
 #include "model.h"
+#include "arena.h"
 
 #include "onnx.pb-c.h"
 
@@ -124,15 +125,18 @@ static void *oc_pb_alloc(void *ud, size_t size) {
     }
     struct oc_pb_chunk *c = s->head;
     if (!c || c->cap - c->off < need) {
-        size_t cap = need > OC_PB_CHUNK / 4 ? need : OC_PB_CHUNK;
-        c = malloc(sizeof *c + cap);
+        /* chunks grow with the structure (a quarter of it, 256 KiB to 8 MiB) */
+        size_t grow = s->live / 4;
+        grow = grow < OC_PB_CHUNK ? OC_PB_CHUNK : grow > 8 * 1024 * 1024 ? 8 * 1024 * 1024 : grow;
+        size_t cap = need > grow / 4 ? need : grow;
+        c = oc_block_alloc(sizeof *c + cap);
         if (!c) {
             s->failed = true;
             return NULL;
         }
         c->cap = cap;
         c->off = 0;
-        if (cap > OC_PB_CHUNK && s->head) { /* a large one-off chunk: the head keeps its space */
+        if (cap > grow && s->head) { /* a large one-off chunk: the head keeps its space */
             c->next = s->head->next;
             s->head->next = c;
         } else {
