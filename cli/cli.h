@@ -35,10 +35,20 @@ int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * that is not printable UTF-8 written as \xNN (names come from the file). */
 void oc_cli_diag(const char *kind, const char *path, const char *msg);
 struct oc_limits;
-/* --limit-nodes / --limit-rank / --limit-subgraph-depth (option as given in
- * arg, value v) into lim; prints the usage error and returns false when v is
- * not an integer in range. */
-bool oc_cli_parse_limit(const char *arg, const char *v, struct oc_limits *lim);
+/* The --limit-nodes / --limit-rank / --limit-subgraph-depth options shared by
+ * analyze, sweep and compare (cli/limits.c). When argv[*i] is one of them
+ * ("--limit-rank 65" or "--limit-rank=65") its value goes into lim, *i is
+ * advanced past it and the result is 1; a value that is not an integer in
+ * range prints the usage error and gives -1 (exit OC_EXIT_INPUT); any other
+ * argument gives 0 and changes nothing. */
+int oc_cli_limit_option(int argc, char **argv, int *i, struct oc_limits *lim);
+/* Their lines in each command's --help. */
+#define OC_CLI_LIMITS_HELP                                                       \
+    "limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):\n" \
+    "  --limit-nodes N   nodes in all graphs and functions (default 16777216)\n" \
+    "  --limit-rank N    rank of any tensor, declared or inferred (default 64)\n" \
+    "  --limit-subgraph-depth N  If/Loop/Scan bodies and function calls nested\n" \
+    "                    (default 32, at most 512)\n"
 /* Strict non-negative integer; false on junk, sign or overflow. */
 bool oc_cli_parse_count(const char *s, int64_t *out);
 /* Value of option `name` given as "--name=V" or "--name V"; advances *i. */

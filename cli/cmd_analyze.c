@@ -72,11 +72,7 @@ static const char oc_analyze_help[] =
     "                    of the gradients (weak scaling; --optimizer, default sgd)\n"
     "  --pipeline N      split the nodes into N contiguous stages on N GPUs\n"
     "  --balance KEY     pipeline stages balanced by time (default) or memory\n"
-    "limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):\n"
-    "  --limit-nodes N   nodes in all graphs and functions (default 16777216)\n"
-    "  --limit-rank N    rank of any tensor, declared or inferred (default 64)\n"
-    "  --limit-subgraph-depth N  If/Loop/Scan bodies and function calls nested\n"
-    "                    (default 32, at most 512)\n"
+    OC_CLI_LIMITS_HELP
     "  -q, --quiet       do not print warnings on standard error\n"
     "  -h, --help        this help\n"
     "\n"
@@ -282,7 +278,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (!dims)
         return OC_EXIT_INTERNAL;
     opts.dims = dims;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, limit_opt; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             free(dims);
@@ -431,10 +427,8 @@ int oc_cmd_analyze(int argc, char **argv) {
             }
             budget.set[k] = true;
             budget.text[k] = v;
-        } else if (oc_cli_option(argc, argv, &i, "--limit-nodes", &v) ||
-                   oc_cli_option(argc, argv, &i, "--limit-rank", &v) ||
-                   oc_cli_option(argc, argv, &i, "--limit-subgraph-depth", &v)) {
-            if (!oc_cli_parse_limit(a, v, &lopts.limits)) {
+        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
+            if (limit_opt < 0) {
                 rc = OC_EXIT_INPUT;
                 goto done;
             }

@@ -22,7 +22,8 @@ static const char oc_compare_help[] =
     "  --batch N          bind the first dim of every graph input\n"
     "  --optimizer NAME   add training memory (sgd, momentum, adam)\n"
     "  --format FMT       text (default), json, md or csv\n"
-    "  -o, --output FILE  write to FILE\n";
+    "  -o, --output FILE  write to FILE\n"
+    OC_CLI_LIMITS_HELP;
 
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
@@ -39,12 +40,13 @@ int oc_cmd_compare(int argc, char **argv) {
     char **names = calloc((size_t)argc + 1, sizeof *names);
     int32_t n_paths = 0;
     struct oc_analyze_opts opts = {0};
+    struct oc_load_opts lopts = {0};
     if (!paths || !dims || !names) {
         free(paths), free(dims), free(names);
         return OC_EXIT_INTERNAL;
     }
     opts.dims = dims;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, limit_opt; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(oc_compare_help, stdout);
@@ -78,6 +80,11 @@ int oc_cmd_compare(int argc, char **argv) {
             names[opts.n_dims] = strndup(v, (size_t)(eq - v));
             dims[opts.n_dims] = (struct oc_binding){names[opts.n_dims], val};
             opts.n_dims++;
+        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
+            if (limit_opt < 0) {
+                rc = OC_EXIT_INPUT;
+                goto done;
+            }
         } else if (a[0] == '-' && a[1]) {
             rc = oc_cli_usage_error("compare: unknown option '%s' (try 'onnxcost compare --help')", a);
             goto done;
@@ -99,16 +106,16 @@ int oc_cmd_compare(int argc, char **argv) {
     }
     for (int32_t i = 0; i < n_paths; i++) {
         struct oc_diag d = {0};
-        enum oc_status st = oc_model_load(paths[i], NULL, &models[i], &d);
+        enum oc_status st = oc_model_load(paths[i], &lopts, &models[i], &d);
         if (st == OC_OK)
             st = oc_analyze(models[i], &opts, &ans[i], &d);
         if (st != OC_OK) {
-            fprintf(stderr, "onnxcost: error: %s: %s\n", paths[i], d.msg);
+            oc_cli_diag("error", paths[i], d.msg);
             rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
             goto free_all;
         }
         for (int32_t k = 0; k < ans[i]->n_warnings; k++)
-            fprintf(stderr, "onnxcost: warning: %s: %s\n", paths[i], ans[i]->warnings[k]);
+            oc_cli_diag("warning", paths[i], ans[i]->warnings[k]);
         if (train)
             oc_training_estimate(ans[i], opt, 0, &tr[i]);
         e[i] = (struct oc_compare_entry){paths[i], ans[i], train ? &tr[i] : NULL};

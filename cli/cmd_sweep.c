@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 
+#include "../analyzer/graph.h"
 #include "../analyzer/model.h"
 #include "../analyzer/sweep.h"
 #include "../reports/report.h"
@@ -22,6 +23,7 @@ static const char oc_sweep_help[] =
     "  --dim NAME=V1,...  values of a symbolic dim (up to 8 dims); a single value binds it\n"
     "  --format FMT       text (default) or json (schema onnxcost-sweep/1)\n"
     "  -o, --output FILE  write to FILE\n"
+    OC_CLI_LIMITS_HELP
     "\n"
     "example:\n"
     "  onnxcost sweep gpt2.onnx --dim batch=1,2,4,8 --dim sequence=128,512\n";
@@ -37,6 +39,18 @@ static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
 
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
+}
+
+/* A graph invalid whatever the bindings (a cycle, a dangling input, a rank
+ * over --limit-rank) fails every point with the same error: that is a bad
+ * model file, refused like analyze refuses it, not a table of errors. */
+static enum oc_status oc_sweep_check_graph(const struct oc_model *m, struct oc_diag *d) {
+    struct oc_arena a;
+    struct oc_graph *g = NULL;
+    oc_arena_init(&a);
+    enum oc_status st = oc_graph_build(m, &a, &g, d);
+    oc_arena_free(&a);
+    return st;
 }
 
 /* "V1,V2,..." -> values; false on junk. */
@@ -71,8 +85,9 @@ int oc_cmd_sweep(int argc, char **argv) {
     struct oc_sweep_dim dims[OC_SWEEP_MAX_DIMS];
     char *names[OC_SWEEP_MAX_DIMS];
     int32_t nd = 0;
+    struct oc_load_opts lopts = {0};
     int rc = OC_EXIT_OK;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, limit_opt; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(oc_sweep_help, stdout);
@@ -106,6 +121,11 @@ int oc_cmd_sweep(int argc, char **argv) {
             names[nd] = strndup(v, (size_t)(eq - v));
             dims[nd] = (struct oc_sweep_dim){names[nd], n, vals};
             nd++;
+        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
+            if (limit_opt < 0) {
+                rc = OC_EXIT_INPUT;
+                goto done;
+            }
         } else if (a[0] == '-' && a[1]) {
             rc = oc_cli_usage_error("sweep: unknown option '%s' (try 'onnxcost sweep --help')", a);
             goto done;
@@ -124,12 +144,15 @@ int oc_cmd_sweep(int argc, char **argv) {
     struct oc_model *m = NULL;
     struct oc_sweep_row *rows = NULL;
     int32_t n_rows = 0;
-    enum oc_status st = oc_model_load(path, NULL, &m, &d);
+    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
         st = oc_sweep_run(m, NULL, dims, nd, &rows, &n_rows, isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL,
                           &d);
+    /* only when the first point failed: a valid model is still decoded once */
+    if (st == OC_OK && n_rows > 0 && rows[0].status != OC_OK)
+        st = oc_sweep_check_graph(m, &d);
     if (st != OC_OK) {
-        fprintf(stderr, "onnxcost: error: %s: %s\n", path, d.msg);
+        oc_cli_diag("error", path, d.msg);
         rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
     } else {
         FILE *f = out_path ? fopen(out_path, "w") : stdout;

@@ -84,31 +84,6 @@ void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     fprintf(stderr, "onnxcost: %s: %s: %s\n", kind, p, m);
 }
 
-bool oc_cli_parse_limit(const char *arg, const char *v, struct oc_limits *lim) {
-    static const struct {
-        const char *name;
-        int64_t max;
-    } opts[] = {{"--limit-nodes", OC_LIMIT_MAX_NODES},
-                {"--limit-rank", OC_LIMIT_MAX_RANK},
-                {"--limit-subgraph-depth", OC_LIMIT_MAX_SUBGRAPH_DEPTH}};
-    size_t k = 0, len = strcspn(arg, "=");
-    while (k + 1 < sizeof opts / sizeof opts[0] && (strlen(opts[k].name) != len || strncmp(arg, opts[k].name, len)))
-        k++;
-    int64_t n;
-    if (!oc_cli_parse_count(v, &n) || n < 1 || n > opts[k].max) {
-        oc_cli_usage_error("%s takes an integer from 1 to %lld, got '%s'", opts[k].name, (long long)opts[k].max,
-                           v ? v : "");
-        return false;
-    }
-    if (k == 0)
-        lim->max_nodes = n;
-    else if (k == 1)
-        lim->max_rank = (int32_t)n;
-    else
-        lim->max_subgraph_depth = (int32_t)n;
-    return true;
-}
-
 bool oc_cli_parse_count(const char *s, int64_t *out) {
     if (!s || *s < '0' || *s > '9')
         return false;

@@ -196,6 +196,8 @@ if command -v script >/dev/null; then
 fi
 # found by the fuzzer: an LRN after a Conv claiming 1.08e12 channels once hung the cost loop
 expect fuzz_lrn 2 "$E $fx/bad/fuzz_lrn_huge_channels.onnx: node 'n4' (Conv): input has 1078036791392 channels but weight expects 96 x group 1" -- "$fx/bad/fuzz_lrn_huge_channels.onnx"
+# found by the fuzzer: a SequenceInsert whose required 'tensor' input is empty once crashed the analysis
+expect fuzz_seqinsert 2 "$E $fx/bad/fuzz_seqinsert_empty_tensor.onnx: node #3 (SequenceInsert): input 'tensor' is required but empty" -- "$fx/bad/fuzz_seqinsert_empty_tensor.onnx"
 # --gpu: unknown names, missing device, bad spec files, bad factors
 expect gpu_unknown 2 "$E --gpu: unknown GPU 'b200' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- "$fx/mnist/examples_net.onnx" --gpu b200
 expect gpu_fit_alone 2 "$E --fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE" -- "$fx/mnist/examples_net.onnx" --fit
@@ -352,6 +354,30 @@ expect limit_rank_bad 2 "$E --limit-rank takes an integer from 1 to 65536, got '
 expect limit_nodes 2 "$E $fx/mnist/torchsummary_net.onnx: node '/Relu_2' (Relu): the model has more than 9 nodes (--limit-nodes N raises the limit)" -- "$fx/mnist/torchsummary_net.onnx" --limit-nodes 9
 expect limit_nodes_ok 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --limit-nodes 12
 expect limit_rank_low 2 "$E $fx/mnist/torchsummary_net.onnx: initializer 'conv1.weight' has rank 4 (limit 3; --limit-rank N raises it)" -- "$fx/mnist/torchsummary_net.onnx" --limit-rank 3
+# sweep and compare take the same flags, with the same ranges and lines (cli/limits.c)
+R65="$E $B/rank65.onnx: graph input 'x' has rank 65 (limit 64; --limit-rank N raises it)"
+expect sweep_rank65 2 "$R65" -- sweep "$B/rank65.onnx" --dim batch=1,2
+expect sweep_rank65_ok 0 "" -- sweep "$B/rank65.onnx" --dim batch=1,2 --limit-rank 65
+expect_out sweep_rank65_rows "    1     0      1       0" "    2     0      1       0"
+expect compare_rank65 2 "$R65" -- compare "$B/rank65.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
+expect compare_rank65_ok 0 "" -- compare "$B/rank65.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1 --limit-rank=65
+expect_out compare_rank65_rows "$B/rank65.onnx" "21,840"
+expect sweep_limit_bad 2 "$E --limit-rank takes an integer from 1 to 65536, got '0'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --limit-rank 0
+expect compare_limit_bad 2 "$E --limit-subgraph-depth takes an integer from 1 to 512, got '513'" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --limit-subgraph-depth 513
+expect sweep_limit_nodes 2 "$E $fx/mnist/torchsummary_net.onnx: node '/Relu_2' (Relu): the model has more than 9 nodes (--limit-nodes N raises the limit)" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --limit-nodes 9
+# a graph invalid at every binding is refused by sweep like analyze refuses it, not a table of errors
+expect sweep_cycle 2 "$E $B/cycle.onnx: cycle in graph: node 'add_a' (Add) depends on its own output" -- sweep "$B/cycle.onnx" --dim batch=1,2
+# compare's warnings are escaped like analyze's: names from the file reach stderr as \xNN
+"$bin" compare "$B/evil_names.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1 >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -qF "onnxcost: warning: $B/evil_names.onnx: symbolic dim 'b\x1bt\xe9ch' is unbound" "$tmp/err" &&
+    ! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$tmp/err" &&
+    python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$tmp/err"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL compare_evil_warnings: exit $rc, stderr: $(cat -v "$tmp/err")"
+    fail=$((fail + 1))
+fi
 # truncation at the first 64 offsets and every 97th byte: exit 0 or 2, at most one
 # stderr line and it names the file; never a signal
 size=$(stat -c %s "$fx/mnist/torchsummary_net.onnx")
