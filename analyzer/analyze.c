@@ -621,38 +621,94 @@ static int oc_op_stat_cmp(const void *pa, const void *pb) {
     return c ? c : strcmp(a->op_type, b->op_type);
 }
 
-/* Per-op-type totals (a linear scan with a small open-addressed index). */
+/* Per-op-type totals and the ops without a rule, in one linear scan with an
+ * open-addressed index that grows with the number of distinct op types (not
+ * with the nodes: a million nodes of ten op types touch ten entries). */
+struct oc_op_tally {
+    struct oc_op_stat *stats; /* malloc'd while counting                 */
+    int32_t *no_rule;         /* per stat: nodes of it without a rule     */
+    int32_t n, cap;
+    int32_t *idx;             /* open addressing over stats, -1 free      */
+    uint32_t icap;
+};
+
+static uint32_t oc_op_hash(const char *domain, const char *op_type) {
+    uint32_t h = 2166136261u;
+    for (const char *p = domain; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    h = (h ^ ':') * 16777619u;
+    for (const char *p = op_type; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    return h;
+}
+
+static bool oc_tally_index(struct oc_op_tally *t, uint32_t icap) {
+    int32_t *idx = malloc((size_t)icap * sizeof *idx);
+    if (!idx)
+        return false;
+    memset(idx, 0xff, (size_t)icap * sizeof *idx);
+    for (int32_t m = 0; m < t->n; m++) {
+        uint32_t k = oc_op_hash(t->stats[m].domain, t->stats[m].op_type) & (icap - 1);
+        while (idx[k] >= 0)
+            k = (k + 1) & (icap - 1);
+        idx[k] = m;
+    }
+    free(t->idx);
+    t->idx = idx;
+    t->icap = icap;
+    return true;
+}
+
+/* The stat of (domain, op_type), added when new; NULL when out of memory. */
+static int32_t oc_tally_find(struct oc_op_tally *t, const char *domain, const char *op_type) {
+    uint32_t h = oc_op_hash(domain, op_type), k = h & (t->icap - 1);
+    while (t->idx[k] >= 0 &&
+           (strcmp(t->stats[t->idx[k]].domain, domain) || strcmp(t->stats[t->idx[k]].op_type, op_type)))
+        k = (k + 1) & (t->icap - 1);
+    if (t->idx[k] >= 0)
+        return t->idx[k];
+    if (t->n == t->cap) {
+        int32_t cap = 2 * t->cap;
+        struct oc_op_stat *ns = realloc(t->stats, (size_t)cap * sizeof *ns);
+        if (ns)
+            t->stats = ns;
+        int32_t *nr = realloc(t->no_rule, (size_t)cap * sizeof *nr);
+        if (nr)
+            t->no_rule = nr;
+        if (!ns || !nr)
+            return -1;
+        t->cap = cap;
+    }
+    int32_t m = t->n++;
+    t->stats[m] = (struct oc_op_stat){.domain = domain, .op_type = op_type};
+    t->no_rule[m] = 0;
+    if ((uint32_t)t->n * 2 > t->icap)
+        return oc_tally_index(t, 2 * t->icap) ? m : -1;
+    t->idx[k] = m;
+    return m;
+}
+
 static enum oc_status oc_sum_op_stats(struct oc_run *r) {
     struct oc_graph *g = r->g;
     struct oc_analysis *an = r->an;
-    an->op_stats = oc_arena_array(&an->arena, (size_t)g->n_nodes + 1, sizeof *an->op_stats);
-    uint32_t cap = 16;
-    while (cap < 2 * (uint32_t)g->n_nodes + 2)
-        cap *= 2;
-    int32_t *idx = oc_arena_array(&an->arena, cap, sizeof *idx);
-    if (!an->op_stats || !idx)
-        return oc_nomem(r);
-    for (uint32_t i = 0; i < cap; i++)
-        idx[i] = -1;
-    for (int32_t i = 0; i < g->n_nodes; i++) {
+    struct oc_op_tally t = {.cap = 64};
+    t.stats = malloc((size_t)t.cap * sizeof *t.stats);
+    t.no_rule = malloc((size_t)t.cap * sizeof *t.no_rule);
+    enum oc_status st = OC_OK;
+    if (!t.stats || !t.no_rule || !oc_tally_index(&t, 128))
+        st = oc_nomem(r);
+    for (int32_t i = 0; i < g->n_nodes && st == OC_OK; i++) {
         const struct oc_node *n = &g->nodes[i];
-        uint32_t h = 2166136261u;
-        for (const char *p = n->domain; *p; p++)
-            h = (h ^ (uint8_t)*p) * 16777619u;
-        h = (h ^ ':') * 16777619u;
-        for (const char *p = n->op_type; *p; p++)
-            h = (h ^ (uint8_t)*p) * 16777619u;
-        uint32_t k = h & (cap - 1);
-        while (idx[k] >= 0 && (strcmp(an->op_stats[idx[k]].domain, n->domain) ||
-                               strcmp(an->op_stats[idx[k]].op_type, n->op_type)))
-            k = (k + 1) & (cap - 1);
-        if (idx[k] < 0) {
-            idx[k] = an->n_op_stats;
-            an->op_stats[an->n_op_stats++] = (struct oc_op_stat){.domain = n->domain, .op_type = n->op_type};
+        int32_t m = oc_tally_find(&t, n->domain, n->op_type);
+        if (m < 0) {
+            st = oc_nomem(r);
+            break;
         }
-        struct oc_op_stat *s = &an->op_stats[idx[k]];
+        struct oc_op_stat *s = &t.stats[m];
         uint32_t fl = 0;
         s->count++;
+        if (!n->def && !n->is_call)
+            t.no_rule[m]++;
         oc_sum_u64(&s->params, n->params, &fl);
         oc_sum_u64(&s->activation_bytes, n->activation_bytes, &fl);
         if (n->cost.flags & OC_COST_UNKNOWN) {
@@ -662,8 +718,29 @@ static enum oc_status oc_sum_op_stats(struct oc_run *r) {
         oc_sum_u64(&s->macs, n->cost.macs, &fl);
         oc_sum_u64(&s->flops, n->cost.flops, &fl);
     }
-    qsort(an->op_stats, (size_t)an->n_op_stats, sizeof *an->op_stats, oc_op_stat_cmp);
-    return OC_OK;
+    if (st == OC_OK) {
+        int32_t n_unsup = 0;
+        for (int32_t m = 0; m < t.n; m++)
+            n_unsup += t.no_rule[m] > 0;
+        an->op_stats = oc_arena_array(&an->arena, (size_t)t.n + 1, sizeof *an->op_stats);
+        an->unsupported = oc_arena_array(&an->arena, (size_t)n_unsup + 1, sizeof *an->unsupported);
+        if (!an->op_stats || !an->unsupported) {
+            st = oc_nomem(r);
+        } else {
+            memcpy(an->op_stats, t.stats, (size_t)t.n * sizeof *an->op_stats);
+            an->n_op_stats = t.n;
+            for (int32_t m = 0; m < t.n; m++)
+                if (t.no_rule[m])
+                    an->unsupported[an->n_unsupported++] =
+                        (struct oc_op_count){t.stats[m].domain, t.stats[m].op_type, t.no_rule[m]};
+            qsort(an->op_stats, (size_t)an->n_op_stats, sizeof *an->op_stats, oc_op_stat_cmp);
+            qsort(an->unsupported, (size_t)an->n_unsupported, sizeof *an->unsupported, oc_op_count_cmp);
+        }
+    }
+    free(t.stats);
+    free(t.no_rule);
+    free(t.idx);
+    return st;
 }
 
 static enum oc_status oc_sum_totals(struct oc_run *r) {
@@ -676,9 +753,6 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
         if (oc_value_bytes_priced(g, &g->values[g->inputs[i]], &b))
             oc_sum_u64(&t->input_bytes, b, &t->flags);
     }
-    an->unsupported = oc_arena_array(&an->arena, (size_t)g->n_nodes + 1, sizeof *an->unsupported);
-    if (!an->unsupported)
-        return oc_nomem(r);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
         if (!(n->cost.flags & OC_COST_UNKNOWN)) {
@@ -693,18 +767,9 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
             t->n_shaped++;
         if (n->cost.flags & OC_COST_UNKNOWN)
             t->n_uncosted++;
-        if (n->def || n->is_call)
-            continue;
-        t->n_no_rule++;
-        int32_t j = 0;
-        while (j < an->n_unsupported &&
-               (strcmp(an->unsupported[j].domain, n->domain) || strcmp(an->unsupported[j].op_type, n->op_type)))
-            j++;
-        if (j == an->n_unsupported)
-            an->unsupported[an->n_unsupported++] = (struct oc_op_count){n->domain, n->op_type, 0};
-        an->unsupported[j].count++;
+        if (!n->def && !n->is_call)
+            t->n_no_rule++;
     }
-    qsort(an->unsupported, (size_t)an->n_unsupported, sizeof *an->unsupported, oc_op_count_cmp);
     return oc_sum_op_stats(r);
 }
 

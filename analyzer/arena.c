@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 struct oc_arena_block {
     struct oc_arena_block *next;
@@ -19,18 +18,7 @@ struct oc_arena_block {
 enum { OC_ARENA_BLOCK = 64 * 1024, OC_ARENA_BLOCK_MAX = 8 * 1024 * 1024, OC_HUGE = 2 * 1024 * 1024 };
 
 void *oc_block_alloc(size_t size) {
-    if (size < OC_HUGE)
-        return malloc(size);
-    /* a big block: aligned to and advised for transparent huge pages where
-     * the kernel offers them (one fault per 2 MiB instead of per 4 KiB) */
-    size_t rounded = (size + OC_HUGE - 1) & ~(size_t)(OC_HUGE - 1);
-    void *p = NULL;
-    if (rounded < size || posix_memalign(&p, OC_HUGE, rounded) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
-#endif
-    return p;
+    return malloc(size);
 }
 
 void oc_arena_init(struct oc_arena *a) {
