@@ -52,6 +52,8 @@ static struct oc_frac oc_frac_norm(oc_i128 n, oc_i128 d) {
         n = -n;
         d = -d;
     }
+    if (d == 1) /* integers, the common case: no gcd */
+        return (struct oc_frac){n, 1};
     oc_i128 g = oc_gcd128(n, d);
     return (struct oc_frac){n / g, d / g};
 }
@@ -59,7 +61,10 @@ static struct oc_frac oc_frac_norm(oc_i128 n, oc_i128 d) {
 static bool oc_frac_sub(struct oc_frac a, struct oc_frac b, struct oc_frac *r) {
     if (!oc_frac_ok(a) || !oc_frac_ok(b))
         return false;
-    *r = oc_frac_norm(a.n * b.d - b.n * a.d, a.d * b.d);
+    if (a.d == b.d) /* same denominator (1 for integer samples) */
+        *r = oc_frac_norm(a.n - b.n, a.d);
+    else
+        *r = oc_frac_norm(a.n * b.d - b.n * a.d, a.d * b.d);
     return oc_frac_ok(*r);
 }
 
@@ -217,10 +222,22 @@ static const struct oc_poly *oc_fit(struct oc_symbolic *s, int32_t m, const int6
     int32_t k = s->n_syms, total = 1;
     for (int32_t j = 0; j < k; j++)
         total *= m;
+    bool constant = true;
     for (int32_t i = 0; i < total; i++) {
         if (samples[i] == OC_NA)
             return NULL;
         work[i] = (struct oc_frac){samples[i], 1};
+        constant = constant && samples[i] == samples[0];
+    }
+    if (constant) { /* most slots (weights' dims, hidden sizes): what interpolation gives, directly */
+        struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
+        struct oc_poly_term *terms = oc_arena_alloc(&s->arena, sizeof *terms);
+        if (!p || !terms)
+            return NULL;
+        p->terms = terms;
+        if (samples[0] != 0)
+            terms[p->n_terms++].coef = samples[0]; /* every exponent 0 */
+        return p;
     }
     /* interpolate along each symbol's axis; index = sum idx_j * m^j */
     for (int32_t j = 0, stride = 1; j < k; j++, stride *= m) {
