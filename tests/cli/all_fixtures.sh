@@ -73,8 +73,8 @@ check() { # file label args...
     esac
 }
 
-min_runs=400
-if [ ${#wrap[@]} -gt 0 ]; then min_runs=130; fi
+min_runs=700
+if [ ${#wrap[@]} -gt 0 ]; then min_runs=200; fi
 while IFS= read -r -d '' f; do
     check "$f" text -q
     check "$f" json-gpu --format json --batch 3 --gpu a100 --optimizer adam --gpus 4 --pipeline 2 --fit --depth 2 -q

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ONNX Runtime shape oracle over ../shared/corpus.
+"""ONNX Runtime shape oracle over fixtures/corpus (a copy of ../shared/corpus).
 
 Each model runs under ONNX Runtime at two binding sets of its symbolic dims,
 a prefill (batch 1, sequence 5, no past) and a decode step (batch 2,
@@ -57,7 +57,7 @@ def bindings(model, s):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
-    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "..", "shared", "corpus"))
+    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "fixtures", "corpus"))
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.corpus, "**", "*.onnx"), recursive=True))
     if not files:
