@@ -633,13 +633,7 @@ struct oc_op_tally {
 };
 
 static uint32_t oc_op_hash(const char *domain, const char *op_type) {
-    uint32_t h = 2166136261u;
-    for (const char *p = domain; *p; p++)
-        h = (h ^ (uint8_t)*p) * 16777619u;
-    h = (h ^ ':') * 16777619u;
-    for (const char *p = op_type; *p; p++)
-        h = (h ^ (uint8_t)*p) * 16777619u;
-    return h;
+    return oc_fnv1a(oc_fnv1a(oc_fnv1a(OC_FNV_INIT, domain, SIZE_MAX), ":", 1), op_type, SIZE_MAX);
 }
 
 static bool oc_tally_index(struct oc_op_tally *t, uint32_t icap) {

@@ -17,10 +17,7 @@
 enum { OC_MAX_IVAL = 1 << 16 }; /* largest integer tensor read for shape arithmetic */
 
 static uint32_t oc_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
+    return oc_fnv1a(OC_FNV_INIT, s, SIZE_MAX);
 }
 
 /* Each slot holds a value index and its name's hash: a probe that meets

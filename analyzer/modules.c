@@ -40,10 +40,7 @@ struct oc_mod_build {
 };
 
 static uint32_t oc_path_hash(const char *p, size_t len) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
+    return oc_fnv1a(OC_FNV_INIT, p, len);
 }
 
 /* Module with this path, -1 if none: one hash probe sequence, so a graph

@@ -68,6 +68,16 @@ void oc_assert_fail(const char *file, int line, const char *expr) __attribute__(
 
 /* Overflow-checked arithmetic. Each returns true on overflow and then
  * leaves UINT64_MAX / INT64_MAX in *out. */
+/* FNV-1a hash of the string s (up to its NUL, or n bytes when n is not
+ * SIZE_MAX), continuing from h: start with OC_FNV_INIT. The name indexes
+ * (values, op types, module paths) all hash with it. */
+#define OC_FNV_INIT 2166136261u
+static inline uint32_t oc_fnv1a(uint32_t h, const char *s, size_t n) {
+    for (size_t i = 0; i < n && s[i]; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
 static inline bool oc_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
     if (__builtin_mul_overflow(a, b, out)) {
         *out = UINT64_MAX;

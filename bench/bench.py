@@ -514,18 +514,16 @@ def markdown(info):
         L.append("")
         L.append("| onnxcost command | median ms (CPU ms) | peak RSS MiB | single analysis ms (CPU ms) | ratio wall (CPU) |")
         L.append("|---|---|---|---|---|")
+        def vs_single(label, s, o):  # one command against the bound single analysis of gpt2
+            L.append("| %s | %.1f (%.1f) | %.1f | %.1f (%.1f) (gpt2, batch 1, sequence 128) | %.2f× (%.2f×) |" % (
+                label, s["median_ms"], s["cpu_median_ms"], s["peak_rss_mib"], o["median_ms"], o["cpu_median_ms"],
+                s["median_ms"] / o["median_ms"], s["cpu_median_ms"] / o["cpu_median_ms"]))
         if "sweep" in ex:
-            s, o = ex["sweep"]["sweep"], ex["sweep"]["single"]
-            L.append("| `sweep gpt2.onnx --dim batch=1,2,4,…,2048 --dim sequence=128` (12 points) | %.1f (%.1f) | %.1f | "
-                     "%.1f (%.1f) (gpt2, batch 1, sequence 128) | %.2f× (%.2f×) |" % (
-                         s["median_ms"], s["cpu_median_ms"], s["peak_rss_mib"], o["median_ms"], o["cpu_median_ms"],
-                         s["median_ms"] / o["median_ms"], s["cpu_median_ms"] / o["cpu_median_ms"]))
+            vs_single("`sweep gpt2.onnx --dim batch=1,2,4,…,2048 --dim sequence=128` (12 points)",
+                      ex["sweep"]["sweep"], ex["sweep"]["single"])
         if "symbolic" in ex:
-            s, o = ex["symbolic"]["symbolic"], ex["symbolic"]["bound"]
-            L.append("| `gpt2.onnx` with batch and sequence unbound (symbolic formulas) | %.1f (%.1f) | %.1f | "
-                     "%.1f (%.1f) (gpt2, batch 1, sequence 128) | %.2f× (%.2f×) |" % (
-                         s["median_ms"], s["cpu_median_ms"], s["peak_rss_mib"], o["median_ms"], o["cpu_median_ms"],
-                         s["median_ms"] / o["median_ms"], s["cpu_median_ms"] / o["cpu_median_ms"]))
+            vs_single("`gpt2.onnx` with batch and sequence unbound (symbolic formulas)",
+                      ex["symbolic"]["symbolic"], ex["symbolic"]["bound"])
         if "compare" in ex:
             c = ex["compare"]
             singles = [c["single " + n]["median_ms"] for n in COMPARE]

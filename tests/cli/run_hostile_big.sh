@@ -15,33 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-expect() { # NAME RC STDERR_LINE -- ARGS...
-    local name=$1 rc=$2 line=$3
-    shift 4
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" != "$rc" ] || [ "$(cat "$tmp/err")" != "$line" ]; then
-        echo "FAIL $name: exit $got (want $rc)"
-        echo "  stderr: $(head -c 600 "$tmp/err")"
-        echo "  want:   $line"
-        fail=$((fail + 1))
-    else
-        pass=$((pass + 1))
-    fi
-}
-
-expect_out() { # NAME LINE...: stdout holds each line
-    local name=$1
-    shift
-    for want in "$@"; do
-        if ! grep -qF -- "$want" "$tmp/out"; then
-            echo "FAIL $name: output lacks: $want"
-            fail=$((fail + 1))
-            return
-        fi
-    done
-    pass=$((pass + 1))
-}
+# shellcheck source=expect.sh
+. "$(dirname "$0")/expect.sh"
 
 E="onnxcost: error:"
 D="subgraphs nested deeper than 32 levels (--limit-subgraph-depth N raises the limit)"
