@@ -811,8 +811,11 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
     return OC_OK;
 }
 
-enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts, struct oc_analysis **out,
-                          struct oc_diag *d) {
+/* Decodes and validates the graph into a new analysis, without running it;
+ * with `snapshot`, keeps a copy of its values and nodes as built so that
+ * every run can start from the same state. */
+static enum oc_status oc_build(const struct oc_model *m, const struct oc_analyze_opts *opts, bool snapshot,
+                               struct oc_analysis **out, struct oc_diag *d) {
     *out = NULL;
     struct oc_analysis *an = calloc(1, sizeof *an);
     if (!an)
@@ -821,31 +824,42 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
     oc_arena_init(&an->graph_arena);
     an->model = m;
     an->graph_arena.fail_after = opts ? opts->fail_alloc_after : 0;
-
-    /* the graph lives in graph_arena; for a rerunnable analysis a copy of
-     * its values and nodes as built lets every run start from the same state */
     enum oc_status st = oc_graph_build(m, &an->graph_arena, &an->graph, d);
-    if (st != OC_OK)
-        goto fail;
+    if (st != OC_OK) {
+        oc_analysis_free(an);
+        return st;
+    }
     struct oc_graph *g = an->graph;
     g->arena = &an->arena; /* what runs allocate goes to the run arena */
     an->pristine = *g;
-    if (opts && opts->rerunnable) {
+    if (snapshot) {
         an->pristine_values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *g->values);
         an->pristine_nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *g->nodes);
         if (!an->pristine_values || !an->pristine_nodes) {
-            st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-            goto fail;
+            oc_analysis_free(an);
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         }
         memcpy(an->pristine_values, g->values, (size_t)g->n_values * sizeof *g->values);
         memcpy(an->pristine_nodes, g->nodes, (size_t)g->n_nodes * sizeof *g->nodes);
     }
-    if ((st = oc_run(an, opts, an->graph_arena.fail_after, d)) != OC_OK)
-        goto fail;
     *out = an;
     return OC_OK;
-fail:
-    oc_analysis_free(an);
+}
+
+enum oc_status oc_analysis_prepare(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                   struct oc_analysis **out, struct oc_diag *d) {
+    return oc_build(m, opts, true, out, d);
+}
+
+enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts, struct oc_analysis **out,
+                          struct oc_diag *d) {
+    struct oc_analysis *an;
+    enum oc_status st = oc_build(m, opts, opts && opts->rerunnable, &an, d);
+    if (st == OC_OK && (st = oc_run(an, opts, an->graph_arena.fail_after, d)) != OC_OK) {
+        oc_analysis_free(an);
+        an = NULL;
+    }
+    *out = an;
     return st;
 }
 

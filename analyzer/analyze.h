@@ -124,6 +124,13 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
  * analysis must come from oc_analyze() with opts->rerunnable set, else
  * OC_ERR_USAGE. */
 enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d);
+/* The graph of a model decoded and validated once, for runs to come:
+ * oc_analysis_rerun() then gives each binding's result. Fails only where the
+ * file itself is invalid whatever the bindings (a cycle, a dangling input, a
+ * rank over the limit); no run has been made, so the analysis holds no
+ * result yet. */
+enum oc_status oc_analysis_prepare(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                   struct oc_analysis **out, struct oc_diag *d);
 void oc_analysis_free(struct oc_analysis *a);
 
 #endif

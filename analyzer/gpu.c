@@ -468,8 +468,9 @@ static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_ana
                                    struct oc_diag *d) {
     struct oc_analyze_opts o = *base;
     o.batch = batch;
-    o.rerunnable = true;
-    enum oc_status st = *work ? oc_analysis_rerun(*work, &o, d) : oc_analyze(m, &o, work, d);
+    enum oc_status st = *work ? OC_OK : oc_analysis_prepare(m, &o, work, d);
+    if (st == OC_OK)
+        st = oc_analysis_rerun(*work, &o, d);
     if (st == OC_OK)
         *need = oc_fit_need(*work, training, opt);
     return st;

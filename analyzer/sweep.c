@@ -29,7 +29,15 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         free(b);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
+    /* the graph is decoded and validated once, and each point re-runs it; a
+     * file invalid whatever the bindings is an error, not a table of them */
     struct oc_analysis *an = NULL;
+    enum oc_status st = oc_analysis_prepare(m, base, &an, d);
+    if (st != OC_OK) {
+        free(out);
+        free(b);
+        return st;
+    }
     for (int64_t p = 0; p < total; p++) {
         struct oc_sweep_row *row = &out[p];
         int32_t nb = 0;
@@ -44,10 +52,8 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         struct oc_analyze_opts o = *base;
         o.dims = b;
         o.n_dims = nb;
-        o.rerunnable = true;
-        /* the graph is decoded and validated once: later points re-run it */
         struct oc_diag pd = {0};
-        row->status = an ? oc_analysis_rerun(an, &o, &pd) : oc_analyze(m, &o, &an, &pd);
+        row->status = oc_analysis_rerun(an, &o, &pd);
         if (row->status == OC_OK)
             row->totals = an->totals;
         else

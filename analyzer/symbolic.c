@@ -175,9 +175,10 @@ static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze
     struct oc_analyze_opts o = *opts;
     o.dims = b;
     o.n_dims = nb;
-    o.rerunnable = true;
     struct oc_diag d = {0};
-    enum oc_status st = *work ? oc_analysis_rerun(*work, &o, &d) : oc_analyze(m, &o, work, &d);
+    enum oc_status st = *work ? OC_OK : oc_analysis_prepare(m, &o, work, &d);
+    if (st == OC_OK)
+        st = oc_analysis_rerun(*work, &o, &d);
     if (st == OC_OK && !oc_sample(*work, L, base, out))
         st = OC_ERR_UNSUPPORTED;
     return st;

@@ -3,7 +3,6 @@
  */
 #include "cli.h"
 
-#include "../analyzer/graph.h"
 #include "../analyzer/model.h"
 #include "../analyzer/sweep.h"
 #include "../reports/report.h"
@@ -39,18 +38,6 @@ static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
 
 static int oc_write_file(void *arg, const char *data, size_t n) {
     return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
-/* A graph invalid whatever the bindings (a cycle, a dangling input, a rank
- * over --limit-rank) fails every point with the same error: that is a bad
- * model file, refused like analyze refuses it, not a table of errors. */
-static enum oc_status oc_sweep_check_graph(const struct oc_model *m, struct oc_diag *d) {
-    struct oc_arena a;
-    struct oc_graph *g = NULL;
-    oc_arena_init(&a);
-    enum oc_status st = oc_graph_build(m, &a, &g, d);
-    oc_arena_free(&a);
-    return st;
 }
 
 /* "V1,V2,..." -> values; false on junk. */
@@ -148,9 +135,6 @@ int oc_cmd_sweep(int argc, char **argv) {
     if (st == OC_OK)
         st = oc_sweep_run(m, NULL, dims, nd, &rows, &n_rows, isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL,
                           &d);
-    /* only when the first point failed: a valid model is still decoded once */
-    if (st == OC_OK && n_rows > 0 && rows[0].status != OC_OK)
-        st = oc_sweep_check_graph(m, &d);
     if (st != OC_OK) {
         oc_cli_diag("error", path, d.msg);
         rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
