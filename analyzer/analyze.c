@@ -784,7 +784,7 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
     an->op_stats = NULL;
     struct oc_graph *g = an->graph;
     *g = an->pristine;
-    if (an->pristine_values) { /* a re-run (the first run finds the graph as built) */
+    if (an->pristine_values) { /* prepared: every run starts from the copy as built */
         memcpy(g->values, an->pristine_values, (size_t)g->n_values * sizeof *g->values);
         memcpy(g->nodes, an->pristine_nodes, (size_t)g->n_nodes * sizeof *g->nodes);
     }
@@ -854,7 +854,7 @@ enum oc_status oc_analysis_prepare(const struct oc_model *m, const struct oc_ana
 enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts, struct oc_analysis **out,
                           struct oc_diag *d) {
     struct oc_analysis *an;
-    enum oc_status st = oc_build(m, opts, opts && opts->rerunnable, &an, d);
+    enum oc_status st = oc_build(m, opts, false, &an, d);
     if (st == OC_OK && (st = oc_run(an, opts, an->graph_arena.fail_after, d)) != OC_OK) {
         oc_analysis_free(an);
         an = NULL;
@@ -865,7 +865,7 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
 
 enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d) {
     if (!an->pristine_values)
-        return oc_diag_set(d, OC_ERR_USAGE, "the analysis was not made rerunnable");
+        return oc_diag_set(d, OC_ERR_USAGE, "the analysis was not made with oc_analysis_prepare");
     return oc_run(an, opts, opts ? opts->fail_alloc_after : 0, d);
 }
 

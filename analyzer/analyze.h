@@ -27,9 +27,6 @@ struct oc_analyze_opts {
     int32_t price_bits;            /* --dtype: price float tensors at this many bits (0 =
                                       their own type); shapes and dtypes are unchanged  */
     int64_t fail_alloc_after;      /* tests: make the Nth arena allocation fail          */
-    bool rerunnable;               /* keep a copy of the graph as built so that
-                                      oc_analysis_rerun() can start from it (costs
-                                      about 400 bytes a node)                          */
 };
 
 enum oc_bind_source {
@@ -121,7 +118,7 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
  * the graph again. Everything the previous run produced is released first,
  * so pointers into it (nodes' shapes, warnings, modules) become invalid.
  * On error the analysis holds no result but can be re-run again. The
- * analysis must come from oc_analyze() with opts->rerunnable set, else
+ * analysis must come from oc_analysis_prepare() (not oc_analyze()), else
  * OC_ERR_USAGE. */
 enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d);
 /* The graph of a model decoded and validated once, for runs to come:

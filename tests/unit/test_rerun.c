@@ -36,9 +36,10 @@ static void rerun_matches_fresh(void **state) {
     struct oc_diag d = {0};
     assert_int_equal(oc_model_load_buffer(bytes.p, bytes.n, NULL, &m, &d), OC_OK);
     struct oc_binding b = {"batch", 3};
-    struct oc_analyze_opts o = {.dims = &b, .n_dims = 1, .rerunnable = true};
+    struct oc_analyze_opts o = {.dims = &b, .n_dims = 1};
     struct oc_analysis *an = NULL;
-    assert_int_equal(oc_analyze(m, &o, &an, &d), OC_OK);
+    assert_int_equal(oc_analysis_prepare(m, &o, &an, &d), OC_OK);
+    assert_int_equal(oc_analysis_rerun(an, &o, &d), OC_OK);
     assert_int_equal(an->totals.macs, 192 * 3);
     assert_int_equal(an->totals.params, 192);
     TU_SHAPE(out_of(an, "mm1"), 3, 16);
@@ -90,8 +91,10 @@ static void rerun_survives_allocation_failure(void **state) {
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     struct oc_diag d = {0};
-    struct oc_analyze_opts o = {.batch = 2, .rerunnable = true};
-    assert_int_equal(tu_analyze(&bytes, &o, &m, &an, &d), OC_OK);
+    struct oc_analyze_opts o = {.batch = 2};
+    assert_int_equal(oc_model_load_buffer(bytes.p, bytes.n, NULL, &m, &d), OC_OK);
+    assert_int_equal(oc_analysis_prepare(m, &o, &an, &d), OC_OK);
+    assert_int_equal(oc_analysis_rerun(an, &o, &d), OC_OK);
     int failures = 0;
     for (int64_t k = 1; k < 200; k++) {
         struct oc_analyze_opts f = o;
