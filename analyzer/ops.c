@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const struct oc_op_def oc_op_table[] = {
-#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst)                         \
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, rp)                     \
     {dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst},
 #include "ops.def"
 #undef OC_OP

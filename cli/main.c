@@ -4,6 +4,8 @@
  *   onnxcost MODEL [options]        same as `onnxcost analyze MODEL`
  *   onnxcost analyze MODEL [options]
  *   onnxcost sweep MODEL --dim NAME=V1,V2,... [--dim ...]
+ *   onnxcost replay MODEL [options]  (GPU plugin)
+ *   onnxcost merge RESULT.json ...
  *   onnxcost ops [--format text|md]
  *   onnxcost --version | --help
  */
@@ -25,6 +27,8 @@ static const struct oc_cmd oc_cmds[] = {
     {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
     {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
+    {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
+    {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},

@@ -17,8 +17,7 @@
 
 #define OC_JSON_SCHEMA "onnxcost/1"
 
-/* Valid UTF-8 copy of s: invalid bytes become U+FFFD. */
-static json_t *oc_jstr(const char *s) {
+json_t *oc_jstr(const char *s) {
     if (!s)
         s = "";
     json_t *j = json_string(s);

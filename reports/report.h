@@ -114,6 +114,28 @@ struct oc_compare_entry {
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
                                  struct oc_diag *d);
 
+/* `onnxcost replay`: per node the plan (results NULL: --plan) or the
+ * measurements beside the estimate (text, md, json "onnxcost-replay/1"). */
+struct oc_rp_plan;
+struct oc_rp_result;
+struct oc_rp_device;
+struct oc_rp_options;
+struct oc_rp_file;
+struct oc_replay_report {
+    const struct oc_rp_plan *plans;      /* one per replayed node, graph order */
+    const struct oc_rp_result *results;  /* NULL: the plan only                */
+    int32_t n;
+    const struct oc_rp_device *device;   /* with results                       */
+    const struct oc_rp_options *opts;
+    const char *plugin_build;
+};
+enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_replay_report *r,
+                                const struct oc_report_spec *spec, struct oc_diag *d);
+/* `onnxcost merge`: replay result files side by side (text, md, json
+ * "onnxcost-merge/1"). */
+enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const struct oc_report_spec *spec,
+                               struct oc_diag *d);
+
 /* The table of a sweep (text or JSON "onnxcost-sweep/1"). */
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
                                int32_t n_dims, const struct oc_report_spec *spec, struct oc_diag *d);

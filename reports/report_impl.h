@@ -40,6 +40,8 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
 /* --baseline sections (reports/baseline.c). */
 void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t;
+/* A JSON string of s, valid UTF-8 (invalid bytes become U+FFFD). */
+struct json_t *oc_jstr(const char *s);
 struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 
 /* --gpu sections (reports/gpu.c). */

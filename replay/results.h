@@ -1,0 +1,64 @@
+/*
+ * results.h — what a replay's numbers mean beside the estimate (host side):
+ * device peaks from its attributes, the derived per-node figures, and
+ * reading replay result files back for `onnxcost merge`.
+ */
+#ifndef OC_REPLAY_RESULTS_H
+#define OC_REPLAY_RESULTS_H
+
+#include "replay.h"
+
+#include "../analyzer/oc.h"
+
+/* Peaks of a device from its CUDA attributes: FP32 = SMs x FP32 lanes per
+ * SM (oc_rp_fp32_lanes) x 2 (an FMA is two FLOPs) x the maximum SM clock;
+ * DRAM = 2 (double data rate) x memory clock x bus width / 8. */
+struct oc_rp_peaks {
+    double fp32_flops;        /* FLOP/s, 0 when unknown */
+    double dram_bytes;        /* bytes/s, 0 when unknown */
+};
+/* FP32 lanes per SM for a compute capability, 0 when not known. */
+int32_t oc_rp_fp32_lanes(int32_t cc_major, int32_t cc_minor);
+void oc_rp_device_peaks(const struct oc_rp_device *d, struct oc_rp_peaks *out);
+
+enum oc_rp_bound { OC_RPB_NONE, OC_RPB_MEMORY, OC_RPB_COMPUTE };
+
+struct oc_rp_derived {
+    double measured_flops;    /* fp32 + fp16 + fp64 + tensor                  */
+    double ratio;             /* measured / estimated FLOPs; 0 when either is 0 */
+    double dram_bytes;        /* read + write                                 */
+    double flops_per_s;       /* measured FLOPs / median time                 */
+    double bytes_per_s;       /* DRAM bytes / median time                     */
+    double pct_peak_flops;    /* of the FP32 peak (tensor work above 100 % is
+                                 possible: it is not FP32)                    */
+    double pct_peak_dram;
+    double intensity;         /* measured FLOPs / DRAM byte (0 when no bytes) */
+    int32_t bound;            /* enum oc_rp_bound: which roof is nearer       */
+};
+/* Derived figures of one node's result; est_flops is the analyzer's. */
+void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct oc_rp_peaks *pk,
+                  struct oc_rp_derived *out);
+
+/* ---- result files (`onnxcost replay --format json`, "onnxcost-replay/1") --------- */
+
+struct oc_rp_file_node {
+    char *name, *op, *status;
+    double est_flops;
+    double time_ns;           /* median; 0 when not measured                  */
+    double flops;             /* measured, 0 when no counters                 */
+    double dram_bytes;
+    bool measured, has_counters;
+};
+struct oc_rp_file {
+    char *path;
+    char *device;             /* the device's name                            */
+    char *model;
+    int32_t n_nodes;
+    struct oc_rp_file_node *nodes;
+};
+/* Reads a replay JSON file. OC_ERR_IO / OC_ERR_PARSE (not JSON, or not a
+ * replay result) with one line in d. */
+enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d);
+void oc_rp_file_free(struct oc_rp_file *f);
+
+#endif

@@ -1,0 +1,500 @@
+/*
+ * replay.c — the tables of `onnxcost replay` (measured beside estimated,
+ * per node; or, with --plan, what each node would run) and of
+ * `onnxcost merge` (replays from several devices side by side).
+ * Text, Markdown and JSON ("onnxcost-replay/1", "onnxcost-replay-plan/1",
+ * "onnxcost-merge/1"). Every number comes from the plans, the results and
+ * replay/results.c's derivations; nothing is computed here but formatting.
+ */
+#include "report_impl.h"
+
+#include "../replay/plan_host.h"
+#include "../replay/results.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *oc_rp_status_name(int32_t s) {
+    switch (s) {
+    case OC_RPS_MEASURED: return "measured";
+    case OC_RPS_ALIAS: return "alias";
+    case OC_RPS_SKIPPED: return "skipped";
+    case OC_RPS_FAILED: return "failed";
+    default: return "?";
+    }
+}
+
+static const char *oc_rp_bound_name(int32_t b) {
+    return b == OC_RPB_MEMORY ? "memory" : b == OC_RPB_COMPUTE ? "compute" : "";
+}
+
+/* a column-aligned table from a grid of cells (row 0 the header); right
+ * aligned except the columns in `left` (bit per column) */
+#define OC_RP_CELL 96
+static void oc_rp_table(struct oc_sbuf *b, char (*cell)[OC_RP_CELL], int32_t rows, int32_t cols, uint32_t left,
+                        bool md) {
+    size_t w[32] = {0};
+    for (int32_t r = 0; r < rows; r++)
+        for (int32_t c = 0; c < cols; c++) {
+            size_t n = strlen(cell[r * cols + c]);
+            if (n > w[c])
+                w[c] = n;
+        }
+    for (int32_t r = 0; r < rows; r++) {
+        for (int32_t c = 0; c < cols; c++) {
+            const char *s = cell[r * cols + c];
+            size_t n = strlen(s);
+            oc_sbuf_puts(b, md ? (c ? " | " : "| ") : (c ? "  " : ""));
+            bool l = (left >> c) & 1;
+            if (!l)
+                oc_sbuf_pad(b, ' ', w[c] - n);
+            oc_sbuf_puts(b, s);
+            if (l && (md || c + 1 < cols))
+                oc_sbuf_pad(b, ' ', w[c] - n);
+        }
+        oc_sbuf_puts(b, md ? " |\n" : "\n");
+        if (md && r == 0) {
+            for (int32_t c = 0; c < cols; c++) {
+                oc_sbuf_puts(b, c ? " | " : "| ");
+                oc_sbuf_pad(b, '-', w[c] > 3 ? w[c] - 1 : 2);
+                oc_sbuf_puts(b, ((left >> c) & 1) ? "-" : ":");
+            }
+            oc_sbuf_puts(b, " |\n");
+        }
+    }
+}
+
+/* v with `prec` decimals, "-" for 0 (nothing measured) or a non-number */
+static void oc_rp_cellf(char *c, int prec, double v) {
+    if (!isfinite(v) || v == 0)
+        snprintf(c, OC_RP_CELL, "-");
+    else
+        snprintf(c, OC_RP_CELL, "%.*f", prec, v);
+}
+
+static void oc_rp_name_cell(char *c, const struct oc_rp_plan *p) {
+    char raw[OC_RP_CELL];
+    snprintf(raw, sizeof raw, "%s", p->name && p->name[0] ? p->name : "(unnamed)");
+    oc_printable(raw, c, OC_RP_CELL);
+}
+
+/* ---- plan only ------------------------------------------------------------------- */
+
+static void oc_rp_plan_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
+                            bool md) {
+    enum { COLS = 6 };
+    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 1) * COLS, OC_RP_CELL);
+    if (!cell) {
+        b->oom = true;
+        return;
+    }
+    static const char *const hdr[COLS] = {"#", "Node", "Op", "Replay call", "Est. FLOPs", "Note"};
+    for (int32_t c = 0; c < COLS; c++)
+        snprintf(cell[c], OC_RP_CELL, "%s", hdr[c]);
+    int32_t counts[OC_RPK_COUNT] = {0};
+    for (int32_t i = 0; i < r->n; i++) {
+        const struct oc_rp_plan *p = &r->plans[i];
+        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * COLS;
+        snprintf(row[0], OC_RP_CELL, "%d", i + 1);
+        oc_rp_name_cell(row[1], p);
+        oc_printable(p->op_type, row[2], OC_RP_CELL);
+        const char *call = oc_rp_plan_call(p);
+        snprintf(row[3], OC_RP_CELL, "%s", p->kind == OC_RPK_ALIAS ? "(alias)" : call);
+        oc_fmt_thousands(an->graph->nodes[p->node].cost.flops, row[4], OC_RP_CELL);
+        oc_printable(p->reason, row[5], OC_RP_CELL);
+        if (p->kind >= 0 && p->kind < OC_RPK_COUNT)
+            counts[p->kind]++;
+    }
+    oc_rp_table(b, cell, r->n + 1, COLS, 1u << 1 | 1u << 2 | 1u << 3 | 1u << 5, md);
+    free(cell);
+    int32_t runs = r->n - counts[OC_RPK_NONE] - counts[OC_RPK_ALIAS];
+    oc_sbuf_printf(b, "\n%d nodes: %d replayed, %d aliases (no kernel), %d not replayed (reason listed)\n", r->n,
+                   runs, counts[OC_RPK_ALIAS], counts[OC_RPK_NONE]);
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
+                               bool md) {
+    const struct oc_rp_device *dv = r->device;
+    struct oc_rp_peaks pk;
+    oc_rp_device_peaks(dv, &pk);
+    oc_sbuf_printf(b, "%sDevice: %s (%s, sm_%d%d, %d SMs, %.1f GiB), driver %d.%d, runtime %d.%d\n", md ? "" : "",
+                   dv->name, dv->chip[0] ? dv->chip : "chip ?", dv->cc_major, dv->cc_minor, dv->sm_count,
+                   (double)dv->mem_bytes / 1073741824.0, dv->driver_version / 1000, dv->driver_version % 1000 / 10,
+                   dv->runtime_version / 1000, dv->runtime_version % 1000 / 10);
+    oc_sbuf_printf(b, "Peaks from the device's attributes: FP32 %.1f TFLOP/s, DRAM %.0f GB/s\n",
+                   pk.fp32_flops / 1e12, pk.dram_bytes / 1e9);
+    oc_sbuf_printf(b, "Counters: %s%s%s\n", dv->counters ? "yes" : "no (timing only: ",
+                   dv->counters ? "" : dv->counters_reason, dv->counters ? "" : ")");
+    oc_sbuf_printf(b, "Timing: CUPTI kernel records, median of the repetitions%s\n\n",
+                   r->opts && r->opts->flush_l2 ? ", L2 flushed before each" : ", L2 warm");
+    enum { COLS = 14 };
+    static const char *const hdr[COLS] = {"#",          "Node",        "Op",         "Time (us)", "p10-p90 (%)",
+                                          "Est. GFLOP", "Meas. GFLOP", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
+                                          "GB/s",       "% peak",      "Bound",      "Call / note"};
+    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 2) * COLS, OC_RP_CELL);
+    if (!cell) {
+        b->oom = true;
+        return;
+    }
+    for (int32_t c = 0; c < COLS; c++)
+        snprintf(cell[c], OC_RP_CELL, "%s", hdr[c]);
+    double tot_t = 0, tot_est = 0, tot_meas = 0, tot_dram = 0;
+    int32_t n_meas = 0, n_alias = 0, n_skip = 0, n_fail = 0;
+    for (int32_t i = 0; i < r->n; i++) {
+        const struct oc_rp_plan *p = &r->plans[i];
+        const struct oc_rp_result *res = &r->results[i];
+        uint64_t est = an->graph->nodes[p->node].cost.flops;
+        struct oc_rp_derived dd;
+        oc_rp_derive(res, est, &pk, &dd);
+        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * COLS;
+        snprintf(row[0], OC_RP_CELL, "%d", i + 1);
+        oc_rp_name_cell(row[1], p);
+        oc_printable(p->op_type, row[2], OC_RP_CELL);
+        for (int32_t c = 3; c < COLS; c++)
+            snprintf(row[c], OC_RP_CELL, "-");
+        oc_rp_cellf(row[5], 4, (double)est / 1e9);
+        if (res->status == OC_RPS_MEASURED) {
+            n_meas++;
+            tot_t += res->time_median_ns;
+            tot_est += (double)est;
+            oc_rp_cellf(row[3], 2, res->time_median_ns / 1e3);
+            oc_rp_cellf(row[4], 1,
+                        res->time_median_ns > 0 ? 100.0 * (res->time_p90_ns - res->time_p10_ns) / res->time_median_ns
+                                                : 0);
+            if (res->has_counters) {
+                tot_meas += dd.measured_flops;
+                tot_dram += dd.dram_bytes;
+                oc_rp_cellf(row[6], 4, dd.measured_flops / 1e9);
+                oc_rp_cellf(row[7], 3, dd.ratio);
+                oc_rp_cellf(row[8], 2, dd.dram_bytes / 1e6);
+                oc_rp_cellf(row[9], 2, dd.flops_per_s / 1e12);
+                oc_rp_cellf(row[10], 0, dd.bytes_per_s / 1e9);
+                oc_rp_cellf(row[11], 1, dd.bound == OC_RPB_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
+                snprintf(row[12], OC_RP_CELL, "%s", oc_rp_bound_name(dd.bound));
+            }
+            char note[OC_RP_CELL + OC_RP_REASON + 64];
+            snprintf(note, sizeof note, "%s%s%s", res->call, res->overhead ? "; " : "",
+                     res->overhead ? "incl. replay overhead" : "");
+            oc_printable(note, row[13], OC_RP_CELL);
+        } else {
+            n_alias += res->status == OC_RPS_ALIAS;
+            n_skip += res->status == OC_RPS_SKIPPED;
+            n_fail += res->status == OC_RPS_FAILED;
+            char note[OC_RP_CELL + OC_RP_REASON + 64];
+            snprintf(note, sizeof note, "%s: %s", oc_rp_status_name(res->status), res->reason);
+            oc_printable(note, row[13], OC_RP_CELL);
+        }
+    }
+    char(*tot)[OC_RP_CELL] = cell + (size_t)(r->n + 1) * COLS;
+    for (int32_t c = 0; c < COLS; c++)
+        snprintf(tot[c], OC_RP_CELL, "%s", "");
+    snprintf(tot[1], OC_RP_CELL, "Total (measured nodes)");
+    oc_rp_cellf(tot[3], 2, tot_t / 1e3);
+    oc_rp_cellf(tot[5], 4, tot_est / 1e9);
+    oc_rp_cellf(tot[6], 4, tot_meas / 1e9);
+    oc_rp_cellf(tot[7], 3, tot_est > 0 && tot_meas > 0 ? tot_meas / tot_est : 0);
+    oc_rp_cellf(tot[8], 2, tot_dram / 1e6);
+    oc_rp_table(b, cell, r->n + 2, COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13, md);
+    free(cell);
+    oc_sbuf_printf(b, "\n%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed\n", r->n, n_meas,
+                   n_alias, n_skip, n_fail);
+    oc_sbuf_puts(b, "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
+                    "GFLOP = 1e9 FLOPs, MB = 1e6 bytes, us = microseconds\n");
+}
+
+static json_t *oc_rp_jnum(double v) {
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *oc_rp_jdevice(const struct oc_rp_device *dv) {
+    struct oc_rp_peaks pk;
+    oc_rp_device_peaks(dv, &pk);
+    json_t *o = json_object();
+    json_object_set_new(o, "name", oc_jstr(dv->name));
+    json_object_set_new(o, "chip", oc_jstr(dv->chip));
+    json_object_set_new(o, "pci_bus_id", oc_jstr(dv->pci_bus_id));
+    json_object_set_new(o, "compute_capability", json_sprintf("%d.%d", dv->cc_major, dv->cc_minor));
+    json_object_set_new(o, "sm_count", json_integer(dv->sm_count));
+    json_object_set_new(o, "memory_bytes", json_integer(dv->mem_bytes));
+    json_object_set_new(o, "l2_bytes", json_integer(dv->l2_bytes));
+    json_object_set_new(o, "sm_clock_max_khz", json_integer(dv->sm_clock_khz));
+    json_object_set_new(o, "memory_clock_khz", json_integer(dv->mem_clock_khz));
+    json_object_set_new(o, "memory_bus_bits", json_integer(dv->mem_bus_bits));
+    json_object_set_new(o, "driver_version", json_integer(dv->driver_version));
+    json_object_set_new(o, "runtime_version", json_integer(dv->runtime_version));
+    json_object_set_new(o, "cudnn_version", json_integer(dv->cudnn_version));
+    json_object_set_new(o, "cublas_version", json_integer(dv->cublas_version));
+    json_object_set_new(o, "cupti_version", json_integer(dv->cupti_version));
+    json_object_set_new(o, "counters", json_boolean(dv->counters));
+    if (!dv->counters)
+        json_object_set_new(o, "counters_reason", oc_jstr(dv->counters_reason));
+    json_object_set_new(o, "peak_fp32_flops", oc_rp_jnum(pk.fp32_flops));
+    json_object_set_new(o, "peak_dram_bytes_per_s", oc_rp_jnum(pk.dram_bytes));
+    return o;
+}
+
+static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
+                       const struct oc_report_spec *spec) {
+    json_t *doc = json_object(), *nodes = json_array();
+    json_object_set_new(doc, "schema", json_string(r->results ? "onnxcost-replay/1" : "onnxcost-replay-plan/1"));
+    json_object_set_new(doc, "model", oc_jstr(spec->model_path));
+    struct oc_rp_peaks pk = {0};
+    if (r->results && r->device) {
+        json_object_set_new(doc, "device", oc_rp_jdevice(r->device));
+        oc_rp_device_peaks(r->device, &pk);
+        json_object_set_new(doc, "plugin", oc_jstr(r->plugin_build));
+    }
+    if (r->opts) {
+        json_t *o = json_object();
+        static const char *const maths[] = {"fp32", "tf32", "fp16"};
+        json_object_set_new(o, "warmup_ms", json_real(r->opts->warmup_ms));
+        json_object_set_new(o, "reps", json_integer(r->opts->reps));
+        json_object_set_new(o, "flush_l2", json_boolean(r->opts->flush_l2));
+        json_object_set_new(o, "math", json_string(maths[r->opts->math % 3]));
+        json_object_set_new(o, "counters", json_boolean(r->opts->counters));
+        json_object_set_new(o, "seed", json_integer((json_int_t)r->opts->seed));
+        json_object_set_new(doc, "options", o);
+    }
+    for (int32_t i = 0; i < r->n; i++) {
+        const struct oc_rp_plan *p = &r->plans[i];
+        const struct oc_node *nd = &an->graph->nodes[p->node];
+        json_t *o = json_object(), *est = json_object();
+        json_object_set_new(o, "name", oc_jstr(p->name));
+        json_object_set_new(o, "op", oc_jstr(p->op_type));
+        json_object_set_new(o, "kind", json_string(oc_rp_kind_name(p->kind)));
+        json_object_set_new(o, "call", json_string(oc_rp_plan_call(p)));
+        json_object_set_new(est, "macs", json_integer((json_int_t)(nd->cost.macs > INT64_MAX ? INT64_MAX : nd->cost.macs)));
+        json_object_set_new(est, "flops", json_integer((json_int_t)(nd->cost.flops > INT64_MAX ? INT64_MAX : nd->cost.flops)));
+        json_object_set_new(est, "bytes_read", json_integer((json_int_t)(nd->cost.bytes_read > INT64_MAX ? INT64_MAX : nd->cost.bytes_read)));
+        json_object_set_new(est, "bytes_written", json_integer((json_int_t)(nd->cost.bytes_written > INT64_MAX ? INT64_MAX : nd->cost.bytes_written)));
+        json_object_set_new(o, "estimate", est);
+        if (!r->results) {
+            json_object_set_new(o, "note", oc_jstr(p->reason));
+            json_array_append_new(nodes, o);
+            continue;
+        }
+        const struct oc_rp_result *res = &r->results[i];
+        json_object_set_new(o, "status", json_string(oc_rp_status_name(res->status)));
+        if (res->reason[0])
+            json_object_set_new(o, "reason", oc_jstr(res->reason));
+        if (res->status == OC_RPS_MEASURED) {
+            json_object_set_new(o, "call", oc_jstr(res->call));
+            json_object_set_new(o, "algo", oc_jstr(res->algo));
+            json_object_set_new(o, "replay_overhead", json_boolean(res->overhead));
+            json_t *t = json_object();
+            json_object_set_new(t, "median", oc_rp_jnum(res->time_median_ns));
+            json_object_set_new(t, "p10", oc_rp_jnum(res->time_p10_ns));
+            json_object_set_new(t, "p90", oc_rp_jnum(res->time_p90_ns));
+            json_object_set_new(t, "min", oc_rp_jnum(res->time_min_ns));
+            json_object_set_new(t, "reps", json_integer(res->reps));
+            json_object_set_new(o, "time_ns", t);
+            json_object_set_new(o, "kernels_per_rep", json_integer(res->n_kernels));
+            json_object_set_new(o, "kernels", oc_jstr(res->kernels));
+            if (res->has_counters) {
+                struct oc_rp_derived dd;
+                oc_rp_derive(res, nd->cost.flops, &pk, &dd);
+                json_t *c = json_object();
+                json_object_set_new(c, "flops", oc_rp_jnum(dd.measured_flops));
+                json_object_set_new(c, "fp32_flops", oc_rp_jnum(res->fp32_flops));
+                json_object_set_new(c, "fp16_flops", oc_rp_jnum(res->fp16_flops));
+                json_object_set_new(c, "fp64_flops", oc_rp_jnum(res->fp64_flops));
+                json_object_set_new(c, "tensor_flops", oc_rp_jnum(res->tensor_flops));
+                json_object_set_new(c, "dram_read_bytes", oc_rp_jnum(res->dram_read_bytes));
+                json_object_set_new(c, "dram_write_bytes", oc_rp_jnum(res->dram_write_bytes));
+                json_object_set_new(c, "sm_hz", oc_rp_jnum(res->sm_hz));
+                json_object_set_new(o, "counters", c);
+                json_t *dj = json_object();
+                json_object_set_new(dj, "flops_ratio", oc_rp_jnum(dd.ratio));
+                json_object_set_new(dj, "flops_per_s", oc_rp_jnum(dd.flops_per_s));
+                json_object_set_new(dj, "dram_bytes_per_s", oc_rp_jnum(dd.bytes_per_s));
+                json_object_set_new(dj, "pct_peak_fp32", oc_rp_jnum(dd.pct_peak_flops));
+                json_object_set_new(dj, "pct_peak_dram", oc_rp_jnum(dd.pct_peak_dram));
+                json_object_set_new(dj, "intensity", oc_rp_jnum(dd.intensity));
+                json_object_set_new(dj, "bound", json_string(oc_rp_bound_name(dd.bound)));
+                json_object_set_new(o, "derived", dj);
+            }
+        }
+        json_array_append_new(nodes, o);
+    }
+    json_object_set_new(doc, "nodes", nodes);
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!s) {
+        b->oom = true;
+        return;
+    }
+    oc_sbuf_puts(b, s);
+    oc_sbuf_puts(b, "\n");
+    free(s);
+}
+
+enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_replay_report *r,
+                                const struct oc_report_spec *spec, struct oc_diag *d) {
+    struct oc_sbuf b = {0};
+    bool md = spec->format == OC_FORMAT_MD;
+    if (spec->format == OC_FORMAT_JSON)
+        oc_rp_json(&b, an, r, spec);
+    else if (spec->format == OC_FORMAT_TEXT || md) {
+        char path[512];
+        oc_printable(spec->model_path ? spec->model_path : "", path, sizeof path);
+        oc_sbuf_printf(&b, "%s%s: %s\n\n", md ? "## " : "", r->results ? "GPU replay" : "GPU replay plan", path);
+        if (r->results)
+            oc_rp_results_text(&b, an, r, md);
+        else
+            oc_rp_plan_text(&b, an, r, md);
+    } else {
+        return oc_diag_set(d, OC_ERR_USAGE, "replay reports come as text, md or json");
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
+
+/* ---- merge ------------------------------------------------------------------------- */
+
+/* rows: the union of node names in first-seen order; -1 where a file lacks one */
+enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const struct oc_report_spec *spec,
+                               struct oc_diag *d) {
+    if (n < 1 || n > 8)
+        return oc_diag_set(d, OC_ERR_USAGE, "merge takes 1 to 8 result files");
+    int64_t cap = 0;
+    for (int32_t k = 0; k < n; k++)
+        cap += f[k].n_nodes;
+    struct row {
+        const char *name, *op;
+        double est;
+        int32_t at[8];
+    } *rows = calloc((size_t)(cap ? cap : 1), sizeof *rows);
+    if (!rows)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    int32_t nr = 0;
+    /* names are looked up linearly: result files have thousands of nodes at most */
+    for (int32_t k = 0; k < n; k++)
+        for (int32_t i = 0; i < f[k].n_nodes; i++) {
+            const struct oc_rp_file_node *fn = &f[k].nodes[i];
+            int32_t r = 0;
+            while (r < nr && strcmp(rows[r].name, fn->name) != 0)
+                r++;
+            if (r == nr) {
+                rows[nr].name = fn->name;
+                rows[nr].op = fn->op;
+                rows[nr].est = fn->est_flops;
+                for (int32_t j = 0; j < 8; j++)
+                    rows[nr].at[j] = -1;
+                nr++;
+            }
+            rows[r].at[k] = i;
+        }
+    struct oc_sbuf b = {0};
+    double tot[8] = {0};
+    for (int32_t r = 0; r < nr; r++)
+        for (int32_t k = 0; k < n; k++)
+            if (rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured)
+                tot[k] += f[k].nodes[rows[r].at[k]].time_ns;
+    if (spec->format == OC_FORMAT_JSON) {
+        json_t *doc = json_object(), *files = json_array(), *jr = json_array();
+        for (int32_t k = 0; k < n; k++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "path", oc_jstr(f[k].path));
+            json_object_set_new(o, "device", oc_jstr(f[k].device));
+            json_object_set_new(o, "model", oc_jstr(f[k].model));
+            json_object_set_new(o, "total_time_ns", json_real(tot[k]));
+            json_array_append_new(files, o);
+        }
+        for (int32_t r = 0; r < nr; r++) {
+            json_t *o = json_object(), *per = json_array();
+            json_object_set_new(o, "name", oc_jstr(rows[r].name));
+            json_object_set_new(o, "op", oc_jstr(rows[r].op));
+            json_object_set_new(o, "est_flops", json_real(rows[r].est));
+            for (int32_t k = 0; k < n; k++) {
+                if (rows[r].at[k] < 0) {
+                    json_array_append_new(per, json_null());
+                    continue;
+                }
+                const struct oc_rp_file_node *fn = &f[k].nodes[rows[r].at[k]];
+                json_t *e = json_object();
+                json_object_set_new(e, "status", oc_jstr(fn->status));
+                if (fn->measured)
+                    json_object_set_new(e, "time_ns", json_real(fn->time_ns));
+                if (fn->has_counters) {
+                    json_object_set_new(e, "flops", json_real(fn->flops));
+                    json_object_set_new(e, "dram_bytes", json_real(fn->dram_bytes));
+                }
+                json_array_append_new(per, e);
+            }
+            json_object_set_new(o, "devices", per);
+            json_array_append_new(jr, o);
+        }
+        json_object_set_new(doc, "schema", json_string("onnxcost-merge/1"));
+        json_object_set_new(doc, "files", files);
+        json_object_set_new(doc, "nodes", jr);
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(doc);
+        if (s) {
+            oc_sbuf_puts(&b, s);
+            oc_sbuf_puts(&b, "\n");
+            free(s);
+        } else {
+            b.oom = true;
+        }
+    } else {
+        bool md = spec->format == OC_FORMAT_MD;
+        for (int32_t k = 0; k < n; k++) {
+            char dev[160], path[512];
+            oc_printable(f[k].device, dev, sizeof dev);
+            oc_printable(f[k].path, path, sizeof path);
+            oc_sbuf_printf(&b, "%s[%d] %s: %s\n", md ? "- " : "", k + 1, dev, path);
+        }
+        oc_sbuf_puts(&b, "\n");
+        /* per file: time (us) and, after the first, the time ratio to the first */
+        int32_t cols = 4 + n + (n - 1);
+        char(*cell)[OC_RP_CELL] = calloc(((size_t)nr + 2) * (size_t)cols, OC_RP_CELL);
+        if (!cell) {
+            free(rows);
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        }
+        snprintf(cell[0], OC_RP_CELL, "#");
+        snprintf(cell[1], OC_RP_CELL, "Node");
+        snprintf(cell[2], OC_RP_CELL, "Op");
+        snprintf(cell[3], OC_RP_CELL, "Est. GFLOP");
+        for (int32_t k = 0; k < n; k++)
+            snprintf(cell[4 + k], OC_RP_CELL, "[%d] us", k + 1);
+        for (int32_t k = 1; k < n; k++)
+            snprintf(cell[4 + n + k - 1], OC_RP_CELL, "[1]/[%d]", k + 1);
+        for (int32_t r = 0; r <= nr; r++) {
+            char(*row)[OC_RP_CELL] = cell + (size_t)(r + 1) * (size_t)cols;
+            bool total = r == nr;
+            snprintf(row[0], OC_RP_CELL, "%s", total ? "" : "");
+            if (!total)
+                snprintf(row[0], OC_RP_CELL, "%d", r + 1);
+            if (total) {
+                snprintf(row[1], OC_RP_CELL, "Total (measured nodes)");
+                row[2][0] = row[3][0] = 0;
+            } else {
+                oc_printable(rows[r].name, row[1], OC_RP_CELL);
+                oc_printable(rows[r].op, row[2], OC_RP_CELL);
+                oc_rp_cellf(row[3], 4, rows[r].est / 1e9);
+            }
+            double t[8];
+            for (int32_t k = 0; k < n; k++) {
+                t[k] = total ? tot[k]
+                       : rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured ? f[k].nodes[rows[r].at[k]].time_ns
+                                                                                  : 0;
+                oc_rp_cellf(row[4 + k], 2, t[k] / 1e3);
+            }
+            for (int32_t k = 1; k < n; k++)
+                oc_rp_cellf(row[4 + n + k - 1], 2, t[0] > 0 && t[k] > 0 ? t[0] / t[k] : 0);
+        }
+        oc_rp_table(&b, cell, nr + 2, cols, 1u << 1 | 1u << 2, md);
+        free(cell);
+        oc_sbuf_puts(&b, "\nus = microseconds (median kernel time per node); [1]/[k] > 1: device k is faster\n");
+    }
+    free(rows);
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}

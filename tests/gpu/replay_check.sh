@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# gpu.replay — `onnxcost replay` on a GPU, end to end (docs/REPLAY.md).
+# Without a GPU (or without the plugin) this exits 77: ctest reports the test
+# as skipped, not passed. With one, it replays the MNIST net, ResNet-50
+# (light_resnet50 from the corpus) and, when the Python oracles can export
+# it, GPT-2 at batch 1 x 128, and checks that every node is measured, an
+# alias, or listed with a reason, and that each JSON result reads back
+# through `onnxcost merge`.
+set -u
+bin=$1
+src=$2
+py=${3:-python3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+mnist=$src/fixtures/mnist/examples_net.onnx
+err=$("$bin" replay "$mnist" --reps 10 --warmup 5 --format json -o "$out/mnist.json" 2>&1 >/dev/null)
+rc=$?
+if [ $rc -ne 0 ]; then
+    case "$err" in
+    *"no usable NVIDIA GPU"*|*"no GPU replay plugin"*|*"cannot load the GPU replay plugin"*)
+        echo "skipped: $err"
+        exit 77 ;;
+    esac
+    echo "FAIL: replay of $mnist exited $rc: $err"
+    exit 1
+fi
+check() { # every node measured, alias, or skipped/failed with a reason
+    "$py" - "$1" <<'PY' || exit 1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "onnxcost-replay/1", doc["schema"]
+bad = [n["name"] for n in doc["nodes"]
+       if n["status"] not in ("measured", "alias") and not n.get("reason")]
+assert not bad, f"nodes without result or reason: {bad[:5]}"
+meas = [n for n in doc["nodes"] if n["status"] == "measured"]
+assert meas, "nothing measured"
+for n in meas:
+    assert n["time_ns"]["median"] > 0, n["name"]
+print(f'{sys.argv[1]}: {len(meas)} measured, '
+      f'{sum(n["status"] == "alias" for n in doc["nodes"])} aliases, '
+      f'{sum(n["status"] in ("skipped", "failed") for n in doc["nodes"])} listed with a reason')
+PY
+}
+check "$out/mnist.json"
+resnet=$(ls "$src"/fixtures/corpus/*/*light_resnet50*.onnx | head -1)
+"$bin" replay "$resnet" --reps 20 --format json -o "$out/resnet50.json" || exit 1
+check "$out/resnet50.json"
+if "$py" -c 'import torch, transformers' 2>/dev/null; then
+    "$py" "$src/tests/oracle/transformers_check.py" --export-only gpt2 --workdir "$out" >/dev/null 2>&1 &&
+        [ -f "$out/gpt2.onnx" ] &&
+        { "$bin" replay "$out/gpt2.onnx" --dim batch=1 --dim sequence=128 --reps 20 --format json \
+              -o "$out/gpt2.json" || exit 1; check "$out/gpt2.json"; }
+fi
+"$bin" merge "$out/mnist.json" "$out/mnist.json" >/dev/null || exit 1
+echo ok
