@@ -123,14 +123,16 @@ PLANNER(oc_rp_alias) {
     snprintf(p->reason, sizeof p->reason, "a view or metadata: no kernel runs");
 }
 
-/* Constant, and ConstantOfShape of a shape known before running: runtimes
- * fold them into the graph's constants, so an inference runs nothing */
+/* Constant, and ConstantOfShape / Range of inputs known before running:
+ * runtimes fold them into the graph's constants, so an inference runs
+ * nothing */
 PLANNER(oc_rp_constant) {
     int64_t n;
-    if (strcmp(c->op.node->op_type, "ConstantOfShape") == 0 && !oc_in_ints(&c->op, 0, &n)) {
-        oc_rp_refuse(p, "ConstantOfShape of a shape known only when running");
-        return;
-    }
+    for (int32_t i = 0; i < c->op.node->n_in; i++)
+        if (c->op.node->in[i] >= 0 && !oc_in_ints(&c->op, i, &n) && !oc_in_floats(&c->op, i, &n)) {
+            oc_rp_refuse(p, "%s of inputs known only when running", c->op.node->op_type);
+            return;
+        }
     p->kind = OC_RPK_ALIAS;
     p->n_in = p->n_out = 0;
     snprintf(p->reason, sizeof p->reason, "a constant: folded by runtimes, no kernel per inference");

@@ -133,7 +133,7 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
                    r->opts && r->opts->flush_l2 ? ", L2 flushed before each" : ", L2 warm");
     enum { COLS = 14 };
     static const char *const hdr[COLS] = {"#",          "Node",        "Op",         "Time (us)", "p10-p90 (%)",
-                                          "Est. GFLOP", "Meas. GFLOP", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
+                                          "Est. FLOPs", "Meas. FLOPs", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
                                           "GB/s",       "% peak",      "Bound",      "Call / note"};
     char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 2) * COLS, OC_RP_CELL);
     if (!cell) {
@@ -156,7 +156,7 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
         oc_printable(p->op_type, row[2], OC_RP_CELL);
         for (int32_t c = 3; c < COLS; c++)
             snprintf(row[c], OC_RP_CELL, "-");
-        oc_rp_cellf(row[5], 4, (double)est / 1e9);
+        oc_fmt_thousands(est, row[5], OC_RP_CELL);
         if (res->status == OC_RPS_MEASURED) {
             n_meas++;
             tot_t += res->time_median_ns;
@@ -168,7 +168,8 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
             if (res->has_counters) {
                 tot_meas += dd.measured_flops;
                 tot_dram += dd.dram_bytes;
-                oc_rp_cellf(row[6], 4, dd.measured_flops / 1e9);
+                oc_fmt_thousands((uint64_t)(dd.measured_flops > 0 && dd.measured_flops < 1.8e19 ? dd.measured_flops : 0),
+                                 row[6], OC_RP_CELL);
                 oc_rp_cellf(row[7], 3, dd.ratio);
                 oc_rp_cellf(row[8], 2, dd.dram_bytes / 1e6);
                 oc_rp_cellf(row[9], 2, dd.flops_per_s / 1e12);
@@ -194,8 +195,8 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
         snprintf(tot[c], OC_RP_CELL, "%s", "");
     snprintf(tot[1], OC_RP_CELL, "Total (measured nodes)");
     oc_rp_cellf(tot[3], 2, tot_t / 1e3);
-    oc_rp_cellf(tot[5], 4, tot_est / 1e9);
-    oc_rp_cellf(tot[6], 4, tot_meas / 1e9);
+    oc_fmt_thousands((uint64_t)(tot_est < 1.8e19 ? tot_est : 0), tot[5], OC_RP_CELL);
+    oc_fmt_thousands((uint64_t)(tot_meas < 1.8e19 ? tot_meas : 0), tot[6], OC_RP_CELL);
     oc_rp_cellf(tot[7], 3, tot_est > 0 && tot_meas > 0 ? tot_meas / tot_est : 0);
     oc_rp_cellf(tot[8], 2, tot_dram / 1e6);
     oc_rp_table(b, cell, r->n + 2, COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13, md);
@@ -203,7 +204,7 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
     oc_sbuf_printf(b, "\n%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed\n", r->n, n_meas,
                    n_alias, n_skip, n_fail);
     oc_sbuf_puts(b, "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
-                    "GFLOP = 1e9 FLOPs, MB = 1e6 bytes, us = microseconds\n");
+                    "MB = 1e6 bytes, us = microseconds, % peak of the nearer roof (Bound)\n");
 }
 
 static json_t *oc_rp_jnum(double v) {
@@ -390,11 +391,19 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
             rows[r].at[k] = i;
         }
     struct oc_sbuf b = {0};
+    /* totals over the nodes measured in every file, so they compare */
     double tot[8] = {0};
-    for (int32_t r = 0; r < nr; r++)
+    int32_t n_common = 0;
+    for (int32_t r = 0; r < nr; r++) {
+        bool all = true;
         for (int32_t k = 0; k < n; k++)
-            if (rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured)
-                tot[k] += f[k].nodes[rows[r].at[k]].time_ns;
+            all = all && rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured;
+        if (!all)
+            continue;
+        n_common++;
+        for (int32_t k = 0; k < n; k++)
+            tot[k] += f[k].nodes[rows[r].at[k]].time_ns;
+    }
     if (spec->format == OC_FORMAT_JSON) {
         json_t *doc = json_object(), *files = json_array(), *jr = json_array();
         for (int32_t k = 0; k < n; k++) {
@@ -430,6 +439,7 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
             json_array_append_new(jr, o);
         }
         json_object_set_new(doc, "schema", json_string("onnxcost-merge/1"));
+        json_object_set_new(doc, "nodes_in_totals", json_integer(n_common));
         json_object_set_new(doc, "files", files);
         json_object_set_new(doc, "nodes", jr);
         char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -460,7 +470,7 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
         snprintf(cell[0], OC_RP_CELL, "#");
         snprintf(cell[1], OC_RP_CELL, "Node");
         snprintf(cell[2], OC_RP_CELL, "Op");
-        snprintf(cell[3], OC_RP_CELL, "Est. GFLOP");
+        snprintf(cell[3], OC_RP_CELL, "Est. FLOPs");
         for (int32_t k = 0; k < n; k++)
             snprintf(cell[4 + k], OC_RP_CELL, "[%d] us", k + 1);
         for (int32_t k = 1; k < n; k++)
@@ -472,12 +482,13 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
             if (!total)
                 snprintf(row[0], OC_RP_CELL, "%d", r + 1);
             if (total) {
-                snprintf(row[1], OC_RP_CELL, "Total (measured nodes)");
+                snprintf(row[1], OC_RP_CELL, "Total (%d nodes measured on all)", n_common);
                 row[2][0] = row[3][0] = 0;
             } else {
                 oc_printable(rows[r].name, row[1], OC_RP_CELL);
                 oc_printable(rows[r].op, row[2], OC_RP_CELL);
-                oc_rp_cellf(row[3], 4, rows[r].est / 1e9);
+                oc_fmt_thousands(rows[r].est > 0 && rows[r].est < 1.8e19 ? (uint64_t)rows[r].est : 0, row[3],
+                                 OC_RP_CELL);
             }
             double t[8];
             for (int32_t k = 0; k < n; k++) {

@@ -45,11 +45,13 @@ check "$out/mnist.json"
 resnet=$(ls "$src"/fixtures/corpus/*/*light_resnet50*.onnx | head -1)
 "$bin" replay "$resnet" --reps 20 --format json -o "$out/resnet50.json" || exit 1
 check "$out/resnet50.json"
-if "$py" -c 'import torch, transformers' 2>/dev/null; then
-    "$py" "$src/tests/oracle/transformers_check.py" --export-only gpt2 --workdir "$out" >/dev/null 2>&1 &&
-        [ -f "$out/gpt2.onnx" ] &&
-        { "$bin" replay "$out/gpt2.onnx" --dim batch=1 --dim sequence=128 --reps 20 --format json \
-              -o "$out/gpt2.json" || exit 1; check "$out/gpt2.json"; }
+if "$py" -c "import sys; sys.path.insert(0, '$src/tests/oracle'); import transformers as t; t.export('gpt2', '$out/gpt2.onnx')" \
+        >/dev/null 2>&1; then
+    "$bin" replay "$out/gpt2.onnx" --dim batch=1 --dim sequence=128 --reps 20 --format json -o "$out/gpt2.json" ||
+        exit 1
+    check "$out/gpt2.json"
+else
+    echo "note: GPT-2 not replayed (the torch exporter of tests/oracle/transformers.py is unavailable)"
 fi
 "$bin" merge "$out/mnist.json" "$out/mnist.json" >/dev/null || exit 1
 echo ok
