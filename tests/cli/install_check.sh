@@ -37,5 +37,15 @@ flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs --static onn
 cc -o "$tmp/use" "$tmp/use.c" $flags || { echo "FAIL building against the library"; exit 1; }
 got=$("$tmp/use" "$src/fixtures/mnist/torchsummary_net.onnx")
 [ "$got" = 21840 ] || { echo "FAIL library gives '$got', want 21840"; fail=$((fail + 1)); }
+# the installed binary finds the installed GPU plugin (lib/onnxcost/), when built:
+# without a GPU its probe refuses with the driver's message, not "no plugin"
+if [ -e "$build/libonnxcost_gpu.so" ]; then
+    ls "$tmp"/prefix/lib*/onnxcost/libonnxcost_gpu.so >/dev/null 2>&1 || { echo "FAIL plugin not installed"; fail=$((fail + 1)); }
+    err=$("$tmp/prefix/bin/onnxcost" replay "$src/fixtures/mnist/torchsummary_net.onnx" 2>&1 >/dev/null)
+    case "$err" in
+    *"no GPU replay plugin"*|*"cannot load the GPU replay plugin"*)
+        echo "FAIL installed onnxcost does not load its plugin: $err"; fail=$((fail + 1)) ;;
+    esac
+fi
 echo "$((4 - fail)) passed, $fail failed"
 [ "$fail" = 0 ]
