@@ -57,6 +57,8 @@ bool oc_cli_parse_count(const char *s, int64_t *out);
 bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char **value);
 /* Columns of the terminal standard output is, or 0 when it is not one. */
 int32_t oc_cli_terminal_width(void);
+/* A report's write callback over a FILE * (arg): 0, or -1 on a short write. */
+int oc_cli_write_file(void *arg, const char *data, size_t n);
 /* Flushes and closes stdout; false when anything written was lost. */
 bool oc_cli_close_stdout(void);
 

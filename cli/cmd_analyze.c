@@ -240,10 +240,6 @@ static bool oc_parse_fraction(const char *v, double *out) {
     return true;
 }
 
-static int oc_write_file(void *arg, const char *data, size_t n) {
-    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
 static int oc_status_exit(enum oc_status st) {
     return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
 }
@@ -623,7 +619,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (n_stages)
             gr.pipeline = &pipe;
     }
-    struct oc_report_spec spec = {1,    fmt,  path, oc_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
+    struct oc_report_spec spec = {1,    fmt,  path, oc_cli_write_file, f, sym, sort, (int32_t)top, mods, n_mods,
                                   train ? &training : NULL, dtype_name, baseline_path ? &baseline : NULL,
                                   f == stdout ? oc_cli_terminal_width() : 0,
                                   f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),

@@ -25,10 +25,6 @@ static const char oc_compare_help[] =
     "  -o, --output FILE  write to FILE\n"
     OC_CLI_LIMITS_HELP;
 
-static int oc_write_file(void *arg, const char *data, size_t n) {
-    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
 int oc_cmd_compare(int argc, char **argv) {
     const char *out_path = NULL, *v;
     enum oc_format fmt = OC_FORMAT_TEXT;
@@ -126,7 +122,7 @@ int oc_cmd_compare(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto free_all;
     }
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_write_file, .write_arg = f};
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f};
     struct oc_diag d = {0};
     bool ok = oc_report_compare(e, n_paths, &spec, &d) == OC_OK;
     ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;

@@ -25,10 +25,6 @@ static const char oc_merge_help[] =
     "example:\n"
     "  onnxcost merge resnet50-a100.json resnet50-v100.json\n";
 
-static int oc_write_file(void *arg, const char *data, size_t n) {
-    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
 int oc_cmd_merge(int argc, char **argv) {
     const char *out_path = NULL, *v;
     const char *paths[8];
@@ -74,7 +70,7 @@ int oc_cmd_merge(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_write_file, .write_arg = f};
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f};
     bool ok = oc_report_merge(files, n, &spec, &d) == OC_OK;
     ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
     if (!ok) {

@@ -55,10 +55,6 @@ static const char oc_replay_help[] =
     "  onnxcost replay gpt2.onnx --dim batch=1 --dim sequence=128 --nodes 'MatMul|Gemm'\n"
     "  onnxcost merge a100.json v100.json\n";
 
-static int oc_write_file(void *arg, const char *data, size_t n) {
-    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
 static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
     (void)arg;
     fprintf(stderr, "\rreplay %d/%d", done, total);
@@ -280,7 +276,7 @@ int oc_cmd_replay(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .model_path = path, .write = oc_write_file,
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file,
                                   .write_arg = f};
     bool ok = oc_report_replay(an, &rep, &spec, &d) == OC_OK;
     ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;

@@ -36,10 +36,6 @@ static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
     fflush(stderr);
 }
 
-static int oc_write_file(void *arg, const char *data, size_t n) {
-    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
-}
-
 /* "V1,V2,..." -> values; false on junk. */
 static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     int32_t cap = 1;
@@ -145,7 +141,7 @@ int oc_cmd_sweep(int argc, char **argv) {
             rc = OC_EXIT_INTERNAL;
         } else {
             struct oc_report_spec spec = {.version = 1, .format = fmt, .model_path = path,
-                                          .write = oc_write_file, .write_arg = f};
+                                          .write = oc_cli_write_file, .write_arg = f};
             bool ok = oc_report_sweep(rows, n_rows, dims, nd, &spec, &d) == OC_OK;
             ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
             if (!ok) {

@@ -126,6 +126,10 @@ int32_t oc_cli_terminal_width(void) {
     return cols && oc_cli_parse_count(cols, &n) && n > 0 && n < 10000 ? (int32_t)n : 80;
 }
 
+int oc_cli_write_file(void *arg, const char *data, size_t n) {
+    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
+}
+
 bool oc_cli_close_stdout(void) {
     bool ok = fflush(stdout) == 0 && !ferror(stdout);
     if (fclose(stdout) != 0)

@@ -62,15 +62,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         }
         json_object_set_new(doc, "schema", json_string("onnxcost-compare/1"));
         json_object_set_new(doc, "models", models);
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(doc);
-        if (s) {
-            oc_sbuf_puts(&b, s);
-            oc_sbuf_puts(&b, "\n");
-            free(s);
-        } else {
-            b.oom = true;
-        }
+        oc_sbuf_json(&b, doc);
     } else {
         bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
         /* cells: model + per column "value (ratio)" */

@@ -322,15 +322,7 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
         json_array_append_new(nodes, o);
     }
     json_object_set_new(doc, "nodes", nodes);
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (!s) {
-        b->oom = true;
-        return;
-    }
-    oc_sbuf_puts(b, s);
-    oc_sbuf_puts(b, "\n");
-    free(s);
+    oc_sbuf_json(b, doc);
 }
 
 enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_replay_report *r,
@@ -442,15 +434,7 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
         json_object_set_new(doc, "nodes_in_totals", json_integer(n_common));
         json_object_set_new(doc, "files", files);
         json_object_set_new(doc, "nodes", jr);
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(doc);
-        if (s) {
-            oc_sbuf_puts(&b, s);
-            oc_sbuf_puts(&b, "\n");
-            free(s);
-        } else {
-            b.oom = true;
-        }
+        oc_sbuf_json(&b, doc);
     } else {
         bool md = spec->format == OC_FORMAT_MD;
         for (int32_t k = 0; k < n; k++) {

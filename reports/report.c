@@ -3,6 +3,8 @@
  */
 #include "report_impl.h"
 
+#include <jansson.h>
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -374,4 +376,16 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
     if (spec->top > 0 && spec->top < *n)
         *n = spec->top;
     return rows;
+}
+
+void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) {
+    char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!s) {
+        b->oom = true;
+        return;
+    }
+    oc_sbuf_puts(b, s);
+    oc_sbuf_puts(b, "\n");
+    free(s);
 }

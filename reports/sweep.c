@@ -92,15 +92,7 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
     json_object_set_new(doc, "model", json_string(path ? path : ""));
     json_object_set_new(doc, "dims", jd);
     json_object_set_new(doc, "rows", jr);
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (!s) {
-        b->oom = true;
-        return;
-    }
-    oc_sbuf_puts(b, s);
-    oc_sbuf_puts(b, "\n");
-    free(s);
+    oc_sbuf_json(b, doc);
 }
 
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
