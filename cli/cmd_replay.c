@@ -44,7 +44,8 @@ static const char oc_replay_help[] =
     "  --no-counters     timing only (no CUPTI profiler session)\n"
     "  --cold            flush the L2 before every repetition (default: warm L2)\n"
     "  --seed N          input data seed (default 1)\n"
-    "  --format FMT      text (default), md or json (schema onnxcost-replay/1)\n"
+    "  --format FMT      text (default), md, json (schema onnxcost-replay/1) or html\n"
+    "                    (the table and a roofline of the measured points)\n"
     "  -o, --output FILE write to FILE\n"
     "\n"
     "exit codes: 0 ok; 2 bad model, bad usage, or no GPU / plugin / driver\n"
@@ -108,8 +109,8 @@ int oc_cmd_replay(int argc, char **argv) {
         } else if (strcmp(a, "--cold") == 0) {
             ro.flush_l2 = true;
         } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || !oc_format_parse(v, &fmt) || (fmt != OC_FORMAT_TEXT && fmt != OC_FORMAT_JSON && fmt != OC_FORMAT_MD)) {
-                rc = oc_cli_usage_error("replay: --format takes text, md or json");
+            if (!v || !oc_format_parse(v, &fmt) || fmt == OC_FORMAT_CSV) {
+                rc = oc_cli_usage_error("replay: --format takes text, md, json or html");
                 goto done;
             }
         } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
@@ -217,6 +218,10 @@ int oc_cmd_replay(int argc, char **argv) {
     }
     if (!path) {
         rc = oc_cli_usage_error("replay: no model given (try 'onnxcost replay --help')");
+        goto done;
+    }
+    if (plan_only && fmt == OC_FORMAT_HTML) {
+        rc = oc_cli_usage_error("replay: --plan prints as text, md or json (html shows measurements)");
         goto done;
     }
     struct oc_diag d = {0};

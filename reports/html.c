@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void oc_html_text(struct oc_sbuf *b, const char *s) {
+void oc_html_text(struct oc_sbuf *b, const char *s) {
     for (; *s; s++) {
         switch (*s) {
         case '&':
@@ -39,7 +39,7 @@ static void oc_html_text(struct oc_sbuf *b, const char *s) {
     }
 }
 
-static const char oc_html_style[] =
+const char oc_html_style[] =
     "body{font-family:sans-serif;margin:2em;color:#222}"
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}"

@@ -3,7 +3,8 @@
  * per node; or, with --plan, what each node would run) and of
  * `onnxcost merge` (replays from several devices side by side).
  * Text, Markdown and JSON ("onnxcost-replay/1", "onnxcost-replay-plan/1",
- * "onnxcost-merge/1"). Every number comes from the plans, the results and
+ * "onnxcost-merge/1"); the replay's results also as HTML with the measured
+ * roofline. Every number comes from the plans, the results and
  * replay/results.c's derivations; nothing is computed here but formatting.
  */
 #include "report_impl.h"
@@ -116,49 +117,39 @@ static void oc_rp_plan_text(struct oc_sbuf *b, const struct oc_analysis *an, con
 
 /* ---- results ----------------------------------------------------------------------- */
 
-static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
-                               bool md) {
-    const struct oc_rp_device *dv = r->device;
-    struct oc_rp_peaks pk;
-    oc_rp_device_peaks(dv, &pk);
-    oc_sbuf_printf(b, "%sDevice: %s (%s, sm_%d%d, %d SMs, %.1f GiB), driver %d.%d, runtime %d.%d\n", md ? "" : "",
-                   dv->name, dv->chip[0] ? dv->chip : "chip ?", dv->cc_major, dv->cc_minor, dv->sm_count,
-                   (double)dv->mem_bytes / 1073741824.0, dv->driver_version / 1000, dv->driver_version % 1000 / 10,
-                   dv->runtime_version / 1000, dv->runtime_version % 1000 / 10);
-    oc_sbuf_printf(b, "Peaks from the device's attributes: FP32 %.1f TFLOP/s, DRAM %.0f GB/s\n",
-                   pk.fp32_flops / 1e12, pk.dram_bytes / 1e9);
-    oc_sbuf_printf(b, "Counters: %s%s%s\n", dv->counters ? "yes" : "no (timing only: ",
-                   dv->counters ? "" : dv->counters_reason, dv->counters ? "" : ")");
-    oc_sbuf_printf(b, "Timing: CUPTI kernel records, median of the repetitions%s\n\n",
-                   r->opts && r->opts->flush_l2 ? ", L2 flushed before each" : ", L2 warm");
-    enum { COLS = 14 };
-    static const char *const hdr[COLS] = {"#",          "Node",        "Op",         "Time (us)", "p10-p90 (%)",
-                                          "Est. FLOPs", "Meas. FLOPs", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
-                                          "GB/s",       "% peak",      "Bound",      "Call / note"};
-    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 2) * COLS, OC_RP_CELL);
-    if (!cell) {
-        b->oom = true;
-        return;
-    }
-    for (int32_t c = 0; c < COLS; c++)
+enum { OC_RP_COLS = 14 };
+
+/* The result table as a grid of cells (header, one row per node, totals):
+ * shared by the text, Markdown and HTML tables. *counts: measured, alias,
+ * skipped, failed. NULL when out of memory. */
+static char (*oc_rp_result_cells(const struct oc_analysis *an, const struct oc_replay_report *r,
+                                 const struct oc_rp_peaks *pk, int32_t counts[4]))[OC_RP_CELL] {
+    static const char *const hdr[OC_RP_COLS] = {"#",          "Node",        "Op",         "Time (us)", "p10-p90 (%)",
+                                                "Est. FLOPs", "Meas. FLOPs", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
+                                                "GB/s",       "% peak",      "Bound",      "Call / note"};
+    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 2) * OC_RP_COLS, OC_RP_CELL);
+    if (!cell)
+        return NULL;
+    for (int32_t c = 0; c < OC_RP_COLS; c++)
         snprintf(cell[c], OC_RP_CELL, "%s", hdr[c]);
     double tot_t = 0, tot_est = 0, tot_meas = 0, tot_dram = 0;
-    int32_t n_meas = 0, n_alias = 0, n_skip = 0, n_fail = 0;
+    memset(counts, 0, 4 * sizeof *counts);
     for (int32_t i = 0; i < r->n; i++) {
         const struct oc_rp_plan *p = &r->plans[i];
         const struct oc_rp_result *res = &r->results[i];
         uint64_t est = an->graph->nodes[p->node].cost.flops;
         struct oc_rp_derived dd;
-        oc_rp_derive(res, est, &pk, &dd);
-        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * COLS;
+        oc_rp_derive(res, est, pk, &dd);
+        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * OC_RP_COLS;
         snprintf(row[0], OC_RP_CELL, "%d", i + 1);
         oc_rp_name_cell(row[1], p);
         oc_printable(p->op_type, row[2], OC_RP_CELL);
-        for (int32_t c = 3; c < COLS; c++)
+        for (int32_t c = 3; c < OC_RP_COLS; c++)
             snprintf(row[c], OC_RP_CELL, "-");
         oc_fmt_thousands(est, row[5], OC_RP_CELL);
+        char note[OC_RP_CELL + OC_RP_REASON + 64];
         if (res->status == OC_RPS_MEASURED) {
-            n_meas++;
+            counts[0]++;
             tot_t += res->time_median_ns;
             tot_est += (double)est;
             oc_rp_cellf(row[3], 2, res->time_median_ns / 1e3);
@@ -177,34 +168,157 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
                 oc_rp_cellf(row[11], 1, dd.bound == OC_RPB_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
                 snprintf(row[12], OC_RP_CELL, "%s", oc_rp_bound_name(dd.bound));
             }
-            char note[OC_RP_CELL + OC_RP_REASON + 64];
             snprintf(note, sizeof note, "%s%s%s", res->call, res->overhead ? "; " : "",
                      res->overhead ? "incl. replay overhead" : "");
-            oc_printable(note, row[13], OC_RP_CELL);
         } else {
-            n_alias += res->status == OC_RPS_ALIAS;
-            n_skip += res->status == OC_RPS_SKIPPED;
-            n_fail += res->status == OC_RPS_FAILED;
-            char note[OC_RP_CELL + OC_RP_REASON + 64];
+            counts[1] += res->status == OC_RPS_ALIAS;
+            counts[2] += res->status == OC_RPS_SKIPPED;
+            counts[3] += res->status == OC_RPS_FAILED;
             snprintf(note, sizeof note, "%s: %s", oc_rp_status_name(res->status), res->reason);
-            oc_printable(note, row[13], OC_RP_CELL);
         }
+        oc_printable(note, row[13], OC_RP_CELL);
     }
-    char(*tot)[OC_RP_CELL] = cell + (size_t)(r->n + 1) * COLS;
-    for (int32_t c = 0; c < COLS; c++)
-        snprintf(tot[c], OC_RP_CELL, "%s", "");
+    char(*tot)[OC_RP_CELL] = cell + (size_t)(r->n + 1) * OC_RP_COLS;
+    for (int32_t c = 0; c < OC_RP_COLS; c++)
+        tot[c][0] = 0;
     snprintf(tot[1], OC_RP_CELL, "Total (measured nodes)");
     oc_rp_cellf(tot[3], 2, tot_t / 1e3);
     oc_fmt_thousands((uint64_t)(tot_est < 1.8e19 ? tot_est : 0), tot[5], OC_RP_CELL);
     oc_fmt_thousands((uint64_t)(tot_meas < 1.8e19 ? tot_meas : 0), tot[6], OC_RP_CELL);
     oc_rp_cellf(tot[7], 3, tot_est > 0 && tot_meas > 0 ? tot_meas / tot_est : 0);
     oc_rp_cellf(tot[8], 2, tot_dram / 1e6);
-    oc_rp_table(b, cell, r->n + 2, COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13, md);
+    return cell;
+}
+
+static void oc_rp_device_lines(struct oc_sbuf *b, const struct oc_replay_report *r, const struct oc_rp_peaks *pk,
+                               const char *eol) {
+    const struct oc_rp_device *dv = r->device;
+    oc_sbuf_printf(b, "Device: %s (%s, sm_%d%d, %d SMs, %.1f GiB), driver %d.%d, runtime %d.%d%s", dv->name,
+                   dv->chip[0] ? dv->chip : "chip ?", dv->cc_major, dv->cc_minor, dv->sm_count,
+                   (double)dv->mem_bytes / 1073741824.0, dv->driver_version / 1000, dv->driver_version % 1000 / 10,
+                   dv->runtime_version / 1000, dv->runtime_version % 1000 / 10, eol);
+    oc_sbuf_printf(b, "Peaks from the device's attributes: FP32 %.1f TFLOP/s, DRAM %.0f GB/s%s", pk->fp32_flops / 1e12,
+                   pk->dram_bytes / 1e9, eol);
+    oc_sbuf_printf(b, "Counters: %s%s%s%s", dv->counters ? "yes" : "no (timing only: ",
+                   dv->counters ? "" : dv->counters_reason, dv->counters ? "" : ")", eol);
+    oc_sbuf_printf(b, "Timing: CUPTI kernel records, median of the repetitions%s%s",
+                   r->opts && r->opts->flush_l2 ? ", L2 flushed before each" : ", L2 warm", eol);
+}
+
+static const char oc_rp_footer[] = "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
+                                   "MB = 1e6 bytes, us = microseconds, % peak of the nearer roof (Bound)";
+
+static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
+                               bool md) {
+    struct oc_rp_peaks pk;
+    oc_rp_device_peaks(r->device, &pk);
+    oc_rp_device_lines(b, r, &pk, "\n");
+    oc_sbuf_puts(b, "\n");
+    int32_t counts[4];
+    char(*cell)[OC_RP_CELL] = oc_rp_result_cells(an, r, &pk, counts);
+    if (!cell) {
+        b->oom = true;
+        return;
+    }
+    oc_rp_table(b, cell, r->n + 2, OC_RP_COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13, md);
     free(cell);
-    oc_sbuf_printf(b, "\n%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed\n", r->n, n_meas,
-                   n_alias, n_skip, n_fail);
-    oc_sbuf_puts(b, "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
-                    "MB = 1e6 bytes, us = microseconds, % peak of the nearer roof (Bound)\n");
+    oc_sbuf_printf(b, "\n%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed\n", r->n, counts[0],
+                   counts[1], counts[2], counts[3]);
+    oc_sbuf_printf(b, "%s\n", oc_rp_footer);
+}
+
+/* HTML: the measured roofline (one point per node with counters at its
+ * measured intensity and FLOP/s; a hollow point at the estimate's intensity
+ * and FLOPs over the same time) above the table */
+static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
+                               const char *model) {
+    struct oc_rp_peaks pk;
+    oc_rp_device_peaks(r->device, &pk);
+    oc_sbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost replay: ");
+    oc_html_text(b, model);
+    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>GPU replay: ", oc_html_style);
+    oc_html_text(b, model);
+    oc_sbuf_puts(b, "</h1>\n<p>");
+    struct oc_sbuf lines = {0};
+    oc_rp_device_lines(&lines, r, &pk, "\n");
+    oc_html_text(b, lines.p ? lines.p : "");
+    oc_sbuf_free(&lines);
+    oc_sbuf_puts(b, "</p>\n");
+    if (pk.fp32_flops > 0 && pk.dram_bytes > 0) {
+        double x0 = -2, x1 = 4, y1 = ceil(log10(pk.fp32_flops)) + 1, y0 = y1 - 7, ridge = pk.fp32_flops / pk.dram_bytes;
+#define OC_RX(ai) (60 + 600.0 * (log10(ai) - x0) / (x1 - x0))
+#define OC_RY(f) (280 - 260.0 * (log10(f) - y0) / (y1 - y0))
+#define OC_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+        oc_sbuf_puts(b, "<h2>Measured roofline (log-log; FLOP/s against FLOP per DRAM byte; filled: measured, "
+                        "hollow: the estimate's FLOPs and bytes over the measured time)</h2>\n"
+                        "<svg class=\"chart\" width=\"700\" height=\"320\" role=\"img\">\n"
+                        "<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
+                        "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
+        double lo = pow(10, x0), ylo = lo * pk.dram_bytes;
+        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f "
+                          "%.1f,%.1f\"/><text x=\"655\" y=\"%.1f\" text-anchor=\"end\">FP32 %.3g TFLOP/s, ridge %.1f "
+                          "FLOP/B</text>\n",
+                       OC_RX(lo), OC_RY(OC_CLAMP(ylo, pow(10, y0), pk.fp32_flops)), OC_RX(ridge), OC_RY(pk.fp32_flops),
+                       OC_RX(pow(10, x1)), OC_RY(pk.fp32_flops), OC_RY(pk.fp32_flops) - 5, pk.fp32_flops / 1e12, ridge);
+        for (int32_t i = 0; i < r->n; i++) {
+            const struct oc_rp_result *res = &r->results[i];
+            const struct oc_node *nd = &an->graph->nodes[r->plans[i].node];
+            struct oc_rp_derived dd;
+            oc_rp_derive(res, nd->cost.flops, &pk, &dd);
+            if (res->status != OC_RPS_MEASURED || res->time_median_ns <= 0)
+                continue;
+            const char *label = nd->name[0] ? nd->name : nd->op_type;
+            double t = res->time_median_ns * 1e-9;
+            double eb = (double)nd->cost.bytes_read + (double)nd->cost.bytes_written;
+            if (nd->cost.flops > 0 && eb > 0) {
+                double ai = OC_CLAMP((double)nd->cost.flops / eb, pow(10, x0), pow(10, x1));
+                double f = OC_CLAMP((double)nd->cost.flops / t, pow(10, y0), pow(10, y1));
+                oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#888\"><title>",
+                               OC_RX(ai), OC_RY(f));
+                oc_html_text(b, label);
+                oc_sbuf_printf(b, " (estimate): %.3g FLOP/B, %.3g FLOP/s</title></circle>", ai, f);
+            }
+            if (res->has_counters && dd.intensity > 0 && dd.flops_per_s > 0) {
+                double ai = OC_CLAMP(dd.intensity, pow(10, x0), pow(10, x1));
+                double f = OC_CLAMP(dd.flops_per_s, pow(10, y0), pow(10, y1));
+                oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>",
+                               OC_RX(ai), OC_RY(f), dd.bound == OC_RPB_MEMORY ? "#f28e2b" : "#59a14f");
+                oc_html_text(b, label);
+                oc_sbuf_printf(b, " (measured): %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", dd.intensity,
+                               dd.flops_per_s, oc_rp_bound_name(dd.bound));
+            }
+        }
+        for (int e = (int)x0; e <= (int)x1; e++)
+            oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">1e%d</text>", OC_RX(pow(10, e)), e);
+        for (int e = (int)y0; e <= (int)y1; e += 2)
+            oc_sbuf_printf(b, "<text x=\"55\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>", OC_RY(pow(10, e)) + 4, e);
+        oc_sbuf_puts(b, "\n</svg>\n");
+#undef OC_RX
+#undef OC_RY
+#undef OC_CLAMP
+    }
+    int32_t counts[4];
+    char(*cell)[OC_RP_CELL] = oc_rp_result_cells(an, r, &pk, counts);
+    if (!cell) {
+        b->oom = true;
+        return;
+    }
+    oc_sbuf_puts(b, "<table>\n");
+    for (int32_t i = 0; i < r->n + 2; i++) {
+        oc_sbuf_puts(b, "<tr>");
+        for (int32_t c = 0; c < OC_RP_COLS; c++) {
+            bool text = c == 1 || c == 2 || c == 12 || c == 13;
+            oc_sbuf_puts(b, i == 0 ? "<th>" : text ? "<td>" : "<td class=\"n\">");
+            oc_html_text(b, cell[(size_t)i * OC_RP_COLS + (size_t)c]);
+            oc_sbuf_puts(b, i == 0 ? "</th>" : "</td>");
+        }
+        oc_sbuf_puts(b, "</tr>\n");
+    }
+    free(cell);
+    oc_sbuf_printf(b, "</table>\n<p>%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed. ", r->n,
+                   counts[0], counts[1], counts[2], counts[3]);
+    oc_html_text(b, oc_rp_footer);
+    oc_sbuf_puts(b, "</p>\n</body></html>\n");
 }
 
 static json_t *oc_rp_jnum(double v) {
@@ -329,9 +443,11 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
                                 const struct oc_report_spec *spec, struct oc_diag *d) {
     struct oc_sbuf b = {0};
     bool md = spec->format == OC_FORMAT_MD;
-    if (spec->format == OC_FORMAT_JSON)
+    if (spec->format == OC_FORMAT_JSON) {
         oc_rp_json(&b, an, r, spec);
-    else if (spec->format == OC_FORMAT_TEXT || md) {
+    } else if (spec->format == OC_FORMAT_HTML && r->results) {
+        oc_rp_results_html(&b, an, r, spec->model_path ? spec->model_path : "");
+    } else if (spec->format == OC_FORMAT_TEXT || md) {
         char path[512];
         oc_printable(spec->model_path ? spec->model_path : "", path, sizeof path);
         oc_sbuf_printf(&b, "%s%s: %s\n\n", md ? "## " : "", r->results ? "GPU replay" : "GPU replay plan", path);
@@ -340,7 +456,7 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
         else
             oc_rp_plan_text(&b, an, r, md);
     } else {
-        return oc_diag_set(d, OC_ERR_USAGE, "replay reports come as text, md or json");
+        return oc_diag_set(d, OC_ERR_USAGE, "replay reports come as text, md, json or html (html with results)");
     }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);

@@ -40,6 +40,9 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
 /* --baseline sections (reports/baseline.c). */
 void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t;
+/* HTML: s escaped (control bytes as '?'), and the reports' style sheet. */
+void oc_html_text(struct oc_sbuf *b, const char *s);
+extern const char oc_html_style[];
 /* Appends doc as indented JSON and a newline, and releases doc (sets oom
  * when it cannot be serialized). */
 void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);

@@ -117,6 +117,20 @@ static void replay_report(void **state) {
     assert_non_null(strstr(m.p, "8.00          2.5   4,194,304    4,194,304       1.000       0.20     0.52"));
     assert_non_null(strstr(m.p, "2 nodes: 1 measured, 1 aliases (no kernel), 0 not replayed, 0 failed"));
     free(m.p);
+
+    /* HTML: the measured point at 21.3 FLOP/B and 5.24e+11 FLOP/s,
+       compute-bound; the estimate's point at 4,194,304 FLOPs over its
+       bytes (x 64x128 + w 128x256 + y 64x256 floats = 229,376 B: 18.3
+       FLOP/B) and the same time; one document */
+    memset(&m, 0, sizeof m);
+    spec.format = OC_FORMAT_HTML;
+    assert_int_equal(oc_report_replay(an, &r, &spec, &d), OC_OK);
+    assert_non_null(strstr(m.p, "<title>mm (measured): 21.3 FLOP/B, 5.24e+11 FLOP/s, compute-bound</title>"));
+    assert_non_null(strstr(m.p, "<title>mm (estimate): 18.3 FLOP/B, 5.24e+11 FLOP/s</title>"));
+    assert_non_null(strstr(m.p, "FP32 12.8 TFLOP/s, ridge 12.5 FLOP/B"));
+    assert_int_equal(strstr(m.p, "<html") - m.p, strlen("<!DOCTYPE html>\n"));
+    assert_null(strstr(strstr(m.p, "</html>") + 1, "<html"));
+    free(m.p);
 }
 
 int main(void) {
