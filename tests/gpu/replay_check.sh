@@ -53,5 +53,35 @@ if "$py" -c "import sys; sys.path.insert(0, '$src/tests/oracle'); import transfo
 else
     echo "note: GPT-2 not replayed (the torch exporter of tests/oracle/transformers.py is unavailable)"
 fi
+# a known GEMM: M = N = K = 4096 in strict FP32 counts 2 * 4096^3 FP32 FLOPs
+# (within 1 %) when the profiler is available, and its time is reported
+if "$py" - "$out/gemm.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper, save
+g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"], name="gemm4096")], "g",
+                      [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4096, 4096]) for n in ("a", "b")],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4096, 4096])])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+then
+    "$bin" replay "$out/gemm.onnx" --math fp32 --reps 20 --format json -o "$out/gemm.json" || exit 1
+    "$py" - "$out/gemm.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["nodes"][0]
+assert n["status"] == "measured", n
+want = 2 * 4096 ** 3
+t = n["time_ns"]["median"] * 1e-9
+peak = d["device"]["peak_fp32_flops"]
+msg = f'GEMM 4096^3 FP32 on {d["device"]["name"]}: {t * 1e3:.3f} ms, {want / t / 1e12:.2f} TFLOP/s = {100 * want / t / peak:.1f} % of the FP32 peak'
+if "counters" in n:
+    got = n["counters"]["fp32_flops"]
+    assert abs(got - want) <= 0.01 * want, f"FP32 FLOPs {got:.6g}, want {want} within 1 %"
+    msg += f', counted {got:.6g} FP32 FLOPs ({got / want:.4f} of 2*4096^3)'
+else:
+    msg += f' (no counters: {d["device"].get("counters_reason", "")})'
+print(msg)
+PY
+fi
 "$bin" merge "$out/mnist.json" "$out/mnist.json" >/dev/null || exit 1
 echo ok
