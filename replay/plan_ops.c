@@ -375,6 +375,13 @@ PLANNER(oc_rp_global_pool) {
 
 /* ---- GEMM ------------------------------------------------------------------------ */
 
+/* cuBLAS wants every leading dimension >= 1, also for an empty operand */
+static void oc_rp_gemm_ld_min(struct oc_rp_gemm *gm) {
+    gm->lda = gm->lda < 1 ? 1 : gm->lda;
+    gm->ldb = gm->ldb < 1 ? 1 : gm->ldb;
+    gm->ldc = gm->ldc < 1 ? 1 : gm->ldc;
+}
+
 PLANNER(oc_rp_gemm) {
     if (!oc_rp_float_io(p))
         return;
@@ -428,6 +435,7 @@ PLANNER(oc_rp_gemm) {
     } else {
         gm->beta = 0.0;
     }
+    oc_rp_gemm_ld_min(gm);
     p->kind = OC_RPK_GEMM;
 }
 
@@ -507,6 +515,7 @@ PLANNER(oc_rp_matmul) {
         }
         gm->stride_c = M * N;
     }
+    oc_rp_gemm_ld_min(gm);
     p->kind = OC_RPK_GEMM;
 }
 

@@ -206,6 +206,7 @@ struct oc_node_rt {
     cudnnReduceTensorDescriptor_t red;
     cudnnLRNDescriptor_t lrn;
     int algo;                  /* conv: the algorithm found                    */
+    int algo_math;             /* conv: the cudnnMathType_t Find paired with it */
     bool algo_fixed;           /* phase 2: reuse phase 1's                      */
     void **ptrs;               /* GEMM pointer arrays on the device (A, B, C)   */
     struct oc_rp_piece crop;   /* ext -> out[0]                                */
@@ -299,10 +300,11 @@ static void oc_rt_free(struct oc_node_rt *rt) {
         cudnnDestroyReduceTensorDescriptor(rt->red);
     if (rt->lrn)
         cudnnDestroyLRNDescriptor(rt->lrn);
-    int algo = rt->algo;
+    int algo = rt->algo, algo_math = rt->algo_math;
     bool fixed = rt->algo_fixed;
     memset(rt, 0, sizeof *rt);
     rt->algo = algo;
+    rt->algo_math = algo_math;
     rt->algo_fixed = fixed;
 }
 
@@ -310,6 +312,8 @@ static bool oc_alloc(void **p, int64_t numel, int32_t dt, char *err, size_t n) {
     size_t bytes = (size_t)(numel > 0 ? numel : 1) * (size_t)oc_elem_bytes(dt);
     cudaError_t ce = cudaMalloc(p, bytes);
     if (ce != cudaSuccess) {
+        *p = NULL;
+        (void)cudaGetLastError(); /* not sticky: keep it from the next launcher's cudaGetLastError */
         oc_set_err(err, n, "cudaMalloc of %zu bytes: %s", bytes, cudaGetErrorString(ce));
         return false;
     }
@@ -417,38 +421,40 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
     size_t ws_cap = 256u << 20;
     void *ws = NULL;
     if (!rt->algo_fixed) {
-        cudaMalloc(&ws, ws_cap);
-        int got = 0;
-        if (!tr) {
-            cudnnConvolutionFwdAlgoPerf_t perf[8];
-            DNN(cudnnFindConvolutionForwardAlgorithmEx(G.dnn, rt->t[0], rt->in[0], rt->filt, rt->in[1], rt->conv,
-                                                        rt->t[1], y, 8, &got, perf, ws, ws ? ws_cap : 0));
-            int k = 0;
-            while (k < got && perf[k].status != CUDNN_STATUS_SUCCESS)
-                k++;
-            if (k == got) {
-                cudaFree(ws);
-                oc_set_err(err, n, "cuDNN found no forward algorithm for this convolution");
-                return false;
-            }
-            rt->algo = (int)perf[k].algo;
-        } else {
-            cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-            DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(G.dnn, rt->filt, rt->in[1], rt->t[0], rt->in[0],
-                                                             rt->conv, rt->t[1], y, 8, &got, perf, ws,
-                                                             ws ? ws_cap : 0));
-            int k = 0;
-            while (k < got && perf[k].status != CUDNN_STATUS_SUCCESS)
-                k++;
-            if (k == got) {
-                cudaFree(ws);
-                oc_set_err(err, n, "cuDNN found no backward-data algorithm for this transposed convolution");
-                return false;
-            }
-            rt->algo = (int)perf[k].algo;
-        }
+        if (cudaMalloc(&ws, ws_cap) != cudaSuccess)
+            ws = NULL;
+        int got = 0, k = 0;
+        cudnnStatus_t fs;
+        cudnnConvolutionFwdAlgoPerf_t fperf[8];
+        cudnnConvolutionBwdDataAlgoPerf_t bperf[8];
+        if (!tr)
+            fs = cudnnFindConvolutionForwardAlgorithmEx(G.dnn, rt->t[0], rt->in[0], rt->filt, rt->in[1], rt->conv,
+                                                        rt->t[1], y, 8, &got, fperf, ws, ws ? ws_cap : 0);
+        else
+            fs = cudnnFindConvolutionBackwardDataAlgorithmEx(G.dnn, rt->filt, rt->in[1], rt->t[0], rt->in[0],
+                                                             rt->conv, rt->t[1], y, 8, &got, bperf, ws,
+                                                             ws ? ws_cap : 0);
         cudaFree(ws);
+        /* a failed cudaMalloc, or a candidate cuDNN could not launch, leaves a
+           non-sticky error that our launchers' cudaGetLastError would report */
+        (void)cudaGetLastError();
+        if (fs != CUDNN_STATUS_SUCCESS) {
+            oc_set_err(err, n, "%s: %s", tr ? "cudnnFindConvolutionBackwardDataAlgorithmEx"
+                                            : "cudnnFindConvolutionForwardAlgorithmEx", cudnnGetErrorString(fs));
+            return false;
+        }
+        while (k < got && (tr ? bperf[k].status : fperf[k].status) != CUDNN_STATUS_SUCCESS)
+            k++;
+        if (k == got) {
+            oc_set_err(err, n, "cuDNN found no %s algorithm for this %sconvolution", tr ? "backward-data" : "forward",
+                       tr ? "transposed " : "");
+            return false;
+        }
+        rt->algo = tr ? (int)bperf[k].algo : (int)fperf[k].algo;
+        rt->algo_math = tr ? (int)bperf[k].mathType : (int)fperf[k].mathType;
     }
+    /* an algorithm is found as an (algo, mathType) pair: run it with that math */
+    DNN(cudnnSetConvolutionMathType(rt->conv, (cudnnMathType_t)rt->algo_math));
     size_t need = 0;
     if (!tr)
         DNN(cudnnGetConvolutionForwardWorkspaceSize(G.dnn, rt->t[0], rt->filt, rt->conv, rt->t[1],
@@ -471,7 +477,10 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
     snprintf(rt->call, sizeof rt->call, "%s%s", tr ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward",
              cv->bias ? " + cudnnAddTensor" : "");
     snprintf(rt->algo_name, sizeof rt->algo_name, "%s algo %d, %s", tr ? "bwd-data" : "fwd", rt->algo,
-             rt->o->math == OC_RP_MATH_FP32 ? "FMA math" : "tensor-op math allowed");
+             rt->algo_math == CUDNN_FMA_MATH                          ? "FMA math"
+             : rt->algo_math == CUDNN_DEFAULT_MATH                    ? "default math"
+             : rt->algo_math == CUDNN_TENSOR_OP_MATH                  ? "tensor-op math"
+                                                                      : "tensor-op math, conversion allowed");
     return true;
 }
 
@@ -548,6 +557,7 @@ static bool oc_setup_gemm(struct oc_node_rt *rt, char *err, size_t n) {
              g->bias != OC_BIAS_NONE ? " + C copy" : "");
     snprintf(rt->algo_name, sizeof rt->algo_name, "%s",
              rt->o->math == OC_RP_MATH_FP32   ? "COMPUTE_32F pedantic"
+             : rt->p->in[0].dtype != 1        ? "COMPUTE_32F"
              : rt->o->math == OC_RP_MATH_TF32 ? "COMPUTE_32F_FAST_TF32"
                                               : "COMPUTE_32F_FAST_16F");
     return true;
@@ -627,10 +637,30 @@ static bool oc_setup_dnn_misc(struct oc_node_rt *rt, char *err, size_t n) {
             return true;
         }
         const struct oc_rp_eltwise *e = &p->u.ew;
-        int64_t bd[OC_RP_MAX_RANK];
-        for (int32_t d = 0; d < e->rank; d++) /* input 1 aligned right, 1 where it broadcasts */
-            bd[d] = e->stride[1][d] == 0 ? 1 : e->dims[d];
-        if (!oc_tdesc(&rt->t[0], dt, e->dims, e->rank, err, n) || !oc_tdesc(&rt->t[1], dt, bd, e->rank, err, n))
+        /* cudnnOpTensor takes tensors of at most 5 dims: merge neighbouring
+           output dims where input 1 is full on both or broadcast on both
+           (size-1 dims dropped); the same data in fewer dims */
+        int64_t cd[OC_RP_MAX_RANK], bd[OC_RP_MAX_RANK];
+        bool bb[OC_RP_MAX_RANK];
+        int32_t r = 0;
+        for (int32_t d = 0; d < e->rank; d++) {
+            if (e->dims[d] == 1)
+                continue;
+            bool b = e->stride[1][d] == 0;
+            if (r > 0 && bb[r - 1] == b) {
+                cd[r - 1] *= e->dims[d];
+            } else {
+                cd[r] = e->dims[d];
+                bb[r++] = b;
+            }
+        }
+        if (r > 5) {
+            snprintf(rt->call, sizeof rt->call, "oc_k_binary");
+            return true;
+        }
+        for (int32_t d = 0; d < r; d++) /* input 1: 1 where it broadcasts */
+            bd[d] = bb[d] ? 1 : cd[d];
+        if (!oc_tdesc(&rt->t[0], dt, cd, r, err, n) || !oc_tdesc(&rt->t[1], dt, bd, r, err, n))
             return false;
         cudnnOpTensorOp_t op = e->op == OC_EW_MUL   ? CUDNN_OP_TENSOR_MUL
                                : e->op == OC_EW_MAX ? CUDNN_OP_TENSOR_MAX
@@ -649,6 +679,9 @@ static bool oc_setup_dnn_misc(struct oc_node_rt *rt, char *err, size_t n) {
 /* allocate and fill the node's tensors, set its call up */
 static bool oc_setup(struct oc_node_rt *rt, uint64_t seed, char *err, size_t n) {
     const struct oc_rp_plan *p = rt->p;
+    /* a non-sticky error left by an earlier node (a failed cudaMalloc, an
+       invalid cudaFree) would come back from our launchers' cudaGetLastError */
+    (void)cudaGetLastError();
     for (int32_t i = 0; i < p->n_in; i++) {
         const struct oc_rp_tensor *t = &p->in[i];
         if (!t->dtype)
@@ -742,9 +775,12 @@ static bool oc_launch(struct oc_node_rt *rt, char *err, size_t n) {
     case OC_RPK_GEMM: {
         const struct oc_rp_gemm *g = &p->u.gemm;
         cudaDataType_t dt = oc_blas_type(p->in[0].dtype);
-        cublasComputeType_t ct = rt->o->math == OC_RP_MATH_FP32   ? CUBLAS_COMPUTE_32F
-                                 : rt->o->math == OC_RP_MATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                  : CUBLAS_COMPUTE_32F_FAST_16F;
+        /* the _FAST_ compute types down-convert FP32 inputs: cuBLAS takes them
+           with CUDA_R_32F A/B/C only; 16-bit data runs COMPUTE_32F (tensor cores
+           under the default math mode) */
+        cublasComputeType_t ct = rt->o->math == OC_RP_MATH_FP32 || dt != CUDA_R_32F ? CUBLAS_COMPUTE_32F
+                                 : rt->o->math == OC_RP_MATH_TF32                   ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                                    : CUBLAS_COMPUTE_32F_FAST_16F;
         float alpha = (float)g->alpha, beta = (float)g->beta;
         if (g->bias != OC_BIAS_NONE)
             CU(oc_k_copy(oc_elem_bytes(p->out[0].dtype), rt->in[2], rt->out[0], &g->bias_copy, s));
@@ -879,12 +915,19 @@ static void oc_time_node(const struct oc_rp_options *o, struct oc_node_rt *rt, i
     }
     if (!tm->traced) {
         ev = calloc((size_t)reps * 2, sizeof *ev);
-        for (int32_t k = 0; ev && k < 2 * reps; k++)
+        if (!ev) {
+            free(times);
+            oc_fail(r, "out of host memory");
+            return;
+        }
+        for (int32_t k = 0; k < 2 * reps; k++)
             cudaEventCreate(&ev[k]);
     }
     for (int32_t k = 0; k < reps; k++) {
-        if (o->flush_l2)
-            oc_k_l2_flush(G.flush, (int64_t)G.flush_bytes, G.sink, (oc_stream_t)G.stream);
+        if (o->flush_l2 && oc_k_l2_flush(G.flush, (int64_t)G.flush_bytes, G.sink, (oc_stream_t)G.stream) != 0) {
+            oc_fail(r, "the L2 flush kernel failed (--cold)");
+            goto out;
+        }
         uint64_t id = ((uint64_t)(idx + 1) << 32) | (uint64_t)k;
         if (tm->traced)
             oc_rp_trace_push(id);
@@ -984,7 +1027,7 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
     cudaSetDevice(G.device);
     struct oc_timing tm = {.traced = oc_rp_trace_begin(err, errn) == 0};
     err[0] = 0;
-    int32_t *algos = calloc((size_t)(n ? n : 1), sizeof *algos);
+    int32_t *algos = calloc(2 * (size_t)(n ? n : 1), sizeof *algos); /* conv: (algo, mathType) per node */
     if (!algos) {
         oc_set_err(err, errn, "out of host memory");
         return -1;
@@ -1017,7 +1060,8 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
                 if (!tm.traced && r->status == OC_RPS_MEASURED && !r->reason[0])
                     snprintf(r->reason, sizeof r->reason, "timed with CUDA events (CUPTI tracing unavailable)");
             }
-            algos[i] = rt.algo;
+            algos[2 * i] = rt.algo;
+            algos[2 * i + 1] = rt.algo_math;
             oc_rt_free(&rt);
         }
         if (progress)
@@ -1030,6 +1074,16 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
         struct oc_rp_profiler *prof = NULL;
         char why[256] = "";
         int32_t math = o->math == OC_RP_MATH_TF32 ? OC_MATH_TF32 : o->math == OC_RP_MATH_FP16 ? OC_MATH_FP16 : OC_MATH_FP32;
+        /* with tensor cores allowed, 16-bit data takes its own tensor path
+           (cuBLAS runs it with COMPUTE_32F): ask for that path's counter */
+        for (int32_t i = 0; math != OC_MATH_FP32 && i < n; i++) {
+            int32_t k = plans[i].kind;
+            if (k == OC_RPK_CONV || k == OC_RPK_CONVT || k == OC_RPK_GEMM) {
+                int32_t dt = plans[i].in[0].dtype;
+                math = dt == 16 ? OC_MATH_BF16 : dt == 10 ? OC_MATH_FP16 : math;
+                break;
+            }
+        }
         if (oc_rp_profiler_begin(&prof, math, 1, why, sizeof why) != 0) {
             for (int32_t i = 0; i < n; i++)
                 if (results[i].status == OC_RPS_MEASURED && !results[i].reason[0])
@@ -1038,7 +1092,8 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
         for (int32_t i = 0; prof && i < n; i++) {
             struct oc_rp_result *r = &results[i];
             if (r->status == OC_RPS_MEASURED) {
-                struct oc_node_rt rt = {.p = &plans[i], .o = o, .algo = algos[i], .algo_fixed = true};
+                struct oc_node_rt rt = {
+                    .p = &plans[i], .o = o, .algo = algos[2 * i], .algo_math = algos[2 * i + 1], .algo_fixed = true};
                 struct oc_pass_arg a = {.rt = &rt, .prof = prof, .ok = true};
                 char e[256] = "";
                 struct oc_rp_counters c;
