@@ -993,65 +993,47 @@ PLANNER(oc_rp_slice) {
     p->kind = OC_RPK_COPY;
 }
 
-PLANNER(oc_rp_concat) {
-    const struct oc_rp_tensor *y = &p->out[0];
+/* Concat and Split: parts laid one after another along `axis` of the whole
+ * tensor (Concat's output, Split's input); each part is one strided copy,
+ * into the whole (Concat) or out of it (Split). */
+static void oc_rp_axis_parts(struct oc_rp_pctx *c, struct oc_rp_plan *p, bool split) {
+    const struct oc_rp_tensor *whole = split ? &p->in[0] : &p->out[0];
     int64_t axis;
     if (!oc_rp_attr_ok(c, p, oc_attr_int(c->op.node, "axis", 0, &axis, &c->diag)))
         return;
     int32_t ax;
-    if (!oc_axis_norm(axis, y->rank, &ax)) {
+    if (!oc_axis_norm(axis, whole->rank, &ax)) {
         oc_rp_refuse(p, "axis %lld out of range", (long long)axis);
         return;
     }
     memset(&p->u.copy, 0, sizeof p->u.copy);
-    int64_t ys[OC_RP_MAX_RANK], at = 0;
-    oc_rp_contiguous(y->dims, y->rank, ys);
-    for (int32_t i = 0; i < p->n_in; i++) {
-        const struct oc_rp_tensor *x = &p->in[i];
-        if (!x->dtype)
+    int64_t ws[OC_RP_MAX_RANK], at = 0;
+    oc_rp_contiguous(whole->dims, whole->rank, ws);
+    for (int32_t k = 0; k < (split ? p->n_out : p->n_in); k++) {
+        const struct oc_rp_tensor *part = split ? &p->out[k] : &p->in[k];
+        if (!part->dtype)
             continue;
-        struct oc_rp_piece *pc = oc_rp_piece_add(p, i, 0);
+        struct oc_rp_piece *pc = oc_rp_piece_add(p, split ? 0 : k, split ? k : 0);
         if (!pc)
             return;
-        pc->rank = x->rank;
-        memcpy(pc->dims, x->dims, sizeof pc->dims);
-        oc_rp_contiguous(x->dims, x->rank, pc->in_stride);
-        memcpy(pc->out_stride, ys, sizeof ys);
-        pc->out_offset = at * ys[ax];
-        at += x->dims[ax];
+        pc->rank = part->rank;
+        memcpy(pc->dims, part->dims, sizeof pc->dims);
+        oc_rp_contiguous(part->dims, part->rank, split ? pc->out_stride : pc->in_stride);
+        memcpy(split ? pc->in_stride : pc->out_stride, ws, sizeof ws);
+        *(split ? &pc->in_offset : &pc->out_offset) = at * ws[ax];
+        at += part->dims[ax];
     }
+    if (split)
+        p->n_in = 1; /* `split` input read on the host */
     p->kind = OC_RPK_COPY;
 }
 
+PLANNER(oc_rp_concat) {
+    oc_rp_axis_parts(c, p, false);
+}
+
 PLANNER(oc_rp_split) {
-    const struct oc_rp_tensor *x = &p->in[0];
-    int64_t axis;
-    if (!oc_rp_attr_ok(c, p, oc_attr_int(c->op.node, "axis", 0, &axis, &c->diag)))
-        return;
-    int32_t ax;
-    if (!oc_axis_norm(axis, x->rank, &ax)) {
-        oc_rp_refuse(p, "axis %lld out of range", (long long)axis);
-        return;
-    }
-    memset(&p->u.copy, 0, sizeof p->u.copy);
-    int64_t xs[OC_RP_MAX_RANK], at = 0;
-    oc_rp_contiguous(x->dims, x->rank, xs);
-    for (int32_t o = 0; o < p->n_out; o++) {
-        const struct oc_rp_tensor *y = &p->out[o];
-        if (!y->dtype)
-            continue;
-        struct oc_rp_piece *pc = oc_rp_piece_add(p, 0, o);
-        if (!pc)
-            return;
-        pc->rank = y->rank;
-        memcpy(pc->dims, y->dims, sizeof pc->dims);
-        memcpy(pc->in_stride, xs, sizeof xs);
-        pc->in_offset = at * xs[ax];
-        oc_rp_contiguous(y->dims, y->rank, pc->out_stride);
-        at += y->dims[ax];
-    }
-    p->n_in = 1; /* `split` input read on the host */
-    p->kind = OC_RPK_COPY;
+    oc_rp_axis_parts(c, p, true);
 }
 
 PLANNER(oc_rp_gather) {
