@@ -115,6 +115,36 @@ static void oc_svg_formula_lines(struct oc_sbuf *b, const struct oc_symbolic *s,
     oc_sbuf_printf(b, "\n<text x=\"60\" y=\"14\">max %.3g</text>\n</svg>\n", ymax);
 }
 
+/* ---- log-log roofline charts (the --gpu prediction and the replay's measurements) ---- */
+
+double oc_ll_x(const struct oc_loglog *c, double v) {
+    return 60 + 600.0 * (log10(v) - c->x0) / (c->x1 - c->x0);
+}
+
+double oc_ll_y(const struct oc_loglog *c, double v) {
+    return 280 - 260.0 * (log10(v) - c->y0) / (c->y1 - c->y0);
+}
+
+void oc_ll_open(struct oc_sbuf *b) {
+    oc_sbuf_puts(b, "<svg class=\"chart\" width=\"700\" height=\"320\" role=\"img\">\n"
+                    "<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
+                    "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
+}
+
+void oc_ll_roof(struct oc_sbuf *b, const struct oc_loglog *c, double peak, double bw, const char *color) {
+    double lo = pow(10, c->x0), ylo = lo * bw;
+    oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>",
+                   color, oc_ll_x(c, lo), oc_ll_y(c, ylo > pow(10, c->y0) ? ylo : pow(10, c->y0)),
+                   oc_ll_x(c, peak / bw), oc_ll_y(c, peak), oc_ll_x(c, pow(10, c->x1)), oc_ll_y(c, peak));
+}
+
+void oc_ll_ticks(struct oc_sbuf *b, const struct oc_loglog *c) {
+    for (int e = (int)c->x0; e <= (int)c->x1; e++)
+        oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">1e%d</text>", oc_ll_x(c, pow(10, e)), e);
+    for (int e = (int)c->y0; e <= (int)c->y1; e += 2)
+        oc_sbuf_printf(b, "<text x=\"55\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>", oc_ll_y(c, pow(10, e)) + 4, e);
+}
+
 /* --gpu: log-log roofline. Roofs min(peak, AI x bandwidth) for FP32 and the
  * fastest unit; one point per timed node at (AI, FLOPs / predicted time). */
 static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_perf *p) {
@@ -127,25 +157,20 @@ static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, con
     if (gpu->mem_bw <= 0 || gpu->peak[top] <= 0)
         return;
     /* axes: AI 10^-2 .. 10^4 FLOP/B; FLOP/s from 10^(k-6) to 10^k above the top peak */
-    double x0 = -2, x1 = 4, y1 = ceil(log10(gpu->peak[top])), y0 = y1 - 6;
-#define OC_RX(ai) (60 + 600.0 * (log10(ai) - x0) / (x1 - x0))
-#define OC_RY(f) (280 - 260.0 * (log10(f) - y0) / (y1 - y0))
+    double y1 = ceil(log10(gpu->peak[top]));
+    const struct oc_loglog ll = {.x0 = -2, .x1 = 4, .y0 = y1 - 6, .y1 = y1};
+    double x0 = ll.x0, x1 = ll.x1, y0 = ll.y0;
     oc_sbuf_puts(b, "<h2>Roofline on ");
     oc_html_text(b, gpu->name);
-    oc_sbuf_puts(b, " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time)</h2>\n"
-                    "<svg class=\"chart\" width=\"700\" height=\"320\" role=\"img\">\n"
-                    "<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
-                    "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
+    oc_sbuf_puts(b, " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time)</h2>\n");
+    oc_ll_open(b);
     enum oc_unit roofs[2] = {OC_UNIT_FP32, top};
     static const char *const color[2] = {"#4e79a7", "#e15759"};
     for (int k = 0; k < (top == OC_UNIT_FP32 ? 1 : 2); k++) {
-        double peak = gpu->peak[roofs[k]], ridge = peak / gpu->mem_bw, lo = pow(10, x0);
-        double ylo = lo * gpu->mem_bw;
-        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>",
-                       color[k], OC_RX(lo), OC_RY(ylo > pow(10, y0) ? ylo : pow(10, y0)), OC_RX(ridge), OC_RY(peak),
-                       OC_RX(pow(10, x1)), OC_RY(peak));
+        double peak = gpu->peak[roofs[k]];
+        oc_ll_roof(b, &ll, peak, gpu->mem_bw, color[k]);
         oc_sbuf_printf(b, "<text x=\"655\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s %.3g TFLOPS, ridge %.1f FLOP/B</text>\n",
-                       OC_RY(peak) - 5, color[k], oc_unit_name(roofs[k]), peak / 1e12, ridge);
+                       oc_ll_y(&ll, peak) - 5, color[k], oc_unit_name(roofs[k]), peak / 1e12, peak / gpu->mem_bw);
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node_perf *np = &p->nodes[i];
@@ -156,17 +181,12 @@ static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, con
         if (f < pow(10, y0))
             f = pow(10, y0);
         oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.6\"><title>",
-                       OC_RX(ai), OC_RY(f), np->bound == OC_BOUND_MEMORY ? "#f28e2b" : "#59a14f");
+                       oc_ll_x(&ll, ai), oc_ll_y(&ll, f), np->bound == OC_BOUND_MEMORY ? "#f28e2b" : "#59a14f");
         oc_html_text(b, g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type);
         oc_sbuf_printf(b, ": %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", np->ai, f, oc_bound_name(np->bound));
     }
-    for (int e = (int)x0; e <= (int)x1; e++)
-        oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">1e%d</text>", OC_RX(pow(10, e)), e);
-    for (int e = (int)y0; e <= (int)y1; e += 2)
-        oc_sbuf_printf(b, "<text x=\"55\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>", OC_RY(pow(10, e)) + 4, e);
+    oc_ll_ticks(b, &ll);
     oc_sbuf_puts(b, "\n<text x=\"655\" y=\"314\" text-anchor=\"end\">FLOP/byte (orange: memory-bound, green: compute-bound)</text>\n</svg>\n");
-#undef OC_RX
-#undef OC_RY
 }
 
 static void oc_html_row(struct oc_sbuf *b, const char *k, const char *v) {

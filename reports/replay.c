@@ -227,6 +227,10 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
     oc_sbuf_printf(b, "%s\n", oc_rp_footer);
 }
 
+static double oc_rp_clamp(double v, double lo, double hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* HTML: the measured roofline (one point per node with counters at its
  * measured intensity and FLOP/s; a hollow point at the estimate's intensity
  * and FLOPs over the same time) above the table */
@@ -245,57 +249,44 @@ static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, 
     oc_sbuf_free(&lines);
     oc_sbuf_puts(b, "</p>\n");
     if (pk.fp32_flops > 0 && pk.dram_bytes > 0) {
-        double x0 = -2, x1 = 4, y1 = ceil(log10(pk.fp32_flops)) + 1, y0 = y1 - 7, ridge = pk.fp32_flops / pk.dram_bytes;
-#define OC_RX(ai) (60 + 600.0 * (log10(ai) - x0) / (x1 - x0))
-#define OC_RY(f) (280 - 260.0 * (log10(f) - y0) / (y1 - y0))
-#define OC_CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+        double top = ceil(log10(pk.fp32_flops)) + 1;
+        const struct oc_loglog ll = {.x0 = -2, .x1 = 4, .y0 = top - 7, .y1 = top};
+        double xlo = pow(10, ll.x0), xhi = pow(10, ll.x1), ylo = pow(10, ll.y0), yhi = pow(10, ll.y1);
         oc_sbuf_puts(b, "<h2>Measured roofline (log-log; FLOP/s against FLOP per DRAM byte; filled: measured, "
-                        "hollow: the estimate's FLOPs and bytes over the measured time)</h2>\n"
-                        "<svg class=\"chart\" width=\"700\" height=\"320\" role=\"img\">\n"
-                        "<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
-                        "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
-        double lo = pow(10, x0), ylo = lo * pk.dram_bytes;
-        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f "
-                          "%.1f,%.1f\"/><text x=\"655\" y=\"%.1f\" text-anchor=\"end\">FP32 %.3g TFLOP/s, ridge %.1f "
-                          "FLOP/B</text>\n",
-                       OC_RX(lo), OC_RY(OC_CLAMP(ylo, pow(10, y0), pk.fp32_flops)), OC_RX(ridge), OC_RY(pk.fp32_flops),
-                       OC_RX(pow(10, x1)), OC_RY(pk.fp32_flops), OC_RY(pk.fp32_flops) - 5, pk.fp32_flops / 1e12, ridge);
+                        "hollow: the estimate's FLOPs and bytes over the measured time)</h2>\n");
+        oc_ll_open(b);
+        oc_ll_roof(b, &ll, pk.fp32_flops, pk.dram_bytes, "#4e79a7");
+        oc_sbuf_printf(b, "<text x=\"655\" y=\"%.1f\" text-anchor=\"end\">FP32 %.3g TFLOP/s, ridge %.1f FLOP/B</text>\n",
+                       oc_ll_y(&ll, pk.fp32_flops) - 5, pk.fp32_flops / 1e12, pk.fp32_flops / pk.dram_bytes);
         for (int32_t i = 0; i < r->n; i++) {
             const struct oc_rp_result *res = &r->results[i];
+            if (res->status != OC_RPS_MEASURED || res->time_median_ns <= 0)
+                continue;
             const struct oc_node *nd = &an->graph->nodes[r->plans[i].node];
             struct oc_rp_derived dd;
             oc_rp_derive(res, nd->cost.flops, &pk, &dd);
-            if (res->status != OC_RPS_MEASURED || res->time_median_ns <= 0)
-                continue;
             const char *label = nd->name[0] ? nd->name : nd->op_type;
             double t = res->time_median_ns * 1e-9;
             double eb = (double)nd->cost.bytes_read + (double)nd->cost.bytes_written;
             if (nd->cost.flops > 0 && eb > 0) {
-                double ai = OC_CLAMP((double)nd->cost.flops / eb, pow(10, x0), pow(10, x1));
-                double f = OC_CLAMP((double)nd->cost.flops / t, pow(10, y0), pow(10, y1));
+                double ai = oc_rp_clamp((double)nd->cost.flops / eb, xlo, xhi);
+                double f = oc_rp_clamp((double)nd->cost.flops / t, ylo, yhi);
                 oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"none\" stroke=\"#888\"><title>",
-                               OC_RX(ai), OC_RY(f));
+                               oc_ll_x(&ll, ai), oc_ll_y(&ll, f));
                 oc_html_text(b, label);
                 oc_sbuf_printf(b, " (estimate): %.3g FLOP/B, %.3g FLOP/s</title></circle>", ai, f);
             }
             if (res->has_counters && dd.intensity > 0 && dd.flops_per_s > 0) {
-                double ai = OC_CLAMP(dd.intensity, pow(10, x0), pow(10, x1));
-                double f = OC_CLAMP(dd.flops_per_s, pow(10, y0), pow(10, y1));
+                double ai = oc_rp_clamp(dd.intensity, xlo, xhi), f = oc_rp_clamp(dd.flops_per_s, ylo, yhi);
                 oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>",
-                               OC_RX(ai), OC_RY(f), dd.bound == OC_RPB_MEMORY ? "#f28e2b" : "#59a14f");
+                               oc_ll_x(&ll, ai), oc_ll_y(&ll, f), dd.bound == OC_RPB_MEMORY ? "#f28e2b" : "#59a14f");
                 oc_html_text(b, label);
                 oc_sbuf_printf(b, " (measured): %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", dd.intensity,
                                dd.flops_per_s, oc_rp_bound_name(dd.bound));
             }
         }
-        for (int e = (int)x0; e <= (int)x1; e++)
-            oc_sbuf_printf(b, "<text x=\"%.1f\" y=\"298\" text-anchor=\"middle\">1e%d</text>", OC_RX(pow(10, e)), e);
-        for (int e = (int)y0; e <= (int)y1; e += 2)
-            oc_sbuf_printf(b, "<text x=\"55\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>", OC_RY(pow(10, e)) + 4, e);
+        oc_ll_ticks(b, &ll);
         oc_sbuf_puts(b, "\n</svg>\n");
-#undef OC_RX
-#undef OC_RY
-#undef OC_CLAMP
     }
     int32_t counts[4];
     char(*cell)[OC_RP_CELL] = oc_rp_result_cells(an, r, &pk, counts);

@@ -43,6 +43,20 @@ struct json_t;
 /* HTML: s escaped (control bytes as '?'), and the reports' style sheet. */
 void oc_html_text(struct oc_sbuf *b, const char *s);
 extern const char oc_html_style[];
+/* A log-log roofline chart, 700 x 320 px: x (FLOP/byte) from 10^x0 to
+ * 10^x1, y (FLOP/s) from 10^y0 to 10^y1 (reports/html.c). Callers clamp
+ * their points into the frame. */
+struct oc_loglog {
+    double x0, x1, y0, y1;
+};
+double oc_ll_x(const struct oc_loglog *c, double v);
+double oc_ll_y(const struct oc_loglog *c, double v);
+/* the <svg> element and its axes */
+void oc_ll_open(struct oc_sbuf *b);
+/* the roof min(peak, AI x bw) as a polyline of `color` */
+void oc_ll_roof(struct oc_sbuf *b, const struct oc_loglog *c, double peak, double bw, const char *color);
+/* the decade labels of both axes */
+void oc_ll_ticks(struct oc_sbuf *b, const struct oc_loglog *c);
 /* Appends doc as indented JSON and a newline, and releases doc (sets oom
  * when it cannot be serialized). */
 void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);
