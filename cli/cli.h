@@ -44,6 +44,17 @@ struct oc_limits;
  * range prints the usage error and gives -1 (exit OC_EXIT_INPUT); any other
  * argument gives 0 and changes nothing. */
 int oc_cli_limit_option(int argc, char **argv, int *i, struct oc_limits *lim);
+/* --dim NAME=N and --batch N (analyze, replay). When argv[*i] is one of them
+ * its binding goes into opts (dims[opts->n_dims++], dims having room for one
+ * per argument; each name is malloc'd: the caller frees dims[k].name for
+ * k < opts->n_dims) and the result is 1; a bad value or a name given twice
+ * prints the usage error, prefixed by `cmd` ("" or "replay: "), and gives -1
+ * (exit OC_EXIT_INPUT), no memory -2 (OC_EXIT_INTERNAL); any other argument
+ * gives 0. */
+struct oc_analyze_opts;
+struct oc_binding;
+int oc_cli_bind_option(int argc, char **argv, int *i, const char *cmd, struct oc_analyze_opts *opts,
+                       struct oc_binding *dims);
 /* Their lines in each command's --help. */
 #define OC_CLI_LIMITS_HELP                                                       \
     "limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):\n" \

@@ -274,7 +274,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (!dims)
         return OC_EXIT_INTERNAL;
     opts.dims = dims;
-    for (int i = 1, limit_opt; i < argc; i++) {
+    for (int i = 1, limit_opt, bind_opt; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             free(dims);
@@ -465,33 +465,11 @@ int oc_cmd_analyze(int argc, char **argv) {
                 rc = oc_cli_usage_error("--top takes a positive integer, got '%s'", v ? v : "");
                 goto done;
             }
-        } else if (oc_cli_option(argc, argv, &i, "--batch", &v)) {
-            if (!oc_cli_parse_count(v, &opts.batch) || opts.batch < 1) {
-                rc = oc_cli_usage_error("--batch takes a positive integer, got '%s'", v ? v : "");
+        } else if ((bind_opt = oc_cli_bind_option(argc, argv, &i, "", &opts, dims)) != 0) {
+            if (bind_opt < 0) {
+                rc = bind_opt == -1 ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
                 goto done;
             }
-        } else if (oc_cli_option(argc, argv, &i, "--dim", &v)) {
-            const char *eq = v ? strrchr(v, '=') : NULL;
-            int64_t val;
-            if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1) {
-                rc = oc_cli_usage_error("--dim takes NAME=N with a positive integer N, got '%s'", v ? v : "");
-                goto done;
-            }
-            size_t nlen = (size_t)(eq - v);
-            char *nm = malloc(nlen + 1);
-            if (!nm) {
-                rc = OC_EXIT_INTERNAL;
-                goto done;
-            }
-            memcpy(nm, v, nlen);
-            nm[nlen] = 0;
-            for (int32_t k = 0; k < opts.n_dims; k++)
-                if (strcmp(dims[k].name, nm) == 0) {
-                    rc = oc_cli_usage_error("--dim %s given twice", nm);
-                    free(nm);
-                    goto done;
-                }
-            dims[opts.n_dims++] = (struct oc_binding){nm, val};
         } else if (a[0] == '-' && a[1]) {
             rc = oc_cli_usage_error("unknown option '%s' (try 'onnxcost analyze --help')", a);
             goto done;

@@ -95,7 +95,7 @@ int oc_cmd_replay(int argc, char **argv) {
     if (!dims)
         return OC_EXIT_INTERNAL;
     opts.dims = dims;
-    for (int i = 1, limit_opt; i < argc; i++) {
+    for (int i = 1, limit_opt, bind_opt; i < argc; i++) {
         const char *a = argv[i];
         int64_t n;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -183,24 +183,11 @@ int oc_cmd_replay(int argc, char **argv) {
                 rc = oc_cli_usage_error("replay: --math takes fp32, tf32 or fp16");
                 goto done;
             }
-        } else if (oc_cli_option(argc, argv, &i, "--batch", &v)) {
-            if (!oc_cli_parse_count(v, &opts.batch) || opts.batch < 1) {
-                rc = oc_cli_usage_error("replay: --batch takes a positive integer, got '%s'", v ? v : "");
+        } else if ((bind_opt = oc_cli_bind_option(argc, argv, &i, "replay: ", &opts, dims)) != 0) {
+            if (bind_opt < 0) {
+                rc = bind_opt == -1 ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
                 goto done;
             }
-        } else if (oc_cli_option(argc, argv, &i, "--dim", &v)) {
-            const char *eq = v ? strrchr(v, '=') : NULL;
-            int64_t val;
-            if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1) {
-                rc = oc_cli_usage_error("replay: --dim takes NAME=N with a positive integer N, got '%s'", v ? v : "");
-                goto done;
-            }
-            char *nm = strndup(v, (size_t)(eq - v));
-            if (!nm) {
-                rc = OC_EXIT_INTERNAL;
-                goto done;
-            }
-            dims[opts.n_dims++] = (struct oc_binding){nm, val};
         } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
             if (limit_opt < 0) {
                 rc = OC_EXIT_INPUT;
