@@ -24,7 +24,7 @@
 PLANNER(oc_rp_alias); PLANNER(oc_rp_constant); PLANNER(oc_rp_conv); PLANNER(oc_rp_convt); PLANNER(oc_rp_gemm); PLANNER(oc_rp_matmul);
 PLANNER(oc_rp_pool); PLANNER(oc_rp_global_pool); PLANNER(oc_rp_activation); PLANNER(oc_rp_unary);
 PLANNER(oc_rp_softmax); PLANNER(oc_rp_batchnorm); PLANNER(oc_rp_lrn); PLANNER(oc_rp_binary);
-PLANNER(oc_rp_reduce); PLANNER(oc_rp_layernorm); PLANNER(oc_rp_transpose); PLANNER(oc_rp_expand);
+PLANNER(oc_rp_reduce_attr); PLANNER(oc_rp_reduce_input); PLANNER(oc_rp_layernorm); PLANNER(oc_rp_transpose); PLANNER(oc_rp_expand);
 PLANNER(oc_rp_slice); PLANNER(oc_rp_concat); PLANNER(oc_rp_split); PLANNER(oc_rp_gather); PLANNER(oc_rp_where);
 PLANNER(oc_rp_cast);
 
@@ -657,6 +657,13 @@ PLANNER(oc_rp_binary) {
         oc_rp_refuse(p, "integer Pow");
         return;
     }
+    /* the kernel's integer arithmetic is int32 and int64 (comparisons take any type) */
+    bool cmp = tab[i].code == OC_EW_EQUAL || tab[i].code == OC_EW_LESS || tab[i].code == OC_EW_GREATER;
+    int32_t dt = p->in[0].dtype;
+    if (!tab[i].logical && !cmp && !oc_dtype_is_float(dt) && dt != OC_DT_INT32 && dt != OC_DT_INT64) {
+        oc_rp_refuse(p, "%s on %s (replay's integer arithmetic takes int32 and int64)", op, oc_dtype_name(dt));
+        return;
+    }
     struct oc_rp_eltwise *e = &p->u.ew;
     memset(e, 0, sizeof *e);
     e->op = tab[i].code;
@@ -771,6 +778,10 @@ PLANNER(oc_rp_lrn) {
         oc_rp_refuse(p, "LRN of rank %d, size %lld (cuDNN: size 1 to 16)", x->rank, (long long)size);
         return;
     }
+    if (bias < 1e-5f || beta < 0.01f) { /* CUDNN_LRN_MIN_K, CUDNN_LRN_MIN_BETA */
+        oc_rp_refuse(p, "LRN bias %g, beta %g (cuDNN: bias >= 1e-5, beta >= 0.01)", (double)bias, (double)beta);
+        return;
+    }
     struct oc_rp_norm *nm = &p->u.norm;
     memset(nm, 0, sizeof *nm);
     nm->n = x->dims[0];
@@ -820,7 +831,15 @@ PLANNER(oc_rp_layernorm) {
     p->kind = OC_RPK_LAYERNORM;
 }
 
-PLANNER(oc_rp_reduce) {
+static struct oc_rp_piece *oc_rp_piece_add(struct oc_rp_plan *p, int32_t input, int32_t output);
+
+/* Reduce* of either registry row: axes (n_axes 0: all, unless noop) picked
+ * by the row's own rule, as the analyzer's oc_reduce_attr_infer and
+ * oc_reduce_input_infer pick them. A reduction over nothing (only size-1
+ * axes, or noop_with_empty_axes) is a copy (|x| for L1 and L2): cuDNN's
+ * cudnnReduceTensor refuses one whose input and output dims all match. */
+static void oc_rp_reduce_plan(struct oc_rp_pctx *c, struct oc_rp_plan *p, const int64_t *axes, int64_t n_axes,
+                              bool noop) {
     if (!oc_rp_float_io(p))
         return;
     const char *op = c->op.node->op_type;
@@ -838,19 +857,9 @@ PLANNER(oc_rp_reduce) {
         return;
     }
     const struct oc_rp_tensor *x = &p->in[0];
-    /* axes: the attribute, or from ReduceSum-13 / others-18 the second input */
-    const int64_t *axes;
-    int64_t n_axes = 0, noop = 0;
-    if (!oc_rp_attr_ok(c, p, oc_attr_ints(c->op.node, "axes", &axes, &n_axes, &c->diag)) ||
-        !oc_rp_attr_ok(c, p, oc_attr_int(c->op.node, "noop_with_empty_axes", 0, &noop, &c->diag)))
+    if (x->rank < 1) {
+        oc_rp_refuse(p, "reduction of a scalar");
         return;
-    if (p->n_in > 1 && p->in[1].dtype) {
-        axes = oc_in_ints(&c->op, 1, &n_axes);
-        if (!axes) {
-            oc_rp_refuse(p, "axes not known before running");
-            return;
-        }
-        p->n_in = 1; /* read on the host */
     }
     struct oc_rp_reduce *r = &p->u.reduce;
     memset(r, 0, sizeof *r);
@@ -868,11 +877,61 @@ PLANNER(oc_rp_reduce) {
         }
         r->out_dims[ax] = 1;
     }
-    if (x->rank < 1) {
-        oc_rp_refuse(p, "reduction of a scalar");
+    int64_t out_n = 1;
+    bool same = true;
+    for (int32_t d = 0; d < x->rank; d++) {
+        out_n *= r->out_dims[d];
+        same = same && r->out_dims[d] == r->in_dims[d];
+    }
+    if (out_n != p->out[0].numel) { /* never written past the output */
+        oc_rp_refuse(p, "reduced shape of %lld elements, the output has %lld", (long long)out_n,
+                     (long long)p->out[0].numel);
         return;
     }
-    p->kind = OC_RPK_REDUCE;
+    if (!same) {
+        p->kind = OC_RPK_REDUCE;
+        return;
+    }
+    if (r->op == OC_RED_L1 || r->op == OC_RED_L2) {
+        memset(&p->u.ew, 0, sizeof p->u.ew);
+        p->u.ew.op = OC_EW_ABS;
+        p->kind = OC_RPK_UNARY;
+    } else {
+        memset(&p->u.copy, 0, sizeof p->u.copy);
+        struct oc_rp_piece *pc = oc_rp_piece_add(p, 0, 0);
+        pc->rank = 1;
+        pc->dims[0] = x->numel;
+        pc->in_stride[0] = pc->out_stride[0] = 1;
+        p->kind = OC_RPK_COPY;
+    }
+    snprintf(p->reason, sizeof p->reason, "reduces nothing: run as a %s", p->kind == OC_RPK_COPY ? "copy" : "|x|");
+}
+
+/* the opset-1 rows: axes is an attribute */
+PLANNER(oc_rp_reduce_attr) {
+    const int64_t *axes;
+    int64_t n_axes = 0;
+    if (!oc_rp_attr_ok(c, p, oc_attr_ints(c->op.node, "axes", &axes, &n_axes, &c->diag)))
+        return;
+    oc_rp_reduce_plan(c, p, axes, n_axes, false);
+}
+
+/* ReduceSum-13 and the others from 18: axes is an optional input, read on
+ * the host */
+PLANNER(oc_rp_reduce_input) {
+    const int64_t *axes = NULL;
+    int64_t n_axes = 0, noop = 0;
+    if (!oc_rp_attr_ok(c, p, oc_attr_int(c->op.node, "noop_with_empty_axes", 0, &noop, &c->diag)))
+        return;
+    if (p->n_in > 1 && p->in[1].dtype) {
+        axes = oc_in_ints(&c->op, 1, &n_axes);
+        if (!axes) {
+            oc_rp_refuse(p, "axes not known before running");
+            return;
+        }
+    }
+    p->n_in = 1;
+    oc_rp_reduce_plan(c, p, axes, n_axes, noop != 0);
 }
 
 /* ---- layout: strided copies -------------------------------------------------------- */

@@ -384,6 +384,8 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
             continue;
         }
         const struct oc_rp_result *res = &r->results[i];
+        if (p->reason[0]) /* what the plan says of the node ("reduces nothing: run as a copy") */
+            json_object_set_new(o, "note", oc_jstr(p->reason));
         json_object_set_new(o, "status", json_string(oc_rp_status_name(res->status)));
         if (res->reason[0])
             json_object_set_new(o, "reason", oc_jstr(res->reason));

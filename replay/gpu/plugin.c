@@ -164,7 +164,11 @@ static int oc_probe(const struct oc_rp_options *o, struct oc_rp_device *dev, cha
         oc_close();
         return -1;
     }
-    cublasSetWorkspace(G.blas, G.blas_ws, G.blas_ws_bytes);
+    if ((bs = cublasSetWorkspace(G.blas, G.blas_ws, G.blas_ws_bytes)) != CUBLAS_STATUS_SUCCESS) {
+        oc_set_err(err, n, "cublasSetWorkspace: %s", cublasGetStatusString(bs));
+        oc_close();
+        return -1;
+    }
     cudaStreamSynchronize(G.stream);
 
     /* counters: does a profiler session start here (privileges, another
@@ -248,9 +252,20 @@ static bool oc_tdesc(cudnnTensorDescriptor_t *t, int32_t dt, const int64_t *dims
     }
     for (int i = 0; i < r; i++)
         d[i] = i < rank ? (int)dims[i] : 1;
+    int64_t st64 = 1;
     s[r - 1] = 1;
-    for (int i = r - 2; i >= 0; i--)
-        s[i] = s[i + 1] * d[i + 1];
+    for (int i = r - 2; i >= 0; i--) {
+        st64 *= d[i + 1];
+        if (st64 > INT_MAX) {
+            oc_set_err(err, n, "tensor of more than 2^31 elements (cuDNN's limit)");
+            return false;
+        }
+        s[i] = (int)st64;
+    }
+    if (st64 * d[0] > INT_MAX) {
+        oc_set_err(err, n, "tensor of more than 2^31 elements (cuDNN's limit)");
+        return false;
+    }
     cudnnStatus_t st;
     if ((st = cudnnCreateTensorDescriptor(t)) != CUDNN_STATUS_SUCCESS ||
         (st = cudnnSetTensorNdDescriptor(*t, oc_dnn_type(dt), r, d, s)) != CUDNN_STATUS_SUCCESS) {
@@ -550,7 +565,12 @@ static bool oc_setup_gemm(struct oc_node_rt *rt, char *err, size_t n) {
             return false;
         }
     }
-    cublasSetMathMode(G.blas, rt->o->math == OC_RP_MATH_FP32 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH);
+    cublasStatus_t ms = cublasSetMathMode(G.blas, rt->o->math == OC_RP_MATH_FP32 ? CUBLAS_PEDANTIC_MATH
+                                                                                 : CUBLAS_DEFAULT_MATH);
+    if (ms != CUBLAS_STATUS_SUCCESS) {
+        oc_set_err(err, n, "cublasSetMathMode: %s", cublasGetStatusString(ms));
+        return false;
+    }
     snprintf(rt->call, sizeof rt->call, "%s%s",
              g->mode == OC_GEMM_SINGLE ? "cublasGemmEx" : g->mode == OC_GEMM_STRIDED ? "cublasGemmStridedBatchedEx"
                                                                                       : "cublasGemmBatchedEx",
