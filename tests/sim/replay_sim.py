@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""sim.replay — the GPU replay plugin's own code, end to end, on ocsim.
+
+libonnxcost_gpu_sim.so is replay/gpu/{plugin,trace,profiler,metrics}.c built
+against tests/sim (a simulated CUDA runtime, cuDNN, cuBLAS and CUPTI that
+check every call's arguments and buffer extents; README.md there). This test
+replays real models with it and checks, from ocsim's own log:
+
+  * no call broke a documented rule or touched memory outside an allocation
+    (no "ocsim:" line), and every node is measured, an alias, or listed
+    with a reason; no node failed;
+  * phase 1: each measured node's median time is the sum of the durations
+    of the kernels launched under its external correlation id in one
+    repetition (every repetition alike), with the kernel count and names;
+  * phase 2: every profiler pass replayed the same kernels, and the node's
+    FP32 FLOPs are fadd + fmul + 2 x ffma of them, its DRAM bytes their sum,
+    its tensor FLOPs their tensor ops;
+  * the fallbacks: no tracing (CUDA events), no profiling permission,
+    no driver, a device out of memory; --no-counters, --cold, --nodes, the
+    16-bit dtypes and math modes; merge of two result files.
+
+Usage: replay_sim.py ONNXCOST SIM_PLUGIN SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+BIN, PLUGIN, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
+FX = os.path.join(SRC, "fixtures")
+CORPUS = os.path.join(FX, "corpus")
+TMP = tempfile.mkdtemp(prefix="ocsim.")
+failures = []
+passes = 0
+
+
+def corpus(name):
+    for root, _, files in os.walk(CORPUS):
+        for f in files:
+            if name in f and f.endswith(".onnx"):
+                return os.path.join(root, f)
+    raise SystemExit(f"fixture {name} missing")
+
+
+def run(tag, model, args, env_extra=None):
+    log = os.path.join(TMP, tag + ".log")
+    out = os.path.join(TMP, tag + ".json")
+    for p in (log, out):
+        if os.path.exists(p):
+            os.remove(p)
+    env = dict(os.environ, ONNXCOST_GPU_PLUGIN=PLUGIN, OCSIM_LOG=log)
+    env.update(env_extra or {})
+    cmd = [BIN, "replay", model, "--format", "json", "-o", out] + args
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    lines = open(log).read().splitlines() if os.path.exists(log) else []
+    doc = json.load(open(out)) if p.returncode == 0 and os.path.exists(out) else None
+    return p, doc, lines
+
+
+def fail(tag, msg):
+    failures.append(f"{tag}: {msg}")
+    print(f"FAIL {tag}: {msg}")
+
+
+def ok(tag, msg=""):
+    global passes
+    passes += 1
+    print(f"ok   {tag}{': ' + msg if msg else ''}")
+
+
+def parse_log(lines):
+    """T lines: (ext, kernel, dur, work); P lines: (pass, range, kernel, work)."""
+    t, p, e = [], [], []
+    for ln in lines:
+        f = ln.split("\t")
+        if f[0] == "E":
+            e.append(ln)
+        elif f[0] == "T":
+            t.append((int(f[1]), f[2], int(f[3]), [float(x) for x in f[4:]]))
+        elif f[0] == "P":
+            p.append((int(f[1]), f[2], f[3], [float(x) for x in f[5:]]))
+    return t, p, e
+
+
+# work fields: fadd fmul ffma hadd hmul hfma dadd dmul dfma tensor read write
+def fp32(w):
+    return w[0] + w[1] + 2 * w[2]
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_clean(tag, p, doc, lines, allow_failed=False):
+    errs = [ln for ln in p.stderr.splitlines() if ln.startswith("ocsim:") or "Sanitizer" in ln]
+    if p.returncode != 0 or doc is None:
+        fail(tag, f"exit {p.returncode}: {p.stderr.strip()[:600]}")
+        return False
+    if errs:
+        fail(tag, "ocsim found rule violations:\n    " + "\n    ".join(errs[:12]))
+        return False
+    bad = [(n["name"], n["status"], n.get("reason", "")) for n in doc["nodes"]
+           if n["status"] == "failed" or (n["status"] not in ("measured", "alias") and not n.get("reason"))]
+    if bad and not allow_failed:
+        fail(tag, f"{len(bad)} nodes failed or without a reason: {bad[:6]}")
+        return False
+    return True
+
+
+def check_model(tag, model, args, env_extra=None, want_counters=True):
+    p, doc, lines = run(tag, model, args, env_extra)
+    if not check_clean(tag, p, doc, lines):
+        return None
+    t, prof, _ = parse_log(lines)
+    nodes = doc["nodes"]
+    meas = [i for i, n in enumerate(nodes) if n["status"] == "measured"]
+    if not meas:
+        fail(tag, "nothing measured")
+        return None
+    # phase 1: kernels per (node, rep) from the external ids ((node + 1) << 32 | rep)
+    per = defaultdict(lambda: defaultdict(list))
+    for ext, kname, dur, _ in t:
+        if ext:
+            per[(ext >> 32) - 1][ext & 0xFFFFFFFF].append((kname, dur))
+    problems = []
+    for i in meas:
+        n = nodes[i]
+        reps = per.get(i)
+        if not reps:
+            problems.append(f"{n['name']}: no kernel under its correlation id")
+            continue
+        r0 = reps.get(0, [])
+        want = float(sum(d for _, d in r0))
+        if sorted(reps) != list(range(n["time_ns"]["reps"])):
+            problems.append(f"{n['name']}: reps seen {sorted(reps)[:5]}.., JSON {n['time_ns']['reps']}")
+        if any(float(sum(d for _, d in reps[k])) != want for k in reps):
+            problems.append(f"{n['name']}: repetitions differ")
+        if n["time_ns"]["median"] != want or n["time_ns"]["min"] != want:
+            problems.append(f"{n['name']}: median {n['time_ns']['median']} ns, kernels sum to {want}")
+        if n["kernels_per_rep"] != len(r0):
+            problems.append(f"{n['name']}: {n['kernels_per_rep']} kernels per rep, log {len(r0)}")
+        if n["kernels"] != "; ".join(k for k, _ in r0)[: len(n["kernels"])]:
+            problems.append(f"{n['name']}: kernel names {n['kernels'][:80]!r}")
+    stray = [i for i in per if i not in meas]
+    if stray:
+        problems.append(f"kernels under the ids of unmeasured nodes {stray[:5]}")
+    # phase 2: ranges in node order; an instance ends when the pass number falls back
+    inst, cur, last_pass = [], None, None
+    for ps, rng, kname, w in prof:
+        if cur is None or (ps == 0 and last_pass != 0) or (ps == 0 and rng != cur["range"]):
+            cur = {"range": rng, "passes": defaultdict(list)}
+            inst.append(cur)
+        cur["passes"][ps].append((kname, w))
+        last_pass = ps
+    with_c = [i for i in meas if "counters" in nodes[i]]
+    if want_counters:
+        if len(with_c) != len(meas):
+            problems.append(f"{len(meas) - len(with_c)} measured nodes without counters: "
+                            f"{[nodes[i].get('reason') for i in meas if 'counters' not in nodes[i]][:3]}")
+        if len(inst) != len(with_c):
+            problems.append(f"{len(inst)} profiled ranges for {len(with_c)} nodes with counters")
+        for i, r in zip(with_c, inst):
+            n = nodes[i]
+            name = n["name"] or n["op"]
+            if r["range"] != name:
+                problems.append(f"range {r['range']!r} for node {name!r}")
+                break
+            ks = [[k for k, _ in r["passes"][q]] for q in sorted(r["passes"])]
+            if any(k != ks[0] for k in ks) or len(ks) < 2:
+                problems.append(f"{name}: passes replayed different kernels or one pass only ({len(ks)})")
+            w = [sum(x[1][j] for x in r["passes"][0]) for j in range(12)]
+            c = n["counters"]
+            for key, want in (("fp32_flops", fp32(w)), ("tensor_flops", w[9]),
+                              ("dram_read_bytes", w[10]), ("dram_write_bytes", w[11])):
+                if not close(c[key], want):
+                    problems.append(f"{name}: {key} {c[key]}, kernels' work {want}")
+    elif with_c or prof:
+        problems.append(f"counters collected though not wanted ({len(with_c)} nodes, {len(prof)} P lines)")
+    if problems:
+        fail(tag, f"{len(problems)} mismatches:\n    " + "\n    ".join(problems[:12]))
+        return None
+    kinds = defaultdict(int)
+    for n in nodes:
+        kinds[n["status"]] += 1
+    ok(tag, f"{len(meas)} measured ({len(with_c)} with counters), {kinds['alias']} aliases, "
+            f"{kinds['skipped']} listed with a reason; {len(t)} kernel records, {len(prof)} profiled launches")
+    return doc
+
+
+FAST = ["--reps", "3", "--warmup", "0"]
+mnist = os.path.join(FX, "mnist", "examples_net.onnx")
+
+models = [
+    ("mnist", mnist, []),
+    ("torchsummary_net", os.path.join(FX, "mnist", "torchsummary_net.onnx"), []),
+    ("resnet50", corpus("light_resnet50"), []),
+    ("alexnet_lrn", corpus("light_bvlc_alexnet"), []),
+    ("inception_v1", corpus("light_inception_v1"), []),
+    ("shufflenet", corpus("light_shufflenet"), []),
+    ("squeezenet", corpus("light_squeezenet"), []),
+    ("densenet121", corpus("light_densenet121"), []),
+    ("convtranspose_3d", corpus("test_convtranspose_3d"), []),
+    ("layernorm_expanded", corpus("test_layer_normalization_4d_axis_negative_1_expanded"), []),
+    ("gelu_tanh_expanded", corpus("test_gelu_tanh_2_expanded"), []),
+    ("tiny_gpt2", corpus("tiny-random-gpt2-fp32__past"),
+     ["--dim", "batch_size=2", "--dim", "sequence_length=16", "--dim", "past_sequence_length=8",
+      "--dim", "total_sequence_length=24"]),
+]
+only = os.environ.get("OCSIM_ONLY")
+for tag, model, extra in models:
+    if only and only not in tag:
+        continue
+    check_model(tag, model, FAST + extra)
+
+# models whose every node is refused: each says why, nothing runs
+for tag, model in (("einsum_f64", corpus("test_einsum_batch_matmul")), ("attention", corpus("test_attention_3d_gqa"))):
+    if only and only not in tag:
+        continue
+    p, d, lines = run(tag, model, FAST)
+    if check_clean(tag, p, d, lines):
+        st = [(n["status"], n.get("reason", "")) for n in d["nodes"]]
+        if all(s == "skipped" and r for s, r in st) and not any(ln.startswith("T\t") and not ln.startswith("T\t0\t")
+                                                                 for ln in lines):
+            ok(tag, st[0][1][:80])
+        else:
+            fail(tag, str(st))
+
+# the generated zoo (make_zoo.py): shapes and attributes the corpus does not reach
+zoo_ok = subprocess.run([sys.executable, os.path.join(SRC, "tests", "sim", "make_zoo.py"), TMP],
+                        capture_output=True, text=True)
+if zoo_ok.returncode != 0:
+    fail("zoo", "make_zoo.py: " + zoo_ok.stderr.strip()[-300:])
+elif not only or "zoo" in only:
+    d = check_model("zoo", os.path.join(TMP, "zoo.onnx"), FAST)
+    if d:
+        st = {n["name"]: (n["status"], n.get("reason", "") + n.get("note", "")) for n in d["nodes"]}
+        want = {"lrn_small_bias": ("skipped", "bias"), "lrn_small_beta": ("skipped", "beta"),
+                "relu_empty": ("alias", "empty"), "add_empty": ("alias", "empty"),
+                "add_int8": ("skipped", "int32 and int64"), "reduce_size1_axis": ("measured", "copy"),
+                "reduce_max_size1_axis": ("measured", "copy"), "reduce_l1_noop": ("measured", "|x|")}
+        bad = {k: st.get(k) for k, (s, r) in want.items() if not st.get(k) or st[k][0] != s or r not in st[k][1]}
+        rest = [k for k, (s, _) in st.items() if k not in want and s != "measured"]
+        if bad or rest:
+            fail("zoo_outcomes", f"{bad} {rest}")
+        else:
+            ok("zoo_outcomes", f"{len(want)} edge cases as expected, the other {len(st) - len(want)} measured")
+    check_model("zoo13", os.path.join(TMP, "zoo13.onnx"), FAST)
+    check_model("zoo_fp16", os.path.join(TMP, "zoo.onnx"), FAST + ["--dtype", "fp16", "--math", "fp16"])
+    check_model("zoo_tf32", os.path.join(TMP, "zoo.onnx"), FAST + ["--math", "tf32"])
+
+if not only:
+    # math modes and dtypes: tensor-core work where the math allows it
+    d = check_model("mnist_tf32", mnist, FAST + ["--math", "tf32"])
+    if d:
+        g = [n for n in d["nodes"] if n["op"] == "Gemm" and n["status"] == "measured"]
+        if g and all(n["counters"]["tensor_flops"] > 0 and n["counters"]["fp32_flops"] < n["estimate"]["flops"]
+                     for n in g):
+            ok("mnist_tf32_gemm_on_tensor_cores")
+        else:
+            fail("mnist_tf32_gemm_on_tensor_cores", str([n.get("counters") for n in g]))
+    check_model("mnist_fp16", mnist, FAST + ["--dtype", "fp16", "--math", "fp16"])
+    check_model("mnist_bf16", mnist, FAST + ["--dtype", "bf16", "--math", "tf32"])
+    check_model("resnet50_fp16", corpus("light_resnet50"), FAST + ["--dtype", "fp16", "--math", "fp16"])
+    check_model("tiny_gpt2_fp16", corpus("tiny-random-gpt2-fp32__past"),
+                FAST + ["--dtype", "fp16", "--math", "fp16", "--dim", "batch_size=1", "--dim",
+                        "sequence_length=8", "--dim", "past_sequence_length=4", "--dim", "total_sequence_length=12"])
+    # --cold: the flush kernel runs outside every node, so node times do not change
+    a = check_model("mnist_cold", mnist, FAST + ["--cold"])
+    b = check_model("mnist_warm", mnist, FAST)
+    if a and b:
+        ta = [n.get("time_ns", {}).get("median") for n in a["nodes"]]
+        tb = [n.get("time_ns", {}).get("median") for n in b["nodes"]]
+        _, _, la = run("mnist_cold_log", mnist, FAST + ["--cold", "--no-counters"])
+        flushes = sum(1 for ln in la if ln.startswith("T\t0\t") and "flush" in ln)
+        if ta == tb and flushes >= 3:
+            ok("cold_flush_outside_nodes", f"{flushes} flush kernels, node times unchanged")
+        else:
+            fail("cold_flush_outside_nodes", f"{flushes} flushes; times {ta} vs {tb}")
+    check_model("mnist_no_counters", mnist, FAST + ["--no-counters"], want_counters=False)
+    # --nodes: the rest is listed as left out
+    p, d, _ = run("mnist_nodes", mnist, FAST + ["--nodes", "^Gemm$"])
+    if check_clean("mnist_nodes", p, d, []):
+        st = {(n["op"], n["status"]) for n in d["nodes"]}
+        if all(s == "measured" for o, s in st if o == "Gemm") and all(s != "measured" for o, s in st if o != "Gemm"):
+            ok("mnist_nodes", "only the Gemms measured")
+        else:
+            fail("mnist_nodes", str(st))
+    # no Activity API: CUDA events time the node (kernels back to back: the same sums)
+    p, d, lines = run("mnist_events", mnist, FAST, {"OCSIM_NO_TRACE": "1"})
+    if check_clean("mnist_events", p, d, lines):
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        if m and all("CUDA events" in n.get("reason", "") and n["time_ns"]["median"] > 0 for n in m) and \
+                all("counters" in n for n in m):
+            ok("mnist_events", f"{len(m)} nodes timed with CUDA events")
+        else:
+            fail("mnist_events", str([(n["name"], n.get("reason")) for n in m][:3]))
+    # no profiling permission: timing only, and the reason is given
+    p, d, lines = run("mnist_no_profiler", mnist, FAST, {"OCSIM_NO_PROFILER": "1"})
+    if check_clean("mnist_no_profiler", p, d, lines):
+        dev = d["device"]
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        if not dev["counters"] and "INSUFFICIENT_PRIVILEGES" in dev.get("counters_reason", "") and m and \
+                not any("counters" in n for n in m):
+            ok("mnist_no_profiler", dev["counters_reason"][:90])
+        else:
+            fail("mnist_no_profiler", json.dumps(dev)[:300])
+    # no driver: one line, exit 2
+    p, d, _ = run("mnist_no_device", mnist, FAST, {"OCSIM_NO_DEVICE": "1"})
+    errl = p.stderr.strip().splitlines()
+    if p.returncode == 2 and len(errl) == 1 and "no usable NVIDIA GPU" in errl[0]:
+        ok("mnist_no_device", errl[0][:100])
+    else:
+        fail("mnist_no_device", f"exit {p.returncode}: {p.stderr[:300]}")
+    # a device too small for the workspaces: one line, exit 2
+    p, d, _ = run("mnist_tiny_device", mnist, FAST, {"OCSIM_MALLOC_LIMIT": "1000000"})
+    errl = p.stderr.strip().splitlines()
+    if p.returncode == 2 and len(errl) == 1 and "workspaces" in errl[0]:
+        ok("mnist_tiny_device", errl[0][:100])
+    else:
+        fail("mnist_tiny_device", f"exit {p.returncode}: {p.stderr[:300]}")
+    # big enough for the workspaces, not for cuDNN's 256 MiB algorithm search: still measured
+    check_model("resnet50_no_search_workspace", corpus("light_resnet50"), FAST + ["--no-counters"],
+                {"OCSIM_MALLOC_LIMIT": str(200 << 20)}, want_counters=False)
+    # a node bigger than the device: that node fails with the reason, the others run
+    p, d, lines = run("vgg_small_device", corpus("light_vgg19"), FAST + ["--no-counters"],
+                      {"OCSIM_MALLOC_LIMIT": str(160 << 20)})
+    if check_clean("vgg_small_device", p, d, lines, allow_failed=True):
+        f = [n for n in d["nodes"] if n["status"] == "failed"]
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        if f and m and all("out of memory" in n["reason"] for n in f):
+            ok("vgg_small_device", f"{len(f)} failed ({f[0]['reason'][:60]}), {len(m)} measured")
+        else:
+            fail("vgg_small_device", str([(n["name"], n.get("reason")) for n in f][:3]))
+    # results read back: merge of two runs
+    m1, m2 = os.path.join(TMP, "mnist_cold.json"), os.path.join(TMP, "mnist_warm.json")
+    p = subprocess.run([BIN, "merge", m1, m2], capture_output=True, text=True)
+    if p.returncode == 0 and "ocsim H100" in p.stdout:
+        ok("merge")
+    else:
+        fail("merge", p.stdout[:200] + p.stderr[:200])
+
+print(f"{passes} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
