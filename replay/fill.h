@@ -28,9 +28,16 @@ static inline OC_HD double oc_rp_unit(uint64_t seed, uint64_t i) {
     return (double)(oc_rp_mix(seed ^ oc_rp_mix(i)) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Float uniform in [lo, hi); when rounding to float would give hi, lo. */
+/* Float uniform in [lo, hi); when rounding to float would give hi, lo.
+ * On the device the multiply and add are rounded separately, as on the host:
+ * nvcc would otherwise contract them into one FMA and the GPU's values could
+ * differ from the host tests' in the last bit. */
 static inline OC_HD float oc_rp_uniform(uint64_t seed, uint64_t i, double lo, double hi) {
+#ifdef __CUDA_ARCH__
+    float v = (float)__dadd_rn(lo, __dmul_rn(hi - lo, oc_rp_unit(seed, i)));
+#else
     float v = (float)(lo + (hi - lo) * oc_rp_unit(seed, i));
+#endif
     return (double)v >= hi ? (float)lo : v;
 }
 

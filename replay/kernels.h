@@ -5,8 +5,9 @@
  * (0 = cudaSuccess; cudaErrorNotSupported for a dtype they do not handle).
  *
  * dtypes are ONNX codes. Float kernels take 1 (float), 10 (float16) and
- * 16 (bfloat16) and compute in float; integer ones take 7 (int64),
- * 6 (int32), 3 (int8), 2 (uint8) and 9 (bool, one byte).
+ * 16 (bfloat16) and compute in float; fill, copy, gather, cast, Where and
+ * the comparisons also take 7 (int64), 6 (int32), 3 (int8), 2 (uint8) and
+ * 9 (bool, one byte); binary arithmetic takes int64 and int32 only.
  */
 #ifndef OC_REPLAY_KERNELS_H
 #define OC_REPLAY_KERNELS_H
