@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -283,6 +284,78 @@ static void fills_and_reasons(void **state) {
     assert_int_equal(plan_of("f")->kind, OC_RPK_ALIAS);
 }
 
+/* What ocsim (tests/sim) found: each node is planned as cuDNN and our kernels
+ * accept it, or refused with the reason. Opset 18. */
+static void reductions_and_refusals(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("r", PB_FLOAT, 3, TU_DIMS(3, 1, 4), NULL));
+    pbm_input(&pm, pb_value_info("r2", PB_FLOAT, 4, TU_DIMS(2, 3, 4, 5), NULL));
+    pbm_input(&pm, pb_value_info("z", PB_FLOAT, 2, TU_DIMS(0, 3), NULL));
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 4, 5, 5), NULL));
+    pbm_input(&pm, pb_value_info("i8", 3 /* int8 */, 2, TU_DIMS(4, 5), NULL));
+    pbm_init(&pm, pb_tensor_i64("ax1", 1, TU_DIMS(1), TU_DIMS(1)));
+    struct pbw keep[] = {pb_attr_int("keepdims", 1)};
+    struct pbw noop[] = {pb_attr_int("noop_with_empty_axes", 1)};
+    /* a stray axes attribute: ReduceL2-18 takes axes as an input only */
+    struct pbw stray[] = {pb_attr_ints("axes", 2, TU_DIMS(1, 3)), pb_attr_int("keepdims", 0)};
+    struct pbw lrn[] = {pb_attr_int("size", 3), pb_attr_float("bias", 1e-6f)};
+    pbm_node(&pm, pb_node("rs", "ReduceSum", TU_LIST("r", "ax1"), TU_LIST("rs_y"), 1, keep));
+    pbm_node(&pm, pb_node("rl1", "ReduceL1", TU_LIST("r"), TU_LIST("rl1_y"), 1, noop));
+    pbm_node(&pm, pb_node("rl2", "ReduceL2", TU_LIST("r2"), TU_LIST("rl2_y"), 2, stray));
+    pbm_node(&pm, pb_node("lrn", "LRN", TU_LIST("x"), TU_LIST("lrn_y"), 2, lrn));
+    pbm_node(&pm, pb_node("add8", "Add", TU_LIST("i8", "i8"), TU_LIST("add8_y"), 0, NULL));
+    pbm_node(&pm, pb_node("relu0", "Relu", TU_LIST("z"), TU_LIST("relu0_y"), 0, NULL));
+    const char *outs[] = {"rs_y", "rl1_y", "rl2_y", "lrn_y", "add8_y", "relu0_y"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+        pbm_output(&pm, pb_value_info(outs[i], PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 18, NULL);
+    /* over a size-1 axis: nothing is reduced, one copy of all 12 elements */
+    const struct oc_rp_plan *p = plan_of("rs");
+    assert_int_equal(p->kind, OC_RPK_COPY);
+    assert_int_equal(p->u.copy.n_pieces, 1);
+    assert_int_equal(p->u.copy.piece[0].dims[0], 12);
+    assert_string_equal(p->reason, "reduces nothing: run as a copy");
+    /* no axes with noop_with_empty_axes: L1 of each element alone is |x| */
+    p = plan_of("rl1");
+    assert_int_equal(p->kind, OC_RPK_UNARY);
+    assert_int_equal(p->u.ew.op, OC_EW_ABS);
+    /* ReduceL2-18 reduces everything (no axes input), whatever the attribute */
+    p = plan_of("rl2");
+    assert_int_equal(p->kind, OC_RPK_REDUCE);
+    for (int d = 0; d < 4; d++)
+        assert_int_equal(p->u.reduce.out_dims[d], 1);
+    /* cuDNN's LRN takes bias >= 1e-5 */
+    p = plan_of("lrn");
+    assert_int_equal(p->kind, OC_RPK_NONE);
+    assert_non_null(strstr(p->reason, "bias"));
+    /* our binary kernel's integer arithmetic is int32 and int64 */
+    p = plan_of("add8");
+    assert_int_equal(p->kind, OC_RPK_NONE);
+    assert_non_null(strstr(p->reason, "int32 and int64"));
+    /* an empty output: no kernel */
+    p = plan_of("relu0");
+    assert_int_equal(p->kind, OC_RPK_ALIAS);
+    assert_string_equal(p->reason, "output 0 is empty: no work, no kernel");
+}
+
+/* ReduceMax-13 takes axes as an attribute */
+static void reduce_axes_attribute(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("r2", PB_FLOAT, 4, TU_DIMS(2, 3, 4, 5), NULL));
+    struct pbw at[] = {pb_attr_ints("axes", 2, TU_DIMS(0, -1)), pb_attr_int("keepdims", 0)};
+    pbm_node(&pm, pb_node("rm", "ReduceMax", TU_LIST("r2"), TU_LIST("y"), 2, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    const struct oc_rp_plan *p = plan_of("rm");
+    assert_int_equal(p->kind, OC_RPK_REDUCE);
+    assert_int_equal(p->u.reduce.rank, 4);
+    int64_t want[] = {1, 3, 4, 1};
+    for (int d = 0; d < 4; d++)
+        assert_int_equal(p->u.reduce.out_dims[d], want[d]);
+}
+
 /* ---- fills, statistics, peaks, derived figures, files ------------------------------- */
 
 static void fill_ranges(void **state) {
@@ -400,6 +473,8 @@ int main(void) {
         cmocka_unit_test_teardown(conv_asymmetric, tu_teardown),
         cmocka_unit_test_teardown(layout_copies, tu_teardown),
         cmocka_unit_test_teardown(fills_and_reasons, tu_teardown),
+        cmocka_unit_test_teardown(reductions_and_refusals, tu_teardown),
+        cmocka_unit_test_teardown(reduce_axes_attribute, tu_teardown),
         cmocka_unit_test(fill_ranges),
         cmocka_unit_test(stats_quantiles),
         cmocka_unit_test(device_peaks),
