@@ -250,6 +250,20 @@ elif not only or "zoo" in only:
     check_model("zoo_fp16", os.path.join(TMP, "zoo.onnx"), FAST + ["--dtype", "fp16", "--math", "fp16"])
     check_model("zoo_tf32", os.path.join(TMP, "zoo.onnx"), FAST + ["--math", "tf32"])
 
+# the GPT-2 and DistilBERT of tests/oracle/transformers.py (two layers; the
+# decomposed attention, LayerNorm and GELU of a torch export), when torch is here
+for name in ("gpt2", "distilbert"):
+    if only and only not in name:
+        continue
+    path = os.path.join(TMP, name + ".onnx")
+    code = (f"import sys; sys.path.insert(0, {os.path.join(SRC, 'tests', 'oracle')!r}); "
+            f"import transformers as t; t.export({name!r}, {path!r}, layers=2)")
+    e = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    if e.returncode != 0:
+        print(f"note: {name} not exported here (torch exporter unavailable): {e.stderr.strip()[-160:]}")
+        continue
+    check_model(name + "_2layers", path, FAST + ["--dim", "batch=2", "--dim", "sequence=32"])
+
 if not only:
     # math modes and dtypes: tensor-core work where the math allows it
     d = check_model("mnist_tf32", mnist, FAST + ["--math", "tf32"])
