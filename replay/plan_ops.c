@@ -695,8 +695,10 @@ PLANNER(oc_rp_where) {
     p->kind = OC_RPK_WHERE;
 }
 
+/* Cast, and CastLike (its second input only names the type: not read) */
 PLANNER(oc_rp_cast) {
     (void)c;
+    p->n_in = 1;
     p->cast_to = p->out[0].dtype;
     p->kind = OC_RPK_CAST;
 }

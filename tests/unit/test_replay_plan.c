@@ -339,6 +339,22 @@ static void reductions_and_refusals(void **state) {
     assert_string_equal(p->reason, "output 0 is empty: no work, no kernel");
 }
 
+/* CastLike: a cast to the second input's type, which is not read */
+static void castlike(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 3), NULL));
+    pbm_input(&pm, pb_value_info("like", PB_FLOAT16, 1, TU_DIMS(7), NULL));
+    pbm_node(&pm, pb_node("cl", "CastLike", TU_LIST("x", "like"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT16, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 15, NULL);
+    const struct oc_rp_plan *p = plan_of("cl");
+    assert_int_equal(p->kind, OC_RPK_CAST);
+    assert_int_equal(p->cast_to, PB_FLOAT16);
+    assert_int_equal(p->n_in, 1);
+    assert_int_equal(p->in[0].numel, 6);
+}
+
 /* ReduceMax-13 takes axes as an attribute */
 static void reduce_axes_attribute(void **state) {
     (void)state;
@@ -475,6 +491,7 @@ int main(void) {
         cmocka_unit_test_teardown(fills_and_reasons, tu_teardown),
         cmocka_unit_test_teardown(reductions_and_refusals, tu_teardown),
         cmocka_unit_test_teardown(reduce_axes_attribute, tu_teardown),
+        cmocka_unit_test_teardown(castlike, tu_teardown),
         cmocka_unit_test(fill_ranges),
         cmocka_unit_test(stats_quantiles),
         cmocka_unit_test(device_peaks),
