@@ -150,10 +150,14 @@ def gemm():
 def export(model, args, path, names, outs):
     model = model.eval()
     with torch.no_grad():
-        try:
-            torch.onnx.export(model, args, path, input_names=names, output_names=outs, opset_version=17, dynamo=False)
-        except TypeError:
-            torch.onnx.export(model, args, path, input_names=names, output_names=outs, opset_version=17)
+        kw = dict(input_names=names, output_names=outs, opset_version=17)
+        try:  # the TorchScript exporter (torch >= 2.9 defaults to dynamo)
+            torch.onnx.export(model, args, path, dynamo=False, **kw)
+        except TypeError:  # torch before the dynamo argument
+            torch.onnx.export(model, args, path, **kw)
+        except Exception as e:  # a torch without the TorchScript exporter
+            say(f"    TorchScript export failed ({type(e).__name__}: {str(e)[:120]}); trying dynamo")
+            torch.onnx.export(model, args, path, dynamo=True, **kw)
 
 
 def torch_time(model, args, reps):

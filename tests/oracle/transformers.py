@@ -127,9 +127,12 @@ def export(name, out, layers=None, opset=13):
         args, names = (ids, torch.ones_like(ids)), ["input_ids", "attention_mask"]
         dyn = {"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes}
         outs = ["last_hidden_state"]
+    kw = dict(input_names=names, output_names=outs, dynamic_axes=dyn, opset_version=opset)
     with torch.no_grad():
-        torch.onnx.export(model, args, out, input_names=names, output_names=outs, dynamic_axes=dyn,
-                          opset_version=opset)
+        try:  # the TorchScript exporter: torch >= 2.9 defaults to the dynamo one
+            torch.onnx.export(model, args, out, dynamo=False, **kw)
+        except TypeError:  # a torch before the dynamo argument (Debian's 1.13)
+            torch.onnx.export(model, args, out, **kw)
 
 
 if __name__ == "__main__":

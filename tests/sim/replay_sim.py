@@ -21,8 +21,10 @@ replays real models with it and checks, from ocsim's own log:
 
 Usage: replay_sim.py ONNXCOST SIM_PLUGIN SOURCE_DIR
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,8 @@ BIN, PLUGIN, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
 FX = os.path.join(SRC, "fixtures")
 CORPUS = os.path.join(FX, "corpus")
 TMP = tempfile.mkdtemp(prefix="ocsim.")
+if not os.environ.get("OCSIM_KEEP"):  # the exports are hundreds of MB
+    atexit.register(shutil.rmtree, TMP, True)
 failures = []
 passes = 0
 
