@@ -33,16 +33,15 @@ int oc_cmd_compare(int argc, char **argv) {
     int rc = OC_EXIT_OK;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
-    char **names = calloc((size_t)argc + 1, sizeof *names);
     int32_t n_paths = 0;
     struct oc_analyze_opts opts = {0};
     struct oc_load_opts lopts = {0};
-    if (!paths || !dims || !names) {
-        free(paths), free(dims), free(names);
+    if (!paths || !dims) {
+        free(paths), free(dims);
         return OC_EXIT_INTERNAL;
     }
     opts.dims = dims;
-    for (int i = 1, limit_opt; i < argc; i++) {
+    for (int i = 1, limit_opt, bind_opt; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(oc_compare_help, stdout);
@@ -61,21 +60,11 @@ int oc_cmd_compare(int argc, char **argv) {
                 goto done;
             }
             train = true;
-        } else if (oc_cli_option(argc, argv, &i, "--batch", &v)) {
-            if (!oc_cli_parse_count(v, &opts.batch) || opts.batch < 1) {
-                rc = oc_cli_usage_error("compare: --batch takes a positive integer, got '%s'", v ? v : "");
+        } else if ((bind_opt = oc_cli_bind_option(argc, argv, &i, "compare: ", &opts, dims)) != 0) {
+            if (bind_opt < 0) {
+                rc = bind_opt == -1 ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
                 goto done;
             }
-        } else if (oc_cli_option(argc, argv, &i, "--dim", &v)) {
-            const char *eq = v ? strrchr(v, '=') : NULL;
-            int64_t val;
-            if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1) {
-                rc = oc_cli_usage_error("compare: --dim takes NAME=N, got '%s'", v ? v : "");
-                goto done;
-            }
-            names[opts.n_dims] = strndup(v, (size_t)(eq - v));
-            dims[opts.n_dims] = (struct oc_binding){names[opts.n_dims], val};
-            opts.n_dims++;
         } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
             if (limit_opt < 0) {
                 rc = OC_EXIT_INPUT;
@@ -138,7 +127,7 @@ free_all:
     free(models), free(ans), free(tr), free(e);
 done:
     for (int32_t i = 0; i < opts.n_dims; i++)
-        free(names[i]);
-    free(paths), free(dims), free(names);
+        free((void *)dims[i].name);
+    free(paths), free(dims);
     return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * limits.c — options several commands share (cli.h): the --limit-* options
  * of analyze, sweep, compare and replay, and the --dim/--batch bindings of
- * analyze and replay.
+ * analyze, compare and replay.
  */
 #include "cli.h"
 

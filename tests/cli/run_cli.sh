@@ -145,6 +145,9 @@ expect_out md_rows "| params | 21,840 |" "| Conv | 2 | 464,000 | 96.6 |" "| /con
 expect compare 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
 expect_out compare_rows "Model" "1,199,882" "21,840 (0.02x) *" "11,992,448" "480,500 (0.04x) *" "ratio to the first model"
 expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
+# --dim/--batch parsed as analyze and replay parse them (cli/limits.c)
+expect compare_dim_twice 2 "$E compare: --dim batch given twice" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
+expect compare_dim_bad 2 "$E compare: --dim takes NAME=N with a positive integer N, got 'batch=0'" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --dim batch=0
 # --baseline: the seed-000 net against itself, then the examples net against it
 "$bin" "$fx/mnist/torchsummary_net.onnx" --batch 1 --format json -q -o "$tmp/base.json"
 expect baseline_same 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --baseline "$tmp/base.json"
