@@ -33,10 +33,11 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--onnxcost", required=True)
 ap.add_argument("--src", required=True)
 ap.add_argument("--out", required=True)
+ap.add_argument("--summary", help="where summary.md goes (default: in --out)")
 ap.add_argument("--quick", action="store_true", help="fewer repetitions, no GPT-2")
 a = ap.parse_args()
 os.makedirs(a.out, exist_ok=True)
-summary = open(os.path.join(a.out, "summary.md"), "a")
+summary = open(a.summary or os.path.join(a.out, "summary.md"), "a")
 
 
 def say(s=""):

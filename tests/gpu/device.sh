@@ -2,16 +2,18 @@
 # device.sh KIT_DIR [quick|check|cross|all] — on a GPU machine, from the
 # repository root: run the replay from the kit that kit.sh gathered, against
 # the machine's own CUDA, cuDNN, cuBLAS and CUPTI, and leave everything it
-# printed in /tmp/onnxcost-gpu; with $OUT set (the device tool), its text
-# files and a results.tgz of the rest are copied there (at most 8 files come
-# back). docs/REPLAY.md, "On a GPU".
+# printed: its text files in $OUT when set (the device tool brings back what
+# is there even when the command runs out of time, at most 8 files), else in
+# /tmp/onnxcost-gpu, where the JSON files go too (results.tgz in $OUT at the
+# end). docs/REPLAY.md, "On a GPU machine".
 #   check: nvidia-smi, a first replay (MNIST), tests/gpu/replay_check.sh
 #   cross: tests/gpu/crosscheck.py (ncu, PyTorch end to end)
 set -u
 kit=$(cd "$1" && pwd)
 what=${2:-all}
-out=/tmp/onnxcost-gpu
-mkdir -p "$out"
+work=/tmp/onnxcost-gpu
+out=${OUT:-$work}
+mkdir -p "$work" "$out"
 dirs=""
 for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcupti.so.13 libcudnn.so.9; do
     p=$(find /usr/local/cuda*/ /usr/lib /opt /usr/local/lib -name "$lib" 2>/dev/null | head -1)
@@ -33,16 +35,14 @@ export ONNXCOST_GPU_PLUGIN=$kit/libonnxcost_gpu.so
 bin=$kit/onnxcost
 if [ "$what" = check ] || [ "$what" = all ] || [ "$what" = quick ]; then
     "$bin" replay fixtures/mnist/examples_net.onnx --reps 20 2>&1 | tee "$out/mnist.txt"
-    "$bin" replay fixtures/mnist/examples_net.onnx --reps 20 --format json -o "$out/mnist.json" 2>&1
+    "$bin" replay fixtures/mnist/examples_net.onnx --reps 20 --format json -o "$work/mnist.json" 2>&1
     [ "$what" = quick ] || bash tests/gpu/replay_check.sh "$bin" . python3 2>&1 | tee "$out/replay_check.txt"
 fi
 if [ "$what" = cross ] || [ "$what" = all ] || [ "$what" = quick ]; then
-    PYTHONUNBUFFERED=1 python3 tests/gpu/crosscheck.py --onnxcost "$bin" --src . --out "$out/cross" \
+    PYTHONUNBUFFERED=1 python3 tests/gpu/crosscheck.py --onnxcost "$bin" --src . --out "$work/cross" \
+        --summary "$out/summary.md" \
         $([ "$what" = quick ] && echo --quick) 2>&1 | tail -200
 fi
 if [ -n "${OUT:-}" ]; then
-    tar -C "$out" -czf "$OUT/results.tgz" . 2>/dev/null
-    for f in env.txt mnist.txt replay_check.txt cross/summary.md; do
-        [ -f "$out/$f" ] && cp "$out/$f" "$OUT/"
-    done
+    tar -C "$work" -czf "$OUT/results.tgz" . 2>/dev/null
 fi
