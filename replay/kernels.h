@@ -26,10 +26,11 @@ typedef struct CUstream_st *oc_stream_t; /* = cudaStream_t */
  * integer dtypes rounded down), INDEX and MASK (any dtype). */
 int oc_k_fill(void *p, int32_t dtype, int64_t n, int32_t fill, double lo, double hi, uint64_t seed,
               oc_stream_t s);
-/* y[i] = f(x[i]) for op < OC_EW_UNARY_END; alpha/beta as in struct oc_rp_eltwise.
- * NOT takes and gives bool. */
-int oc_k_unary(int32_t op, int32_t dtype, const void *x, void *y, int64_t n, double alpha, double beta,
-               oc_stream_t s);
+/* y[i] = f(x[i] + bias[i % bias_n]) for op < OC_EW_UNARY_END; alpha/beta as
+ * in struct oc_rp_eltwise; bias may be NULL (then bias_n is ignored). NOT
+ * takes and gives bool, with no bias. */
+int oc_k_unary(int32_t op, int32_t dtype, const void *x, const void *bias, int64_t bias_n, void *y, int64_t n,
+               double alpha, double beta, oc_stream_t s);
 /* y[i] = a[off_a(i)] OP b[off_b(i)] over an output of `rank` dims with
  * broadcast strides sa/sb (elements, 0 on broadcast dims). Comparisons give
  * bool (dtype_out 9); AND/OR take and give bool. */
@@ -44,9 +45,11 @@ int oc_k_copy(int32_t elem_bytes, const void *in, void *out, const struct oc_rp_
  * n_idx indices of idx_dtype (7 or 6); a negative index counts from the end. */
 int oc_k_gather(int32_t elem_bytes, const void *data, int32_t idx_dtype, const void *idx, void *out, int64_t outer,
                 int64_t axis_dim, int64_t inner, int64_t n_idx, oc_stream_t s);
-/* y = (x - mean) / sqrt(var + eps) * scale + bias per row of `cols`; bias may be NULL. */
-int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *bias, void *y, int64_t rows,
-                   int64_t cols, double eps, oc_stream_t s);
+/* y = (v - mean) / sqrt(var + eps) * scale + bias per row of `cols`, with
+ * v = x + skip + skip_bias (ORT's SkipLayerNormalization; skip is [rows,
+ * cols], skip_bias [cols]); bias, skip and skip_bias may be NULL. */
+int oc_k_layernorm(int32_t dtype, const void *x, const void *skip, const void *skip_bias, const void *scale,
+                   const void *bias, void *y, int64_t rows, int64_t cols, double eps, oc_stream_t s);
 /* y[i] = (to)x[i] between any two supported dtypes. */
 int oc_k_cast(int32_t from, int32_t to, const void *x, void *y, int64_t n, oc_stream_t s);
 /* Reads bytes of buf (a multiple of 16) and writes one word to sink: evicts

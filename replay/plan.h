@@ -142,6 +142,7 @@ enum oc_rp_ew {
     OC_EW_ERF, OC_EW_TANH, OC_EW_SIGMOID, OC_EW_RELU, OC_EW_LEAKY_RELU, OC_EW_ELU,
     OC_EW_GELU, OC_EW_GELU_TANH, OC_EW_HARD_SIGMOID, OC_EW_HARD_SWISH, OC_EW_SOFTPLUS,
     OC_EW_CLIP, OC_EW_FLOOR, OC_EW_CEIL, OC_EW_SIN, OC_EW_COS, OC_EW_NOT,
+    OC_EW_QUICK_GELU,              /* x * sigmoid(alpha * x) (ORT's QuickGelu) */
     OC_EW_UNARY_END,
     OC_EW_ADD = 64, OC_EW_SUB, OC_EW_MUL, OC_EW_DIV, OC_EW_POW, OC_EW_MAX, OC_EW_MIN,
     OC_EW_EQUAL, OC_EW_LESS, OC_EW_GREATER, OC_EW_AND, OC_EW_OR,
@@ -159,6 +160,9 @@ struct oc_rp_eltwise {
     int64_t stride[3][OC_RP_MAX_RANK];
     bool same_shape_a;             /* input 0 has the output's shape (cudnnOpTensor
                                       needs that; input 1 may broadcast)      */
+    int64_t bias_n;                /* UNARY: input 1, of bias_n elements, is
+                                      added along the last dim first (ORT's
+                                      BiasGelu, FastGelu); 0: none            */
 };
 
 struct oc_rp_softmax {
@@ -172,7 +176,9 @@ struct oc_rp_norm {
     double epsilon;
     int64_t size;                  /* LRN                                     */
     double alpha, beta, bias;      /* LRN                                     */
-    bool has_bias;                 /* LayerNormalization's B                  */
+    bool has_bias;                 /* LayerNormalization's B (input 2)         */
+    bool has_skip, has_skip_bias;  /* ORT's SkipLayerNormalization: input 3 is
+                                      added to x, input 4 along the row, first */
 };
 
 enum oc_rp_reduce_op { OC_RED_SUM, OC_RED_MEAN, OC_RED_MAX, OC_RED_MIN, OC_RED_PROD, OC_RED_L1, OC_RED_L2 };

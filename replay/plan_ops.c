@@ -26,7 +26,7 @@ PLANNER(oc_rp_pool); PLANNER(oc_rp_global_pool); PLANNER(oc_rp_activation); PLAN
 PLANNER(oc_rp_softmax); PLANNER(oc_rp_batchnorm); PLANNER(oc_rp_lrn); PLANNER(oc_rp_binary);
 PLANNER(oc_rp_reduce_attr); PLANNER(oc_rp_reduce_input); PLANNER(oc_rp_layernorm); PLANNER(oc_rp_transpose); PLANNER(oc_rp_expand);
 PLANNER(oc_rp_slice); PLANNER(oc_rp_concat); PLANNER(oc_rp_split); PLANNER(oc_rp_gather); PLANNER(oc_rp_where);
-PLANNER(oc_rp_cast);
+PLANNER(oc_rp_cast); PLANNER(oc_rp_ort_gelu); PLANNER(oc_rp_skip_layernorm);
 
 static void oc_rp_refuse(struct oc_rp_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void oc_rp_refuse(struct oc_rp_plan *p, const char *fmt, ...) {
@@ -611,6 +611,45 @@ PLANNER(oc_rp_unary) {
     p->kind = OC_RPK_UNARY;
 }
 
+/* ONNX Runtime's fused GELUs (com.microsoft): Gelu and BiasGelu (erf form),
+ * FastGelu (tanh form), QuickGelu (x * sigmoid(alpha * x)). BiasGelu's and
+ * FastGelu's second input is a bias along the last dim, added first. */
+PLANNER(oc_rp_ort_gelu) {
+    const struct oc_node *nd = c->op.node;
+    if (!oc_rp_float_io(p))
+        return;
+    struct oc_rp_eltwise *e = &p->u.ew;
+    memset(e, 0, sizeof *e);
+    if (strcmp(nd->op_type, "FastGelu") == 0) {
+        e->op = OC_EW_GELU_TANH;
+    } else if (strcmp(nd->op_type, "QuickGelu") == 0) {
+        float alpha;
+        if (!oc_rp_attr_ok(c, p, oc_attr_float(nd, "alpha", 1.702f, &alpha, &c->diag)))
+            return;
+        e->op = OC_EW_QUICK_GELU;
+        e->alpha = alpha;
+    } else {
+        e->op = OC_EW_GELU;
+    }
+    const struct oc_rp_tensor *x = &p->in[0], *b = &p->in[1];
+    if (p->n_in > 1 && b->dtype) {
+        int64_t last = x->rank > 0 ? x->dims[x->rank - 1] : 1;
+        if (b->numel != last || b->dtype != x->dtype) {
+            oc_rp_refuse(p, "%s bias of %lld elements for a last dim of %lld", nd->op_type, (long long)b->numel,
+                         (long long)last);
+            return;
+        }
+        e->bias_n = b->numel;
+    } else {
+        p->n_in = 1;
+    }
+    p->in[0].lo = -1;
+    p->in[0].hi = 1;
+    e->rank = 1;
+    e->dims[0] = p->out[0].numel;
+    p->kind = OC_RPK_UNARY;
+}
+
 /* broadcast strides of inputs 0..n_ops-1 over the output, into e */
 static bool oc_rp_broadcast_inputs(struct oc_rp_plan *p, int32_t n_ops, struct oc_rp_eltwise *e) {
     const struct oc_rp_tensor *y = &p->out[0];
@@ -829,6 +868,55 @@ PLANNER(oc_rp_layernorm) {
     nm->has_bias = p->n_in > 2 && p->in[2].dtype != 0;
     if (p->n_out > 1 && (p->out[1].dtype || (p->n_out > 2 && p->out[2].dtype)))
         snprintf(p->reason, sizeof p->reason, "Mean and InvStdDev outputs not written (inference kernel)");
+    p->n_out = 1;
+    p->kind = OC_RPK_LAYERNORM;
+}
+
+/* ONNX Runtime's SkipLayerNormalization (com.microsoft): LayerNormalization
+ * over the last dim of input + skip (+ bias). Its inputs (input, skip, gamma,
+ * beta?, bias?) are laid out as the kernel takes them: x, scale, bias, skip,
+ * skip bias. */
+PLANNER(oc_rp_skip_layernorm) {
+    if (!oc_rp_float_io(p))
+        return;
+    float eps;
+    if (!oc_rp_attr_ok(c, p, oc_attr_float(c->op.node, "epsilon", 1e-12f, &eps, &c->diag)))
+        return;
+    struct oc_rp_tensor t[5];
+    memcpy(t, p->in, sizeof t);
+    const struct oc_rp_tensor *x = &t[0];
+    int64_t cols = x->rank > 0 ? x->dims[x->rank - 1] : 1;
+    if (t[1].numel != x->numel) {
+        oc_rp_refuse(p, "SkipLayerNormalization with a broadcast skip");
+        return;
+    }
+    for (int32_t i = 2; i < 5 && i < p->n_in; i++)
+        if (t[i].dtype && t[i].numel != cols) {
+            oc_rp_refuse(p, "SkipLayerNormalization input %d of %lld elements for rows of %lld", i,
+                         (long long)t[i].numel, (long long)cols);
+            return;
+        }
+    memset(&p->in[1], 0, 4 * sizeof p->in[1]);
+    p->in[1] = t[2];                    /* gamma */
+    if (p->n_in > 3)
+        p->in[2] = t[3];                /* beta  */
+    p->in[3] = t[1];                    /* skip  */
+    if (p->n_in > 4)
+        p->in[4] = t[4];                /* bias  */
+    struct oc_rp_norm *nm = &p->u.norm;
+    memset(nm, 0, sizeof *nm);
+    nm->cols = cols;
+    nm->rows = cols > 0 ? x->numel / cols : 0;
+    nm->epsilon = eps;
+    nm->has_bias = p->in[2].dtype != 0;
+    nm->has_skip = true;
+    nm->has_skip_bias = p->in[4].dtype != 0;
+    p->n_in = 5;
+    for (int32_t i = 1; i < p->n_out; i++)
+        if (p->out[i].dtype) {
+            snprintf(p->reason, sizeof p->reason, "only the normalized output is written (inference kernel)");
+            break;
+        }
     p->n_out = 1;
     p->kind = OC_RPK_LAYERNORM;
 }

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#define OC_REPLAY_ABI 1
+#define OC_REPLAY_ABI 2 /* 2: unary bias, SkipLayerNormalization, QuickGelu in the plan */
 #define OC_REPLAY_ENTRY "onnxcost_replay_api_v1"
 
 enum oc_rp_math_mode { OC_RP_MATH_FP32, OC_RP_MATH_TF32, OC_RP_MATH_FP16 };

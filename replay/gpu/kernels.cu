@@ -344,6 +344,7 @@ template <int OP> __device__ __forceinline__ float unary_op(float x, float alpha
     else if constexpr (OP == OC_EW_FLOOR) return floorf(x);
     else if constexpr (OP == OC_EW_CEIL) return ceilf(x);
     else if constexpr (OP == OC_EW_SIN) return sinf(x);
+    else if constexpr (OP == OC_EW_QUICK_GELU) return x / (1.f + expf(-alpha * x));
     else if constexpr (OP == OC_EW_COS) return cosf(x);
     else {
         static_assert(OP < 0, "not a float unary op");
@@ -351,8 +352,15 @@ template <int OP> __device__ __forceinline__ float unary_op(float x, float alpha
     }
 }
 
-template <int OP, typename T> __global__ void k_unary(const T *x, T *y, int64_t n, float alpha, float beta) {
-    OC_GRID_LOOP(i, n) y[i] = from_f<T>(unary_op<OP>(to_f(x[i]), alpha, beta));
+/* bias (bn elements, may be NULL) is added first, along the last dim */
+template <int OP, typename T>
+__global__ void k_unary(const T *x, const T *bias, int64_t bn, T *y, int64_t n, float alpha, float beta) {
+    OC_GRID_LOOP(i, n) {
+        float v = to_f(x[i]);
+        if (bias)
+            v += to_f(bias[i % bn]);
+        y[i] = from_f<T>(unary_op<OP>(v, alpha, beta));
+    }
 }
 
 __global__ void k_not(const bool8 *x, bool8 *y, int64_t n) {
@@ -458,25 +466,35 @@ __global__ void k_gather(const W *data, const I *idx, W *out, int64_t axis_dim, 
  * for mean and variance (float sums), a third to write; the row is usually
  * still in L1/L2 for the second and third. */
 template <typename T>
-__global__ void k_layernorm(const T *x, const T *scale, const T *bias, T *y, int64_t rows, int64_t cols,
-                            float eps) {
+__global__ void k_layernorm(const T *x, const T *skip, const T *sbias, const T *scale, const T *bias, T *y,
+                            int64_t rows, int64_t cols, float eps) {
     __shared__ float sh[33];
     const float inv_cols = 1.f / (float)cols;
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const T *xr = x + r * cols;
+        const T *kr = skip ? skip + r * cols : nullptr;
         T *yr = y + r * cols;
+        /* the normalized value: x, plus SkipLayerNormalization's skip and bias */
+        auto in = [&](int64_t c) {
+            float v = to_f(xr[c]);
+            if (kr)
+                v += to_f(kr[c]);
+            if (sbias)
+                v += to_f(sbias[c]);
+            return v;
+        };
         float s = 0.f;
         for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-            s += to_f(xr[c]);
+            s += in(c);
         const float mean = block_sum(s, sh) * inv_cols;
         s = 0.f;
         for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-            const float d = to_f(xr[c]) - mean;
+            const float d = in(c) - mean;
             s += d * d;
         }
         const float rstd = rsqrtf(block_sum(s, sh) * inv_cols + eps);
         for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-            float v = (to_f(xr[c]) - mean) * rstd * to_f(scale[c]);
+            float v = (in(c) - mean) * rstd * to_f(scale[c]);
             if (bias)
                 v += to_f(bias[c]);
             yr[c] = from_f<T>(v);
@@ -550,12 +568,12 @@ extern "C" int oc_k_fill(void *p, int32_t dtype, int64_t n, int32_t fill, double
     });
 }
 
-extern "C" int oc_k_unary(int32_t op, int32_t dtype, const void *x, void *y, int64_t n, double alpha, double beta,
-                          oc_stream_t s) {
-    if (n < 0 || (n > 0 && (!x || !y)))
+extern "C" int oc_k_unary(int32_t op, int32_t dtype, const void *x, const void *bias, int64_t bias_n, void *y,
+                          int64_t n, double alpha, double beta, oc_stream_t s) {
+    if (n < 0 || (n > 0 && (!x || !y)) || (bias && bias_n <= 0))
         return kInvalid;
     if (op == OC_EW_NOT) {
-        if (dtype != 9)
+        if (dtype != 9 || bias)
             return kNotSupported;
         if (n == 0)
             return 0;
@@ -574,7 +592,8 @@ extern "C" int oc_k_unary(int32_t op, int32_t dtype, const void *x, void *y, int
             if constexpr (OP == OC_EW_NOT) {
                 return kNotSupported; /* handled above; bool only */
             } else {
-                k_unary<OP, T><<<grid_for(n), kBlock, 0, s>>>((const T *)x, (T *)y, n, a, b);
+                k_unary<OP, T><<<grid_for(n), kBlock, 0, s>>>((const T *)x, (const T *)bias, bias_n, (T *)y, n, a,
+                                                              b);
                 return (int)cudaGetLastError();
             }
         });
@@ -695,8 +714,9 @@ extern "C" int oc_k_gather(int32_t elem_bytes, const void *data, int32_t idx_dty
     });
 }
 
-extern "C" int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *bias, void *y,
-                              int64_t rows, int64_t cols, double eps, oc_stream_t s) {
+extern "C" int oc_k_layernorm(int32_t dtype, const void *x, const void *skip, const void *skip_bias,
+                              const void *scale, const void *bias, void *y, int64_t rows, int64_t cols, double eps,
+                              oc_stream_t s) {
     if (rows < 0 || cols < 0)
         return kInvalid;
     if (rows > 0 && cols > 0 && (!x || !scale || !y))
@@ -706,8 +726,8 @@ extern "C" int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, c
         if (rows == 0 || cols == 0)
             return 0;
         const unsigned grid = (unsigned)(rows < kMaxGrid ? rows : kMaxGrid);
-        k_layernorm<T><<<grid, kBlock, 0, s>>>((const T *)x, (const T *)scale, (const T *)bias, (T *)y, rows, cols,
-                                               (float)eps);
+        k_layernorm<T><<<grid, kBlock, 0, s>>>((const T *)x, (const T *)skip, (const T *)skip_bias,
+                                               (const T *)scale, (const T *)bias, (T *)y, rows, cols, (float)eps);
         return (int)cudaGetLastError();
     });
 }

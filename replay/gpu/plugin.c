@@ -856,8 +856,8 @@ static bool oc_launch(struct oc_node_rt *rt, char *err, size_t n) {
         return true;
     }
     case OC_RPK_UNARY:
-        CU(oc_k_unary(p->u.ew.op, p->in[0].dtype, rt->in[0], rt->out[0], p->out[0].numel, p->u.ew.alpha,
-                      p->u.ew.beta, s));
+        CU(oc_k_unary(p->u.ew.op, p->in[0].dtype, rt->in[0], p->u.ew.bias_n ? rt->in[1] : NULL, p->u.ew.bias_n,
+                      rt->out[0], p->out[0].numel, p->u.ew.alpha, p->u.ew.beta, s));
         return true;
     case OC_RPK_WHERE: {
         const struct oc_rp_eltwise *e = &p->u.ew;
@@ -878,8 +878,9 @@ static bool oc_launch(struct oc_node_rt *rt, char *err, size_t n) {
         return true;
     }
     case OC_RPK_LAYERNORM:
-        CU(oc_k_layernorm(p->in[0].dtype, rt->in[0], rt->in[1], p->u.norm.has_bias ? rt->in[2] : NULL, rt->out[0],
-                          p->u.norm.rows, p->u.norm.cols, p->u.norm.epsilon, s));
+        CU(oc_k_layernorm(p->in[0].dtype, rt->in[0], p->u.norm.has_skip ? rt->in[3] : NULL,
+                          p->u.norm.has_skip_bias ? rt->in[4] : NULL, rt->in[1], p->u.norm.has_bias ? rt->in[2] : NULL,
+                          rt->out[0], p->u.norm.rows, p->u.norm.cols, p->u.norm.epsilon, s));
         return true;
     case OC_RPK_CAST:
         CU(oc_k_cast(p->in[0].dtype, p->cast_to, rt->in[0], rt->out[0], p->out[0].numel, s));

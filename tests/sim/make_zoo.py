@@ -5,7 +5,8 @@ strided, pointer-array, folded and vector MatMuls; a transposed Gemm with a
 row bias; grouped, dilated and asymmetric convolutions and transposed
 convolutions; 1-D convolution; ceil-mode, 3-D and global pooling; 5-D
 BatchNormalization; LRN outside cuDNN's limits; rank-6 and scalar
-broadcasts; empty tensors; int8 arithmetic; reductions over nothing, and
+broadcasts; empty tensors; int8 arithmetic; reductions over nothing; ONNX
+Runtime's fused GELUs and SkipLayerNormalization; and
 opset-13 reductions with the axes attribute (zoo13.onnx).
 
 Written for this project; the expected outcome of each node is in
@@ -81,8 +82,16 @@ inp("i32", [4, 5], T.INT32); node("Mul", ["i32", "i32"], "mul_int32", T.INT32)
 node("ReduceMax", ["r", "ax1"], "reduce_max_size1_axis", keepdims=1)
 node("ReduceL1", ["r", "ax_none"], "reduce_l1_noop", noop_with_empty_axes=1)
 init("ax_none", np.array([], dtype=np.int64))
+# ONNX Runtime's fused ops (com.microsoft)
+inp("t", [2, 5, 8]); inp("tb", [8])
+node("Gelu", ["t"], "ms_gelu", domain="com.microsoft")
+node("BiasGelu", ["t", "tb"], "ms_bias_gelu", domain="com.microsoft")
+node("FastGelu", ["t"], "ms_fast_gelu_no_bias", domain="com.microsoft")
+node("QuickGelu", ["t"], "ms_quick_gelu", domain="com.microsoft", alpha=1.5)
+init("tg", np.ones(8, np.float32))
+node("SkipLayerNormalization", ["t", "t", "tg"], "ms_skip_ln_plain", domain="com.microsoft")
 g = h.make_graph(nodes, "zoo", inputs, outputs, inits)
-m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+m = h.make_model(g, opset_imports=[h.make_opsetid("", 18), h.make_opsetid("com.microsoft", 1)])
 m.ir_version = 8
 onnx.save(m, os.path.join(out_dir, "zoo.onnx"))
 

@@ -552,6 +552,7 @@ static const struct fwork k_unary_work[OC_EW_UNARY_END] = {
     [OC_EW_HARD_SIGMOID] = {0, 0, 1}, [OC_EW_HARD_SWISH] = {0, 1, 5}, [OC_EW_SOFTPLUS] = {1, 2, 12},
     [OC_EW_CLIP] = {0, 0, 0},       [OC_EW_FLOOR] = {0, 0, 0},      [OC_EW_CEIL] = {0, 0, 0},
     [OC_EW_SIN] = {0, 1, 4},        [OC_EW_COS] = {0, 1, 4},        [OC_EW_NOT] = {0, 0, 0},
+    [OC_EW_QUICK_GELU] = {1, 2, 5},
 };
 
 static struct fwork binary_work(int32_t op) {
@@ -651,18 +652,19 @@ static void unary_chunk(int32_t op, float *v, int64_t m, float alpha, float beta
     case OC_EW_CEIL: EACH(ceilf(x));
     case OC_EW_SIN: EACH(sinf(x));
     case OC_EW_COS: EACH(cosf(x));
+    case OC_EW_QUICK_GELU: EACH(x / (1.f + expf(-alpha * x)));
     default: break; /* OC_EW_IDENTITY */
     }
 #undef EACH
 }
 
-int oc_k_unary(int32_t op, int32_t dtype, const void *x, void *y, int64_t n, double alpha, double beta,
-               oc_stream_t s) {
+int oc_k_unary(int32_t op, int32_t dtype, const void *x, const void *bias, int64_t bias_n, void *y, int64_t n,
+               double alpha, double beta, oc_stream_t s) {
     static const char *const call = "oc_k_unary";
-    if (n < 0 || (n > 0 && (!x || !y)))
+    if (n < 0 || (n > 0 && (!x || !y)) || (bias && bias_n <= 0))
         return INVALID;
     if (op == OC_EW_NOT) {
-        if (dtype != DT_BOOL)
+        if (dtype != DT_BOOL || bias)
             return NOT_SUPPORTED;
         if (n == 0)
             return 0;
@@ -684,24 +686,30 @@ int oc_k_unary(int32_t op, int32_t dtype, const void *x, void *y, int64_t n, dou
         return 0;
     const int sz = dtype_bytes(dtype);
     CHECK_STREAM(call, s);
-    if (span(call, "x", x, 0, n, sz) || span(call, "y", y, 0, n, sz))
+    if (span(call, "x", x, 0, n, sz) || span(call, "y", y, 0, n, sz) ||
+        (bias && span(call, "bias", bias, 0, bias_n < n ? bias_n : n, sz)))
         return fault(cudaErrorIllegalAddress);
     const float a = (float)alpha, b = (float)beta;
-    float v[CH];
+    float v[CH], bv[1];
     for (int64_t i0 = 0; i0 < n; i0 += CH) {
         const int64_t m = n - i0 < CH ? n - i0 : CH;
         load_f(dtype, x, i0, 1, v, m);
+        for (int64_t j = 0; bias && j < m; ++j) { /* v += bias[i % bias_n], as k_unary adds it */
+            load_f(dtype, bias, (i0 + j) % bias_n, 1, bv, 1);
+            v[j] += bv[0];
+        }
         unary_chunk(op, v, m, a, b);
         store_f(dtype, y, i0, v, m);
     }
     const struct fwork f = k_unary_work[op];
     struct sim_work w = {0};
-    w.fadd = f.fadd * (double)n;
+    w.fadd = (f.fadd + (bias ? 1 : 0)) * (double)n;
     w.fmul = f.fmul * (double)n;
     w.ffma = f.ffma * (double)n;
-    w.dram_read = w.dram_write = (double)n * sz;
-    launch(s, &w, "void k_unary<%d, %s>(const %s*, %s*, long, float, float)", (int)op, tname(dtype), tname(dtype),
-           tname(dtype));
+    w.dram_read = ((double)n + (bias ? (double)(bias_n < n ? bias_n : n) : 0)) * sz;
+    w.dram_write = (double)n * sz;
+    const char *t = tname(dtype);
+    launch(s, &w, "void k_unary<%d, %s>(const %s*, const %s*, long, %s*, long, float, float)", (int)op, t, t, t, t);
     return 0;
 }
 
@@ -1066,8 +1074,24 @@ static float block_sum(const float *part) {
     return warp_sum(top);
 }
 
-int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *bias, void *y, int64_t rows,
-                   int64_t cols, double eps, oc_stream_t s) {
+/* xv[0..m) += skip[row + c0 ..] + skip_bias[c0 ..], in k_layernorm's order */
+static void skip_add(int32_t dtype, const void *skip, const void *sbias, int64_t row, int64_t c0, float *xv,
+                     int64_t m) {
+    float kv[CH];
+    if (skip) {
+        load_f(dtype, skip, row + c0, 1, kv, m);
+        for (int64_t j = 0; j < m; ++j)
+            xv[j] += kv[j];
+    }
+    if (sbias) {
+        load_f(dtype, sbias, c0, 1, kv, m);
+        for (int64_t j = 0; j < m; ++j)
+            xv[j] += kv[j];
+    }
+}
+
+int oc_k_layernorm(int32_t dtype, const void *x, const void *skip, const void *skip_bias, const void *scale,
+                   const void *bias, void *y, int64_t rows, int64_t cols, double eps, oc_stream_t s) {
     static const char *const call = "oc_k_layernorm";
     if (rows < 0 || cols < 0)
         return INVALID;
@@ -1085,7 +1109,8 @@ int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *
         return fault(cudaErrorIllegalAddress);
     }
     if (span(call, "x", x, 0, n, sz) || span(call, "scale", scale, 0, cols, sz) ||
-        (bias && span(call, "bias", bias, 0, cols, sz)) || span(call, "y", y, 0, n, sz))
+        (bias && span(call, "bias", bias, 0, cols, sz)) || span(call, "y", y, 0, n, sz) ||
+        (skip && span(call, "skip", skip, 0, n, sz)) || (skip_bias && span(call, "skip_bias", skip_bias, 0, cols, sz)))
         return fault(cudaErrorIllegalAddress);
 
     /* k_layernorm, one 256-thread block per row: thread t sums columns
@@ -1099,6 +1124,7 @@ int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *
         for (int64_t c0 = 0; c0 < cols; c0 += CH) {
             const int64_t m = cols - c0 < CH ? cols - c0 : CH;
             load_f(dtype, x, row + c0, 1, xv, m);
+            skip_add(dtype, skip, skip_bias, row, c0, xv, m);
             for (int64_t j = 0; j < m; ++j)
                 part[(c0 + j) & 255] += xv[j];
         }
@@ -1107,6 +1133,7 @@ int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *
         for (int64_t c0 = 0; c0 < cols; c0 += CH) {
             const int64_t m = cols - c0 < CH ? cols - c0 : CH;
             load_f(dtype, x, row + c0, 1, xv, m);
+            skip_add(dtype, skip, skip_bias, row, c0, xv, m);
             for (int64_t j = 0; j < m; ++j) {
                 const float d = xv[j] - mean;
                 float *ps = &part[(c0 + j) & 255];
@@ -1117,6 +1144,7 @@ int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *
         for (int64_t c0 = 0; c0 < cols; c0 += CH) {
             const int64_t m = cols - c0 < CH ? cols - c0 : CH;
             load_f(dtype, x, row + c0, 1, xv, m);
+            skip_add(dtype, skip, skip_bias, row, c0, xv, m);
             load_f(dtype, scale, c0, 1, sv, m);
             if (bias) {
                 load_f(dtype, bias, c0, 1, bv, m);
@@ -1131,13 +1159,15 @@ int oc_k_layernorm(int32_t dtype, const void *x, const void *scale, const void *
     }
     struct sim_work w = {0};
     const double dn = (double)n, dr = (double)rows;
-    w.fadd = 3 * dn + dr * 2 * (256 + 32) * 5;
+    const int adds = (skip ? 1 : 0) + (skip_bias ? 1 : 0); /* per element, in each of the three passes */
+    w.fadd = (3 + 3 * adds) * dn + dr * 2 * (256 + 32) * 5;
     w.fmul = (bias ? 1 : 2) * dn + dr * 256;
     w.ffma = (bias ? 2 : 1) * dn + dr * 256;
-    w.dram_read = (dn + (double)cols * (bias ? 2 : 1)) * sz;
+    w.dram_read = (dn * (skip ? 2 : 1) + (double)cols * ((bias ? 2 : 1) + (skip_bias ? 1 : 0))) * sz;
     w.dram_write = dn * sz;
     const char *t = tname(dtype);
-    launch(s, &w, "void k_layernorm<%s>(const %s*, const %s*, const %s*, %s*, long, long, float)", t, t, t, t, t);
+    launch(s, &w, "void k_layernorm<%s>(const %s*, const %s*, const %s*, const %s*, const %s*, %s*, long, long, float)",
+           t, t, t, t, t, t, t);
     return 0;
 }
 

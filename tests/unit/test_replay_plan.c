@@ -355,6 +355,56 @@ static void castlike(void **state) {
     assert_int_equal(p->in[0].numel, 6);
 }
 
+/* ONNX Runtime's fused ops (com.microsoft, version 1): SkipLayerNormalization
+ * laid out as the kernel takes it, FastGelu's bias along the last dim,
+ * QuickGelu's alpha */
+static void ort_fused_ops(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(2, 5, 8), NULL));
+    pbm_input(&pm, pb_value_info("skip", PB_FLOAT, 3, TU_DIMS(2, 5, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("gamma", 1, TU_DIMS(8)));
+    pbm_init(&pm, pb_tensor_f32("beta", 1, TU_DIMS(8)));
+    pbm_init(&pm, pb_tensor_f32("bias", 1, TU_DIMS(8)));
+    struct pbw eps[] = {pb_attr_float("epsilon", 1e-5f)};
+    struct pbw qa[] = {pb_attr_float("alpha", 1.5f)};
+    pbm_node(&pm, pb_node_dom("sln", "com.microsoft", "SkipLayerNormalization",
+                              TU_LIST("x", "skip", "gamma", "beta", "bias"), TU_LIST("y"), 1, eps));
+    pbm_node(&pm, pb_node_dom("fg", "com.microsoft", "FastGelu", TU_LIST("y", "bias"), TU_LIST("g"), 0, NULL));
+    pbm_node(&pm, pb_node_dom("qg", "com.microsoft", "QuickGelu", TU_LIST("g"), TU_LIST("q"), 1, qa));
+    pbm_output(&pm, pb_value_info("q", PB_FLOAT, -1, NULL, NULL));
+    bytes = pbm_finish(&pm, 17);
+    struct pbw os = {0};
+    pbw_str(&os, 1, "com.microsoft");
+    pbw_int(&os, 2, 1);
+    pbw_msg(&bytes, 8, &os);
+    if (tu_analyze(&bytes, NULL, &md, &an, &dg) != OC_OK)
+        fail_msg("analysis failed: %s", dg.msg);
+    /* rows of 8 over [2, 5]: x, gamma, beta, skip, bias */
+    const struct oc_rp_plan *p = plan_of("sln");
+    assert_int_equal(p->kind, OC_RPK_LAYERNORM);
+    assert_int_equal(p->u.norm.rows, 10);
+    assert_int_equal(p->u.norm.cols, 8);
+    assert_true(p->u.norm.has_bias && p->u.norm.has_skip && p->u.norm.has_skip_bias);
+    assert_int_equal(p->n_in, 5);
+    assert_int_equal(p->in[1].numel, 8);  /* gamma */
+    assert_int_equal(p->in[3].numel, 80); /* skip  */
+    assert_int_equal(p->in[4].numel, 8);  /* bias  */
+    assert_true(fabs(p->u.norm.epsilon - 1e-5) < 1e-12);
+    /* FastGelu: tanh form, input 1 added along rows of 8 */
+    p = plan_of("fg");
+    assert_int_equal(p->kind, OC_RPK_UNARY);
+    assert_int_equal(p->u.ew.op, OC_EW_GELU_TANH);
+    assert_int_equal(p->u.ew.bias_n, 8);
+    assert_int_equal(p->n_in, 2);
+    /* QuickGelu: x * sigmoid(1.5 x), no bias */
+    p = plan_of("qg");
+    assert_int_equal(p->u.ew.op, OC_EW_QUICK_GELU);
+    assert_true(p->u.ew.alpha == 1.5);
+    assert_int_equal(p->u.ew.bias_n, 0);
+    assert_int_equal(p->n_in, 1);
+}
+
 /* ReduceMax-13 takes axes as an attribute */
 static void reduce_axes_attribute(void **state) {
     (void)state;
@@ -492,6 +542,7 @@ int main(void) {
         cmocka_unit_test_teardown(reductions_and_refusals, tu_teardown),
         cmocka_unit_test_teardown(reduce_axes_attribute, tu_teardown),
         cmocka_unit_test_teardown(castlike, tu_teardown),
+        cmocka_unit_test_teardown(ort_fused_ops, tu_teardown),
         cmocka_unit_test(fill_ranges),
         cmocka_unit_test(stats_quantiles),
         cmocka_unit_test(device_peaks),
