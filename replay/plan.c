@@ -143,9 +143,7 @@ void oc_rp_plan_node(struct oc_analysis *an, int32_t node, const struct oc_rp_pl
             snprintf(p->reason, sizeof p->reason, "output %d is empty: no work, no kernel", i);
             return;
         }
-    bool dnn = p->kind == OC_RPK_CONV || p->kind == OC_RPK_CONVT || p->kind == OC_RPK_POOL || p->kind == OC_RPK_ACT ||
-               p->kind == OC_RPK_SOFTMAX || p->kind == OC_RPK_BATCHNORM || p->kind == OC_RPK_LRN ||
-               p->kind == OC_RPK_REDUCE || (p->kind == OC_RPK_BINARY && oc_rp_binary_uses_cudnn(p));
+    bool dnn = strncmp(oc_rp_plan_call(p), "cudnn", 5) == 0;
     for (int32_t i = 0; dnn && i < p->n_in; i++)
         if (p->in[i].dtype && p->in[i].numel == 0) {
             p->kind = OC_RPK_NONE;

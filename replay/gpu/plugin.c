@@ -252,19 +252,14 @@ static bool oc_tdesc(cudnnTensorDescriptor_t *t, int32_t dt, const int64_t *dims
     }
     for (int i = 0; i < r; i++)
         d[i] = i < rank ? (int)dims[i] : 1;
-    int64_t st64 = 1;
-    s[r - 1] = 1;
-    for (int i = r - 2; i >= 0; i--) {
-        st64 *= d[i + 1];
+    int64_t st64 = 1; /* packed strides; the element count within cuDNN's int */
+    for (int i = r - 1; i >= 0; i--) {
+        s[i] = (int)st64;
+        st64 *= d[i];
         if (st64 > INT_MAX) {
             oc_set_err(err, n, "tensor of more than 2^31 elements (cuDNN's limit)");
             return false;
         }
-        s[i] = (int)st64;
-    }
-    if (st64 * d[0] > INT_MAX) {
-        oc_set_err(err, n, "tensor of more than 2^31 elements (cuDNN's limit)");
-        return false;
     }
     cudnnStatus_t st;
     if ((st = cudnnCreateTensorDescriptor(t)) != CUDNN_STATUS_SUCCESS ||

@@ -149,16 +149,15 @@ def gemm():
 
 
 def export(model, args, path, names, outs):
-    model = model.eval()
-    with torch.no_grad():
-        kw = dict(input_names=names, output_names=outs, opset_version=17)
-        try:  # the TorchScript exporter (torch >= 2.9 defaults to dynamo)
-            torch.onnx.export(model, args, path, dynamo=False, **kw)
-        except TypeError:  # torch before the dynamo argument
-            torch.onnx.export(model, args, path, **kw)
-        except Exception as e:  # a torch without the TorchScript exporter
-            say(f"    TorchScript export failed ({type(e).__name__}: {str(e)[:120]}); trying dynamo")
-            torch.onnx.export(model, args, path, dynamo=True, **kw)
+    sys.path.insert(0, os.path.join(a.src, "tests", "oracle"))
+    import transformers as oracle  # tests/oracle/transformers.py, not Hugging Face's
+    kw = dict(input_names=names, output_names=outs, opset_version=17)
+    try:
+        oracle.onnx_export(model.eval(), args, path, **kw)
+    except Exception as e:  # a torch without the TorchScript exporter
+        say(f"    TorchScript export failed ({type(e).__name__}: {str(e)[:120]}); trying dynamo")
+        with torch.no_grad():
+            torch.onnx.export(model.eval(), args, path, dynamo=True, **kw)
 
 
 def torch_time(model, args, reps):
@@ -252,10 +251,9 @@ def conv_ncu():
 
 def gpt2():
     sys.path.insert(0, os.path.join(a.src, "tests", "oracle"))
-    import importlib
-    t = importlib.import_module("transformers")
+    import transformers as oracle
     torch.manual_seed(0)
-    e2e("gpt2_b1x128", t.GPT2(), (torch.randint(0, 50257, (1, 128)),), ["input_ids"], ["logits"], [])
+    e2e("gpt2_b1x128", oracle.GPT2(), (torch.randint(0, 50257, (1, 128)),), ["input_ids"], ["logits"], [])
 
 
 step("GEMM 4096^3 (FP32 and TF32)", gemm)

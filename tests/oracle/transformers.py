@@ -114,6 +114,16 @@ class DistilBert(nn.Module):
         return x
 
 
+def onnx_export(model, args, path, **kw):
+    """torch.onnx.export with the TorchScript exporter, which torch >= 2.9 no
+    longer uses by default (the GPU machines have 2.11)."""
+    with torch.no_grad():
+        try:
+            torch.onnx.export(model, args, path, dynamo=False, **kw)
+        except TypeError:  # a torch before the dynamo argument (Debian's 1.13)
+            torch.onnx.export(model, args, path, **kw)
+
+
 def export(name, out, layers=None, opset=13):
     torch.manual_seed(0)
     ids = torch.randint(0, 1000, (2, 8))
@@ -127,12 +137,7 @@ def export(name, out, layers=None, opset=13):
         args, names = (ids, torch.ones_like(ids)), ["input_ids", "attention_mask"]
         dyn = {"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes}
         outs = ["last_hidden_state"]
-    kw = dict(input_names=names, output_names=outs, dynamic_axes=dyn, opset_version=opset)
-    with torch.no_grad():
-        try:  # the TorchScript exporter: torch >= 2.9 defaults to the dynamo one
-            torch.onnx.export(model, args, out, dynamo=False, **kw)
-        except TypeError:  # a torch before the dynamo argument (Debian's 1.13)
-            torch.onnx.export(model, args, out, **kw)
+    onnx_export(model, args, out, input_names=names, output_names=outs, dynamic_axes=dyn, opset_version=opset)
 
 
 if __name__ == "__main__":

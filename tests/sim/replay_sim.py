@@ -324,20 +324,15 @@ if not only:
             ok("mnist_no_profiler", dev["counters_reason"][:90])
         else:
             fail("mnist_no_profiler", json.dumps(dev)[:300])
-    # no driver: one line, exit 2
-    p, d, _ = run("mnist_no_device", mnist, FAST, {"OCSIM_NO_DEVICE": "1"})
-    errl = p.stderr.strip().splitlines()
-    if p.returncode == 2 and len(errl) == 1 and "no usable NVIDIA GPU" in errl[0]:
-        ok("mnist_no_device", errl[0][:100])
-    else:
-        fail("mnist_no_device", f"exit {p.returncode}: {p.stderr[:300]}")
-    # a device too small for the workspaces: one line, exit 2
-    p, d, _ = run("mnist_tiny_device", mnist, FAST, {"OCSIM_MALLOC_LIMIT": "1000000"})
-    errl = p.stderr.strip().splitlines()
-    if p.returncode == 2 and len(errl) == 1 and "workspaces" in errl[0]:
-        ok("mnist_tiny_device", errl[0][:100])
-    else:
-        fail("mnist_tiny_device", f"exit {p.returncode}: {p.stderr[:300]}")
+    # no driver, or a device too small for the workspaces: one line, exit 2
+    for tag, env, needle in (("mnist_no_device", {"OCSIM_NO_DEVICE": "1"}, "no usable NVIDIA GPU"),
+                             ("mnist_tiny_device", {"OCSIM_MALLOC_LIMIT": "1000000"}, "workspaces")):
+        p, _, _ = run(tag, mnist, FAST, env)
+        errl = p.stderr.strip().splitlines()
+        if p.returncode == 2 and len(errl) == 1 and needle in errl[0]:
+            ok(tag, errl[0][:100])
+        else:
+            fail(tag, f"exit {p.returncode}: {p.stderr[:300]}")
     # big enough for the workspaces, not for cuDNN's 256 MiB algorithm search: still measured
     check_model("resnet50_no_search_workspace", corpus("light_resnet50"), FAST + ["--no-counters"],
                 {"OCSIM_MALLOC_LIMIT": str(200 << 20)}, want_counters=False)

@@ -63,4 +63,30 @@ void sim_launch(const char *kernel, cudaStream_t s, const struct sim_work *w);
 /* Sets the runtime's last error (cudaGetLastError returns and clears it). */
 void sim_set_last_error(cudaError_t e);
 
+/* Handles and descriptors of the fake libraries begin with a struct sim_obj
+ * and are kept in one list while live, so that a call given a NULL,
+ * destroyed or foreign one is reported instead of reading freed memory. */
+struct sim_obj {
+    struct sim_obj *next;
+    uint32_t kind;
+};
+enum { SIM_OBJ_STREAM = 1, SIM_OBJ_EVENT, SIM_OBJ_PROFILER_HOST, SIM_OBJ_CUBLAS, SIM_OBJ_CUDNN = 16 /* + cuDNN's own kinds */ };
+/* A zeroed object of `size` bytes (a struct beginning with struct sim_obj),
+ * registered as live; NULL when out of host memory. */
+void *sim_obj_new(uint32_t kind, size_t size);
+/* The live object at p, or NULL. */
+struct sim_obj *sim_obj_live(const void *p);
+/* Unregisters and frees a live object. */
+void sim_obj_free(void *p);
+
+/* In a function with `const char *call` in scope: unless cond, one ocsim
+ * line (sim_fail) and return status. */
+#define SIM_REQ(cond, status, ...)                                                                 \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            sim_fail(call, __VA_ARGS__);                                                           \
+            return (status);                                                                       \
+        }                                                                                          \
+    } while (0)
+
 #endif

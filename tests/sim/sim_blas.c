@@ -3,9 +3,9 @@
  * 13 calls replay/gpu/plugin.c makes, with the argument checks the cuBLAS
  * reference documents for them.
  *
- * Handles are malloc'd objects with a magic number, kept in a list of live
- * handles: a NULL or destroyed handle fails with
- * CUBLAS_STATUS_NOT_INITIALIZED instead of being dereferenced. A handle
+ * Handles are ocsim objects (sim.h), kept in the list of live objects: a
+ * NULL or destroyed handle fails with CUBLAS_STATUS_NOT_INITIALIZED instead
+ * of being dereferenced. A handle
  * holds its stream (cublasSetStream, which also drops a user workspace, as
  * the reference says), math mode and workspace (cublasSetWorkspace: 256-byte
  * aligned, inside one allocation, and still live at every GEMM).
@@ -51,11 +51,8 @@
 
 /* ---- handles ---------------------------------------------------------------------------- */
 
-#define SB_MAGIC 0x6f63626cu /* "ocbl" */
-
 struct cublasContext {
-    uint32_t magic;
-    struct cublasContext *next;
+    struct sim_obj o;           /* a live ocsim object (sim.h) */
     cudaStream_t stream;
     cublasMath_t math;
     bool user_ws;       /* cublasSetWorkspace since the last cublasSetStream */
@@ -63,16 +60,6 @@ struct cublasContext {
     size_t ws_bytes;
 };
 
-/* every live handle: looked up before it is read */
-static struct cublasContext *sb_live;
-
-#define REQ(cond, status, ...)                                                                     \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            sim_fail(call, __VA_ARGS__);                                                           \
-            return (status);                                                                       \
-        }                                                                                          \
-    } while (0)
 #define SPAN(what, p, bytes)                                                                       \
     do {                                                                                           \
         if (sim_span(call, (what), (p), (bytes)))                                                  \
@@ -85,22 +72,19 @@ static struct cublasContext *sb_handle(const char *call, cublasHandle_t h) {
         sim_fail(call, "handle is NULL");
         return NULL;
     }
-    for (struct cublasContext *c = sb_live; c; c = c->next)
-        if (c == h && c->magic == SB_MAGIC)
-            return c;
+    struct sim_obj *o = sim_obj_live(h);
+    if (o && o->kind == SIM_OBJ_CUBLAS)
+        return (struct cublasContext *)o;
     sim_fail(call, "handle %p is not a live cuBLAS handle (destroyed, or never created)", (void *)h);
     return NULL;
 }
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle) {
     const char *call = "cublasCreate";
-    REQ(handle, INVAL, "handle is NULL");
-    struct cublasContext *c = calloc(1, sizeof *c);
-    REQ(c, CUBLAS_STATUS_ALLOC_FAILED, "out of host memory");
-    c->magic = SB_MAGIC;
+    SIM_REQ(handle, INVAL, "handle is NULL");
+    struct cublasContext *c = sim_obj_new(SIM_OBJ_CUBLAS, sizeof *c);
+    SIM_REQ(c, CUBLAS_STATUS_ALLOC_FAILED, "out of host memory");
     c->math = CUBLAS_DEFAULT_MATH;
-    c->next = sb_live;
-    sb_live = c;
     *handle = c;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -109,13 +93,7 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
     struct cublasContext *c = sb_handle("cublasDestroy", handle);
     if (!c)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    for (struct cublasContext **pp = &sb_live; *pp; pp = &(*pp)->next)
-        if (*pp == c) {
-            *pp = c->next;
-            break;
-        }
-    c->magic = 0;
-    free(c);
+    sim_obj_free(c);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -141,7 +119,7 @@ cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, siz
     struct cublasContext *c = sb_handle(call, handle);
     if (!c)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    REQ((uintptr_t)workspace % 256 == 0, INVAL, "workspace %p is not aligned to 256 bytes", workspace);
+    SIM_REQ((uintptr_t)workspace % 256 == 0, INVAL, "workspace %p is not aligned to 256 bytes", workspace);
     if (workspaceSizeInBytes && sim_span(call, "workspace", workspace, workspaceSizeInBytes))
         return INVAL;
     c->user_ws = true;
@@ -161,14 +139,14 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
     bool ok = base == CUBLAS_DEFAULT_MATH || base == CUBLAS_PEDANTIC_MATH || base == CUBLAS_TF32_TENSOR_OP_MATH ||
               base == CUBLAS_FP32_EMULATED_BF16X9_MATH || base == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH ||
               (base == CUBLAS_TENSOR_OP_MATH && !flag);
-    REQ(ok, INVAL, "mode %d is not a valid cublasMath_t", (int)mode);
+    SIM_REQ(ok, INVAL, "mode %d is not a valid cublasMath_t", (int)mode);
     c->math = mode;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value) {
     const char *call = __func__;
-    REQ(value, INVAL, "value is NULL");
+    SIM_REQ(value, INVAL, "value is NULL");
     switch (type) {
     case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
     case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
@@ -335,24 +313,24 @@ static double sb_mat_bytes(const struct sb_gemm *g, int which) {
 
 /* the reference's checks of every GEMM call; *scale: the alpha/beta type */
 static cublasStatus_t sb_check(const char *call, const struct sb_gemm *g, int *scale) {
-    REQ(g->m >= 0 && g->n >= 0 && g->k >= 0, INVAL, "m %d, n %d, k %d (each must be >= 0)", g->m, g->n, g->k);
-    REQ(g->batch >= 0, INVAL, "batchCount %d is negative", g->batch);
+    SIM_REQ(g->m >= 0 && g->n >= 0 && g->k >= 0, INVAL, "m %d, n %d, k %d (each must be >= 0)", g->m, g->n, g->k);
+    SIM_REQ(g->batch >= 0, INVAL, "batchCount %d is negative", g->batch);
     for (int i = 0; i < 2; i++) {
         cublasOperation_t t = i ? g->tb : g->ta;
-        REQ(t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C, INVAL, "trans%c %d is not N, T or C",
+        SIM_REQ(t == CUBLAS_OP_N || t == CUBLAS_OP_T || t == CUBLAS_OP_C, INVAL, "trans%c %d is not N, T or C",
             i ? 'b' : 'a', (int)t);
     }
     int ra = g->ta == CUBLAS_OP_N ? g->m : g->k, rb = g->tb == CUBLAS_OP_N ? g->k : g->n;
-    REQ(g->lda >= (ra > 1 ? ra : 1), INVAL, "lda %d < max(1, %s) = %d", g->lda, g->ta == CUBLAS_OP_N ? "m" : "k",
+    SIM_REQ(g->lda >= (ra > 1 ? ra : 1), INVAL, "lda %d < max(1, %s) = %d", g->lda, g->ta == CUBLAS_OP_N ? "m" : "k",
         ra > 1 ? ra : 1);
-    REQ(g->ldb >= (rb > 1 ? rb : 1), INVAL, "ldb %d < max(1, %s) = %d", g->ldb, g->tb == CUBLAS_OP_N ? "k" : "n",
+    SIM_REQ(g->ldb >= (rb > 1 ? rb : 1), INVAL, "ldb %d < max(1, %s) = %d", g->ldb, g->tb == CUBLAS_OP_N ? "k" : "n",
         rb > 1 ? rb : 1);
-    REQ(g->ldc >= (g->m > 1 ? g->m : 1), INVAL, "ldc %d < max(1, m) = %d", g->ldc, g->m > 1 ? g->m : 1);
-    REQ(g->alpha && g->beta, INVAL, "alpha or beta is NULL");
-    REQ(sb_comp_valid(g->comp), INVAL, "computeType %d is not a cublasComputeType_t", (int)g->comp);
-    REQ(sb_algo_valid(g->algo), INVAL, "algo %d is not a cublasGemmAlgo_t", (int)g->algo);
+    SIM_REQ(g->ldc >= (g->m > 1 ? g->m : 1), INVAL, "ldc %d < max(1, m) = %d", g->ldc, g->m > 1 ? g->m : 1);
+    SIM_REQ(g->alpha && g->beta, INVAL, "alpha or beta is NULL");
+    SIM_REQ(sb_comp_valid(g->comp), INVAL, "computeType %d is not a cublasComputeType_t", (int)g->comp);
+    SIM_REQ(sb_algo_valid(g->algo), INVAL, "algo %d is not a cublasGemmAlgo_t", (int)g->algo);
     *scale = g->at == g->bt ? sb_scale_type(g->comp, g->at, g->ct) : -1;
-    REQ(*scale >= 0, CUBLAS_STATUS_NOT_SUPPORTED,
+    SIM_REQ(*scale >= 0, CUBLAS_STATUS_NOT_SUPPORTED,
         "computeType %d with Atype %d, Btype %d, Ctype %d is not a supported combination", (int)g->comp, (int)g->at,
         (int)g->bt, (int)g->ct);
     return CUBLAS_STATUS_SUCCESS;
@@ -482,7 +460,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     cublasStatus_t st = sb_check(call, &g, &scale);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
-    REQ(C || sb_beta_zero(&g, scale), INVAL, "C is NULL with a nonzero beta");
+    SIM_REQ(C || sb_beta_zero(&g, scale), INVAL, "C is NULL with a nonzero beta");
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
     if (k) {
@@ -506,10 +484,10 @@ static cublasStatus_t sb_span_strided(const char *call, const char *what, const 
     bool over = __builtin_mul_overflow(mag, (uint64_t)(batch - 1), &reach) ||
                 __builtin_add_overflow(reach, elems, &total) || __builtin_mul_overflow(total, (uint64_t)es, &total) ||
                 __builtin_mul_overflow(reach, (uint64_t)es, &reach);
-    REQ(!over, CUBLAS_STATUS_EXECUTION_FAILED,
+    SIM_REQ(!over, CUBLAS_STATUS_EXECUTION_FAILED,
         "%s: %d matrices %lld elements apart pass the end of the address space", what, batch, stride);
     if (stride < 0) {
-        REQ(reach <= start, CUBLAS_STATUS_EXECUTION_FAILED, "%s: the last of %d matrices lies below address 0", what,
+        SIM_REQ(reach <= start, CUBLAS_STATUS_EXECUTION_FAILED, "%s: the last of %d matrices lies below address 0", what,
             batch);
         start -= reach;
     }
@@ -533,7 +511,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
     cublasStatus_t st = sb_check(call, &g, &scale);
     if (st != CUBLAS_STATUS_SUCCESS)
         return st;
-    REQ(C || sb_beta_zero(&g, scale), INVAL, "C is NULL with a nonzero beta");
+    SIM_REQ(C || sb_beta_zero(&g, scale), INVAL, "C is NULL with a nonzero beta");
     if (m == 0 || n == 0 || batchCount == 0)
         return CUBLAS_STATUS_SUCCESS;
     if (k && ((st = sb_span_strided(call, "A", A, strideA, batchCount, sb_mat_elems(&g, 0), sb_esize(Atype))) ||
@@ -582,7 +560,7 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
             snprintf(what, sizeof what, "Barray[%d]", i);
             SPAN(what, Barray[i], eb);
         }
-        REQ(Carray[i] || beta_zero, INVAL, "Carray[%d] is NULL with a nonzero beta", i);
+        SIM_REQ(Carray[i] || beta_zero, INVAL, "Carray[%d] is NULL with a nonzero beta", i);
         snprintf(what, sizeof what, "Carray[%d]", i);
         SPAN(what, Carray[i], ec);
     }

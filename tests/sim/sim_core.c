@@ -119,25 +119,61 @@ int sim_span(const char *call, const char *what, const void *p, uint64_t bytes) 
                     (unsigned long long)bytes);
 }
 
+/* ---- live objects (sim.h) ------------------------------------------------------------ */
+
+static struct sim_obj *g_objs;
+
+void *sim_obj_new(uint32_t kind, size_t size) {
+    struct sim_obj *o = calloc(1, size);
+    if (!o)
+        return NULL;
+    o->kind = kind;
+    o->next = g_objs;
+    g_objs = o;
+    return o;
+}
+
+struct sim_obj *sim_obj_live(const void *p) {
+    for (struct sim_obj *o = g_objs; p && o; o = o->next)
+        if ((const void *)o == p)
+            return o;
+    return NULL;
+}
+
+void sim_obj_free(void *p) {
+    for (struct sim_obj **pp = &g_objs; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = (*pp)->next;
+            free(p);
+            return;
+        }
+}
+
+/* the live object at p of that kind, or NULL after one ocsim line */
+static void *obj_of(const char *call, const char *what, const void *p, uint32_t kind) {
+    struct sim_obj *o = sim_obj_live(p);
+    if (!o || o->kind != kind) {
+        sim_fail(call, "%s %p is not one (NULL, destroyed, never made, or of another kind)", what, p);
+        return NULL;
+    }
+    return o;
+}
+
 /* ---- runtime state ------------------------------------------------------------------ */
 
 static cudaError_t g_last;
 static int g_device = -1;      /* current device; -1: none set */
 static bool g_ctx;             /* primary context made (cudaSetDevice / cudaFree(0)) */
 static uint64_t g_clock = 1000000; /* ns */
-static cudaStream_t *g_streams;
-static size_t g_nstreams, g_cstreams;
 
 struct CUevent_st {
-    uint32_t magic;
+    struct sim_obj o;
     bool recorded;
     uint64_t t;
 };
-#define EVENT_MAGIC 0x0c5e7e17u
 struct CUstream_st {
-    uint32_t magic;
+    struct sim_obj o;
 };
-#define STREAM_MAGIC 0x0c55ea11u
 struct CUctx_st {
     int dummy;
 };
@@ -158,11 +194,9 @@ static bool no_device(void) {
 }
 
 int sim_stream(const char *call, cudaStream_t s) {
-    if (!s)
+    const struct sim_obj *o = sim_obj_live(s);
+    if (!s || (o && o->kind == SIM_OBJ_STREAM))
         return 0;
-    for (size_t i = 0; i < g_nstreams; i++)
-        if (g_streams[i] == s)
-            return 0;
     return sim_fail(call, "stream %p was not created or was destroyed", (void *)s);
 }
 
@@ -333,40 +367,18 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
         return e;
     if (!s || (flags & ~(unsigned)cudaStreamNonBlocking))
         return rt_err(cudaErrorInvalidValue);
-    struct CUstream_st *st = calloc(1, sizeof *st);
+    struct CUstream_st *st = sim_obj_new(SIM_OBJ_STREAM, sizeof *st);
     if (!st)
         return rt_err(cudaErrorMemoryAllocation);
-    if (g_nstreams == g_cstreams) {
-        size_t c = g_cstreams ? 2 * g_cstreams : 8;
-        cudaStream_t *t = realloc(g_streams, c * sizeof *t);
-        if (!t) {
-            free(st);
-            return rt_err(cudaErrorMemoryAllocation);
-        }
-        g_streams = t;
-        g_cstreams = c;
-    }
-    st->magic = STREAM_MAGIC;
-    g_streams[g_nstreams++] = st;
     *s = st;
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
-    for (size_t i = 0; s && i < g_nstreams; i++) {
-        if (g_streams[i] == s) {
-            g_streams[i] = g_streams[--g_nstreams];
-            free(s);
-            if (g_nstreams == 0) {
-                free(g_streams);
-                g_streams = NULL;
-                g_cstreams = 0;
-            }
-            return cudaSuccess;
-        }
-    }
-    sim_fail("cudaStreamDestroy", "stream %p was not created or was destroyed", (void *)s);
-    return rt_err(cudaErrorInvalidResourceHandle);
+    if (!obj_of("cudaStreamDestroy", "stream", s, SIM_OBJ_STREAM))
+        return rt_err(cudaErrorInvalidResourceHandle);
+    sim_obj_free(s);
+    return cudaSuccess;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
@@ -408,27 +420,21 @@ cudaError_t cudaEventCreate(cudaEvent_t *ev) {
         return e;
     if (!ev)
         return rt_err(cudaErrorInvalidValue);
-    struct CUevent_st *x = calloc(1, sizeof *x);
+    struct CUevent_st *x = sim_obj_new(SIM_OBJ_EVENT, sizeof *x);
     if (!x)
         return rt_err(cudaErrorMemoryAllocation);
-    x->magic = EVENT_MAGIC;
     *ev = x;
     return cudaSuccess;
 }
 
 static bool event_ok(const char *call, cudaEvent_t ev) {
-    if (!ev || ev->magic != EVENT_MAGIC) {
-        sim_fail(call, "not an event made by cudaEventCreate");
-        return false;
-    }
-    return true;
+    return obj_of(call, "event", ev, SIM_OBJ_EVENT) != NULL;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t ev) {
     if (!event_ok("cudaEventDestroy", ev))
         return rt_err(cudaErrorInvalidResourceHandle);
-    ev->magic = 0;
-    free(ev);
+    sim_obj_free(ev);
     return cudaSuccess;
 }
 
@@ -871,19 +877,13 @@ CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailab
 
 /* host objects */
 struct CUpti_Profiler_Host_Object {
-    uint32_t magic;
+    struct sim_obj o;
     char chip[32];
     int n;
     char names[SIM_MAX_METRICS][SIM_NAME];
 };
-#define HOST_MAGIC 0x0c5e4057u
-
 static struct CUpti_Profiler_Host_Object *host_of(const char *call, CUpti_Profiler_Host_Object *h) {
-    if (!h || h->magic != HOST_MAGIC) {
-        sim_fail(call, "not a host object from cuptiProfilerHostInitialize");
-        return NULL;
-    }
-    return h;
+    return obj_of(call, "host object", h, SIM_OBJ_PROFILER_HOST);
 }
 
 CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p) {
@@ -896,10 +896,9 @@ CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p
         sim_fail("cuptiProfilerHostInitialize", "the counter availability image is not one CUPTI filled");
         return CUPTI_ERROR_INVALID_PARAMETER;
     }
-    struct CUpti_Profiler_Host_Object *h = calloc(1, sizeof *h);
+    struct CUpti_Profiler_Host_Object *h = sim_obj_new(SIM_OBJ_PROFILER_HOST, sizeof *h);
     if (!h)
         return CUPTI_ERROR_OUT_OF_MEMORY;
-    h->magic = HOST_MAGIC;
     snprintf(h->chip, sizeof h->chip, "%s", p->pChipName);
     p->pHostObject = h;
     return CUPTI_SUCCESS;
@@ -910,8 +909,7 @@ CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Param
     struct CUpti_Profiler_Host_Object *h = host_of("cuptiProfilerHostDeinitialize", p->pHostObject);
     if (!h)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    h->magic = 0;
-    free(h);
+    sim_obj_free(h);
     return CUPTI_SUCCESS;
 }
 
@@ -1049,7 +1047,6 @@ static struct cd_slot *cd_slot(struct cd_header *h, uint32_t i) {
 }
 
 struct CUpti_RangeProfiler_Object {
-    uint32_t magic;
     /* from GetCounterDataSize */
     size_t cd_bytes;
     uint32_t max_ranges, n_metrics;
@@ -1066,11 +1063,10 @@ struct CUpti_RangeProfiler_Object {
     uint32_t cursor, pass0_ranges, dropped;
     int open; /* slot of the open range, -1 none */
 };
-#define RP_MAGIC 0x0c5e4a9eu
 static struct CUpti_RangeProfiler_Object *g_rp;
 
 static struct CUpti_RangeProfiler_Object *rp_of(const char *call, CUpti_RangeProfiler_Object *o) {
-    if (!o || o != g_rp || o->magic != RP_MAGIC) {
+    if (!o || o != g_rp) {
         sim_fail(call, "not the enabled range profiler object");
         return NULL;
     }
@@ -1094,7 +1090,6 @@ CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p) {
     struct CUpti_RangeProfiler_Object *o = calloc(1, sizeof *o);
     if (!o)
         return CUPTI_ERROR_OUT_OF_MEMORY;
-    o->magic = RP_MAGIC;
     o->open = -1;
     g_rp = o;
     g_rp_enabled = true;
@@ -1110,7 +1105,6 @@ CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p) {
     if (o->started)
         sim_fail("cuptiRangeProfilerDisable", "disabled between Start and Stop");
     free(o->cfg_copy);
-    o->magic = 0;
     free(o);
     g_rp = NULL;
     g_rp_enabled = false;

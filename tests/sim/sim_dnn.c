@@ -3,8 +3,8 @@
  * legacy-API calls replay/gpu/plugin.c makes, with the argument checks the
  * cuDNN 9 API reference documents for them.
  *
- * Handles and descriptors are malloc'd objects with a magic number, kept in
- * one list of live objects: a NULL, destroyed or wrong-kind handle or
+ * Handles and descriptors are ocsim objects (sim.h), kept in one list of
+ * live objects: a NULL, destroyed or wrong-kind handle or
  * descriptor is reported, never dereferenced. The Set* calls check what the
  * reference lists (ranks, dims and strides >= 1, pads >= 0, conv strides and
  * dilations >= 1, group count >= 1, pooling windows, LRN ranges, enumerants).
@@ -62,31 +62,23 @@ static const char *const sd_kind_name[SD_KINDS] = {
     "pooling descriptor", "activation descriptor", "LRN descriptor", "op-tensor descriptor",
     "reduce-tensor descriptor"};
 
-#define SD_MAGIC 0x6f63646eu /* "ocdn" */
-
-struct sd_obj {
-    uint32_t magic;
-    enum sd_kind kind;
-    struct sd_obj *next;
-};
-
-/* every live handle and descriptor: a pointer is looked up here before it is
-   read, so a destroyed one is reported rather than used after free */
-static struct sd_obj *sd_live;
+/* every handle and descriptor begins with a struct sim_obj of kind
+   SIM_OBJ_CUDNN + its sd_kind, and is looked up among the live objects
+   before it is read (sim.h) */
 
 struct cudnnContext {
-    struct sd_obj o;
+    struct sim_obj o;
     cudaStream_t stream;
 };
 struct cudnnTensorStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnDataType_t dt;
     int nb;
     int dim[CUDNN_DIM_MAX], str[CUDNN_DIM_MAX];
 };
 struct cudnnFilterStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnDataType_t dt;
     cudnnTensorFormat_t fmt;
@@ -94,7 +86,7 @@ struct cudnnFilterStruct {
     int dim[CUDNN_DIM_MAX];
 };
 struct cudnnConvolutionStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     int len;
     int pad[CUDNN_DIM_MAX - 2], str[CUDNN_DIM_MAX - 2], dil[CUDNN_DIM_MAX - 2];
@@ -104,31 +96,31 @@ struct cudnnConvolutionStruct {
     cudnnMathType_t math;
 };
 struct cudnnPoolingStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnPoolingMode_t mode;
     int nb;
     int win[CUDNN_DIM_MAX - 2], pad[CUDNN_DIM_MAX - 2], str[CUDNN_DIM_MAX - 2];
 };
 struct cudnnActivationStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnActivationMode_t mode;
     double coef;
 };
 struct cudnnLRNStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     unsigned n;
     double alpha, beta, k;
 };
 struct cudnnOpTensorStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnOpTensorOp_t op;
     cudnnDataType_t ct;
 };
 struct cudnnReduceTensorStruct {
-    struct sd_obj o;
+    struct sim_obj o;
     bool set;
     cudnnReduceTensorOp_t op;
     cudnnDataType_t ct;
@@ -141,13 +133,6 @@ typedef struct cudnnFilterStruct sd_filter_t;
 typedef struct cudnnConvolutionStruct sd_conv_t;
 
 /* checks inside a function with `const char *call` in scope */
-#define REQ(cond, status, ...)                                                                     \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            sim_fail(call, __VA_ARGS__);                                                           \
-            return (status);                                                                       \
-        }                                                                                          \
-    } while (0)
 /* a device buffer the call reads or writes; out of bounds, the real kernel
    would fault: reported here, the call fails */
 #define SPAN(what, p, bytes)                                                                       \
@@ -159,21 +144,7 @@ typedef struct cudnnConvolutionStruct sd_conv_t;
 #define UNSUP CUDNN_STATUS_NOT_SUPPORTED
 
 static void *sd_new(enum sd_kind kind, size_t size) {
-    struct sd_obj *o = calloc(1, size);
-    if (!o)
-        return NULL;
-    o->magic = SD_MAGIC;
-    o->kind = kind;
-    o->next = sd_live;
-    sd_live = o;
-    return o;
-}
-
-static struct sd_obj *sd_find(const void *p) {
-    for (struct sd_obj *o = sd_live; o; o = o->next)
-        if ((const void *)o == p)
-            return o;
-    return NULL;
+    return sim_obj_new(SIM_OBJ_CUDNN + (uint32_t)kind, size);
 }
 
 /* the live object p of kind k, or NULL after one ocsim line */
@@ -182,44 +153,34 @@ static void *sd_get(const char *call, const char *what, const void *p, enum sd_k
         sim_fail(call, "%s is NULL", what);
         return NULL;
     }
-    struct sd_obj *o = sd_find(p);
-    if (!o || o->magic != SD_MAGIC) {
+    struct sim_obj *o = sim_obj_live(p);
+    if (!o || o->kind <= SIM_OBJ_CUDNN || o->kind >= SIM_OBJ_CUDNN + SD_KINDS) {
         sim_fail(call, "%s %p is not a live cuDNN object (destroyed, or never created)", what, p);
         return NULL;
     }
-    if (o->kind != k) {
-        sim_fail(call, "%s %p is a %s, not a %s", what, p, sd_kind_name[o->kind], sd_kind_name[k]);
+    if (o->kind != SIM_OBJ_CUDNN + (uint32_t)k) {
+        sim_fail(call, "%s %p is a %s, not a %s", what, p, sd_kind_name[o->kind - SIM_OBJ_CUDNN], sd_kind_name[k]);
         return NULL;
     }
     return o;
-}
-
-static void sd_unlink_free(struct sd_obj *o) {
-    for (struct sd_obj **pp = &sd_live; *pp; pp = &(*pp)->next)
-        if (*pp == o) {
-            *pp = o->next;
-            break;
-        }
-    o->magic = 0;
-    free(o);
 }
 
 /* Destroy*Descriptor: NULL is a no-op; anything else must be live and of its kind */
 static cudnnStatus_t sd_destroy(const char *call, const void *p, enum sd_kind k) {
     if (!p)
         return CUDNN_STATUS_SUCCESS;
-    struct sd_obj *o = sd_get(call, sd_kind_name[k], p, k);
+    struct sim_obj *o = sd_get(call, sd_kind_name[k], p, k);
     if (!o)
         return BAD;
-    sd_unlink_free(o);
+    sim_obj_free(o);
     return CUDNN_STATUS_SUCCESS;
 }
 
 #define SD_CREATE(type, kind, out)                                                                 \
     do {                                                                                           \
-        REQ((out) != NULL, BAD, "NULL output pointer");                                            \
+        SIM_REQ((out) != NULL, BAD, "NULL output pointer");                                            \
         type *o_ = sd_new((kind), sizeof *o_);                                                     \
-        REQ(o_ != NULL, CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "out of host memory"); \
+        SIM_REQ(o_ != NULL, CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "out of host memory"); \
         *(out) = o_;                                                                               \
     } while (0)
 
@@ -444,7 +405,7 @@ cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
     struct cudnnContext *h = sd_handle(call, handle); /* NULL: BAD_PARAM */
     if (!h)
         return BAD;
-    sd_unlink_free(&h->o);
+    sim_obj_free(h);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -482,15 +443,15 @@ cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cud
     sd_tensor_t *t = sd_get(call, "tensorDesc", tensorDesc, SD_TENSOR);
     if (!t)
         return BAD;
-    REQ(nbDims <= CUDNN_DIM_MAX, UNSUP, "nbDims %d > CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
-    REQ(nbDims >= 3, BAD, "nbDims %d (cuDNN tensors have at least 3 dims; pad lower ranks with 1s)", nbDims);
-    REQ(dimA && strideA, BAD, "dimA or strideA is NULL");
-    REQ(sd_dt_bits(dataType) > 0, BAD, "dataType %d is not a tensor data type", (int)dataType);
+    SIM_REQ(nbDims <= CUDNN_DIM_MAX, UNSUP, "nbDims %d > CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
+    SIM_REQ(nbDims >= 3, BAD, "nbDims %d (cuDNN tensors have at least 3 dims; pad lower ranks with 1s)", nbDims);
+    SIM_REQ(dimA && strideA, BAD, "dimA or strideA is NULL");
+    SIM_REQ(sd_dt_bits(dataType) > 0, BAD, "dataType %d is not a tensor data type", (int)dataType);
     char b1[128], b2[128];
     for (int i = 0; i < nbDims; i++) {
-        REQ(dimA[i] >= 1, BAD, "dimA %s: dim %d is %d (each must be >= 1)", sd_dims(b1, sizeof b1, nbDims, dimA), i,
+        SIM_REQ(dimA[i] >= 1, BAD, "dimA %s: dim %d is %d (each must be >= 1)", sd_dims(b1, sizeof b1, nbDims, dimA), i,
             dimA[i]);
-        REQ(strideA[i] >= 1, BAD, "strideA %s: stride %d is %d (each must be >= 1)",
+        SIM_REQ(strideA[i] >= 1, BAD, "strideA %s: stride %d is %d (each must be >= 1)",
             sd_dims(b2, sizeof b2, nbDims, strideA), i, strideA[i]);
     }
     sd_tensor_t n = {.nb = nbDims, .dt = dataType};
@@ -498,7 +459,7 @@ cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cud
     memcpy(n.str, strideA, (size_t)nbDims * sizeof *strideA);
     uint64_t span = sd_t_span_elems(&n);
     double numel = sd_t_numel(&n);
-    REQ(span <= INT32_MAX && numel <= INT32_MAX, UNSUP,
+    SIM_REQ(span <= INT32_MAX && numel <= INT32_MAX, UNSUP,
         "dims %s strides %s address %llu elements (%.0f in all): beyond cuDNN's 2 Giga-element limit",
         sd_dims(b1, sizeof b1, nbDims, dimA), sd_dims(b2, sizeof b2, nbDims, strideA), (unsigned long long)span,
         numel);
@@ -529,15 +490,15 @@ cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cud
     sd_filter_t *f = sd_get(call, "filterDesc", filterDesc, SD_FILTER);
     if (!f)
         return BAD;
-    REQ(nbDims <= CUDNN_DIM_MAX, UNSUP, "nbDims %d > CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
-    REQ(nbDims >= 3, BAD, "nbDims %d (a filter has at least 3 dims)", nbDims);
-    REQ(filterDimA, BAD, "filterDimA is NULL");
-    REQ(sd_dt_bits(dataType) > 0, BAD, "dataType %d is not a tensor data type", (int)dataType);
-    REQ(format == CUDNN_TENSOR_NCHW || format == CUDNN_TENSOR_NHWC || format == CUDNN_TENSOR_NCHW_VECT_C, BAD,
+    SIM_REQ(nbDims <= CUDNN_DIM_MAX, UNSUP, "nbDims %d > CUDNN_DIM_MAX (%d)", nbDims, CUDNN_DIM_MAX);
+    SIM_REQ(nbDims >= 3, BAD, "nbDims %d (a filter has at least 3 dims)", nbDims);
+    SIM_REQ(filterDimA, BAD, "filterDimA is NULL");
+    SIM_REQ(sd_dt_bits(dataType) > 0, BAD, "dataType %d is not a tensor data type", (int)dataType);
+    SIM_REQ(format == CUDNN_TENSOR_NCHW || format == CUDNN_TENSOR_NHWC || format == CUDNN_TENSOR_NCHW_VECT_C, BAD,
         "format %d is not a cudnnTensorFormat_t", (int)format);
     char b[128];
     for (int i = 0; i < nbDims; i++)
-        REQ(filterDimA[i] >= 0, BAD, "filterDimA %s: dim %d is negative", sd_dims(b, sizeof b, nbDims, filterDimA), i);
+        SIM_REQ(filterDimA[i] >= 0, BAD, "filterDimA %s: dim %d is negative", sd_dims(b, sizeof b, nbDims, filterDimA), i);
     f->dt = dataType;
     f->fmt = format;
     f->nb = nbDims;
@@ -570,18 +531,18 @@ cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convD
     sd_conv_t *c = sd_get(call, "convDesc", convDesc, SD_CONV);
     if (!c)
         return BAD;
-    REQ(arrayLength >= 0, BAD, "arrayLength %d is negative", arrayLength);
-    REQ(arrayLength <= CUDNN_DIM_MAX - 2, UNSUP, "arrayLength %d > CUDNN_DIM_MAX - 2", arrayLength);
-    REQ(arrayLength == 0 || (padA && filterStrideA && dilationA), BAD, "padA, filterStrideA or dilationA is NULL");
-    REQ(mode == CUDNN_CONVOLUTION || mode == CUDNN_CROSS_CORRELATION, BAD, "mode %d is not a cudnnConvolutionMode_t",
+    SIM_REQ(arrayLength >= 0, BAD, "arrayLength %d is negative", arrayLength);
+    SIM_REQ(arrayLength <= CUDNN_DIM_MAX - 2, UNSUP, "arrayLength %d > CUDNN_DIM_MAX - 2", arrayLength);
+    SIM_REQ(arrayLength == 0 || (padA && filterStrideA && dilationA), BAD, "padA, filterStrideA or dilationA is NULL");
+    SIM_REQ(mode == CUDNN_CONVOLUTION || mode == CUDNN_CROSS_CORRELATION, BAD, "mode %d is not a cudnnConvolutionMode_t",
         (int)mode);
-    REQ(sd_dt_enum(computeType), BAD, "computeType %d is not a cudnnDataType_t", (int)computeType);
+    SIM_REQ(sd_dt_enum(computeType), BAD, "computeType %d is not a cudnnDataType_t", (int)computeType);
     char b[128];
     for (int i = 0; i < arrayLength; i++) {
-        REQ(padA[i] >= 0, BAD, "padA %s: pad %d is negative", sd_dims(b, sizeof b, arrayLength, padA), i);
-        REQ(filterStrideA[i] >= 1, BAD, "filterStrideA %s: stride %d is not positive",
+        SIM_REQ(padA[i] >= 0, BAD, "padA %s: pad %d is negative", sd_dims(b, sizeof b, arrayLength, padA), i);
+        SIM_REQ(filterStrideA[i] >= 1, BAD, "filterStrideA %s: stride %d is not positive",
             sd_dims(b, sizeof b, arrayLength, filterStrideA), i);
-        REQ(dilationA[i] >= 1, BAD, "dilationA %s: dilation %d is not positive",
+        SIM_REQ(dilationA[i] >= 1, BAD, "dilationA %s: dilation %d is not positive",
             sd_dims(b, sizeof b, arrayLength, dilationA), i);
     }
     c->len = arrayLength;
@@ -601,7 +562,7 @@ cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDes
     sd_conv_t *c = sd_get(call, "convDesc", convDesc, SD_CONV);
     if (!c)
         return BAD;
-    REQ(groupCount >= 1, BAD, "groupCount %d (must be >= 1)", groupCount);
+    SIM_REQ(groupCount >= 1, BAD, "groupCount %d (must be >= 1)", groupCount);
     c->group = groupCount;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -611,7 +572,7 @@ cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc,
     sd_conv_t *c = sd_get(call, "convDesc", convDesc, SD_CONV);
     if (!c)
         return BAD;
-    REQ(mathType >= CUDNN_DEFAULT_MATH && mathType <= CUDNN_FMA_MATH, BAD, "mathType %d is not a cudnnMathType_t",
+    SIM_REQ(mathType >= CUDNN_DEFAULT_MATH && mathType <= CUDNN_FMA_MATH, BAD, "mathType %d is not a cudnnMathType_t",
         (int)mathType);
     c->math = mathType;
     return CUDNN_STATUS_SUCCESS;
@@ -652,31 +613,31 @@ static cudnnStatus_t sd_conv_check(const char *call, bool bwd, const sd_tensor_t
     sd_dims(b1, sizeof b1, x->nb, x->dim);
     sd_dims(b2, sizeof b2, w->nb, w->dim);
     sd_dims(b3, sizeof b3, y->nb, y->dim);
-    REQ(x->nb == w->nb && x->nb == y->nb, BAD, "%s %s, wDesc %s and %s %s differ in rank", xn, b1, b2, yn, b3);
-    REQ(x->nb == 4 || x->nb == 5, UNSUP, "%d-D convolution tensors (cuDNN takes 4-D and 5-D)", x->nb);
-    REQ(c->len == x->nb - 2, BAD, "convDesc has %d spatial dims, %s %s has %d", c->len, xn, b1, x->nb - 2);
-    REQ(x->dt == w->dt && (y->dt == x->dt || (x->dt == CUDNN_DATA_INT8 && y->dt == CUDNN_DATA_FLOAT)), BAD,
+    SIM_REQ(x->nb == w->nb && x->nb == y->nb, BAD, "%s %s, wDesc %s and %s %s differ in rank", xn, b1, b2, yn, b3);
+    SIM_REQ(x->nb == 4 || x->nb == 5, UNSUP, "%d-D convolution tensors (cuDNN takes 4-D and 5-D)", x->nb);
+    SIM_REQ(c->len == x->nb - 2, BAD, "convDesc has %d spatial dims, %s %s has %d", c->len, xn, b1, x->nb - 2);
+    SIM_REQ(x->dt == w->dt && (y->dt == x->dt || (x->dt == CUDNN_DATA_INT8 && y->dt == CUDNN_DATA_FLOAT)), BAD,
         "data types differ: %s %d, wDesc %d, %s %d", xn, (int)x->dt, (int)w->dt, yn, (int)y->dt);
-    REQ(sd_conv_config(x->dt, c->ct), UNSUP, "data type %d with convDesc compute type %d is no supported configuration",
+    SIM_REQ(sd_conv_config(x->dt, c->ct), UNSUP, "data type %d with convDesc compute type %d is no supported configuration",
         (int)x->dt, (int)c->ct);
     for (int i = 0; i < w->nb; i++)
-        REQ(w->dim[i] >= 1, BAD, "wDesc %s: dim %d is 0", b2, i);
-    REQ((int64_t)w->dim[1] * c->group == x->dim[1], BAD,
+        SIM_REQ(w->dim[i] >= 1, BAD, "wDesc %s: dim %d is 0", b2, i);
+    SIM_REQ((int64_t)w->dim[1] * c->group == x->dim[1], BAD,
         "%s %s has %d input channels; wDesc %s has %d per group x %d groups", xn, b1, x->dim[1], b2, w->dim[1],
         c->group);
-    REQ(w->dim[0] % c->group == 0, BAD, "wDesc %s: %d output channels are not a multiple of the group count %d", b2,
+    SIM_REQ(w->dim[0] % c->group == 0, BAD, "wDesc %s: %d output channels are not a multiple of the group count %d", b2,
         w->dim[0], c->group);
-    REQ(y->dim[0] == x->dim[0], BAD, "%s %s and %s %s differ in batch", xn, b1, yn, b3);
-    REQ(y->dim[1] == w->dim[0], BAD, "%s %s has %d channels; wDesc %s has %d output channels", yn, b3, y->dim[1], b2,
+    SIM_REQ(y->dim[0] == x->dim[0], BAD, "%s %s and %s %s differ in batch", xn, b1, yn, b3);
+    SIM_REQ(y->dim[1] == w->dim[0], BAD, "%s %s has %d channels; wDesc %s has %d output channels", yn, b3, y->dim[1], b2,
         w->dim[0]);
     double sp = 1, ks = 1;
     for (int i = 0; i < c->len; i++) {
         int64_t eff = (int64_t)c->dil[i] * (w->dim[2 + i] - 1) + 1;
         int64_t padded = (int64_t)x->dim[2 + i] + 2 * (int64_t)c->pad[i];
-        REQ(eff <= padded, BAD, "spatial dim %d: the dilated filter (%lld) is larger than the padded %s (%lld)", i,
+        SIM_REQ(eff <= padded, BAD, "spatial dim %d: the dilated filter (%lld) is larger than the padded %s (%lld)", i,
             (long long)eff, xn, (long long)padded);
         int64_t o = (padded - eff) / c->str[i] + 1;
-        REQ(y->dim[2 + i] == o, bwd ? BAD : UNSUP,
+        SIM_REQ(y->dim[2 + i] == o, bwd ? BAD : UNSUP,
             "%s %s: spatial dim %d is %d; %s %s with pad %d, stride %d, dilation %d and filter %d gives %lld "
             "(out = (in + 2*pad - (dil*(k-1)+1))/stride + 1)",
             yn, b3, i, y->dim[2 + i], xn, b1, c->pad[i], c->str[i], c->dil[i], w->dim[2 + i], (long long)o);
@@ -691,9 +652,9 @@ static cudnnStatus_t sd_conv_check(const char *call, bool bwd, const sd_tensor_t
    (IMPLICIT_PRECOMP_GEMM / BWD_DATA_ALGO_1), the ones its Find reports */
 static cudnnStatus_t sd_conv_algo(const char *call, bool bwd, int algo) {
     int count = bwd ? (int)CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT : (int)CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-    REQ(algo >= 0 && algo < count, BAD, "algo %d is not a %s", algo,
+    SIM_REQ(algo >= 0 && algo < count, BAD, "algo %d is not a %s", algo,
         bwd ? "cudnnConvolutionBwdDataAlgo_t" : "cudnnConvolutionFwdAlgo_t");
-    REQ(algo <= 1, UNSUP, "algo %d does not support these parameters (ocsim runs algos 0 and 1)", algo);
+    SIM_REQ(algo <= 1, UNSUP, "algo %d does not support these parameters (ocsim runs algos 0 and 1)", algo);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -766,20 +727,20 @@ cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescri
     char b1[128], b2[128];
     sd_dims(b1, sizeof b1, x->nb, x->dim);
     sd_dims(b2, sizeof b2, w->nb, w->dim);
-    REQ(w->nb == x->nb, BAD, "filterDesc %s and inputTensorDesc %s differ in rank", b2, b1);
-    REQ(c->len == x->nb - 2, BAD, "convDesc has %d spatial dims, inputTensorDesc %s has %d", c->len, b1, x->nb - 2);
-    REQ((int64_t)w->dim[1] * c->group == x->dim[1], BAD,
+    SIM_REQ(w->nb == x->nb, BAD, "filterDesc %s and inputTensorDesc %s differ in rank", b2, b1);
+    SIM_REQ(c->len == x->nb - 2, BAD, "convDesc has %d spatial dims, inputTensorDesc %s has %d", c->len, b1, x->nb - 2);
+    SIM_REQ((int64_t)w->dim[1] * c->group == x->dim[1], BAD,
         "inputTensorDesc %s has %d feature maps; filterDesc %s has %d per group x %d groups", b1, x->dim[1], b2,
         w->dim[1], c->group);
-    REQ(nbDims >= 0 && nbDims <= x->nb, BAD, "nbDims %d (0 to the input's %d)", nbDims, x->nb);
-    REQ(nbDims == 0 || tensorOuputDimA, BAD, "tensorOuputDimA is NULL");
+    SIM_REQ(nbDims >= 0 && nbDims <= x->nb, BAD, "nbDims %d (0 to the input's %d)", nbDims, x->nb);
+    SIM_REQ(nbDims == 0 || tensorOuputDimA, BAD, "tensorOuputDimA is NULL");
     int out[CUDNN_DIM_MAX];
     out[0] = x->dim[0];
     out[1] = w->dim[0];
     for (int i = 0; i < c->len; i++) {
         int64_t eff = (int64_t)c->dil[i] * (w->dim[2 + i] - 1) + 1;
         int64_t padded = (int64_t)x->dim[2 + i] + 2 * (int64_t)c->pad[i];
-        REQ(eff <= padded, BAD, "spatial dim %d: the dilated filter (%lld) is larger than the padded input (%lld)", i,
+        SIM_REQ(eff <= padded, BAD, "spatial dim %d: the dilated filter (%lld) is larger than the padded input (%lld)", i,
             (long long)eff, (long long)padded);
         out[2 + i] = (int)((padded - eff) / c->str[i] + 1);
     }
@@ -801,7 +762,7 @@ cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, cons
     const sd_tensor_t *y = c ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!y)
         return BAD;
-    REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
+    SIM_REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
     struct sd_conv_geom g;
     cudnnStatus_t st;
     if ((st = sd_conv_check(call, false, x, w, c, y, &g)) != CUDNN_STATUS_SUCCESS ||
@@ -824,7 +785,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle,
     const sd_tensor_t *dx = c ? sd_tensor(call, "dxDesc", dxDesc) : NULL;
     if (!dx)
         return BAD;
-    REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
+    SIM_REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
     struct sd_conv_geom g;
     cudnnStatus_t st;
     if ((st = sd_conv_check(call, true, dx, w, c, dy, &g)) != CUDNN_STATUS_SUCCESS ||
@@ -839,7 +800,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle,
 static cudnnStatus_t sd_conv_wspace(const char *call, int algo, const sd_tensor_t *x, const sd_filter_t *w,
                                     const void *ws, size_t wsb) {
     size_t need = sd_conv_ws(algo, x, w);
-    REQ(wsb >= need, BAD, "workSpaceSizeInBytes %zu < %zu, the workspace algo %d needs", wsb, need, algo);
+    SIM_REQ(wsb >= need, BAD, "workSpaceSizeInBytes %zu < %zu, the workspace algo %d needs", wsb, need, algo);
     if (wsb)
         SPAN("workSpace", ws, wsb);
     return CUDNN_STATUS_SUCCESS;
@@ -858,8 +819,8 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, c
     const sd_tensor_t *yd = c ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!yd)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && w && y, BAD, "x, w or y is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && w && y, BAD, "x, w or y is NULL");
     struct sd_conv_geom g;
     cudnnStatus_t st;
     if ((st = sd_conv_algo(call, false, (int)algo)) != CUDNN_STATUS_SUCCESS ||
@@ -889,8 +850,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alp
     const sd_tensor_t *dxd = c ? sd_tensor(call, "dxDesc", dxDesc) : NULL;
     if (!dxd)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(w && dy && dx, BAD, "w, dy or dx is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(w && dy && dx, BAD, "w, dy or dx is NULL");
     struct sd_conv_geom g;
     cudnnStatus_t st;
     if ((st = sd_conv_algo(call, true, (int)algo)) != CUDNN_STATUS_SUCCESS ||
@@ -936,10 +897,10 @@ static cudnnStatus_t sd_find_algos(const char *call, bool bwd, cudnnHandle_t han
     const sd_tensor_t *outd = c ? sd_tensor(call, outn, outDesc) : NULL;
     if (!outd)
         return BAD;
-    REQ(outs, BAD, "returnedAlgoCount or perfResults is NULL");
-    REQ(requested >= 1, BAD, "requestedAlgoCount %d (must be >= 1)", requested);
-    REQ(in && w && out, BAD, "%s, w or %s is NULL", bwd ? "dy" : "x", bwd ? "dx" : "y");
-    REQ(ws || !wsb, BAD, "workSpace is NULL with workSpaceSizeInBytes %zu", wsb);
+    SIM_REQ(outs, BAD, "returnedAlgoCount or perfResults is NULL");
+    SIM_REQ(requested >= 1, BAD, "requestedAlgoCount %d (must be >= 1)", requested);
+    SIM_REQ(in && w && out, BAD, "%s, w or %s is NULL", bwd ? "dy" : "x", bwd ? "dx" : "y");
+    SIM_REQ(ws || !wsb, BAD, "workSpace is NULL with workSpaceSizeInBytes %zu", wsb);
     const sd_tensor_t *xd = bwd ? outd : ind, *yd = bwd ? ind : outd; /* the forward convolution's */
     struct sd_conv_geom g;
     cudnnStatus_t st = sd_conv_check(call, bwd, xd, wd, c, yd, &g);
@@ -1047,16 +1008,16 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudn
     const sd_tensor_t *c = a ? sd_tensor(call, "cDesc", cDesc) : NULL;
     if (!c)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(A && C, BAD, "A or C is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(A && C, BAD, "A or C is NULL");
     char b1[128], b2[128];
     sd_dims(b1, sizeof b1, a->nb, a->dim);
     sd_dims(b2, sizeof b2, c->nb, c->dim);
-    REQ(c->nb == 4 || c->nb == 5, UNSUP, "cDesc %s: cudnnAddTensor takes 4-D and 5-D tensors", b2);
-    REQ(a->nb == c->nb, BAD, "aDesc %s and cDesc %s differ in rank", b1, b2);
-    REQ(a->dt == c->dt, BAD, "aDesc and cDesc differ in data type (%d, %d)", (int)a->dt, (int)c->dt);
+    SIM_REQ(c->nb == 4 || c->nb == 5, UNSUP, "cDesc %s: cudnnAddTensor takes 4-D and 5-D tensors", b2);
+    SIM_REQ(a->nb == c->nb, BAD, "aDesc %s and cDesc %s differ in rank", b1, b2);
+    SIM_REQ(a->dt == c->dt, BAD, "aDesc and cDesc differ in data type (%d, %d)", (int)a->dt, (int)c->dt);
     for (int i = 0; i < c->nb; i++)
-        REQ(a->dim[i] == 1 || a->dim[i] == c->dim[i], BAD,
+        SIM_REQ(a->dim[i] == 1 || a->dim[i] == c->dim[i], BAD,
             "aDesc %s does not broadcast to cDesc %s: dim %d must be 1 or %d", b1, b2, i, c->dim[i]);
     SPAN("A", A, sd_t_extent(a));
     SPAN("C", C, sd_t_extent(c));
@@ -1085,10 +1046,10 @@ cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc,
     struct cudnnOpTensorStruct *d = sd_get(call, "opTensorDesc", opTensorDesc, SD_OPT);
     if (!d)
         return BAD;
-    REQ(opTensorOp >= CUDNN_OP_TENSOR_ADD && opTensorOp <= CUDNN_OP_TENSOR_NOT, BAD,
+    SIM_REQ(opTensorOp >= CUDNN_OP_TENSOR_ADD && opTensorOp <= CUDNN_OP_TENSOR_NOT, BAD,
         "opTensorOp %d is not a cudnnOpTensorOp_t", (int)opTensorOp);
-    REQ(sd_dt_enum(opTensorCompType), BAD, "opTensorCompType %d is not a cudnnDataType_t", (int)opTensorCompType);
-    REQ((int)opTensorNanOpt == 0 || (int)opTensorNanOpt == 1, BAD, "opTensorNanOpt %d is not a cudnnNanPropagation_t",
+    SIM_REQ(sd_dt_enum(opTensorCompType), BAD, "opTensorCompType %d is not a cudnnDataType_t", (int)opTensorCompType);
+    SIM_REQ((int)opTensorNanOpt == 0 || (int)opTensorNanOpt == 1, BAD, "opTensorNanOpt %d is not a cudnnNanPropagation_t",
         (int)opTensorNanOpt);
     d->op = opTensorOp;
     d->ct = opTensorCompType;
@@ -1132,8 +1093,8 @@ cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_
     const sd_tensor_t *c = a && (unary || b) ? sd_tensor(call, "cDesc", cDesc) : NULL;
     if (!c)
         return BAD;
-    REQ(alpha1 && beta && (unary || alpha2), BAD, "alpha1, alpha2 or beta is NULL");
-    REQ(A && C && (unary || B), BAD, "A, B or C is NULL");
+    SIM_REQ(alpha1 && beta && (unary || alpha2), BAD, "alpha1, alpha2 or beta is NULL");
+    SIM_REQ(A && C && (unary || B), BAD, "A, B or C is NULL");
     char b1[128], b2[128], b3[128];
     sd_dims(b1, sizeof b1, a->nb, a->dim);
     sd_dims(b3, sizeof b3, c->nb, c->dim);
@@ -1141,18 +1102,18 @@ cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_
         sd_dims(b2, sizeof b2, b->nb, b->dim);
     else
         snprintf(b2, sizeof b2, "(ignored)");
-    REQ(c->nb <= 5, BAD, "cDesc %s: cudnnOpTensor takes tensors of up to 5 dims", b3);
-    REQ(a->nb == c->nb && (unary || b->nb == c->nb), BAD, "aDesc %s, bDesc %s and cDesc %s differ in rank", b1, b2,
+    SIM_REQ(c->nb <= 5, BAD, "cDesc %s: cudnnOpTensor takes tensors of up to 5 dims", b3);
+    SIM_REQ(a->nb == c->nb && (unary || b->nb == c->nb), BAD, "aDesc %s, bDesc %s and cDesc %s differ in rank", b1, b2,
         b3);
-    REQ(sd_same_dims(a, c), BAD, "aDesc %s differs from cDesc %s (A must have C's dims)", b1, b3);
+    SIM_REQ(sd_same_dims(a, c), BAD, "aDesc %s differs from cDesc %s (A must have C's dims)", b1, b3);
     for (int i = 0; !unary && i < c->nb; i++)
-        REQ(b->dim[i] == 1 || b->dim[i] == c->dim[i], BAD,
+        SIM_REQ(b->dim[i] == 1 || b->dim[i] == c->dim[i], BAD,
             "bDesc %s does not broadcast to cDesc %s: dim %d must be 1 or %d", b2, b3, i, c->dim[i]);
     bool dbl = a->dt == CUDNN_DATA_DOUBLE;
-    REQ(op->ct == (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT), BAD,
+    SIM_REQ(op->ct == (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT), BAD,
         "opTensorCompType %d with %s data (must be %s)", (int)op->ct, dbl ? "double" : "non-double",
         dbl ? "CUDNN_DATA_DOUBLE" : "CUDNN_DATA_FLOAT");
-    REQ((unary || b->dt == a->dt) && sd_optensor_types(a->dt, c->dt), UNSUP,
+    SIM_REQ((unary || b->dt == a->dt) && sd_optensor_types(a->dt, c->dt), UNSUP,
         "data types A %d, B %d, C %d are no supported combination", (int)a->dt, b ? (int)b->dt : -1, (int)c->dt);
     SPAN("A", A, sd_t_extent(a));
     if (!unary)
@@ -1190,16 +1151,16 @@ cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduc
     struct cudnnReduceTensorStruct *d = sd_get(call, "reduceTensorDesc", reduceTensorDesc, SD_RED);
     if (!d)
         return BAD;
-    REQ(reduceTensorOp >= CUDNN_REDUCE_TENSOR_ADD && reduceTensorOp <= CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS, BAD,
+    SIM_REQ(reduceTensorOp >= CUDNN_REDUCE_TENSOR_ADD && reduceTensorOp <= CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS, BAD,
         "reduceTensorOp %d is not a cudnnReduceTensorOp_t", (int)reduceTensorOp);
-    REQ(sd_dt_enum(reduceTensorCompType), BAD, "reduceTensorCompType %d is not a cudnnDataType_t",
+    SIM_REQ(sd_dt_enum(reduceTensorCompType), BAD, "reduceTensorCompType %d is not a cudnnDataType_t",
         (int)reduceTensorCompType);
-    REQ((int)reduceTensorNanOpt == 0 || (int)reduceTensorNanOpt == 1, BAD,
+    SIM_REQ((int)reduceTensorNanOpt == 0 || (int)reduceTensorNanOpt == 1, BAD,
         "reduceTensorNanOpt %d is not a cudnnNanPropagation_t", (int)reduceTensorNanOpt);
-    REQ(reduceTensorIndices == CUDNN_REDUCE_TENSOR_NO_INDICES ||
+    SIM_REQ(reduceTensorIndices == CUDNN_REDUCE_TENSOR_NO_INDICES ||
             reduceTensorIndices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES,
         BAD, "reduceTensorIndices %d is not a cudnnReduceTensorIndices_t", (int)reduceTensorIndices);
-    REQ(reduceTensorIndicesType >= CUDNN_32BIT_INDICES && reduceTensorIndicesType <= CUDNN_8BIT_INDICES, BAD,
+    SIM_REQ(reduceTensorIndicesType >= CUDNN_32BIT_INDICES && reduceTensorIndicesType <= CUDNN_8BIT_INDICES, BAD,
         "reduceTensorIndicesType %d is not a cudnnIndicesType_t", (int)reduceTensorIndicesType);
     d->op = reduceTensorOp;
     d->ct = reduceTensorCompType;
@@ -1226,16 +1187,16 @@ static cudnnStatus_t sd_reduce_check(const char *call, const struct cudnnReduceT
     char b1[128], b2[128];
     sd_dims(b1, sizeof b1, a->nb, a->dim);
     sd_dims(b2, sizeof b2, c->nb, c->dim);
-    REQ(a->nb == c->nb, BAD, "aDesc %s and cDesc %s differ in rank", b1, b2);
+    SIM_REQ(a->nb == c->nb, BAD, "aDesc %s and cDesc %s differ in rank", b1, b2);
     for (int i = 0; i < a->nb; i++)
-        REQ(c->dim[i] == 1 || c->dim[i] == a->dim[i], BAD,
+        SIM_REQ(c->dim[i] == 1 || c->dim[i] == a->dim[i], BAD,
             "cDesc %s: dim %d is %d; each must be 1 (reduced) or aDesc %s's %d", b2, i, c->dim[i], b1, a->dim[i]);
     if (a->dt == CUDNN_DATA_DOUBLE || c->dt == CUDNN_DATA_DOUBLE) {
-        REQ(a->dt == c->dt && r->ct == CUDNN_DATA_DOUBLE, BAD,
+        SIM_REQ(a->dt == c->dt && r->ct == CUDNN_DATA_DOUBLE, BAD,
             "double data: A, C and the compute type must all be double (A %d, C %d, compute %d)", (int)a->dt,
             (int)c->dt, (int)r->ct);
     } else {
-        REQ(r->ct == CUDNN_DATA_FLOAT, BAD, "reduceTensorCompType %d (CUDNN_DATA_FLOAT for non-double data)",
+        SIM_REQ(r->ct == CUDNN_DATA_FLOAT, BAD, "reduceTensorCompType %d (CUDNN_DATA_FLOAT for non-double data)",
             (int)r->ct);
         bool ok = true;
         for (int k = 0; k < 2; k++) {
@@ -1243,7 +1204,7 @@ static cudnnStatus_t sd_reduce_check(const char *call, const struct cudnnReduceT
             ok = ok && (dt == CUDNN_DATA_FLOAT || dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_INT8 ||
                         dt == CUDNN_DATA_BFLOAT16);
         }
-        REQ(ok, UNSUP, "data types A %d, C %d are not supported by cudnnReduceTensor", (int)a->dt, (int)c->dt);
+        SIM_REQ(ok, UNSUP, "data types A %d, C %d are not supported by cudnnReduceTensor", (int)a->dt, (int)c->dt);
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -1263,7 +1224,7 @@ cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, const cudnnRe
     const sd_tensor_t *c = a ? sd_tensor(call, "cDesc", cDesc) : NULL;
     if (!c)
         return BAD;
-    REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
+    SIM_REQ(sizeInBytes, BAD, "sizeInBytes is NULL");
     cudnnStatus_t st = sd_reduce_check(call, r, a, c);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -1290,25 +1251,25 @@ cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDes
     const sd_tensor_t *c = a ? sd_tensor(call, "cDesc", cDesc) : NULL;
     if (!c)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(A && C, BAD, "A or C is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(A && C, BAD, "A or C is NULL");
     cudnnStatus_t st = sd_reduce_check(call, r, a, c);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     char b1[128];
-    REQ(!sd_same_dims(a, c), BAD, "aDesc and cDesc are both %s: no dim is reduced",
+    SIM_REQ(!sd_same_dims(a, c), BAD, "aDesc and cDesc are both %s: no dim is reduced",
         sd_dims(b1, sizeof b1, a->nb, a->dim));
     bool minmax = r->op == CUDNN_REDUCE_TENSOR_MIN || r->op == CUDNN_REDUCE_TENSOR_MAX ||
                   r->op == CUDNN_REDUCE_TENSOR_AMAX;
     if (r->ind == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES) {
-        REQ(minmax, BAD, "indices requested for reduce op %d (MIN and MAX only)", (int)r->op);
-        REQ(r->itype == CUDNN_32BIT_INDICES, UNSUP, "indices type %d (only 32-bit indices)", (int)r->itype);
+        SIM_REQ(minmax, BAD, "indices requested for reduce op %d (MIN and MAX only)", (int)r->op);
+        SIM_REQ(r->itype == CUDNN_32BIT_INDICES, UNSUP, "indices type %d (only 32-bit indices)", (int)r->itype);
         size_t need = (size_t)sd_t_numel(c) * 4;
-        REQ(indicesSizeInBytes >= need, BAD, "indicesSizeInBytes %zu < %zu", indicesSizeInBytes, need);
+        SIM_REQ(indicesSizeInBytes >= need, BAD, "indicesSizeInBytes %zu < %zu", indicesSizeInBytes, need);
         SPAN("indices", indices, indicesSizeInBytes);
     }
     size_t need = sd_reduce_ws(c);
-    REQ(workspaceSizeInBytes >= need, BAD,
+    SIM_REQ(workspaceSizeInBytes >= need, BAD,
         "workspaceSizeInBytes %zu < %zu, what cudnnGetReductionWorkspaceSize reports", workspaceSizeInBytes, need);
     SPAN("workspace", workspace, workspaceSizeInBytes);
     SPAN("A", A, sd_t_extent(a));
@@ -1352,19 +1313,19 @@ cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, 
     struct cudnnPoolingStruct *p = sd_get(call, "poolingDesc", poolingDesc, SD_POOL);
     if (!p)
         return BAD;
-    REQ(mode >= CUDNN_POOLING_MAX && mode <= CUDNN_POOLING_MAX_DETERMINISTIC, BAD,
+    SIM_REQ(mode >= CUDNN_POOLING_MAX && mode <= CUDNN_POOLING_MAX_DETERMINISTIC, BAD,
         "mode %d is not a cudnnPoolingMode_t", (int)mode);
-    REQ((int)maxpoolingNanOpt == 0 || (int)maxpoolingNanOpt == 1, BAD,
+    SIM_REQ((int)maxpoolingNanOpt == 0 || (int)maxpoolingNanOpt == 1, BAD,
         "maxpoolingNanOpt %d is not a cudnnNanPropagation_t", (int)maxpoolingNanOpt);
-    REQ(nbDims >= 1, BAD, "nbDims %d (must be > 0)", nbDims);
-    REQ(nbDims <= CUDNN_DIM_MAX - 2, UNSUP, "nbDims %d > CUDNN_DIM_MAX - 2", nbDims);
-    REQ(windowDimA && paddingA && strideA, BAD, "windowDimA, paddingA or strideA is NULL");
+    SIM_REQ(nbDims >= 1, BAD, "nbDims %d (must be > 0)", nbDims);
+    SIM_REQ(nbDims <= CUDNN_DIM_MAX - 2, UNSUP, "nbDims %d > CUDNN_DIM_MAX - 2", nbDims);
+    SIM_REQ(windowDimA && paddingA && strideA, BAD, "windowDimA, paddingA or strideA is NULL");
     char b[128];
     for (int i = 0; i < nbDims; i++) {
-        REQ(windowDimA[i] >= 1, BAD, "windowDimA %s: window %d is not positive",
+        SIM_REQ(windowDimA[i] >= 1, BAD, "windowDimA %s: window %d is not positive",
             sd_dims(b, sizeof b, nbDims, windowDimA), i);
-        REQ(paddingA[i] >= 0, BAD, "paddingA %s: padding %d is negative", sd_dims(b, sizeof b, nbDims, paddingA), i);
-        REQ(strideA[i] >= 1, BAD, "strideA %s: stride %d is not positive", sd_dims(b, sizeof b, nbDims, strideA), i);
+        SIM_REQ(paddingA[i] >= 0, BAD, "paddingA %s: padding %d is negative", sd_dims(b, sizeof b, nbDims, paddingA), i);
+        SIM_REQ(strideA[i] >= 1, BAD, "strideA %s: stride %d is not positive", sd_dims(b, sizeof b, nbDims, strideA), i);
     }
     p->mode = mode;
     p->nb = nbDims;
@@ -1396,24 +1357,24 @@ cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescri
     const sd_tensor_t *yd = xd ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!yd)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && y, BAD, "x or y is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && y, BAD, "x or y is NULL");
     char b1[128], b2[128];
     sd_dims(b1, sizeof b1, xd->nb, xd->dim);
     sd_dims(b2, sizeof b2, yd->nb, yd->dim);
-    REQ(xd->nb == 4 || xd->nb == 5, UNSUP, "xDesc %s: pooling takes 2 or 3 spatial dims", b1);
-    REQ(yd->nb == xd->nb, BAD, "xDesc %s and yDesc %s differ in rank", b1, b2);
-    REQ(p->nb == xd->nb - 2, BAD, "poolingDesc has %d dims, xDesc %s has %d spatial dims", p->nb, b1, xd->nb - 2);
-    REQ(xd->dt == yd->dt, BAD, "xDesc and yDesc differ in data type (%d, %d)", (int)xd->dt, (int)yd->dt);
-    REQ(xd->dim[0] == yd->dim[0] && xd->dim[1] == yd->dim[1], BAD, "xDesc %s and yDesc %s differ in N or C", b1, b2);
-    REQ(xd->str[xd->nb - 1] == 1 && yd->str[yd->nb - 1] == 1, UNSUP, "the innermost stride of x or y is not 1");
+    SIM_REQ(xd->nb == 4 || xd->nb == 5, UNSUP, "xDesc %s: pooling takes 2 or 3 spatial dims", b1);
+    SIM_REQ(yd->nb == xd->nb, BAD, "xDesc %s and yDesc %s differ in rank", b1, b2);
+    SIM_REQ(p->nb == xd->nb - 2, BAD, "poolingDesc has %d dims, xDesc %s has %d spatial dims", p->nb, b1, xd->nb - 2);
+    SIM_REQ(xd->dt == yd->dt, BAD, "xDesc and yDesc differ in data type (%d, %d)", (int)xd->dt, (int)yd->dt);
+    SIM_REQ(xd->dim[0] == yd->dim[0] && xd->dim[1] == yd->dim[1], BAD, "xDesc %s and yDesc %s differ in N or C", b1, b2);
+    SIM_REQ(xd->str[xd->nb - 1] == 1 && yd->str[yd->nb - 1] == 1, UNSUP, "the innermost stride of x or y is not 1");
     double win = 1;
     for (int i = 0; i < p->nb; i++) {
         int64_t padded = (int64_t)xd->dim[2 + i] + 2 * (int64_t)p->pad[i];
-        REQ(padded >= p->win[i], BAD, "spatial dim %d: window %d is larger than the padded input (%lld)", i, p->win[i],
+        SIM_REQ(padded >= p->win[i], BAD, "spatial dim %d: window %d is larger than the padded input (%lld)", i, p->win[i],
             (long long)padded);
         int64_t o = (padded - p->win[i]) / p->str[i] + 1;
-        REQ(yd->dim[2 + i] == o, BAD,
+        SIM_REQ(yd->dim[2 + i] == o, BAD,
             "yDesc %s: spatial dim %d is %d; xDesc %s with window %d, pad %d and stride %d gives %lld "
             "(out = 1 + (in + 2*pad - window)/stride)",
             b2, i, yd->dim[2 + i], b1, p->win[i], p->pad[i], p->str[i], (long long)o);
@@ -1455,9 +1416,9 @@ cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activatio
     struct cudnnActivationStruct *d = sd_get(call, "activationDesc", activationDesc, SD_ACT);
     if (!d)
         return BAD;
-    REQ(mode >= CUDNN_ACTIVATION_SIGMOID && mode <= CUDNN_ACTIVATION_SWISH, BAD,
+    SIM_REQ(mode >= CUDNN_ACTIVATION_SIGMOID && mode <= CUDNN_ACTIVATION_SWISH, BAD,
         "mode %d is not a cudnnActivationMode_t", (int)mode);
-    REQ((int)reluNanOpt == 0 || (int)reluNanOpt == 1, BAD, "reluNanOpt %d is not a cudnnNanPropagation_t",
+    SIM_REQ((int)reluNanOpt == 0 || (int)reluNanOpt == 1, BAD, "reluNanOpt %d is not a cudnnNanPropagation_t",
         (int)reluNanOpt);
     d->mode = mode;
     d->coef = coef;
@@ -1469,9 +1430,9 @@ cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activatio
    Activation and Softmax references) */
 static cudnnStatus_t sd_same_xy(const char *call, const sd_tensor_t *x, const sd_tensor_t *y, cudnnStatus_t st) {
     char b1[128], b2[128];
-    REQ(sd_same_dims(x, y), st, "xDesc %s and yDesc %s differ", sd_dims(b1, sizeof b1, x->nb, x->dim),
+    SIM_REQ(sd_same_dims(x, y), st, "xDesc %s and yDesc %s differ", sd_dims(b1, sizeof b1, x->nb, x->dim),
         sd_dims(b2, sizeof b2, y->nb, y->dim));
-    REQ(x->dt == y->dt, st, "xDesc and yDesc differ in data type (%d, %d)", (int)x->dt, (int)y->dt);
+    SIM_REQ(x->dt == y->dt, st, "xDesc and yDesc differ in data type (%d, %d)", (int)x->dt, (int)y->dt);
     return CUDNN_STATUS_SUCCESS;
 }
 
@@ -1493,12 +1454,12 @@ cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescri
     const sd_tensor_t *yd = xd ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!yd)
         return BAD;
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && y, BAD, "x or y is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && y, BAD, "x or y is NULL");
     cudnnStatus_t st = sd_same_xy(call, xd, yd, BAD);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
-    REQ(x != y || sd_same_strides(xd, yd), BAD, "in place (x == y) with differing x and y strides");
+    SIM_REQ(x != y || sd_same_strides(xd, yd), BAD, "in place (x == y) with differing x and y strides");
     SPAN("x", x, sd_t_extent(xd));
     SPAN("y", y, sd_t_extent(yd));
     bool dbl = yd->dt == CUDNN_DATA_DOUBLE;
@@ -1529,12 +1490,12 @@ cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t 
     const sd_tensor_t *yd = xd ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!yd)
         return BAD;
-    REQ(algo >= CUDNN_SOFTMAX_FAST && algo <= CUDNN_SOFTMAX_LOG, BAD, "algo %d is not a cudnnSoftmaxAlgorithm_t",
+    SIM_REQ(algo >= CUDNN_SOFTMAX_FAST && algo <= CUDNN_SOFTMAX_LOG, BAD, "algo %d is not a cudnnSoftmaxAlgorithm_t",
         (int)algo);
-    REQ(mode == CUDNN_SOFTMAX_MODE_INSTANCE || mode == CUDNN_SOFTMAX_MODE_CHANNEL, BAD,
+    SIM_REQ(mode == CUDNN_SOFTMAX_MODE_INSTANCE || mode == CUDNN_SOFTMAX_MODE_CHANNEL, BAD,
         "mode %d is not a cudnnSoftmaxMode_t", (int)mode);
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && y, BAD, "x or y is NULL");
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && y, BAD, "x or y is NULL");
     cudnnStatus_t st = sd_same_xy(call, xd, yd, BAD);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -1572,7 +1533,7 @@ cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDes
     const sd_tensor_t *x = d ? sd_tensor(call, "xDesc", xDesc) : NULL;
     if (!x)
         return BAD;
-    REQ(mode >= CUDNN_BATCHNORM_PER_ACTIVATION && mode <= CUDNN_BATCHNORM_SPATIAL_PERSISTENT, BAD,
+    SIM_REQ(mode >= CUDNN_BATCHNORM_PER_ACTIVATION && mode <= CUDNN_BATCHNORM_SPATIAL_PERSISTENT, BAD,
         "mode %d is not a cudnnBatchNormMode_t", (int)mode);
     d->nb = x->nb;
     d->dt = sd_bn_type(x->dt);
@@ -1605,14 +1566,14 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudn
     const sd_tensor_t *bd = yd ? sd_tensor(call, "bnScaleBiasMeanVarDesc", bnScaleBiasMeanVarDesc) : NULL;
     if (!bd)
         return BAD;
-    REQ(mode >= CUDNN_BATCHNORM_PER_ACTIVATION && mode <= CUDNN_BATCHNORM_SPATIAL_PERSISTENT, BAD,
+    SIM_REQ(mode >= CUDNN_BATCHNORM_PER_ACTIVATION && mode <= CUDNN_BATCHNORM_SPATIAL_PERSISTENT, BAD,
         "mode %d is not a cudnnBatchNormMode_t", (int)mode);
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && y && bnScale && bnBias && estimatedMean && estimatedVariance, BAD,
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && y && bnScale && bnBias && estimatedMean && estimatedVariance, BAD,
         "x, y, bnScale, bnBias, estimatedMean or estimatedVariance is NULL");
     char b1[128], b2[128], b3[128];
     sd_dims(b1, sizeof b1, xd->nb, xd->dim);
-    REQ(xd->nb == 4 || xd->nb == 5, BAD, "xDesc %s: batch normalization takes 4-D and 5-D tensors", b1);
+    SIM_REQ(xd->nb == 4 || xd->nb == 5, BAD, "xDesc %s: batch normalization takes 4-D and 5-D tensors", b1);
     cudnnStatus_t st = sd_same_xy(call, xd, yd, BAD);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
@@ -1621,11 +1582,11 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudn
     bool ok = bd->nb == xd->nb;
     for (int i = 0; ok && i < xd->nb; i++)
         ok = bd->dim[i] == want[i];
-    REQ(ok, BAD, "bnScaleBiasMeanVarDesc %s is not %s, what cudnnDeriveBNTensorDescriptor gives for xDesc %s",
+    SIM_REQ(ok, BAD, "bnScaleBiasMeanVarDesc %s is not %s, what cudnnDeriveBNTensorDescriptor gives for xDesc %s",
         sd_dims(b2, sizeof b2, bd->nb, bd->dim), sd_dims(b3, sizeof b3, xd->nb, want), b1);
-    REQ(bd->dt == sd_bn_type(xd->dt), BAD, "bnScaleBiasMeanVarDesc data type %d (the derived type is %d)", (int)bd->dt,
+    SIM_REQ(bd->dt == sd_bn_type(xd->dt), BAD, "bnScaleBiasMeanVarDesc data type %d (the derived type is %d)", (int)bd->dt,
         (int)sd_bn_type(xd->dt));
-    REQ(epsilon >= CUDNN_BN_MIN_EPSILON, BAD, "epsilon %g < CUDNN_BN_MIN_EPSILON (%g)", epsilon,
+    SIM_REQ(epsilon >= CUDNN_BN_MIN_EPSILON, BAD, "epsilon %g < CUDNN_BN_MIN_EPSILON (%g)", epsilon,
         (double)CUDNN_BN_MIN_EPSILON);
     uint64_t pb = sd_t_extent(bd);
     SPAN("x", x, sd_t_extent(xd));
@@ -1643,7 +1604,7 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudn
                 off += (uint64_t)idx[i] * (uint64_t)bd->str[i];
             double v = bd->dt == CUDNN_DATA_FLOAT ? (double)((const float *)estimatedVariance)[off]
                                                   : ((const double *)estimatedVariance)[off];
-            REQ(v > 0, BAD, "estimatedVariance[%llu] is %g: the running variances must be positive",
+            SIM_REQ(v > 0, BAD, "estimatedVariance[%llu] is %g: the running variances must be positive",
                 (unsigned long long)off, v);
             for (int i = bd->nb - 1; i >= 0 && ++idx[i] == bd->dim[i]; i--)
                 idx[i] = 0;
@@ -1684,10 +1645,10 @@ cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsigned lrnN
     struct cudnnLRNStruct *d = sd_get(call, "normDesc", normDesc, SD_LRN);
     if (!d)
         return BAD;
-    REQ(lrnN >= CUDNN_LRN_MIN_N && lrnN <= CUDNN_LRN_MAX_N, BAD, "lrnN %u outside [%d, %d]", lrnN, CUDNN_LRN_MIN_N,
+    SIM_REQ(lrnN >= CUDNN_LRN_MIN_N && lrnN <= CUDNN_LRN_MAX_N, BAD, "lrnN %u outside [%d, %d]", lrnN, CUDNN_LRN_MIN_N,
         CUDNN_LRN_MAX_N);
-    REQ(lrnK >= CUDNN_LRN_MIN_K, BAD, "lrnK %g < CUDNN_LRN_MIN_K (%g)", lrnK, CUDNN_LRN_MIN_K);
-    REQ(lrnBeta >= CUDNN_LRN_MIN_BETA, BAD, "lrnBeta %g < CUDNN_LRN_MIN_BETA (%g)", lrnBeta, CUDNN_LRN_MIN_BETA);
+    SIM_REQ(lrnK >= CUDNN_LRN_MIN_K, BAD, "lrnK %g < CUDNN_LRN_MIN_K (%g)", lrnK, CUDNN_LRN_MIN_K);
+    SIM_REQ(lrnBeta >= CUDNN_LRN_MIN_BETA, BAD, "lrnBeta %g < CUDNN_LRN_MIN_BETA (%g)", lrnBeta, CUDNN_LRN_MIN_BETA);
     d->n = lrnN;
     d->alpha = lrnAlpha;
     d->beta = lrnBeta;
@@ -1710,16 +1671,16 @@ cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescript
     const sd_tensor_t *yd = xd ? sd_tensor(call, "yDesc", yDesc) : NULL;
     if (!yd)
         return BAD;
-    REQ(lrnMode == CUDNN_LRN_CROSS_CHANNEL_DIM1, BAD, "lrnMode %d is not CUDNN_LRN_CROSS_CHANNEL_DIM1", (int)lrnMode);
-    REQ(alpha && beta, BAD, "alpha or beta is NULL");
-    REQ(x && y, BAD, "x or y is NULL");
-    REQ(xd->nb > 2, BAD, "xDesc has %d dims (LRN needs more than 2)", xd->nb);
+    SIM_REQ(lrnMode == CUDNN_LRN_CROSS_CHANNEL_DIM1, BAD, "lrnMode %d is not CUDNN_LRN_CROSS_CHANNEL_DIM1", (int)lrnMode);
+    SIM_REQ(alpha && beta, BAD, "alpha or beta is NULL");
+    SIM_REQ(x && y, BAD, "x or y is NULL");
+    SIM_REQ(xd->nb > 2, BAD, "xDesc has %d dims (LRN needs more than 2)", xd->nb);
     cudnnStatus_t st = sd_same_xy(call, xd, yd, UNSUP);
     if (st != CUDNN_STATUS_SUCCESS)
         return st;
     for (int k = 0; xd->nb == 5 && k < 2; k++) {
         const sd_tensor_t *t = k ? yd : xd;
-        REQ(t->str[4] == 1 && t->str[3] == t->dim[4] && t->str[2] == t->dim[3] * t->dim[4], BAD,
+        SIM_REQ(t->str[4] == 1 && t->str[3] == t->dim[4] && t->str[2] == t->dim[3] * t->dim[4], BAD,
             "%s: a 5-D LRN tensor must be NCDHW with DHW packed", k ? "yDesc" : "xDesc");
     }
     SPAN("x", x, sd_t_extent(xd));

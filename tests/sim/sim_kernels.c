@@ -43,6 +43,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define INVALID ((int)cudaErrorInvalidValue)
@@ -690,23 +691,29 @@ int oc_k_unary(int32_t op, int32_t dtype, const void *x, const void *bias, int64
         (bias && span(call, "bias", bias, 0, bias_n < n ? bias_n : n, sz)))
         return fault(cudaErrorIllegalAddress);
     const float a = (float)alpha, b = (float)beta;
-    float v[CH], bv[1];
+    const int64_t nb = bias ? (bias_n < n ? bias_n : n) : 0; /* the bias elements k_unary reads */
+    float v[CH], *bf = nb ? malloc((size_t)nb * sizeof *bf) : NULL;
+    if (nb && !bf) {
+        sim_fail(call, "out of host memory for a %lld-element bias", (long long)nb);
+        return fault(cudaErrorMemoryAllocation);
+    }
+    if (nb)
+        load_f(dtype, bias, 0, 1, bf, nb);
     for (int64_t i0 = 0; i0 < n; i0 += CH) {
         const int64_t m = n - i0 < CH ? n - i0 : CH;
         load_f(dtype, x, i0, 1, v, m);
-        for (int64_t j = 0; bias && j < m; ++j) { /* v += bias[i % bias_n], as k_unary adds it */
-            load_f(dtype, bias, (i0 + j) % bias_n, 1, bv, 1);
-            v[j] += bv[0];
-        }
+        for (int64_t j = 0; nb && j < m; ++j) /* v += bias[i % bias_n], as k_unary adds it */
+            v[j] += bf[(i0 + j) % bias_n];
         unary_chunk(op, v, m, a, b);
         store_f(dtype, y, i0, v, m);
     }
+    free(bf);
     const struct fwork f = k_unary_work[op];
     struct sim_work w = {0};
     w.fadd = (f.fadd + (bias ? 1 : 0)) * (double)n;
     w.fmul = f.fmul * (double)n;
     w.ffma = f.ffma * (double)n;
-    w.dram_read = ((double)n + (bias ? (double)(bias_n < n ? bias_n : n) : 0)) * sz;
+    w.dram_read = (double)(n + nb) * sz;
     w.dram_write = (double)n * sz;
     const char *t = tname(dtype);
     launch(s, &w, "void k_unary<%d, %s>(const %s*, const %s*, long, %s*, long, float, float)", (int)op, t, t, t, t);
