@@ -13,6 +13,7 @@
 #include "attr.h"
 
 #include "dtype.h"
+#include "fold.h"
 #include "memory.h"
 #include "model.h"
 #include "ops.h"
@@ -244,6 +245,18 @@ static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node 
 
 static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g);
 
+/* A node can be folded: every output's shape and every present input's
+ * contents are known (or readable from a small tensor in the file). */
+static bool oc_fold_ready(const struct oc_graph *g, const struct oc_node *n) {
+    for (int32_t k = 0; k < n->n_out; k++)
+        if (n->out[k] >= 0 && !oc_shape_known(&g->values[n->out[k]]))
+            return false;
+    for (int32_t k = 0; k < n->n_in; k++)
+        if (n->in[k] >= 0 && !oc_fold_available(&g->values[n->in[k]]))
+            return false;
+    return true;
+}
+
 /* A node that calls a model-local function: its body is analyzed with the
  * call's input types; the call node keeps the body's outputs and total cost. */
 static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, struct oc_node *n, const void *fn) {
@@ -266,6 +279,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
         v->dims = src->dims;
         v->ival = src->ival;
         v->n_ival = src->n_ival;
+        v->fval = src->fval;
         v->nt = src->nt;
     }
     struct oc_diag *saved = r->d;
@@ -284,6 +298,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
         v->dims = src->dims;
         v->ival = src->ival;
         v->n_ival = src->n_ival;
+        v->fval = src->fval;
         v->nt = src->nt;
     }
     bool complete = true;
@@ -367,6 +382,13 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
         return oc_diag_set(r->d, st, "node %s: %s", oc_node_label(n, lab, sizeof lab),
                            nd.code != OC_OK ? nd.msg : oc_status_str(st));
     }
+    /* value propagation: the outputs' contents from known input contents */
+    if (st == OC_OK && def->fold != oc_fold_none && oc_fold_ready(g, n)) {
+        nd = (struct oc_diag){0};
+        if ((st = def->fold(&ctx)) != OC_OK)
+            return oc_diag_set(r->d, st, "node %s: %s", oc_node_label(n, lab, sizeof lab),
+                               nd.code != OC_OK ? nd.msg : oc_status_str(st));
+    }
     /* alias ops pass their input's parameter identity through */
     if ((def->flags & OC_OPF_ALIAS) && n->n_in > 0 && n->in[0] >= 0 && n->n_out > 0 && n->out[0] >= 0) {
         const struct oc_value *src = &g->values[n->in[0]];
@@ -432,6 +454,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
  * an enclosing graph's values take their current types first. */
 static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
     enum oc_status st;
+    g->fold_left = &r->an->fold_left;
     for (int32_t i = 0; i < g->n_values; i++) {
         struct oc_value *v = &g->values[i];
         if (v->kind != OC_VALUE_OUTER)
@@ -441,6 +464,8 @@ static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
         v->dims = v->outer->dims;
         v->ival = v->outer->ival;
         v->n_ival = v->outer->n_ival;
+        v->fval = v->outer->fval;
+        v->ival_tried = v->outer->ival_tried;
         v->tensor = v->outer->tensor;
         v->external = v->outer->external;
         v->nt = v->outer->nt;
@@ -466,6 +491,7 @@ static enum oc_status oc_bind_nontensor(struct oc_op_ctx *c, struct oc_value *v,
     v->dims = NULL;
     v->ival = NULL;
     v->n_ival = 0;
+    v->fval = NULL;
     v->nt = b->nt;
     const struct oc_ntype *d = v->decl_nt;
     if (!d || d->kind != OC_TYPE_OPTIONAL || (b->nt && b->nt->kind == OC_TYPE_OPTIONAL))
@@ -516,6 +542,7 @@ enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_
         v->dims = bind[i]->dims;
         v->ival = bind[i]->ival;
         v->n_ival = bind[i]->n_ival;
+        v->fval = bind[i]->fval;
     }
     /* errors inside the body are reported against the control-flow node */
     struct oc_diag *saved = r->d;
@@ -790,6 +817,7 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
     }
 
     struct oc_run r = {an, g, opts ? opts : &no_opts, d, NULL, NULL, 0};
+    an->fold_left = OC_FOLD_BUDGET;
     r.warn_tail = &r.warn_head;
     g->price_bits = r.opts->price_bits;
     enum oc_status st;

@@ -96,6 +96,8 @@ struct oc_analysis {
     const char **warnings;
     int32_t n_unsupported;           /* distinct ops without a rule, by count */
     struct oc_op_count *unsupported;
+    int64_t fold_left;               /* elements value folding may still produce
+                                        in this run (fold.h)                    */
     int32_t n_op_stats;              /* per (domain, op_type), most MACs first,
                                         then most FLOPs, then name            */
     struct oc_op_stat *op_stats;

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OC_MAX_IVAL = 1 << 16 }; /* largest integer tensor read for shape arithmetic */
 
 static uint32_t oc_hash(const char *s) {
     return oc_fnv1a(OC_FNV_INIT, s, SIZE_MAX);
@@ -151,27 +150,6 @@ bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, u
         return false;
     *bytes = bits / 8 + (bits % 8 != 0);
     return true;
-}
-
-const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n) {
-    *n = 0;
-    if (v->ival) {
-        *n = v->n_ival;
-        return v->ival;
-    }
-    if (v->ival_tried || !v->tensor || v->external || !oc_dtype_is_int(v->dtype))
-        return NULL;
-    v->ival_tried = true;
-    uint64_t cnt;
-    if (!oc_value_numel(v, &cnt) || cnt > OC_MAX_IVAL)
-        return NULL;
-    int64_t *buf = oc_arena_array(g->arena, cnt ? cnt : 1, sizeof *buf);
-    if (!buf || oc_model_tensor_ints(g->model, v->tensor, (int64_t)cnt, buf) != OC_OK)
-        return NULL;
-    v->ival = buf;
-    v->n_ival = (int64_t)cnt;
-    *n = v->n_ival;
-    return buf;
 }
 
 /* ---- names read from enclosing scopes ------------------------------------------ */

@@ -75,9 +75,12 @@ struct oc_value {
     int32_t producer;        /* node index, -1 for inputs and initializers    */
     int32_t n_consumers;     /* node inputs that read this value              */
     const void *tensor;      /* initializer TensorProto (proto boundary only) */
-    const int64_t *ival;     /* known integer contents, NULL if not known     */
+    const int64_t *ival;     /* known contents of an integer or bool tensor,
+                                NULL if not known (fold.h)                    */
     int64_t n_ival;          /* number of elements in ival                    */
-    bool ival_tried;         /* ival lookup in the file already attempted     */
+    const double *fval;      /* known contents of a float tensor, rounded to
+                                its type; NULL if not known (fold.h)          */
+    bool ival_tried;         /* contents already looked up in the file        */
     int32_t param_of;        /* initializer this value aliases, -1 if none    */
     bool external;           /* initializer with data_location = EXTERNAL     */
     bool is_graph_output;
@@ -146,6 +149,8 @@ struct oc_graph {
     int64_t ir_version;
     const char *producer_name, *producer_version, *graph_name;
     int32_t price_bits;      /* --dtype: bits of every float element, 0 = own */
+    int64_t *fold_left;      /* elements value folding may still produce in
+                                this analysis (shared with subgraphs; fold.h) */
     uint32_t hcap;           /* name index (open addressing)                  */
     struct oc_name_slot {
         int32_t v;           /* value index, -1 for a free slot               */
@@ -199,8 +204,5 @@ enum oc_status oc_type_from_proto(struct oc_arena *a, const void *type_proto, co
                                   const struct oc_ntype **nt, struct oc_diag *d);
 /* Same, with float elements priced at g->price_bits when set (--dtype). */
 bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes);
-/* Integer contents of a value (from propagation, or read from a small
- * integer initializer on first use). NULL when not known. */
-const int64_t *oc_value_ints(struct oc_graph *g, struct oc_value *v, int64_t *n);
 
 #endif

@@ -6,13 +6,14 @@
 #include "ops/rules.h"
 
 #include "attr.h"
+#include "fold.h"
 #include "model.h"
 
 #include <string.h>
 
 static const struct oc_op_def oc_op_table[] = {
-#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, rp)                     \
-    {dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst},
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, fld, rp)                     \
+    {dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, fld},
 #include "ops.def"
 #undef OC_OP
 };
@@ -167,63 +168,45 @@ const int64_t *oc_in_ints(const struct oc_op_ctx *c, int32_t i, int64_t *n) {
     return oc_value_ints(c->g, v, n);
 }
 
-enum { OC_MAX_FVAL = 1 << 12 }; /* largest float tensor read (scales, roi) */
-
 const double *oc_in_floats(const struct oc_op_ctx *c, int32_t i, int64_t *n) {
-    static const double none[1];
-    struct oc_value *v = oc_in(c, i);
+    struct oc_known k;
     *n = 0;
-    uint64_t cnt;
-    if (!v || !oc_value_numel(v, &cnt) || cnt > OC_MAX_FVAL)
+    if (!oc_fold_in(c, i, &k))
         return NULL;
-    if (cnt == 0)
-        return none;
-    double *out = oc_arena_array(c->arena, (size_t)cnt, sizeof *out);
+    if (k.f) {
+        *n = k.n;
+        return k.f;
+    }
+    double *out = oc_arena_array(c->arena, k.n > 0 ? (size_t)k.n : 1, sizeof *out);
     if (!out)
         return NULL;
-    int64_t ni;
-    const int64_t *iv = oc_value_ints(c->g, v, &ni);
-    if (iv && (uint64_t)ni == cnt) {
-        for (int64_t k = 0; k < ni; k++)
-            out[k] = (double)iv[k];
-        *n = ni;
-        return out;
-    }
-    const void *tensor = NULL;
-    if (v->kind == OC_VALUE_INITIALIZER && !v->external) {
-        tensor = v->tensor;
-    } else if (v->kind == OC_VALUE_NODE && v->producer >= 0) {
-        const struct oc_node *p = &c->g->nodes[v->producer];
-        struct oc_diag d = {0};
-        if (p->domain[0] || strcmp(p->op_type, "Constant") != 0)
-            return NULL;
-        bool found = false;
-        int32_t dt, rank;
-        const int64_t *dims;
-        if (oc_attr_tensor(p, "value", &found, &dt, &rank, &dims, &tensor, &d) != OC_OK)
-            return NULL;
-        if (!found) {
-            const float *fv;
-            int64_t nf;
-            float f;
-            if (oc_attr_has(p, "value_floats") && oc_attr_floats(p, "value_floats", &fv, &nf, &d) == OC_OK &&
-                (uint64_t)nf == cnt) {
-                for (int64_t k = 0; k < nf; k++)
-                    out[k] = fv[k];
-            } else if (oc_attr_has(p, "value_float") && cnt == 1 &&
-                       oc_attr_float(p, "value_float", 0.0f, &f, &d) == OC_OK) {
-                out[0] = f;
-            } else {
-                return NULL;
-            }
-            *n = (int64_t)cnt;
-            return out;
-        }
-    }
-    if (!tensor || oc_model_tensor_floats(c->g->model, tensor, (int64_t)cnt, out) != OC_OK)
-        return NULL;
-    *n = (int64_t)cnt;
+    for (int64_t j = 0; j < k.n; j++)
+        out[j] = (double)k.i[j];
+    *n = k.n;
     return out;
+}
+
+bool oc_fold_in(const struct oc_op_ctx *c, int32_t i, struct oc_known *k) {
+    struct oc_value *v = oc_in(c, i);
+    if (!v) {
+        memset(k, 0, sizeof *k);
+        return false;
+    }
+    return oc_fold_get(c->g, v, k);
+}
+
+bool oc_fold_out(struct oc_op_ctx *c, int32_t i, struct oc_fold_out *o) {
+    struct oc_value *v = oc_out(c, i);
+    if (!v) {
+        memset(o, 0, sizeof *o);
+        return false;
+    }
+    return oc_fold_begin(c->g, c->arena, v, o);
+}
+
+OC_FOLD(oc_fold_none) {
+    (void)c;
+    return OC_OK;
 }
 
 bool oc_shape_known(const struct oc_value *v) {

@@ -34,6 +34,12 @@ struct oc_op_ctx {
 
 typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);
 typedef enum oc_status (*oc_cost_fn)(struct oc_op_ctx *c, struct oc_cost *cost);
+/* Fills the outputs' contents from the inputs' known contents (fold.h). The
+ * driver calls it after `infer` succeeded, only when every output's shape
+ * and every present input's contents are known. It returns OC_OK whether or
+ * not it folded (a value it cannot compute stays unknown); only OC_ERR_NOMEM
+ * stops the analysis. */
+typedef enum oc_status (*oc_fold_fn)(struct oc_op_ctx *c);
 
 enum oc_op_flag {
     OC_OPF_NONE = 0,
@@ -59,6 +65,7 @@ struct oc_op_def {
                               trainable parameter                                  */
     oc_infer_fn infer;
     oc_cost_fn cost;
+    oc_fold_fn fold;       /* oc_fold_none: the op's outputs are never folded      */
 };
 
 /* Row for (domain, op_type) at `opset`, NULL when none. *earliest (optional)
@@ -124,5 +131,16 @@ enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_
  * function pair: no header to edit. */
 #define OC_RULE(fn) enum oc_status fn(struct oc_op_ctx *c)
 #define OC_COST(fn) enum oc_status fn(struct oc_op_ctx *c, struct oc_cost *cost)
+#define OC_FOLD(fn) enum oc_status fn(struct oc_op_ctx *c)
+/* The fold of rows whose outputs are never folded. */
+OC_FOLD(oc_fold_none);
+
+/* ---- helpers for fold functions (see fold.h) ------------------------------------ */
+struct oc_known;
+struct oc_fold_out;
+/* Input i's known contents; false when absent or not known. */
+bool oc_fold_in(const struct oc_op_ctx *c, int32_t i, struct oc_known *k);
+/* Starts filling output i (false: it cannot be folded, leave it). */
+bool oc_fold_out(struct oc_op_ctx *c, int32_t i, struct oc_fold_out *o);
 
 #endif

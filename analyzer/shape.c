@@ -31,6 +31,15 @@ enum oc_status oc_broadcast(const struct oc_dim *a, int32_t ra, const struct oc_
     return OC_OK;
 }
 
+bool oc_dims_equal(const struct oc_dim *a, int32_t ra, const struct oc_dim *b, int32_t rb) {
+    if (ra != rb || ra < 0)
+        return false;
+    for (int32_t i = 0; i < ra; i++)
+        if (a[i].value < 0 || a[i].value != b[i].value)
+            return false;
+    return true;
+}
+
 bool oc_broadcastable_to(const struct oc_dim *from, int32_t rf, const struct oc_dim *to, int32_t rt) {
     if (rf > rt)
         return false;

@@ -25,6 +25,9 @@ enum oc_auto_pad {
  * 1 or equal). Unknown dims on either side are taken as compatible. */
 bool oc_broadcastable_to(const struct oc_dim *from, int32_t rf, const struct oc_dim *to, int32_t rt);
 
+/* True when both shapes are known and equal. */
+bool oc_dims_equal(const struct oc_dim *a, int32_t ra, const struct oc_dim *b, int32_t rb);
+
 /* Parses an auto_pad string; false if not one of the four. */
 bool oc_auto_pad_parse(const char *s, enum oc_auto_pad *out);
 

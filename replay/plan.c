@@ -11,13 +11,13 @@
 #include <string.h>
 
 /* the planners named in ops.def, declared and tabled in registry order */
-#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, rp) \
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, fld, rp) \
     void rp(struct oc_rp_pctx *c, struct oc_rp_plan *p);
 #include "../analyzer/ops.def"
 #undef OC_OP
 
 static const oc_rp_plan_fn oc_rp_table[] = {
-#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, rp) rp,
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, fld, rp) rp,
 #include "../analyzer/ops.def"
 #undef OC_OP
 };

@@ -9,14 +9,14 @@
  * the op's defining formula in the ONNX spec, a transcendental function
  * (exp, log, sqrt, erf, tanh) counting as one.
  */
-#include "../dtype.h"
 #include "../attr.h"
+#include "../dtype.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
 
+#include <math.h>
 #include <string.h>
-
-enum { OC_EVAL_MAX = 1 << 16 };
 
 /* out = broadcast of inputs [first, first + n) */
 static enum oc_status oc_broadcast_inputs(struct oc_op_ctx *c, int32_t first, int32_t n, struct oc_dim **dims,
@@ -47,60 +47,75 @@ static enum oc_status oc_broadcast_inputs(struct oc_op_ctx *c, int32_t first, in
     return OC_OK;
 }
 
-/* Flat index into an input broadcast against an output of rank r. */
-static int64_t oc_bcast_index(const struct oc_value *v, const struct oc_dim *odims, int32_t r, int64_t flat) {
-    int64_t idx = 0, stride = 1;
-    for (int32_t k = r - 1; k >= 0; k--) {
-        int64_t od = odims[k].value;
-        int64_t coord = flat % od;
-        flat /= od;
-        int32_t vk = k - (r - v->rank);
-        if (vk < 0)
-            continue;
-        int64_t vd = v->dims[vk].value;
-        idx += (vd == 1 ? 0 : coord) * stride;
-        stride *= vd;
-    }
-    return idx;
-}
+/* ---- value propagation ---------------------------------------------------------
+ * One evaluator for every elementwise op: in int64 when every input holds
+ * integers (exact, overflow refused), else in double with the result rounded
+ * to the output type (oc_fold_put_f), as the op computes in that type. */
 
 enum oc_eval_op {
-    OC_EV_ADD, OC_EV_SUB, OC_EV_MUL, OC_EV_DIV, OC_EV_MOD, OC_EV_FMOD, OC_EV_MAX, OC_EV_MIN,
-    OC_EV_EQ, OC_EV_LT, OC_EV_GT, OC_EV_LE, OC_EV_GE, OC_EV_AND, OC_EV_OR, OC_EV_XOR,
-    OC_EV_NOT, OC_EV_NEG, OC_EV_ABS, OC_EV_SIGN, /* unary */
-    OC_EV_WHERE, OC_EV_NONE
+    OC_EV_ADD, OC_EV_SUB, OC_EV_MUL, OC_EV_DIV, OC_EV_MOD, OC_EV_FMOD, OC_EV_POW, OC_EV_MAX, OC_EV_MIN,
+    OC_EV_SUM, OC_EV_MEAN, OC_EV_EQ, OC_EV_LT, OC_EV_GT, OC_EV_LE, OC_EV_GE, OC_EV_AND, OC_EV_OR, OC_EV_XOR,
+    OC_EV_BAND, OC_EV_BOR, OC_EV_BXOR, OC_EV_SHL, OC_EV_SHR,
+    OC_EV_NOT, OC_EV_NEG, OC_EV_ABS, OC_EV_SIGN, OC_EV_FLOOR, OC_EV_CEIL, OC_EV_ROUND, OC_EV_SQRT,
+    OC_EV_RECIP, OC_EV_EXP, OC_EV_LOG, OC_EV_RELU, OC_EV_BNOT, OC_EV_ISNAN, OC_EV_ISINF, /* unary */
+    OC_EV_WHERE, OC_EV_CLIP, OC_EV_NONE
 };
 
 static enum oc_eval_op oc_eval_op_of(const struct oc_op_ctx *c) {
     static const struct {
         const char *name;
         enum oc_eval_op op;
-    } t[] = {{"Add", OC_EV_ADD},         {"Sub", OC_EV_SUB},
-             {"Mul", OC_EV_MUL},         {"Div", OC_EV_DIV},
-             {"Mod", OC_EV_MOD},         {"Max", OC_EV_MAX},
-             {"Min", OC_EV_MIN},
-             {"Equal", OC_EV_EQ},        {"Less", OC_EV_LT},
-             {"Greater", OC_EV_GT},      {"LessOrEqual", OC_EV_LE},
+    } t[] = {{"Add", OC_EV_ADD},           {"Sub", OC_EV_SUB},
+             {"Mul", OC_EV_MUL},           {"Div", OC_EV_DIV},
+             {"Mod", OC_EV_MOD},           {"Pow", OC_EV_POW},
+             {"Max", OC_EV_MAX},           {"Min", OC_EV_MIN},
+             {"Sum", OC_EV_SUM},           {"Mean", OC_EV_MEAN},
+             {"Equal", OC_EV_EQ},          {"Less", OC_EV_LT},
+             {"Greater", OC_EV_GT},        {"LessOrEqual", OC_EV_LE},
              {"GreaterOrEqual", OC_EV_GE}, {"And", OC_EV_AND},
-             {"Or", OC_EV_OR},           {"Xor", OC_EV_XOR},
-             {"Not", OC_EV_NOT},         {"Neg", OC_EV_NEG},
-             {"Abs", OC_EV_ABS},         {"Sign", OC_EV_SIGN},
-             {"Where", OC_EV_WHERE}};
-    for (size_t i = 0; i < OC_ARRAY_LEN(t); i++)
-        if (strcmp(c->node->op_type, t[i].name) == 0) {
+             {"Or", OC_EV_OR},             {"Xor", OC_EV_XOR},
+             {"BitwiseAnd", OC_EV_BAND},   {"BitwiseOr", OC_EV_BOR},
+             {"BitwiseXor", OC_EV_BXOR},   {"BitShift", OC_EV_SHL},
+             {"Not", OC_EV_NOT},           {"Neg", OC_EV_NEG},
+             {"Abs", OC_EV_ABS},           {"Sign", OC_EV_SIGN},
+             {"Floor", OC_EV_FLOOR},       {"Ceil", OC_EV_CEIL},
+             {"Round", OC_EV_ROUND},       {"Sqrt", OC_EV_SQRT},
+             {"Reciprocal", OC_EV_RECIP},  {"Exp", OC_EV_EXP},
+             {"Log", OC_EV_LOG},           {"Relu", OC_EV_RELU},
+             {"BitwiseNot", OC_EV_BNOT},   {"IsNaN", OC_EV_ISNAN},
+             {"IsInf", OC_EV_ISINF},       {"Where", OC_EV_WHERE},
+             {"Clip", OC_EV_CLIP}};
+    for (size_t i = 0; i < OC_ARRAY_LEN(t); i++) {
+        if (strcmp(c->node->op_type, t[i].name) != 0)
+            continue;
+        struct oc_diag d = {0};
+        if (t[i].op == OC_EV_MOD) {
             int64_t fmod = 0;
-            if (t[i].op == OC_EV_MOD && oc_attr_int(c->node, "fmod", 0, &fmod, c->diag) != OC_OK)
+            if (oc_attr_int(c->node, "fmod", 0, &fmod, &d) != OC_OK)
                 return OC_EV_NONE;
-            return fmod ? OC_EV_FMOD : t[i].op;
+            return fmod ? OC_EV_FMOD : OC_EV_MOD;
         }
+        if (t[i].op == OC_EV_SHL) {
+            char dir[8];
+            if (oc_attr_string(c->node, "direction", "", dir, sizeof dir, &d) != OC_OK)
+                return OC_EV_NONE;
+            return strcmp(dir, "RIGHT") == 0 ? OC_EV_SHR : OC_EV_SHL;
+        }
+        return t[i].op;
+    }
     return OC_EV_NONE;
 }
 
-/* One step of an elementwise op on int64 values (unary ops ignore b).
- * False when the result is not representable (overflow, division by 0). */
-static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
+static bool oc_eval_is_unary(enum oc_eval_op op) {
+    return op >= OC_EV_NOT && op <= OC_EV_ISINF;
+}
+
+/* One step on int64 values (unary ops ignore b). False when the result is
+ * not representable (overflow, division by 0, a negative exponent). */
+static bool oc_eval_int(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
     switch (op) {
     case OC_EV_ADD:
+    case OC_EV_SUM:
         return !oc_add_i64(a, b, r);
     case OC_EV_SUB:
         return !__builtin_sub_overflow(a, b, r);
@@ -112,12 +127,32 @@ static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
         if (b == 0 || (a == INT64_MIN && b == -1))
             return false;
         if (op == OC_EV_DIV) {
-            *r = a / b;
+            *r = a / b; /* truncated, as C and ONNX Runtime divide integers */
         } else {
-            *r = a % b; /* fmod: sign of the dividend (C) */
+            *r = a % b; /* fmod = 1: the sign of the dividend */
             if (op == OC_EV_MOD && *r != 0 && ((*r < 0) != (b < 0)))
-                *r += b; /* Python %: sign of the divisor */
+                *r += b; /* fmod = 0: the sign of the divisor */
         }
+        return true;
+    case OC_EV_POW:
+        if (a == 1 || b == 0) {
+            *r = 1;
+            return true;
+        }
+        if (a == -1) {
+            *r = b % 2 ? -1 : 1;
+            return true;
+        }
+        if (b < 0)
+            return false;
+        if (a == 0) {
+            *r = 0;
+            return true;
+        }
+        *r = 1; /* |a| >= 2: overflows within 63 steps */
+        for (int64_t k = 0; k < b; k++)
+            if (oc_mul_i64(*r, a, r))
+                return false;
         return true;
     case OC_EV_MAX:
         *r = a > b ? a : b;
@@ -149,6 +184,30 @@ static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
     case OC_EV_XOR:
         *r = !a != !b;
         return true;
+    case OC_EV_BAND:
+        *r = a & b;
+        return true;
+    case OC_EV_BOR:
+        *r = a | b;
+        return true;
+    case OC_EV_BXOR:
+        *r = a ^ b;
+        return true;
+    case OC_EV_SHL:
+    case OC_EV_SHR:
+        if (a < 0 || b < 0 || b > 63)
+            return false; /* BitShift is defined on unsigned types */
+        if (op == OC_EV_SHR) {
+            *r = a >> b;
+            return true;
+        }
+        if (b > 0 && a > (INT64_MAX >> b))
+            return false;
+        *r = a << b;
+        return true;
+    case OC_EV_BNOT:
+        *r = ~a;
+        return true;
     case OC_EV_NOT:
         *r = !a;
         return true;
@@ -161,6 +220,123 @@ static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
     case OC_EV_SIGN:
         *r = (a > 0) - (a < 0);
         return true;
+    case OC_EV_RELU:
+        *r = a > 0 ? a : 0;
+        return true;
+    case OC_EV_FLOOR:
+    case OC_EV_CEIL:
+    case OC_EV_ROUND:
+        *r = a;
+        return true;
+    case OC_EV_ISNAN:
+    case OC_EV_ISINF:
+        *r = 0;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* One step on doubles; the result is rounded to the output type by the
+ * caller. False for ops without a float meaning (bitwise, shifts). */
+static bool oc_eval_float(enum oc_eval_op op, double a, double b, double *r) {
+    switch (op) {
+    case OC_EV_ADD:
+    case OC_EV_SUM:
+        *r = a + b;
+        return true;
+    case OC_EV_SUB:
+        *r = a - b;
+        return true;
+    case OC_EV_MUL:
+        *r = a * b;
+        return true;
+    case OC_EV_DIV:
+        *r = a / b;
+        return true;
+    case OC_EV_FMOD:
+        *r = fmod(a, b);
+        return true;
+    case OC_EV_MOD: /* the sign of the divisor, as Python's % */
+        *r = fmod(a, b);
+        if (*r != 0 && ((*r < 0) != (b < 0)))
+            *r += b;
+        return true;
+    case OC_EV_POW:
+        *r = pow(a, b);
+        return true;
+    case OC_EV_MAX:
+        *r = isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+        return true;
+    case OC_EV_MIN:
+        *r = isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+        return true;
+    case OC_EV_EQ:
+        *r = a == b;
+        return true;
+    case OC_EV_LT:
+        *r = a < b;
+        return true;
+    case OC_EV_GT:
+        *r = a > b;
+        return true;
+    case OC_EV_LE:
+        *r = a <= b;
+        return true;
+    case OC_EV_GE:
+        *r = a >= b;
+        return true;
+    case OC_EV_AND:
+        *r = a != 0 && b != 0;
+        return true;
+    case OC_EV_OR:
+        *r = a != 0 || b != 0;
+        return true;
+    case OC_EV_XOR:
+        *r = (a != 0) != (b != 0);
+        return true;
+    case OC_EV_NOT:
+        *r = a == 0;
+        return true;
+    case OC_EV_NEG:
+        *r = -a;
+        return true;
+    case OC_EV_ABS:
+        *r = fabs(a);
+        return true;
+    case OC_EV_SIGN:
+        *r = isnan(a) ? a : (a > 0) - (a < 0);
+        return true;
+    case OC_EV_FLOOR:
+        *r = floor(a);
+        return true;
+    case OC_EV_CEIL:
+        *r = ceil(a);
+        return true;
+    case OC_EV_ROUND: /* halves to even */
+        *r = nearbyint(a);
+        return true;
+    case OC_EV_SQRT:
+        *r = sqrt(a);
+        return true;
+    case OC_EV_RECIP:
+        *r = 1.0 / a;
+        return true;
+    case OC_EV_EXP:
+        *r = exp(a);
+        return true;
+    case OC_EV_LOG:
+        *r = log(a);
+        return true;
+    case OC_EV_RELU:
+        *r = a > 0 ? a : 0;
+        return true;
+    case OC_EV_ISNAN:
+        *r = isnan(a);
+        return true;
+    case OC_EV_ISINF:
+        *r = isinf(a);
+        return true;
     default:
         return false;
     }
@@ -168,65 +344,112 @@ static bool oc_eval_step(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
 
 enum { OC_EVAL_MAX_IN = 64 };
 
-/* Propagates integer values through an elementwise node when every input's
- * values are known: unary ops map input 0, Where selects, every other op
- * folds its inputs left to right (binary ops, and variadic Max/Min).
- * Silently does nothing otherwise. */
-static enum oc_status oc_eval_ints(struct oc_op_ctx *c, int32_t n_in) {
+/* Every elementwise op of the registry: output 0 from the broadcast inputs.
+ * Unary ops map input 0, Where selects, Clip bounds input 0 by the optional
+ * min and max (inputs from Clip-11, attributes before), Mean divides the sum,
+ * every other op folds its inputs left to right. Before opset 7 binary ops
+ * broadcast by their own rule: folded only when the shapes agree. */
+OC_FOLD(oc_eltwise_fold) {
     enum oc_eval_op op = oc_eval_op_of(c);
-    struct oc_value *out = oc_out(c, 0);
-    if (op == OC_EV_NONE || !out || !oc_shape_known(out) || n_in < 1 || n_in > OC_EVAL_MAX_IN ||
-        (op == OC_EV_WHERE && n_in != 3))
+    int32_t n_in = oc_n_in(c);
+    struct oc_value *y = oc_out(c, 0);
+    if (op == OC_EV_NONE || !y || n_in < 1 || n_in > OC_EVAL_MAX_IN || (op == OC_EV_WHERE && n_in != 3))
         return OC_OK;
-    const int64_t *iv[OC_EVAL_MAX_IN];
-    int64_t nv[OC_EVAL_MAX_IN];
+    struct oc_known k[OC_EVAL_MAX_IN];
+    bool present[OC_EVAL_MAX_IN], all_int = true;
     for (int32_t i = 0; i < n_in; i++) {
-        const struct oc_value *v = oc_in(c, i);
-        if (!oc_shape_known(v) || !(iv[i] = oc_in_ints(c, i, &nv[i])))
+        present[i] = oc_in(c, i) != NULL;
+        if (!present[i])
+            continue;
+        if (!oc_fold_in(c, i, &k[i]) || k[i].rank > y->rank)
+            return OC_OK;
+        if (c->node->opset < 7 && !oc_dims_equal(k[i].dims, k[i].rank, y->dims, y->rank))
+            return OC_OK;
+        if (op != OC_EV_WHERE || i > 0)
+            all_int = all_int && k[i].i;
+    }
+    double lo = -INFINITY, hi = INFINITY;
+    if (op == OC_EV_CLIP && c->node->opset < 11) {
+        float fl, fh;
+        struct oc_diag d = {0};
+        if (oc_attr_float(c->node, "min", -INFINITY, &fl, &d) != OC_OK ||
+            oc_attr_float(c->node, "max", INFINITY, &fh, &d) != OC_OK)
+            return OC_OK;
+        lo = fl, hi = fh;
+        n_in = 1;
+    }
+    bool as_int = all_int && op != OC_EV_SQRT && op != OC_EV_RECIP && op != OC_EV_EXP && op != OC_EV_LOG &&
+                  op != OC_EV_MEAN;
+    int64_t umin, umask;
+    oc_fold_int_range(y->dtype, &umin, &umask);
+    umask = umin == 0 && umask != INT64_MAX ? umask : 0;
+    bool pos_inf = true, neg_inf = true;
+    if (op == OC_EV_ISINF) {
+        int64_t dp, dn;
+        struct oc_diag d = {0};
+        if (oc_attr_int(c->node, "detect_positive", 1, &dp, &d) != OC_OK ||
+            oc_attr_int(c->node, "detect_negative", 1, &dn, &d) != OC_OK)
+            return OC_OK;
+        pos_inf = dp != 0, neg_inf = dn != 0;
+    }
+    struct oc_fold_out o;
+    if (!oc_fold_out(c, 0, &o))
+        return OC_OK;
+    for (int64_t f = 0; f < o.n; f++) {
+        int64_t at[OC_EVAL_MAX_IN];
+        for (int32_t i = 0; i < n_in; i++)
+            at[i] = present[i] ? oc_fold_bcast_index(k[i].dims, k[i].rank, y->dims, y->rank, f) : 0;
+        bool ok = true;
+        if (op == OC_EV_WHERE) {
+            int64_t cond;
+            ok = oc_known_int(&k[0], at[0], &cond) && oc_fold_copy(&o, f, &k[cond ? 1 : 2], at[cond ? 1 : 2]);
+        } else if (op == OC_EV_CLIP) { /* min(max(x, lo), hi): hi wins when lo > hi */
+            double x = oc_known_f(&k[0], at[0]);
+            if (n_in > 1 && present[1])
+                lo = oc_known_f(&k[1], at[1]);
+            if (n_in > 2 && present[2])
+                hi = oc_known_f(&k[2], at[2]);
+            double r = x < lo ? lo : x;
+            r = r > hi ? hi : r;
+            ok = r != x ? oc_fold_put_f(&o, f, r) : oc_fold_copy(&o, f, &k[0], at[0]);
+        } else if (as_int) {
+            int64_t r = k[0].i[at[0]];
+            if (oc_eval_is_unary(op))
+                ok = oc_eval_int(op, r, 0, &r);
+            for (int32_t i = 1; ok && i < n_in && !oc_eval_is_unary(op); i++)
+                ok = oc_eval_int(op, r, k[i].i[at[i]], &r);
+            if (op == OC_EV_BNOT && umask) /* the complement within an unsigned type's bits */
+                r &= umask;
+            ok = ok && oc_fold_put_i(&o, f, r);
+        } else {
+            /* each step computes in the inputs' type: rounded to input 0's */
+            double r = oc_known_f(&k[0], at[0]);
+            int32_t in_dt = k[0].f ? k[0].dtype : OC_DT_DOUBLE;
+            if (op == OC_EV_ISINF)
+                r = (pos_inf && r == INFINITY) || (neg_inf && r == -INFINITY);
+            else if (oc_eval_is_unary(op))
+                ok = oc_eval_float(op, r, 0, &r);
+            for (int32_t i = 1; ok && i < n_in && !oc_eval_is_unary(op); i++) {
+                ok = oc_eval_float(op == OC_EV_MEAN ? OC_EV_ADD : op, r, oc_known_f(&k[i], at[i]), &r);
+                r = oc_round_to_dtype(in_dt, r);
+            }
+            if (op == OC_EV_MEAN)
+                r /= n_in;
+            ok = ok && oc_fold_put_f(&o, f, r);
+        }
+        if (!ok)
             return OC_OK;
     }
-    uint64_t n = oc_numel(out);
-    if (n > OC_EVAL_MAX)
-        return OC_OK;
-    int64_t *res = oc_arena_array(c->arena, n ? n : 1, sizeof *res);
-    if (!res)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int64_t f = 0; f < (int64_t)n; f++) {
-        int64_t x[OC_EVAL_MAX_IN];
-        for (int32_t i = 0; i < n_in; i++) {
-            int64_t k = oc_bcast_index(oc_in(c, i), out->dims, out->rank, f);
-            if (k >= nv[i])
-                return OC_OK;
-            x[i] = iv[i][k];
-        }
-        int64_t r = x[0];
-        if (op == OC_EV_WHERE) {
-            r = x[0] ? x[1] : x[2];
-        } else if (op >= OC_EV_NOT) {
-            if (!oc_eval_step(op, x[0], 0, &r))
-                return OC_OK;
-        } else {
-            for (int32_t i = 1; i < n_in; i++)
-                if (!oc_eval_step(op, r, x[i], &r))
-                    return OC_OK;
-        }
-        res[f] = r;
-    }
-    out->ival = res;
-    out->n_ival = (int64_t)n;
+    oc_fold_commit(&o);
     return OC_OK;
 }
 
-/* Output 0 = input 0's shape with element type dt (0: input 0's), and the
- * values of integer results where the op is evaluated (oc_eval_ints). */
+/* Output 0 = input 0's shape with element type dt (0: input 0's). */
 static enum oc_status oc_same_shape(struct oc_op_ctx *c, int32_t dt) {
     const struct oc_value *x = oc_in(c, 0);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
-    enum oc_status st = oc_set_out(c, 0, dt ? dt : x->dtype, x->rank, x->dims);
-    if (st != OC_OK)
-        return st;
-    return oc_dtype_is_int(x->dtype) ? oc_eval_ints(c, 1) : OC_OK;
+    return oc_set_out(c, 0, dt ? dt : x->dtype, x->rank, x->dims);
 }
 
 OC_RULE(oc_unary_infer) { return oc_same_shape(c, 0); }
@@ -234,20 +457,7 @@ OC_RULE(oc_unary_infer) { return oc_same_shape(c, 0); }
 /* IsNaN, IsInf (and Not): a bool of the input's shape */
 OC_RULE(oc_unary_bool_infer) { return oc_same_shape(c, OC_DT_BOOL); }
 
-/* Not: as above, and known values negated (conditions of If and Loop). */
-OC_RULE(oc_not_infer) {
-    enum oc_status st = oc_same_shape(c, OC_DT_BOOL);
-    int64_t n;
-    const int64_t *v = st == OC_OK ? oc_in_ints(c, 0, &n) : NULL;
-    if (!v)
-        return st;
-    int64_t *o = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *o);
-    if (!o)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        o[i] = !v[i];
-    return oc_set_ints(c, 0, o, n);
-}
+OC_RULE(oc_not_infer) { return oc_same_shape(c, OC_DT_BOOL); }
 
 OC_RULE(oc_clip_infer) { return oc_same_shape(c, 0); }
 
@@ -281,9 +491,7 @@ static enum oc_status oc_nary(struct oc_op_ctx *c, int32_t dt, bool exact) {
         if (!same)
             return OC_FAIL(c, OC_ERR_MODEL, "input %d's shape differs (no broadcasting before opset 8)", i);
     }
-    if ((st = oc_set_out(c, 0, dt ? dt : in_dt, rank, dims)) != OC_OK)
-        return st;
-    return oc_dtype_is_int(in_dt) ? oc_eval_ints(c, n) : OC_OK;
+    return oc_set_out(c, 0, dt ? dt : in_dt, rank, dims);
 }
 
 OC_RULE(oc_binary_infer) { return oc_nary(c, 0, false); }
@@ -358,43 +566,30 @@ OC_RULE(oc_where_infer) {
     enum oc_status st = oc_broadcast_inputs(c, 0, 3, &dims, &rank);
     if (st != OC_OK)
         return st;
-    int32_t dt = oc_in(c, 1)->dtype;
-    if ((st = oc_set_out(c, 0, dt, rank, dims)) != OC_OK)
-        return st;
-    return oc_dtype_is_int(dt) ? oc_eval_ints(c, 3) : OC_OK;
+    return oc_set_out(c, 0, oc_in(c, 1)->dtype, rank, dims);
 }
 
-/* Output 0 = input 0 converted to `to`: its shape, and its integer values
- * when the target is an integer type (bool: nonzero is 1). */
+/* Output 0 = input 0's shape in type `to`. */
 static enum oc_status oc_cast_to(struct oc_op_ctx *c, int32_t to) {
     const struct oc_value *x = oc_in(c, 0);
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
-    enum oc_status st = oc_set_out(c, 0, to, x->rank, x->dims);
-    if (st != OC_OK)
-        return st;
-    int64_t n;
-    const int64_t *v = oc_in_ints(c, 0, &n);
-    struct oc_value *out = oc_out(c, 0);
-    if (!v || !out)
+    return oc_set_out(c, 0, to, x->rank, x->dims);
+}
+
+/* Cast, CastLike: every element converted as oc_fold_put_* convert (floats
+ * rounded to the target type, truncated toward zero to an integer type); a
+ * value the target cannot hold (NaN or out of range to an integer) leaves
+ * the output unknown. */
+OC_FOLD(oc_cast_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_out(c, 0, &o) || o.n != x.n)
         return OC_OK;
-    /* known integers cast to f32/f64 stay known when exact (|v| <= 2^24 / 2^53):
-     * exported window and range arithmetic runs in floats */
-    if (to == OC_DT_FLOAT || to == OC_DT_DOUBLE) {
-        int64_t lim = to == OC_DT_FLOAT ? (int64_t)1 << 24 : (int64_t)1 << 53;
-        for (int64_t i = 0; i < n; i++)
-            if (v[i] > lim || v[i] < -lim)
-                return OC_OK;
-    } else if (!oc_dtype_is_int(to)) {
-        return OC_OK;
-    }
-    int64_t *r = oc_arena_array(c->arena, n > 0 ? (size_t)n : 1, sizeof *r);
-    if (!r)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        r[i] = to == OC_DT_BOOL ? v[i] != 0 : v[i];
-    out->ival = r;
-    out->n_ival = n;
+    for (int64_t i = 0; i < o.n; i++)
+        if (!oc_fold_copy(&o, i, &x, i))
+            return OC_OK;
+    oc_fold_commit(&o);
     return OC_OK;
 }
 

@@ -17,6 +17,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -70,8 +71,7 @@ static bool oc_ix_scalar(struct oc_op_ctx *c, int32_t i, int64_t *v) {
  * Parts along `axis` from `split` (attribute before 13, input from 13), else
  * num_outputs (18: ceil(d / n) each, the last one smaller), else equal parts
  * (d must divide by the number of outputs). Split values that are not known
- * still give 0-sized parts of an empty axis. Small 1-D integer inputs pass
- * their values through (shape vectors). */
+ * still give 0-sized parts of an empty axis. */
 static enum oc_status oc_split_apply(struct oc_op_ctx *c, const int64_t *split, int64_t n_split, bool have_split) {
     OC_IX_INPUT(x, 0);
     int32_t axis;
@@ -123,16 +123,10 @@ static enum oc_status oc_split_apply(struct oc_op_ctx *c, const int64_t *split, 
     }
     OC_IX_DIMS(out, x->rank);
     memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
-    int64_t nv;
-    const int64_t *v = x->rank == 1 ? oc_in_ints(c, 0, &nv) : NULL;
-    int64_t at = 0;
     for (int32_t i = 0; i < n_out; i++) {
         out[axis] = (struct oc_dim){parts[i], NULL};
         if ((st = oc_set_out(c, i, x->dtype, x->rank, out)) != OC_OK)
             return st;
-        if (v && parts[i] >= 0 && at + parts[i] <= nv && (st = oc_set_ints(c, i, v + at, parts[i])) != OC_OK)
-            return st;
-        at += parts[i] > 0 ? parts[i] : 0;
     }
     return OC_OK;
 }
@@ -397,12 +391,12 @@ OC_RULE(oc_compress_infer) {
 /* NonZero (9): int64 [rank(X), number of non-zero elements]. */
 OC_RULE(oc_nonzero_infer) {
     OC_IX_INPUT(x, 0);
-    int64_t n, nz = OC_DIM_UNKNOWN;
-    const int64_t *v = oc_in_ints(c, 0, &n);
-    if (v) {
+    int64_t nz = OC_DIM_UNKNOWN;
+    struct oc_known k;
+    if (oc_fold_in(c, 0, &k)) {
         nz = 0;
-        for (int64_t i = 0; i < n; i++)
-            nz += v[i] != 0;
+        for (int64_t i = 0; i < k.n; i++)
+            nz += oc_known_f(&k, i) != 0;
     }
     int64_t dims[2] = {x->rank, nz};
     return oc_set_out_i64(c, 0, OC_DT_INT64, 2, dims);
@@ -658,4 +652,268 @@ OC_RULE(oc_center_crop_pad_infer) {
         out[a] = (struct oc_dim){shape[i], NULL};
     }
     return oc_set_out(c, 0, x->dtype, x->rank, out);
+}
+
+/* ---- value propagation (fold.h) -------------------------------------------------- */
+
+#define OC_IX_SCRATCH(var, rank)                                                                    \
+    int64_t *var = oc_arena_array(c->arena, (size_t)(rank) + 1, sizeof *var);                       \
+    if (!var)                                                                                       \
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+
+/* Split: output i is the run of the axis after outputs 0..i-1. */
+OC_FOLD(oc_split_fold) {
+    struct oc_known x;
+    int32_t axis;
+    struct oc_diag d = {0};
+    int64_t a;
+    if (!oc_fold_in(c, 0, &x) || oc_attr_int(c->node, "axis", 0, &a, &d) != OC_OK || !oc_axis_norm(a, x.rank, &axis))
+        return OC_OK;
+    OC_IX_SCRATCH(xs, x.rank);
+    OC_IX_SCRATCH(co, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    int64_t offset = 0;
+    for (int32_t i = 0; i < c->node->n_out; i++) {
+        struct oc_value *y = oc_out(c, i);
+        struct oc_fold_out o;
+        if (!y)
+            continue;
+        int64_t part = y->dims[axis].value;
+        if (oc_fold_out(c, i, &o)) {
+            bool ok = true;
+            for (int64_t f = 0; f < o.n && ok; f++) {
+                oc_fold_coords(f, y->dims, y->rank, co);
+                co[axis] += offset;
+                int64_t src = 0;
+                for (int32_t k = 0; k < x.rank; k++)
+                    src += co[k] * xs[k];
+                ok = src < x.n && oc_fold_copy(&o, f, &x, src);
+            }
+            if (ok)
+                oc_fold_commit(&o);
+        }
+        offset += part;
+    }
+    return OC_OK;
+}
+
+/* Tile: each output coordinate modulo the input's dim. */
+OC_FOLD(oc_tile_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    struct oc_value *y = oc_out(c, 0);
+    if (!oc_fold_in(c, 0, &x) || x.rank != y->rank || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    OC_IX_SCRATCH(xs, x.rank);
+    OC_IX_SCRATCH(co, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    for (int64_t f = 0; f < o.n; f++) {
+        oc_fold_coords(f, y->dims, y->rank, co);
+        int64_t src = 0;
+        for (int32_t k = 0; k < x.rank; k++)
+            src += (x.dims[k].value ? co[k] % x.dims[k].value : 0) * xs[k];
+        if (!oc_fold_copy(&o, f, &x, src))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* GatherElements: out[c] = data[c with c[axis] = indices[c]]. */
+OC_FOLD(oc_gather_elements_fold) {
+    struct oc_known x, idx;
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    int64_t a;
+    int32_t axis;
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_in(c, 1, &idx) || !idx.i || idx.rank != x.rank ||
+        oc_attr_int(c->node, "axis", 0, &a, &d) != OC_OK || !oc_axis_norm(a, x.rank, &axis) ||
+        !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    OC_IX_SCRATCH(xs, x.rank);
+    OC_IX_SCRATCH(co, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    int64_t dim = x.dims[axis].value;
+    for (int64_t f = 0; f < o.n; f++) {
+        oc_fold_coords(f, idx.dims, idx.rank, co);
+        int64_t ix = idx.i[f] < 0 ? idx.i[f] + dim : idx.i[f];
+        if (ix < 0 || ix >= dim)
+            return OC_OK;
+        co[axis] = ix;
+        int64_t src = 0;
+        for (int32_t k = 0; k < x.rank; k++) {
+            if (co[k] >= x.dims[k].value)
+                return OC_OK;
+            src += co[k] * xs[k];
+        }
+        if (!oc_fold_copy(&o, f, &x, src))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* GatherND: each index tuple (after batch_dims b) selects a slice of data. */
+OC_FOLD(oc_gather_nd_fold) {
+    struct oc_known x, idx;
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    int64_t b;
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_in(c, 1, &idx) || !idx.i ||
+        oc_attr_int(c->node, "batch_dims", 0, &b, &d) != OC_OK || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t m = idx.dims[idx.rank - 1].value, batch = 1, slice = 1;
+    for (int64_t i = 0; i < b; i++)
+        batch *= x.dims[i].value;
+    for (int64_t i = b + m; i < x.rank; i++)
+        slice *= x.dims[i].value;
+    OC_IX_SCRATCH(xs, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    int64_t tuples = m ? idx.n / m : 0, per_batch = batch ? tuples / batch : 0, at = 0;
+    int64_t batch_stride = b > 0 ? xs[b - 1] : x.n;
+    for (int64_t t = 0; t < tuples; t++) {
+        int64_t base = (per_batch ? t / per_batch : 0) * batch_stride;
+        for (int64_t j = 0; j < m; j++) {
+            int64_t dim = x.dims[b + j].value, ix = idx.i[t * m + j];
+            ix = ix < 0 ? ix + dim : ix;
+            if (ix < 0 || ix >= dim)
+                return OC_OK;
+            base += ix * xs[b + j];
+        }
+        for (int64_t e = 0; e < slice; e++, at++)
+            if (at >= o.n || base + e >= x.n || !oc_fold_copy(&o, at, &x, base + e))
+                return OC_OK;
+    }
+    if (at == o.n)
+        oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Combines an update u into the target t by the Scatter `reduction`. */
+static bool oc_scatter_combine(const char *red, const struct oc_known *u, int64_t ui, struct oc_fold_out *o,
+                               int64_t at) {
+    if (strcmp(red, "none") == 0)
+        return oc_fold_copy(o, at, u, ui);
+    double t = o->i ? (double)o->i[at] : o->f[at], v = oc_known_f(u, ui);
+    if (o->i && u->i) {
+        int64_t ti = o->i[at], vi = u->i[ui], r;
+        if (strcmp(red, "add") == 0 ? oc_add_i64(ti, vi, &r)
+            : strcmp(red, "mul") == 0 ? oc_mul_i64(ti, vi, &r)
+            : (r = strcmp(red, "max") == 0 ? (ti > vi ? ti : vi) : (ti < vi ? ti : vi), false))
+            return false;
+        return oc_fold_put_i(o, at, r);
+    }
+    double r = strcmp(red, "add") == 0 ? t + v : strcmp(red, "mul") == 0 ? t * v
+             : strcmp(red, "max") == 0 ? (t > v ? t : v) : (t < v ? t : v);
+    return oc_fold_put_f(o, at, r);
+}
+
+/* Starts a Scatter fold: the output is a copy of data; *red the reduction. */
+static bool oc_scatter_begin(struct oc_op_ctx *c, struct oc_known *x, struct oc_known *idx, struct oc_known *u,
+                             struct oc_fold_out *o, char *red, size_t size) {
+    struct oc_diag d = {0};
+    if (!oc_fold_in(c, 0, x) || !oc_fold_in(c, 1, idx) || !idx->i || !oc_fold_in(c, 2, u) ||
+        oc_attr_string(c->node, "reduction", "none", red, size, &d) != OC_OK || !oc_fold_out(c, 0, o) ||
+        o->n != x->n)
+        return false;
+    for (int64_t i = 0; i < o->n; i++)
+        if (!oc_fold_copy(o, i, x, i))
+            return false;
+    return true;
+}
+
+/* ScatterND: each index tuple names a slice of the output that the matching
+ * slice of updates replaces (or combines into). */
+OC_FOLD(oc_scatter_nd_fold) {
+    struct oc_known x, idx, u;
+    struct oc_fold_out o;
+    char red[16];
+    if (!oc_scatter_begin(c, &x, &idx, &u, &o, red, sizeof red))
+        return OC_OK;
+    int64_t m = idx.rank ? idx.dims[idx.rank - 1].value : 0, slice = 1;
+    if (m < 1 || m > x.rank)
+        return OC_OK;
+    for (int32_t i = (int32_t)m; i < x.rank; i++)
+        slice *= x.dims[i].value;
+    OC_IX_SCRATCH(xs, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    int64_t tuples = idx.n / m;
+    if (tuples * slice != u.n)
+        return OC_OK;
+    for (int64_t t = 0; t < tuples; t++) {
+        int64_t base = 0;
+        for (int64_t j = 0; j < m; j++) {
+            int64_t dim = x.dims[j].value, ix = idx.i[t * m + j];
+            ix = ix < 0 ? ix + dim : ix;
+            if (ix < 0 || ix >= dim)
+                return OC_OK;
+            base += ix * xs[j];
+        }
+        for (int64_t e = 0; e < slice; e++)
+            if (!oc_scatter_combine(red, &u, t * slice + e, &o, base + e))
+                return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Scatter, ScatterElements: updates[c] goes to c with c[axis] =
+ * indices[c]. */
+OC_FOLD(oc_scatter_elements_fold) {
+    struct oc_known x, idx, u;
+    struct oc_fold_out o;
+    char red[16];
+    struct oc_diag d = {0};
+    int64_t a;
+    int32_t axis;
+    if (!oc_scatter_begin(c, &x, &idx, &u, &o, red, sizeof red) || idx.n != u.n || idx.rank != x.rank ||
+        oc_attr_int(c->node, "axis", 0, &a, &d) != OC_OK || !oc_axis_norm(a, x.rank, &axis))
+        return OC_OK;
+    OC_IX_SCRATCH(xs, x.rank);
+    OC_IX_SCRATCH(co, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    int64_t dim = x.dims[axis].value;
+    for (int64_t f = 0; f < idx.n; f++) {
+        oc_fold_coords(f, idx.dims, idx.rank, co);
+        int64_t ix = idx.i[f] < 0 ? idx.i[f] + dim : idx.i[f];
+        if (ix < 0 || ix >= dim)
+            return OC_OK;
+        co[axis] = ix;
+        int64_t at = 0;
+        for (int32_t k = 0; k < x.rank; k++) {
+            if (co[k] >= x.dims[k].value)
+                return OC_OK;
+            at += co[k] * xs[k];
+        }
+        if (!oc_scatter_combine(red, &u, f, &o, at))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* NonZero: the coordinates of the non-zero elements, one row per axis, in
+ * row-major order. */
+OC_FOLD(oc_nonzero_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t nz = 0;
+    for (int64_t i = 0; i < x.n; i++)
+        nz += oc_known_f(&x, i) != 0;
+    if (nz * (x.rank > 0 ? x.rank : 1) != o.n && !(x.rank == 0 && o.n == 0))
+        return OC_OK;
+    OC_IX_SCRATCH(co, x.rank);
+    int64_t j = 0;
+    for (int64_t i = 0; i < x.n; i++) {
+        if (oc_known_f(&x, i) == 0)
+            continue;
+        oc_fold_coords(i, x.dims, x.rank, co);
+        for (int32_t k = 0; k < x.rank; k++)
+            o.i[k * nz + j] = co[k];
+        j++;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
 }

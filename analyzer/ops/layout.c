@@ -10,6 +10,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
+#include "../fold.h"
 #include "../model.h"
 #include "rules.h"
 #include "../shape.h"
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OC_MAX_RANK = 1024, OC_IVAL_MAX = 1 << 16 };
+enum { OC_MAX_RANK = 1024 };
 
 static struct oc_dim *oc_dims_new(struct oc_op_ctx *c, int64_t n) {
     if (n < 0 || n > OC_MAX_RANK)
@@ -33,13 +34,6 @@ static struct oc_dim *oc_dims_new(struct oc_op_ctx *c, int64_t n) {
                                            (long long)(n), OC_MAX_RANK)                            \
                                  : OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
 
-/* Passes input 0's values through when the element order is unchanged. */
-static enum oc_status oc_pass_ints(struct oc_op_ctx *c) {
-    int64_t n;
-    const int64_t *v = oc_in_ints(c, 0, &n);
-    return v ? oc_set_ints(c, 0, v, n) : OC_OK;
-}
-
 OC_RULE(oc_identity_infer) {
     const struct oc_value *x = oc_in(c, 0);
     if (x && x->nt) /* a sequence or optional passes through as well */
@@ -47,7 +41,7 @@ OC_RULE(oc_identity_infer) {
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
     enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
-    return st != OC_OK ? st : oc_pass_ints(c);
+    return st;
 }
 
 /* Reshape target -> output dims (0 copies, -1 inferred) */
@@ -96,7 +90,7 @@ static enum oc_status oc_reshape_to(struct oc_op_ctx *c, const int64_t *t, int64
                        (unsigned long long)known);
     }
     enum oc_status st = oc_set_out(c, 0, x->dtype, (int32_t)n, out);
-    return st != OC_OK ? st : oc_pass_ints(c);
+    return st;
 }
 
 OC_RULE(oc_reshape_infer) {
@@ -210,26 +204,7 @@ OC_RULE(oc_concat_infer) {
             out[a].value = OC_DIM_UNKNOWN;
         }
     }
-    if ((st = oc_set_out(c, 0, first->dtype, first->rank, out)) != OC_OK)
-        return st;
-    /* values: 1-D integer pieces (shape vectors) */
-    if (first->rank != 1 || out[0].value < 0 || out[0].value > OC_IVAL_MAX)
-        return OC_OK;
-    int64_t *v = oc_arena_array(c->arena, (size_t)out[0].value + 1, sizeof *v);
-    if (!v)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    int64_t at = 0;
-    for (int32_t i = 0; i < oc_n_in(c); i++) {
-        int64_t n;
-        const int64_t *p = oc_in_ints(c, i, &n);
-        if (!p || n != oc_in(c, i)->dims[0].value)
-            return OC_OK;
-        memcpy(v + at, p, (size_t)n * sizeof *p);
-        at += n;
-    }
-    oc_out(c, 0)->ival = v;
-    oc_out(c, 0)->n_ival = at;
-    return OC_OK;
+    return oc_set_out(c, 0, first->dtype, first->rank, out);
 }
 
 static enum oc_status oc_squeeze_apply(struct oc_op_ctx *c, const int64_t *axes, int64_t n) {
@@ -256,7 +231,7 @@ static enum oc_status oc_squeeze_apply(struct oc_op_ctx *c, const int64_t *axes,
         if (!drop[i])
             out[r++] = x->dims[i];
     enum oc_status st = oc_set_out(c, 0, x->dtype, r, out);
-    return st != OC_OK ? st : oc_pass_ints(c);
+    return st;
 }
 
 OC_RULE(oc_squeeze_attr_infer) {
@@ -295,7 +270,7 @@ static enum oc_status oc_unsqueeze_apply(struct oc_op_ctx *c, const int64_t *axe
     for (int32_t i = 0, k = 0; i < r; i++)
         out[i] = ins[i] ? (struct oc_dim){1, NULL} : x->dims[k++];
     enum oc_status st = oc_set_out(c, 0, x->dtype, (int32_t)r, out);
-    return st != OC_OK ? st : oc_pass_ints(c);
+    return st;
 }
 
 OC_RULE(oc_unsqueeze_attr_infer) {
@@ -416,44 +391,7 @@ OC_RULE(oc_gather_infer) {
         out[k++] = idx->dims[i];
     for (int32_t i = a + 1; i < x->rank; i++)
         out[k++] = x->dims[i];
-    if ((st = oc_set_out(c, 0, x->dtype, r, out)) != OC_OK)
-        return st;
-    /* values: gather from a known integer tensor with known indices */
-    int64_t nx, ni;
-    const int64_t *xv = oc_in_ints(c, 0, &nx), *iv = oc_in_ints(c, 1, &ni);
-    struct oc_value *y = oc_out(c, 0);
-    uint64_t nx_total;
-    if (!xv || !iv || !y || !oc_shape_known(y) || !oc_value_numel(x, &nx_total) || nx_total > OC_IVAL_MAX ||
-        oc_numel(y) > OC_IVAL_MAX)
-        return OC_OK;
-    int64_t outer = 1, inner = 1, dim = x->dims[a].value;
-    for (int32_t i = 0; i < a; i++)
-        outer *= x->dims[i].value;
-    for (int32_t i = a + 1; i < x->rank; i++)
-        inner *= x->dims[i].value;
-    int64_t n = (int64_t)oc_numel(y);
-    int64_t *res = oc_arena_array(c->arena, (size_t)n + 1, sizeof *res);
-    if (!res)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    int64_t at = 0;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t j = 0; j < ni; j++) {
-            int64_t ix = iv[j] < 0 ? iv[j] + dim : iv[j];
-            if (ix < 0 || ix >= dim)
-                return OC_FAIL(c, OC_ERR_MODEL, "index %lld out of range for axis of size %lld", (long long)iv[j],
-                               (long long)dim);
-            for (int64_t in = 0; in < inner; in++) {
-                int64_t src = (o * dim + ix) * inner + in;
-                if (src >= nx || at >= n)
-                    return OC_OK;
-                res[at++] = xv[src];
-            }
-        }
-    if (at == n) {
-        y->ival = res;
-        y->n_ival = n;
-    }
-    return OC_OK;
+    return oc_set_out(c, 0, x->dtype, r, out);
 }
 
 /* One axis of Slice: clamps start/end and returns the output length. */
@@ -477,7 +415,6 @@ static enum oc_status oc_slice_apply(struct oc_op_ctx *c, const int64_t *starts,
     const struct oc_value *x = oc_in(c, 0);
     OC_NEW_DIMS(out, x->rank);
     memcpy(out, x->dims, (size_t)x->rank * sizeof *out);
-    int64_t first_start = 0, first_step = 1;
     bool touched[OC_MAX_RANK] = {false};
     for (int64_t i = 0; i < n; i++) {
         int32_t a = (int32_t)i;
@@ -497,30 +434,8 @@ static enum oc_status oc_slice_apply(struct oc_op_ctx *c, const int64_t *starts,
             continue;
         }
         out[a] = (struct oc_dim){oc_slice_len(out[a].value, &s, ends[i], step), NULL};
-        if (a == 0) {
-            first_start = s;
-            first_step = step;
-        }
     }
-    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, out);
-    if (st != OC_OK || x->rank != 1 || out[0].value < 0)
-        return st;
-    int64_t nv;
-    const int64_t *v = oc_in_ints(c, 0, &nv);
-    if (!v || out[0].value > nv) /* a slice is never longer than the data (the dim is only a claim) */
-        return OC_OK;
-    int64_t *res = oc_arena_array(c->arena, (size_t)out[0].value + 1, sizeof *res);
-    if (!res)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < out[0].value; i++) {
-        int64_t src = first_start + i * first_step;
-        if (src < 0 || src >= nv)
-            return OC_OK;
-        res[i] = v[src];
-    }
-    oc_out(c, 0)->ival = res;
-    oc_out(c, 0)->n_ival = out[0].value;
-    return OC_OK;
+    return oc_set_out(c, 0, x->dtype, x->rank, out);
 }
 
 OC_RULE(oc_slice_attr_infer) {
@@ -568,23 +483,14 @@ OC_RULE(oc_slice_input_infer) {
     return oc_slice_apply(c, s, e, ns, ax, steps);
 }
 
-/* Reads a tensor attribute's small integer contents into the output. */
+/* A Constant's tensor: its type and shape; the contents are read only when
+ * a fold asks for them (fold.h), like an initializer's. */
 static enum oc_status oc_tensor_attr_out(struct oc_op_ctx *c, int32_t dtype, int32_t rank, const int64_t *dims,
                                          const void *tensor) {
     enum oc_status st = oc_set_out_i64(c, 0, dtype, rank, dims);
-    if (st != OC_OK || !oc_dtype_is_int(dtype))
-        return st;
-    uint64_t n = oc_numel(oc_out(c, 0));
-    if (!oc_out(c, 0) || n > OC_IVAL_MAX)
-        return OC_OK;
-    int64_t *v = oc_arena_array(c->arena, n + 1, sizeof *v);
-    if (!v)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    if (oc_model_tensor_ints(c->g->model, tensor, (int64_t)n, v) == OC_OK) {
-        oc_out(c, 0)->ival = v;
-        oc_out(c, 0)->n_ival = (int64_t)n;
-    }
-    return OC_OK;
+    if (st == OC_OK && oc_out(c, 0))
+        oc_out(c, 0)->tensor = tensor;
+    return st;
 }
 
 OC_RULE(oc_constant_infer) {
@@ -649,22 +555,7 @@ OC_RULE(oc_constant_of_shape_infer) {
         dt = OC_DT_FLOAT;
     if (n > OC_MAX_RANK)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank %lld over the limit", (long long)n);
-    if ((st = oc_set_out_i64(c, 0, dt, (int32_t)n, shape)) != OC_OK)
-        return st;
-    uint64_t cnt = oc_numel(oc_out(c, 0));
-    if (!found || !oc_dtype_is_int(dt) || cnt > OC_IVAL_MAX || !oc_out(c, 0))
-        return OC_OK;
-    int64_t fill;
-    if (oc_model_tensor_ints(c->g->model, tensor, 1, &fill) != OC_OK)
-        return OC_OK;
-    int64_t *v = oc_arena_array(c->arena, cnt + 1, sizeof *v);
-    if (!v)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (uint64_t i = 0; i < cnt; i++)
-        v[i] = fill;
-    oc_out(c, 0)->ival = v;
-    oc_out(c, 0)->n_ival = (int64_t)cnt;
-    return OC_OK;
+    return oc_set_out_i64(c, 0, dt, (int32_t)n, shape);
 }
 
 OC_RULE(oc_expand_infer) {
@@ -723,13 +614,356 @@ OC_RULE(oc_range_infer) {
     int64_t n = span / d[0] + ((span % d[0]) != 0 && ((span > 0) == (d[0] > 0)) ? 1 : 0);
     if (n < 0)
         n = 0;
-    enum oc_status st = oc_set_out_i64(c, 0, x->dtype, 1, &n);
-    if (st != OC_OK || n > OC_IVAL_MAX)
-        return st;
-    int64_t *v = oc_arena_array(c->arena, (size_t)n + 1, sizeof *v);
-    if (!v)
+    return oc_set_out_i64(c, 0, x->dtype, 1, &n);
+}
+
+/* ---- value propagation (fold.h) --------------------------------------------------
+ * Each fold maps every output element to the input element it copies, so
+ * integer and float contents move alike. */
+
+/* Identity, Reshape, Flatten, Squeeze, Unsqueeze: the same elements in the
+ * same order. */
+OC_FOLD(oc_same_order_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_out(c, 0, &o) || o.n != x.n)
+        return OC_OK;
+    for (int64_t i = 0; i < o.n; i++)
+        if (!oc_fold_copy(&o, i, &x, i))
+            return OC_OK;
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Scratch of `rank` int64 per use (coordinates, strides). */
+#define OC_FOLD_SCRATCH(var, rank)                                                                  \
+    int64_t *var = oc_arena_array(c->arena, (size_t)(rank) + 1, sizeof *var);                       \
+    if (!var)                                                                                       \
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int64_t i = 0; i < n; i++)
-        v[i] = s[0] + i * d[0];
-    return oc_set_ints(c, 0, v, n);
+
+OC_FOLD(oc_transpose_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    const int64_t *perm;
+    int64_t np;
+    struct oc_diag d = {0};
+    struct oc_value *y = oc_out(c, 0);
+    if (!oc_fold_in(c, 0, &x) || oc_attr_ints(c->node, "perm", &perm, &np, &d) != OC_OK ||
+        (np && np != x.rank) || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    OC_FOLD_SCRATCH(xs, x.rank);
+    OC_FOLD_SCRATCH(co, x.rank);
+    oc_fold_strides(x.dims, x.rank, xs);
+    for (int64_t f = 0; f < o.n; f++) {
+        oc_fold_coords(f, y->dims, y->rank, co);
+        int64_t src = 0;
+        for (int32_t k = 0; k < x.rank; k++)
+            src += co[k] * xs[np ? perm[k] : x.rank - 1 - k];
+        if (!oc_fold_copy(&o, f, &x, src))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Concat: for each block of the axes before `axis`, each input's run. */
+OC_FOLD(oc_concat_fold) {
+    struct oc_fold_out o;
+    int64_t axis;
+    int32_t a;
+    struct oc_diag d = {0};
+    struct oc_value *y = oc_out(c, 0);
+    if (oc_attr_int(c->node, "axis", 0, &axis, &d) != OC_OK || !oc_axis_norm(axis, y->rank, &a))
+        return OC_OK;
+    int32_t n_in = oc_n_in(c);
+    struct oc_known *k = oc_arena_array(c->arena, (size_t)n_in + 1, sizeof *k);
+    if (!k)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; i < n_in; i++)
+        if (!oc_fold_in(c, i, &k[i]) || k[i].rank != y->rank)
+            return OC_OK;
+    if (!oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t outer = 1;
+    for (int32_t j = 0; j < a; j++)
+        outer *= y->dims[j].value;
+    int64_t at = 0;
+    for (int64_t b = 0; b < outer; b++)
+        for (int32_t i = 0; i < n_in; i++) {
+            int64_t run = outer ? k[i].n / outer : 0;
+            for (int64_t e = 0; e < run; e++, at++)
+                if (at >= o.n || !oc_fold_copy(&o, at, &k[i], b * run + e))
+                    return OC_OK;
+        }
+    if (at == o.n)
+        oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Slice's starts, ends, axes (NULL: 0, 1, ...) and steps (NULL: all 1), from
+ * attributes (Slice-1) or inputs (Slice-10); false when not known. */
+static bool oc_slice_args(struct oc_op_ctx *c, const int64_t **s, const int64_t **e, int64_t *n, const int64_t **ax,
+                          const int64_t **steps) {
+    int64_t ne, na = 0, nst = 0;
+    struct oc_diag d = {0};
+    *ax = *steps = NULL;
+    if (c->node->opset < 10) {
+        if (oc_attr_ints(c->node, "starts", s, n, &d) != OC_OK || oc_attr_ints(c->node, "ends", e, &ne, &d) != OC_OK ||
+            oc_attr_ints(c->node, "axes", ax, &na, &d) != OC_OK)
+            return false;
+        if (!na)
+            *ax = NULL;
+    } else {
+        if (!(*s = oc_in_ints(c, 1, n)) || !(*e = oc_in_ints(c, 2, &ne)) ||
+            (oc_in(c, 3) && !(*ax = oc_in_ints(c, 3, &na))) || (oc_in(c, 4) && !(*steps = oc_in_ints(c, 4, &nst))))
+            return false;
+    }
+    return ne == *n && (!*ax || na == *n) && (!*steps || nst == *n);
+}
+
+/* Slice, any rank and any steps (negative ones walk backwards). */
+OC_FOLD(oc_slice_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    const int64_t *s, *e, *ax, *steps;
+    int64_t n;
+    struct oc_value *y = oc_out(c, 0);
+    if (!oc_fold_in(c, 0, &x) || !oc_slice_args(c, &s, &e, &n, &ax, &steps))
+        return OC_OK;
+    OC_FOLD_SCRATCH(start, x.rank);
+    OC_FOLD_SCRATCH(step, x.rank);
+    OC_FOLD_SCRATCH(xs, x.rank);
+    OC_FOLD_SCRATCH(co, x.rank);
+    for (int32_t k = 0; k < x.rank; k++)
+        start[k] = 0, step[k] = 1;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = (int32_t)i;
+        if ((ax && !oc_axis_norm(ax[i], x.rank, &a)) || a >= x.rank)
+            return OC_OK;
+        int64_t st = steps ? steps[i] : 1, b = s[i];
+        if (st == 0)
+            return OC_OK;
+        if (oc_slice_len(x.dims[a].value, &b, e[i], st) != y->dims[a].value)
+            return OC_OK;
+        start[a] = b;
+        step[a] = st;
+    }
+    if (!oc_fold_out(c, 0, &o))
+        return OC_OK;
+    oc_fold_strides(x.dims, x.rank, xs);
+    for (int64_t f = 0; f < o.n; f++) {
+        oc_fold_coords(f, y->dims, y->rank, co);
+        int64_t src = 0;
+        for (int32_t k = 0; k < x.rank; k++)
+            src += (start[k] + co[k] * step[k]) * xs[k];
+        if (src < 0 || src >= x.n || !oc_fold_copy(&o, f, &x, src))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Gather: output [outer, indices, inner] from input [outer, axis, inner]. */
+OC_FOLD(oc_gather_fold) {
+    struct oc_known x, idx;
+    struct oc_fold_out o;
+    int64_t axis;
+    int32_t a;
+    struct oc_diag d = {0};
+    if (!oc_fold_in(c, 0, &x) || !oc_fold_in(c, 1, &idx) || !idx.i ||
+        oc_attr_int(c->node, "axis", 0, &axis, &d) != OC_OK || !oc_axis_norm(axis, x.rank, &a) ||
+        !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t outer = 1, inner = 1, dim = x.dims[a].value;
+    for (int32_t i = 0; i < a; i++)
+        outer *= x.dims[i].value;
+    for (int32_t i = a + 1; i < x.rank; i++)
+        inner *= x.dims[i].value;
+    int64_t at = 0;
+    for (int64_t b = 0; b < outer; b++)
+        for (int64_t j = 0; j < idx.n; j++) {
+            int64_t ix = idx.i[j] < 0 ? idx.i[j] + dim : idx.i[j];
+            if (ix < 0 || ix >= dim)
+                return OC_OK; /* out of range: ONNX Runtime fails at run time */
+            for (int64_t e = 0; e < inner; e++, at++)
+                if (at >= o.n || !oc_fold_copy(&o, at, &x, (b * dim + ix) * inner + e))
+                    return OC_OK;
+        }
+    if (at == o.n)
+        oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Constant: value_float(s) here; value_int(s) are set by the rule and a
+ * tensor value is read on demand. */
+OC_FOLD(oc_constant_fold) {
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    const float *fv;
+    int64_t n;
+    float f;
+    if (oc_attr_has(c->node, "value_float")) {
+        if (oc_attr_float(c->node, "value_float", 0, &f, &d) == OC_OK && oc_fold_out(c, 0, &o) && o.n == 1 &&
+            oc_fold_put_f(&o, 0, f))
+            oc_fold_commit(&o);
+    } else if (oc_attr_has(c->node, "value_floats")) {
+        if (oc_attr_floats(c->node, "value_floats", &fv, &n, &d) != OC_OK || !oc_fold_out(c, 0, &o) || o.n != n)
+            return OC_OK;
+        for (int64_t i = 0; i < n; i++)
+            oc_fold_put_f(&o, i, fv[i]);
+        oc_fold_commit(&o);
+    }
+    return OC_OK;
+}
+
+/* ConstantOfShape: every element the one element of `value` (float 0 when
+ * absent). */
+OC_FOLD(oc_constant_of_shape_fold) {
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    bool found;
+    int32_t dt, rank;
+    const int64_t *dims;
+    const void *tensor;
+    if (oc_attr_tensor(c->node, "value", &found, &dt, &rank, &dims, &tensor, &d) != OC_OK || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t iv = 0;
+    double fv = 0;
+    bool is_int = found && oc_dtype_is_int(dt);
+    if (found && (is_int ? oc_model_tensor_ints(c->g->model, tensor, 1, &iv)
+                         : oc_model_tensor_floats(c->g->model, tensor, 1, &fv)) != OC_OK)
+        return OC_OK;
+    for (int64_t i = 0; i < o.n; i++)
+        if (!(is_int ? oc_fold_put_i(&o, i, iv) : oc_fold_put_f(&o, i, fv)))
+            return OC_OK;
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Expand: input 0 broadcast to the output. */
+OC_FOLD(oc_expand_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    struct oc_value *y = oc_out(c, 0);
+    if (!oc_fold_in(c, 0, &x) || x.rank > y->rank || !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    for (int64_t f = 0; f < o.n; f++)
+        if (!oc_fold_copy(&o, f, &x, oc_fold_bcast_index(x.dims, x.rank, y->dims, y->rank, f)))
+            return OC_OK;
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Range: out[i] = start + i * delta for integers; for floats each element
+ * adds delta to the previous one in the output type, as ONNX Runtime's loop
+ * does. */
+OC_FOLD(oc_range_fold) {
+    struct oc_known s, l, d;
+    struct oc_fold_out o;
+    if (!oc_fold_in(c, 0, &s) || !oc_fold_in(c, 2, &d) || !oc_fold_in(c, 1, &l) || s.n != 1 || d.n != 1 ||
+        !oc_fold_out(c, 0, &o))
+        return OC_OK;
+    if (s.i && d.i) {
+        for (int64_t i = 0; i < o.n; i++) {
+            int64_t v;
+            if (oc_mul_i64(i, d.i[0], &v) || oc_add_i64(v, s.i[0], &v) || !oc_fold_put_i(&o, i, v))
+                return OC_OK;
+        }
+    } else {
+        double v = oc_round_to_dtype(o.dtype, oc_known_f(&s, 0)), step = oc_known_f(&d, 0);
+        for (int64_t i = 0; i < o.n; i++) {
+            if (!oc_fold_put_f(&o, i, v))
+                return OC_OK;
+            v = oc_round_to_dtype(o.dtype, v + step);
+        }
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}
+
+/* Where coordinate x of an axis of size d reads from in Pad's modes
+ * (x outside [0, d)): edge clamps, reflect mirrors without repeating the
+ * edge, wrap repeats the axis. -1 when it cannot (an empty axis). */
+static int64_t oc_pad_source(int64_t x, int64_t d, char mode) {
+    if (x >= 0 && x < d)
+        return x;
+    if (d <= 0)
+        return -1;
+    if (mode == 'e')
+        return x < 0 ? 0 : d - 1;
+    if (mode == 'w')
+        return ((x % d) + d) % d;
+    if (d == 1)
+        return 0;
+    int64_t period = 2 * (d - 1), m = ((x % period) + period) % period;
+    return m < d ? m : period - m;
+}
+
+/* Pad: the input placed at its begin pads; the rest the constant value (0
+ * by default), or read from the input by the edge, reflect or wrap mode. */
+OC_FOLD(oc_pad_fold) {
+    struct oc_known x, pk, vk;
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    char mode[16];
+    struct oc_value *y = oc_out(c, 0);
+    if (!oc_fold_in(c, 0, &x) || oc_attr_string(c->node, "mode", "constant", mode, sizeof mode, &d) != OC_OK ||
+        (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0 &&
+         strcmp(mode, "wrap") != 0))
+        return OC_OK;
+    const int64_t *pads, *axes = NULL;
+    int64_t np, na = 0;
+    double value = 0;
+    if (c->node->opset < 11) {
+        float f;
+        if (oc_attr_ints(c->node, c->node->opset < 2 ? "paddings" : "pads", &pads, &np, &d) != OC_OK ||
+            oc_attr_float(c->node, "value", 0, &f, &d) != OC_OK)
+            return OC_OK;
+        value = f;
+    } else {
+        if (!oc_fold_in(c, 1, &pk) || !pk.i || (oc_in(c, 3) && !(axes = oc_in_ints(c, 3, &na))))
+            return OC_OK;
+        pads = pk.i;
+        np = pk.n;
+        if (oc_in(c, 2)) {
+            if (!oc_fold_in(c, 2, &vk) || vk.n != 1)
+                return OC_OK;
+            value = oc_known_f(&vk, 0);
+        }
+    }
+    int64_t k = axes ? na : x.rank;
+    if (np != 2 * k)
+        return OC_OK;
+    OC_FOLD_SCRATCH(begin, x.rank);
+    OC_FOLD_SCRATCH(xs, x.rank);
+    OC_FOLD_SCRATCH(co, x.rank);
+    for (int32_t j = 0; j < x.rank; j++)
+        begin[j] = 0;
+    for (int64_t i = 0; i < k; i++) {
+        int32_t a = (int32_t)i;
+        if (axes && !oc_axis_norm(axes[i], x.rank, &a))
+            return OC_OK;
+        begin[a] = pads[i];
+    }
+    if (!oc_fold_out(c, 0, &o))
+        return OC_OK;
+    oc_fold_strides(x.dims, x.rank, xs);
+    for (int64_t f = 0; f < o.n; f++) {
+        oc_fold_coords(f, y->dims, y->rank, co);
+        int64_t src = 0;
+        bool inside = true;
+        for (int32_t j = 0; j < x.rank && inside; j++) {
+            int64_t cx = co[j] - begin[j];
+            if (mode[0] != 'c')
+                cx = oc_pad_source(cx, x.dims[j].value, mode[0]);
+            inside = cx >= 0 && cx < x.dims[j].value;
+            src += cx * xs[j];
+        }
+        if (!inside && mode[0] != 'c')
+            return OC_OK;
+        if (!(inside ? oc_fold_copy(&o, f, &x, src) : oc_fold_put_f(&o, f, value)))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
 }

@@ -8,6 +8,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -145,4 +146,45 @@ OC_RULE(oc_reverse_sequence_infer) {
         return OC_FAIL(c, OC_ERR_MODEL, "sequence_lens must be 1-D with the batch size %lld",
                        (long long)x->dims[ba].value);
     return oc_set_out(c, 0, x->dtype, x->rank, x->dims);
+}
+
+/* CumSum of known contents along the axis: inclusive or `exclusive` (first
+ * element 0), forward or `reverse`. */
+OC_FOLD(oc_cumsum_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    int32_t a;
+    int64_t excl, rev;
+    if (!oc_fold_in(c, 0, &x) || oc_cumsum_axis(c, &a) != OC_OK ||
+        oc_attr_int(c->node, "exclusive", 0, &excl, &d) != OC_OK || oc_attr_int(c->node, "reverse", 0, &rev, &d) != OC_OK ||
+        !oc_fold_out(c, 0, &o) || o.n != x.n)
+        return OC_OK;
+    int64_t len = x.dims[a].value, inner = 1;
+    for (int32_t k = a + 1; k < x.rank; k++)
+        inner *= x.dims[k].value;
+    int64_t rows = len && inner ? x.n / (len * inner) : 0;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t e = 0; e < inner; e++) {
+            int64_t isum = 0;
+            double fsum = 0;
+            for (int64_t s = 0; s < len; s++) {
+                int64_t t = rev ? len - 1 - s : s, at = (r * len + t) * inner + e;
+                bool ok;
+                if (x.i) {
+                    ok = !excl ? !oc_add_i64(isum, x.i[at], &isum) && oc_fold_put_i(&o, at, isum)
+                               : oc_fold_put_i(&o, at, isum) && !oc_add_i64(isum, x.i[at], &isum);
+                } else {
+                    if (!excl)
+                        fsum = oc_round_to_dtype(x.dtype, fsum + x.f[at]);
+                    ok = oc_fold_put_f(&o, at, fsum);
+                    if (excl)
+                        fsum = oc_round_to_dtype(x.dtype, fsum + x.f[at]);
+                }
+                if (!ok)
+                    return OC_OK;
+            }
+        }
+    oc_fold_commit(&o);
+    return OC_OK;
 }

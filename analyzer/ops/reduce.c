@@ -16,8 +16,12 @@
  * ReduceLogSumExp: X + fold + Y (exp per element, adds, one log per output).
  */
 #include "../attr.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
+
+#include <math.h>
+#include <string.h>
 
 enum { OC_MAX_REDUCE_RANK = 1024 };
 
@@ -150,3 +154,93 @@ OC_COST(oc_reduce_logsum_cost) {
     return OC_OK;
 }
 
+
+/* ---- value propagation (fold.h) --------------------------------------------------
+ * ReduceSum, ReduceProd, ReduceMin, ReduceMax, ReduceMean of known contents:
+ * integers exactly (overflow leaves the output unknown), floats accumulated
+ * in double and rounded to the type once. */
+OC_FOLD(oc_reduce_fold) {
+    struct oc_known x;
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    const int64_t *axes = NULL;
+    int64_t n = 0, noop = 0;
+    const char *op = c->node->op_type;
+    if (!oc_fold_in(c, 0, &x) || x.rank > OC_MAX_REDUCE_RANK)
+        return OC_OK;
+    bool from_input = (strcmp(op, "ReduceSum") == 0 && c->node->opset >= 13) || c->node->opset >= 18;
+    if (from_input) {
+        if ((oc_in(c, 1) && !(axes = oc_in_ints(c, 1, &n))) ||
+            oc_attr_int(c->node, "noop_with_empty_axes", 0, &noop, &d) != OC_OK)
+            return OC_OK;
+    } else if (oc_attr_ints(c->node, "axes", &axes, &n, &d) != OC_OK) {
+        return OC_OK;
+    }
+    bool red[OC_MAX_REDUCE_RANK];
+    for (int32_t i = 0; i < x.rank; i++)
+        red[i] = n == 0 && !noop;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a;
+        if (!oc_axis_norm(axes[i], x.rank, &a))
+            return OC_OK;
+        red[a] = true;
+    }
+    if (!oc_fold_out(c, 0, &o))
+        return OC_OK;
+    int64_t *cnt = oc_arena_array(c->arena, (size_t)o.n + 1, sizeof *cnt);
+    double *acc = oc_arena_array(c->arena, (size_t)o.n + 1, sizeof *acc);
+    int64_t *iacc = oc_arena_array(c->arena, (size_t)o.n + 1, sizeof *iacc);
+    int64_t *co = oc_arena_array(c->arena, (size_t)x.rank + 1, sizeof *co);
+    if (!cnt || !acc || !iacc || !co)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    enum { SUM, PROD, MIN, MAX, MEAN } kind = strcmp(op, "ReduceProd") == 0  ? PROD
+                                             : strcmp(op, "ReduceMin") == 0  ? MIN
+                                             : strcmp(op, "ReduceMax") == 0  ? MAX
+                                             : strcmp(op, "ReduceMean") == 0 ? MEAN
+                                                                              : SUM;
+    bool as_int = x.i && kind != MEAN;
+    for (int64_t j = 0; j < o.n; j++)
+        cnt[j] = 0, acc[j] = kind == PROD ? 1 : 0, iacc[j] = kind == PROD ? 1 : 0;
+    for (int64_t i = 0; i < x.n; i++) {
+        oc_fold_coords(i, x.dims, x.rank, co);
+        int64_t j = 0;
+        for (int32_t k = 0; k < x.rank; k++)
+            if (!red[k])
+                j = j * x.dims[k].value + co[k];
+        if (j >= o.n)
+            return OC_OK;
+        double v = oc_known_f(&x, i);
+        if (as_int) {
+            int64_t a = iacc[j], b = x.i[i];
+            if (cnt[j] == 0 && (kind == MIN || kind == MAX))
+                a = b;
+            else if (kind == SUM ? oc_add_i64(a, b, &a) : kind == PROD ? oc_mul_i64(a, b, &a) : false)
+                return OC_OK;
+            else if (kind == MIN || kind == MAX)
+                a = (kind == MIN) == (b < a) ? b : a;
+            iacc[j] = a;
+        } else if (cnt[j] == 0 && (kind == MIN || kind == MAX)) {
+            acc[j] = v;
+        } else {
+            acc[j] = kind == PROD ? acc[j] * v
+                     : kind == MIN ? (v < acc[j] || isnan(v) ? v : acc[j])
+                     : kind == MAX ? (v > acc[j] || isnan(v) ? v : acc[j])
+                                   : acc[j] + v;
+        }
+        cnt[j]++;
+    }
+    for (int64_t j = 0; j < o.n; j++) {
+        if (cnt[j] == 0 && kind == MEAN)
+            return OC_OK; /* 0 / 0: left to the run time */
+        if (cnt[j] == 0 && (kind == MIN || kind == MAX)) { /* over nothing: the identity */
+            int64_t lo, hi;
+            oc_fold_int_range(o.dtype, &lo, &hi);
+            acc[j] = kind == MIN ? INFINITY : -INFINITY;
+            iacc[j] = kind == MIN ? hi : lo;
+        }
+        if (!(as_int ? oc_fold_put_i(&o, j, iacc[j]) : oc_fold_put_f(&o, j, kind == MEAN ? acc[j] / (double)cnt[j] : acc[j])))
+            return OC_OK;
+    }
+    oc_fold_commit(&o);
+    return OC_OK;
+}

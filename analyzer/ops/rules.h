@@ -7,7 +7,7 @@
 
 #include "../ops.h"
 
-#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, rp) OC_RULE(inf); OC_COST(cst);
+#define OC_OP(dom, name, since, imin, imax, omin, omax, fl, buf, inf, cst, fld, rp) OC_RULE(inf); OC_COST(cst); OC_FOLD(fld);
 #include "../ops.def"
 #undef OC_OP
 

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""ONNX backend node tests as an oracle for value propagation (folding).
+
+For every backend node case whose nodes are all ops onnxcost folds (the
+`fold` column of analyzer/ops.def chooses the cases; the expectations come
+only from the ONNX test data), the case's input tensors are turned into
+initializers, the model is analyzed by tests/oracle/fold_dump, and the
+contents it propagated to each graph output must equal the expected
+output_N.pb:
+  integer and bool outputs: exactly;
+  float outputs: to the type's precision (a relative 2^-21 for f32, about 4
+    units in the last place; 2^-8 for f16, 2^-5 for bf16, 1e-12 for f64),
+    NaN matching NaN and infinities their sign.
+A case whose outputs are not folded at all must be listed, with its reason,
+in tests/node/fold_xfail.txt; a listed case that now folds fails the test
+too (remove it), as does any value that differs.
+
+Exit: 0 ok, 1 mismatch or unexpected change, 77 when onnx/numpy are missing.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper, TensorProto
+except ImportError as e:
+    print(f"SKIP: {e}")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+XFAIL = os.path.join(ROOT, "tests", "node", "fold_xfail.txt")
+MAX_ELEMS = 1 << 16  # what onnxcost folds per tensor (analyzer/fold.h)
+FLOAT_RTOL = {TensorProto.FLOAT: 2.0 ** -21, TensorProto.FLOAT16: 2.0 ** -8, TensorProto.BFLOAT16: 2.0 ** -5,
+              TensorProto.DOUBLE: 1e-12}
+
+
+def folded_ops():
+    ops = set()
+    for line in open(os.path.join(ROOT, "analyzer", "ops.def")):
+        m = re.match(r'OC_OP\("",\s*"(\w+)",.*,\s*(\w+),\s*\w+\)\s*$', line)
+        if m and m.group(2) != "oc_fold_none":
+            ops.add(m.group(1))
+    return ops
+
+
+def read_tensor(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def as_initializers(model, data, tmp):
+    """The model with every input an initializer holding the case's value;
+    None when an input is not a small tensor."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    inits = []
+    for i, vi in enumerate(m.graph.input):
+        p = os.path.join(data, f"input_{i}.pb")
+        if not vi.type.HasField("tensor_type") or not os.path.exists(p):
+            return None
+        try:
+            t = read_tensor(p)
+        except Exception:  # noqa: BLE001 (sequence or optional)
+            return None
+        if int(np.prod(t.dims)) > MAX_ELEMS:
+            return None
+        t.name = vi.name
+        inits.append(t)
+    del m.graph.input[:]
+    m.graph.initializer.extend(inits)
+    path = os.path.join(tmp, "model.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def compare(want, got, dtype, expanded):
+    """None when equal, else a short reason. An expanded case (a function
+    body: each step rounded to the type) is held to 2^-14 in f32, since its
+    expected output comes from the fused op's reference."""
+    if got is None:
+        return "not folded"
+    w = np.asarray(want).reshape(-1)
+    if len(got) != w.size:
+        return f"{len(got)} values, expected {w.size}"
+    if dtype in FLOAT_RTOL:
+        rtol = max(FLOAT_RTOL[dtype], 2.0 ** -14) if expanded else FLOAT_RTOL[dtype]
+        for k, (a, b) in enumerate(zip(got, w.astype(np.float64))):
+            a = float(a)
+            if math.isnan(b) and math.isnan(a):
+                continue
+            if math.isinf(b) or math.isinf(a):
+                if a != b:
+                    return f"element {k}: {a} != {b}"
+                continue
+            if abs(a - b) > rtol * max(abs(b), 1e-30) and abs(a - b) > 1e-30:
+                return f"element {k}: {a!r} != {b!r}"
+        return None
+    for k, (a, b) in enumerate(zip(got, w.astype(np.int64) if w.dtype != np.uint64 else w)):
+        if int(a) != int(b):
+            return f"element {k}: {a} != {b}"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("fold_dump")
+    ap.add_argument("--update-xfail", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    root = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+    cases = sorted(glob.glob(os.path.join(root, "test_*")))
+    if not cases:
+        print("SKIP: the onnx package has no backend test data")
+        return 77
+    ops = folded_ops()
+    xfail = {}
+    if os.path.exists(XFAIL):
+        for line in open(XFAIL):
+            if line.strip() and not line.startswith("#"):
+                name, _, why = line.strip().partition(" ")
+                xfail[name] = why
+    checked = values = 0
+    bad, not_folded, fixed = [], {}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in cases:
+            name = os.path.basename(case)
+            model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+            if not model.graph.node or any(n.domain not in ("", "ai.onnx") or n.op_type not in ops
+                                           for n in model.graph.node):
+                continue
+            data = os.path.join(case, "test_data_set_0")
+            path = as_initializers(model, data, tmp)
+            if not path:
+                continue
+            outs = []
+            for i, o in enumerate(model.graph.output):
+                p = os.path.join(data, f"output_{i}.pb")
+                t = read_tensor(p) if os.path.exists(p) else None
+                if t is None or t.data_type not in FLOAT_RTOL and t.data_type not in (
+                        TensorProto.INT8, TensorProto.UINT8, TensorProto.INT16, TensorProto.UINT16,
+                        TensorProto.INT32, TensorProto.UINT32, TensorProto.INT64, TensorProto.UINT64,
+                        TensorProto.BOOL) or int(np.prod(t.dims)) > MAX_ELEMS:
+                    outs = None
+                    break
+                outs.append(t)
+            if not outs:
+                continue
+            run = subprocess.run([a.fold_dump, path], capture_output=True, text=True)
+            checked += 1
+            if run.returncode != 0:
+                bad.append(f"{name}: fold_dump failed: {run.stderr.strip()}")
+                continue
+            got = {o["name"]: o for o in json.loads(run.stdout)["outputs"]}
+            reasons = []
+            for o, t in zip(model.graph.output, outs):
+                g = got.get(o.name)
+                r = compare(numpy_helper.to_array(t), g["values"] if g else None, t.data_type,
+                            name.endswith("_expanded") or "_expanded_" in name)
+                if r:
+                    reasons.append(f"{o.name}: {r}")
+                else:
+                    values += int(np.prod(t.dims))
+            folded_none = all(r.endswith("not folded") for r in reasons) and reasons
+            if folded_none:
+                not_folded[name] = "outputs not folded"
+                if name not in xfail:
+                    bad.append(f"{name}: not folded (list it in {os.path.relpath(XFAIL, ROOT)} with a reason)")
+            elif reasons:
+                bad.append(f"{name}: " + "; ".join(reasons))
+            elif name in xfail:
+                fixed.append(name)
+            if a.verbose:
+                print(name, "ok" if not reasons else reasons)
+    for name in sorted(set(xfail) - set(not_folded) - set(fixed)):
+        pass  # cases no longer selected are ignored
+    for name in fixed:
+        bad.append(f"{name}: folds now: remove it from {os.path.relpath(XFAIL, ROOT)}")
+    if a.update_xfail:
+        with open(XFAIL, "w") as f:
+            f.write("# ONNX backend node cases of folded ops whose outputs onnxcost does not fold.\n"
+                    "# One case per line: name, space, reason. Rewritten by fold_values.py --update-xfail.\n")
+            for name in sorted(not_folded):
+                f.write(f"{name} {xfail.get(name, not_folded[name])}\n")
+        bad = [b for b in bad if "not folded" not in b and "folds now" not in b]
+    for b in bad:
+        print("FAIL", b)
+    print(f"onnx {onnx.__version__} node cases of folded ops: {checked} analyzed, "
+          f"{checked - len(not_folded)} folded, {values} values equal to the expected outputs, "
+          f"{len(not_folded)} not folded (listed)")
+    print(f"{checked - len(bad)} passed, {len(bad)} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
