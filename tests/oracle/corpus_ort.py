@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""ONNX Runtime shape oracle over fixtures/corpus (a copy of ../shared/corpus).
+"""ONNX Runtime shape oracle over every model of fixtures/: the corpus
+(fixtures/corpus, real files with provenance), the MNIST and replay fixtures
+and the generated ones. fixtures/bad (invalid on purpose) is left out.
 
 Each model runs under ONNX Runtime at two binding sets of its symbolic dims,
 a prefill (batch 1, sequence 5, no past) and a decode step (batch 2,
@@ -57,9 +59,10 @@ def bindings(model, s):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
-    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "fixtures", "corpus"))
+    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "fixtures"))
     a = ap.parse_args()
-    files = sorted(glob.glob(os.path.join(a.corpus, "**", "*.onnx"), recursive=True))
+    files = sorted(f for f in glob.glob(os.path.join(a.corpus, "**", "*.onnx"), recursive=True)
+                   if "bad" not in os.path.relpath(f, a.corpus).split(os.sep))
     if not files:
         print(f"SKIP: no corpus at {a.corpus}")
         return 77
