@@ -17,6 +17,7 @@
 #include "memory.h"
 #include "model.h"
 #include "ops.h"
+#include "ops/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,11 +398,48 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
     return OC_OK;
 }
 
+/* Bytes of v (priced by --dtype) when its size is known. A tensor of known
+ * shape whose element or byte count passes 64 bits saturates at UINT64_MAX
+ * with OC_COST_OVERFLOW in *flags: never 0, never silently dropped. */
+static bool oc_sized_bytes(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes, uint32_t *flags) {
+    if (oc_value_bytes_priced(g, v, bytes))
+        return true;
+    if (v->nt || !oc_shape_known(v) || oc_dtype_bits(v->dtype) <= 0)
+        return false;
+    *bytes = UINT64_MAX;
+    *flags |= OC_COST_OVERFLOW;
+    return true;
+}
+
+/* Elements of v, saturated as above (0 when its shape is not known). */
+static uint64_t oc_sized_numel(const struct oc_value *v, uint32_t *flags) {
+    uint64_t n;
+    if (oc_value_numel(v, &n))
+        return n;
+    if (v->nt || !oc_shape_known(v))
+        return 0;
+    *flags |= OC_COST_OVERFLOW;
+    return UINT64_MAX;
+}
+
+/* True when a tensor the node reads or writes has more than 2^64 elements:
+ * its cost rule cannot count them. */
+static bool oc_node_oversized(const struct oc_graph *g, const struct oc_node *n) {
+    uint32_t fl = 0;
+    for (int32_t k = 0; k < n->n_in; k++)
+        if (n->in[k] >= 0)
+            oc_sized_numel(&g->values[n->in[k]], &fl);
+    for (int32_t k = 0; k < n->n_out; k++)
+        if (n->out[k] >= 0)
+            oc_sized_numel(&g->values[n->out[k]], &fl);
+    return fl != 0;
+}
+
 static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     uint32_t tflags = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
         uint64_t b;
-        if (n->out[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->out[k]], &b))
+        if (n->out[k] >= 0 && oc_sized_bytes(g, &g->values[n->out[k]], &b, &tflags))
             oc_sum_u64(&n->activation_bytes, b, &tflags);
     }
     if (n->is_call) { /* cost set from the function body */
@@ -411,7 +449,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         }
         for (int32_t k = 0; k < n->n_in; k++) {
             uint64_t b;
-            if (n->in[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->in[k]], &b))
+            if (n->in[k] >= 0 && oc_sized_bytes(g, &g->values[n->in[k]], &b, &n->cost.flags))
                 oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
         }
         n->cost.bytes_written = n->activation_bytes;
@@ -437,12 +475,17 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         n->cost.flags |= OC_COST_UNKNOWN;
         return;
     }
+    if (n->def->cost != oc_cost_zero && oc_node_oversized(g, n)) { /* counted from sizes past 64 bits */
+        n->cost.macs = n->cost.macs ? UINT64_MAX : 0;
+        n->cost.flops = UINT64_MAX;
+        n->cost.flags |= OC_COST_OVERFLOW;
+    }
     uint32_t fl = n->def->flags;
     if (!(fl & OC_OPF_ALIAS)) {
         if (!(fl & OC_OPF_META_ONLY))
             for (int32_t k = 0; k < n->n_in; k++) {
                 uint64_t b;
-                if (n->in[k] >= 0 && oc_value_bytes_priced(g, &g->values[n->in[k]], &b))
+                if (n->in[k] >= 0 && oc_sized_bytes(g, &g->values[n->in[k]], &b, &n->cost.flags))
                     oc_sum_u64(&n->cost.bytes_read, b, &n->cost.flags);
             }
         n->cost.bytes_written = n->activation_bytes;
@@ -596,8 +639,8 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
                     buffer[src] = true;
                 if (owner[src] == 0) {
                     owner[src] = n->index + 1;
-                    uint64_t e = oc_numel(&g->values[src]), b = 0;
-                    oc_value_bytes_priced(g, &g->values[src], &b);
+                    uint64_t e = oc_sized_numel(&g->values[src], &n->cost.flags), b = 0;
+                    oc_sized_bytes(g, &g->values[src], &b, &n->cost.flags);
                     oc_sum_u64(&n->params, e, &n->cost.flags);
                     oc_sum_u64(&n->param_bytes, b, &n->cost.flags);
                 } else if (owner[src] != n->index + 1 && pass == 0) {
@@ -611,8 +654,8 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
         const struct oc_value *v = &g->values[g->inits[i]];
         if (!oc_dtype_is_float(v->dtype))
             continue;
-        uint64_t e = oc_numel(v), b = 0;
-        oc_value_bytes_priced(g, v, &b);
+        uint64_t e = oc_sized_numel(v, &t->flags), b = 0;
+        oc_sized_bytes(g, v, &b, &t->flags);
         oc_sum_u64(&t->params, e, &t->flags);
         oc_sum_u64(&t->params_bytes, b, &t->flags);
         if (buffer[g->inits[i]]) {
@@ -771,7 +814,7 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
     t->n_nodes = g->n_nodes;
     for (int32_t i = 0; i < g->n_inputs; i++) {
         uint64_t b;
-        if (oc_value_bytes_priced(g, &g->values[g->inputs[i]], &b))
+        if (oc_sized_bytes(g, &g->values[g->inputs[i]], &b, &t->flags))
             oc_sum_u64(&t->input_bytes, b, &t->flags);
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
@@ -786,12 +829,30 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
         t->flags |= n->cost.flags & OC_COST_OVERFLOW;
         if (oc_node_outputs_known(g, n))
             t->n_shaped++;
-        if (n->cost.flags & OC_COST_UNKNOWN)
+        if (n->cost.flags & OC_COST_UNKNOWN) {
             t->n_uncosted++;
+            t->n_downstream += n->upstream;
+        }
         if (!n->def && !n->is_call)
             t->n_no_rule++;
     }
     return oc_sum_op_stats(r);
+}
+
+/* The warning of an analysis whose totals are lower bounds (oc_totals_exact). */
+static enum oc_status oc_warn_incomplete(struct oc_run *r) {
+    const struct oc_totals *t = &r->an->totals;
+    struct oc_arena *a = &r->an->arena;
+    if (t->n_uncosted)
+        return oc_warn(r, oc_arena_printf(a, "incomplete analysis: %d of %d nodes have no cost (%d without a shape "
+                                             "or rule, %d downstream of them); MACs, FLOPs and activation memory "
+                                             "are lower bounds",
+                                          t->n_uncosted, t->n_nodes, t->n_uncosted - t->n_downstream,
+                                          t->n_downstream));
+    if (t->flags & OC_COST_OVERFLOW)
+        return oc_warn(r, oc_arena_strdup(a, "a count passed 64 bits and is saturated at 2^64 - 1: the totals "
+                                             "that hold it are lower bounds"));
+    return OC_OK;
 }
 
 /* ---- entry ---------------------------------------------------------------------- */
@@ -830,6 +891,10 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
     an->totals.peak_activation_bytes = mem.peak_bytes;
     an->totals.peak_node = mem.peak_node;
     an->totals.peak_complete = mem.complete;
+    if (mem.overflow)
+        an->totals.flags |= OC_COST_OVERFLOW;
+    if ((st = oc_warn_incomplete(&r)) != OC_OK)
+        return st;
     an->warnings = oc_arena_array(&an->arena, (size_t)an->n_warnings + 1, sizeof *an->warnings);
     if (!an->warnings)
         return oc_nomem(&r);

@@ -63,8 +63,19 @@ struct oc_totals {
     int32_t n_shaped;              /* nodes whose outputs all have known shapes  */
     int32_t n_no_rule;             /* nodes of ops without a shape rule          */
     int32_t n_uncosted;            /* nodes whose cost is unknown                */
+    int32_t n_downstream;          /* of those, unknown only because an input's
+                                      shape is (a node before them is the cause) */
     uint32_t flags;                /* OC_COST_OVERFLOW when a sum saturated      */
 };
+
+/* True when MACs, FLOPs and the activation sizes are exact: every node has a
+ * known cost and no count passed 64 bits. Otherwise they are lower bounds
+ * (the nodes without a cost add nothing; a saturated count stands at
+ * UINT64_MAX), and every report says so next to them. Parameter counts are
+ * always exact: they come from the initializers. */
+static inline bool oc_totals_exact(const struct oc_totals *t) {
+    return t->n_uncosted == 0 && !(t->flags & OC_COST_OVERFLOW);
+}
 
 struct oc_op_count {
     const char *domain;

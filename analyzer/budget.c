@@ -74,15 +74,39 @@ bool oc_quantity_parse(const char *s, uint64_t *out) {
     return false;
 }
 
+static void oc_budget_values(const struct oc_totals *t, uint64_t value[OC_BUDGET_COUNT]) {
+    value[OC_BUDGET_PARAMS] = t->params;
+    value[OC_BUDGET_MACS] = t->macs;
+    value[OC_BUDGET_FLOPS] = t->flops;
+    value[OC_BUDGET_PARAMS_BYTES] = t->params_bytes;
+    value[OC_BUDGET_PEAK_MEMORY] = t->peak_activation_bytes;
+}
+
 int32_t oc_budget_check(const struct oc_budget *b, const struct oc_totals *t, struct oc_budget_excess out[OC_BUDGET_COUNT]) {
-    const uint64_t value[OC_BUDGET_COUNT] = {
-        [OC_BUDGET_PARAMS] = t->params,       [OC_BUDGET_MACS] = t->macs,
-        [OC_BUDGET_FLOPS] = t->flops,         [OC_BUDGET_PARAMS_BYTES] = t->params_bytes,
-        [OC_BUDGET_PEAK_MEMORY] = t->peak_activation_bytes,
-    };
+    uint64_t value[OC_BUDGET_COUNT];
+    oc_budget_values(t, value);
     int32_t n = 0;
     for (int k = 0; k < OC_BUDGET_COUNT; k++)
         if (b->set[k] && value[k] > b->limit[k])
+            out[n++] = (struct oc_budget_excess){(enum oc_budget_key)k, value[k], b->limit[k]};
+    return n;
+}
+
+int32_t oc_budget_unverified(const struct oc_budget *b, const struct oc_totals *t,
+                             struct oc_budget_excess out[OC_BUDGET_COUNT]) {
+    uint64_t value[OC_BUDGET_COUNT];
+    oc_budget_values(t, value);
+    bool saturated = (t->flags & OC_COST_OVERFLOW) != 0;
+    const bool lower[OC_BUDGET_COUNT] = {
+        [OC_BUDGET_PARAMS] = saturated,
+        [OC_BUDGET_MACS] = !oc_totals_exact(t),
+        [OC_BUDGET_FLOPS] = !oc_totals_exact(t),
+        [OC_BUDGET_PARAMS_BYTES] = saturated,
+        [OC_BUDGET_PEAK_MEMORY] = !oc_totals_exact(t) || !t->peak_complete,
+    };
+    int32_t n = 0;
+    for (int k = 0; k < OC_BUDGET_COUNT; k++)
+        if (b->set[k] && value[k] <= b->limit[k] && lower[k])
             out[n++] = (struct oc_budget_excess){(enum oc_budget_key)k, value[k], b->limit[k]};
     return n;
 }

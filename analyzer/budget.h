@@ -40,5 +40,12 @@ const char *oc_budget_key_label(enum oc_budget_key k);
 bool oc_quantity_parse(const char *s, uint64_t *out);
 /* The limits exceeded by the totals, in key order; returns how many. */
 int32_t oc_budget_check(const struct oc_budget *b, const struct oc_totals *t, struct oc_budget_excess out[OC_BUDGET_COUNT]);
+/* The set limits that the totals do not exceed but cannot prove kept,
+ * because what they limit is a lower bound (oc_totals_exact: MACs and FLOPs
+ * of an analysis with nodes without a cost, a peak with unknown sizes, any
+ * total once a count saturated); in key order, returns how many. Parameter
+ * counts come from the initializers and are exact otherwise. */
+int32_t oc_budget_unverified(const struct oc_budget *b, const struct oc_totals *t,
+                             struct oc_budget_excess out[OC_BUDGET_COUNT]);
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "memory.h"
 
+#include "dtype.h"
+
 #include "ops.h"
 
 #include <stdlib.h>
@@ -19,6 +21,7 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
     out->peak_bytes = 0;
     out->peak_node = -1;
     out->complete = true;
+    out->overflow = false;
     int32_t *alias_src = malloc(((size_t)nv + 1) * sizeof *alias_src);
     int32_t *step_of = malloc(((size_t)nn + 1) * sizeof *step_of);
     int32_t *first = malloc(((size_t)nv + 1) * sizeof *first); /* step a buffer is allocated */
@@ -26,7 +29,9 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
     uint64_t *delta = calloc((size_t)nn + 2, sizeof *delta);   /* bytes freed after step i  */
     uint64_t *alloc = calloc((size_t)nn + 2, sizeof *alloc);   /* bytes allocated at step i */
     if (!alias_src || !step_of || !first || !last || !delta || !alloc) {
-        free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
+        if (out->overflow)
+        out->peak_bytes = UINT64_MAX;
+    free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
         return OC_ERR_NOMEM;
     }
     for (int32_t v = 0; v < nv; v++) {
@@ -75,7 +80,14 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
             continue;
         uint64_t bytes;
         if (!oc_value_bytes_priced(g, &g->values[b], &bytes)) {
-            out->complete = false;
+            uint64_t n;
+            const struct oc_value *v = &g->values[b];
+            bool huge = !v->nt && v->rank >= 0 && !oc_value_numel(v, &n) && n == UINT64_MAX;
+            if (!huge && !(v->nt == NULL && oc_value_numel(v, &n) && oc_dtype_bits(v->dtype) > 0)) {
+                out->complete = false;
+                continue;
+            }
+            out->overflow = true; /* known shape, more bytes than 64 bits hold */
             continue;
         }
         int32_t end = last[b] < first[b] ? first[b] : last[b]; /* unused outputs live during their step */
@@ -92,6 +104,8 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         }
         live = live > delta[i] ? live - delta[i] : 0;
     }
+    if (out->overflow)
+        out->peak_bytes = UINT64_MAX;
     free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
     return OC_OK;
 }

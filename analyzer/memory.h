@@ -23,6 +23,8 @@ struct oc_memory {
     int32_t peak_node;    /* node index (file order) running at the peak, -1 */
     bool complete;        /* false: some tensor sizes are unknown, so the
                              peak is a lower bound                         */
+    bool overflow;        /* a tensor's size passes 64 bits: the peak is
+                             saturated at UINT64_MAX                       */
 };
 
 /* Computes the peak for g's main nodes (subgraph bodies are not expanded). */

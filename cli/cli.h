@@ -15,6 +15,9 @@ enum oc_exit {
     OC_EXIT_BUDGET = 1,   /* a budget was exceeded (reserved for --max-*)   */
     OC_EXIT_INPUT = 2,    /* bad model file or bad usage                    */
     OC_EXIT_INTERNAL = 3, /* out of memory, or the output could not be written */
+    OC_EXIT_INCOMPLETE = 4, /* a budget cannot be verified: what it limits is a
+                               lower bound (nodes without a cost; see
+                               --allow-incomplete)                          */
 };
 
 struct oc_cmd {

@@ -51,6 +51,8 @@ static const char oc_analyze_help[] =
     "  --max-params N, --max-macs N, --max-flops N, --max-params-size BYTES,\n"
     "  --max-peak-memory BYTES\n"
     "  --budget FILE     the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}\n"
+    "  --allow-incomplete  let a budget pass on a lower bound: by default a budget on\n"
+    "                    MACs, FLOPs or memory fails (exit 4) when nodes have no cost\n"
     "  --baseline FILE   compare with a previous --format json report: totals with\n"
     "                    change and %, nodes added and removed, module changes\n"
     "GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):\n"
@@ -81,7 +83,8 @@ static const char oc_analyze_help[] =
     "sizes in MiB (2^20 bytes).\n"
     "\n"
     "exit codes: 0 ok, 1 a budget was exceeded, 2 bad model file or usage,\n"
-    "            3 out of memory or output not writable\n"
+    "            3 out of memory or output not writable, 4 a budget not verified:\n"
+    "            the analysis is incomplete and the total is only a lower bound\n"
     "\n"
     "examples:\n"
     "  onnxcost fixtures/mnist/torchsummary_net.onnx\n"
@@ -247,7 +250,7 @@ static int oc_status_exit(enum oc_status st) {
 int oc_cmd_analyze(int argc, char **argv) {
     const char *path = NULL, *out_path = NULL, *v;
     enum oc_format fmt = OC_FORMAT_TEXT;
-    bool quiet = false, symbolic = true;
+    bool quiet = false, symbolic = true, allow_incomplete = false;
     enum oc_sort sort = OC_SORT_NONE;
     int64_t top = 0, depth = 0, samples = 0;
     bool train = false;
@@ -284,6 +287,8 @@ int oc_cmd_analyze(int argc, char **argv) {
             quiet = true;
         } else if (strcmp(a, "--no-symbolic") == 0) {
             symbolic = false;
+        } else if (strcmp(a, "--allow-incomplete") == 0) {
+            allow_incomplete = true;
         } else if (strcmp(a, "--fit") == 0) {
             fit = true;
         } else if (strcmp(a, "--additive") == 0) {
@@ -626,6 +631,23 @@ int oc_cmd_analyze(int argc, char **argv) {
     }
     if (n_ex && rc == OC_EXIT_OK)
         rc = OC_EXIT_BUDGET;
+    /* a budget kept only by a lower bound is not kept */
+    n_ex = oc_budget_unverified(&budget, &an->totals, ex);
+    for (int32_t k = 0; k < n_ex; k++) {
+        char b1[48], b2[48];
+        struct oc_budget_excess *e = &ex[k];
+        if (allow_incomplete && quiet)
+            continue;
+        fprintf(stderr, "onnxcost: %s: %s: %s >= %s, within --%s %s, but only a lower bound (%d of %d nodes without "
+                        "a cost%s)%s\n",
+                allow_incomplete ? "warning: budget checked against a lower bound" : "budget not verified", path,
+                oc_budget_key_label(e->key), oc_fmt_count(e->value, b1, sizeof b1), oc_budget_key_option(e->key),
+                budget.text[e->key] ? budget.text[e->key] : oc_fmt_count(e->limit, b2, sizeof b2), an->totals.n_uncosted,
+                an->totals.n_nodes, an->totals.flags & OC_COST_OVERFLOW ? ", a count saturated" : "",
+                allow_incomplete ? "" : "; --allow-incomplete accepts it");
+    }
+    if (n_ex && !allow_incomplete && rc == OC_EXIT_OK)
+        rc = OC_EXIT_INCOMPLETE;
 free_model:
     free(baseline.node_names);
     free((void *)baseline.modules);

@@ -35,14 +35,31 @@ static uint64_t oc_cmp_value(const struct oc_compare_entry *e, int c) {
     }
 }
 
+/* True when column c of a model is only a lower bound (oc_totals_exact). */
+static bool oc_cmp_lower(const struct oc_compare_entry *e, int c) {
+    const struct oc_totals *t = &e->an->totals;
+    bool saturated = (t->flags & OC_COST_OVERFLOW) != 0;
+    switch (c) {
+    case OC_CMP_PARAMS:
+    case OC_CMP_PARAMS_BYTES:
+        return saturated;
+    case OC_CMP_PEAK:
+        return !oc_totals_exact(t) || !t->peak_complete;
+    case OC_CMP_TRAIN:
+        return !oc_totals_exact(t) || (e->training && !e->training->complete);
+    default:
+        return !oc_totals_exact(t);
+    }
+}
+
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
                                  struct oc_diag *d) {
     int ncol = e[0].training ? OC_CMP_COUNT : OC_CMP_COUNT - 1;
     uint64_t best[OC_CMP_COUNT];
     for (int c = 0; c < ncol; c++) {
         best[c] = UINT64_MAX;
-        for (int32_t i = 0; i < n; i++)
-            if (oc_cmp_value(&e[i], c) < best[c])
+        for (int32_t i = 0; i < n; i++) /* a lower bound is never the smallest */
+            if (!oc_cmp_lower(&e[i], c) && oc_cmp_value(&e[i], c) < best[c])
                 best[c] = oc_cmp_value(&e[i], c);
     }
     struct oc_sbuf b = {0};
@@ -58,6 +75,9 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
                 snprintf(key, sizeof key, "%s_ratio", oc_cmp_names[c]);
                 json_object_set_new(o, key, v0 ? json_real((double)v / (double)v0) : json_null());
             }
+            /* false: macs, flops and memory are lower bounds (nodes without a cost) */
+            json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&e[i].an->totals)));
+            json_object_set_new(o, "nodes_without_cost", json_integer(e[i].an->totals.n_uncosted));
             json_array_append_new(models, o);
         }
         json_object_set_new(doc, "schema", json_string("onnxcost-compare/1"));
@@ -84,13 +104,14 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
                     snprintf(num, sizeof num, "%.2f", (double)v / 1048576.0);
                 else
                     oc_fmt_thousands(v, num, sizeof num);
+                const char *lb = csv || !oc_cmp_lower(&e[i], c) ? "" : md ? "≥ " : ">= ";
                 if (csv)
                     snprintf(cell[i][c + 1], 96, "%s", num);
                 else if (i == 0 || !v0)
-                    snprintf(cell[i][c + 1], 96, "%s%s", num, v == best[c] && n > 1 ? " *" : "");
+                    snprintf(cell[i][c + 1], 96, "%s%s%s", lb, num, v == best[c] && !*lb && n > 1 ? " *" : "");
                 else
-                    snprintf(cell[i][c + 1], 96, "%s (%.2fx)%s", num, (double)v / (double)v0,
-                             v == best[c] ? " *" : "");
+                    snprintf(cell[i][c + 1], 96, "%s%s (%.2fx)%s", lb, num, (double)v / (double)v0,
+                             v == best[c] && !*lb ? " *" : "");
             }
             for (int c = 0; c <= ncol; c++)
                 if (strlen(cell[i][c]) > w[c])
@@ -100,7 +121,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_sbuf_puts(&b, "model");
             for (int c = 0; c < ncol; c++)
                 oc_sbuf_printf(&b, ",%s", oc_cmp_names[c]);
-            oc_sbuf_puts(&b, "\n");
+            oc_sbuf_puts(&b, ",complete\n");
             for (int32_t i = 0; i < n; i++) {
                 bool quote = strpbrk(cell[i][0], ",\"\r\n") != NULL;
                 oc_sbuf_puts(&b, quote ? "\"" : "");
@@ -112,7 +133,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
                 oc_sbuf_puts(&b, quote ? "\"" : "");
                 for (int c = 0; c < ncol; c++)
                     oc_sbuf_printf(&b, ",%s", cell[i][c + 1]);
-                oc_sbuf_puts(&b, "\n");
+                oc_sbuf_puts(&b, oc_totals_exact(&e[i].an->totals) ? ",true\n" : ",false\n");
             }
         } else {
             oc_sbuf_puts(&b, md ? "| " : "");
@@ -155,6 +176,17 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             }
             oc_sbuf_puts(&b, md ? "\n" : "");
             oc_sbuf_puts(&b, "* = smallest in its column; (Nx) = ratio to the first model\n");
+            for (int32_t i = 0; i < n; i++) {
+                const struct oc_totals *t = &e[i].an->totals;
+                if (oc_totals_exact(t))
+                    continue;
+                oc_sbuf_puts(&b, md ? "\n> **Incomplete:** " : "WARNING: incomplete: ");
+                for (const char *p = e[i].path; *p; p++)
+                    oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+                oc_sbuf_puts(&b, ": ");
+                oc_fmt_incomplete(&b, t);
+                oc_sbuf_puts(&b, md ? "; its values marked ≥ are lower bounds\n" : "; its values marked >= are lower bounds\n");
+            }
         }
         free(cell);
     }

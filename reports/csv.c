@@ -86,8 +86,11 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_csv_u64(&b, nd->activation_bytes, true);
         oc_csv_u64(&b, nd->cost.bytes_read, known);
         oc_csv_u64(&b, nd->cost.bytes_written, known);
-        oc_sbuf_puts(&b, nd->status == OC_OK ? ",ok" : nd->status == OC_ERR_UNSUPPORTED ? ",unsupported"
-                                                                                     : ",shape_unknown");
+        /* overflow: a count passed 64 bits and is saturated at 2^64 - 1 */
+        oc_sbuf_puts(&b, nd->status != OC_OK                 ? (nd->status == OC_ERR_UNSUPPORTED ? ",unsupported"
+                                                                                                  : ",shape_unknown")
+                         : nd->cost.flags & OC_COST_OVERFLOW ? ",overflow"
+                                                             : ",ok");
         if (spec->gpu) { /* docs/MODEL.md; empty cells when the node is not timed */
             const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
             if (!np->known)

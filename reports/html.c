@@ -44,7 +44,8 @@ const char oc_html_style[] =
     "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}"
     "h1{font-size:20px}h2{font-size:16px;margin-top:1.5em}.chart text{font-size:11px;fill:#222}"
-    ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}";
+    ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}"
+    ".warn{background:#fde8e8;border:1px solid #c0392b;padding:6px 10px}";
 
 struct oc_bar {
     const char *label;
@@ -206,22 +207,41 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     oc_html_text(&b, spec->model_path ? spec->model_path : "");
     oc_sbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>onnxcost: ", oc_html_style);
     oc_html_text(&b, spec->model_path ? spec->model_path : "");
-    oc_sbuf_puts(&b, "</h1>\n<table>\n");
+    oc_sbuf_puts(&b, "</h1>\n");
+    const char *lb = oc_lower_bound_mark(t, false);
+    if (*lb) {
+        struct oc_sbuf why = {0};
+        oc_fmt_incomplete(&why, t);
+        oc_sbuf_puts(&b, t->n_uncosted ? "<p class=\"warn\"><b>Incomplete analysis:</b> " : "<p class=\"warn\"><b>Saturated totals:</b> ");
+        oc_html_text(&b, why.p ? why.p : "");
+        oc_sbuf_free(&why);
+        oc_sbuf_puts(&b, ". MACs, FLOPs and memory below are lower bounds (≥).</p>\n");
+    }
+    oc_sbuf_puts(&b, "<table>\n");
     oc_html_row(&b, "params", oc_fmt_thousands(t->params, num, sizeof num));
-    if (spec->sym && spec->sym->macs)
+    if (spec->sym && spec->sym->macs) {
         oc_html_row(&b, "MACs", oc_poly_format(spec->sym->macs, spec->sym, true, buf, sizeof buf));
-    else
-        oc_html_row(&b, "MACs", oc_fmt_thousands(t->macs, num, sizeof num));
-    if (spec->sym && spec->sym->flops)
+    } else {
+        snprintf(buf, sizeof buf, "%s%s", lb, oc_fmt_thousands(t->macs, num, sizeof num));
+        oc_html_row(&b, "MACs", buf);
+    }
+    if (spec->sym && spec->sym->flops) {
         oc_html_row(&b, "FLOPs", oc_poly_format(spec->sym->flops, spec->sym, true, buf, sizeof buf));
-    else
-        oc_html_row(&b, "FLOPs", oc_fmt_thousands(t->flops, num, sizeof num));
+    } else {
+        snprintf(buf, sizeof buf, "%s%s", lb, oc_fmt_thousands(t->flops, num, sizeof num));
+        oc_html_row(&b, "FLOPs", buf);
+    }
     snprintf(buf, sizeof buf, "%.2f", (double)t->params_bytes / 1048576.0);
     oc_html_row(&b, "params size (MiB)", buf);
-    snprintf(buf, sizeof buf, "%s%.2f", t->peak_complete ? "" : ">= ", (double)t->peak_activation_bytes / 1048576.0);
+    snprintf(buf, sizeof buf, "%s%.2f", t->peak_complete && !*lb ? "" : "≥ ",
+             (double)t->peak_activation_bytes / 1048576.0);
     oc_html_row(&b, "peak activation memory (MiB)", buf);
     snprintf(buf, sizeof buf, "%d / %d", t->n_shaped, t->n_nodes);
     oc_html_row(&b, "nodes with concrete shapes", buf);
+    if (t->n_uncosted) {
+        snprintf(buf, sizeof buf, "%d", t->n_uncosted);
+        oc_html_row(&b, "nodes without a cost", buf);
+    }
     if (spec->gpu) {
         const struct oc_perf *p = spec->gpu->perf;
         snprintf(buf, sizeof buf, "%.3f on %s", p->time * 1e3, p->gpu->name);

@@ -164,6 +164,8 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n, const
     json_object_set_new(o, "arithmetic_intensity",
                         unknown || !moved ? json_null() : json_real((double)n->cost.flops / (double)moved));
     json_object_set_new(o, "shares_params", json_boolean(n->shares_params));
+    if (n->cost.flags & OC_COST_OVERFLOW) /* a count passed 64 bits: saturated */
+        json_object_set_new(o, "overflow", json_true());
     json_object_set_new(o, "status", json_string(oc_node_status_name(n->status)));
     if (n->reason)
         json_object_set_new(o, "reason", oc_jstr(n->reason));
@@ -257,6 +259,9 @@ static json_t *oc_jtotals(const struct oc_analysis *an) {
     json_object_set_new(o, "peak_node", t->peak_node >= 0 ? oc_jstr(an->graph->nodes[t->peak_node].name) : json_null());
     json_object_set_new(o, "peak_complete", json_boolean(t->peak_complete));
     json_object_set_new(o, "overflow", json_boolean(t->flags & OC_COST_OVERFLOW));
+    /* false: macs, flops and the activation sizes are lower bounds
+     * (coverage.uncosted_nodes lists the nodes without a cost) */
+    json_object_set_new(o, "complete", json_boolean(oc_totals_exact(t)));
     return o;
 }
 
@@ -338,6 +343,23 @@ static json_t *oc_jcoverage(const struct oc_analysis *an) {
         json_array_append_new(u, e);
     }
     json_object_set_new(o, "unsupported_ops", u);
+    /* every node without a cost, in topological order, with why */
+    json_t *nc = json_array();
+    const struct oc_graph *g = an->graph;
+    for (int32_t r = 0; nc && r < g->n_nodes; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        if (!(nd->cost.flags & OC_COST_UNKNOWN))
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "index", json_integer(nd->index));
+        json_object_set_new(e, "name", oc_jstr(nd->name));
+        json_object_set_new(e, "op_type", oc_jstr(nd->op_type));
+        json_object_set_new(e, "domain", oc_jstr(nd->domain));
+        json_object_set_new(e, "reason", oc_jstr(nd->reason ? nd->reason : oc_status_str(nd->status)));
+        json_object_set_new(e, "downstream", json_boolean(nd->upstream));
+        json_array_append_new(nc, e);
+    }
+    json_object_set_new(o, "uncosted_nodes", nc);
     return o;
 }
 

@@ -30,17 +30,29 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     struct oc_sbuf b = {0};
     oc_sbuf_puts(&b, "### onnxcost: ");
     oc_md_text(&b, spec->model_path ? spec->model_path : "");
-    oc_sbuf_puts(&b, "\n\n| total | value |\n|---|---:|\n");
+    oc_sbuf_puts(&b, "\n\n");
+    const char *lb = oc_lower_bound_mark(t, false);
+    if (*lb) {
+        oc_sbuf_puts(&b, t->n_uncosted ? "> **Incomplete analysis:** " : "> **Saturated totals:** ");
+        struct oc_sbuf why = {0};
+        oc_fmt_incomplete(&why, t);
+        oc_md_text(&b, why.p ? why.p : "");
+        oc_sbuf_free(&why);
+        oc_sbuf_puts(&b, ". MACs, FLOPs and memory below are lower bounds (≥).\n\n");
+    }
+    oc_sbuf_puts(&b, "| total | value |\n|---|---:|\n");
     oc_sbuf_puts(&b, "| params | ");
     oc_md_count(&b, t->params);
-    oc_sbuf_puts(&b, " |\n| MACs | ");
+    oc_sbuf_printf(&b, " |\n| MACs | %s", lb);
     oc_md_count(&b, t->macs);
-    oc_sbuf_puts(&b, " |\n| FLOPs | ");
+    oc_sbuf_printf(&b, " |\n| FLOPs | %s", lb);
     oc_md_count(&b, t->flops);
     oc_sbuf_printf(&b, " |\n| params size (MiB) | %.2f |\n", (double)t->params_bytes / 1048576.0);
-    oc_sbuf_printf(&b, "| peak activation memory (MiB) | %s%.2f |\n", t->peak_complete ? "" : "≥ ",
+    oc_sbuf_printf(&b, "| peak activation memory (MiB) | %s%.2f |\n", t->peak_complete && !*lb ? "" : "≥ ",
                    (double)t->peak_activation_bytes / 1048576.0);
     oc_sbuf_printf(&b, "| nodes with concrete shapes | %d / %d |\n", t->n_shaped, t->n_nodes);
+    if (t->n_uncosted)
+        oc_sbuf_printf(&b, "| nodes without a cost | %d |\n", t->n_uncosted);
     if (an->n_bound) {
         oc_sbuf_puts(&b, "\nBindings: ");
         for (int32_t i = 0; i < an->n_bound; i++) {

@@ -217,6 +217,22 @@ void oc_sbuf_u64(struct oc_sbuf *b, uint64_t v) {
     oc_sbuf_put(b, tmp, (size_t)oc_u64_digits(v, tmp));
 }
 
+const char *oc_lower_bound_mark(const struct oc_totals *t, bool ascii) {
+    return oc_totals_exact(t) ? "" : ascii ? ">= " : "≥ ";
+}
+
+void oc_fmt_incomplete(struct oc_sbuf *b, const struct oc_totals *t) {
+    if (t->n_uncosted) {
+        oc_sbuf_printf(b, "%d of %d node%s ha%s no cost (%d without a shape or rule, %d downstream of them)",
+                       t->n_uncosted, t->n_nodes, t->n_nodes == 1 ? "" : "s", t->n_uncosted == 1 ? "s" : "ve",
+                       t->n_uncosted - t->n_downstream, t->n_downstream);
+        if (t->flags & OC_COST_OVERFLOW)
+            oc_sbuf_puts(b, ", and a count passed 64 bits (saturated at 2^64 - 1)");
+    } else if (t->flags & OC_COST_OVERFLOW) {
+        oc_sbuf_puts(b, "a count passed 64 bits and is saturated at 2^64 - 1");
+    }
+}
+
 const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
     char tmp[24];
     int n = oc_u64_digits(v, tmp);

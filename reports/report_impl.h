@@ -25,6 +25,15 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes). */
 const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size);
+/* ---- totals that are lower bounds (oc_totals_exact) -------------------------------- */
+/* The mark before a total that is a lower bound: ">= " (ascii) or "≥ ", and
+ * "" when the totals are exact. */
+const char *oc_lower_bound_mark(const struct oc_totals *t, bool ascii);
+/* Why the totals are lower bounds, one sentence without a final period:
+ * "2 of 3 nodes have no cost (1 without a shape or rule, 1 downstream of
+ * them)" or the overflow. Nothing when they are exact. */
+void oc_fmt_incomplete(struct oc_sbuf *b, const struct oc_totals *t);
+
 /* A value's shape as "[1, 3, 224, 224]" ("?" for unknown dims or rank). */
 void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v);
 /* Value `vi` of the main graph, with dims written as formulas where the

@@ -28,11 +28,13 @@ static void oc_sweep_text(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
         if (row->status != OC_OK) {
             snprintf(cell[r][nd], 64, "error");
         } else {
-            oc_fmt_thousands(t->macs, cell[r][nd], 64);
-            oc_fmt_thousands(t->flops, cell[r][nd + 1], 64);
+            const char *lb = oc_lower_bound_mark(t, true);
+            char num[48];
+            snprintf(cell[r][nd], 64, "%s%s", lb, oc_fmt_thousands(t->macs, num, sizeof num));
+            snprintf(cell[r][nd + 1], 64, "%s%s", lb, oc_fmt_thousands(t->flops, num, sizeof num));
             oc_fmt_thousands(t->params, cell[r][nd + 2], 64);
-            snprintf(cell[r][nd + 3], 64, "%.2f", (double)t->activation_bytes / 1048576.0);
-            snprintf(cell[r][nd + 4], 64, "%s%.2f", t->peak_complete ? "" : ">=",
+            snprintf(cell[r][nd + 3], 64, "%s%.2f", lb, (double)t->activation_bytes / 1048576.0);
+            snprintf(cell[r][nd + 4], 64, "%s%.2f", t->peak_complete && !*lb ? "" : ">= ",
                      (double)t->peak_activation_bytes / 1048576.0);
             snprintf(cell[r][nd + 5], 64, "%.2f", (double)t->input_bytes / 1048576.0);
         }
@@ -55,6 +57,15 @@ static void oc_sweep_text(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
         }
         oc_sbuf_puts(b, "\n");
     }
+    for (int32_t r = 0; r < n; r++) /* where a row's values are lower bounds, why */
+        if (rows[r].status == OC_OK && !oc_totals_exact(&rows[r].totals)) {
+            for (int32_t c = 0; c < nd; c++)
+                oc_sbuf_printf(b, "%s%s=%lld", c ? ", " : "WARNING: incomplete at ", dims[c].name,
+                               (long long)rows[r].values[c]);
+            oc_sbuf_puts(b, ": ");
+            oc_fmt_incomplete(b, &rows[r].totals);
+            oc_sbuf_puts(b, "; values marked >= are lower bounds\n");
+        }
     for (int32_t r = 0; r < n; r++)
         if (rows[r].status != OC_OK) {
             for (int32_t c = 0; c < nd; c++)
@@ -85,6 +96,9 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
             json_object_set_new(o, "activation_bytes", json_integer((json_int_t)t->activation_bytes));
             json_object_set_new(o, "peak_activation_bytes", json_integer((json_int_t)t->peak_activation_bytes));
             json_object_set_new(o, "input_bytes", json_integer((json_int_t)t->input_bytes));
+            /* false: macs, flops and the activation sizes are lower bounds */
+            json_object_set_new(o, "complete", json_boolean(oc_totals_exact(t)));
+            json_object_set_new(o, "nodes_without_cost", json_integer(t->n_uncosted));
         }
         json_array_append_new(jr, o);
     }

@@ -390,6 +390,14 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     const struct oc_totals *t = &an->totals;
     struct oc_sbuf out = {0};
     size_t line = 0;
+    const char *lb = oc_lower_bound_mark(t, true);
+    if (*lb) { /* said before the table, where the reader starts */
+        oc_sbuf_puts(&out, spec->color ? "\033[1mWARNING:\033[0m " : "WARNING: ");
+        oc_sbuf_puts(&out, t->n_uncosted ? "incomplete analysis: " : "");
+        oc_fmt_incomplete(&out, t);
+        oc_sbuf_puts(&out, ".\n         MACs, FLOPs and activation sizes are lower bounds (marked >=); "
+                           "the causes are listed at the end.\n");
+    }
     enum oc_status st = spec->modules ? oc_text_modules(&out, an, spec, &line) : oc_text_nodes(&out, an, spec, d, &line);
     if (st != OC_OK) {
         oc_sbuf_free(&out);
@@ -408,23 +416,23 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         char buf[512];
         oc_sbuf_printf(&out, "Total MACs: %s\n", oc_poly_format(s->macs, s, true, buf, sizeof buf));
     } else {
-        oc_sbuf_printf(&out, "Total MACs: %s (%.3f GMACs)\n", oc_fmt_thousands(t->macs, b1, sizeof b1),
-                       (double)t->macs / 1e9);
+        oc_sbuf_printf(&out, "Total MACs: %s%s (%.3f GMACs%s)\n", lb, oc_fmt_thousands(t->macs, b1, sizeof b1),
+                       (double)t->macs / 1e9, *lb ? "; a lower bound" : "");
     }
     if (s && s->flops && !oc_poly_constant(s->flops, &konst)) {
         char buf[512];
         oc_sbuf_printf(&out, "Total FLOPs: %s\n", oc_poly_format(s->flops, s, true, buf, sizeof buf));
     } else {
-        oc_sbuf_printf(&out, "Total FLOPs: %s (%.3f GFLOPs)\n", oc_fmt_thousands(t->flops, b2, sizeof b2),
-                       (double)t->flops / 1e9);
+        oc_sbuf_printf(&out, "Total FLOPs: %s%s (%.3f GFLOPs%s)\n", lb, oc_fmt_thousands(t->flops, b2, sizeof b2),
+                       (double)t->flops / 1e9, *lb ? "; a lower bound" : "");
     }
     oc_sbuf_pad(&out, '-', line);
     double in = oc_mib(t->input_bytes), fb = 2.0 * oc_mib(t->activation_bytes), pa = oc_mib(t->params_bytes);
     oc_sbuf_printf(&out, "\nInput size (MiB): %.2f\n", in);
-    oc_sbuf_printf(&out, "Forward/backward pass size (MiB): %.2f\n", fb);
+    oc_sbuf_printf(&out, "Forward/backward pass size (MiB): %s%.2f\n", lb, fb);
     oc_sbuf_printf(&out, "Params size (MiB): %.2f\n", pa);
-    oc_sbuf_printf(&out, "Estimated Total Size (MiB): %.2f\n", in + fb + pa);
-    oc_sbuf_printf(&out, "Peak activation memory (MiB): %s%.2f", t->peak_complete ? "" : ">= ",
+    oc_sbuf_printf(&out, "Estimated Total Size (MiB): %s%.2f\n", lb, in + fb + pa);
+    oc_sbuf_printf(&out, "Peak activation memory (MiB): %s%.2f", t->peak_complete && !*lb ? "" : ">= ",
                    oc_mib(t->peak_activation_bytes));
     if (t->peak_node >= 0) {
         oc_sbuf_puts(&out, " at ");
@@ -521,7 +529,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         oc_sbuf_printf(&out, "%d more node%s downstream of these %s unknown shapes\n", downstream,
                        downstream == 1 ? "" : "s", downstream == 1 ? "has" : "have");
     if (t->flags & OC_COST_OVERFLOW)
-        oc_sbuf_puts(&out, "Warning: a total overflowed 64 bits and is saturated\n");
+        oc_sbuf_puts(&out, "Warning: a count passed 64 bits and is saturated at 2^64 - 1 (totals marked >=)\n");
     st = oc_sbuf_flush(&out, spec, d);
     oc_sbuf_free(&out);
     return st;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every model under fixtures/ (the MNIST nets, the broken and hostile files,
 # the 63 real models of fixtures/corpus) through every report format and the
-# heavier options: each run must end with exit 0 (or 1 for the budget run)
+# heavier options: each run must end with exit 0 (or 1 for the budget run, or 4
+# when the budget meets only a lower bound)
 # or with exit 2 and exactly one stderr line naming the file; never a signal,
 # and never a sanitizer report (run this under the -DONNXCOST_SANITIZE=ON
 # build to check memory and undefined behaviour) or a valgrind error (set
@@ -34,9 +35,16 @@ check() { # file label args...
         return
     fi
     local lines
-    lines=$(grep -vc '^onnxcost: warning\|^onnxcost: budget exceeded' "$tmp/err")
+    lines=$(grep -vc '^onnxcost: warning\|^onnxcost: budget exceeded\|^onnxcost: budget not verified' "$tmp/err")
     case $rc in
     0 | 1) ;;
+    4) # a budget kept only by a lower bound: says which, naming the file
+        if [ "$label" != budget ] || ! grep -qF "onnxcost: budget not verified: $f: " "$tmp/err"; then
+            echo "FAIL $f [$label]: exit 4 without its 'budget not verified' line"
+            head -3 "$tmp/err"
+            fail=1
+        fi
+        ;;
     2)
         if [ "$lines" != 1 ] || ! grep -qF "$f" "$tmp/err"; then
             echo "FAIL $f [$label]: exit 2 with $lines error lines (want one naming the file):"
@@ -54,13 +62,20 @@ check() { # file label args...
     esac
     if [ "$lines" != 0 ]; then
         echo "FAIL $f [$label]: exit $rc but stderr has non-warning lines:"
-        grep -v '^onnxcost: warning\|^onnxcost: budget exceeded' "$tmp/err" | head -3
+        grep -v '^onnxcost: warning\|^onnxcost: budget exceeded\|^onnxcost: budget not verified' "$tmp/err" | head -3
         fail=1
     fi
     case $label in
     json*)
-        if ! "$py" -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$tmp/out" 2>"$tmp/jerr"; then
-            echo "FAIL $f [$label]: output is not JSON: $(tail -1 "$tmp/jerr")"
+        # valid JSON, and never complete with a node without a cost or a saturated count
+        if ! "$py" -c 'import json,sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+t, c = d["totals"], d["coverage"]
+exact = c["nodes_without_cost"] == 0 and not t["overflow"]
+assert t["complete"] == exact and len(c["uncosted_nodes"]) == c["nodes_without_cost"], "complete flag wrong"
+assert exact or any("incomplete analysis" in w or "64 bits" in w for w in d["warnings"]), "no warning"' \
+            "$tmp/out" 2>"$tmp/jerr"; then
+            echo "FAIL $f [$label]: output is not JSON or misstates completeness: $(tail -1 "$tmp/jerr")"
             fail=1
         fi
         ;;

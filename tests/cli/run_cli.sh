@@ -47,10 +47,36 @@ expect negative_input_dim 2 "$E $B/negative_input_dim.onnx: graph input 'x' has 
 expect wrong_attr 2 "$E $B/wrong_attribute_type.onnx: node 'conv1' (Conv): attribute 'group' has type FLOAT, expected INT" -- "$B/wrong_attribute_type.onnx"
 expect channels 2 "$E $B/channel_mismatch.onnx: node 'conv1' (Conv): input has 3 channels but weight expects 2 x group 1" -- "$B/channel_mismatch.onnx"
 
-# an unknown op is reported, never fatal
-expect unknown_op 0 "" -- "$B/unknown_op.onnx"
+# an unknown op is reported, never fatal; the totals are said to be lower bounds
+W="onnxcost: warning:"
+expect unknown_op 0 "$W $B/unknown_op.onnx: incomplete analysis: 2 of 3 nodes have no cost (1 without a shape or rule, 1 downstream of them); MACs, FLOPs and activation memory are lower bounds" -- "$B/unknown_op.onnx"
 expect_out unknown_op_report "Ops without a shape rule (1 node): com.example::Frobnicate x1" \
-    "1 more node downstream of these has unknown shapes" "Shapes: 1/3 nodes concrete"
+    "1 more node downstream of these has unknown shapes" "Shapes: 1/3 nodes concrete" \
+    "WARNING: incomplete analysis: 2 of 3 nodes have no cost (1 without a shape or rule, 1 downstream of them)." \
+    "Total MACs: >= 0 (0.000 GMACs; a lower bound)" "Total FLOPs: >= 4 (0.000 GFLOPs; a lower bound)"
+# the warning comes before the table
+if [ "$(head -c 8 "$tmp/out")" != "WARNING:" ]; then
+    echo "FAIL unknown_op_first_line: the report does not start with the warning"
+    fail=$((fail + 1))
+else
+    pass=$((pass + 1))
+fi
+# a budget on a lower bound does not pass (exit 4) unless asked; one over its lower bound is exceeded (exit 1)
+expect incomplete_budget 4 "onnxcost: budget not verified: $B/unknown_op.onnx: MACs >= 0, within --max-macs 1k, but only a lower bound (2 of 3 nodes without a cost); --allow-incomplete accepts it" -- "$B/unknown_op.onnx" -q --max-macs 1k
+expect incomplete_budget_allowed 0 "" -- "$B/unknown_op.onnx" -q --max-macs 1k --allow-incomplete
+expect incomplete_budget_params 0 "" -- "$B/unknown_op.onnx" -q --max-params 10
+expect incomplete_budget_exceeded 1 "onnxcost: budget exceeded: $B/unknown_op.onnx: FLOPs 4 > 2 (--max-flops 2), over by 100.0 %" -- "$B/unknown_op.onnx" -q --max-flops 2
+for fmt in md html; do
+    "$bin" "$B/unknown_op.onnx" -q --format $fmt >"$tmp/out"
+    expect_out incomplete_$fmt "Incomplete analysis:" "2 of 3 nodes have no cost" "≥ 0" "≥ 4"
+done
+"$bin" "$B/unknown_op.onnx" -q --format json >"$tmp/out"
+expect_out incomplete_json '"complete":false' '"uncosted_nodes":[{"index":1,"name":"frob"' \
+    '"warnings": ["incomplete analysis: 2 of 3 nodes have no cost'
+"$bin" compare "$B/unknown_op.onnx" "$fx/mnist/torchsummary_net.onnx" >"$tmp/out" 2>/dev/null
+expect_out incomplete_compare "WARNING: incomplete: $B/unknown_op.onnx: 2 of 3 nodes have no cost" ">= 0"
+"$bin" sweep "$B/unknown_op.onnx" --dim N=1,2 >"$tmp/out" 2>/dev/null
+expect_out incomplete_sweep "WARNING: incomplete at" ">= 4"
 
 # usage errors
 expect no_args 2 "$E no model given (try 'onnxcost --help')" --
