@@ -226,11 +226,19 @@ static enum oc_status oc_gqa_dims(struct oc_op_ctx *c, struct oc_gqa_dims *g) {
     g->s = q->dims[1].value;
     g->h = oc_dim_div(q->dims[2].value, k ? g->heads : g->heads + 2 * g->kv_heads);
     g->past = pk && pk->rank == 4 ? pk->dims[2].value : 0;
-    /* ORT: present length = max(past length, total_sequence_length) */
+    /* ORT: present length = max(past length, total_sequence_length). When
+     * total_sequence_length is a graph input fed at run time (as generation
+     * loops do), its value is past + new tokens by the convention of
+     * onnxruntime-genai and the model builders: present = past + S. (With a
+     * shared past/present buffer the run-time present is the buffer, `past`:
+     * S more than that, never less.) */
     int64_t n;
     const int64_t *tv = oc_in_ints(c, 6, &n);
+    const struct oc_value *tin = oc_in(c, 6);
     if (tv && n == 1 && g->past >= 0)
         g->total = tv[0] > g->past ? tv[0] : g->past;
+    else if (!tv && tin && tin->kind == OC_VALUE_INPUT && g->past >= 0 && g->s >= 0)
+        g->total = oc_dim_add(g->past, g->s);
     else
         g->total = OC_DIM_UNKNOWN;
     return OC_OK;

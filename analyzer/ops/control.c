@@ -10,7 +10,9 @@
  * Cost of the node = cost of the body that runs:
  *   If:   the branch the condition selects when its value is known; else both
  *         branches are analyzed, output dims they disagree on stay unknown, and
- *         the node is charged the more expensive branch (by FLOPs).
+ *         the node is charged the more expensive branch (by FLOPs). Known
+ *         output contents pass through from the selected branch, or when
+ *         both branches give the same ones.
  *   Loop: body x trip count, when the trip count M is known and the loop
  *         cannot stop early (no condition, or the body passes it through or
  *         sets it to a constant true); otherwise unknown, and scan outputs'
@@ -21,6 +23,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
+#include "../fold.h"
 #include "../shape.h"
 #include "rules.h"
 #include "seqtype.h"
@@ -43,6 +46,34 @@ static const struct oc_value *oc_body_out(const struct oc_subgraph *s, int32_t i
     if (i >= s->g->n_outputs || s->g->outputs[i] < 0)
         return NULL;
     return &s->g->values[s->g->outputs[i]];
+}
+
+/* Output k's contents from the branch outputs a and b (b NULL: the branch
+ * the condition selects): a's when known and, with b, equal to b's (value
+ * propagation through If, fold.h). */
+static void oc_merge_known(struct oc_op_ctx *c, int32_t k, const struct oc_subgraph *sa, const struct oc_value *a,
+                           const struct oc_subgraph *sb, const struct oc_value *b) {
+    struct oc_value *out = oc_out(c, k);
+    struct oc_known ka, kb;
+    if (!out || !oc_shape_known(out) || !oc_fold_get(sa->g, (struct oc_value *)a, &ka) || ka.dtype != out->dtype)
+        return;
+    uint64_t n;
+    if (!oc_value_numel(out, &n) || (uint64_t)ka.n != n)
+        return;
+    if (b) {
+        if (!oc_fold_get(sb->g, (struct oc_value *)b, &kb) || kb.dtype != ka.dtype || kb.n != ka.n ||
+            !oc_dims_equal(ka.dims, ka.rank, kb.dims, kb.rank))
+            return;
+        for (int64_t i = 0; i < ka.n; i++)
+            if (ka.i ? ka.i[i] != kb.i[i] : !(ka.f[i] == kb.f[i] || (ka.f[i] != ka.f[i] && kb.f[i] != kb.f[i])))
+                return;
+    }
+    if (ka.i) {
+        out->ival = ka.i;
+        out->n_ival = ka.n;
+    } else {
+        out->fval = ka.f;
+    }
 }
 
 /* out = a, with the dims where b differs unknown (rank unknown if ranks differ) */
@@ -76,9 +107,11 @@ OC_RULE(oc_if_infer) {
             return st;
         if (t.g->n_outputs != c->node->n_out)
             return OC_FAIL(c, OC_ERR_MODEL, "the branch has %d outputs, the node %d", t.g->n_outputs, c->node->n_out);
-        for (int32_t k = 0; k < c->node->n_out; k++)
+        for (int32_t k = 0; k < c->node->n_out; k++) {
             if ((st = oc_set_merged(c, k, oc_body_out(&t, k), NULL)) != OC_OK)
                 return st;
+            oc_merge_known(c, k, &t, oc_body_out(&t, k), NULL, NULL);
+        }
         oc_charge(c, &t, 1);
         return OC_OK;
     }
@@ -87,9 +120,11 @@ OC_RULE(oc_if_infer) {
         return st;
     if (t.g->n_outputs != c->node->n_out || e.g->n_outputs != c->node->n_out)
         return OC_FAIL(c, OC_ERR_MODEL, "the branches must have as many outputs as the node");
-    for (int32_t k = 0; k < c->node->n_out; k++)
+    for (int32_t k = 0; k < c->node->n_out; k++) {
         if ((st = oc_set_merged(c, k, oc_body_out(&t, k), oc_body_out(&e, k))) != OC_OK)
             return st;
+        oc_merge_known(c, k, &t, oc_body_out(&t, k), &e, oc_body_out(&e, k));
+    }
     oc_charge(c, t.cost.flops >= e.cost.flops ? &t : &e, 1);
     return OC_OK;
 }

@@ -707,7 +707,7 @@ static bool oc_slice_args(struct oc_op_ctx *c, const int64_t **s, const int64_t 
     int64_t ne, na = 0, nst = 0;
     struct oc_diag d = {0};
     *ax = *steps = NULL;
-    if (c->node->opset < 10) {
+    if (c->node->opset < 10 && strcmp(c->node->op_type, "Slice") == 0) { /* DynamicSlice: inputs */
         if (oc_attr_ints(c->node, "starts", s, n, &d) != OC_OK || oc_attr_ints(c->node, "ends", e, &ne, &d) != OC_OK ||
             oc_attr_ints(c->node, "axes", ax, &na, &d) != OC_OK)
             return false;

@@ -260,12 +260,26 @@ OC_COST(oc_lrn_cost) {
 }
 
 /* axes of MeanVarianceNormalization (default [0, 2, 3]) as a mask. */
+/* The reduced axes: `axes` (default 0, 2, 3) from MVN-9; before, the
+ * experimental MVN-1 normalizes each (N, C) over the spatial axes, or each N
+ * over C and the spatial axes with across_channels = 1. */
 static enum oc_status oc_mvn_axes(struct oc_op_ctx *c, bool *red) {
     const struct oc_value *x = oc_in(c, 0);
     static const int64_t def[] = {0, 2, 3};
     const int64_t *axes;
     int64_t n;
-    enum oc_status st = oc_attr_ints(c->node, "axes", &axes, &n, c->diag);
+    enum oc_status st;
+    if (c->node->opset < 9) {
+        int64_t across;
+        if ((st = oc_attr_int(c->node, "across_channels", 0, &across, c->diag)) != OC_OK)
+            return st;
+        if (x->rank < 2)
+            return OC_FAIL(c, OC_ERR_MODEL, "input has rank %d, expected [N, C, ...]", x->rank);
+        for (int32_t i = 0; i < x->rank; i++)
+            red[i] = i >= 2 || (i == 1 && across);
+        return OC_OK;
+    }
+    st = oc_attr_ints(c->node, "axes", &axes, &n, c->diag);
     if (st != OC_OK)
         return st;
     if (!oc_attr_has(c->node, "axes")) {
@@ -307,12 +321,19 @@ OC_RULE(oc_mvn_infer) {
  *   X_variance = X - X_RM                n
  *   Processed_STD = STD + epsilon        rows
  *   Y = X_variance / Processed_STD       n
- * = 5n + 4 rows. */
+ * = 5n + 4 rows. MVN-1 with normalize_variance = 0 subtracts the mean only:
+ * ReduceMean and the subtraction, 2n. */
 OC_COST(oc_mvn_cost) {
     const struct oc_value *x = oc_in(c, 0);
     bool red[OC_NORM_MAX_RANK];
-    if (x->rank > OC_NORM_MAX_RANK || oc_mvn_axes(c, red) != OC_OK)
+    int64_t nv = 1;
+    if (x->rank > OC_NORM_MAX_RANK || oc_mvn_axes(c, red) != OC_OK ||
+        (c->node->opset < 9 && oc_attr_int(c->node, "normalize_variance", 1, &nv, c->diag) != OC_OK))
         return OC_ERR_MODEL;
+    if (!nv) {
+        oc_cost_add_flops(cost, oc_numel(x), 2);
+        return OC_OK;
+    }
     uint64_t rows = 1;
     for (int32_t i = 0; i < x->rank; i++)
         if (!red[i] && oc_mul_u64(rows, (uint64_t)x->dims[i].value, &rows))
