@@ -290,16 +290,15 @@ OC_RULE(oc_ml_feature_vectorizer_infer) {
     for (int64_t i = 0; i < nd; i++)
         if (dims[i] < 0 || oc_add_i64(total, dims[i], &total))
             return OC_FAIL(c, OC_ERR_MODEL, "inputdimensions[%lld] is %lld", (long long)i, (long long)dims[i]);
-    for (int32_t i = 0; i < oc_n_in(c); i++) {
-        const struct oc_value *v = oc_in(c, i);
-        if (v && v->rank >= 0 && v->rank != 1 && v->rank != 2)
-            return OC_FAIL(c, OC_ERR_MODEL, "input %d must be 1-D or 2-D, it has rank %d", i, v->rank);
-    }
-    struct oc_dim n;
-    int64_t f;
-    if ((st = oc_ml_rows(c, &n, &f)) != OC_OK)
-        return st;
-    struct oc_dim d[2] = {n, oc_d(total)};
+    /* As ONNX Runtime runs it: N is input 0's first dim (1 for a 1-D input),
+     * and each input gives its inputdimensions[i] first values per row,
+     * whatever its rank (a CoreML-converted [1, 1, k] is one row of k). */
+    const struct oc_value *x = oc_in(c, 0);
+    if (!x || x->rank < 0)
+        return OC_ERR_SHAPE;
+    if (x->rank == 0)
+        return OC_FAIL(c, OC_ERR_MODEL, "input 0 is a scalar: there is no row");
+    struct oc_dim d[2] = {x->rank == 1 ? oc_d(1) : x->dims[0], oc_d(total)};
     return oc_set_out(c, 0, OC_DT_FLOAT, 2, d);
 }
 

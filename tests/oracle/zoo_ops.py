@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The experimental ops of ONNX 1.0-1.4 that old model zoos still hold
-(ImageScaler, Crop, Affine, ScaledTanh, ParametricSoftplus, Scale,
-ThresholdedRelu-1, MeanVarianceNormalization-1, GivenTensorFill,
-ConstantFill, DynamicSlice), one small model each at opset 8:
+"""Ops that old model zoos and converted models hold, one small model each:
+the experimental ops of ONNX 1.0-1.4 (ImageScaler, Crop, Affine, ScaledTanh,
+ParametricSoftplus, Scale, ThresholdedRelu-1, MeanVarianceNormalization-1,
+GivenTensorFill, ConstantFill, DynamicSlice) at opset 8, and ai.onnx.ml
+FeatureVectorizer fed the [1, 1, k] inputs of a CoreML-converted
+OneHotEncoder:
 
   shapes: ONNX Runtime (which still runs the first eight) must give the
           output the shape onnxcost infers; for the fills and DynamicSlice,
@@ -62,21 +64,45 @@ CASES = {
                      [i64("st", [1, 0]), i64("en", [3, -1])], [2, 5], 0),
 }
 
+# FeatureVectorizer: (input shapes, inputdimensions); shapes from ONNX Runtime
+VECTORIZER = {
+    "FeatureVectorizer_coreml_onehot": ([[1, 1, 50], [1, 1, 7]], [50, 7]),
+    "FeatureVectorizer_2d": ([[2, 3], [2, 2]], [3, 2]),
+    "FeatureVectorizer_1d": ([[3], [2]], [3, 2]),
+    "FeatureVectorizer_3d_batch": ([[2, 1, 3], [2, 2]], [3, 2]),
+}
+
+
+def vectorizer_models():
+    for name, (shapes, dims) in VECTORIZER.items():
+        ins = [helper.make_tensor_value_info(f"x{i}", T.FLOAT, s) for i, s in enumerate(shapes)]
+        node = helper.make_node("FeatureVectorizer", [f"x{i}" for i in range(len(shapes))], ["y"],
+                                domain="ai.onnx.ml", inputdimensions=dims)
+        g = helper.make_graph([node], name, ins, [helper.make_tensor_value_info("y", T.FLOAT, None)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("ai.onnx.ml", 1)])
+        yield name, m, {f"x{i}": s for i, s in enumerate(shapes)}, None, 0
+
+
+def legacy_models():
+    for name, (node, shape, inits, want_shape, rate) in CASES.items():
+        inputs = [helper.make_tensor_value_info("x", T.FLOAT, shape)] if shape else []
+        g = helper.make_graph([node], name, inputs, [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 8)])
+        m.ir_version = 3
+        yield name, m, ({"x": shape} if shape else {}), want_shape, rate
+
 
 def main():
     onnxcost = sys.argv[1]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (node, shape, inits, want_shape, rate) in CASES.items():
-            inputs = [helper.make_tensor_value_info("x", T.FLOAT, shape)] if shape else []
-            g = helper.make_graph([node], name, inputs, [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
-            m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 8)])
-            m.ir_version = 3
+        for name, m, feeds, want_shape, rate in list(legacy_models()) + list(vectorizer_models()):
             path = os.path.join(tmp, f"{name}.onnx")
             onnx.save(m, path)
             if want_shape is None:
                 sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-                want_shape = list(sess.run(None, {"x": np.random.randn(*shape).astype(np.float32)})[0].shape)
+                want_shape = list(sess.run(None, {k: np.random.randn(*v).astype(np.float32)
+                                                  for k, v in feeds.items()})[0].shape)
                 source = "ONNX Runtime"
             else:
                 source = "the spec"
