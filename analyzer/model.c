@@ -692,9 +692,16 @@ static enum oc_status oc_model_lint(struct oc_model *m, struct oc_diag *d) {
                                dom, (long long)ver);
         for (size_t k = 0; k < i; k++) {
             const Onnx__OperatorSetIdProto *o2 = mp->opset_import[k];
-            if (onnx ? oc_is_onnx_domain(o2->domain) : (o2->domain && strcmp(o2->domain, os->domain) == 0))
+            int64_t v2 = o2->has_version ? o2->version : 0;
+            if (!(onnx ? oc_is_onnx_domain(o2->domain) : (o2->domain && strcmp(o2->domain, os->domain) == 0)))
+                continue;
+            if (v2 != ver) /* which version the nodes mean is not known */
                 return oc_diag_set(d, OC_ERR_MODEL, "opset_import lists domain '%s' twice (versions %lld and %lld)",
-                                   dom, (long long)(o2->has_version ? o2->version : 0), (long long)ver);
+                                   dom, (long long)v2, (long long)ver);
+            /* the same version twice (the ONNX checker and ONNX Runtime accept it) */
+            if (!oc_model_warn(m, "opset_import lists domain '%s' version %lld twice", dom, (long long)ver))
+                return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+            break;
         }
         if (onnx && ver > OC_OPSET_LATEST &&
             !oc_model_warn(m, "opset_import: ai.onnx version %lld is newer than onnxcost's rules (opset %d); "

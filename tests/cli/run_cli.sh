@@ -249,6 +249,9 @@ expect attribute_type_mismatch 2 "$E $B/attribute_type_mismatch.onnx: node 'soft
 expect no_opset 2 "$E $B/no_opset.onnx: opset_import is empty: the model imports no operator set (required from IR version 3; this file says 8)" -- "$B/no_opset.onnx"
 expect opset_absurd 2 "$E $B/opset_absurd.onnx: opset_import: domain 'ai.onnx' has version 4611686018427387904, not a real opset version" -- "$B/opset_absurd.onnx"
 expect opset_duplicate 2 "$E $B/opset_duplicate.onnx: opset_import lists domain 'ai.onnx' twice (versions 13 and 17)" -- "$B/opset_duplicate.onnx"
+# the same version twice is accepted, with a warning (a tract test file; ONNX Runtime runs it)
+C=$fx/corpus/sonos+tract/onnx__test_cases__linear_classifier__model.onnx
+expect opset_same_twice 0 "onnxcost: warning: $C: opset_import lists domain 'ai.onnx' version 21 twice" -- "$C" --batch 1
 W="onnxcost: warning:"
 # legal but suspicious: the analysis runs, with one warning line
 expect opset_future 0 "$W $B/opset_future.onnx: opset_import: ai.onnx version 99 is newer than onnxcost's rules (opset 24); ops are analyzed with their latest rules" -- "$B/opset_future.onnx"
