@@ -839,6 +839,30 @@ static enum oc_status oc_sum_totals(struct oc_run *r) {
     return oc_sum_op_stats(r);
 }
 
+/* An invalid model under dims the user did not bind (taken as 1) may be
+ * valid at its real sizes: the message says which dims were defaulted. */
+static void oc_note_default_bindings(const struct oc_analysis *an, struct oc_diag *d, enum oc_status st) {
+    if (st != OC_ERR_MODEL && st != OC_ERR_OVERFLOW)
+        return;
+    size_t len = strlen(d->msg);
+    int32_t n = 0, total = 0;
+    for (int32_t i = 0; i < an->n_bound; i++)
+        total += an->bound[i].source == OC_BIND_DEFAULT;
+    for (int32_t i = 0; i < an->n_bound; i++) {
+        const struct oc_bound_dim *b = &an->bound[i];
+        if (b->source != OC_BIND_DEFAULT || len + 64 >= sizeof d->msg)
+            continue;
+        int w = snprintf(d->msg + len, sizeof d->msg - len, "%s%s%s", n ? ", " : total > 1 ? " (with the unbound dims "
+                                                                                       : " (with the unbound dim ",
+                         b->name ? b->name : b->input, b->name ? "" : " (unnamed)");
+        if (w > 0)
+            len += (size_t)w < sizeof d->msg - len ? (size_t)w : sizeof d->msg - len - 1;
+        n++;
+    }
+    if (n && len + 48 < sizeof d->msg)
+        snprintf(d->msg + len, sizeof d->msg - len, " taken as 1; bind %s with --dim NAME=N)", total > 1 ? "them" : "it");
+}
+
 /* The warning of an analysis whose totals are lower bounds (oc_totals_exact). */
 static enum oc_status oc_warn_incomplete(struct oc_run *r) {
     const struct oc_totals *t = &r->an->totals;
@@ -882,8 +906,13 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
     r.warn_tail = &r.warn_head;
     g->price_bits = r.opts->price_bits;
     enum oc_status st;
-    if ((st = oc_bind_inputs(&r)) != OC_OK || (st = oc_run_graph(&r, g)) != OC_OK ||
-        (st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
+    if ((st = oc_bind_inputs(&r)) != OC_OK)
+        return st;
+    if ((st = oc_run_graph(&r, g)) != OC_OK) {
+        oc_note_default_bindings(an, d, st);
+        return st;
+    }
+    if ((st = oc_attribute_params(&r)) != OC_OK || (st = oc_sum_totals(&r)) != OC_OK)
         return st;
     struct oc_memory mem;
     if (oc_memory_peak(g, &mem) != OC_OK)

@@ -1,7 +1,8 @@
 /*
- * test_fold.c — value propagation (analyzer/fold.h) and the saturation of
- * sizes past 64 bits, on small graphs whose results are worked out by hand
- * in the comments. The ONNX backend data checks every folded op's values
+ * test_fold.c — value propagation (analyzer/fold.h), and what an analysis
+ * says when its numbers cannot be exact (sizes past 64 bits, dims left
+ * unbound), on small graphs whose results are worked out by hand in the
+ * comments. The ONNX backend data checks every folded op's values
  * (tests/oracle/fold_values.py); these check what the data cannot: shapes
  * that depend on a folded chain, the limits, and overflow.
  */
@@ -223,6 +224,32 @@ static void element_overflow_saturates(void **state) {
     assert_false(oc_totals_exact(&an->totals));
 }
 
+/* A model that is invalid only because its unbound dims were taken as 1
+ * says so: a 3x3 convolution over [1, 1, H, W] with H, W unbound. */
+static void unbound_dims_named_in_error(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 1, -1, -1), (const char *const[]){NULL, NULL, "H", "W"}));
+    pbm_init(&pm, pb_tensor_f32("w", 4, TU_DIMS(1, 1, 3, 3)));
+    pbm_node(&pm, pb_node("conv", "Conv", TU_LIST("x", "w"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    bytes = pbm_finish(&pm, 13);
+    assert_int_equal(tu_analyze(&bytes, NULL, &md, &an, &dg), OC_ERR_MODEL);
+    if (!strstr(dg.msg, "(with the unbound dims H, W taken as 1; bind them with --dim NAME=N)"))
+        fail_msg("message '%s' does not name the unbound dims", dg.msg);
+    /* bound, it is valid: [1, 1, 6, 6] */
+    tu_free(md, an, &bytes);
+    struct pb_model pm2 = {0};
+    pbm_input(&pm2, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 1, -1, -1), (const char *const[]){NULL, NULL, "H", "W"}));
+    pbm_init(&pm2, pb_tensor_f32("w", 4, TU_DIMS(1, 1, 3, 3)));
+    pbm_node(&pm2, pb_node("conv", "Conv", TU_LIST("x", "w"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm2, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    const struct oc_binding b[] = {{"H", 8}, {"W", 8}};
+    struct oc_analyze_opts o = {.dims = b, .n_dims = 2};
+    tu_analyze_ok(&pm2, 13, &o);
+    TU_SHAPE(tu_out(an, "conv", 0), 1, 1, 6, 6);
+}
+
 /* Rounding to the narrow float types, nearest with ties to even. */
 static void rounding(void **state) {
     (void)state;
@@ -251,6 +278,7 @@ int main(void) {
         cmocka_unit_test_teardown(fold_budget, tu_teardown),
         cmocka_unit_test_teardown(size_overflow_saturates, tu_teardown),
         cmocka_unit_test_teardown(element_overflow_saturates, tu_teardown),
+        cmocka_unit_test_teardown(unbound_dims_named_in_error, tu_teardown),
         cmocka_unit_test(rounding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
