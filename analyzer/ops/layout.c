@@ -953,11 +953,14 @@ OC_FOLD(oc_pad_fold) {
         int64_t src = 0;
         bool inside = true;
         for (int32_t j = 0; j < x.rank && inside; j++) {
-            int64_t cx = co[j] - begin[j];
+            int64_t cx;
+            if (__builtin_sub_overflow(co[j], begin[j], &cx))
+                return OC_OK; /* pads near the int64 limits: left unknown */
             if (mode[0] != 'c')
                 cx = oc_pad_source(cx, x.dims[j].value, mode[0]);
             inside = cx >= 0 && cx < x.dims[j].value;
-            src += cx * xs[j];
+            if (inside) /* pads come from the file: only an in-range index is multiplied */
+                src += cx * xs[j];
         }
         if (!inside && mode[0] != 'c')
             return OC_OK;
