@@ -253,7 +253,7 @@ static bool oc_fold_ready(const struct oc_graph *g, const struct oc_node *n) {
         if (n->out[k] >= 0 && !oc_shape_known(&g->values[n->out[k]]))
             return false;
     for (int32_t k = 0; k < n->n_in; k++)
-        if (n->in[k] >= 0 && !oc_fold_available(&g->values[n->in[k]]))
+        if (n->in[k] >= 0 && !oc_fold_available(g, &g->values[n->in[k]]))
             return false;
     return true;
 }
@@ -498,6 +498,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
 static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g) {
     enum oc_status st;
     g->fold_left = &r->an->fold_left;
+    g->fold_any_size = r->opts->fold_any_size;
     for (int32_t i = 0; i < g->n_values; i++) {
         struct oc_value *v = &g->values[i];
         if (v->kind != OC_VALUE_OUTER)

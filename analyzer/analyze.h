@@ -27,6 +27,10 @@ struct oc_analyze_opts {
     int32_t price_bits;            /* --dtype: price float tensors at this many bits (0 =
                                       their own type); shapes and dtypes are unchanged  */
     int64_t fail_alloc_after;      /* tests: make the Nth arena allocation fail          */
+    bool fold_any_size;            /* tests: value propagation may read initializers and
+                                      Constant tensors of any type up to the per-tensor
+                                      limit (fold.h); normally non-index tensors are read
+                                      only when tiny, so weights are never read          */
 };
 
 enum oc_bind_source {

@@ -105,13 +105,22 @@ static bool oc_known_numel(const struct oc_value *v, int64_t *n) {
     return true;
 }
 
-bool oc_fold_available(const struct oc_value *v) {
+/* True when the file's contents of v may be read (fold.h): index types up
+ * to OC_FOLD_MAX_ELEMS elements, other types up to OC_FOLD_MAX_FILE_OTHER. */
+static bool oc_fold_readable(const struct oc_graph *g, const struct oc_value *v, int64_t n) {
+    if (v->ival_tried || !v->tensor || v->external || !oc_fold_dtype(v->dtype))
+        return false;
+    bool index = v->dtype == OC_DT_INT64 || v->dtype == OC_DT_INT32 || v->dtype == OC_DT_BOOL;
+    return index || n <= OC_FOLD_MAX_FILE_OTHER || g->fold_any_size;
+}
+
+bool oc_fold_available(const struct oc_graph *g, const struct oc_value *v) {
     int64_t n;
     if (!v || !oc_known_numel(v, &n))
         return false;
     if (v->ival || v->fval)
         return true;
-    return !v->ival_tried && v->tensor && !v->external && oc_fold_dtype(v->dtype);
+    return oc_fold_readable(g, v, n);
 }
 
 /* Takes n elements from the analysis' folding budget; false when spent. */
@@ -148,7 +157,7 @@ bool oc_fold_get(struct oc_graph *g, struct oc_value *v, struct oc_known *k) {
     memset(k, 0, sizeof *k);
     if (!v || !oc_known_numel(v, &n))
         return false;
-    if (!v->ival && !v->fval && !v->ival_tried && v->tensor && !v->external && oc_fold_dtype(v->dtype))
+    if (!v->ival && !v->fval && oc_fold_readable(g, v, n))
         oc_fold_read(g, v, n);
     if (v->ival && v->n_ival == n)
         k->i = v->ival;

@@ -18,8 +18,11 @@
  * OC_FOLD_MAX_ELEMS elements is not folded, and one analysis folds at most
  * OC_FOLD_BUDGET elements in all (subgraphs included); past either, values
  * stay unknown and whatever depends on them is reported as unknown.
- * Initializers and Constant tensors are read only when a fold asks for them,
- * and only up to OC_FOLD_MAX_ELEMS elements: weights are never read.
+ * Initializers and Constant tensors are read only when a fold asks for them:
+ * int64, int32 and bool ones (shapes, indices, masks) up to
+ * OC_FOLD_MAX_ELEMS elements, any other type (float scales and steps, 8-bit
+ * values) only up to OC_FOLD_MAX_FILE_OTHER, so that weights are never read —
+ * not even a LayerNorm gain an exporter passes through an Identity.
  */
 #ifndef OC_FOLD_H
 #define OC_FOLD_H
@@ -29,6 +32,8 @@
 enum {
     OC_FOLD_MAX_ELEMS = 1 << 16, /* elements of one folded tensor            */
     OC_FOLD_BUDGET = 1 << 22,    /* elements folded by one analysis, in all  */
+    OC_FOLD_MAX_FILE_OTHER = 64, /* elements of a non-index tensor read from
+                                    the file (float, 8/16-bit integers)      */
 };
 
 /* The known contents of one value: exactly one of i and f is set. */
@@ -56,7 +61,7 @@ void oc_fold_int_range(int32_t dtype, int64_t *lo, int64_t *hi);
 bool oc_fold_dtype(int32_t dtype);
 /* True when v's contents are known, or could be read from a small
  * initializer or Constant tensor, without reading anything. */
-bool oc_fold_available(const struct oc_value *v);
+bool oc_fold_available(const struct oc_graph *g, const struct oc_value *v);
 /* v's known contents (read from the file on first use, within the limits).
  * False when not known. */
 bool oc_fold_get(struct oc_graph *g, struct oc_value *v, struct oc_known *k);

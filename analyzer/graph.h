@@ -151,6 +151,7 @@ struct oc_graph {
     int32_t price_bits;      /* --dtype: bits of every float element, 0 = own */
     int64_t *fold_left;      /* elements value folding may still produce in
                                 this analysis (shared with subgraphs; fold.h) */
+    bool fold_any_size;      /* oc_analyze_opts.fold_any_size (tests)          */
     uint32_t hcap;           /* name index (open addressing)                  */
     struct oc_name_slot {
         int32_t v;           /* value index, -1 for a free slot               */

@@ -224,6 +224,32 @@ static void element_overflow_saturates(void **state) {
     assert_false(oc_totals_exact(&an->totals));
 }
 
+/* Weights are never read: a float initializer of 768 elements through an
+ * Identity (as exporters pass a LayerNorm gain) is not folded, an int64 one
+ * of the same size (an index table) is, and so is a float scalar. */
+static void weights_not_read(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    int64_t idx[768];
+    for (int k = 0; k < 768; k++)
+        idx[k] = k;
+    pbm_init(&pm, pb_tensor_f32("gain", 1, TU_DIMS(768)));
+    pbm_init(&pm, pb_tensor_i64("index", 1, TU_DIMS(768), idx));
+    pbm_init(&pm, pb_tensor_f32("eps", 0, NULL));
+    pbm_node(&pm, pb_node("id_gain", "Identity", TU_LIST("gain"), TU_LIST("g2"), 0, NULL));
+    pbm_node(&pm, pb_node("id_index", "Identity", TU_LIST("index"), TU_LIST("i2"), 0, NULL));
+    pbm_node(&pm, pb_node("id_eps", "Identity", TU_LIST("eps"), TU_LIST("e2"), 0, NULL));
+    pbm_output(&pm, pb_value_info("g2", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("i2", PB_INT64, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("e2", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    assert_null(tu_out(an, "id_gain", 0)->fval);
+    assert_non_null(tu_out(an, "id_index", 0)->ival);
+    assert_int_equal(tu_out(an, "id_index", 0)->ival[767], 767);
+    assert_non_null(tu_out(an, "id_eps", 0)->fval);
+    assert_true(tu_out(an, "id_eps", 0)->fval[0] == 0.0);
+}
+
 /* A model that is invalid only because its unbound dims were taken as 1
  * says so: a 3x3 convolution over [1, 1, H, W] with H, W unbound. */
 static void unbound_dims_named_in_error(void **state) {
@@ -278,6 +304,7 @@ int main(void) {
         cmocka_unit_test_teardown(fold_budget, tu_teardown),
         cmocka_unit_test_teardown(size_overflow_saturates, tu_teardown),
         cmocka_unit_test_teardown(element_overflow_saturates, tu_teardown),
+        cmocka_unit_test_teardown(weights_not_read, tu_teardown),
         cmocka_unit_test_teardown(unbound_dims_named_in_error, tu_teardown),
         cmocka_unit_test(rounding),
     };
