@@ -123,6 +123,8 @@ static bool oc_baseline_load(const char *path, struct oc_baseline *b, json_t **d
     }
     b->path = path;
     json_t *t = json_object_get(*doc, "totals");
+    /* a report from before totals.complete existed counts as complete */
+    b->incomplete = json_is_false(json_object_get(t, "complete"));
     for (int k = 0; k < OC_BASE_COUNT; k++) {
         json_t *v = json_object_get(t, keys[k]);
         if (json_is_integer(v) && json_integer_value(v) >= 0) {

@@ -65,13 +65,19 @@ void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
     oc_sbuf_puts(b, "Against baseline ");
     oc_sbuf_puts(b, base->path);
     oc_sbuf_puts(b, ":\n");
+    bool now_lb = !oc_totals_exact(&an->totals);
     for (int k = 0; k < OC_BASE_COUNT; k++) {
         if (!base->has[k])
             continue;
         uint64_t now = oc_base_now(&an->totals, k);
-        oc_sbuf_printf(b, "  %-22s %s -> %s  ", oc_base_keys[k], oc_fmt_thousands(base->totals[k], b1, sizeof b1),
+        bool exact_key = k == OC_BASE_PARAMS || k == OC_BASE_PARAMS_BYTES; /* from the initializers */
+        bool lb_old = base->incomplete && !exact_key, lb_now = now_lb && !exact_key;
+        oc_sbuf_printf(b, "  %-22s %s%s -> %s%s  ", oc_base_keys[k], lb_old ? ">= " : "",
+                       oc_fmt_thousands(base->totals[k], b1, sizeof b1), lb_now ? ">= " : "",
                        oc_fmt_thousands(now, b2, sizeof b2));
-        if (now == base->totals[k])
+        if (lb_old || lb_now)
+            oc_sbuf_puts(b, "(a lower bound: the change is not known)");
+        else if (now == base->totals[k])
             oc_sbuf_puts(b, "unchanged");
         else
             oc_delta(b, base->totals[k], now);
@@ -117,6 +123,7 @@ struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_re
         return NULL;
     }
     json_object_set_new(o, "path", json_string(base->path));
+    json_object_set_new(o, "baseline_complete", json_boolean(!base->incomplete));
     for (int k = 0; k < OC_BASE_COUNT; k++) {
         if (!base->has[k])
             continue;

@@ -47,6 +47,8 @@ struct oc_baseline {
     const char *path;                  /* the baseline file, as given        */
     bool has[OC_BASE_COUNT];
     uint64_t totals[OC_BASE_COUNT];
+    bool incomplete;                   /* its totals.complete was false: MACs,
+                                          FLOPs and sizes are lower bounds    */
     int32_t n_nodes;
     const char **node_names;           /* sorted, empty names left out       */
     int32_t n_modules;

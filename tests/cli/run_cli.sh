@@ -77,6 +77,11 @@ expect_out incomplete_json '"complete":false' '"uncosted_nodes":[{"index":1,"nam
 expect_out incomplete_compare "WARNING: incomplete: $B/unknown_op.onnx: 2 of 3 nodes have no cost" ">= 0"
 "$bin" sweep "$B/unknown_op.onnx" --dim N=1,2 >"$tmp/out" 2>/dev/null
 expect_out incomplete_sweep "WARNING: incomplete at" ">= 4"
+# a baseline diff between lower bounds gives no change
+"$bin" "$B/unknown_op.onnx" -q --format json -o "$tmp/base.json"
+"$bin" "$B/unknown_op.onnx" -q --baseline "$tmp/base.json" >"$tmp/out"
+expect_out incomplete_baseline "  flops                  >= 4 -> >= 4  (a lower bound: the change is not known)" \
+    "  params                 0 -> 0  unchanged"
 
 # usage errors
 expect no_args 2 "$E no model given (try 'onnxcost --help')" --
