@@ -22,8 +22,11 @@
  *               MACs = sum of MACs_t, FLOPs = 2 * MACs. Other contraction
  *               orders can be much cheaper; this is the order the runtimes
  *               that do not optimise the path use.
+ *
+ * Known operands are folded when the label space is small (oc_einsum_fold).
  */
 #include "../attr.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -305,4 +308,105 @@ OC_COST(oc_einsum_cost) {
     enum oc_status st = oc_einsum_count(c, e, cost);
     free(e);
     return st;
+}
+
+/* ---- value propagation (fold.h) ----------------------------------------------------
+ * Einsum of known operands, when cheap: every combination of the labels
+ * (at most OC_EIN_FOLD_STEPS) multiplies one element of each operand into
+ * the output element its output labels name. Integers exactly (overflow
+ * leaves the output unknown), floats in double rounded to the type once. */
+enum { OC_EIN_FOLD_STEPS = 1 << 20 };
+
+OC_FOLD(oc_einsum_fold) {
+    struct oc_einsum *e = calloc(1, sizeof *e);
+    if (!e)
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    struct oc_diag d = {0}, *saved = c->diag;
+    c->diag = &d; /* a fold reports nothing: what it cannot do stays unknown */
+    struct oc_known k[OC_EIN_MAX_OPS];
+    struct oc_fold_out o;
+    int32_t lab_out[OC_EIN_LABELS + OC_EIN_MAX_TERM], used[OC_EIN_LABELS], n_used = 0;
+    int32_t n_out = 0, n_ops = 0;
+    bool ok = oc_ein_parse(c, e) == OC_OK && oc_ein_resolve(c, e) == OC_OK;
+    uint64_t steps = 1;
+    if (ok) {
+        n_ops = e->n_ops;
+        n_out = oc_ein_out_labels(e, lab_out);
+        for (int32_t l = 0; l < OC_EIN_LABELS && ok; l++) {
+            if (e->size[l] == -2)
+                continue;
+            used[n_used++] = l;
+            ok = e->size[l] >= 0 && !oc_mul_u64(steps, (uint64_t)e->size[l], &steps) && steps <= OC_EIN_FOLD_STEPS;
+        }
+    }
+    for (int32_t i = 0; ok && i < n_ops; i++)
+        ok = oc_fold_in(c, i, &k[i]);
+    ok = ok && oc_fold_out(c, 0, &o);
+    c->diag = saved;
+    if (!ok) {
+        free(e);
+        return OC_OK;
+    }
+    /* each operand dim's label (a letter, or one of the "..." dims) */
+    int32_t dim_lab[OC_EIN_MAX_OPS][OC_EIN_MAX_TERM + OC_EIN_MAX_ELL];
+    for (int32_t i = 0; i < n_ops; i++) {
+        int32_t letters = 0, dd = 0;
+        for (int32_t t = 0; t < e->n_tok[i]; t++)
+            letters += e->tok[i][t] != OC_EIN_ELL;
+        int32_t ell = k[i].rank - letters;
+        for (int32_t t = 0; t < e->n_tok[i]; t++) {
+            if (e->tok[i][t] != OC_EIN_ELL) {
+                dim_lab[i][dd++] = e->tok[i][t];
+                continue;
+            }
+            for (int32_t j = 0; j < ell; j++)
+                dim_lab[i][dd++] = OC_EIN_LETTERS + e->ell_rank - ell + j;
+        }
+    }
+    bool as_int = o.i != NULL;
+    for (int32_t i = 0; i < n_ops; i++)
+        as_int = as_int && k[i].i;
+    double *facc = as_int ? NULL : calloc((size_t)o.n + 1, sizeof *facc);
+    int64_t *iacc = as_int ? calloc((size_t)o.n + 1, sizeof *iacc) : NULL;
+    if (!facc && !iacc) {
+        free(e);
+        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
+    }
+    int64_t coord[OC_EIN_LABELS] = {0};
+    for (uint64_t s = 0; ok && s < steps; s++) {
+        uint64_t rest = s; /* the combination's coordinate of every label */
+        for (int32_t u = n_used - 1; u >= 0; u--) {
+            uint64_t size = (uint64_t)e->size[used[u]];
+            coord[used[u]] = size ? (int64_t)(rest % size) : 0;
+            rest = size ? rest / size : 0;
+        }
+        int64_t at = 0;
+        for (int32_t j = 0; j < n_out; j++)
+            at = at * e->size[lab_out[j]] + coord[lab_out[j]];
+        double fp = 1;
+        int64_t ip = 1;
+        for (int32_t i = 0; ok && i < n_ops; i++) {
+            int64_t flat = 0;
+            for (int32_t dd = 0; dd < k[i].rank; dd++) {
+                int64_t size = k[i].dims[dd].value; /* 1: broadcast over the label */
+                flat = flat * size + (size == 1 ? 0 : coord[dim_lab[i][dd]]);
+            }
+            if (as_int)
+                ok = !oc_mul_i64(ip, k[i].i[flat], &ip);
+            else
+                fp *= oc_known_f(&k[i], flat);
+        }
+        if (as_int)
+            ok = ok && !oc_add_i64(iacc[at], ip, &iacc[at]);
+        else
+            facc[at] += fp;
+    }
+    for (int64_t j = 0; ok && j < o.n; j++)
+        ok = as_int ? oc_fold_put_i(&o, j, iacc[j]) : oc_fold_put_f(&o, j, facc[j]);
+    if (ok)
+        oc_fold_commit(&o);
+    free(facc);
+    free(iacc);
+    free(e);
+    return OC_OK;
 }
