@@ -48,7 +48,8 @@ static const char oc_main_help[] =
 static const char oc_main_help_tail[] =
     "\n"
     "exit codes: 0 ok, 1 budget exceeded, 2 bad model file or usage,\n"
-    "            3 out of memory or output not writable\n"
+    "            3 out of memory or output not writable, 4 a budget not verified\n"
+    "            (an incomplete analysis: the total is only a lower bound)\n"
     "\n"
     "examples:\n"
     "  onnxcost resnet50.onnx\n"
