@@ -247,12 +247,13 @@ static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node 
 static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g);
 
 /* A node can be folded: every output's shape and every present input's
- * contents are known (or readable from a small tensor in the file). */
+ * contents it reads are known (or readable from a small tensor in the file). */
 static bool oc_fold_ready(const struct oc_graph *g, const struct oc_node *n) {
     for (int32_t k = 0; k < n->n_out; k++)
         if (n->out[k] >= 0 && !oc_shape_known(&g->values[n->out[k]]))
             return false;
-    for (int32_t k = 0; k < n->n_in; k++)
+    int32_t need = n->def->flags & OC_OPF_FOLD_INPUT0 ? (n->n_in > 0 ? 1 : 0) : n->n_in;
+    for (int32_t k = 0; k < need; k++)
         if (n->in[k] >= 0 && !oc_fold_available(g, &g->values[n->in[k]]))
             return false;
     return true;

@@ -36,7 +36,8 @@ typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);
 typedef enum oc_status (*oc_cost_fn)(struct oc_op_ctx *c, struct oc_cost *cost);
 /* Fills the outputs' contents from the inputs' known contents (fold.h). The
  * driver calls it after `infer` succeeded, only when every output's shape
- * and every present input's contents are known. It returns OC_OK whether or
+ * and every present input's contents are known (input 0's alone with
+ * OC_OPF_FOLD_INPUT0). It returns OC_OK whether or
  * not it folded (a value it cannot compute stays unknown); only OC_ERR_NOMEM
  * stops the analysis. */
 typedef enum oc_status (*oc_fold_fn)(struct oc_op_ctx *c);
@@ -50,6 +51,9 @@ enum oc_op_flag {
     OC_OPF_NONTENSOR = 1u << 4,      /* accepts sequence/optional inputs (struct
                                         oc_ntype); without it the driver marks a node
                                         fed one unsupported and does not call infer     */
+    OC_OPF_FOLD_INPUT0 = 1u << 5,    /* the fold reads only input 0's contents (the
+                                        others give a type): the driver does not wait
+                                        for theirs (CastLike)                           */
 };
 
 #define OC_VARIADIC 0x7fffffff

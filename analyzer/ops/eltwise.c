@@ -110,9 +110,48 @@ static bool oc_eval_is_unary(enum oc_eval_op op) {
     return op >= OC_EV_NOT && op <= OC_EV_ISINF;
 }
 
+/* Comparisons and logic, for either kind of value: ord is -1, 0 or 1 as
+ * a < b, a == b, a > b, or 2 when they are unordered (a NaN); ta and tb the
+ * truth of a and b. False for the other ops. */
+static bool oc_eval_logic(enum oc_eval_op op, int ord, bool ta, bool tb, int64_t *r) {
+    switch (op) {
+    case OC_EV_EQ:
+        *r = ord == 0;
+        return true;
+    case OC_EV_LT:
+        *r = ord == -1;
+        return true;
+    case OC_EV_GT:
+        *r = ord == 1;
+        return true;
+    case OC_EV_LE:
+        *r = ord == -1 || ord == 0;
+        return true;
+    case OC_EV_GE:
+        *r = ord == 1 || ord == 0;
+        return true;
+    case OC_EV_AND:
+        *r = ta && tb;
+        return true;
+    case OC_EV_OR:
+        *r = ta || tb;
+        return true;
+    case OC_EV_XOR:
+        *r = ta != tb;
+        return true;
+    case OC_EV_NOT:
+        *r = !ta;
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* One step on int64 values (unary ops ignore b). False when the result is
  * not representable (overflow, division by 0, a negative exponent). */
 static bool oc_eval_int(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
+    if (oc_eval_logic(op, (a > b) - (a < b), a != 0, b != 0, r))
+        return true;
     switch (op) {
     case OC_EV_ADD:
     case OC_EV_SUM:
@@ -160,30 +199,6 @@ static bool oc_eval_int(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
     case OC_EV_MIN:
         *r = a < b ? a : b;
         return true;
-    case OC_EV_EQ:
-        *r = a == b;
-        return true;
-    case OC_EV_LT:
-        *r = a < b;
-        return true;
-    case OC_EV_GT:
-        *r = a > b;
-        return true;
-    case OC_EV_LE:
-        *r = a <= b;
-        return true;
-    case OC_EV_GE:
-        *r = a >= b;
-        return true;
-    case OC_EV_AND:
-        *r = a && b;
-        return true;
-    case OC_EV_OR:
-        *r = a || b;
-        return true;
-    case OC_EV_XOR:
-        *r = !a != !b;
-        return true;
     case OC_EV_BAND:
         *r = a & b;
         return true;
@@ -207,9 +222,6 @@ static bool oc_eval_int(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
         return true;
     case OC_EV_BNOT:
         *r = ~a;
-        return true;
-    case OC_EV_NOT:
-        *r = !a;
         return true;
     case OC_EV_NEG:
     case OC_EV_ABS:
@@ -240,6 +252,11 @@ static bool oc_eval_int(enum oc_eval_op op, int64_t a, int64_t b, int64_t *r) {
 /* One step on doubles; the result is rounded to the output type by the
  * caller. False for ops without a float meaning (bitwise, shifts). */
 static bool oc_eval_float(enum oc_eval_op op, double a, double b, double *r) {
+    int64_t truth;
+    if (oc_eval_logic(op, isnan(a) || isnan(b) ? 2 : (a > b) - (a < b), a != 0, b != 0, &truth)) {
+        *r = (double)truth;
+        return true;
+    }
     switch (op) {
     case OC_EV_ADD:
     case OC_EV_SUM:
@@ -270,33 +287,6 @@ static bool oc_eval_float(enum oc_eval_op op, double a, double b, double *r) {
         return true;
     case OC_EV_MIN:
         *r = isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-        return true;
-    case OC_EV_EQ:
-        *r = a == b;
-        return true;
-    case OC_EV_LT:
-        *r = a < b;
-        return true;
-    case OC_EV_GT:
-        *r = a > b;
-        return true;
-    case OC_EV_LE:
-        *r = a <= b;
-        return true;
-    case OC_EV_GE:
-        *r = a >= b;
-        return true;
-    case OC_EV_AND:
-        *r = a != 0 && b != 0;
-        return true;
-    case OC_EV_OR:
-        *r = a != 0 || b != 0;
-        return true;
-    case OC_EV_XOR:
-        *r = (a != 0) != (b != 0);
-        return true;
-    case OC_EV_NOT:
-        *r = a == 0;
         return true;
     case OC_EV_NEG:
         *r = -a;
@@ -575,22 +565,6 @@ static enum oc_status oc_cast_to(struct oc_op_ctx *c, int32_t to) {
     if (!x || x->rank < 0)
         return OC_ERR_SHAPE;
     return oc_set_out(c, 0, to, x->rank, x->dims);
-}
-
-/* Cast, CastLike: every element converted as oc_fold_put_* convert (floats
- * rounded to the target type, truncated toward zero to an integer type); a
- * value the target cannot hold (NaN or out of range to an integer) leaves
- * the output unknown. */
-OC_FOLD(oc_cast_fold) {
-    struct oc_known x;
-    struct oc_fold_out o;
-    if (!oc_fold_in(c, 0, &x) || !oc_fold_out(c, 0, &o) || o.n != x.n)
-        return OC_OK;
-    for (int64_t i = 0; i < o.n; i++)
-        if (!oc_fold_copy(&o, i, &x, i))
-            return OC_OK;
-    oc_fold_commit(&o);
-    return OC_OK;
 }
 
 OC_RULE(oc_cast_infer) {

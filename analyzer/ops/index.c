@@ -719,6 +719,39 @@ OC_FOLD(oc_tile_fold) {
     return OC_OK;
 }
 
+/* Flat index into x (strides xs) of element f of `idx` (same rank) with its
+ * `axis` coordinate replaced by idx's value there (negative counts from the
+ * end; co: rank scratch). False when out of range. */
+static bool oc_ix_element_at(const struct oc_known *x, const int64_t *xs, const struct oc_known *idx, int64_t f,
+                             int32_t axis, int64_t *co, int64_t *at) {
+    int64_t dim = x->dims[axis].value, ix = idx->i[f] < 0 ? idx->i[f] + dim : idx->i[f];
+    if (ix < 0 || ix >= dim)
+        return false;
+    oc_fold_coords(f, idx->dims, idx->rank, co);
+    co[axis] = ix;
+    *at = 0;
+    for (int32_t k = 0; k < x->rank; k++) {
+        if (co[k] >= x->dims[k].value)
+            return false;
+        *at += co[k] * xs[k];
+    }
+    return true;
+}
+
+/* Flat offset in x (strides xs) of the m-tuple of indices tup over the axes
+ * from `first` (negative counts from the end). False when out of range. */
+static bool oc_ix_tuple_at(const struct oc_known *x, const int64_t *xs, const int64_t *tup, int64_t m, int64_t first,
+                           int64_t *at) {
+    *at = 0;
+    for (int64_t j = 0; j < m; j++) {
+        int64_t dim = x->dims[first + j].value, ix = tup[j] < 0 ? tup[j] + dim : tup[j];
+        if (ix < 0 || ix >= dim)
+            return false;
+        *at += ix * xs[first + j];
+    }
+    return true;
+}
+
 /* GatherElements: out[c] = data[c with c[axis] = indices[c]]. */
 OC_FOLD(oc_gather_elements_fold) {
     struct oc_known x, idx;
@@ -733,20 +766,9 @@ OC_FOLD(oc_gather_elements_fold) {
     OC_IX_SCRATCH(xs, x.rank);
     OC_IX_SCRATCH(co, x.rank);
     oc_fold_strides(x.dims, x.rank, xs);
-    int64_t dim = x.dims[axis].value;
     for (int64_t f = 0; f < o.n; f++) {
-        oc_fold_coords(f, idx.dims, idx.rank, co);
-        int64_t ix = idx.i[f] < 0 ? idx.i[f] + dim : idx.i[f];
-        if (ix < 0 || ix >= dim)
-            return OC_OK;
-        co[axis] = ix;
-        int64_t src = 0;
-        for (int32_t k = 0; k < x.rank; k++) {
-            if (co[k] >= x.dims[k].value)
-                return OC_OK;
-            src += co[k] * xs[k];
-        }
-        if (!oc_fold_copy(&o, f, &x, src))
+        int64_t src;
+        if (!oc_ix_element_at(&x, xs, &idx, f, axis, co, &src) || !oc_fold_copy(&o, f, &x, src))
             return OC_OK;
     }
     oc_fold_commit(&o);
@@ -772,14 +794,10 @@ OC_FOLD(oc_gather_nd_fold) {
     int64_t tuples = m ? idx.n / m : 0, per_batch = batch ? tuples / batch : 0, at = 0;
     int64_t batch_stride = b > 0 ? xs[b - 1] : x.n;
     for (int64_t t = 0; t < tuples; t++) {
-        int64_t base = (per_batch ? t / per_batch : 0) * batch_stride;
-        for (int64_t j = 0; j < m; j++) {
-            int64_t dim = x.dims[b + j].value, ix = idx.i[t * m + j];
-            ix = ix < 0 ? ix + dim : ix;
-            if (ix < 0 || ix >= dim)
-                return OC_OK;
-            base += ix * xs[b + j];
-        }
+        int64_t base;
+        if (!oc_ix_tuple_at(&x, xs, idx.i + t * m, m, b, &base))
+            return OC_OK;
+        base += (per_batch ? t / per_batch : 0) * batch_stride;
         for (int64_t e = 0; e < slice; e++, at++)
             if (at >= o.n || base + e >= x.n || !oc_fold_copy(&o, at, &x, base + e))
                 return OC_OK;
@@ -841,14 +859,9 @@ OC_FOLD(oc_scatter_nd_fold) {
     if (tuples * slice != u.n)
         return OC_OK;
     for (int64_t t = 0; t < tuples; t++) {
-        int64_t base = 0;
-        for (int64_t j = 0; j < m; j++) {
-            int64_t dim = x.dims[j].value, ix = idx.i[t * m + j];
-            ix = ix < 0 ? ix + dim : ix;
-            if (ix < 0 || ix >= dim)
-                return OC_OK;
-            base += ix * xs[j];
-        }
+        int64_t base;
+        if (!oc_ix_tuple_at(&x, xs, idx.i + t * m, m, 0, &base))
+            return OC_OK;
         for (int64_t e = 0; e < slice; e++)
             if (!oc_scatter_combine(red, &u, t * slice + e, &o, base + e))
                 return OC_OK;
@@ -872,20 +885,9 @@ OC_FOLD(oc_scatter_elements_fold) {
     OC_IX_SCRATCH(xs, x.rank);
     OC_IX_SCRATCH(co, x.rank);
     oc_fold_strides(x.dims, x.rank, xs);
-    int64_t dim = x.dims[axis].value;
     for (int64_t f = 0; f < idx.n; f++) {
-        oc_fold_coords(f, idx.dims, idx.rank, co);
-        int64_t ix = idx.i[f] < 0 ? idx.i[f] + dim : idx.i[f];
-        if (ix < 0 || ix >= dim)
-            return OC_OK;
-        co[axis] = ix;
-        int64_t at = 0;
-        for (int32_t k = 0; k < x.rank; k++) {
-            if (co[k] >= x.dims[k].value)
-                return OC_OK;
-            at += co[k] * xs[k];
-        }
-        if (!oc_scatter_combine(red, &u, f, &o, at))
+        int64_t at;
+        if (!oc_ix_element_at(&x, xs, &idx, f, axis, co, &at) || !oc_scatter_combine(red, &u, f, &o, at))
             return OC_OK;
     }
     oc_fold_commit(&o);

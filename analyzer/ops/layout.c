@@ -622,7 +622,9 @@ OC_RULE(oc_range_infer) {
  * integer and float contents move alike. */
 
 /* Identity, Reshape, Flatten, Squeeze, Unsqueeze: the same elements in the
- * same order. */
+ * same order; Cast and CastLike too, each converted to the output type as
+ * oc_fold_copy converts (floats rounded to the type, truncated toward zero
+ * to an integer type; a value the type cannot hold leaves it unknown). */
 OC_FOLD(oc_same_order_fold) {
     struct oc_known x;
     struct oc_fold_out o;
