@@ -403,13 +403,11 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
  * shape whose element or byte count passes 64 bits saturates at UINT64_MAX
  * with OC_COST_OVERFLOW in *flags: never 0, never silently dropped. */
 static bool oc_sized_bytes(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes, uint32_t *flags) {
-    if (oc_value_bytes_priced(g, v, bytes))
-        return true;
-    if (v->nt || !oc_shape_known(v) || oc_dtype_bits(v->dtype) <= 0)
-        return false;
-    *bytes = UINT64_MAX;
-    *flags |= OC_COST_OVERFLOW;
-    return true;
+    bool saturated = false;
+    bool known = oc_value_bytes_saturating(g, v, bytes, &saturated);
+    if (saturated)
+        *flags |= OC_COST_OVERFLOW;
+    return known;
 }
 
 /* Elements of v, saturated as above (0 when its shape is not known). */

@@ -141,6 +141,17 @@ bool oc_value_known(const struct oc_value *v) {
     return t->len >= 0;
 }
 
+bool oc_value_bytes_saturating(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes,
+                               bool *saturated) {
+    if (oc_value_bytes_priced(g, v, bytes))
+        return true;
+    if (v->nt || !oc_dims_known(v->rank, v->dims) || oc_dtype_bits(v->dtype) <= 0)
+        return false;
+    *bytes = UINT64_MAX;
+    *saturated = true;
+    return true;
+}
+
 bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes) {
     if (!g || !g->price_bits || !oc_dtype_is_float(v->dtype) || v->nt)
         return oc_value_bytes(v, bytes);

@@ -205,5 +205,10 @@ enum oc_status oc_type_from_proto(struct oc_arena *a, const void *type_proto, co
                                   const struct oc_ntype **nt, struct oc_diag *d);
 /* Same, with float elements priced at g->price_bits when set (--dtype). */
 bool oc_value_bytes_priced(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes);
+/* Same, but a tensor of known shape whose element or byte count passes 64
+ * bits gives UINT64_MAX and sets *saturated: false only when the size is not
+ * known, never 0 for a huge tensor. */
+bool oc_value_bytes_saturating(const struct oc_graph *g, const struct oc_value *v, uint64_t *bytes,
+                               bool *saturated);
 
 #endif

@@ -3,8 +3,6 @@
  */
 #include "memory.h"
 
-#include "dtype.h"
-
 #include "ops.h"
 
 #include <stdlib.h>
@@ -29,9 +27,7 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
     uint64_t *delta = calloc((size_t)nn + 2, sizeof *delta);   /* bytes freed after step i  */
     uint64_t *alloc = calloc((size_t)nn + 2, sizeof *alloc);   /* bytes allocated at step i */
     if (!alias_src || !step_of || !first || !last || !delta || !alloc) {
-        if (out->overflow)
-        out->peak_bytes = UINT64_MAX;
-    free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
+        free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
         return OC_ERR_NOMEM;
     }
     for (int32_t v = 0; v < nv; v++) {
@@ -79,15 +75,8 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         if (first[b] < -1 || alias_src[b] >= 0)
             continue;
         uint64_t bytes;
-        if (!oc_value_bytes_priced(g, &g->values[b], &bytes)) {
-            uint64_t n;
-            const struct oc_value *v = &g->values[b];
-            bool huge = !v->nt && v->rank >= 0 && !oc_value_numel(v, &n) && n == UINT64_MAX;
-            if (!huge && !(v->nt == NULL && oc_value_numel(v, &n) && oc_dtype_bits(v->dtype) > 0)) {
-                out->complete = false;
-                continue;
-            }
-            out->overflow = true; /* known shape, more bytes than 64 bits hold */
+        if (!oc_value_bytes_saturating(g, &g->values[b], &bytes, &out->overflow)) {
+            out->complete = false;
             continue;
         }
         int32_t end = last[b] < first[b] ? first[b] : last[b]; /* unused outputs live during their step */

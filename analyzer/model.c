@@ -1114,12 +1114,7 @@ enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tens
         if (bad != OC_OK)
             return bad;
     }
-    /* elements kept in the structure (small tensors, e.g. a Constant's) */
     for (size_t k = 0; k < t->n_int32_data && got < n; k++)
         out[got++] = oc_fp_bits(t->data_type, (uint64_t)(uint32_t)t->int32_data[k]);
-    for (size_t k = 0; k < t->n_float_data && got < n; k++)
-        out[got++] = t->float_data[k];
-    for (size_t k = 0; k < t->n_double_data && got < n; k++)
-        out[got++] = t->double_data[k];
     return got == n ? OC_OK : OC_ERR_MODEL;
 }
