@@ -245,6 +245,8 @@ static bool oc_node_inputs_known(const struct oc_graph *g, const struct oc_node 
 }
 
 static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g);
+static enum oc_status oc_run_subgraph(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                                      const struct oc_value *const *bind, struct oc_subgraph *out);
 
 /* A node can be folded: every output's shape and every present input's
  * contents it reads are known (or readable from a small tensor in the file). */
@@ -271,6 +273,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
     enum oc_status st = oc_graph_build_function(g, fn, n, a, &body, &d);
     if (st != OC_OK)
         return oc_diag_set(r->d, st, "node %s: its function: %s", oc_node_label(n, lab, sizeof lab), d.msg);
+    oc_op_resolve(body);
     for (int32_t i = 0; i < body->n_inputs && i < n->n_in; i++) {
         if (n->in[i] < 0)
             continue;
@@ -324,7 +327,7 @@ static enum oc_status oc_call_function(struct oc_run *r, struct oc_graph *g, str
 static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n) {
     struct oc_arena *a = &r->an->arena;
     char lab[300];
-    int32_t earliest = n->def_earliest; /* n->def was looked up by oc_graph_build */
+    int32_t earliest = n->def_earliest; /* n->def was looked up by oc_op_resolve */
     if (n->domain[0] || !n->def) { /* a model-local function defines the op */
         const void *fn = oc_graph_find_function(g, n->domain, n->op_type);
         if (fn)
@@ -366,7 +369,7 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
         return n->reason ? OC_OK : oc_nomem(r);
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, a, &nd, r};
+    struct oc_op_ctx ctx = {g, n, a, &nd, r, oc_run_subgraph};
     enum oc_status st = def->infer(&ctx);
     switch (st) {
     case OC_OK:
@@ -469,7 +472,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         return;
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r};
+    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r, oc_run_subgraph};
     if (n->def->cost(&ctx, &n->cost) != OC_OK) {
         n->cost.flags |= OC_COST_UNKNOWN;
         return;
@@ -555,8 +558,10 @@ static enum oc_status oc_bind_nontensor(struct oc_op_ctx *c, struct oc_value *v,
     return OC_OK;
 }
 
-enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
-                               const struct oc_value *const *bind, struct oc_subgraph *out) {
+/* oc_subgraph_run (ops.h) as the driver runs it: rules reach it through
+ * their context. */
+static enum oc_status oc_run_subgraph(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                                      const struct oc_value *const *bind, struct oc_subgraph *out) {
     struct oc_run *r = c->driver;
     const void *gp;
     memset(out, 0, sizeof *out);
@@ -568,6 +573,7 @@ enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_
     struct oc_diag d = {0};
     if ((st = oc_graph_build_sub(c->g, gp, c->arena, &out->g, &d)) != OC_OK)
         return OC_FAIL(c, st, "subgraph '%s': %s", attr, d.msg);
+    oc_op_resolve(out->g);
     struct oc_graph *g = out->g;
     if (n_bind > g->n_inputs)
         n_bind = g->n_inputs;
@@ -947,6 +953,8 @@ static enum oc_status oc_build(const struct oc_model *m, const struct oc_analyze
     an->model = m;
     an->graph_arena.fail_after = opts ? opts->fail_alloc_after : 0;
     enum oc_status st = oc_graph_build(m, &an->graph_arena, &an->graph, d);
+    if (st == OC_OK)
+        oc_op_resolve(an->graph);
     if (st != OC_OK) {
         oc_analysis_free(an);
         return st;

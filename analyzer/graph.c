@@ -7,7 +7,6 @@
 
 #include "dtype.h"
 #include "model.h"
-#include "ops.h"
 #include "onnx.pb-c.h"
 
 #include <stdio.h>
@@ -518,10 +517,7 @@ static enum oc_status oc_build_nodes(struct oc_build *b, const Onnx__GraphProto 
         n->op_type = np->op_type ? np->op_type : "";
         n->domain = oc_is_default_domain(np->domain) ? "" : np->domain;
         n->proto = np;
-        n->opset = oc_graph_opset(g, n->domain);
-        /* the registry row depends only on (domain, op_type, opset): found
-         * once here, not again by every run of the analysis */
-        n->def = oc_op_find(n->domain, n->op_type, n->opset, &n->def_earliest);
+        n->opset = oc_graph_opset(g, n->domain); /* the registry row: oc_op_resolve (ops.h) */
         if (!n->op_type[0])
             return oc_diag_set(b->d, OC_ERR_MODEL, "node %s has no op_type", oc_node_label(n, lab, sizeof lab));
         if (np->n_input > INT32_MAX / 2 || np->n_output > INT32_MAX / 2)

@@ -24,12 +24,20 @@
 
 #include "graph.h"
 
+struct oc_op_ctx;
+struct oc_subgraph;
+/* The driver's analysis of a control-flow body (see oc_subgraph_run). */
+typedef enum oc_status (*oc_subgraph_fn)(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                                         const struct oc_value *const *bind, struct oc_subgraph *out);
+
 struct oc_op_ctx {
     struct oc_graph *g;
     struct oc_node *node;
     struct oc_arena *arena;
-    struct oc_diag *diag; /* the node's message; the driver adds the node label */
-    void *driver;         /* the analysis run (for oc_subgraph_run)             */
+    struct oc_diag *diag;  /* the node's message; the driver adds the node label  */
+    void *driver;          /* the analysis run, opaque to rules                    */
+    oc_subgraph_fn subgraph; /* set by the driver: rules call back through it,
+                                never into analyze.c by name                       */
 };
 
 typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);
@@ -77,6 +85,10 @@ struct oc_op_def {
  * opset predates it, else 0. */
 const struct oc_op_def *oc_op_find(const char *domain, const char *op_type, int64_t opset,
                                    int32_t *earliest);
+/* Sets every node's registry row (node->def, def_earliest) of a graph just
+ * built: rows depend only on (domain, op_type, opset), so once per build,
+ * not per run. */
+void oc_op_resolve(struct oc_graph *g);
 size_t oc_op_count(void);
 const struct oc_op_def *oc_op_at(size_t i);
 
@@ -123,8 +135,10 @@ struct oc_subgraph {
  * inputs the types of bind[i] (NULL keeps the declared type) and analyzes it
  * with enclosing names visible. Fatal errors inside are reported against the
  * node. */
-enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
-                               const struct oc_value *const *bind, struct oc_subgraph *out);
+static inline enum oc_status oc_subgraph_run(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
+                                             const struct oc_value *const *bind, struct oc_subgraph *out) {
+    return c->subgraph(c, attr, n_bind, bind, out);
+}
 
 /* Shorthand for an error message on the node's diag. */
 #define OC_FAIL(c, code, ...) oc_diag_set((c)->diag, (code), __VA_ARGS__)

@@ -1,0 +1,83 @@
+/*
+ * common.c — what every command shares (cli.h): option parsing, one-line
+ * usage errors and diagnostics, the terminal's width, the report writer
+ * callback and the final check of standard output. main.c only dispatches
+ * to the commands; the commands call these, never main.c.
+ */
+#include "cli.h"
+
+#include "../analyzer/oc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+int oc_cli_usage_error(const char *fmt, ...) {
+    va_list ap;
+    fputs("onnxcost: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return OC_EXIT_INPUT;
+}
+
+void oc_cli_diag(const char *kind, const char *path, const char *msg) {
+    char p[1024], m[2048];
+    oc_printable(path ? path : "", p, sizeof p);
+    oc_printable(msg ? msg : "", m, sizeof m);
+    fprintf(stderr, "onnxcost: %s: %s: %s\n", kind, p, m);
+}
+
+bool oc_cli_parse_count(const char *s, int64_t *out) {
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > (unsigned long long)INT64_MAX)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char **value) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0)
+        return false;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        return true;
+    }
+    if (a[n] != 0)
+        return false;
+    *value = *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
+}
+
+int32_t oc_cli_terminal_width(void) {
+    if (!isatty(STDOUT_FILENO))
+        return 0;
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *cols = getenv("COLUMNS");
+    int64_t n;
+    return cols && oc_cli_parse_count(cols, &n) && n > 0 && n < 10000 ? (int32_t)n : 80;
+}
+
+int oc_cli_write_file(void *arg, const char *data, size_t n) {
+    return fwrite(data, 1, n, (FILE *)arg) == n ? 0 : -1;
+}
+
+bool oc_cli_close_stdout(void) {
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    if (fclose(stdout) != 0)
+        ok = false;
+    return ok;
+}
+

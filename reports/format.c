@@ -1,0 +1,359 @@
+/*
+ * format.c — what every writer in reports/ shares: the growable buffer and
+ * its output filter, number, size and shape formatting, the marks of lower
+ * bounds, the order of the rows, JSON into the buffer (report_impl.h).
+ */
+#include "report_impl.h"
+
+#include <jansson.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void oc_sbuf_free(struct oc_sbuf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static bool oc_sbuf_grow(struct oc_sbuf *b, size_t more) {
+    if (b->oom)
+        return false;
+    if (b->cap - b->n > more)
+        return true;
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap - b->n <= more) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+void oc_sbuf_put(struct oc_sbuf *b, const char *s, size_t n) {
+    if (!oc_sbuf_grow(b, n))
+        return;
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+void oc_sbuf_puts(struct oc_sbuf *b, const char *s) {
+    oc_sbuf_put(b, s, strlen(s));
+}
+
+void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
+    if (b->oom)
+        return;
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    /* format straight into the free space; only when it does not fit, grow
+     * and format again */
+    size_t room = b->cap - b->n;
+    int n = vsnprintf(room ? b->p + b->n : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0 && (size_t)n >= room && oc_sbuf_grow(b, (size_t)n))
+        vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap2);
+    if (n > 0 && !b->oom)
+        b->n += (size_t)n;
+    else if (room)
+        b->p[b->n] = 0; /* a truncated attempt leaves the buffer as it was */
+    va_end(ap2);
+}
+
+void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n) {
+    if (!oc_sbuf_grow(b, n))
+        return;
+    memset(b->p + b->n, c, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+/* The last line of defence for names from the file (the writers escape what
+ * their format needs: CSV quoting, Markdown pipes, HTML entities, JSON by
+ * jansson): a byte that is not printable UTF-8 never reaches the output. Text
+ * shows it as \xNN, the other formats as U+FFFD; line breaks stay, and so do
+ * TAB and CR outside text, and the two SGR sequences of the coloured text
+ * header. Returns true when it wrote everything. */
+static bool oc_write_clean(const struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)b->p;
+    bool text = spec->format == OC_FORMAT_TEXT;
+    size_t start = 0, i = 0;
+    if (spec->format == OC_FORMAT_JSON) {
+        /* jansson escaped C0 and the strings were repaired to UTF-8; DEL and
+         * the C1 controls (U+0080..U+009F) it leaves raw, and they can only
+         * be inside strings: written as \u00XX */
+        while (i < b->n) {
+            size_t c1 = p[i] == 0xC2 && i + 1 < b->n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0 ? 2 : 0;
+            if (p[i] != 0x7f && !c1) {
+                i++;
+                continue;
+            }
+            unsigned c = c1 ? p[i + 1] : 0x7f;
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            if ((i > start && spec->write(spec->write_arg, b->p + start, i - start) != 0) ||
+                spec->write(spec->write_arg, esc, 6) != 0)
+                return false;
+            i += c1 ? 2 : 1;
+            start = i;
+        }
+        return i == start || spec->write(spec->write_arg, b->p + start, i - start) == 0;
+    }
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (i < b->n) {
+        /* printable ASCII, the common case, eight bytes at a time: no byte
+         * below 0x20, none at 0x7f or above */
+        while (b->n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (((w - 0x20 * ones) & ~w & highs) || ((w + ones) | w) & highs)
+                break;
+            i += 8;
+        }
+        if (i >= b->n)
+            break;
+        if (p[i] >= 0x20 && p[i] < 0x7f) {
+            i++;
+            continue;
+        }
+        size_t len = oc_utf8_len(p + i, b->n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        unsigned c = p[i];
+        if (c == '\n' || (!text && (c == '\t' || c == '\r'))) {
+            i++;
+            continue;
+        }
+        if (text && spec->color && c == 0x1b && b->n - i >= 4 && p[i + 1] == '[' && (p[i + 2] == '0' || p[i + 2] == '1') &&
+            p[i + 3] == 'm') {
+            i += 4;
+            continue;
+        }
+        char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        if ((i > start && spec->write(spec->write_arg, b->p + start, i - start) != 0) ||
+            spec->write(spec->write_arg, text ? esc : "\xEF\xBF\xBD", text ? 4 : 3) != 0)
+            return false;
+        start = ++i;
+    }
+    return i == start || spec->write(spec->write_arg, b->p + start, i - start) == 0;
+}
+
+enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d) {
+    if (b->oom)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    if (b->n && !oc_write_clean(b, spec))
+        return oc_diag_set(d, OC_ERR_IO, "cannot write the report");
+    b->n = 0;
+    return OC_OK;
+}
+
+/* Decimal digits of v into tmp (no NUL); returns how many. */
+static int oc_u64_digits(uint64_t v, char tmp[24]) {
+    char rev[24];
+    int n = 0;
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < n; i++)
+        tmp[i] = rev[n - 1 - i];
+    return n;
+}
+
+void oc_sbuf_u64(struct oc_sbuf *b, uint64_t v) {
+    char tmp[24];
+    oc_sbuf_put(b, tmp, (size_t)oc_u64_digits(v, tmp));
+}
+
+const char *oc_lower_bound_mark(const struct oc_totals *t, bool ascii) {
+    return oc_totals_exact(t) ? "" : ascii ? ">= " : "≥ ";
+}
+
+void oc_fmt_incomplete(struct oc_sbuf *b, const struct oc_totals *t) {
+    if (t->n_uncosted) {
+        oc_sbuf_printf(b, "%d of %d node%s ha%s no cost (%d without a shape or rule, %d downstream of them)",
+                       t->n_uncosted, t->n_nodes, t->n_nodes == 1 ? "" : "s", t->n_uncosted == 1 ? "s" : "ve",
+                       t->n_uncosted - t->n_downstream, t->n_downstream);
+        if (t->flags & OC_COST_OVERFLOW)
+            oc_sbuf_puts(b, ", and a count passed 64 bits (saturated at 2^64 - 1)");
+    } else if (t->flags & OC_COST_OVERFLOW) {
+        oc_sbuf_puts(b, "a count passed 64 bits and is saturated at 2^64 - 1");
+    }
+}
+
+const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
+    char tmp[24];
+    int n = oc_u64_digits(v, tmp);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && o + 2 < size)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+static void oc_fmt_dims(struct oc_sbuf *b, int32_t rank, const struct oc_dim *dims) {
+    struct oc_value v = {.rank = rank, .dims = (struct oc_dim *)dims};
+    oc_fmt_shape(b, &v);
+}
+
+/* seq<[3, 4]> x 2 (x ? when the length is unknown); opt<[3, 4]>, opt<seq<[3]> x 2>;
+ * opt<none> when empty, opt?<...> when that is not known. */
+static void oc_fmt_nontensor(struct oc_sbuf *b, const struct oc_ntype *t) {
+    bool seq = t->kind == OC_TYPE_SEQUENCE || t->inner == OC_TYPE_SEQUENCE;
+    if (t->kind == OC_TYPE_OPTIONAL) {
+        if (t->present == 0) {
+            oc_sbuf_puts(b, "opt<none>");
+            return;
+        }
+        oc_sbuf_puts(b, t->present < 0 ? "opt?<" : "opt<");
+    }
+    if (seq)
+        oc_sbuf_puts(b, "seq<");
+    oc_fmt_dims(b, t->rank, t->dims);
+    if (seq) {
+        oc_sbuf_puts(b, "> x ");
+        if (t->len >= 0)
+            oc_sbuf_printf(b, "%lld", (long long)t->len);
+        else
+            oc_sbuf_puts(b, "?");
+    }
+    if (t->kind == OC_TYPE_OPTIONAL)
+        oc_sbuf_puts(b, ">");
+}
+
+void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v) {
+    if (v->nt) {
+        oc_fmt_nontensor(b, v->nt);
+        return;
+    }
+    if (v->rank < 0) {
+        oc_sbuf_puts(b, "?");
+        return;
+    }
+    oc_sbuf_puts(b, "[");
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (i)
+            oc_sbuf_puts(b, ", ");
+        if (v->dims[i].value >= 0)
+            oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
+        else
+            oc_sbuf_puts(b, v->dims[i].sym ? v->dims[i].sym : "?");
+    }
+    oc_sbuf_puts(b, "]");
+}
+
+void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, const struct oc_symbolic *s) {
+    const struct oc_value *v = &g->values[vi];
+    const struct oc_poly *const *polys = s && s->dims ? s->dims[vi] : NULL;
+    if (!polys || v->nt || v->rank < 0) {
+        oc_fmt_shape(b, v);
+        return;
+    }
+    oc_sbuf_puts(b, "[");
+    for (int32_t i = 0; i < v->rank; i++) {
+        char buf[256];
+        int64_t k;
+        if (i)
+            oc_sbuf_puts(b, ", ");
+        if (polys[i] && !oc_poly_constant(polys[i], &k))
+            oc_sbuf_puts(b, oc_poly_format(polys[i], s, true, buf, sizeof buf));
+        else if (v->dims[i].value >= 0)
+            oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
+        else
+            oc_sbuf_puts(b, "?");
+    }
+    oc_sbuf_puts(b, "]");
+}
+
+void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s) {
+    for (int32_t i = 0; i < s->n_syms; i++) {
+        int64_t v = 1;
+        for (int32_t j = 0; j < an->n_bound; j++)
+            if (an->bound[j].name && strcmp(an->bound[j].name, s->syms[i]) == 0)
+                v = an->bound[j].value;
+        oc_sbuf_printf(b, "%s%s=%lld", i ? ", " : "", s->syms[i], (long long)v);
+    }
+}
+
+static uint64_t oc_sort_key(const struct oc_node *n, enum oc_sort s) {
+    bool unknown = (n->cost.flags & OC_COST_UNKNOWN) != 0;
+    switch (s) {
+    case OC_SORT_MACS:
+        return unknown ? 0 : n->cost.macs;
+    case OC_SORT_FLOPS:
+        return unknown ? 0 : n->cost.flops;
+    case OC_SORT_PARAMS:
+        return n->params;
+    case OC_SORT_BYTES:
+        return n->activation_bytes;
+    default:
+        return 0;
+    }
+}
+
+struct oc_row_key {
+    uint64_t key;
+    int32_t pos, node;
+};
+
+static int oc_row_cmp(const void *pa, const void *pb) {
+    const struct oc_row_key *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spec *spec, int32_t *n) {
+    const struct oc_graph *g = an->graph;
+    int32_t *rows = malloc(((size_t)g->n_nodes + 1) * sizeof *rows);
+    if (!rows)
+        return NULL;
+    memcpy(rows, g->order, (size_t)g->n_nodes * sizeof *rows);
+    *n = g->n_nodes;
+    if (spec->sort != OC_SORT_NONE && g->n_nodes > 1) { /* largest first, ties in execution order */
+        struct oc_row_key *k = malloc((size_t)g->n_nodes * sizeof *k);
+        if (!k) {
+            free(rows);
+            return NULL;
+        }
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            k[i] = (struct oc_row_key){oc_sort_key(&g->nodes[rows[i]], spec->sort), i, rows[i]};
+        qsort(k, (size_t)g->n_nodes, sizeof *k, oc_row_cmp);
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            rows[i] = k[i].node;
+        free(k);
+    }
+    if (spec->top > 0 && spec->top < *n)
+        *n = spec->top;
+    return rows;
+}
+
+void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) {
+    char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!s) {
+        b->oom = true;
+        return;
+    }
+    oc_sbuf_puts(b, s);
+    oc_sbuf_puts(b, "\n");
+    free(s);
+}
