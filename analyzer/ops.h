@@ -160,5 +160,9 @@ struct oc_fold_out;
 bool oc_fold_in(const struct oc_op_ctx *c, int32_t i, struct oc_known *k);
 /* Starts filling output i (false: it cannot be folded, leave it). */
 bool oc_fold_out(struct oc_op_ctx *c, int32_t i, struct oc_fold_out *o);
+/* Output i's contents from the float-list attribute `name`, one value per
+ * element converted to the output's type; nothing when the attribute is
+ * absent, malformed or of another length. */
+void oc_fold_attr_floats(struct oc_op_ctx *c, int32_t i, const char *name);
 
 #endif

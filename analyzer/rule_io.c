@@ -37,23 +37,31 @@ static enum oc_status oc_check_rank(struct oc_op_ctx *c, int32_t i, int32_t rank
                    max);
 }
 
-enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
-                          const struct oc_dim *dims) {
+/* Output i made a tensor of `dtype` and `rank` with room for its dims in
+ * *d (NULL, and OC_OK, for an omitted output): the caller fills them. */
+static enum oc_status oc_out_tensor(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank, struct oc_dim **d) {
     struct oc_value *v = oc_out(c, i);
+    *d = NULL;
     if (!v)
         return OC_OK;
     if (oc_check_rank(c, i, rank) != OC_OK)
         return OC_ERR_OVERFLOW;
-    struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
-    if (!d)
+    if (!(*d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof **d)))
         return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    if (rank > 0)
-        memcpy(d, dims, (size_t)rank * sizeof *d);
     v->dtype = dtype;
     v->rank = rank;
-    v->dims = d;
+    v->dims = *d;
     v->nt = NULL;
     return OC_OK;
+}
+
+enum oc_status oc_set_out(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
+                          const struct oc_dim *dims) {
+    struct oc_dim *d;
+    enum oc_status st = oc_out_tensor(c, i, dtype, rank, &d);
+    if (st == OC_OK && d && rank > 0)
+        memcpy(d, dims, (size_t)rank * sizeof *d);
+    return st;
 }
 
 enum oc_status oc_set_out_nt(struct oc_op_ctx *c, int32_t i, const struct oc_ntype *nt) {
@@ -75,21 +83,11 @@ enum oc_status oc_set_out_like(struct oc_op_ctx *c, int32_t i, const struct oc_v
 
 enum oc_status oc_set_out_i64(struct oc_op_ctx *c, int32_t i, int32_t dtype, int32_t rank,
                               const int64_t *dims) {
-    struct oc_value *v = oc_out(c, i);
-    if (!v)
-        return OC_OK;
-    if (oc_check_rank(c, i, rank) != OC_OK)
-        return OC_ERR_OVERFLOW;
-    struct oc_dim *d = oc_arena_array(c->arena, rank > 0 ? (size_t)rank : 1, sizeof *d);
-    if (!d)
-        return OC_FAIL(c, OC_ERR_NOMEM, "out of memory");
-    for (int32_t k = 0; k < rank; k++)
-        d[k].value = dims[k];
-    v->dtype = dtype;
-    v->rank = rank;
-    v->dims = d;
-    v->nt = NULL;
-    return OC_OK;
+    struct oc_dim *d;
+    enum oc_status st = oc_out_tensor(c, i, dtype, rank, &d);
+    for (int32_t k = 0; st == OC_OK && d && k < rank; k++)
+        d[k] = (struct oc_dim){dims[k], NULL};
+    return st;
 }
 
 enum oc_status oc_set_ints(struct oc_op_ctx *c, int32_t i, const int64_t *vals, int64_t n) {
@@ -153,6 +151,19 @@ bool oc_fold_out(struct oc_op_ctx *c, int32_t i, struct oc_fold_out *o) {
         return false;
     }
     return oc_fold_begin(c->g, c->arena, v, o);
+}
+
+void oc_fold_attr_floats(struct oc_op_ctx *c, int32_t i, const char *name) {
+    struct oc_fold_out o;
+    struct oc_diag d = {0};
+    const float *v;
+    int64_t n;
+    if (!oc_attr_has(c->node, name) || oc_attr_floats(c->node, name, &v, &n, &d) != OC_OK || !oc_fold_out(c, i, &o) ||
+        o.n != n)
+        return;
+    for (int64_t k = 0; k < n; k++)
+        oc_fold_put_f(&o, k, v[k]);
+    oc_fold_commit(&o);
 }
 
 OC_FOLD(oc_fold_none) {

@@ -801,19 +801,13 @@ OC_FOLD(oc_gather_fold) {
 OC_FOLD(oc_constant_fold) {
     struct oc_fold_out o;
     struct oc_diag d = {0};
-    const float *fv;
-    int64_t n;
     float f;
     if (oc_attr_has(c->node, "value_float")) {
         if (oc_attr_float(c->node, "value_float", 0, &f, &d) == OC_OK && oc_fold_out(c, 0, &o) && o.n == 1 &&
             oc_fold_put_f(&o, 0, f))
             oc_fold_commit(&o);
-    } else if (oc_attr_has(c->node, "value_floats")) {
-        if (oc_attr_floats(c->node, "value_floats", &fv, &n, &d) != OC_OK || !oc_fold_out(c, 0, &o) || o.n != n)
-            return OC_OK;
-        for (int64_t i = 0; i < n; i++)
-            oc_fold_put_f(&o, i, fv[i]);
-        oc_fold_commit(&o);
+    } else {
+        oc_fold_attr_floats(c, 0, "value_floats");
     }
     return OC_OK;
 }

@@ -141,14 +141,6 @@ OC_FOLD(oc_constant_fill_fold) {
 
 /* GivenTensorFill: `values`, one per element. */
 OC_FOLD(oc_given_tensor_fill_fold) {
-    struct oc_fold_out o;
-    struct oc_diag d = {0};
-    const float *v;
-    int64_t n;
-    if (oc_attr_floats(c->node, "values", &v, &n, &d) != OC_OK || !oc_fold_out(c, 0, &o) || o.n != n)
-        return OC_OK;
-    for (int64_t i = 0; i < n; i++)
-        oc_fold_put_f(&o, i, v[i]);
-    oc_fold_commit(&o);
+    oc_fold_attr_floats(c, 0, "values");
     return OC_OK;
 }
