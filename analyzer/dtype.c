@@ -3,6 +3,8 @@
  */
 #include "dtype.h"
 
+#include <string.h>
+
 struct oc_dtype_info {
     const char *name;
     int32_t bits;
@@ -49,6 +51,21 @@ static const struct oc_dtype_info *oc_dtype_get(int32_t dt) {
 
 const char *oc_dtype_name(int32_t dt) { return oc_dtype_get(dt)->name; }
 int32_t oc_dtype_bits(int32_t dt) { return oc_dtype_get(dt)->bits; }
+
+bool oc_dtype_price_parse(const char *name, int32_t *bits, int32_t *dt) {
+    static const struct {
+        const char *name;
+        int32_t dt;
+    } names[] = {{"fp64", OC_DT_DOUBLE}, {"fp32", OC_DT_FLOAT},          {"fp16", OC_DT_FLOAT16}, {"bf16", OC_DT_BFLOAT16},
+                 {"fp8", OC_DT_FLOAT8E4M3FN}, {"int8", OC_DT_INT8}, {"int4", OC_DT_INT4}};
+    for (size_t k = 0; name && k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(name, names[k].name) == 0) {
+            *dt = names[k].dt;
+            *bits = oc_dtype_bits(names[k].dt);
+            return true;
+        }
+    return false;
+}
 bool oc_dtype_is_float(int32_t dt) { return oc_dtype_get(dt)->is_float; }
 bool oc_dtype_is_int(int32_t dt) { return oc_dtype_get(dt)->is_int; }
 

@@ -43,6 +43,10 @@ enum oc_dtype {
 const char *oc_dtype_name(int32_t dt);
 /* Bits per element; 0 for undefined, string or unknown codes. */
 int32_t oc_dtype_bits(int32_t dt);
+/* --dtype: "fp64", "fp32", "fp16", "bf16", "fp8", "int8" or "int4" -> the
+ * width float tensors are priced at and the ONNX code they compute in;
+ * false for any other name. */
+bool oc_dtype_price_parse(const char *name, int32_t *bits, int32_t *dt);
 /* True for floating-point element types (weights count as parameters). */
 bool oc_dtype_is_float(int32_t dt);
 /* True for integer and bool element types. */

@@ -528,3 +528,14 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
     oc_analysis_free(work);
     return st;
 }
+
+enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                              const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
+                              enum oc_optimizer opt, uint64_t reserve, struct oc_fit *out, struct oc_diag *d) {
+    memset(out, 0, sizeof *out);
+    out->training = training;
+    out->need = oc_fit_need(an, training, opt);
+    out->reserve = reserve;
+    out->usable = gpu->mem_bytes > reserve ? gpu->mem_bytes - reserve : 0;
+    return oc_fit_max_batch(m, opts, training, opt, out->usable, &out->max_batch, &out->max_batch_capped, d);
+}

@@ -193,4 +193,21 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
                                 enum oc_optimizer opt, uint64_t usable, int64_t *max_batch, bool *capped,
                                 struct oc_diag *d);
 
+/* --fit: memory against the device (docs/MODEL.md). */
+struct oc_fit {
+    bool training;          /* the need is a training step's (--optimizer)   */
+    uint64_t need;          /* bytes at the analyzed binding                 */
+    uint64_t reserve;       /* kept back for the CUDA context and workspaces */
+    uint64_t usable;        /* device memory - reserve                       */
+    int64_t max_batch;      /* largest --batch that fits; 0 none; -1 unknown
+                               (the model has no free batch dim)             */
+    bool max_batch_capped;  /* the search stopped at its cap: at least this  */
+};
+/* need at the analyzed binding (training with opt, or inference) against
+ * the device's memory minus reserve, and the largest batch that fits
+ * (oc_fit_max_batch). */
+enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                              const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
+                              enum oc_optimizer opt, uint64_t reserve, struct oc_fit *out, struct oc_diag *d);
+
 #endif

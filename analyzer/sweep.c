@@ -7,14 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base,
+static enum oc_status oc_sweep_predict(const struct oc_analysis *an, const struct oc_sweep_gpu *gpu,
+                                       struct oc_sweep_perf *out) {
+    struct oc_perf p;
+    if (oc_perf_estimate(an, gpu->gpu, &gpu->opts, &p) != OC_OK)
+        return OC_ERR_NOMEM;
+    *out = (struct oc_sweep_perf){p.time, p.samples_per_s, p.tokens_per_s, p.n_unknown, 0, false};
+    if (gpu->fit) {
+        out->need = oc_fit_need_inference(an);
+        out->fits = out->need <= gpu->usable;
+    }
+    oc_perf_free(&p);
+    return OC_OK;
+}
+
+enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_opts *base, const struct oc_sweep_gpu *gpu,
                             const struct oc_sweep_dim *dims, int32_t n_dims, struct oc_sweep_row **rows,
-                            int32_t *n_rows, oc_progress_fn progress, void *progress_arg, struct oc_diag *d) {
+                            int32_t *n_rows, uint32_t *absent, oc_progress_fn progress, void *progress_arg,
+                            struct oc_diag *d) {
     static const struct oc_analyze_opts none;
     if (!base)
         base = &none;
     *rows = NULL;
     *n_rows = 0;
+    if (absent)
+        *absent = 0;
     if (n_dims < 1 || n_dims > OC_SWEEP_MAX_DIMS)
         return oc_diag_set(d, OC_ERR_USAGE, "sweep 1 to %d dims", OC_SWEEP_MAX_DIMS);
     int64_t total = 1;
@@ -54,9 +71,17 @@ enum oc_status oc_sweep_run(const struct oc_model *m, const struct oc_analyze_op
         o.n_dims = nb;
         struct oc_diag pd = {0};
         row->status = oc_analysis_rerun(an, &o, &pd);
-        if (row->status == OC_OK)
+        for (int32_t i = 0; row->status == OC_OK && p == 0 && absent && i < n_dims; i++) {
+            bool found = false; /* a dim no input has gives equal rows */
+            for (int32_t k = 0; k < an->n_bound && !found; k++)
+                found = an->bound[k].name && strcmp(an->bound[k].name, dims[i].name) == 0;
+            *absent |= found ? 0u : 1u << i;
+        }
+        if (row->status == OC_OK) {
             row->totals = an->totals;
-        else
+            if (gpu)
+                row->status = oc_sweep_predict(an, gpu, &row->perf);
+        } else
             snprintf(row->reason, sizeof row->reason, "%s", pd.msg);
         if (progress)
             progress(progress_arg, p + 1, total);

@@ -2,132 +2,134 @@
  * cmd_compare.c — `onnxcost compare a.onnx b.onnx [c.onnx ...] [options]`.
  */
 #include "cli.h"
+#include "groups.h"
 
-#include "../analyzer/model.h"
-#include "../analyzer/training.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char oc_compare_help[] =
-    "usage: onnxcost compare A.onnx B.onnx [C.onnx ...] [options]\n"
-    "\n"
-    "Side-by-side totals: params, MACs, FLOPs, params size, peak activation memory\n"
-    "(and training memory with --optimizer); the smallest value of each column is\n"
-    "marked *, and each value shows its ratio to the first model.\n"
-    "\n"
-    "options:\n"
-    "  --dim NAME=N       bind a symbolic dim in every model (repeatable)\n"
-    "  --batch N          bind the first dim of every graph input\n"
-    "  --optimizer NAME   add training memory (sgd, momentum, adam)\n"
-    "  --format FMT       text (default), json, md or csv\n"
-    "  -o, --output FILE  write to FILE\n"
-    OC_CLI_LIMITS_HELP;
+static const char oc_compare_usage[] = "usage: onnxcost compare A.onnx B.onnx [C.onnx ...] [options]\n"
+                                       "\n"
+                                       "Side-by-side totals: params, MACs, FLOPs, params size, peak activation memory\n"
+                                       "(and training memory with --optimizer); the best value of each column is\n"
+                                       "marked *, and each value shows its ratio to the first model. With --gpu:\n"
+                                       "predicted time and samples/s per model, and with --fit whether it fits and\n"
+                                       "the largest batch that does.\n"
+                                       "\n";
+
+static const char oc_compare_footer[] = "\n"
+                                        "example:\n"
+                                        "  onnxcost compare resnet18.onnx resnet50.onnx --batch 32 --gpu a100 --fit\n";
+
+static const struct oc_opt oc_compare_opts[] = {
+    {.name = "--format",
+     .arg = "FMT",
+     .help = "text (default), json (schema onnxcost-compare/1), md or csv",
+     .kind = OC_OPT_PARSE,
+     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV,
+     .expects = "text, json, md or csv",
+     .parse = oc_opt_format},
+};
+static const struct oc_opt_group oc_compare_group = {NULL, oc_compare_opts, 1};
+
+/* Loads and analyzes one model, with its training and GPU figures. */
+static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, const struct oc_analyze_opts *opts,
+                          const struct oc_cli_train *tr, const struct oc_cli_gpu *gg, struct oc_model **m,
+                          struct oc_analysis **an, struct oc_training *training, struct oc_perf *perf,
+                          struct oc_fit *fit, struct oc_compare_entry *e) {
+    struct oc_diag d = {0};
+    enum oc_status st = oc_model_load(path, lopts, m, &d);
+    if (st == OC_OK)
+        st = oc_analyze(*m, opts, an, &d);
+    if (st == OC_OK && gg->gpu)
+        st = oc_perf_estimate(*an, gg->gpu, &gg->perf, perf);
+    if (st == OC_OK && gg->fit)
+        st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, gg->reserve, fit, &d);
+    if (st != OC_OK) {
+        oc_cli_diag("error", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
+        return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+    }
+    for (int32_t k = 0; k < (*an)->n_warnings; k++)
+        oc_cli_diag("warning", path, (*an)->warnings[k]);
+    if (tr->on)
+        oc_training_estimate(*an, tr->optimizer, 0, training);
+    *e = (struct oc_compare_entry){path, *an, tr->on ? training : NULL, gg->gpu ? perf : NULL, gg->fit ? fit : NULL};
+    return OC_EXIT_OK;
+}
 
 int oc_cmd_compare(int argc, char **argv) {
-    const char *out_path = NULL, *v;
-    enum oc_format fmt = OC_FORMAT_TEXT;
-    bool train = false;
-    enum oc_optimizer opt = OC_OPT_SGD;
-    int rc = OC_EXIT_OK;
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
-    int32_t n_paths = 0;
-    struct oc_analyze_opts opts = {0};
+    struct oc_cli_bind bind;
+    struct oc_cli_price price = {0};
+    struct oc_cli_train tr = {0};
+    struct oc_cli_gpu gg;
     struct oc_load_opts lopts = {0};
-    if (!paths || !dims) {
-        free(paths), free(dims);
+    enum oc_format fmt = OC_FORMAT_TEXT;
+    const char *out_path = NULL;
+    oc_cli_gpu_init(&gg);
+    if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
-    }
-    opts.dims = dims;
-    for (int i = 1, limit_opt, bind_opt; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(oc_compare_help, stdout);
-            rc = oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
-            goto done;
-        } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || !oc_format_parse(v, &fmt)) {
-                rc = oc_cli_usage_error("compare: --format takes text, json, csv or md");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
-            out_path = v;
-        } else if (oc_cli_option(argc, argv, &i, "--optimizer", &v)) {
-            if (!v || !oc_optimizer_parse(v, &opt)) {
-                rc = oc_cli_usage_error("compare: --optimizer takes sgd, momentum or adam");
-                goto done;
-            }
-            train = true;
-        } else if ((bind_opt = oc_cli_bind_option(argc, argv, &i, "compare: ", &opts, dims)) != 0) {
-            if (bind_opt < 0) {
-                rc = bind_opt == -1 ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
-                goto done;
-            }
-        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
-            if (limit_opt < 0) {
-                rc = OC_EXIT_INPUT;
-                goto done;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            rc = oc_cli_usage_error("compare: unknown option '%s' (try 'onnxcost compare --help')", a);
-            goto done;
-        } else {
-            paths[n_paths++] = a;
-        }
-    }
-    if (n_paths < 2) {
+    const struct oc_opt_use groups[] = {
+        {&oc_group_bind, &bind},           {&oc_group_price, &price},     {&oc_group_train, &tr},
+        {&oc_compare_group, &fmt},         {&oc_group_output, &out_path}, {&oc_group_gpu, &gg},
+        {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"compare",         "compare: ", oc_compare_usage,
+                                    oc_compare_footer, groups,      sizeof groups / sizeof groups[0]};
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    int32_t n = 0;
+    int rc = paths ? oc_cli_parse(&cmd, argc, argv, paths, &n) : OC_EXIT_INTERNAL;
+    struct oc_model **models = NULL;
+    struct oc_analysis **ans = NULL;
+    struct oc_training *trs = NULL;
+    struct oc_perf *perfs = NULL;
+    struct oc_fit *fits = NULL;
+    struct oc_compare_entry *e = NULL;
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (n < 2) {
         rc = oc_cli_usage_error("compare: give at least two models");
         goto done;
     }
-    struct oc_model **models = calloc((size_t)n_paths, sizeof *models);
-    struct oc_analysis **ans = calloc((size_t)n_paths, sizeof *ans);
-    struct oc_training *tr = calloc((size_t)n_paths, sizeof *tr);
-    struct oc_compare_entry *e = calloc((size_t)n_paths, sizeof *e);
-    if (!models || !ans || !tr || !e) {
+    if (!gg.gpu && gg.fit) {
+        rc = oc_cli_usage_error("compare: --fit needs --gpu NAME or --gpu-spec FILE");
+        goto done;
+    }
+    bind.opts.price_bits = price.bits;
+    gg.perf.dtype = price.name ? price.dtype : 0;
+    models = calloc((size_t)n, sizeof *models);
+    ans = calloc((size_t)n, sizeof *ans);
+    trs = calloc((size_t)n, sizeof *trs);
+    perfs = calloc((size_t)n, sizeof *perfs);
+    fits = calloc((size_t)n, sizeof *fits);
+    e = calloc((size_t)n, sizeof *e);
+    if (!models || !ans || !trs || !perfs || !fits || !e) {
         rc = OC_EXIT_INTERNAL;
-        goto free_all;
+        goto done;
     }
-    for (int32_t i = 0; i < n_paths; i++) {
-        struct oc_diag d = {0};
-        enum oc_status st = oc_model_load(paths[i], &lopts, &models[i], &d);
-        if (st == OC_OK)
-            st = oc_analyze(models[i], &opts, &ans[i], &d);
-        if (st != OC_OK) {
-            oc_cli_diag("error", paths[i], d.msg);
-            rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
-            goto free_all;
-        }
-        for (int32_t k = 0; k < ans[i]->n_warnings; k++)
-            oc_cli_diag("warning", paths[i], ans[i]->warnings[k]);
-        if (train)
-            oc_training_estimate(ans[i], opt, 0, &tr[i]);
-        e[i] = (struct oc_compare_entry){paths[i], ans[i], train ? &tr[i] : NULL};
-    }
-    FILE *f = out_path ? fopen(out_path, "w") : stdout;
+    for (int32_t i = 0; i < n && rc == OC_EXIT_OK; i++)
+        rc = oc_compare_one(paths[i], &lopts, &bind.opts, &tr, &gg, &models[i], &ans[i], &trs[i], &perfs[i], &fits[i],
+                            &e[i]);
+    if (rc != OC_EXIT_OK)
+        goto done;
+    FILE *f = oc_cli_open_output(out_path);
     if (!f) {
-        oc_cli_usage_error("%s: cannot open for writing", out_path);
         rc = OC_EXIT_INTERNAL;
-        goto free_all;
+        goto done;
     }
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f};
+    struct oc_gpu_report gr = {.spec_source = gg.spec_path};
+    struct oc_report_spec spec = {
+        .version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f, .gpu = gg.gpu ? &gr : NULL};
     struct oc_diag d = {0};
-    bool ok = oc_report_compare(e, n_paths, &spec, &d) == OC_OK;
-    ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
-    if (!ok) {
-        fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", out_path ? out_path : "standard output");
-        rc = OC_EXIT_INTERNAL;
-    }
-free_all:
-    for (int32_t i = 0; models && ans && i < n_paths; i++) {
+    rc = oc_cli_close_output(f, out_path, oc_report_compare(e, n, &spec, &d) == OC_OK);
+done:
+    for (int32_t i = 0; models && ans && perfs && i < n; i++) {
+        oc_perf_free(&perfs[i]);
         oc_analysis_free(ans[i]);
         oc_model_free(models[i]);
     }
-    free(models), free(ans), free(tr), free(e);
-done:
-    for (int32_t i = 0; i < opts.n_dims; i++)
-        free((void *)dims[i].name);
-    free(paths), free(dims);
+    free(models), free(ans), free(trs), free(perfs), free(fits), free(e), free(paths);
+    oc_cli_bind_free(&bind);
     return rc;
 }

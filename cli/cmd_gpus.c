@@ -2,29 +2,27 @@
  * cmd_gpus.c — `onnxcost gpus`: the built-in GPU table (docs/GPUS.md).
  */
 #include "cli.h"
+#include "groups.h"
+
+#include "../reports/report.h"
 
 #include "../analyzer/gpu.h"
 
 #include <string.h>
 
 int oc_cmd_gpus(int argc, char **argv) {
-    bool md = false;
-    const char *v;
-    for (int i = 1; i < argc; i++) {
-        if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || (strcmp(v, "text") && strcmp(v, "md")))
-                return oc_cli_usage_error("gpus: --format takes text or md");
-            md = strcmp(v, "md") == 0;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            puts("usage: onnxcost gpus [--format text|md]\n\n"
-                 "Lists the built-in GPUs for --gpu: dense peak TFLOPS (TOPS for INT8) per unit,\n"
-                 "memory in GiB, DRAM and GPU-to-GPU link bandwidth in GB/s (one direction).\n"
-                 "'-' = no such unit. Sources: docs/GPUS.md. Other devices: --gpu-spec FILE.json.");
-            return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
-        } else {
-            return oc_cli_usage_error("gpus: unknown argument '%s'", argv[i]);
-        }
-    }
+    enum oc_format fmt = OC_FORMAT_TEXT;
+    const struct oc_opt_use groups[] = {{&oc_group_listing, &fmt}};
+    const struct oc_cmd_spec cmd = {"gpus", "gpus: ",
+                                    "usage: onnxcost gpus [--format text|md]\n\n"
+                                    "Lists the built-in GPUs for --gpu: dense peak TFLOPS (TOPS for INT8) per unit,\n"
+                                    "memory in GiB, DRAM and GPU-to-GPU link bandwidth in GB/s (one direction).\n"
+                                    "'-' = no such unit. Sources: docs/GPUS.md. Other devices: --gpu-spec FILE.json.\n\n",
+                                    NULL, groups, 1};
+    int rc = oc_cli_parse_listing(&cmd, argc, argv);
+    if (rc != OC_PARSE_GO)
+        return rc;
+    bool md = fmt == OC_FORMAT_MD;
     static const enum oc_unit cols[] = {OC_UNIT_FP64, OC_UNIT_FP64_TC, OC_UNIT_FP32, OC_UNIT_TF32_TC,
                                         OC_UNIT_FP16_TC, OC_UNIT_BF16_TC, OC_UNIT_FP8_TC, OC_UNIT_INT8_TC};
     enum { NC = sizeof cols / sizeof cols[0] };

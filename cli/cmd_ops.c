@@ -2,28 +2,26 @@
  * cmd_ops.c — `onnxcost ops`: the operators and versions in the registry.
  */
 #include "cli.h"
+#include "groups.h"
+
+#include "../reports/report.h"
 
 #include "../analyzer/ops.h"
 
 #include <string.h>
 
 int oc_cmd_ops(int argc, char **argv) {
-    bool md = false;
-    const char *v;
-    for (int i = 1; i < argc; i++) {
-        if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || (strcmp(v, "text") && strcmp(v, "md")))
-                return oc_cli_usage_error("ops: --format takes text or md");
-            md = strcmp(v, "md") == 0;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            puts("usage: onnxcost ops [--format text|md]\n\n"
-                 "Lists each operator with the opset versions at which its shape or cost rule changes.\n"
-                 "A model at opset N uses the latest listed version <= N.");
-            return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
-        } else {
-            return oc_cli_usage_error("ops: unknown argument '%s'", argv[i]);
-        }
-    }
+    enum oc_format fmt = OC_FORMAT_TEXT;
+    const struct oc_opt_use groups[] = {{&oc_group_listing, &fmt}};
+    const struct oc_cmd_spec cmd = {"ops", "ops: ",
+                                    "usage: onnxcost ops [--format text|md]\n\n"
+                                    "Lists each operator with the opset versions at which its shape or cost rule\n"
+                                    "changes. A model at opset N uses the latest listed version <= N.\n\n",
+                                    NULL, groups, 1};
+    int rc = oc_cli_parse_listing(&cmd, argc, argv);
+    if (rc != OC_PARSE_GO)
+        return rc;
+    bool md = fmt == OC_FORMAT_MD;
     if (md)
         puts("| domain | operator | versions |\n|---|---|---|");
     else

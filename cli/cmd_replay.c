@@ -5,6 +5,7 @@
  * before the GPU: it says what each node would run, on any machine.
  */
 #include "cli.h"
+#include "groups.h"
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/model.h"
@@ -17,36 +18,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char oc_replay_help[] =
-    "usage: onnxcost replay MODEL.onnx [options]\n"
-    "\n"
-    "Runs every node of the model on an NVIDIA GPU at its inferred shapes, with\n"
-    "random inputs in valid ranges, through cuDNN, cuBLAS or onnxcost's own\n"
-    "kernels, and prints per node the measured kernel time (CUPTI activity\n"
-    "records, median of the repetitions), the measured FLOPs and DRAM bytes\n"
-    "(CUPTI range profiler) beside the static estimate, with the ratio,\n"
-    "achieved FLOP/s and GB/s, percent of the device's peak and the bound.\n"
-    "Nodes that cannot be replayed are listed with the reason. Needs the GPU\n"
-    "plugin (built where CMake finds CUDA, cuDNN, cuBLAS and CUPTI) and a GPU.\n"
-    "\n"
-    "options:\n"
-    "  --dim NAME=N      bind a symbolic dim (repeatable); --batch N the batch dim\n"
-    "  --plan            print what each node would run and stop (no GPU needed)\n"
-    "  --nodes REGEX     replay only nodes whose name or op type matches (POSIX ERE)\n"
-    "  --warmup MS       warm-up per node, by time (default 50)\n"
-    "  --reps N          timed repetitions per node (default: as many as fit in\n"
-    "                    --budget MS, at least 10, at most 1000)\n"
-    "  --budget MS       time budget per node when --reps is not given (default 100)\n"
-    "  --dtype NAME      replay float tensors as fp32 (default: the model's), fp16 or bf16\n"
-    "  --math MODE       fp32 (strict FP32 FMA, default), tf32 (TF32 tensor cores for\n"
-    "                    Conv/Gemm/MatMul) or fp16 (tensor cores allowed)\n"
-    "  --device N        CUDA device ordinal (default 0)\n"
-    "  --no-counters     timing only (no CUPTI profiler session)\n"
-    "  --cold            flush the L2 before every repetition (default: warm L2)\n"
-    "  --seed N          input data seed (default 1)\n"
-    "  --format FMT      text (default), md, json (schema onnxcost-replay/1) or html\n"
-    "                    (the table and a roofline of the measured points)\n"
-    "  -o, --output FILE write to FILE\n"
+static const char oc_replay_usage[] = "usage: onnxcost replay MODEL.onnx [options]\n"
+                                      "\n"
+                                      "Runs every node of the model on an NVIDIA GPU at its inferred shapes, with\n"
+                                      "random inputs in valid ranges, through cuDNN, cuBLAS or onnxcost's own\n"
+                                      "kernels, and prints per node the measured kernel time (CUPTI activity\n"
+                                      "records, median of the repetitions), the measured FLOPs and DRAM bytes\n"
+                                      "(CUPTI range profiler) beside the static estimate, with the ratio,\n"
+                                      "achieved FLOP/s and GB/s, percent of the device's peak and the bound.\n"
+                                      "Nodes that cannot be replayed are listed with the reason. Needs the GPU\n"
+                                      "plugin (built where CMake finds CUDA, cuDNN, cuBLAS and CUPTI) and a GPU.\n"
+                                      "\n";
+
+static const char oc_replay_footer[] =
     "\n"
     "exit codes: 0 ok; 2 bad model, bad usage, or no GPU / plugin / driver\n"
     "            (one line saying which); 3 out of memory or output not writable\n"
@@ -56,6 +40,145 @@ static const char oc_replay_help[] =
     "  onnxcost replay gpt2.onnx --dim batch=1 --dim sequence=128 --nodes 'MatMul|Gemm'\n"
     "  onnxcost merge a100.json v100.json\n";
 
+struct oc_replay_args {
+    struct oc_rp_options ro;
+    struct oc_rp_plan_opts po;
+    bool plan_only, no_counters;
+    enum oc_format format;
+    int64_t reps, device, seed;
+    const char *nodes_re;
+    regex_t re;
+    bool have_re;
+};
+
+static bool oc_opt_ms(const struct oc_opt *o, void *dest, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= 0) || x > 3.6e6 || (o->min > 0 && x == 0))
+        return false;
+    *(double *)((char *)dest + o->offset) = x;
+    return true;
+}
+
+static bool oc_opt_replay_dtype(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    int32_t *dt = &((struct oc_replay_args *)dest)->po.float_dtype;
+    *dt = strcmp(v, "fp32") == 0 ? 1 : strcmp(v, "fp16") == 0 ? 10 : strcmp(v, "bf16") == 0 ? 16 : 0;
+    return *dt != 0;
+}
+
+static bool oc_opt_replay_math(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    int32_t *m = &((struct oc_replay_args *)dest)->ro.math;
+    if (strcmp(v, "fp32") == 0)
+        *m = OC_RP_MATH_FP32;
+    else if (strcmp(v, "tf32") == 0)
+        *m = OC_RP_MATH_TF32;
+    else if (strcmp(v, "fp16") == 0)
+        *m = OC_RP_MATH_FP16;
+    else
+        return false;
+    return true;
+}
+
+static int oc_opt_nodes(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_replay_args *a = dest;
+    if (!v || a->have_re)
+        return oc_cli_usage_error("%s--nodes takes one regular expression", prefix);
+    int e = regcomp(&a->re, v, REG_EXTENDED | REG_NOSUB);
+    if (e) {
+        char msg[128];
+        regerror(e, &a->re, msg, sizeof msg);
+        return oc_cli_usage_error("%s--nodes '%s': %s", prefix, v, msg);
+    }
+    a->have_re = true;
+    a->nodes_re = v;
+    return OC_PARSE_GO;
+}
+
+static const struct oc_opt oc_replay_opts[] = {
+    {.name = "--plan",
+     .help = "print what each node would run and stop (no GPU needed)",
+     .kind = OC_OPT_FLAG,
+     .offset = offsetof(struct oc_replay_args, plan_only)},
+    {.name = "--nodes",
+     .arg = "REGEX",
+     .help = "replay only nodes whose name or op type matches (POSIX ERE)",
+     .kind = OC_OPT_CALL,
+     .call = oc_opt_nodes},
+    {.name = "--warmup",
+     .arg = "MS",
+     .help = "warm-up per node, by time (default 50)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_replay_args, ro.warmup_ms),
+     .expects = "milliseconds",
+     .parse = oc_opt_ms},
+    {.name = "--reps",
+     .arg = "N",
+     .help = "timed repetitions per node (default: as many as fit in\n"
+             "--budget MS, at least 10, at most 1000)",
+     .kind = OC_OPT_INT,
+     .offset = offsetof(struct oc_replay_args, reps),
+     .min = 1,
+     .max = 100000,
+     .expects = "an integer from 1 to 100000"},
+    {.name = "--budget",
+     .arg = "MS",
+     .help = "time budget per node when --reps is not given (default 100)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_replay_args, ro.budget_ms),
+     .min = 1,
+     .expects = "milliseconds",
+     .parse = oc_opt_ms},
+    {.name = "--dtype",
+     .arg = "NAME",
+     .help = "replay float tensors as fp32 (default: the model's), fp16 or bf16",
+     .kind = OC_OPT_PARSE,
+     .expects = "fp32, fp16 or bf16",
+     .parse = oc_opt_replay_dtype},
+    {.name = "--math",
+     .arg = "MODE",
+     .help = "fp32 (strict FP32 FMA, default), tf32 (TF32 tensor cores for\n"
+             "Conv/Gemm/MatMul) or fp16 (tensor cores allowed)",
+     .kind = OC_OPT_PARSE,
+     .expects = "fp32, tf32 or fp16",
+     .parse = oc_opt_replay_math},
+    {.name = "--device",
+     .arg = "N",
+     .help = "CUDA device ordinal (default 0)",
+     .kind = OC_OPT_INT,
+     .offset = offsetof(struct oc_replay_args, device),
+     .max = 1023,
+     .expects = "a device ordinal"},
+    {.name = "--no-counters",
+     .help = "timing only (no CUPTI profiler session)",
+     .kind = OC_OPT_FLAG,
+     .offset = offsetof(struct oc_replay_args, no_counters)},
+    {.name = "--cold",
+     .help = "flush the L2 before every repetition (default: warm L2)",
+     .kind = OC_OPT_FLAG,
+     .offset = offsetof(struct oc_replay_args, ro.flush_l2)},
+    {.name = "--seed",
+     .arg = "N",
+     .help = "input data seed (default 1)",
+     .kind = OC_OPT_INT,
+     .offset = offsetof(struct oc_replay_args, seed),
+     .max = INT64_MAX,
+     .expects = "a non-negative integer"},
+    {.name = "--format",
+     .arg = "FMT",
+     .help = "text (default), md, json (schema onnxcost-replay/1) or html\n"
+             "(the table and a roofline of the measured points)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_replay_args, format),
+     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_HTML,
+     .expects = "text, md, json or html",
+     .parse = oc_opt_format},
+};
+static const struct oc_opt_group oc_replay_group = {NULL, oc_replay_opts,
+                                                    sizeof oc_replay_opts / sizeof oc_replay_opts[0]};
+
 static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
     (void)arg;
     fprintf(stderr, "\rreplay %d/%d", done, total);
@@ -64,149 +187,59 @@ static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
     fflush(stderr);
 }
 
-static bool oc_parse_ms(const char *s, double *out) {
-    if (!s || !*s)
-        return false;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !(v >= 0) || v > 3.6e6)
-        return false;
-    *out = v;
-    return true;
-}
-
 int oc_cmd_replay(int argc, char **argv) {
-    const char *path = NULL, *out_path = NULL, *nodes_re = NULL, *v;
-    enum oc_format fmt = OC_FORMAT_TEXT;
-    struct oc_rp_options ro = {.device = 0, .warmup_ms = 50, .reps = 0, .budget_ms = 100, .flush_l2 = false,
-                               .math = OC_RP_MATH_FP32, .counters = true, .seed = 1};
-    struct oc_rp_plan_opts po = {0};
-    struct oc_analyze_opts opts = {0};
+    struct oc_replay_args a = {.ro = {.device = 0,
+                                      .warmup_ms = 50,
+                                      .reps = 0,
+                                      .budget_ms = 100,
+                                      .flush_l2 = false,
+                                      .math = OC_RP_MATH_FP32,
+                                      .counters = true,
+                                      .seed = 1},
+                               .format = OC_FORMAT_TEXT,
+                               .seed = 1};
+    struct oc_cli_bind bind;
     struct oc_load_opts lopts = {0};
-    bool plan_only = false;
-    int rc = OC_EXIT_OK;
-    struct oc_binding *dims = calloc((size_t)argc + 1, sizeof *dims);
+    const char *out_path = NULL;
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     struct oc_rp_plan *plans = NULL;
     struct oc_rp_result *results = NULL;
-    regex_t re;
-    bool have_re = false;
-    if (!dims)
+    if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
-    opts.dims = dims;
-    for (int i = 1, limit_opt, bind_opt; i < argc; i++) {
-        const char *a = argv[i];
-        int64_t n;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(oc_replay_help, stdout);
-            rc = oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
-            goto done;
-        } else if (strcmp(a, "--plan") == 0) {
-            plan_only = true;
-        } else if (strcmp(a, "--no-counters") == 0) {
-            ro.counters = false;
-        } else if (strcmp(a, "--cold") == 0) {
-            ro.flush_l2 = true;
-        } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || !oc_format_parse(v, &fmt) || fmt == OC_FORMAT_CSV) {
-                rc = oc_cli_usage_error("replay: --format takes text, md, json or html");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
-            if (!v || !v[0]) {
-                rc = oc_cli_usage_error("replay: --output takes a file name");
-                goto done;
-            }
-            out_path = v;
-        } else if (oc_cli_option(argc, argv, &i, "--nodes", &v)) {
-            if (!v || have_re) {
-                rc = oc_cli_usage_error("replay: --nodes takes one regular expression");
-                goto done;
-            }
-            int e = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
-            if (e) {
-                char msg[128];
-                regerror(e, &re, msg, sizeof msg);
-                rc = oc_cli_usage_error("replay: --nodes '%s': %s", v, msg);
-                goto done;
-            }
-            have_re = true;
-            nodes_re = v;
-        } else if (oc_cli_option(argc, argv, &i, "--warmup", &v)) {
-            if (!oc_parse_ms(v, &ro.warmup_ms)) {
-                rc = oc_cli_usage_error("replay: --warmup takes milliseconds, got '%s'", v ? v : "");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--budget", &v)) {
-            if (!oc_parse_ms(v, &ro.budget_ms) || ro.budget_ms <= 0) {
-                rc = oc_cli_usage_error("replay: --budget takes milliseconds, got '%s'", v ? v : "");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--reps", &v)) {
-            if (!oc_cli_parse_count(v, &n) || n < 1 || n > 100000) {
-                rc = oc_cli_usage_error("replay: --reps takes 1 to 100000, got '%s'", v ? v : "");
-                goto done;
-            }
-            ro.reps = (int32_t)n;
-        } else if (oc_cli_option(argc, argv, &i, "--device", &v)) {
-            if (!oc_cli_parse_count(v, &n) || n > 1023) {
-                rc = oc_cli_usage_error("replay: --device takes a device ordinal, got '%s'", v ? v : "");
-                goto done;
-            }
-            ro.device = (int32_t)n;
-        } else if (oc_cli_option(argc, argv, &i, "--seed", &v)) {
-            if (!oc_cli_parse_count(v, &n)) {
-                rc = oc_cli_usage_error("replay: --seed takes a non-negative integer, got '%s'", v ? v : "");
-                goto done;
-            }
-            ro.seed = (uint64_t)n;
-        } else if (oc_cli_option(argc, argv, &i, "--dtype", &v)) {
-            if (v && strcmp(v, "fp32") == 0)
-                po.float_dtype = 1;
-            else if (v && strcmp(v, "fp16") == 0)
-                po.float_dtype = 10;
-            else if (v && strcmp(v, "bf16") == 0)
-                po.float_dtype = 16;
-            else {
-                rc = oc_cli_usage_error("replay: --dtype takes fp32, fp16 or bf16");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--math", &v)) {
-            if (v && strcmp(v, "fp32") == 0)
-                ro.math = OC_RP_MATH_FP32;
-            else if (v && strcmp(v, "tf32") == 0)
-                ro.math = OC_RP_MATH_TF32;
-            else if (v && strcmp(v, "fp16") == 0)
-                ro.math = OC_RP_MATH_FP16;
-            else {
-                rc = oc_cli_usage_error("replay: --math takes fp32, tf32 or fp16");
-                goto done;
-            }
-        } else if ((bind_opt = oc_cli_bind_option(argc, argv, &i, "replay: ", &opts, dims)) != 0) {
-            if (bind_opt < 0) {
-                rc = bind_opt == -1 ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
-                goto done;
-            }
-        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
-            if (limit_opt < 0) {
-                rc = OC_EXIT_INPUT;
-                goto done;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            rc = oc_cli_usage_error("replay: unknown option '%s' (try 'onnxcost replay --help')", a);
-            goto done;
-        } else if (!path) {
-            path = a;
-        } else {
-            rc = oc_cli_usage_error("replay: more than one model given");
-            goto done;
-        }
-    }
-    if (!path) {
+    const struct oc_opt_use groups[] = {
+        {&oc_group_bind, &bind},
+        {&oc_replay_group, &a},
+        {&oc_group_output, &out_path},
+        {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"replay",         "replay: ", oc_replay_usage,
+                                    oc_replay_footer, groups,     sizeof groups / sizeof groups[0]};
+    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    int32_t n_args = 0;
+    int rc = args ? oc_cli_parse(&cmd, argc, argv, args, &n_args) : OC_EXIT_INTERNAL;
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (n_args == 0) {
         rc = oc_cli_usage_error("replay: no model given (try 'onnxcost replay --help')");
         goto done;
     }
+    if (n_args > 1) {
+        rc = oc_cli_usage_error("replay: more than one model given");
+        goto done;
+    }
+    const char *path = args[0];
+    struct oc_rp_options ro = a.ro;
+    ro.reps = (int32_t)a.reps;
+    ro.device = (int32_t)a.device;
+    ro.seed = (uint64_t)a.seed;
+    ro.counters = !a.no_counters;
+    enum oc_format fmt = a.format;
+    bool plan_only = a.plan_only, have_re = a.have_re;
+    const char *nodes_re = a.nodes_re;
+    struct oc_rp_plan_opts po = a.po;
+    struct oc_analyze_opts opts = bind.opts;
     if (plan_only && fmt == OC_FORMAT_HTML) {
         rc = oc_cli_usage_error("replay: --plan prints as text, md or json (html shows measurements)");
         goto done;
@@ -233,8 +266,8 @@ int oc_cmd_replay(int argc, char **argv) {
     for (int32_t k = 0; k < n_plans; k++) {
         struct oc_rp_plan *p = &plans[k];
         oc_rp_plan_node(an, g->order[k], &po, p);
-        if (have_re && regexec(&re, p->name ? p->name : "", 0, NULL, 0) != 0 &&
-            regexec(&re, p->op_type, 0, NULL, 0) != 0) {
+        if (have_re && regexec(&a.re, p->name ? p->name : "", 0, NULL, 0) != 0 &&
+            regexec(&a.re, p->op_type, 0, NULL, 0) != 0) {
             if (p->kind != OC_RPK_NONE)
                 snprintf(p->reason, sizeof p->reason, "left out by --nodes '%s'", nodes_re);
             p->kind = OC_RPK_NONE;
@@ -262,29 +295,22 @@ int oc_cmd_replay(int argc, char **argv) {
         rep.device = &dev;
         rep.plugin_build = api->build;
     }
-    FILE *f = out_path ? fopen(out_path, "w") : stdout;
+    FILE *f = oc_cli_open_output(out_path);
     if (!f) {
-        oc_cli_usage_error("%s: cannot open for writing", out_path);
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file,
-                                  .write_arg = f};
-    bool ok = oc_report_replay(an, &rep, &spec, &d) == OC_OK;
-    ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
-    if (!ok) {
-        fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", out_path ? out_path : "standard output");
-        rc = OC_EXIT_INTERNAL;
-    }
+    struct oc_report_spec spec = {
+        .version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file, .write_arg = f};
+    rc = oc_cli_close_output(f, out_path, oc_report_replay(an, &rep, &spec, &d) == OC_OK);
 done:
-    if (have_re)
-        regfree(&re);
+    if (a.have_re)
+        regfree(&a.re);
     free(plans);
     free(results);
     oc_analysis_free(an);
     oc_model_free(m);
-    for (int32_t k = 0; k < opts.n_dims; k++)
-        free((void *)dims[k].name);
-    free(dims);
+    oc_cli_bind_free(&bind);
+    free(args);
     return rc;
 }

@@ -2,8 +2,8 @@
  * cmd_sweep.c — `onnxcost sweep MODEL --dim NAME=V1,V2,... [--dim ...]`.
  */
 #include "cli.h"
+#include "groups.h"
 
-#include "../analyzer/model.h"
 #include "../analyzer/sweep.h"
 #include "../reports/report.h"
 
@@ -11,30 +11,26 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char oc_sweep_help[] =
+static const char oc_sweep_usage[] =
     "usage: onnxcost sweep MODEL.onnx --dim NAME=V1,V2,... [--dim NAME=...] [options]\n"
     "\n"
     "Analyzes the model at every combination of the listed values (the model is\n"
     "parsed once) and prints one row per binding: MACs, FLOPs, params, the sum of\n"
-    "activations, the peak activation memory and the input size.\n"
-    "\n"
-    "options:\n"
-    "  --dim NAME=V1,...  values of a symbolic dim (up to 8 dims); a single value binds it\n"
-    "  --format FMT       text (default) or json (schema onnxcost-sweep/1)\n"
-    "  -o, --output FILE  write to FILE\n"
-    OC_CLI_LIMITS_HELP
-    "\n"
-    "example:\n"
-    "  onnxcost sweep gpt2.onnx --dim batch=1,2,4,8 --dim sequence=128,512\n";
+    "activations, the peak activation memory and the input size. With --gpu: the\n"
+    "predicted time and samples/s (tokens/s for token inputs) of each binding, and\n"
+    "with --fit the inference memory it needs and whether it fits.\n"
+    "\n";
 
-/* "sweep 3/12" on a terminal's standard error, erased at the end. */
-static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
-    (void)arg;
-    fprintf(stderr, "\rsweep %lld/%lld", (long long)done, (long long)total);
-    if (done == total)
-        fputs("\r\033[K", stderr);
-    fflush(stderr);
-}
+static const char oc_sweep_footer[] = "\n"
+                                      "examples:\n"
+                                      "  onnxcost sweep gpt2.onnx --dim batch=1,2,4,8 --dim sequence=128,512\n"
+                                      "  onnxcost sweep resnet50.onnx --dim batch=1,8,64,256 --gpu v100 --fit\n";
+
+struct oc_sweep_args {
+    struct oc_sweep_dim dims[OC_SWEEP_MAX_DIMS];
+    int32_t n_dims;
+    enum oc_format format;
+};
 
 /* "V1,V2,..." -> values; false on junk. */
 static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
@@ -42,16 +38,10 @@ static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     for (const char *p = s; *p; p++)
         cap += *p == ',';
     int64_t *v = malloc((size_t)cap * sizeof *v);
-    if (!v)
-        return false;
-    *n = 0;
     char *copy = strdup(s);
-    if (!copy) {
-        free(v);
-        return false;
-    }
-    bool ok = true;
-    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save))
+    bool ok = v && copy;
+    *n = 0;
+    for (char *save = NULL, *tok = ok ? strtok_r(copy, ",", &save) : NULL; tok && ok; tok = strtok_r(NULL, ",", &save))
         ok = oc_cli_parse_count(tok, &v[*n]) && v[(*n)++] >= 1;
     free(copy);
     if (!ok || *n == 0 || *n != cap) {
@@ -62,101 +52,132 @@ static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     return true;
 }
 
-int oc_cmd_sweep(int argc, char **argv) {
-    const char *path = NULL, *out_path = NULL, *v;
-    enum oc_format fmt = OC_FORMAT_TEXT;
-    struct oc_sweep_dim dims[OC_SWEEP_MAX_DIMS];
-    char *names[OC_SWEEP_MAX_DIMS];
-    int32_t nd = 0;
-    struct oc_load_opts lopts = {0};
-    int rc = OC_EXIT_OK;
-    for (int i = 1, limit_opt; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(oc_sweep_help, stdout);
-            rc = oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
-            goto done;
-        } else if (oc_cli_option(argc, argv, &i, "--format", &v)) {
-            if (!v || !oc_format_parse(v, &fmt)) {
-                rc = oc_cli_usage_error("sweep: --format takes text or json");
-                goto done;
-            }
-        } else if (oc_cli_option(argc, argv, &i, "--output", &v) || oc_cli_option(argc, argv, &i, "-o", &v)) {
-            if (!v || !v[0]) {
-                rc = oc_cli_usage_error("sweep: --output takes a file name");
-                goto done;
-            }
-            out_path = v;
-        } else if (oc_cli_option(argc, argv, &i, "--dim", &v)) {
-            const char *eq = v ? strchr(v, '=') : NULL;
-            int64_t *vals;
-            int32_t n;
-            if (!eq || eq == v || !oc_parse_list(eq + 1, &vals, &n)) {
-                rc = oc_cli_usage_error("sweep: --dim takes NAME=V1,V2,... with positive integers, got '%s'",
-                                        v ? v : "");
-                goto done;
-            }
-            if (nd == OC_SWEEP_MAX_DIMS) {
-                free(vals);
-                rc = oc_cli_usage_error("sweep: at most %d dims", OC_SWEEP_MAX_DIMS);
-                goto done;
-            }
-            names[nd] = strndup(v, (size_t)(eq - v));
-            dims[nd] = (struct oc_sweep_dim){names[nd], n, vals};
-            nd++;
-        } else if ((limit_opt = oc_cli_limit_option(argc, argv, &i, &lopts.limits)) != 0) {
-            if (limit_opt < 0) {
-                rc = OC_EXIT_INPUT;
-                goto done;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            rc = oc_cli_usage_error("sweep: unknown option '%s' (try 'onnxcost sweep --help')", a);
-            goto done;
-        } else if (!path) {
-            path = a;
-        } else {
-            rc = oc_cli_usage_error("sweep: more than one model given");
-            goto done;
-        }
+static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_sweep_args *a = dest;
+    const char *eq = v ? strchr(v, '=') : NULL;
+    int64_t *vals;
+    int32_t n;
+    if (!eq || eq == v || !oc_parse_list(eq + 1, &vals, &n))
+        return oc_cli_usage_error("%s--dim takes NAME=V1,V2,... with positive integers, got '%s'", prefix, v ? v : "");
+    if (a->n_dims == OC_SWEEP_MAX_DIMS) {
+        free(vals);
+        return oc_cli_usage_error("%sat most %d dims", prefix, OC_SWEEP_MAX_DIMS);
     }
-    if (!path || nd == 0) {
+    char *name = strndup(v, (size_t)(eq - v));
+    if (!name) {
+        free(vals);
+        return OC_EXIT_INTERNAL;
+    }
+    a->dims[a->n_dims++] = (struct oc_sweep_dim){name, n, vals};
+    return OC_PARSE_GO;
+}
+
+static const struct oc_opt oc_sweep_opts[] = {
+    {.name = "--dim",
+     .arg = "NAME=V1,...",
+     .help = "values of a symbolic dim (up to 8 dims); a single value binds it",
+     .kind = OC_OPT_CALL,
+     .call = oc_opt_sweep_dim},
+    {.name = "--format",
+     .arg = "FMT",
+     .help = "text (default), json (schema onnxcost-sweep/1), md or csv",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_sweep_args, format),
+     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV,
+     .expects = "text, json, md or csv",
+     .parse = oc_opt_format},
+};
+static const struct oc_opt_group oc_sweep_group = {NULL, oc_sweep_opts, sizeof oc_sweep_opts / sizeof oc_sweep_opts[0]};
+
+/* "sweep 3/12" on a terminal's standard error, erased at the end. */
+static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
+    (void)arg;
+    fprintf(stderr, "\rsweep %lld/%lld", (long long)done, (long long)total);
+    if (done == total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+int oc_cmd_sweep(int argc, char **argv) {
+    struct oc_sweep_args a = {.format = OC_FORMAT_TEXT};
+    struct oc_cli_price price = {0};
+    struct oc_cli_gpu gg;
+    struct oc_load_opts lopts = {0};
+    const char *out_path = NULL;
+    oc_cli_gpu_init(&gg);
+    const struct oc_opt_use groups[] = {
+        {&oc_sweep_group, &a}, {&oc_group_price, &price},         {&oc_group_output, &out_path},
+        {&oc_group_gpu, &gg},  {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"sweep",         "sweep: ", oc_sweep_usage,
+                                    oc_sweep_footer, groups,    sizeof groups / sizeof groups[0]};
+    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    int32_t n_args = 0;
+    int rc = args ? oc_cli_parse(&cmd, argc, argv, args, &n_args) : OC_EXIT_INTERNAL;
+    struct oc_model *m = NULL;
+    struct oc_sweep_row *rows = NULL;
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (n_args > 1) {
+        rc = oc_cli_usage_error("sweep: more than one model given");
+        goto done;
+    }
+    if (n_args == 0 || a.n_dims == 0) {
         rc = oc_cli_usage_error("sweep: give a model and at least one --dim NAME=V1,V2,...");
         goto done;
     }
+    if (!gg.gpu && gg.fit) {
+        rc = oc_cli_usage_error("sweep: --fit needs --gpu NAME or --gpu-spec FILE");
+        goto done;
+    }
+    const char *path = args[0];
+    struct oc_analyze_opts opts = {.price_bits = price.bits};
+    gg.perf.dtype = price.name ? price.dtype : 0;
+    struct oc_sweep_gpu sg = {gg.gpu, gg.perf, gg.fit, 0};
+    if (gg.gpu)
+        sg.usable = gg.gpu->mem_bytes > gg.reserve ? gg.gpu->mem_bytes - gg.reserve : 0;
     struct oc_diag d = {0};
-    struct oc_model *m = NULL;
-    struct oc_sweep_row *rows = NULL;
     int32_t n_rows = 0;
+    uint32_t absent = 0;
     enum oc_status st = oc_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
-        st = oc_sweep_run(m, NULL, dims, nd, &rows, &n_rows, isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL,
-                          &d);
+        st = oc_sweep_run(m, &opts, gg.gpu ? &sg : NULL, a.dims, a.n_dims, &rows, &n_rows, &absent,
+                          isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL, &d);
     if (st != OC_OK) {
         oc_cli_diag("error", path, d.msg);
         rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
-    } else {
-        FILE *f = out_path ? fopen(out_path, "w") : stdout;
-        if (!f) {
-            oc_cli_usage_error("%s: cannot open for writing", out_path);
-            rc = OC_EXIT_INTERNAL;
-        } else {
-            struct oc_report_spec spec = {.version = 1, .format = fmt, .model_path = path,
-                                          .write = oc_cli_write_file, .write_arg = f};
-            bool ok = oc_report_sweep(rows, n_rows, dims, nd, &spec, &d) == OC_OK;
-            ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
-            if (!ok) {
-                fprintf(stderr, "onnxcost: error: %s: cannot write the report\n",
-                        out_path ? out_path : "standard output");
-                rc = OC_EXIT_INTERNAL;
-            }
-        }
+        goto done;
     }
+    for (int32_t i = 0; i < a.n_dims; i++)
+        if (absent >> i & 1) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "--dim %s: the model's inputs have no symbolic dim named '%s' (its values change "
+                     "nothing)", a.dims[i].name, a.dims[i].name);
+            oc_cli_diag("warning", path, msg);
+        }
+    FILE *f = oc_cli_open_output(out_path);
+    if (!f) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_gpu_report gr = {.spec_source = gg.spec_path};
+    struct oc_report_spec spec = {.version = 1,
+                                  .format = a.format,
+                                  .model_path = path,
+                                  .write = oc_cli_write_file,
+                                  .write_arg = f,
+                                  .gpu = gg.gpu ? &gr : NULL};
+    rc = oc_cli_close_output(f, out_path,
+                             oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d) == OC_OK);
+done:
     free(rows);
     oc_model_free(m);
-done:
-    for (int32_t i = 0; i < nd; i++) {
-        free(names[i]);
-        free((void *)dims[i].values);
+    for (int32_t i = 0; i < a.n_dims; i++) {
+        free((char *)a.dims[i].name);
+        free((void *)a.dims[i].values);
     }
+    free(args);
     return rc;
 }

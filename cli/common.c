@@ -44,21 +44,6 @@ bool oc_cli_parse_count(const char *s, int64_t *out) {
     return true;
 }
 
-bool oc_cli_option(int argc, char **argv, int *i, const char *name, const char **value) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0)
-        return false;
-    if (a[n] == '=') {
-        *value = a + n + 1;
-        return true;
-    }
-    if (a[n] != 0)
-        return false;
-    *value = *i + 1 < argc ? argv[++*i] : NULL;
-    return true;
-}
-
 int32_t oc_cli_terminal_width(void) {
     if (!isatty(STDOUT_FILENO))
         return 0;
@@ -81,3 +66,17 @@ bool oc_cli_close_stdout(void) {
     return ok;
 }
 
+FILE *oc_cli_open_output(const char *path) {
+    FILE *f = path ? fopen(path, "w") : stdout;
+    if (!f)
+        oc_cli_usage_error("%s: cannot open for writing", path);
+    return f;
+}
+
+int oc_cli_close_output(FILE *f, const char *path, bool ok) {
+    ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
+    if (ok)
+        return OC_EXIT_OK;
+    fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", path ? path : "standard output");
+    return OC_EXIT_INTERNAL;
+}

@@ -1,7 +1,9 @@
 /*
  * compare.c — side-by-side totals of several models (onnxcost compare):
- * one row per model, the smallest value of each column marked "*", and each
- * value's ratio to the first model's.
+ * one row per model, the best value of each column marked "*", and each
+ * value's ratio to the first model's. With --gpu: predicted time and
+ * throughput per model, and with --fit whether it fits and the largest
+ * batch that does.
  */
 #include "report_impl.h"
 
@@ -10,186 +12,292 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OC_CMP_PARAMS, OC_CMP_MACS, OC_CMP_FLOPS, OC_CMP_PARAMS_BYTES, OC_CMP_PEAK, OC_CMP_TRAIN, OC_CMP_COUNT };
+enum oc_cmp_kind { OC_CMP_COUNT_V, OC_CMP_MIB, OC_CMP_MS, OC_CMP_RATE, OC_CMP_BATCH };
 
-static const char *const oc_cmp_names[OC_CMP_COUNT] = {"params", "macs", "flops", "params_bytes",
-                                                        "peak_activation_bytes", "training_bytes"};
-static const char *const oc_cmp_headers[OC_CMP_COUNT] = {"Params", "MACs", "FLOPs", "Params (MiB)",
-                                                          "Peak act. (MiB)", "Training (MiB)"};
+enum {
+    OC_CMP_PARAMS,
+    OC_CMP_MACS,
+    OC_CMP_FLOPS,
+    OC_CMP_PARAMS_BYTES,
+    OC_CMP_PEAK,
+    OC_CMP_TRAIN,
+    OC_CMP_TIME,
+    OC_CMP_SAMPLES,
+    OC_CMP_MAX_BATCH,
+    OC_CMP_NCOLS
+};
 
-static uint64_t oc_cmp_value(const struct oc_compare_entry *e, int c) {
+static const struct {
+    const char *key, *header;
+    enum oc_cmp_kind kind;
+    bool larger_better;
+} oc_cmp_cols[OC_CMP_NCOLS] = {
+    {"params", "Params", OC_CMP_COUNT_V, false},
+    {"macs", "MACs", OC_CMP_COUNT_V, false},
+    {"flops", "FLOPs", OC_CMP_COUNT_V, false},
+    {"params_bytes", "Params (MiB)", OC_CMP_MIB, false},
+    {"peak_activation_bytes", "Peak act. (MiB)", OC_CMP_MIB, false},
+    {"training_bytes", "Training (MiB)", OC_CMP_MIB, false},
+    {"time_s", "Time (ms)", OC_CMP_MS, false},
+    {"samples_per_s", "Samples/s", OC_CMP_RATE, true},
+    {"max_batch", "Max batch", OC_CMP_BATCH, true},
+};
+
+/* A column's value: integers exactly, the predictions as doubles. */
+struct oc_cmp_value {
+    bool known;
+    uint64_t u;
+    double x;
+};
+
+static struct oc_cmp_value oc_cmp_value(const struct oc_compare_entry *e, int c) {
     const struct oc_totals *t = &e->an->totals;
     switch (c) {
     case OC_CMP_PARAMS:
-        return t->params;
+        return (struct oc_cmp_value){true, t->params, 0};
     case OC_CMP_MACS:
-        return t->macs;
+        return (struct oc_cmp_value){true, t->macs, 0};
     case OC_CMP_FLOPS:
-        return t->flops;
+        return (struct oc_cmp_value){true, t->flops, 0};
     case OC_CMP_PARAMS_BYTES:
-        return t->params_bytes;
+        return (struct oc_cmp_value){true, t->params_bytes, 0};
     case OC_CMP_PEAK:
-        return t->peak_activation_bytes;
+        return (struct oc_cmp_value){true, t->peak_activation_bytes, 0};
+    case OC_CMP_TRAIN:
+        return (struct oc_cmp_value){true, e->training ? e->training->total_bytes : 0, 0};
+    case OC_CMP_TIME:
+        return (struct oc_cmp_value){e->perf != NULL, 0, e->perf ? e->perf->time : 0};
+    case OC_CMP_SAMPLES:
+        return (struct oc_cmp_value){e->perf && e->perf->samples_per_s > 0, 0, e->perf ? e->perf->samples_per_s : 0};
     default:
-        return e->training ? e->training->total_bytes : 0;
+        return (struct oc_cmp_value){e->fit && e->fit->max_batch >= 0, e->fit && e->fit->max_batch > 0 ? (uint64_t)e->fit->max_batch : 0, 0};
     }
 }
 
-/* True when column c of a model is only a lower bound (oc_totals_exact). */
-static bool oc_cmp_lower(const struct oc_compare_entry *e, int c) {
+static double oc_cmp_num(const struct oc_cmp_value *v, int c) {
+    return oc_cmp_cols[c].kind == OC_CMP_MS || oc_cmp_cols[c].kind == OC_CMP_RATE ? v->x : (double)v->u;
+}
+
+/* The mark of a bound, "" when column c of a model is exact: totals of
+ * an incomplete analysis (oc_totals_exact) are lower bounds, so its time
+ * is one too, and its throughput and largest batch upper bounds. */
+static const char *oc_cmp_bound(const struct oc_compare_entry *e, int c, bool md) {
     const struct oc_totals *t = &e->an->totals;
-    bool saturated = (t->flags & OC_COST_OVERFLOW) != 0;
+    bool saturated = (t->flags & OC_COST_OVERFLOW) != 0, exact = oc_totals_exact(t);
+    bool lower = false, upper = false;
     switch (c) {
     case OC_CMP_PARAMS:
     case OC_CMP_PARAMS_BYTES:
-        return saturated;
+        lower = saturated;
+        break;
     case OC_CMP_PEAK:
-        return !oc_totals_exact(t) || !t->peak_complete;
+        lower = !exact || !t->peak_complete;
+        break;
     case OC_CMP_TRAIN:
-        return !oc_totals_exact(t) || (e->training && !e->training->complete);
+        lower = !exact || (e->training && !e->training->complete);
+        break;
+    case OC_CMP_SAMPLES:
+        upper = !exact;
+        break;
+    case OC_CMP_MAX_BATCH:
+        lower = e->fit && e->fit->max_batch_capped;
+        upper = !exact || !t->peak_complete;
+        break;
     default:
-        return !oc_totals_exact(t);
+        lower = !exact;
     }
+    if (lower && upper)
+        return "~ ";
+    return lower ? (md ? "≥ " : ">= ") : upper ? (md ? "≤ " : "<= ") : "";
+}
+
+/* The columns a comparison shows, in order; returns how many. */
+static int oc_cmp_columns(const struct oc_compare_entry *e, int cols[OC_CMP_NCOLS]) {
+    int n = 0;
+    for (int c = 0; c <= OC_CMP_PEAK; c++)
+        cols[n++] = c;
+    if (e[0].training)
+        cols[n++] = OC_CMP_TRAIN;
+    if (e[0].perf) {
+        cols[n++] = OC_CMP_TIME;
+        cols[n++] = OC_CMP_SAMPLES;
+    }
+    if (e[0].fit)
+        cols[n++] = OC_CMP_MAX_BATCH;
+    return n;
+}
+
+static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int32_t n, const int *cols, int ncol,
+                        const struct oc_report_spec *spec) {
+    json_t *doc = json_object(), *models = json_array();
+    for (int32_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "path", json_string(e[i].path));
+        for (int k = 0; k < ncol; k++) {
+            int c = cols[k];
+            if (c >= OC_CMP_TIME)
+                continue; /* under "gpu" */
+            struct oc_cmp_value v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
+            char key[64];
+            json_object_set_new(o, oc_cmp_cols[c].key, json_integer((json_int_t)v.u));
+            snprintf(key, sizeof key, "%s_ratio", oc_cmp_cols[c].key);
+            json_object_set_new(o, key, v0.u ? json_real((double)v.u / (double)v0.u) : json_null());
+        }
+        /* false: macs, flops and memory are lower bounds (nodes without a cost) */
+        json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&e[i].an->totals)));
+        json_object_set_new(o, "nodes_without_cost", json_integer(e[i].an->totals.n_uncosted));
+        if (e[i].perf) {
+            const struct oc_perf *p = e[i].perf;
+            json_t *g = json_object();
+            json_object_set_new(g, "time_s", json_real(p->time));
+            json_object_set_new(g, "samples_per_s", p->samples_per_s > 0 ? json_real(p->samples_per_s) : json_null());
+            json_object_set_new(g, "tokens_per_s", p->tokens_per_s > 0 ? json_real(p->tokens_per_s) : json_null());
+            json_object_set_new(g, "batch", p->batch >= 0 ? json_integer(p->batch) : json_null());
+            json_object_set_new(g, "nodes_not_timed", json_integer(p->n_unknown));
+            if (e[i].fit) {
+                const struct oc_fit *f = e[i].fit;
+                json_object_set_new(g, "need_bytes", json_integer((json_int_t)f->need));
+                json_object_set_new(g, "fits", json_boolean(f->need <= f->usable));
+                json_object_set_new(g, "max_batch", f->max_batch >= 0 ? json_integer(f->max_batch) : json_null());
+                json_object_set_new(g, "max_batch_capped", json_boolean(f->max_batch_capped));
+            }
+            json_object_set_new(o, "gpu", g);
+        }
+        json_array_append_new(models, o);
+    }
+    json_object_set_new(doc, "schema", json_string("onnxcost-compare/1"));
+    if (e[0].perf) {
+        json_t *g = oc_gpu_json_setup(e[0].perf);
+        if (g && e[0].fit)
+            json_object_set_new(g, "fit", oc_gpu_json_fit_setup(e[0].fit));
+        if (g && spec->gpu && spec->gpu->spec_source)
+            json_object_set_new(g, "spec_file", json_string(spec->gpu->spec_source));
+        json_object_set_new(doc, "gpu", g);
+    }
+    json_object_set_new(doc, "models", models);
+    oc_sbuf_json(b, doc);
 }
 
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
                                  struct oc_diag *d) {
-    int ncol = e[0].training ? OC_CMP_COUNT : OC_CMP_COUNT - 1;
-    uint64_t best[OC_CMP_COUNT];
-    for (int c = 0; c < ncol; c++) {
-        best[c] = UINT64_MAX;
-        for (int32_t i = 0; i < n; i++) /* a lower bound is never the smallest */
-            if (!oc_cmp_lower(&e[i], c) && oc_cmp_value(&e[i], c) < best[c])
-                best[c] = oc_cmp_value(&e[i], c);
+    int cols[OC_CMP_NCOLS];
+    int ncol = oc_cmp_columns(e, cols);
+    struct oc_cmp_value best[OC_CMP_NCOLS];
+    for (int k = 0; k < ncol; k++) { /* a bound is never the best */
+        int c = cols[k];
+        best[k] = (struct oc_cmp_value){false, 0, 0};
+        for (int32_t i = 0; i < n; i++) {
+            struct oc_cmp_value v = oc_cmp_value(&e[i], c);
+            if (!v.known || *oc_cmp_bound(&e[i], c, false))
+                continue;
+            bool better = oc_cmp_cols[c].larger_better ? oc_cmp_num(&v, c) > oc_cmp_num(&best[k], c)
+                                                       : oc_cmp_num(&v, c) < oc_cmp_num(&best[k], c) ||
+                                                             (oc_cmp_num(&v, c) == oc_cmp_num(&best[k], c) && v.u < best[k].u);
+            if (!best[k].known || better)
+                best[k] = v;
+        }
     }
     struct oc_sbuf b = {0};
     if (spec->format == OC_FORMAT_JSON) {
-        json_t *doc = json_object(), *models = json_array();
-        for (int32_t i = 0; i < n; i++) {
-            json_t *o = json_object();
-            json_object_set_new(o, "path", json_string(e[i].path));
-            for (int c = 0; c < ncol; c++) {
-                uint64_t v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
-                char key[64];
-                json_object_set_new(o, oc_cmp_names[c], json_integer((json_int_t)v));
-                snprintf(key, sizeof key, "%s_ratio", oc_cmp_names[c]);
-                json_object_set_new(o, key, v0 ? json_real((double)v / (double)v0) : json_null());
-            }
-            /* false: macs, flops and memory are lower bounds (nodes without a cost) */
-            json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&e[i].an->totals)));
-            json_object_set_new(o, "nodes_without_cost", json_integer(e[i].an->totals.n_uncosted));
-            json_array_append_new(models, o);
-        }
-        json_object_set_new(doc, "schema", json_string("onnxcost-compare/1"));
-        json_object_set_new(doc, "models", models);
-        oc_sbuf_json(&b, doc);
-    } else {
-        bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
-        /* cells: model + per column "value (ratio)" */
-        char(*cell)[OC_CMP_COUNT + 1][96] = calloc((size_t)n + 1, sizeof *cell);
-        size_t w[OC_CMP_COUNT + 1];
-        if (!cell)
-            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-        w[0] = strlen("Model");
-        for (int c = 0; c < ncol; c++)
-            w[c + 1] = strlen(oc_cmp_headers[c]);
-        for (int32_t i = 0; i < n; i++) {
-            snprintf(cell[i][0], 96, "%s", e[i].path);
-            for (int c = 0; c < ncol; c++) {
-                uint64_t v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
-                char num[48];
-                if (csv)
-                    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-                else if (c >= OC_CMP_PARAMS_BYTES)
-                    snprintf(num, sizeof num, "%.2f", (double)v / 1048576.0);
-                else
-                    oc_fmt_thousands(v, num, sizeof num);
-                const char *lb = csv || !oc_cmp_lower(&e[i], c) ? "" : md ? "≥ " : ">= ";
-                if (csv)
-                    snprintf(cell[i][c + 1], 96, "%s", num);
-                else if (i == 0 || !v0)
-                    snprintf(cell[i][c + 1], 96, "%s%s%s", lb, num, v == best[c] && !*lb && n > 1 ? " *" : "");
-                else
-                    snprintf(cell[i][c + 1], 96, "%s%s (%.2fx)%s", lb, num, (double)v / (double)v0,
-                             v == best[c] && !*lb ? " *" : "");
-            }
-            for (int c = 0; c <= ncol; c++)
-                if (strlen(cell[i][c]) > w[c])
-                    w[c] = strlen(cell[i][c]);
-        }
-        if (csv) {
-            oc_sbuf_puts(&b, "model");
-            for (int c = 0; c < ncol; c++)
-                oc_sbuf_printf(&b, ",%s", oc_cmp_names[c]);
-            oc_sbuf_puts(&b, ",complete\n");
-            for (int32_t i = 0; i < n; i++) {
-                bool quote = strpbrk(cell[i][0], ",\"\r\n") != NULL;
-                oc_sbuf_puts(&b, quote ? "\"" : "");
-                for (const char *p = cell[i][0]; *p; p++) {
-                    if (*p == '"')
-                        oc_sbuf_puts(&b, "\"");
-                    oc_sbuf_put(&b, p, 1);
-                }
-                oc_sbuf_puts(&b, quote ? "\"" : "");
-                for (int c = 0; c < ncol; c++)
-                    oc_sbuf_printf(&b, ",%s", cell[i][c + 1]);
-                oc_sbuf_puts(&b, oc_totals_exact(&e[i].an->totals) ? ",true\n" : ",false\n");
-            }
-        } else {
-            oc_sbuf_puts(&b, md ? "| " : "");
-            for (int c = 0; c <= ncol; c++) {
-                const char *h = c ? oc_cmp_headers[c - 1] : "Model";
-                if (md) {
-                    oc_sbuf_printf(&b, "%s%s", h, c < ncol ? " | " : " |\n");
-                    continue;
-                }
-                oc_sbuf_puts(&b, c ? "  " : "");
-                if (c)
-                    oc_sbuf_pad(&b, ' ', w[c] - strlen(h));
-                oc_sbuf_puts(&b, h);
-                if (!c)
-                    oc_sbuf_pad(&b, ' ', w[c] - strlen(h));
-            }
-            if (md) {
-                oc_sbuf_puts(&b, "|---|");
-                for (int c = 0; c < ncol; c++)
-                    oc_sbuf_puts(&b, "---:|");
-            }
-            oc_sbuf_puts(&b, "\n");
-            for (int32_t i = 0; i < n; i++) {
-                oc_sbuf_puts(&b, md ? "| " : "");
-                for (int c = 0; c <= ncol; c++) {
-                    if (md) {
-                        for (const char *p = cell[i][c]; *p; p++)
-                            oc_sbuf_puts(&b, *p == '|' ? "\\\\|" : (char[2]){*p, 0});
-                        oc_sbuf_puts(&b, c < ncol ? " | " : " |");
-                        continue;
-                    }
-                    oc_sbuf_puts(&b, c ? "  " : "");
-                    if (c)
-                        oc_sbuf_pad(&b, ' ', w[c] - strlen(cell[i][c]));
-                    oc_sbuf_puts(&b, cell[i][c]);
-                    if (!c)
-                        oc_sbuf_pad(&b, ' ', w[c] - strlen(cell[i][c]));
-                }
-                oc_sbuf_puts(&b, "\n");
-            }
-            oc_sbuf_puts(&b, md ? "\n" : "");
-            oc_sbuf_puts(&b, "* = smallest in its column; (Nx) = ratio to the first model\n");
-            for (int32_t i = 0; i < n; i++) {
-                const struct oc_totals *t = &e[i].an->totals;
-                if (oc_totals_exact(t))
-                    continue;
-                oc_sbuf_puts(&b, md ? "\n> **Incomplete:** " : "WARNING: incomplete: ");
-                for (const char *p = e[i].path; *p; p++)
-                    oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
-                oc_sbuf_puts(&b, ": ");
-                oc_fmt_incomplete(&b, t);
-                oc_sbuf_puts(&b, md ? "; its values marked ≥ are lower bounds\n" : "; its values marked >= are lower bounds\n");
-            }
-        }
-        free(cell);
+        oc_cmp_json(&b, e, n, cols, ncol, spec);
+        goto flush;
     }
+    bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
+    struct oc_table t = {0};
+    oc_table_col(&t, "Model", "model", OC_ALIGN_LEFT);
+    for (int k = 0; k < ncol; k++)
+        oc_table_col(&t, oc_cmp_cols[cols[k]].header, oc_cmp_cols[cols[k]].key, OC_ALIGN_RIGHT);
+    if (e[0].fit)
+        oc_table_col(&t, "Fits", "fits", OC_ALIGN_RIGHT);
+    if (csv)
+        oc_table_col(&t, "", "complete", OC_ALIGN_RIGHT);
+    for (int32_t i = 0; i < n; i++) {
+        oc_table_row(&t);
+        oc_table_cell(&t, "%s", e[i].path);
+        for (int k = 0; k < ncol; k++) {
+            int c = cols[k];
+            struct oc_cmp_value v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
+            char num[48];
+            if (!v.known) {
+                oc_table_cell(&t, "%s", csv ? "" : "-");
+                continue;
+            }
+            switch (oc_cmp_cols[c].kind) {
+            case OC_CMP_COUNT_V:
+                if (csv)
+                    snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+                else
+                    oc_fmt_thousands(v.u, num, sizeof num);
+                break;
+            case OC_CMP_MIB:
+                if (csv)
+                    snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+                else
+                    snprintf(num, sizeof num, "%.2f", (double)v.u / 1048576.0);
+                break;
+            case OC_CMP_MS:
+                snprintf(num, sizeof num, csv ? "%.9g" : "%.3f", csv ? v.x : v.x * 1e3);
+                break;
+            case OC_CMP_RATE:
+                snprintf(num, sizeof num, csv ? "%.9g" : "%.1f", v.x);
+                break;
+            case OC_CMP_BATCH:
+                snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+                break;
+            }
+            if (csv) {
+                oc_table_cell(&t, "%s", num);
+                continue;
+            }
+            const char *lb = oc_cmp_bound(&e[i], c, md);
+            bool is_best = !*lb && best[k].known && oc_cmp_num(&v, c) == oc_cmp_num(&best[k], c) && v.u == best[k].u;
+            double x0 = oc_cmp_num(&v0, c);
+            if (i == 0 || !v0.known || x0 == 0)
+                oc_table_cell(&t, "%s%s%s", lb, num, is_best && n > 1 ? " *" : "");
+            else
+                oc_table_cell(&t, "%s%s (%.2fx)%s", lb, num, oc_cmp_num(&v, c) / x0, is_best ? " *" : "");
+        }
+        if (e[0].fit) {
+            const struct oc_fit *f = e[i].fit;
+            const struct oc_totals *tt = &e[i].an->totals;
+            oc_table_cell(&t, "%s", !f ? "" : oc_fit_word(f->need, f->usable, oc_totals_exact(tt) && tt->peak_complete));
+        }
+        if (csv)
+            oc_table_cell(&t, "%s", oc_totals_exact(&e[i].an->totals) ? "true" : "false");
+    }
+    if (csv) {
+        oc_table_csv(&b, &t);
+        oc_table_free(&t);
+        goto flush;
+    }
+    if (e[0].perf) {
+        oc_gpu_text_header(&b, e[0].perf, spec->gpu ? spec->gpu->spec_source : NULL);
+        if (e[0].fit)
+            oc_gpu_text_fit_header(&b, e[0].fit, e[0].perf->gpu);
+        oc_sbuf_puts(&b, md ? "\n" : "");
+    }
+    if (md)
+        oc_table_md(&b, &t);
+    else
+        oc_table_text(&b, &t);
+    oc_table_free(&t);
+    oc_sbuf_puts(&b, md ? "\n" : "");
+    oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "
+                                 "to the first model\n"
+                               : "* = smallest in its column; (Nx) = ratio to the first model\n");
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_totals *tt = &e[i].an->totals;
+        if (oc_totals_exact(tt))
+            continue;
+        oc_sbuf_puts(&b, md ? "\n> **Incomplete:** " : "WARNING: incomplete: ");
+        for (const char *p = e[i].path; *p; p++)
+            oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+        oc_sbuf_puts(&b, ": ");
+        oc_fmt_incomplete(&b, tt);
+        oc_sbuf_puts(&b, md ? "; its values marked ≥ are lower bounds" : "; its values marked >= are lower bounds");
+        oc_sbuf_puts(&b, !e[0].perf ? "\n" : md ? ", ≤ upper bounds\n" : ", <= upper bounds\n");
+    }
+flush:;
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;

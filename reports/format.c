@@ -196,6 +196,13 @@ void oc_fmt_incomplete(struct oc_sbuf *b, const struct oc_totals *t) {
     }
 }
 
+size_t oc_text_width(const char *s) {
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
 const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size) {
     char tmp[24];
     int n = oc_u64_digits(v, tmp);

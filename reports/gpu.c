@@ -12,6 +12,10 @@ const char *oc_bound_name(enum oc_bound b) {
     return b == OC_BOUND_MEMORY ? "memory" : b == OC_BOUND_COMPUTE ? "compute" : "-";
 }
 
+const char *oc_fit_word(uint64_t need, uint64_t usable, bool need_exact) {
+    return need > usable ? "no" : need_exact ? "yes" : "maybe";
+}
+
 static double oc_gib(uint64_t b) {
     return (double)b / (1024.0 * 1024.0 * 1024.0);
 }
@@ -35,13 +39,11 @@ static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, con
         oc_sbuf_puts(b, "  largest batch: the model has no free batch dim (--batch changes nothing)\n");
 }
 
-void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec) {
-    const struct oc_gpu_report *gr = spec->gpu;
-    const struct oc_perf *p = gr->perf;
+void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source) {
     const struct oc_gpu *gpu = p->gpu;
     const struct oc_perf_opts *o = &p->opts;
     oc_sbuf_printf(b, "Predicted on %s%s%s%s (math %s; efficiency compute %.2f, memory %.2f; launch %.1f us; %s)\n",
-                   gpu->name, gr->spec_source ? " from " : "", gr->spec_source ? gr->spec_source : "",
+                   gpu->name, spec_source ? " from " : "", spec_source ? spec_source : "",
                    "", oc_math_name(o->math), o->eff_compute, o->eff_memory, o->launch_s * 1e6,
                    o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
@@ -50,6 +52,20 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
         if (u != OC_UNIT_FP32 && gpu->peak[u] > 0)
             oc_sbuf_printf(b, ", %s %.2f", oc_unit_name((enum oc_unit)u), gpu->peak[u] / 1e12);
     oc_sbuf_puts(b, "\n");
+}
+
+void oc_gpu_text_fit_header(struct oc_sbuf *b, const struct oc_fit *f, const struct oc_gpu *gpu) {
+    oc_sbuf_printf(b, "Fit (%s): against %.2f GiB usable (%.2f GiB on the device, %.2f GiB reserve)\n",
+                   f->training ? "training step" : "inference", oc_gib(f->usable), oc_gib(gpu->mem_bytes),
+                   oc_gib(f->reserve));
+}
+
+void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec) {
+    const struct oc_gpu_report *gr = spec->gpu;
+    const struct oc_perf *p = gr->perf;
+    const struct oc_gpu *gpu = p->gpu;
+    const struct oc_perf_opts *o = &p->opts;
+    oc_gpu_text_header(b, p, gr->spec_source);
     oc_sbuf_printf(b, "  Latency (ms): %.3f over %d kernels (%d compute-bound, %d memory-bound; %.1f %% of the time "
                       "memory-bound, %.3f ms launch overhead)\n",
                    p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
@@ -124,9 +140,7 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     return o;
 }
 
-json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec) {
-    const struct oc_gpu_report *gr = spec->gpu;
-    const struct oc_perf *p = gr->perf;
+json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     const struct oc_gpu *gpu = p->gpu;
     json_t *o = json_object(), *dev = json_object(), *peaks = json_object(), *opts = json_object();
     if (!o || !dev || !peaks || !opts) {
@@ -151,6 +165,23 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
     json_object_set_new(opts, "additive", json_boolean(p->opts.additive));
     json_object_set_new(o, "options", opts);
+    return o;
+}
+
+json_t *oc_gpu_json_fit_setup(const struct oc_fit *f) {
+    json_t *fj = json_object();
+    json_object_set_new(fj, "mode", json_string(f->training ? "training" : "inference"));
+    json_object_set_new(fj, "reserve_bytes", json_integer((json_int_t)f->reserve));
+    json_object_set_new(fj, "usable_bytes", json_integer((json_int_t)f->usable));
+    return fj;
+}
+
+json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec) {
+    const struct oc_gpu_report *gr = spec->gpu;
+    const struct oc_perf *p = gr->perf;
+    json_t *o = oc_gpu_json_setup(p);
+    if (!o)
+        return NULL;
     json_object_set_new(o, "latency_s", json_real(p->time));
     json_object_set_new(o, "memory_bound_s", json_real(p->time_memory));
     json_object_set_new(o, "launch_s", json_real(p->launch_time));

@@ -53,18 +53,20 @@ struct oc_baseline {
     const char **node_names;           /* sorted, empty names left out       */
     int32_t n_modules;
     const struct oc_baseline_module *modules;
+    void *doc;                         /* the parsed file, owning the strings */
 };
 
-/* --fit: memory against the device (docs/MODEL.md). */
-struct oc_fit {
-    bool training;          /* the need is a training step's (--optimizer)   */
-    uint64_t need;          /* bytes at the analyzed binding                 */
-    uint64_t reserve;       /* kept back for the CUDA context and workspaces */
-    uint64_t usable;        /* device memory - reserve                       */
-    int64_t max_batch;      /* largest --batch that fits; 0 none; -1 unknown
-                               (the model has no free batch dim)             */
-    bool max_batch_capped;  /* the search stopped at its cap: at least this  */
-};
+/* ---- JSON inputs (reports/json_inputs.c) ---------------------------------- */
+/* --baseline: a previous `--format json` report (schema onnxcost/1); false
+ * with a reason in err. Free with oc_baseline_free (also after a failure). */
+bool oc_baseline_load(const char *path, struct oc_baseline *b, char *err, size_t size);
+void oc_baseline_free(struct oc_baseline *b);
+/* --gpu-spec: a device in JSON (keys in docs/GPUS.md); its strings are
+ * copied into name (size bytes, kept by the caller while g is used). */
+bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize);
+/* --budget: {"max_macs": "5G", ...} into budget (its text left NULL). */
+struct oc_budget;
+bool oc_budget_file_load(const char *path, struct oc_budget *budget, char *err, size_t size);
 
 /* --gpu: predictions to print with the analysis, or NULL members. */
 struct oc_gpu_report {
@@ -95,6 +97,9 @@ struct oc_report_spec {
     const struct oc_gpu_report *gpu; /* --gpu predictions, or NULL                 */
 };
 
+/* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */
+const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size);
+
 /* Parses "macs", "flops", "params", "bytes"; false if unknown. */
 bool oc_sort_parse(const char *s, enum oc_sort *out);
 
@@ -111,6 +116,8 @@ struct oc_compare_entry {
     const char *path;
     const struct oc_analysis *an;
     const struct oc_training *training; /* NULL without --optimizer */
+    const struct oc_perf *perf;         /* NULL without --gpu       */
+    const struct oc_fit *fit;           /* NULL without --fit       */
 };
 /* Side-by-side totals (text, json "onnxcost-compare/1", md, csv). */
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
@@ -138,8 +145,11 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
 enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const struct oc_report_spec *spec,
                                struct oc_diag *d);
 
-/* The table of a sweep (text or JSON "onnxcost-sweep/1"). */
+/* The table of a sweep (text, md, csv or JSON "onnxcost-sweep/1"), with
+ * the predictions of each row when gpu is not NULL (spec->gpu may name
+ * the --gpu-spec file). */
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
-                               int32_t n_dims, const struct oc_report_spec *spec, struct oc_diag *d);
+                               int32_t n_dims, const struct oc_sweep_gpu *gpu, const struct oc_report_spec *spec,
+                               struct oc_diag *d);
 
 #endif

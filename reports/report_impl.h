@@ -5,6 +5,7 @@
 #define OC_REPORT_IMPL_H
 
 #include "report.h"
+#include "table.h"
 
 /* Growable string buffer; on allocation failure `oom` is set and further
  * appends are ignored. */
@@ -23,8 +24,8 @@ void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n);
 /* Writes the buffer through the spec and empties it. */
 enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d);
 
-/* 1234567 -> "1,234,567" into buf (>= 32 bytes). */
-const char *oc_fmt_thousands(uint64_t v, char *buf, size_t size);
+/* Columns s takes on a terminal: its UTF-8 code points. */
+size_t oc_text_width(const char *s);
 /* ---- totals that are lower bounds (oc_totals_exact) -------------------------------- */
 /* The mark before a total that is a lower bound: ">= " (ascii) or "≥ ", and
  * "" when the totals are exact. */
@@ -76,6 +77,17 @@ struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_re
 /* --gpu sections (reports/gpu.c). */
 void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
+/* The "Predicted on ..." and "Peaks" lines; compare and sweep print them
+ * above their tables. "Fit (...): against N GiB usable" for a table of fits. */
+void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source);
+void oc_gpu_text_fit_header(struct oc_sbuf *b, const struct oc_fit *f, const struct oc_gpu *gpu);
+/* {"device", "options"} of a prediction, and {"mode", "reserve_bytes",
+ * "usable_bytes"} of a fit: what a table of models or bindings shares. */
+struct json_t *oc_gpu_json_setup(const struct oc_perf *p);
+struct json_t *oc_gpu_json_fit_setup(const struct oc_fit *f);
+/* "yes" when need fits in usable, "no" when it does not, "maybe" when
+ * need is only a lower bound that fits (an incomplete analysis). */
+const char *oc_fit_word(uint64_t need, uint64_t usable, bool need_exact);
 struct json_t *oc_gpu_json_node(const struct oc_node_perf *np);
 const char *oc_bound_name(enum oc_bound b);
 

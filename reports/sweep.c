@@ -1,5 +1,6 @@
 /*
- * sweep.c — the table of `onnxcost sweep`: one row per binding.
+ * sweep.c — the table of `onnxcost sweep`: one row per binding, and with
+ * --gpu the predicted time and throughput of each (text, md, csv, json).
  */
 #include "report_impl.h"
 
@@ -7,56 +8,99 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void oc_sweep_text(struct oc_sbuf *b, const struct oc_sweep_row *rows, int32_t n,
-                          const struct oc_sweep_dim *dims, int32_t nd) {
-    enum { FIXED = 6 };
-    static const char *const hdr[FIXED] = {"MACs", "FLOPs", "Params", "Activations (MiB)", "Peak (MiB)", "Input (MiB)"};
-    int32_t ncol = nd + FIXED;
-    size_t w[OC_SWEEP_MAX_DIMS + FIXED];
-    char(*cell)[OC_SWEEP_MAX_DIMS + FIXED][64] = calloc((size_t)n + 1, sizeof *cell);
-    if (!cell) {
-        b->oom = true;
-        return;
+static bool oc_sweep_has_tokens(const struct oc_sweep_row *rows, int32_t n) {
+    for (int32_t r = 0; r < n; r++)
+        if (rows[r].status == OC_OK && rows[r].perf.tokens_per_s > 0)
+            return true;
+    return false;
+}
+
+static void oc_sweep_table(struct oc_table *t, const struct oc_sweep_row *rows, int32_t n,
+                           const struct oc_sweep_dim *dims, int32_t nd, const struct oc_sweep_gpu *gpu, bool csv) {
+    bool tokens = gpu && oc_sweep_has_tokens(rows, n);
+    for (int32_t c = 0; c < nd; c++)
+        oc_table_col(t, dims[c].name, dims[c].name, OC_ALIGN_RIGHT);
+    oc_table_col(t, "MACs", "macs", OC_ALIGN_RIGHT);
+    oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    oc_table_col(t, "Params", "params", OC_ALIGN_RIGHT);
+    oc_table_col(t, "Activations (MiB)", "activation_bytes", OC_ALIGN_RIGHT);
+    oc_table_col(t, "Peak (MiB)", "peak_activation_bytes", OC_ALIGN_RIGHT);
+    oc_table_col(t, "Input (MiB)", "input_bytes", OC_ALIGN_RIGHT);
+    if (gpu) {
+        oc_table_col(t, "Time (ms)", "time_s", OC_ALIGN_RIGHT);
+        oc_table_col(t, "Samples/s", "samples_per_s", OC_ALIGN_RIGHT);
+        if (tokens)
+            oc_table_col(t, "Tokens/s", "tokens_per_s", OC_ALIGN_RIGHT);
+        if (gpu->fit) {
+            oc_table_col(t, "Memory (MiB)", "need_bytes", OC_ALIGN_RIGHT);
+            oc_table_col(t, "Fits", "fits", OC_ALIGN_RIGHT);
+        }
     }
-    for (int32_t c = 0; c < ncol; c++)
-        w[c] = strlen(c < nd ? dims[c].name : hdr[c - nd]);
+    if (csv)
+        oc_table_col(t, "", "complete", OC_ALIGN_RIGHT);
     for (int32_t r = 0; r < n; r++) {
         const struct oc_sweep_row *row = &rows[r];
-        const struct oc_totals *t = &row->totals;
+        const struct oc_totals *tt = &row->totals;
+        const struct oc_sweep_perf *p = &row->perf;
+        oc_table_row(t);
         for (int32_t c = 0; c < nd; c++)
-            snprintf(cell[r][c], 64, "%lld", (long long)row->values[c]);
+            oc_table_cell(t, "%lld", (long long)row->values[c]);
         if (row->status != OC_OK) {
-            snprintf(cell[r][nd], 64, "error");
+            oc_table_cell(t, "error");
+            continue;
+        }
+        bool exact = oc_totals_exact(tt);
+        const char *lb = csv ? "" : oc_lower_bound_mark(tt, true);
+        const char *peak_lb = csv || (tt->peak_complete && !*lb) ? "" : ">= ";
+        const char *ub = csv || exact ? "" : "<= ";
+        char num[48];
+        if (csv) {
+            oc_table_cell(t, "%llu", (unsigned long long)tt->macs);
+            oc_table_cell(t, "%llu", (unsigned long long)tt->flops);
+            oc_table_cell(t, "%llu", (unsigned long long)tt->params);
+            oc_table_cell(t, "%llu", (unsigned long long)tt->activation_bytes);
+            oc_table_cell(t, "%llu", (unsigned long long)tt->peak_activation_bytes);
+            oc_table_cell(t, "%llu", (unsigned long long)tt->input_bytes);
         } else {
-            const char *lb = oc_lower_bound_mark(t, true);
-            char num[48];
-            snprintf(cell[r][nd], 64, "%s%s", lb, oc_fmt_thousands(t->macs, num, sizeof num));
-            snprintf(cell[r][nd + 1], 64, "%s%s", lb, oc_fmt_thousands(t->flops, num, sizeof num));
-            oc_fmt_thousands(t->params, cell[r][nd + 2], 64);
-            snprintf(cell[r][nd + 3], 64, "%s%.2f", lb, (double)t->activation_bytes / 1048576.0);
-            snprintf(cell[r][nd + 4], 64, "%s%.2f", t->peak_complete && !*lb ? "" : ">= ",
-                     (double)t->peak_activation_bytes / 1048576.0);
-            snprintf(cell[r][nd + 5], 64, "%.2f", (double)t->input_bytes / 1048576.0);
+            oc_table_cell(t, "%s%s", lb, oc_fmt_thousands(tt->macs, num, sizeof num));
+            oc_table_cell(t, "%s%s", lb, oc_fmt_thousands(tt->flops, num, sizeof num));
+            oc_table_cell(t, "%s", oc_fmt_thousands(tt->params, num, sizeof num));
+            oc_table_cell(t, "%s%.2f", lb, (double)tt->activation_bytes / 1048576.0);
+            oc_table_cell(t, "%s%.2f", peak_lb, (double)tt->peak_activation_bytes / 1048576.0);
+            oc_table_cell(t, "%.2f", (double)tt->input_bytes / 1048576.0);
         }
-        for (int32_t c = 0; c < ncol; c++)
-            if (strlen(cell[r][c]) > w[c])
-                w[c] = strlen(cell[r][c]);
-    }
-    for (int32_t c = 0; c < ncol; c++) {
-        const char *h = c < nd ? dims[c].name : hdr[c - nd];
-        oc_sbuf_puts(b, c ? "  " : "");
-        oc_sbuf_pad(b, ' ', w[c] - strlen(h));
-        oc_sbuf_puts(b, h);
-    }
-    oc_sbuf_puts(b, "\n");
-    for (int32_t r = 0; r < n; r++) {
-        for (int32_t c = 0; c < ncol; c++) {
-            oc_sbuf_puts(b, c ? "  " : "");
-            oc_sbuf_pad(b, ' ', w[c] - strlen(cell[r][c]));
-            oc_sbuf_puts(b, cell[r][c]);
+        if (!gpu)
+            goto complete;
+        if (csv)
+            oc_table_cell(t, "%.9g", p->time);
+        else
+            oc_table_cell(t, "%s%.3f", lb, p->time * 1e3);
+        if (p->samples_per_s > 0)
+            oc_table_cell(t, csv ? "%s%.9g" : "%s%.1f", ub, p->samples_per_s);
+        else
+            oc_table_cell(t, "%s", csv ? "" : "-");
+        if (tokens && p->tokens_per_s > 0)
+            oc_table_cell(t, csv ? "%s%.9g" : "%s%.0f", ub, p->tokens_per_s);
+        else if (tokens)
+            oc_table_cell(t, "%s", csv ? "" : "-");
+        if (gpu->fit) {
+            bool need_exact = exact && tt->peak_complete;
+            if (csv)
+                oc_table_cell(t, "%llu", (unsigned long long)p->need);
+            else
+                oc_table_cell(t, "%s%.2f", need_exact ? "" : ">= ", (double)p->need / 1048576.0);
+            oc_table_cell(t, "%s", oc_fit_word(p->need, gpu->usable, need_exact));
         }
-        oc_sbuf_puts(b, "\n");
+    complete:
+        if (csv)
+            oc_table_cell(t, "%s", exact ? "true" : "false");
     }
+}
+
+/* The lines under a text or Markdown table: rows whose values are bounds,
+ * and rows that failed. */
+static void oc_sweep_notes(struct oc_sbuf *b, const struct oc_sweep_row *rows, int32_t n,
+                           const struct oc_sweep_dim *dims, int32_t nd, const struct oc_sweep_gpu *gpu) {
     for (int32_t r = 0; r < n; r++) /* where a row's values are lower bounds, why */
         if (rows[r].status == OC_OK && !oc_totals_exact(&rows[r].totals)) {
             for (int32_t c = 0; c < nd; c++)
@@ -64,7 +108,8 @@ static void oc_sweep_text(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
                                (long long)rows[r].values[c]);
             oc_sbuf_puts(b, ": ");
             oc_fmt_incomplete(b, &rows[r].totals);
-            oc_sbuf_puts(b, "; values marked >= are lower bounds\n");
+            oc_sbuf_puts(b, gpu ? "; values marked >= are lower bounds, <= upper bounds\n"
+                                : "; values marked >= are lower bounds\n");
         }
     for (int32_t r = 0; r < n; r++)
         if (rows[r].status != OC_OK) {
@@ -72,11 +117,11 @@ static void oc_sweep_text(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
                 oc_sbuf_printf(b, "%s%s=%lld", c ? ", " : "error at ", dims[c].name, (long long)rows[r].values[c]);
             oc_sbuf_printf(b, ": %s\n", rows[r].reason);
         }
-    free(cell);
 }
 
 static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, int32_t n,
-                          const struct oc_sweep_dim *dims, int32_t nd, const char *path) {
+                          const struct oc_sweep_dim *dims, int32_t nd, const struct oc_sweep_gpu *gpu,
+                          const struct oc_perf *setup, const char *path) {
     json_t *doc = json_object(), *jd = json_array(), *jr = json_array();
     for (int32_t c = 0; jd && c < nd; c++)
         json_array_append_new(jd, json_string(dims[c].name));
@@ -99,23 +144,72 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
             /* false: macs, flops and the activation sizes are lower bounds */
             json_object_set_new(o, "complete", json_boolean(oc_totals_exact(t)));
             json_object_set_new(o, "nodes_without_cost", json_integer(t->n_uncosted));
+            if (gpu) {
+                const struct oc_sweep_perf *p = &row->perf;
+                json_t *g = json_object();
+                json_object_set_new(g, "time_s", json_real(p->time));
+                json_object_set_new(g, "samples_per_s", p->samples_per_s > 0 ? json_real(p->samples_per_s) : json_null());
+                json_object_set_new(g, "tokens_per_s", p->tokens_per_s > 0 ? json_real(p->tokens_per_s) : json_null());
+                json_object_set_new(g, "nodes_not_timed", json_integer(p->n_untimed));
+                if (gpu->fit) {
+                    json_object_set_new(g, "need_bytes", json_integer((json_int_t)p->need));
+                    json_object_set_new(g, "fits", json_boolean(p->fits));
+                }
+                json_object_set_new(o, "gpu", g);
+            }
         }
         json_array_append_new(jr, o);
     }
     json_object_set_new(doc, "schema", json_string("onnxcost-sweep/1"));
     json_object_set_new(doc, "model", json_string(path ? path : ""));
+    if (gpu) {
+        json_t *g = oc_gpu_json_setup(setup);
+        if (g && gpu->fit) {
+            struct oc_fit f = {.reserve = gpu->gpu->mem_bytes - gpu->usable, .usable = gpu->usable};
+            json_object_set_new(g, "fit", oc_gpu_json_fit_setup(&f));
+        }
+        json_object_set_new(doc, "gpu", g);
+    }
     json_object_set_new(doc, "dims", jd);
     json_object_set_new(doc, "rows", jr);
     oc_sbuf_json(b, doc);
 }
 
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
-                               int32_t n_dims, const struct oc_report_spec *spec, struct oc_diag *d) {
+                               int32_t n_dims, const struct oc_sweep_gpu *gpu, const struct oc_report_spec *spec,
+                               struct oc_diag *d) {
     struct oc_sbuf b = {0};
-    if (spec->format == OC_FORMAT_JSON)
-        oc_sweep_json(&b, rows, n, dims, n_dims, spec->model_path);
-    else
-        oc_sweep_text(&b, rows, n, dims, n_dims);
+    struct oc_perf setup = {0}; /* what the header lines of a prediction read */
+    if (gpu) {
+        setup.gpu = gpu->gpu;
+        setup.opts = gpu->opts;
+    }
+    if (spec->format == OC_FORMAT_JSON) {
+        oc_sweep_json(&b, rows, n, dims, n_dims, gpu, &setup, spec->model_path);
+    } else {
+        bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
+        struct oc_table t = {0};
+        oc_sweep_table(&t, rows, n, dims, n_dims, gpu, csv);
+        if (!csv && gpu) {
+            oc_gpu_text_header(&b, &setup, spec->gpu ? spec->gpu->spec_source : NULL);
+            if (gpu->fit) {
+                struct oc_fit f = {.reserve = gpu->gpu->mem_bytes - gpu->usable, .usable = gpu->usable};
+                oc_gpu_text_fit_header(&b, &f, gpu->gpu);
+            }
+            oc_sbuf_puts(&b, md ? "\n" : "");
+        }
+        if (csv)
+            oc_table_csv(&b, &t);
+        else if (md)
+            oc_table_md(&b, &t);
+        else
+            oc_table_text(&b, &t);
+        oc_table_free(&t);
+        if (!csv) {
+            oc_sbuf_puts(&b, md ? "\n" : "");
+            oc_sweep_notes(&b, rows, n, dims, n_dims, gpu);
+        }
+    }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;

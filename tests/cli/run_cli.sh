@@ -90,8 +90,8 @@ expect bad_batch 2 "$E --batch takes a positive integer, got '0'" -- "$fx/mnist/
 expect bad_batch2 2 "$E --batch takes a positive integer, got '12x'" -- "$fx/mnist/torchsummary_net.onnx" --batch=12x
 expect bad_dim 2 "$E --dim takes NAME=N with a positive integer N, got 'batch'" -- "$fx/mnist/torchsummary_net.onnx" --dim batch
 expect dup_dim 2 "$E --dim batch given twice" -- "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
-expect bad_format 2 "$E --format takes text, json, csv, md or html" -- "$fx/mnist/torchsummary_net.onnx" --format xml
-expect bad_sort 2 "$E --sort takes macs, flops, params or bytes" -- "$fx/mnist/torchsummary_net.onnx" --sort size
+expect bad_format 2 "$E --format takes text, json, csv, md or html, got 'xml'" -- "$fx/mnist/torchsummary_net.onnx" --format xml
+expect bad_sort 2 "$E --sort takes macs, flops, params or bytes, got 'size'" -- "$fx/mnist/torchsummary_net.onnx" --sort size
 expect bad_top 2 "$E --top takes a positive integer, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --top 0
 expect top_sorted 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --sort macs --top 2
 expect_out top_sorted_rows "/conv2/Conv (Conv)" "/conv1/Conv (Conv)" "(2 of 12 nodes, largest MACs first)"
@@ -104,8 +104,8 @@ fi
 expect bad_depth 2 "$E --depth takes an integer from 1 to 64, got '0'" -- "$fx/mnist/torchsummary_net.onnx" --depth 0
 expect depth1 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --depth 1
 expect_out depth1_rows "Module" "conv1" "conv2" "fc1" "fc2" "(top level)"
-expect bad_optimizer 2 "$E --optimizer takes sgd, momentum or adam" -- "$fx/mnist/torchsummary_net.onnx" --optimizer rmsprop
-expect bad_dtype 2 "$E --dtype takes fp64, fp32, fp16, bf16, fp8, int8 or int4" -- "$fx/mnist/torchsummary_net.onnx" --dtype fp12
+expect bad_optimizer 2 "$E --optimizer takes sgd, momentum or adam, got 'rmsprop'" -- "$fx/mnist/torchsummary_net.onnx" --optimizer rmsprop
+expect bad_dtype 2 "$E --dtype takes fp64, fp32, fp16, bf16, fp8, int8 or int4, got 'fp12'" -- "$fx/mnist/torchsummary_net.onnx" --dtype fp12
 expect training 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 64 --optimizer momentum --train-samples 60000 --dtype fp16
 expect_out training_lines "Training step (optimizer momentum, batch 64):" "FLOPs per epoch (60,000 samples, 938 steps)" \
     "Params size (MiB): 0.04" "(sizes with every float tensor priced as fp16)"
@@ -162,6 +162,8 @@ else
     echo "FAIL sweep_json: $(head -c 300 "$tmp/out")"
     fail=$((fail + 1))
 fi
+# a swept dim that no input has gives equal rows: a warning names it
+expect sweep_no_such_dim 0 "onnxcost: warning: $fx/mnist/torchsummary_net.onnx: --dim seq: the model's inputs have no symbolic dim named 'seq' (its values change nothing)" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim seq=1,2
 expect sweep_bad 2 "$E sweep: --dim takes NAME=V1,V2,... with positive integers, got 'batch=1,,2'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,,2
 # budgets: the seed-000 net has 21,840 params and 480,500 MACs at batch 1
 expect budget_ok 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --max-params 30k --max-macs 0.5M
@@ -175,6 +177,21 @@ expect md 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1 --format md
 expect_out md_rows "| params | 21,840 |" "| Conv | 2 | 464,000 | 96.6 |" "| /conv1/Conv | Conv | [1, 10, 24, 24] | 260 | 144,000 |"
 expect compare 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
 expect_out compare_rows "Model" "1,199,882" "21,840 (0.02x) *" "11,992,448" "480,500 (0.04x) *" "ratio to the first model"
+# -o without a file is refused by every command (compare once took it as stdout)
+expect compare_o_missing 2 "$E compare: --output takes a file name, got ''" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" -o
+expect compare_fit_nogpu 2 "$E compare: --fit needs --gpu NAME or --gpu-spec FILE" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --fit
+expect sweep_fit_nogpu 2 "$E sweep: --fit needs --gpu NAME or --gpu-spec FILE" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --fit
+expect sweep_gpu_unknown 2 "$E sweep: --gpu: unknown GPU 'z80' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --gpu z80
+# sweep as CSV and Markdown: 480,500 MACs and 975,241 FLOPs per sample, 21,840 params
+expect sweep_csv 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --format csv
+expect_out sweep_csv_rows "batch,macs,flops,params,activation_bytes,peak_activation_bytes,input_bytes,complete" "1,480500,975241,21840," "2,961000,1950482,21840,"
+expect sweep_md 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=2 --format md
+expect_out sweep_md_rows "| batch | MACs | FLOPs | Params |" "|---:|---:|" "| 2 | 961,000 | 1,950,482 | 21,840 |"
+# with --gpu, compare and sweep print the device line and the predicted columns
+expect compare_gpu 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1 --gpu t4
+expect_out compare_gpu_rows "Predicted on NVIDIA T4" "Time (ms)" "Samples/s" "* = best in its column"
+expect sweep_gpu 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --gpu t4 --fit
+expect_out sweep_gpu_rows "Predicted on NVIDIA T4" "Fit (inference): against 15.00 GiB usable" "Time (ms)" "Samples/s" "Memory (MiB)" "Fits"
 expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
 # --dim/--batch parsed as analyze and replay parse them (cli/limits.c)
 expect compare_dim_twice 2 "$E compare: --dim batch given twice" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2
@@ -213,7 +230,7 @@ expect gpu_spec_key 2 "$E $tmp/gpu2.json: bad key 'tflops' (unknown key; see doc
 echo '{"name": "x", "fp32": "fast", "memory_gib": 1, "bandwidth_gbs": 1}' >"$tmp/gpu3.json"
 expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (a number >= 0 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
 expect gpu_eff 2 "$E --efficiency takes a fraction 0 < X <= 1, got '0'" -- "$fx/mnist/examples_net.onnx" --gpu t4 --efficiency 0
-expect gpu_math 2 "$E --math takes auto, fp32, tf32 or fp16" -- "$fx/mnist/examples_net.onnx" --gpu t4 --math int3
+expect gpu_math 2 "$E --math takes auto, fp32, tf32 or fp16, got 'int3'" -- "$fx/mnist/examples_net.onnx" --gpu t4 --math int3
 # the seed-003 question on the MNIST net: the table has the roofline columns
 expect gpu_table 0 "" -- "$fx/mnist/examples_net.onnx" --gpu K80 --dtype fp64
 expect_out gpu_table_text "FLOP/B" "Bound" "Time (us)" "Predicted on NVIDIA Tesla K80 (board: 2x GK210)" "Peaks: FP32 8.73 TFLOPS, DRAM 480 GB/s (ridge 18.2 FLOP/B), FP64 2.91"
@@ -365,13 +382,13 @@ expect limit_rank_low 2 "$E $fx/mnist/torchsummary_net.onnx: initializer 'conv1.
 # sweep and compare take the same flags, with the same ranges and lines (cli/limits.c)
 R65="$E $B/rank65.onnx: graph input 'x' has rank 65 (limit 64; --limit-rank N raises it)"
 expect sweep_rank65 2 "$R65" -- sweep "$B/rank65.onnx" --dim batch=1,2
-expect sweep_rank65_ok 0 "" -- sweep "$B/rank65.onnx" --dim batch=1,2 --limit-rank 65
+expect sweep_rank65_ok 0 "onnxcost: warning: $B/rank65.onnx: --dim batch: the model's inputs have no symbolic dim named 'batch' (its values change nothing)" -- sweep "$B/rank65.onnx" --dim batch=1,2 --limit-rank 65
 expect_out sweep_rank65_rows "    1     0      1       0" "    2     0      1       0"
 expect compare_rank65 2 "$R65" -- compare "$B/rank65.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1
 expect compare_rank65_ok 0 "" -- compare "$B/rank65.onnx" "$fx/mnist/torchsummary_net.onnx" --batch 1 --limit-rank=65
 expect_out compare_rank65_rows "$B/rank65.onnx" "21,840"
-expect sweep_limit_bad 2 "$E --limit-rank takes an integer from 1 to 65536, got '0'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --limit-rank 0
-expect compare_limit_bad 2 "$E --limit-subgraph-depth takes an integer from 1 to 512, got '513'" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --limit-subgraph-depth 513
+expect sweep_limit_bad 2 "$E sweep: --limit-rank takes an integer from 1 to 65536, got '0'" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --limit-rank 0
+expect compare_limit_bad 2 "$E compare: --limit-subgraph-depth takes an integer from 1 to 512, got '513'" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --limit-subgraph-depth 513
 expect sweep_limit_nodes 2 "$E $fx/mnist/torchsummary_net.onnx: node '/Relu_2' (Relu): the model has more than 9 nodes (--limit-nodes N raises the limit)" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --limit-nodes 9
 # a graph invalid at every binding is refused by sweep like analyze refuses it, not a table of errors
 expect sweep_cycle 2 "$E $B/cycle.onnx: cycle in graph: node 'add_a' (Add) depends on its own output" -- sweep "$B/cycle.onnx" --dim batch=1,2

@@ -52,11 +52,11 @@ if [ $? = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -qF "cannot load the GPU
     pass=$((pass + 1)); else echo "FAIL fake_plugin: $(cat "$tmp/err")"; fail=$((fail + 1)); fi
 
 # usage and bad input
-expect bad_math 2 "onnxcost: error: replay: --math takes fp32, tf32 or fp16" -- replay "$M" --math fp8
-expect bad_format 2 "onnxcost: error: replay: --format takes text, md, json or html" -- replay "$M" --format csv
+expect bad_math 2 "onnxcost: error: replay: --math takes fp32, tf32 or fp16, got 'fp8'" -- replay "$M" --math fp8
+expect bad_format 2 "onnxcost: error: replay: --format takes text, md, json or html, got 'csv'" -- replay "$M" --format csv
 expect plan_html 2 "onnxcost: error: replay: --plan prints as text, md or json (html shows measurements)" -- replay "$M" --plan --format html
 expect bad_regex 2 "onnxcost: error: replay: --nodes '(': Unmatched ( or \\(" -- replay "$M" --nodes '('
-expect bad_reps 2 "onnxcost: error: replay: --reps takes 1 to 100000, got '0'" -- replay "$M" --reps 0
+expect bad_reps 2 "onnxcost: error: replay: --reps takes an integer from 1 to 100000, got '0'" -- replay "$M" --reps 0
 expect no_model 2 "onnxcost: error: replay: no model given (try 'onnxcost replay --help')" -- replay
 expect broken_model 2 "onnxcost: error: $fx/bad/cycle.onnx: $("$bin" "$fx/bad/cycle.onnx" 2>&1 >/dev/null | sed "s|^onnxcost: error: $fx/bad/cycle.onnx: ||")" \
     -- replay "$fx/bad/cycle.onnx" --plan

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The GPU performance model (--gpu-spec, --fit, --gpus, --pipeline) against
-figures computed here by hand.
+figures computed here by hand, in analyze, and per model and per binding in
+compare and sweep (--gpu shared by the three).
 
 A three-node MLP with a free batch dim, x[N,256] -> MatMul(256x1024) -> Relu
 -> MatMul(1024x10), is built with the onnx package. Its FLOPs, bytes and
@@ -137,6 +138,74 @@ with tempfile.TemporaryDirectory() as tmp:
     per_sample = 4 * (K + H + H + C)
     check("train need", f["need_bytes"], 2 * params + per_sample)
     check("train max batch", f["max_batch"], (GIB - reserve - 2 * params) // per_sample)
+
+    # the same model in compare and sweep: one MLP of hidden width H and one
+    # of width H2, each timed and fitted like analyze's by hand
+    H2 = 512
+    w1b = numpy_helper.from_array(np.zeros((K, H2), np.float32), "w1")
+    w2b = numpy_helper.from_array(np.zeros((H2, C), np.float32), "w2")
+    g2 = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+         helper.make_node("Relu", ["h"], ["r"], name="act"),
+         helper.make_node("MatMul", ["r", "w2"], ["y"], name="fc2")],
+        "mlp2", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", K])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", C])], [w1b, w2b])
+    model2 = os.path.join(tmp, "mlp2.onnx")
+    onnx.save(helper.make_model(g2, opset_imports=[helper.make_opsetid("", 17)]), model2)
+
+    def latency_by_hand(n, h):
+        return sum(roof(fl, nb)[0] for fl, nb in (
+            (2 * n * K * h, 4 * (n * K + K * h) + 4 * n * h), (n * h, 4 * n * h * 2),
+            (2 * n * h * C, 4 * (n * h + h * C) + 4 * n * C)))
+
+    def need_by_hand(n, h):  # inference: params + h and r live together at Relu
+        return 4 * (K * h + h * C) + 4 * 2 * h * n
+
+    gpu_opts = ["--gpu-spec", spec, "--efficiency", str(EFF_C), "--mem-efficiency", str(EFF_M),
+                "--launch-us", str(LAUNCH * 1e6), "--reserve", "512MiB"]
+    out = subprocess.run([args.onnxcost, "compare", model, model2, "--batch", "64", "--fit", "--format", "json",
+                          *gpu_opts], capture_output=True, text=True)
+    if out.returncode != 0:
+        print("FAIL compare --gpu:", out.stderr)
+        sys.exit(1)
+    cmp = json.loads(out.stdout)
+    check("compare device", cmp["gpu"]["device"]["name"], "Round GPU")
+    check("compare usable", cmp["gpu"]["fit"]["usable_bytes"], GIB - reserve)
+    for m, h in zip(cmp["models"], (H, H2)):
+        lat = latency_by_hand(64, h)
+        check(f"compare H={h} time", m["gpu"]["time_s"], lat)
+        check(f"compare H={h} samples/s", m["gpu"]["samples_per_s"], 64 / lat)
+        check(f"compare H={h} need", m["gpu"]["need_bytes"], need_by_hand(64, h))
+        check(f"compare H={h} fits", m["gpu"]["fits"], True)
+        check(f"compare H={h} max batch", m["gpu"]["max_batch"],
+              (GIB - reserve - 4 * (K * h + h * C)) // (4 * 2 * h))
+    out = subprocess.run([args.onnxcost, "compare", model, model2, "--batch", "64", "--fit", *gpu_opts],
+                         capture_output=True, text=True)
+    rows = {line.split()[0]: line for line in out.stdout.splitlines() if line.startswith(tmp)}
+    # the narrower model is faster, lighter and fits the larger batch: all its
+    # GPU columns carry the best mark, with their ratio to the first model
+    lat1, lat2 = latency_by_hand(64, H), latency_by_hand(64, H2)
+    check("compare text rows", len(rows), 2)
+    want = f"{lat2 * 1e3:.3f} ({lat2 / lat1:.2f}x) *"
+    check("compare text time of H2", want in rows.get(model2, ""), True)
+    mb2 = (GIB - reserve - 4 * (K * H2 + H2 * C)) // (4 * 2 * H2)
+    mb1 = (GIB - reserve - 4 * (K * H + H * C)) // (4 * 2 * H)
+    check("compare text max batch of H2", f"{mb2} ({mb2 / mb1:.2f}x) *" in rows.get(model2, ""), True)
+
+    batches = [1, 64, 1024, 200000]
+    out = subprocess.run([args.onnxcost, "sweep", model, "--dim", "N=" + ",".join(map(str, batches)), "--fit",
+                          "--format", "json", *gpu_opts], capture_output=True, text=True)
+    if out.returncode != 0:
+        print("FAIL sweep --gpu:", out.stderr)
+        sys.exit(1)
+    sw = json.loads(out.stdout)
+    check("sweep rows", len(sw["rows"]), len(batches))
+    for row, n in zip(sw["rows"], batches):
+        lat = latency_by_hand(n, H)
+        check(f"sweep N={n} time", row["gpu"]["time_s"], lat)
+        check(f"sweep N={n} samples/s", row["gpu"]["samples_per_s"], n / lat)
+        check(f"sweep N={n} need", row["gpu"]["need_bytes"], need_by_hand(n, H))
+        check(f"sweep N={n} fits", row["gpu"]["fits"], need_by_hand(n, H) <= GIB - reserve)
 
 print(f"gpu model: {'ok' if not fails else str(fails) + ' failed'}")
 sys.exit(1 if fails else 0)

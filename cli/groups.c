@@ -1,0 +1,317 @@
+/*
+ * groups.c — the option groups several commands share (groups.h).
+ */
+#include "groups.h"
+
+#include "cli.h"
+
+#include "../analyzer/budget.h"
+#include "../analyzer/dtype.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- --format (each command its own row and formats) -------------------- */
+
+bool oc_opt_format(const struct oc_opt *o, void *dest, const char *v) {
+    enum oc_format f;
+    if (!oc_format_parse(v, &f) || !((o->min >> f) & 1))
+        return false;
+    *(enum oc_format *)((char *)dest + o->offset) = f;
+    return true;
+}
+
+/* ---- --dim, --batch ---------------------------------------------------- */
+
+bool oc_cli_bind_init(struct oc_cli_bind *b, int argc) {
+    memset(b, 0, sizeof *b);
+    b->dims = calloc((size_t)argc + 1, sizeof *b->dims);
+    b->opts.dims = b->dims;
+    return b->dims != NULL;
+}
+
+void oc_cli_bind_free(struct oc_cli_bind *b) {
+    for (int32_t k = 0; k < b->opts.n_dims; k++)
+        free((char *)b->dims[k].name);
+    free(b->dims);
+    b->dims = NULL;
+}
+
+static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_cli_bind *b = dest;
+    const char *eq = v ? strrchr(v, '=') : NULL;
+    int64_t val;
+    if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1)
+        return oc_cli_usage_error("%s--dim takes NAME=N with a positive integer N, got '%s'", prefix, v ? v : "");
+    char *nm = strndup(v, (size_t)(eq - v));
+    if (!nm)
+        return OC_EXIT_INTERNAL;
+    for (int32_t k = 0; k < b->opts.n_dims; k++)
+        if (strcmp(b->dims[k].name, nm) == 0) {
+            oc_cli_usage_error("%s--dim %s given twice", prefix, nm);
+            free(nm);
+            return OC_EXIT_INPUT;
+        }
+    b->dims[b->opts.n_dims++] = (struct oc_binding){nm, val};
+    return OC_PARSE_GO;
+}
+
+static const struct oc_opt oc_bind_opts[] = {
+    {.name = "--dim",
+     .arg = "NAME=N",
+     .help = "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable",
+     .kind = OC_OPT_CALL,
+     .call = oc_opt_dim},
+    {.name = "--batch",
+     .arg = "N",
+     .help = "bind the first dim of every graph input whose first dim is\n"
+             "symbolic or unnamed (a --dim for the same name wins)",
+     .kind = OC_OPT_INT,
+     .offset = offsetof(struct oc_cli_bind, opts.batch),
+     .min = 1,
+     .max = INT64_MAX,
+     .expects = "a positive integer"},
+};
+const struct oc_opt_group oc_group_bind = {NULL, oc_bind_opts, sizeof oc_bind_opts / sizeof oc_bind_opts[0]};
+
+/* ---- --dtype ------------------------------------------------------------- */
+
+static bool oc_opt_price(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    struct oc_cli_price *p = dest;
+    if (!oc_dtype_price_parse(v, &p->bits, &p->dtype))
+        return false;
+    p->name = v;
+    return true;
+}
+
+static const struct oc_opt oc_price_opts[] = {
+    {.name = "--dtype",
+     .arg = "NAME",
+     .help = "price every float tensor as fp64, fp32, fp16, bf16, fp8, int8\n"
+             "or int4 (bytes only; shapes and MACs are unchanged)",
+     .kind = OC_OPT_PARSE,
+     .expects = "fp64, fp32, fp16, bf16, fp8, int8 or int4",
+     .parse = oc_opt_price},
+};
+const struct oc_opt_group oc_group_price = {NULL, oc_price_opts, 1};
+
+/* ---- --limit-* ------------------------------------------------------------ */
+
+static bool oc_opt_int32(const struct oc_opt *o, void *dest, const char *v) {
+    int64_t n;
+    if (!oc_cli_parse_count(v, &n) || n < o->min || n > o->max)
+        return false;
+    *(int32_t *)((char *)dest + o->offset) = (int32_t)n;
+    return true;
+}
+
+static const struct oc_opt oc_limit_opts[] = {
+    {.name = "--limit-nodes",
+     .arg = "N",
+     .help = "nodes in all graphs and functions (default 16777216)",
+     .kind = OC_OPT_INT,
+     .offset = offsetof(struct oc_limits, max_nodes),
+     .min = 1,
+     .max = OC_LIMIT_MAX_NODES,
+     .expects = "an integer from 1 to 134217728"},
+    {.name = "--limit-rank",
+     .arg = "N",
+     .help = "rank of any tensor, declared or inferred (default 64)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_limits, max_rank),
+     .min = 1,
+     .max = OC_LIMIT_MAX_RANK,
+     .expects = "an integer from 1 to 65536",
+     .parse = oc_opt_int32},
+    {.name = "--limit-subgraph-depth",
+     .arg = "N",
+     .help = "If/Loop/Scan bodies and function calls nested\n(default 32, at most 512)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_limits, max_subgraph_depth),
+     .min = 1,
+     .max = OC_LIMIT_MAX_SUBGRAPH_DEPTH,
+     .expects = "an integer from 1 to 512",
+     .parse = oc_opt_int32},
+};
+const struct oc_opt_group oc_group_limits = {"limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):",
+                                             oc_limit_opts, sizeof oc_limit_opts / sizeof oc_limit_opts[0]};
+
+/* ---- -o ------------------------------------------------------------------- */
+
+static const struct oc_opt oc_output_opts[] = {
+    {.name = "--output",
+     .alias = "-o",
+     .arg = "FILE",
+     .help = "write to FILE instead of standard output",
+     .kind = OC_OPT_TEXT,
+     .expects = "a file name"},
+};
+const struct oc_opt_group oc_group_output = {NULL, oc_output_opts, 1};
+
+/* ---- --optimizer ------------------------------------------------------------ */
+
+static bool oc_opt_optimizer(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    struct oc_cli_train *t = dest;
+    return (t->on = oc_optimizer_parse(v, &t->optimizer));
+}
+
+static const struct oc_opt oc_train_opts[] = {
+    {.name = "--optimizer",
+     .arg = "NAME",
+     .help = "add a training-step estimate: sgd, momentum or adam\n"
+             "(parameters, gradients, optimizer state, saved activations,\n"
+             "FLOPs per step)",
+     .kind = OC_OPT_PARSE,
+     .expects = "sgd, momentum or adam",
+     .parse = oc_opt_optimizer},
+};
+const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 1};
+
+/* ---- the GPU model ------------------------------------------------------------ */
+
+void oc_cli_gpu_init(struct oc_cli_gpu *g) {
+    memset(g, 0, sizeof *g);
+    oc_perf_defaults(&g->perf);
+    g->reserve = 1ull << 30;
+}
+
+static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_cli_gpu *g = dest;
+    if (!(g->gpu = oc_gpu_find(v)))
+        return oc_cli_usage_error("%s--gpu: unknown GPU '%s' (onnxcost gpus lists them; --gpu-spec FILE for others)",
+                                  prefix, v ? v : "");
+    g->spec_path = NULL;
+    return OC_PARSE_GO;
+}
+
+static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    (void)prefix;
+    struct oc_cli_gpu *g = dest;
+    char err[256];
+    if (!v || !oc_gpu_spec_load(v, &g->custom, g->custom_name, sizeof g->custom_name, err, sizeof err)) {
+        fprintf(stderr, "onnxcost: error: %s: %s\n", v ? v : "--gpu-spec", v ? err : "takes a JSON file");
+        return OC_EXIT_INPUT;
+    }
+    g->gpu = &g->custom;
+    g->spec_path = v;
+    return OC_PARSE_GO;
+}
+
+static bool oc_opt_math(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    return oc_math_parse(v, &((struct oc_cli_gpu *)dest)->perf.math);
+}
+
+/* a double in (0, 1] at the option's offset: the efficiencies */
+bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x > 0 && x <= 1))
+        return false;
+    *(double *)((char *)dest + o->offset) = x;
+    return true;
+}
+
+static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x >= 0 && x <= 1e6))
+        return false;
+    ((struct oc_cli_gpu *)dest)->perf.launch_s = x * 1e-6;
+    return true;
+}
+
+static bool oc_opt_reserve(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    return oc_quantity_parse(v, &((struct oc_cli_gpu *)dest)->reserve);
+}
+
+static const struct oc_opt oc_gpu_opts[] = {
+    {.name = "--gpu",
+     .arg = "NAME",
+     .help = "roofline per node (FLOP/B, bound, time) and the model's\n"
+             "latency and throughput on a built-in GPU (k80, v100, a100, h100, ...)",
+     .kind = OC_OPT_CALL,
+     .call = oc_opt_gpu},
+    {.name = "--gpu-spec",
+     .arg = "FILE",
+     .help = "the same for a device described in JSON (docs/GPUS.md)",
+     .kind = OC_OPT_CALL,
+     .call = oc_opt_gpu_spec},
+    {.name = "--math",
+     .arg = "MODE",
+     .help = "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
+             "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
+             "precision comes from the tensors, or from --dtype",
+     .kind = OC_OPT_PARSE,
+     .expects = "auto, fp32, tf32 or fp16",
+     .parse = oc_opt_math},
+    {.name = "--efficiency",
+     .arg = "X",
+     .help = "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_cli_gpu, perf.eff_compute),
+     .expects = "a fraction 0 < X <= 1",
+     .parse = oc_opt_fraction},
+    {.name = "--mem-efficiency",
+     .arg = "X",
+     .help = "fraction of DRAM bandwidth reached (default 0.8)",
+     .kind = OC_OPT_PARSE,
+     .offset = offsetof(struct oc_cli_gpu, perf.eff_memory),
+     .expects = "a fraction 0 < X <= 1",
+     .parse = oc_opt_fraction},
+    {.name = "--launch-us",
+     .arg = "X",
+     .help = "per-kernel overhead in microseconds (default 5)",
+     .kind = OC_OPT_PARSE,
+     .expects = "microseconds >= 0",
+     .parse = oc_opt_launch_us},
+    {.name = "--additive",
+     .help = "time = compute + memory (PALEO) instead of the maximum",
+     .kind = OC_OPT_FLAG,
+     .offset = offsetof(struct oc_cli_gpu, perf.additive)},
+    {.name = "--fit",
+     .help = "does it fit: inference (or, with --optimizer, training) memory\n"
+             "against the device minus --reserve; analyze and compare also give\n"
+             "the largest --batch that fits",
+     .kind = OC_OPT_FLAG,
+     .offset = offsetof(struct oc_cli_gpu, fit)},
+    {.name = "--reserve",
+     .arg = "SIZE",
+     .help = "memory kept back for the CUDA context and workspaces (default 1GiB)",
+     .kind = OC_OPT_PARSE,
+     .expects = "a size (512MiB, 1GiB)",
+     .parse = oc_opt_reserve},
+};
+const struct oc_opt_group oc_group_gpu = {"GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):",
+                                          oc_gpu_opts, sizeof oc_gpu_opts / sizeof oc_gpu_opts[0]};
+
+/* ---- listings ---------------------------------------------------------------- */
+
+static const struct oc_opt oc_listing_opts[] = {
+    {.name = "--format",
+     .arg = "FMT",
+     .help = "text (default) or md",
+     .kind = OC_OPT_PARSE,
+     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD,
+     .expects = "text or md",
+     .parse = oc_opt_format},
+};
+const struct oc_opt_group oc_group_listing = {NULL, oc_listing_opts, 1};
+
+int oc_cli_parse_listing(const struct oc_cmd_spec *cmd, int argc, char **argv) {
+    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    int32_t n = 0;
+    int rc = args ? oc_cli_parse(cmd, argc, argv, args, &n) : OC_EXIT_INTERNAL;
+    if (rc == OC_PARSE_GO && n)
+        rc = oc_cli_usage_error("%sunknown argument '%s'", cmd->prefix, args[0]);
+    free(args);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/*
+ * groups.h — option groups several commands share (cli/groups.c), and the
+ * structs their values go into. A command lists the groups it takes in its
+ * table (struct oc_cmd_spec), so an option shared by analyze, compare and
+ * sweep parses, checks and helps the same in all three.
+ */
+#ifndef OC_CLI_GROUPS_H
+#define OC_CLI_GROUPS_H
+
+#include "options.h"
+
+#include "../analyzer/analyze.h"
+#include "../analyzer/gpu.h"
+#include "../analyzer/model.h"
+#include "../analyzer/training.h"
+
+/* --dim NAME=N, --batch N (analyze, compare, replay) */
+struct oc_cli_bind {
+    struct oc_analyze_opts opts; /* opts.dims = dims                          */
+    struct oc_binding *dims;     /* room for argc bindings; names malloc'd    */
+};
+extern const struct oc_opt_group oc_group_bind;
+/* dims with room for argc; false when out of memory */
+bool oc_cli_bind_init(struct oc_cli_bind *b, int argc);
+void oc_cli_bind_free(struct oc_cli_bind *b);
+
+/* --dtype NAME: price float tensors at that width (analyze, compare, sweep) */
+struct oc_cli_price {
+    const char *name; /* NULL: each tensor's own type                        */
+    int32_t bits;     /* for oc_analyze_opts.price_bits                       */
+    int32_t dtype;    /* the ONNX code, for oc_perf_opts.dtype                */
+};
+extern const struct oc_opt_group oc_group_price;
+
+/* --limit-nodes, --limit-rank, --limit-subgraph-depth (into struct oc_limits) */
+extern const struct oc_opt_group oc_group_limits;
+
+/* -o, --output FILE (into a const char *) */
+extern const struct oc_opt_group oc_group_output;
+
+/* --optimizer NAME (analyze, compare) */
+struct oc_cli_train {
+    bool on; /* --optimizer given                         */
+    enum oc_optimizer optimizer;
+};
+extern const struct oc_opt_group oc_group_train;
+
+/* The GPU model (analyze, compare, sweep): --gpu, --gpu-spec, --math, the
+ * efficiencies, --launch-us, --additive, --fit, --reserve. */
+struct oc_cli_gpu {
+    const struct oc_gpu *gpu; /* NULL: no predictions                     */
+    const char *spec_path;    /* --gpu-spec FILE                          */
+    struct oc_gpu custom;     /* the --gpu-spec device                    */
+    char custom_name[512];    /* its strings                              */
+    struct oc_perf_opts perf; /* call oc_cli_gpu_init first               */
+    bool fit;
+    uint64_t reserve;
+};
+extern const struct oc_opt_group oc_group_gpu;
+void oc_cli_gpu_init(struct oc_cli_gpu *g);
+/* OC_OPT_PARSE: a double in (0, 1] at the option's offset */
+bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v);
+
+/* OC_OPT_PARSE of a command's --format row: one of the formats whose bit
+ * is set in the row's min (1 << OC_FORMAT_...), into the enum at its offset. */
+bool oc_opt_format(const struct oc_opt *o, void *dest, const char *v);
+
+/* --format text|md of the listings (ops, gpus) into an enum oc_format */
+extern const struct oc_opt_group oc_group_listing;
+/* oc_cli_parse for a command that takes no argument but its options:
+ * one is "CMD: unknown argument 'X'" (exit 2). */
+int oc_cli_parse_listing(const struct oc_cmd_spec *cmd, int argc, char **argv);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * json_inputs.c — the JSON files the commands read besides ONNX: a previous
+ * report (--baseline), a device description (--gpu-spec) and a budget file
+ * (--budget). reports/ owns onnxcost's JSON formats, in and out.
+ */
+#include "report_impl.h"
+
+#include "../analyzer/budget.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oc_strcmp_p(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool oc_baseline_load(const char *path, struct oc_baseline *b, char *err, size_t size) {
+    static const char *const keys[OC_BASE_COUNT] = {"params", "macs", "flops", "params_bytes",
+                                                     "peak_activation_bytes", "activation_bytes"};
+    json_error_t je;
+    memset(b, 0, sizeof *b);
+    json_t **doc = (json_t **)&b->doc;
+    *doc = json_load_file(path, 0, &je);
+    json_t *schema = *doc ? json_object_get(*doc, "schema") : NULL;
+    if (!*doc || !json_is_string(schema) || strcmp(json_string_value(schema), "onnxcost/1") != 0) {
+        snprintf(err, size, "not an onnxcost/1 JSON report%s%s", *doc ? "" : ": ", *doc ? "" : je.text);
+        return false;
+    }
+    b->path = path;
+    json_t *t = json_object_get(*doc, "totals");
+    /* a report from before totals.complete existed counts as complete */
+    b->incomplete = json_is_false(json_object_get(t, "complete"));
+    for (int k = 0; k < OC_BASE_COUNT; k++) {
+        json_t *v = json_object_get(t, keys[k]);
+        if (json_is_integer(v) && json_integer_value(v) >= 0) {
+            b->has[k] = true;
+            b->totals[k] = (uint64_t)json_integer_value(v);
+        }
+    }
+    json_t *nodes = json_object_get(*doc, "nodes"), *mods = json_object_get(*doc, "modules");
+    size_t nn = json_array_size(nodes), nm = json_array_size(mods);
+    const char **names = calloc(nn + 1, sizeof *names);
+    struct oc_baseline_module *m = calloc(nm + 1, sizeof *m);
+    if (!names || !m) {
+        free(names);
+        free(m);
+        snprintf(err, size, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        const char *s = json_string_value(json_object_get(json_array_get(nodes, i), "name"));
+        if (s && s[0])
+            names[b->n_nodes++] = s;
+    }
+    qsort(names, (size_t)b->n_nodes, sizeof *names, oc_strcmp_p);
+    for (size_t i = 0; i < nm; i++) {
+        json_t *e = json_array_get(mods, i);
+        const char *p = json_string_value(json_object_get(e, "path"));
+        if (!p)
+            continue;
+        m[b->n_modules++] = (struct oc_baseline_module){p, (uint64_t)json_integer_value(json_object_get(e, "params")),
+                                                        (uint64_t)json_integer_value(json_object_get(e, "macs"))};
+    }
+    b->node_names = names;
+    b->modules = m;
+    return true;
+}
+
+/* Text that would break a report line or a Markdown code block. */
+static bool oc_unprintable(const char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '`')
+            return true;
+    return false;
+}
+
+bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
+    static const struct {
+        const char *key;
+        enum oc_unit unit;
+    } units[] = {{"fp64", OC_UNIT_FP64},       {"fp64_tc", OC_UNIT_FP64_TC}, {"fp32", OC_UNIT_FP32},
+                 {"fp16", OC_UNIT_FP16},       {"tf32_tc", OC_UNIT_TF32_TC}, {"fp16_tc", OC_UNIT_FP16_TC},
+                 {"bf16_tc", OC_UNIT_BF16_TC}, {"fp8_tc", OC_UNIT_FP8_TC},   {"int8_tc", OC_UNIT_INT8_TC}};
+    static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link"};
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    memset(g, 0, sizeof *g);
+    if (!json_is_object(j)) {
+        snprintf(err, esize, "not a JSON object%s%s", j ? "" : ": ", j ? "" : je.text);
+        json_decref(j);
+        return false;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(j, key, val) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+            known |= strcmp(key, units[k].key) == 0;
+        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
+            known |= strcmp(key, other[k]) == 0;
+        bool is_str = strcmp(key, "name") == 0 || strcmp(key, "link") == 0;
+        if (!known || (is_str ? !json_is_string(val) : !json_is_number(val) || json_number_value(val) < 0 ||
+                                                            json_number_value(val) > 1e9)) {
+            snprintf(err, esize, "bad key '%s' (%s)", key, known ? (is_str ? "a string expected" : "a number >= 0 expected")
+                                                                 : "unknown key; see docs/GPUS.md");
+            json_decref(j);
+            return false;
+        }
+    }
+    const char *nm = json_string_value(json_object_get(j, "name"));
+    double fp32 = json_number_value(json_object_get(j, "fp32")), mem = json_number_value(json_object_get(j, "memory_gib"));
+    double bw = json_number_value(json_object_get(j, "bandwidth_gbs"));
+    if (!nm || fp32 <= 0 || mem <= 0 || bw <= 0) {
+        snprintf(err, esize, "needs \"name\", and \"fp32\", \"memory_gib\", \"bandwidth_gbs\" > 0");
+        json_decref(j);
+        return false;
+    }
+    const char *lk = json_string_value(json_object_get(j, "link"));
+    const char *bad = oc_unprintable(nm) ? "name" : lk && oc_unprintable(lk) ? "link" : NULL;
+    if (bad) {
+        snprintf(err, esize, "\"%s\" has a control character or backquote", bad);
+        json_decref(j);
+        return false;
+    }
+    snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
+    g->id = g->name = name;
+    g->link = name + strlen(name) + 1;
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        g->peak[units[k].unit] = json_number_value(json_object_get(j, units[k].key)) * 1e12;
+    g->mem_bytes = (uint64_t)(mem * 1024.0 * 1024.0 * 1024.0);
+    g->mem_bw = bw * 1e9;
+    g->l2_bytes = (uint64_t)(json_number_value(json_object_get(j, "l2_mib")) * 1024.0 * 1024.0);
+    g->sms = (int32_t)json_number_value(json_object_get(j, "sms"));
+    g->boost_mhz = (int32_t)json_number_value(json_object_get(j, "boost_mhz"));
+    json_t *lb = json_object_get(j, "link_gbs");
+    g->link_bw = (lb ? json_number_value(lb) : 16.0) * 1e9;
+    json_decref(j);
+    return true;
+}
+
+void oc_baseline_free(struct oc_baseline *b) {
+    free(b->node_names);
+    free((void *)b->modules);
+    json_decref((json_t *)b->doc);
+    memset(b, 0, sizeof *b);
+}
+
+bool oc_budget_file_load(const char *path, struct oc_budget *budget, char *err, size_t size) {
+    json_error_t je;
+    json_t *bj = json_load_file(path, 0, &je);
+    const char *key;
+    json_t *val;
+    if (!bj || !json_is_object(bj)) {
+        snprintf(err, size, "not a JSON object (%s)", bj ? "" : je.text);
+        json_decref(bj);
+        return false;
+    }
+    json_object_foreach(bj, key, val) {
+        enum oc_budget_key k;
+        uint64_t lim;
+        char num[64];
+        const char *text = json_is_string(val) ? json_string_value(val) : NULL;
+        if (json_is_integer(val) && json_integer_value(val) >= 0) {
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(val));
+            text = num;
+        }
+        if (!oc_budget_key_parse(key, &k) || !text || !oc_quantity_parse(text, &lim)) {
+            snprintf(err, size, "bad entry '%s' (keys: max_params, max_macs, max_flops, max_params_size, "
+                                "max_peak_memory; values like \"30M\" or \"2GiB\")", key);
+            json_decref(bj);
+            return false;
+        }
+        budget->set[k] = true;
+        budget->limit[k] = lim;
+        budget->text[k] = NULL;
+    }
+    json_decref(bj);
+    return true;
+}

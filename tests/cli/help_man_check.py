@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Each command's --help (printed from its option table) and its section of
+the man page (docs/onnxcost.1) list the same options: the OPTIONS section for
+analyze, the ".SS onnxcost CMD" sections under COMMANDS for the others. An
+option counts in the man page where a .TP entry's first line names it."""
+import re
+import subprocess
+import sys
+
+onnxcost, man_path = sys.argv[1], sys.argv[2]
+OPT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])(?![\w-])")
+
+
+def help_options(cmd):
+    out = subprocess.run([onnxcost, cmd, "--help"], capture_output=True, text=True, check=True).stdout
+    found = set()
+    for line in out.splitlines():
+        m = re.match(r"  (-\S.*?)(?:  |$)", line)  # an option line: its label
+        if m:
+            found |= set(OPT.findall(m.group(1)))
+    return found
+
+
+def man_sections(text):
+    """command -> options named on the first line after each .TP"""
+    text = text.replace("\\-", "-")
+    sections, cur, lines = {}, None, text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(".SH"):
+            cur = "analyze" if line.strip() == ".SH OPTIONS" else None
+        elif line.startswith(".SS onnxcost "):
+            cur = line.split()[2]
+        elif line.startswith(".TP") and cur and i + 1 < len(lines):
+            head = re.sub(r'\\f[BIRP]|"', " ", lines[i + 1])
+            sections.setdefault(cur, set()).update(OPT.findall(head))
+    return sections
+
+
+man = man_sections(open(man_path, encoding="utf-8").read())
+fails = 0
+for cmd in ["analyze", "compare", "sweep", "replay", "merge", "gpus", "ops"]:
+    h = help_options(cmd) - {"-h", "--help"}
+    m = man.get(cmd, set()) - {"-h", "--help"}
+    if h != m:
+        fails += 1
+        print(f"FAIL {cmd}: only in --help: {sorted(h - m)}; only in the man page: {sorted(m - h)}")
+    elif not h:
+        fails += 1
+        print(f"FAIL {cmd}: no options found")
+print(f"help and man page: {'ok' if not fails else str(fails) + ' commands differ'}")
+sys.exit(1 if fails else 0)
