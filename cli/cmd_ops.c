@@ -6,10 +6,6 @@
 
 #include "../reports/report.h"
 
-#include "../analyzer/ops.h"
-
-#include <string.h>
-
 int oc_cmd_ops(int argc, char **argv) {
     enum oc_format fmt = OC_FORMAT_TEXT;
     const struct oc_opt_use groups[] = {{&oc_group_listing, &fmt}};
@@ -21,22 +17,7 @@ int oc_cmd_ops(int argc, char **argv) {
     int rc = oc_cli_parse_listing(&cmd, argc, argv);
     if (rc != OC_PARSE_GO)
         return rc;
-    bool md = fmt == OC_FORMAT_MD;
-    if (md)
-        puts("| domain | operator | versions |\n|---|---|---|");
-    else
-        printf("%-16s %-24s %s\n", "domain", "operator", "versions");
-    size_t n = oc_op_count();
-    for (size_t i = 0; i < n;) {
-        const struct oc_op_def *d = oc_op_at(i);
-        const char *dom = d->domain[0] ? d->domain : "ai.onnx";
-        printf(md ? "| %s | %s | " : "%-16s %-24s ", dom, d->op_type);
-        size_t j = i;
-        for (; j < n && strcmp(oc_op_at(j)->domain, d->domain) == 0 && strcmp(oc_op_at(j)->op_type, d->op_type) == 0;
-             j++)
-            printf("%s%d", j > i ? ", " : "", oc_op_at(j)->since_version);
-        puts(md ? " |" : "");
-        i = j;
-    }
-    return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = stdout};
+    struct oc_diag d = {0};
+    return oc_cli_close_output(stdout, NULL, oc_report_ops(&spec, &d) == OC_OK);
 }

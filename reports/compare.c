@@ -266,7 +266,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_table_cell(&t, "%s", oc_totals_exact(&e[i].an->totals) ? "true" : "false");
     }
     if (csv) {
-        oc_table_csv(&b, &t);
+        oc_table_csv(&b, &t, NULL);
         oc_table_free(&t);
         goto flush;
     }
@@ -279,7 +279,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     if (md)
         oc_table_md(&b, &t);
     else
-        oc_table_text(&b, &t);
+        oc_table_text(&b, &t, NULL);
     oc_table_free(&t);
     oc_sbuf_puts(&b, md ? "\n" : "");
     oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "

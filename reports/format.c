@@ -53,17 +53,15 @@ void oc_sbuf_puts(struct oc_sbuf *b, const char *s) {
     oc_sbuf_put(b, s, strlen(s));
 }
 
-void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
+void oc_sbuf_vprintf(struct oc_sbuf *b, const char *fmt, va_list ap) {
     if (b->oom)
         return;
-    va_list ap, ap2;
-    va_start(ap, fmt);
+    va_list ap2;
     va_copy(ap2, ap);
     /* format straight into the free space; only when it does not fit, grow
      * and format again */
     size_t room = b->cap - b->n;
     int n = vsnprintf(room ? b->p + b->n : NULL, room, fmt, ap);
-    va_end(ap);
     if (n > 0 && (size_t)n >= room && oc_sbuf_grow(b, (size_t)n))
         vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap2);
     if (n > 0 && !b->oom)
@@ -71,6 +69,13 @@ void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
     else if (room)
         b->p[b->n] = 0; /* a truncated attempt leaves the buffer as it was */
     va_end(ap2);
+}
+
+void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    oc_sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n) {
@@ -163,6 +168,68 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
 }
 
 /* Decimal digits of v into tmp (no NUL); returns how many. */
+/* ---- escaping for each format ---------------------------------------------------- */
+
+void oc_html_text(struct oc_sbuf *b, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            oc_sbuf_puts(b, "&amp;");
+            break;
+        case '<':
+            oc_sbuf_puts(b, "&lt;");
+            break;
+        case '>':
+            oc_sbuf_puts(b, "&gt;");
+            break;
+        case '"':
+            oc_sbuf_puts(b, "&quot;");
+            break;
+        case '\'':
+            oc_sbuf_puts(b, "&#39;");
+            break;
+        default:
+            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+                oc_sbuf_puts(b, "?");
+            else
+                oc_sbuf_put(b, s, 1);
+        }
+    }
+}
+
+/* Table cells: '|' escaped, control bytes shown as '?'. */
+void oc_md_text(struct oc_sbuf *b, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|')
+            oc_sbuf_puts(b, "\\|");
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            oc_sbuf_puts(b, "?");
+        else
+            oc_sbuf_put(b, s, 1);
+    }
+}
+
+/* Quotes a field when it holds a comma, quote, CR or LF (quotes doubled). */
+void oc_csv_field(struct oc_sbuf *b, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        oc_sbuf_puts(b, s);
+        return;
+    }
+    oc_sbuf_puts(b, "\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            oc_sbuf_puts(b, "\"");
+        oc_sbuf_put(b, p, 1);
+    }
+    oc_sbuf_puts(b, "\"");
+}
+
+int oc_report_flush(void *arg, struct oc_sbuf *b) {
+    struct oc_report_flush *f = arg;
+    f->st = oc_sbuf_flush(b, f->spec, f->d);
+    return f->st != OC_OK;
+}
+
 static int oc_u64_digits(uint64_t v, char tmp[24]) {
     char rev[24];
     int n = 0;

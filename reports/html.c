@@ -12,32 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void oc_html_text(struct oc_sbuf *b, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            oc_sbuf_puts(b, "&amp;");
-            break;
-        case '<':
-            oc_sbuf_puts(b, "&lt;");
-            break;
-        case '>':
-            oc_sbuf_puts(b, "&gt;");
-            break;
-        case '"':
-            oc_sbuf_puts(b, "&quot;");
-            break;
-        case '\'':
-            oc_sbuf_puts(b, "&#39;");
-            break;
-        default:
-            if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                oc_sbuf_puts(b, "?");
-            else
-                oc_sbuf_put(b, s, 1);
-        }
-    }
-}
 
 const char oc_html_style[] =
     "body{font-family:sans-serif;margin:2em;color:#222}"
@@ -308,17 +282,23 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
         oc_svg_roofline(&b, an, spec->gpu->perf);
 
     /* the rows */
+    struct oc_table tb = {0};
     if (spec->modules) {
-        oc_sbuf_puts(&b, "<h2>Modules</h2>\n<table><tr><th>module</th><th>nodes</th><th>params</th><th>MACs</th>"
-                         "<th>FLOPs</th></tr>\n");
+        oc_sbuf_puts(&b, "<h2>Modules</h2>\n");
+        oc_table_col(&tb, "module", "module", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
         for (int32_t i = 0; i < spec->n_modules; i++) {
             const struct oc_module *m = &spec->modules[i];
-            oc_sbuf_printf(&b, "<tr><td style=\"padding-left:%dem\">", m->depth);
-            oc_html_text(&b, m->path);
-            oc_sbuf_printf(&b, "</td><td class=\"n\">%d</td><td class=\"n\">%s</td>", m->n_nodes,
-                           oc_fmt_thousands(m->params, num, sizeof num));
-            oc_sbuf_printf(&b, "<td class=\"n\">%s</td>", oc_fmt_thousands(m->macs, num, sizeof num));
-            oc_sbuf_printf(&b, "<td class=\"n\">%s</td></tr>\n", oc_fmt_thousands(m->flops, num, sizeof num));
+            oc_table_row(&tb);
+            oc_table_level(&tb, m->depth - 1);
+            oc_table_puts(&tb, m->path);
+            oc_table_cell(&tb, "%d", m->n_nodes);
+            oc_table_puts(&tb, oc_fmt_thousands(m->params, num, sizeof num));
+            oc_table_puts(&tb, oc_fmt_thousands(m->macs, num, sizeof num));
+            oc_table_puts(&tb, oc_fmt_thousands(m->flops, num, sizeof num));
         }
     } else {
         int32_t n;
@@ -327,32 +307,37 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
             oc_sbuf_free(&b);
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
         }
-        oc_sbuf_puts(&b, "<h2>Nodes</h2>\n<table><tr><th>node</th><th>op</th><th>output shape</th><th>params</th>"
-                         "<th>MACs</th><th>FLOPs</th></tr>\n");
+        oc_sbuf_puts(&b, "<h2>Nodes</h2>\n");
+        oc_table_col(&tb, "node", "node", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "op", "op_type", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "output shape", "output_shape", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
         for (int32_t r = 0; r < n; r++) {
             const struct oc_node *nd = &g->nodes[rows[r]];
-            struct oc_sbuf shape = {0};
-            for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
-                if (nd->out[k] >= 0) {
-                    oc_sbuf_puts(&shape, shown++ ? ", " : "");
-                    oc_fmt_shape_sym(&shape, g, nd->out[k], spec->sym);
-                }
             bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
-            oc_sbuf_puts(&b, "<tr><td>");
-            oc_html_text(&b, nd->name);
-            oc_sbuf_puts(&b, "</td><td>");
-            oc_html_text(&b, nd->op_type);
-            oc_sbuf_puts(&b, "</td><td>");
-            oc_html_text(&b, shape.p ? shape.p : "-");
-            oc_sbuf_free(&shape);
-            oc_sbuf_printf(&b, "</td><td class=\"n\">%s</td>", oc_fmt_thousands(nd->params, num, sizeof num));
-            oc_sbuf_printf(&b, "<td class=\"n\">%s</td>", unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
-            oc_sbuf_printf(&b, "<td class=\"n\">%s</td></tr>\n",
-                           unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
+            oc_table_row(&tb);
+            oc_table_puts(&tb, nd->name);
+            oc_table_puts(&tb, nd->op_type);
+            struct oc_sbuf *shape = oc_table_next(&tb);
+            int32_t shown = 0;
+            for (int32_t k = 0; k < nd->n_out; k++)
+                if (nd->out[k] >= 0) {
+                    oc_sbuf_puts(shape, shown++ ? ", " : "");
+                    oc_fmt_shape_sym(shape, g, nd->out[k], spec->sym);
+                }
+            if (!shown)
+                oc_sbuf_puts(shape, "-");
+            oc_table_puts(&tb, oc_fmt_thousands(nd->params, num, sizeof num));
+            oc_table_puts(&tb, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
+            oc_table_puts(&tb, unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
         }
         free(rows);
     }
-    oc_sbuf_puts(&b, "</table>\n<p>Generated by onnxcost. MACs: multiply-accumulates of contractions, no bias; "
+    oc_table_html(&b, &tb);
+    oc_table_free(&tb);
+    oc_sbuf_puts(&b, "<p>Generated by onnxcost. MACs: multiply-accumulates of contractions, no bias; "
                      "FLOPs: 2 &times; MACs plus the elementwise work of every other op; sizes in MiB "
                      "(2<sup>20</sup> bytes).</p>\n</body></html>\n");
     enum oc_status st = oc_sbuf_flush(&b, spec, d);

@@ -7,18 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Table cells: '|' escaped, control bytes shown as '?'. */
-static void oc_md_text(struct oc_sbuf *b, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|')
-            oc_sbuf_puts(b, "\\|");
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            oc_sbuf_puts(b, "?");
-        else
-            oc_sbuf_put(b, s, 1);
-    }
-}
-
 static void oc_md_count(struct oc_sbuf *b, uint64_t v) {
     char buf[48];
     oc_sbuf_puts(b, oc_fmt_thousands(v, buf, sizeof buf));
@@ -65,42 +53,49 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
         }
         oc_sbuf_puts(&b, "\n");
     }
-    oc_sbuf_puts(&b, "\n| op type | nodes | MACs | MACs % | FLOPs | params |\n|---|---:|---:|---:|---:|---:|\n");
+    struct oc_table tb = {0};
+    char num[48];
+    oc_table_col(&tb, "op type", "op_type", OC_ALIGN_LEFT);
+    oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
     for (int32_t i = 0; i < an->n_op_stats; i++) {
         const struct oc_op_stat *s = &an->op_stats[i];
-        oc_sbuf_puts(&b, "| ");
-        if (s->domain[0]) {
-            oc_md_text(&b, s->domain);
-            oc_sbuf_puts(&b, "::");
-        }
-        oc_md_text(&b, s->op_type);
-        oc_sbuf_printf(&b, " | %d | ", s->count);
-        oc_md_count(&b, s->macs);
+        oc_table_row(&tb);
+        oc_table_cell(&tb, "%s%s%s", s->domain, s->domain[0] ? "::" : "", s->op_type);
+        oc_table_cell(&tb, "%d", s->count);
+        oc_table_puts(&tb, oc_fmt_thousands(s->macs, num, sizeof num));
         if (t->macs)
-            oc_sbuf_printf(&b, " | %.1f | ", 100.0 * (double)s->macs / (double)t->macs);
+            oc_table_cell(&tb, "%.1f", 100.0 * (double)s->macs / (double)t->macs);
         else
-            oc_sbuf_puts(&b, " | - | ");
-        oc_md_count(&b, s->flops);
-        oc_sbuf_puts(&b, " | ");
-        oc_md_count(&b, s->params);
-        oc_sbuf_puts(&b, " |\n");
+            oc_table_puts(&tb, "-");
+        oc_table_puts(&tb, oc_fmt_thousands(s->flops, num, sizeof num));
+        oc_table_puts(&tb, oc_fmt_thousands(s->params, num, sizeof num));
     }
+    oc_sbuf_puts(&b, "\n");
+    oc_table_md(&b, &tb);
+    oc_table_free(&tb);
     if (spec->modules) {
-        oc_sbuf_puts(&b, "\n| module | nodes | params | MACs | FLOPs |\n|---|---:|---:|---:|---:|\n");
+        oc_table_col(&tb, "module", "module", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
         for (int32_t i = 0; i < spec->n_modules; i++) {
             const struct oc_module *m = &spec->modules[i];
-            oc_sbuf_puts(&b, "| ");
-            for (int32_t k = 1; k < m->depth; k++)
-                oc_sbuf_puts(&b, "&nbsp;&nbsp;");
-            oc_md_text(&b, m->path);
-            oc_sbuf_printf(&b, " | %d | ", m->n_nodes);
-            oc_md_count(&b, m->params);
-            oc_sbuf_puts(&b, " | ");
-            oc_md_count(&b, m->macs);
-            oc_sbuf_puts(&b, " | ");
-            oc_md_count(&b, m->flops);
-            oc_sbuf_puts(&b, " |\n");
+            oc_table_row(&tb);
+            oc_table_level(&tb, m->depth - 1);
+            oc_table_puts(&tb, m->path);
+            oc_table_cell(&tb, "%d", m->n_nodes);
+            oc_table_puts(&tb, oc_fmt_thousands(m->params, num, sizeof num));
+            oc_table_puts(&tb, oc_fmt_thousands(m->macs, num, sizeof num));
+            oc_table_puts(&tb, oc_fmt_thousands(m->flops, num, sizeof num));
         }
+        oc_sbuf_puts(&b, "\n");
+        oc_table_md(&b, &tb);
+        oc_table_free(&tb);
     } else {
         int32_t n;
         int32_t *rows = oc_report_rows(an, spec, &n);
@@ -108,31 +103,31 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
             oc_sbuf_free(&b);
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
         }
-        oc_sbuf_puts(&b, "\n| node | op | output shape | params | MACs |\n|---|---|---|---:|---:|\n");
+        oc_table_col(&tb, "node", "node", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "op", "op_type", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "output shape", "output_shape", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
         for (int32_t r = 0; r < n; r++) {
             const struct oc_node *nd = &g->nodes[rows[r]];
-            oc_sbuf_puts(&b, "| ");
-            oc_md_text(&b, nd->name[0] ? nd->name : "-");
-            oc_sbuf_puts(&b, " | ");
-            oc_md_text(&b, nd->op_type);
-            oc_sbuf_puts(&b, " | ");
-            struct oc_sbuf shape = {0};
-            for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
+            oc_table_row(&tb);
+            oc_table_puts(&tb, nd->name[0] ? nd->name : "-");
+            oc_table_puts(&tb, nd->op_type);
+            struct oc_sbuf *shape = oc_table_next(&tb);
+            int32_t shown = 0;
+            for (int32_t k = 0; k < nd->n_out; k++)
                 if (nd->out[k] >= 0) {
-                    oc_sbuf_puts(&shape, shown++ ? ", " : "");
-                    oc_fmt_shape(&shape, &g->values[nd->out[k]]);
+                    oc_sbuf_puts(shape, shown++ ? ", " : "");
+                    oc_fmt_shape(shape, &g->values[nd->out[k]]);
                 }
-            oc_md_text(&b, shape.p ? shape.p : "-");
-            oc_sbuf_free(&shape);
-            oc_sbuf_puts(&b, " | ");
-            oc_md_count(&b, nd->params);
-            oc_sbuf_puts(&b, " | ");
-            if (nd->cost.flags & OC_COST_UNKNOWN)
-                oc_sbuf_puts(&b, "?");
-            else
-                oc_md_count(&b, nd->cost.macs);
-            oc_sbuf_puts(&b, " |\n");
+            if (!shown)
+                oc_sbuf_puts(shape, "-");
+            oc_table_puts(&tb, oc_fmt_thousands(nd->params, num, sizeof num));
+            oc_table_puts(&tb, nd->cost.flags & OC_COST_UNKNOWN ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
         }
+        oc_sbuf_puts(&b, "\n");
+        oc_table_md(&b, &tb);
+        oc_table_free(&tb);
         if (n < g->n_nodes)
             oc_sbuf_printf(&b, "\n%d of %d nodes shown.\n", n, g->n_nodes);
         free(rows);

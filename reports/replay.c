@@ -31,85 +31,62 @@ static const char *oc_rp_bound_name(int32_t b) {
     return b == OC_RPB_MEMORY ? "memory" : b == OC_RPB_COMPUTE ? "compute" : "";
 }
 
-/* a column-aligned table from a grid of cells (row 0 the header); right
- * aligned except the columns in `left` (bit per column) */
 #define OC_RP_CELL 96
-static void oc_rp_table(struct oc_sbuf *b, char (*cell)[OC_RP_CELL], int32_t rows, int32_t cols, uint32_t left,
-                        bool md) {
-    size_t w[32] = {0};
-    for (int32_t r = 0; r < rows; r++)
-        for (int32_t c = 0; c < cols; c++) {
-            size_t n = strlen(cell[r * cols + c]);
-            if (n > w[c])
-                w[c] = n;
-        }
-    for (int32_t r = 0; r < rows; r++) {
-        for (int32_t c = 0; c < cols; c++) {
-            const char *s = cell[r * cols + c];
-            size_t n = strlen(s);
-            oc_sbuf_puts(b, md ? (c ? " | " : "| ") : (c ? "  " : ""));
-            bool l = (left >> c) & 1;
-            if (!l)
-                oc_sbuf_pad(b, ' ', w[c] - n);
-            oc_sbuf_puts(b, s);
-            if (l && (md || c + 1 < cols))
-                oc_sbuf_pad(b, ' ', w[c] - n);
-        }
-        oc_sbuf_puts(b, md ? " |\n" : "\n");
-        if (md && r == 0) {
-            for (int32_t c = 0; c < cols; c++) {
-                oc_sbuf_puts(b, c ? " | " : "| ");
-                oc_sbuf_pad(b, '-', w[c] > 3 ? w[c] - 1 : 2);
-                oc_sbuf_puts(b, ((left >> c) & 1) ? "-" : ":");
-            }
-            oc_sbuf_puts(b, " |\n");
-        }
-    }
-}
 
 /* v with `prec` decimals, "-" for 0 (nothing measured) or a non-number */
-static void oc_rp_cellf(char *c, int prec, double v) {
+static void oc_rp_cellf(struct oc_table *t, int prec, double v) {
     if (!isfinite(v) || v == 0)
-        snprintf(c, OC_RP_CELL, "-");
+        oc_table_puts(t, "-");
     else
-        snprintf(c, OC_RP_CELL, "%.*f", prec, v);
+        oc_table_cell(t, "%.*f", prec, v);
 }
 
-static void oc_rp_name_cell(char *c, const struct oc_rp_plan *p) {
-    char raw[OC_RP_CELL];
-    snprintf(raw, sizeof raw, "%s", p->name && p->name[0] ? p->name : "(unnamed)");
-    oc_printable(raw, c, OC_RP_CELL);
+/* text from the file or the plugin, as a printable cell */
+static void oc_rp_text_cell(struct oc_table *t, const char *s) {
+    size_t n = 4 * strlen(s) + 1;
+    char small[256], *buf = n <= sizeof small ? small : malloc(n);
+    if (!buf) {
+        t->oom = true;
+        return;
+    }
+    oc_printable(s, buf, n);
+    oc_table_puts(t, buf);
+    if (buf != small)
+        free(buf);
+}
+
+/* the table's columns: header, alignment */
+static void oc_rp_cols(struct oc_table *t, const char *const *hdr, int32_t n, uint32_t left) {
+    for (int32_t c = 0; c < n; c++)
+        oc_table_col(t, hdr[c], hdr[c], (left >> c) & 1 ? OC_ALIGN_LEFT : OC_ALIGN_RIGHT);
 }
 
 /* ---- plan only ------------------------------------------------------------------- */
 
 static void oc_rp_plan_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
                             bool md) {
-    enum { COLS = 6 };
-    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 1) * COLS, OC_RP_CELL);
-    if (!cell) {
-        b->oom = true;
-        return;
-    }
-    static const char *const hdr[COLS] = {"#", "Node", "Op", "Replay call", "Est. FLOPs", "Note"};
-    for (int32_t c = 0; c < COLS; c++)
-        snprintf(cell[c], OC_RP_CELL, "%s", hdr[c]);
+    static const char *const hdr[] = {"#", "Node", "Op", "Replay call", "Est. FLOPs", "Note"};
+    struct oc_table t = {0};
+    char num[48];
+    oc_rp_cols(&t, hdr, 6, 1u << 1 | 1u << 2 | 1u << 3 | 1u << 5);
     int32_t counts[OC_RPK_COUNT] = {0};
     for (int32_t i = 0; i < r->n; i++) {
         const struct oc_rp_plan *p = &r->plans[i];
-        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * COLS;
-        snprintf(row[0], OC_RP_CELL, "%d", i + 1);
-        oc_rp_name_cell(row[1], p);
-        oc_printable(p->op_type, row[2], OC_RP_CELL);
-        const char *call = oc_rp_plan_call(p);
-        snprintf(row[3], OC_RP_CELL, "%s", p->kind == OC_RPK_ALIAS ? "(alias)" : call);
-        oc_fmt_thousands(an->graph->nodes[p->node].cost.flops, row[4], OC_RP_CELL);
-        oc_printable(p->reason, row[5], OC_RP_CELL);
+        oc_table_row(&t);
+        oc_table_cell(&t, "%d", i + 1);
+        oc_rp_text_cell(&t, p->name && p->name[0] ? p->name : "(unnamed)");
+        oc_rp_text_cell(&t, p->op_type);
+        oc_table_puts(&t, p->kind == OC_RPK_ALIAS ? "(alias)" : oc_rp_plan_call(p));
+        oc_table_puts(&t, oc_fmt_thousands(an->graph->nodes[p->node].cost.flops, num, sizeof num));
+        oc_rp_text_cell(&t, p->reason);
         if (p->kind >= 0 && p->kind < OC_RPK_COUNT)
             counts[p->kind]++;
     }
-    oc_rp_table(b, cell, r->n + 1, COLS, 1u << 1 | 1u << 2 | 1u << 3 | 1u << 5, md);
-    free(cell);
+    if (md)
+        oc_table_md_aligned(b, &t);
+    else
+        oc_table_text(b, &t, NULL);
+    oc_table_free(&t);
     int32_t runs = r->n - counts[OC_RPK_NONE] - counts[OC_RPK_ALIAS];
     oc_sbuf_printf(b, "\n%d nodes: %d replayed, %d aliases (no kernel), %d not replayed (reason listed)\n", r->n,
                    runs, counts[OC_RPK_ALIAS], counts[OC_RPK_NONE]);
@@ -119,19 +96,16 @@ static void oc_rp_plan_text(struct oc_sbuf *b, const struct oc_analysis *an, con
 
 enum { OC_RP_COLS = 14 };
 
-/* The result table as a grid of cells (header, one row per node, totals):
- * shared by the text, Markdown and HTML tables. *counts: measured, alias,
- * skipped, failed. NULL when out of memory. */
-static char (*oc_rp_result_cells(const struct oc_analysis *an, const struct oc_replay_report *r,
-                                 const struct oc_rp_peaks *pk, int32_t counts[4]))[OC_RP_CELL] {
+/* The result table (one row per node, then the totals), shared by the
+ * text, Markdown and HTML reports. counts: measured, alias, skipped,
+ * failed. */
+static void oc_rp_result_table(const struct oc_analysis *an, const struct oc_replay_report *r,
+                               const struct oc_rp_peaks *pk, int32_t counts[4], struct oc_table *t) {
     static const char *const hdr[OC_RP_COLS] = {"#",          "Node",        "Op",         "Time (us)", "p10-p90 (%)",
                                                 "Est. FLOPs", "Meas. FLOPs", "Meas./Est.", "DRAM (MB)", "TFLOP/s",
                                                 "GB/s",       "% peak",      "Bound",      "Call / note"};
-    char(*cell)[OC_RP_CELL] = calloc(((size_t)r->n + 2) * OC_RP_COLS, OC_RP_CELL);
-    if (!cell)
-        return NULL;
-    for (int32_t c = 0; c < OC_RP_COLS; c++)
-        snprintf(cell[c], OC_RP_CELL, "%s", hdr[c]);
+    char num[48];
+    oc_rp_cols(t, hdr, OC_RP_COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13);
     double tot_t = 0, tot_est = 0, tot_meas = 0, tot_dram = 0;
     memset(counts, 0, 4 * sizeof *counts);
     for (int32_t i = 0; i < r->n; i++) {
@@ -140,33 +114,43 @@ static char (*oc_rp_result_cells(const struct oc_analysis *an, const struct oc_r
         uint64_t est = an->graph->nodes[p->node].cost.flops;
         struct oc_rp_derived dd;
         oc_rp_derive(res, est, pk, &dd);
-        char(*row)[OC_RP_CELL] = cell + (size_t)(i + 1) * OC_RP_COLS;
-        snprintf(row[0], OC_RP_CELL, "%d", i + 1);
-        oc_rp_name_cell(row[1], p);
-        oc_printable(p->op_type, row[2], OC_RP_CELL);
-        for (int32_t c = 3; c < OC_RP_COLS; c++)
-            snprintf(row[c], OC_RP_CELL, "-");
-        oc_fmt_thousands(est, row[5], OC_RP_CELL);
+        bool measured = res->status == OC_RPS_MEASURED, counted = measured && res->has_counters;
+        oc_table_row(t);
+        oc_table_cell(t, "%d", i + 1);
+        oc_rp_text_cell(t, p->name && p->name[0] ? p->name : "(unnamed)");
+        oc_rp_text_cell(t, p->op_type);
+        if (measured) {
+            oc_rp_cellf(t, 2, res->time_median_ns / 1e3);
+            oc_rp_cellf(t, 1,
+                        res->time_median_ns > 0 ? 100.0 * (res->time_p90_ns - res->time_p10_ns) / res->time_median_ns
+                                                : 0);
+        } else {
+            oc_table_puts(t, "-");
+            oc_table_puts(t, "-");
+        }
+        oc_table_puts(t, oc_fmt_thousands(est, num, sizeof num));
+        if (counted) {
+            oc_table_puts(t, oc_fmt_thousands(
+                                 (uint64_t)(dd.measured_flops > 0 && dd.measured_flops < 1.8e19 ? dd.measured_flops : 0),
+                                 num, sizeof num));
+            oc_rp_cellf(t, 3, dd.ratio);
+            oc_rp_cellf(t, 2, dd.dram_bytes / 1e6);
+            oc_rp_cellf(t, 2, dd.flops_per_s / 1e12);
+            oc_rp_cellf(t, 0, dd.bytes_per_s / 1e9);
+            oc_rp_cellf(t, 1, dd.bound == OC_RPB_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
+            oc_table_puts(t, oc_rp_bound_name(dd.bound));
+        } else {
+            for (int c = 6; c <= 12; c++)
+                oc_table_puts(t, "-");
+        }
         char note[OC_RP_CELL + OC_RP_REASON + 64];
-        if (res->status == OC_RPS_MEASURED) {
+        if (measured) {
             counts[0]++;
             tot_t += res->time_median_ns;
             tot_est += (double)est;
-            oc_rp_cellf(row[3], 2, res->time_median_ns / 1e3);
-            oc_rp_cellf(row[4], 1,
-                        res->time_median_ns > 0 ? 100.0 * (res->time_p90_ns - res->time_p10_ns) / res->time_median_ns
-                                                : 0);
             if (res->has_counters) {
                 tot_meas += dd.measured_flops;
                 tot_dram += dd.dram_bytes;
-                oc_fmt_thousands((uint64_t)(dd.measured_flops > 0 && dd.measured_flops < 1.8e19 ? dd.measured_flops : 0),
-                                 row[6], OC_RP_CELL);
-                oc_rp_cellf(row[7], 3, dd.ratio);
-                oc_rp_cellf(row[8], 2, dd.dram_bytes / 1e6);
-                oc_rp_cellf(row[9], 2, dd.flops_per_s / 1e12);
-                oc_rp_cellf(row[10], 0, dd.bytes_per_s / 1e9);
-                oc_rp_cellf(row[11], 1, dd.bound == OC_RPB_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
-                snprintf(row[12], OC_RP_CELL, "%s", oc_rp_bound_name(dd.bound));
             }
             snprintf(note, sizeof note, "%s%s%s", res->call, res->overhead ? "; " : "",
                      res->overhead ? "incl. replay overhead" : "");
@@ -176,18 +160,18 @@ static char (*oc_rp_result_cells(const struct oc_analysis *an, const struct oc_r
             counts[3] += res->status == OC_RPS_FAILED;
             snprintf(note, sizeof note, "%s: %s", oc_rp_status_name(res->status), res->reason);
         }
-        oc_printable(note, row[13], OC_RP_CELL);
+        oc_rp_text_cell(t, note);
     }
-    char(*tot)[OC_RP_CELL] = cell + (size_t)(r->n + 1) * OC_RP_COLS;
-    for (int32_t c = 0; c < OC_RP_COLS; c++)
-        tot[c][0] = 0;
-    snprintf(tot[1], OC_RP_CELL, "Total (measured nodes)");
-    oc_rp_cellf(tot[3], 2, tot_t / 1e3);
-    oc_fmt_thousands((uint64_t)(tot_est < 1.8e19 ? tot_est : 0), tot[5], OC_RP_CELL);
-    oc_fmt_thousands((uint64_t)(tot_meas < 1.8e19 ? tot_meas : 0), tot[6], OC_RP_CELL);
-    oc_rp_cellf(tot[7], 3, tot_est > 0 && tot_meas > 0 ? tot_meas / tot_est : 0);
-    oc_rp_cellf(tot[8], 2, tot_dram / 1e6);
-    return cell;
+    oc_table_row(t);
+    oc_table_puts(t, "");
+    oc_table_puts(t, "Total (measured nodes)");
+    oc_table_puts(t, "");
+    oc_rp_cellf(t, 2, tot_t / 1e3);
+    oc_table_puts(t, "");
+    oc_table_puts(t, oc_fmt_thousands((uint64_t)(tot_est < 1.8e19 ? tot_est : 0), num, sizeof num));
+    oc_table_puts(t, oc_fmt_thousands((uint64_t)(tot_meas < 1.8e19 ? tot_meas : 0), num, sizeof num));
+    oc_rp_cellf(t, 3, tot_est > 0 && tot_meas > 0 ? tot_meas / tot_est : 0);
+    oc_rp_cellf(t, 2, tot_dram / 1e6);
 }
 
 static void oc_rp_device_lines(struct oc_sbuf *b, const struct oc_replay_report *r, const struct oc_rp_peaks *pk,
@@ -215,13 +199,13 @@ static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, 
     oc_rp_device_lines(b, r, &pk, "\n");
     oc_sbuf_puts(b, "\n");
     int32_t counts[4];
-    char(*cell)[OC_RP_CELL] = oc_rp_result_cells(an, r, &pk, counts);
-    if (!cell) {
-        b->oom = true;
-        return;
-    }
-    oc_rp_table(b, cell, r->n + 2, OC_RP_COLS, 1u << 1 | 1u << 2 | 1u << 12 | 1u << 13, md);
-    free(cell);
+    struct oc_table t = {0};
+    oc_rp_result_table(an, r, &pk, counts, &t);
+    if (md)
+        oc_table_md_aligned(b, &t);
+    else
+        oc_table_text(b, &t, NULL);
+    oc_table_free(&t);
     oc_sbuf_printf(b, "\n%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed\n", r->n, counts[0],
                    counts[1], counts[2], counts[3]);
     oc_sbuf_printf(b, "%s\n", oc_rp_footer);
@@ -289,24 +273,11 @@ static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, 
         oc_sbuf_puts(b, "\n</svg>\n");
     }
     int32_t counts[4];
-    char(*cell)[OC_RP_CELL] = oc_rp_result_cells(an, r, &pk, counts);
-    if (!cell) {
-        b->oom = true;
-        return;
-    }
-    oc_sbuf_puts(b, "<table>\n");
-    for (int32_t i = 0; i < r->n + 2; i++) {
-        oc_sbuf_puts(b, "<tr>");
-        for (int32_t c = 0; c < OC_RP_COLS; c++) {
-            bool text = c == 1 || c == 2 || c == 12 || c == 13;
-            oc_sbuf_puts(b, i == 0 ? "<th>" : text ? "<td>" : "<td class=\"n\">");
-            oc_html_text(b, cell[(size_t)i * OC_RP_COLS + (size_t)c]);
-            oc_sbuf_puts(b, i == 0 ? "</th>" : "</td>");
-        }
-        oc_sbuf_puts(b, "</tr>\n");
-    }
-    free(cell);
-    oc_sbuf_printf(b, "</table>\n<p>%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed. ", r->n,
+    struct oc_table t = {0};
+    oc_rp_result_table(an, r, &pk, counts, &t);
+    oc_table_html(b, &t);
+    oc_table_free(&t);
+    oc_sbuf_printf(b, "<p>%d nodes: %d measured, %d aliases (no kernel), %d not replayed, %d failed. ", r->n,
                    counts[0], counts[1], counts[2], counts[3]);
     oc_html_text(b, oc_rp_footer);
     oc_sbuf_puts(b, "</p>\n</body></html>\n");
@@ -554,47 +525,49 @@ enum oc_status oc_report_merge(const struct oc_rp_file *f, int32_t n, const stru
         }
         oc_sbuf_puts(&b, "\n");
         /* per file: time (us) and, after the first, the time ratio to the first */
-        int32_t cols = 4 + n + (n - 1);
-        char(*cell)[OC_RP_CELL] = calloc(((size_t)nr + 2) * (size_t)cols, OC_RP_CELL);
-        if (!cell) {
-            free(rows);
-            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        char hdr[16][16];
+        struct oc_table t = {0};
+        char num[48];
+        static const char *const fixed[] = {"#", "Node", "Op", "Est. FLOPs"};
+        oc_rp_cols(&t, fixed, 4, 1u << 1 | 1u << 2);
+        for (int32_t k = 0; k < n; k++) {
+            snprintf(hdr[k], sizeof hdr[k], "[%d] us", k + 1);
+            oc_table_col(&t, hdr[k], hdr[k], OC_ALIGN_RIGHT);
         }
-        snprintf(cell[0], OC_RP_CELL, "#");
-        snprintf(cell[1], OC_RP_CELL, "Node");
-        snprintf(cell[2], OC_RP_CELL, "Op");
-        snprintf(cell[3], OC_RP_CELL, "Est. FLOPs");
-        for (int32_t k = 0; k < n; k++)
-            snprintf(cell[4 + k], OC_RP_CELL, "[%d] us", k + 1);
-        for (int32_t k = 1; k < n; k++)
-            snprintf(cell[4 + n + k - 1], OC_RP_CELL, "[1]/[%d]", k + 1);
+        for (int32_t k = 1; k < n; k++) {
+            snprintf(hdr[8 + k], sizeof hdr[8 + k], "[1]/[%d]", k + 1);
+            oc_table_col(&t, hdr[8 + k], hdr[8 + k], OC_ALIGN_RIGHT);
+        }
         for (int32_t r = 0; r <= nr; r++) {
-            char(*row)[OC_RP_CELL] = cell + (size_t)(r + 1) * (size_t)cols;
             bool total = r == nr;
-            snprintf(row[0], OC_RP_CELL, "%s", total ? "" : "");
-            if (!total)
-                snprintf(row[0], OC_RP_CELL, "%d", r + 1);
+            oc_table_row(&t);
             if (total) {
-                snprintf(row[1], OC_RP_CELL, "Total (%d nodes measured on all)", n_common);
-                row[2][0] = row[3][0] = 0;
+                oc_table_puts(&t, "");
+                oc_table_cell(&t, "Total (%d nodes measured on all)", n_common);
+                oc_table_puts(&t, "");
+                oc_table_puts(&t, "");
             } else {
-                oc_printable(rows[r].name, row[1], OC_RP_CELL);
-                oc_printable(rows[r].op, row[2], OC_RP_CELL);
-                oc_fmt_thousands(rows[r].est > 0 && rows[r].est < 1.8e19 ? (uint64_t)rows[r].est : 0, row[3],
-                                 OC_RP_CELL);
+                oc_table_cell(&t, "%d", r + 1);
+                oc_rp_text_cell(&t, rows[r].name);
+                oc_rp_text_cell(&t, rows[r].op);
+                oc_table_puts(&t, oc_fmt_thousands(rows[r].est > 0 && rows[r].est < 1.8e19 ? (uint64_t)rows[r].est : 0,
+                                                   num, sizeof num));
             }
-            double t[8];
+            double tk[8];
             for (int32_t k = 0; k < n; k++) {
-                t[k] = total ? tot[k]
-                       : rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured ? f[k].nodes[rows[r].at[k]].time_ns
-                                                                                  : 0;
-                oc_rp_cellf(row[4 + k], 2, t[k] / 1e3);
+                tk[k] = total ? tot[k]
+                        : rows[r].at[k] >= 0 && f[k].nodes[rows[r].at[k]].measured ? f[k].nodes[rows[r].at[k]].time_ns
+                                                                                   : 0;
+                oc_rp_cellf(&t, 2, tk[k] / 1e3);
             }
             for (int32_t k = 1; k < n; k++)
-                oc_rp_cellf(row[4 + n + k - 1], 2, t[0] > 0 && t[k] > 0 ? t[0] / t[k] : 0);
+                oc_rp_cellf(&t, 2, tk[0] > 0 && tk[k] > 0 ? tk[0] / tk[k] : 0);
         }
-        oc_rp_table(&b, cell, nr + 2, cols, 1u << 1 | 1u << 2, md);
-        free(cell);
+        if (md)
+            oc_table_md_aligned(&b, &t);
+        else
+            oc_table_text(&b, &t, NULL);
+        oc_table_free(&t);
         oc_sbuf_puts(&b, "\nus = microseconds (median kernel time per node); [1]/[k] > 1: device k is faster\n");
     }
     free(rows);

@@ -145,6 +145,11 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
 enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const struct oc_report_spec *spec,
                                struct oc_diag *d);
 
+/* `onnxcost gpus` and `onnxcost ops`: the built-in devices and the
+ * operators with a rule (text or md). */
+enum oc_status oc_report_gpus(const struct oc_report_spec *spec, struct oc_diag *d);
+enum oc_status oc_report_ops(const struct oc_report_spec *spec, struct oc_diag *d);
+
 /* The table of a sweep (text, md, csv or JSON "onnxcost-sweep/1"), with
  * the predictions of each row when gpu is not NULL (spec->gpu may name
  * the --gpu-spec file). */

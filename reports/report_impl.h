@@ -5,7 +5,8 @@
 #define OC_REPORT_IMPL_H
 
 #include "report.h"
-#include "table.h"
+
+#include <stdarg.h>
 
 /* Growable string buffer; on allocation failure `oom` is set and further
  * appends are ignored. */
@@ -19,11 +20,26 @@ void oc_sbuf_free(struct oc_sbuf *b);
 void oc_sbuf_put(struct oc_sbuf *b, const char *s, size_t n);
 void oc_sbuf_puts(struct oc_sbuf *b, const char *s);
 void oc_sbuf_printf(struct oc_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void oc_sbuf_vprintf(struct oc_sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void oc_sbuf_u64(struct oc_sbuf *b, uint64_t v); /* decimal, no separators */
 void oc_sbuf_pad(struct oc_sbuf *b, char c, size_t n);
+#include "table.h"
+
+/* An oc_table_flush hook that writes through a spec (st: the first error). */
+struct oc_report_flush {
+    const struct oc_report_spec *spec;
+    struct oc_diag *d;
+    enum oc_status st;
+};
+int oc_report_flush(void *arg, struct oc_sbuf *b);
+
 /* Writes the buffer through the spec and empties it. */
 enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spec, struct oc_diag *d);
 
+/* Markdown text: '|' escaped, control bytes as '?'. */
+void oc_md_text(struct oc_sbuf *b, const char *s);
+/* A CSV field, quoted when it holds a comma, quote, CR or LF. */
+void oc_csv_field(struct oc_sbuf *b, const char *s);
 /* Columns s takes on a terminal: its UTF-8 code points. */
 size_t oc_text_width(const char *s);
 /* ---- totals that are lower bounds (oc_totals_exact) -------------------------------- */

@@ -199,11 +199,11 @@ enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const
             oc_sbuf_puts(&b, md ? "\n" : "");
         }
         if (csv)
-            oc_table_csv(&b, &t);
+            oc_table_csv(&b, &t, NULL);
         else if (md)
             oc_table_md(&b, &t);
         else
-            oc_table_text(&b, &t);
+            oc_table_text(&b, &t, NULL);
         oc_table_free(&t);
         if (!csv) {
             oc_sbuf_puts(&b, md ? "\n" : "");

@@ -13,25 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OC_TCOL_LAYER, OC_TCOL_SHAPE, OC_TCOL_PARAMS, OC_TCOL_MACS, OC_TCOL_AI, OC_TCOL_BOUND, OC_TCOL_TIME, OC_TCOL_COUNT };
-enum { OC_TCOL_BASE = OC_TCOL_AI }; /* the last three only with --gpu */
-
-struct oc_tcol {
-    const char *header;
-    bool right;
-};
-
-static const struct oc_tcol oc_tcols[] = {
-    [OC_TCOL_LAYER] = {"Layer (type)", false},
-    [OC_TCOL_SHAPE] = {"Output Shape", true},
-    [OC_TCOL_PARAMS] = {"Param #", true},
-    [OC_TCOL_MACS] = {"MACs", true},
-    [OC_TCOL_AI] = {"FLOP/B", true},
-    [OC_TCOL_BOUND] = {"Bound", false},
-    [OC_TCOL_TIME] = {"Time (us)", true},
-};
-_Static_assert(OC_ARRAY_LEN(oc_tcols) == OC_TCOL_COUNT, "text columns out of sync");
-
 /* Names come from the file: bytes that are not printable UTF-8 (control
  * bytes, invalid sequences) are shown as \xNN, so they never reach the
  * terminal and the column width stays right. */
@@ -99,39 +80,6 @@ static double oc_mib(uint64_t bytes) {
     return (double)bytes / (1024.0 * 1024.0);
 }
 
-/* Display width of UTF-8 text: one column per code point (formulas use "·"
- * and superscripts; names are printed with control bytes replaced). */
-static size_t oc_display_width(const char *s, size_t n) {
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return w;
-}
-
-/* A cell padded to `width` columns; text wider than that is cut and ends in
- * "…" (the terminal-width fit). */
-static void oc_put_cell(struct oc_sbuf *out, const char *s, size_t width, bool right) {
-    size_t len = oc_display_width(s, strlen(s));
-    if (len > width && width >= 2) {
-        size_t keep = 0, cols = 0;
-        while (s[keep] && cols < width - 1) { /* whole UTF-8 characters */
-            keep++;
-            while (((unsigned char)s[keep] & 0xC0) == 0x80)
-                keep++;
-            cols++;
-        }
-        oc_sbuf_put(out, s, keep);
-        oc_sbuf_puts(out, "\xE2\x80\xA6");
-        return;
-    }
-    if (right)
-        oc_sbuf_pad(out, ' ', width - len);
-    oc_sbuf_puts(out, s);
-    if (!right)
-        oc_sbuf_pad(out, ' ', width - len);
-}
-
-
 static void oc_pct(char *buf, size_t size, uint64_t part, uint64_t total) {
     if (!total)
         snprintf(buf, size, "-");
@@ -141,133 +89,82 @@ static void oc_pct(char *buf, size_t size, uint64_t part, uint64_t total) {
 
 /* The per-op-type breakdown: count, MACs, FLOPs, params and their shares. */
 static void oc_text_op_types(struct oc_sbuf *out, const struct oc_analysis *an) {
-    enum { NCOL = 8 };
-    static const char *const hdr[NCOL] = {"Op type", "Nodes", "MACs", "MACs %", "FLOPs", "FLOPs %", "Params", "Params %"};
     const struct oc_totals *t = &an->totals;
-    int32_t n = an->n_op_stats;
-    char(*cells)[NCOL][64] = calloc((size_t)n + 1, sizeof *cells);
-    size_t w[NCOL];
-    if (!cells) {
-        out->oom = true;
-        return;
-    }
-    for (int c = 0; c < NCOL; c++)
-        w[c] = strlen(hdr[c]);
-    for (int32_t r = 0; r < n; r++) {
+    struct oc_table tb = {0};
+    char pct[32];
+    oc_table_col(&tb, "Op type", "op_type", OC_ALIGN_LEFT);
+    oc_table_col(&tb, "Nodes", "nodes", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "FLOPs %", "flops_share", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "Params", "params", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "Params %", "params_share", OC_ALIGN_RIGHT);
+    for (int32_t r = 0; r < an->n_op_stats; r++) {
         const struct oc_op_stat *s = &an->op_stats[r];
-        snprintf(cells[r][0], 64, "%s%s%s", s->domain, s->domain[0] ? "::" : "", s->op_type);
-        for (char *p = cells[r][0]; *p; p++)
+        char name[64];
+        snprintf(name, sizeof name, "%s%s%s", s->domain, s->domain[0] ? "::" : "", s->op_type);
+        for (char *p = name; *p; p++)
             if ((unsigned char)*p < 0x20 || *p == 0x7f)
                 *p = '?';
-        snprintf(cells[r][1], 64, "%d", s->count);
-        oc_fmt_thousands(s->macs, cells[r][2], 64);
-        oc_pct(cells[r][3], 64, s->macs, t->macs);
-        oc_fmt_thousands(s->flops, cells[r][4], 64);
-        oc_pct(cells[r][5], 64, s->flops, t->flops);
-        oc_fmt_thousands(s->params, cells[r][6], 64);
-        oc_pct(cells[r][7], 64, s->params, t->params);
-        for (int c = 0; c < NCOL; c++) {
-            size_t len = oc_display_width(cells[r][c], strlen(cells[r][c]));
-            if (len > w[c])
-                w[c] = len;
-        }
+        oc_table_row(&tb);
+        oc_table_puts(&tb, name);
+        oc_table_cell(&tb, "%d", s->count);
+        oc_cell_count(oc_table_next(&tb), s->macs, false);
+        oc_pct(pct, sizeof pct, s->macs, t->macs);
+        oc_table_puts(&tb, pct);
+        oc_cell_count(oc_table_next(&tb), s->flops, false);
+        oc_pct(pct, sizeof pct, s->flops, t->flops);
+        oc_table_puts(&tb, pct);
+        oc_cell_count(oc_table_next(&tb), s->params, false);
+        oc_pct(pct, sizeof pct, s->params, t->params);
+        oc_table_puts(&tb, pct);
     }
-    for (int c = 0; c < NCOL; c++) {
-        oc_sbuf_puts(out, c ? "  " : "");
-        oc_put_cell(out, hdr[c], w[c], c > 0);
-    }
-    oc_sbuf_puts(out, "\n");
-    for (int32_t r = 0; r < n; r++) {
-        for (int c = 0; c < NCOL; c++) {
-            oc_sbuf_puts(out, c ? "  " : "");
-            oc_put_cell(out, cells[r][c], w[c], c > 0);
-        }
-        oc_sbuf_puts(out, "\n");
-    }
-    free(cells);
+    oc_table_text(out, &tb, NULL);
+    oc_table_free(&tb);
 }
 
 /* --depth: one row per module, indented by depth, with subtotals. */
 static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analysis *an, const struct oc_report_spec *spec,
                                       size_t *line) {
-    enum { NCOL = 6 };
-    static const char *const hdr[NCOL] = {"Module", "Nodes", "Params", "MACs", "FLOPs", "MACs %"};
     const struct oc_totals *t = &an->totals;
     const struct oc_symbolic *s = spec->sym;
-    int32_t n = spec->n_modules;
-    struct oc_sbuf cells = {0};
-    size_t *off = calloc((size_t)n * NCOL + 1, sizeof *off), w[NCOL];
-    if (!off)
-        return OC_ERR_NOMEM;
-    for (int c = 0; c < NCOL; c++)
-        w[c] = strlen(hdr[c]);
-    for (int32_t r = 0; r < n; r++) {
+    struct oc_table tb = {0};
+    oc_table_col(&tb, "Module", "module", OC_ALIGN_LEFT);
+    oc_table_col(&tb, "Nodes", "nodes", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "Params", "params", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
+    for (int32_t r = 0; r < spec->n_modules; r++) {
         const struct oc_module *m = &spec->modules[r];
-        for (int c = 0; c < NCOL; c++) {
-            size_t start = cells.n;
+        oc_table_row(&tb);
+        oc_table_level(&tb, m->depth - 1);
+        oc_put_safe(oc_table_next(&tb), m->path);
+        oc_table_cell(&tb, "%d", m->n_nodes);
+        oc_cell_count(oc_table_next(&tb), m->params, false);
+        for (int c = 0; c < 2; c++) {
+            const struct oc_poly *p = c == 0 ? m->macs_poly : m->flops_poly;
+            struct oc_sbuf *cell = oc_table_next(&tb);
             char buf[512];
             int64_t k;
-            off[(size_t)r * NCOL + (size_t)c] = start;
-            switch (c) {
-            case 0:
-                oc_sbuf_pad(&cells, ' ', 2 * (size_t)(m->depth - 1));
-                oc_put_safe(&cells, m->path);
-                break;
-            case 1:
-                oc_sbuf_printf(&cells, "%d", m->n_nodes);
-                break;
-            case 2:
-                oc_cell_count(&cells, m->params, false);
-                break;
-            case 3:
-            case 4: {
-                const struct oc_poly *p = c == 3 ? m->macs_poly : m->flops_poly;
-                if (s && p && !oc_poly_constant(p, &k))
-                    oc_sbuf_puts(&cells, oc_poly_format(p, s, true, buf, sizeof buf));
-                else
-                    oc_cell_count(&cells, c == 3 ? m->macs : m->flops, false);
-                if (m->n_uncosted)
-                    oc_sbuf_puts(&cells, "+?");
-                break;
-            }
-            default: /* a share depends on the binding: none while dims are symbolic */
-                if (t->macs && !s)
-                    oc_sbuf_printf(&cells, "%.1f%%", 100.0 * (double)m->macs / (double)t->macs);
-                else
-                    oc_sbuf_puts(&cells, "-");
-                break;
-            }
-            size_t len = oc_display_width(cells.p ? cells.p + start : "", cells.n - start);
-            if (len > w[c])
-                w[c] = len;
-            oc_sbuf_put(&cells, "", 1);
+            if (s && p && !oc_poly_constant(p, &k))
+                oc_sbuf_puts(cell, oc_poly_format(p, s, true, buf, sizeof buf));
+            else
+                oc_cell_count(cell, c == 0 ? m->macs : m->flops, false);
+            if (m->n_uncosted)
+                oc_sbuf_puts(cell, "+?");
         }
+        if (t->macs && !s) /* a share depends on the binding: none while dims are symbolic */
+            oc_table_cell(&tb, "%.1f%%", 100.0 * (double)m->macs / (double)t->macs);
+        else
+            oc_table_puts(&tb, "-");
     }
-    *line = 2;
-    for (int c = 0; c < NCOL; c++)
-        *line += w[c] + (c ? 2 : 0);
-    oc_sbuf_pad(out, '-', *line);
-    oc_sbuf_puts(out, "\n  ");
-    for (int c = 0; c < NCOL; c++) {
-        oc_sbuf_puts(out, c ? "  " : "");
-        oc_put_cell(out, hdr[c], w[c], c > 0);
-    }
-    oc_sbuf_puts(out, "\n");
-    oc_sbuf_pad(out, '=', *line);
-    oc_sbuf_puts(out, "\n");
-    for (int32_t r = 0; r < n && !cells.oom; r++) {
-        oc_sbuf_puts(out, "  ");
-        for (int c = 0; c < NCOL; c++) {
-            oc_sbuf_puts(out, c ? "  " : "");
-            oc_put_cell(out, cells.p + off[(size_t)r * NCOL + (size_t)c], w[c], c > 0);
-        }
-        oc_sbuf_puts(out, "\n");
-    }
-    if (cells.oom)
-        out->oom = true;
-    free(off);
-    oc_sbuf_free(&cells);
-    return OC_OK;
+    static const struct oc_text_style style = {.indent = "  ", .rules = true};
+    *line = oc_table_text(out, &tb, &style);
+    bool oom = tb.oom;
+    oc_table_free(&tb);
+    return oom ? OC_ERR_NOMEM : OC_OK;
 }
 
 /* The node table (execution order, or --sort/--top). */
@@ -278,103 +175,56 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     int32_t *rows = oc_report_rows(an, spec, &n);
     if (!rows)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
-    /* cells: n rows x 4 columns, each a NUL-terminated string in one buffer */
-    const int ncol = spec->gpu ? OC_TCOL_COUNT : OC_TCOL_BASE;
-    struct oc_sbuf cells = {0};
-    size_t *off = calloc((size_t)n * OC_TCOL_COUNT + 1, sizeof *off);
-    size_t width[OC_TCOL_COUNT];
-    if (!off) {
-        free(rows);
-        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    struct oc_table tb = {0};
+    oc_table_col(&tb, "Layer (type)", "layer", OC_ALIGN_LEFT);
+    oc_table_col(&tb, "Output Shape", "output_shape", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "Param #", "params", OC_ALIGN_RIGHT);
+    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+    if (spec->gpu) {
+        oc_table_col(&tb, "FLOP/B", "intensity", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "Bound", "bound", OC_ALIGN_LEFT);
+        oc_table_col(&tb, "Time (us)", "time_us", OC_ALIGN_RIGHT);
     }
-    for (int c = 0; c < ncol; c++)
-        width[c] = strlen(oc_tcols[c].header);
-    for (int32_t r = 0; r < n; r++) {
+    for (int32_t r = 0; r < n && !tb.oom; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
-        for (int c = 0; c < ncol; c++) {
-            size_t start = cells.n;
-            off[(size_t)r * (size_t)ncol + (size_t)c] = start;
-            switch (c) {
-            case OC_TCOL_LAYER:
-                oc_cell_layer(&cells, nd);
-                break;
-            case OC_TCOL_SHAPE:
-                oc_cell_shape(&cells, g, nd, spec->sym);
-                break;
-            case OC_TCOL_PARAMS:
-                oc_cell_count(&cells, nd->params, false);
-                break;
-            case OC_TCOL_MACS:
-                if (spec->sym && spec->sym->nodes[nd->index].macs) {
-                    char buf[256];
-                    oc_sbuf_puts(&cells, oc_poly_format(spec->sym->nodes[nd->index].macs, spec->sym, true, buf,
-                                                        sizeof buf));
-                } else {
-                    oc_cell_count(&cells, nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
-                }
-                break;
-            default: {
-                const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
-                if (!np->known)
-                    oc_sbuf_puts(&cells, "?");
-                else if (np->bound == OC_BOUND_NONE)
-                    oc_sbuf_puts(&cells, "-");
-                else if (c == OC_TCOL_AI)
-                    oc_sbuf_printf(&cells, "%.1f", np->ai);
-                else if (c == OC_TCOL_BOUND)
-                    oc_sbuf_puts(&cells, oc_bound_name(np->bound));
-                else
-                    oc_sbuf_printf(&cells, "%.1f", np->time * 1e6);
-                break;
-            }
-            }
-            if (cells.oom)
-                break;
-            size_t len = oc_display_width(cells.p + start, cells.n - start);
-            if (len > width[c])
-                width[c] = len;
-            oc_sbuf_put(&cells, "", 1); /* keep the NUL as a separator */
+        oc_table_row(&tb);
+        oc_cell_layer(oc_table_next(&tb), nd);
+        oc_cell_shape(oc_table_next(&tb), g, nd, spec->sym);
+        oc_cell_count(oc_table_next(&tb), nd->params, false);
+        if (spec->sym && spec->sym->nodes[nd->index].macs) {
+            char buf[256];
+            oc_table_puts(&tb, oc_poly_format(spec->sym->nodes[nd->index].macs, spec->sym, true, buf, sizeof buf));
+        } else {
+            oc_cell_count(oc_table_next(&tb), nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
+        }
+        if (!spec->gpu)
+            continue;
+        const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
+        for (int c = 0; c < 3; c++) {
+            if (!np->known)
+                oc_table_puts(&tb, "?");
+            else if (np->bound == OC_BOUND_NONE)
+                oc_table_puts(&tb, "-");
+            else if (c == 0)
+                oc_table_cell(&tb, "%.1f", np->ai);
+            else if (c == 1)
+                oc_table_puts(&tb, oc_bound_name(np->bound));
+            else
+                oc_table_cell(&tb, "%.1f", np->time * 1e6);
         }
     }
-        *line = 2;
-    for (int c = 0; c < ncol; c++)
-        *line += width[c] + (c ? 2 : 0);
-    if (spec->width > 0 && *line > (size_t)spec->width) { /* narrow the layer column first */
-        size_t excess = *line - (size_t)spec->width, room = width[OC_TCOL_LAYER] > 16 ? width[OC_TCOL_LAYER] - 16 : 0;
-        size_t cut = excess < room ? excess : room;
-        width[OC_TCOL_LAYER] -= cut;
-        *line -= cut;
-    }
-    oc_sbuf_pad(out, '-', *line);
-    oc_sbuf_puts(out, spec->color ? "\n\033[1m  " : "\n  ");
-    for (int c = 0; c < ncol; c++) {
-        if (c)
-            oc_sbuf_puts(out, "  ");
-        oc_put_cell(out, oc_tcols[c].header, width[c], oc_tcols[c].right);
-    }
-    oc_sbuf_puts(out, spec->color ? "\033[0m\n" : "\n");
-    oc_sbuf_pad(out, '=', *line);
-    oc_sbuf_puts(out, "\n");
-    enum oc_status st = OC_OK;
-    for (int32_t r = 0; r < n && !cells.oom; r++) {
-        oc_sbuf_puts(out, "  ");
-        for (int c = 0; c < ncol; c++) {
-            if (c)
-                oc_sbuf_puts(out, "  ");
-            oc_put_cell(out, cells.p + off[(size_t)r * (size_t)ncol + (size_t)c], width[c], oc_tcols[c].right);
-        }
-        oc_sbuf_puts(out, "\n");
-        if (out->n > 1 << 16 && (st = oc_sbuf_flush(out, spec, d)) != OC_OK)
-            break;
-    }
-    if (cells.oom)
-        out->oom = true;
-    free(off);
     free(rows);
-    oc_sbuf_free(&cells);
-    if (st != OC_OK)
-        return st;
-
+    struct oc_report_flush fl = {spec, d, OC_OK};
+    struct oc_table_flush flush = {oc_report_flush, &fl};
+    struct oc_text_style style = {.indent = "  ", .rules = true, .bold_header = spec->color, .fit_width = spec->width,
+                                  .shrink_col = 0, .flush = &flush};
+    bool oom = tb.oom;
+    *line = oc_table_text(out, &tb, &style);
+    oc_table_free(&tb);
+    if (fl.st != OC_OK)
+        return fl.st;
+    if (oom)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     if (n < g->n_nodes || spec->sort != OC_SORT_NONE) {
         static const char *const keys[] = {"", "MACs", "FLOPs", "params", "output bytes"};
         oc_sbuf_printf(out, "  (%d of %d nodes", n, g->n_nodes);
