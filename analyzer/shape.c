@@ -3,6 +3,8 @@
  */
 #include "shape.h"
 
+#include "attr.h"
+
 #include <string.h>
 
 enum oc_status oc_broadcast(const struct oc_dim *a, int32_t ra, const struct oc_dim *b, int32_t rb,
@@ -144,4 +146,67 @@ bool oc_axis_norm(int64_t axis, int32_t rank, int32_t *out) {
         return false;
     *out = (int32_t)(axis < 0 ? axis + rank : axis);
     return true;
+}
+
+enum oc_status oc_window_read(const struct oc_node *node, int32_t n, const int64_t *kernel, struct oc_window *w,
+                              struct oc_diag *d) {
+    const int64_t *v;
+    int64_t cnt;
+    enum oc_status st;
+    if (n > OC_MAX_SPATIAL)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "%d spatial dims (limit %d)", n, OC_MAX_SPATIAL);
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    if ((st = oc_attr_ints(node, "kernel_shape", &v, &cnt, d)) != OC_OK)
+        return st;
+    if (cnt) {
+        if (cnt != n)
+            return oc_diag_set(d, OC_ERR_MODEL, "kernel_shape has %lld entries, expected %d", (long long)cnt, n);
+        memcpy(w->k, v, (size_t)n * sizeof *v);
+    } else if (kernel) {
+        memcpy(w->k, kernel, (size_t)n * sizeof *kernel);
+    } else {
+        return oc_diag_set(d, OC_ERR_MODEL, "required attribute 'kernel_shape' is missing");
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (w->k[i] <= 0)
+            return oc_diag_set(d, OC_ERR_MODEL, "kernel size %lld is not positive", (long long)w->k[i]);
+        w->s[i] = w->dil[i] = 1;
+    }
+    static const char *const names[] = {"strides", "dilations"};
+    int64_t *dst[] = {w->s, w->dil};
+    for (int j = 0; j < 2; j++) {
+        if ((st = oc_attr_ints(node, names[j], &v, &cnt, d)) != OC_OK)
+            return st;
+        if (!cnt)
+            continue;
+        if (cnt != n)
+            return oc_diag_set(d, OC_ERR_MODEL, "%s has %lld entries, expected %d", names[j], (long long)cnt, n);
+        for (int32_t i = 0; i < n; i++) {
+            if (v[i] <= 0)
+                return oc_diag_set(d, OC_ERR_MODEL, "%s entry %lld is not positive", names[j], (long long)v[i]);
+            dst[j][i] = v[i];
+        }
+    }
+    if ((st = oc_attr_ints(node, "pads", &v, &cnt, d)) != OC_OK)
+        return st;
+    if (cnt) {
+        if (cnt != 2 * n)
+            return oc_diag_set(d, OC_ERR_MODEL, "pads has %lld entries, expected %d", (long long)cnt, 2 * n);
+        for (int32_t i = 0; i < 2 * n; i++) {
+            if (v[i] < 0)
+                return oc_diag_set(d, OC_ERR_MODEL, "negative pad %lld", (long long)v[i]);
+            w->pads[i] = v[i];
+        }
+    }
+    char ap[32];
+    if ((st = oc_attr_string(node, "auto_pad", "NOTSET", ap, sizeof ap, d)) != OC_OK)
+        return st;
+    if (!oc_auto_pad_parse(ap, &w->ap))
+        return oc_diag_set(d, OC_ERR_MODEL, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
+    int64_t ceil_mode;
+    if ((st = oc_attr_int(node, "ceil_mode", 0, &ceil_mode, d)) != OC_OK)
+        return st;
+    w->ceil_mode = ceil_mode != 0;
+    return OC_OK;
 }

@@ -57,4 +57,23 @@ enum oc_status oc_spatial_out_transposed(int64_t in, int64_t k, int64_t stride, 
 /* Normalises axis in [-rank, rank) to [0, rank); false when out of range. */
 bool oc_axis_norm(int64_t axis, int32_t rank, int32_t *out);
 
+/* The window of a Conv, ConvTranspose or pooling node (pads: all begins,
+ * then all ends, as in ONNX). */
+enum { OC_MAX_SPATIAL = 16 };
+
+struct oc_window {
+    int32_t n;                      /* spatial rank                 */
+    int64_t k[OC_MAX_SPATIAL];      /* kernel                       */
+    int64_t s[OC_MAX_SPATIAL];      /* strides                      */
+    int64_t dil[OC_MAX_SPATIAL];    /* dilations                    */
+    int64_t pads[2 * OC_MAX_SPATIAL];
+    enum oc_auto_pad ap;
+    bool ceil_mode;
+};
+/* Reads kernel_shape (or takes `kernel` when given), strides, dilations,
+ * pads, auto_pad and ceil_mode, each checked against the spatial rank n;
+ * the shape rules and the replay's planner read windows with it. */
+enum oc_status oc_window_read(const struct oc_node *node, int32_t n, const int64_t *kernel, struct oc_window *w,
+                              struct oc_diag *d);
+
 #endif

@@ -135,19 +135,74 @@ struct oc_rp_gemm {
 
 enum oc_rp_act { OC_ACT_RELU, OC_ACT_SIGMOID, OC_ACT_TANH, OC_ACT_ELU, OC_ACT_CLIPPED_RELU };
 
-/* Elementwise ops of our kernels (unary and binary share the code space). */
+/* Elementwise ops of our kernels (unary and binary share the code space),
+ * listed once in eltwise.def. */
+enum oc_rp_ew_kind { OC_EWK_ARITH, OC_EWK_FLOAT, OC_EWK_CMP, OC_EWK_LOGIC };
 enum oc_rp_ew {
-    OC_EW_IDENTITY = 0,
-    OC_EW_NEG, OC_EW_ABS, OC_EW_EXP, OC_EW_LOG, OC_EW_SQRT, OC_EW_RECIPROCAL,
-    OC_EW_ERF, OC_EW_TANH, OC_EW_SIGMOID, OC_EW_RELU, OC_EW_LEAKY_RELU, OC_EW_ELU,
-    OC_EW_GELU, OC_EW_GELU_TANH, OC_EW_HARD_SIGMOID, OC_EW_HARD_SWISH, OC_EW_SOFTPLUS,
-    OC_EW_CLIP, OC_EW_FLOOR, OC_EW_CEIL, OC_EW_SIN, OC_EW_COS, OC_EW_NOT,
-    OC_EW_QUICK_GELU,              /* x * sigmoid(alpha * x) (ORT's QuickGelu) */
+#define OC_UNARY(code, ...) OC_EW_##code,
+#define OC_BINARY(code, ...)
+#define OC_EW_ALIAS(onnx, code)
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
     OC_EW_UNARY_END,
-    OC_EW_ADD = 64, OC_EW_SUB, OC_EW_MUL, OC_EW_DIV, OC_EW_POW, OC_EW_MAX, OC_EW_MIN,
-    OC_EW_EQUAL, OC_EW_LESS, OC_EW_GREATER, OC_EW_AND, OC_EW_OR,
+    OC_EW_BINARY_BEFORE = 63, /* binary codes from 64 */
+#define OC_UNARY(code, ...)
+#define OC_BINARY(code, ...) OC_EW_##code,
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
     OC_EW_BINARY_END
 };
+/* the rows of eltwise.def, counted */
+enum {
+#define OC_UNARY(...) +1
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+    OC_EW_N_UNARY = 0
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+    ,
+#define OC_UNARY(...)
+#define OC_BINARY(...) +1
+    OC_EW_N_BINARY = 0
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
+};
+#ifdef __cplusplus
+static_assert((int)OC_EW_UNARY_END == (int)OC_EW_N_UNARY && OC_EW_UNARY_END <= 64, "unary codes out of range");
+static_assert(OC_EW_ADD == 64 && (int)OC_EW_BINARY_END == 64 + (int)OC_EW_N_BINARY, "binary codes out of range");
+#define OC_RP_CONSTEXPR constexpr
+#else
+_Static_assert((int)OC_EW_UNARY_END == (int)OC_EW_N_UNARY && OC_EW_UNARY_END <= 64, "unary codes out of range");
+_Static_assert(OC_EW_ADD == 64 && (int)OC_EW_BINARY_END == 64 + (int)OC_EW_N_BINARY, "binary codes out of range");
+#define OC_RP_CONSTEXPR
+#endif
+#ifdef __CUDACC__
+#define OC_RP_HD __host__ __device__
+#else
+#define OC_RP_HD
+#endif
+/* enum oc_rp_ew_kind of a binary code, -1 for any other */
+static inline OC_RP_CONSTEXPR OC_RP_HD int32_t oc_rp_ew_kind(int32_t code) {
+    switch (code) {
+#define OC_UNARY(...)
+#define OC_BINARY(code, onnx, kind, ...)                                                                             \
+    case OC_EW_##code:                                                                                               \
+        return kind;
+#define OC_EW_ALIAS(onnx, code)
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
+    default:
+        return -1;
+    }
+}
 
 struct oc_rp_eltwise {
     int32_t op;                    /* enum oc_rp_ew, or enum oc_rp_act for ACT */

@@ -140,72 +140,25 @@ PLANNER(oc_rp_constant) {
 
 /* ---- convolution and pooling ----------------------------------------------------- */
 
-/* kernel/strides/dilations/pads of a Conv/Pool node with the pads actually
- * used (auto_pad resolved by the analyzer's one implementation) */
-struct oc_rp_attrs_window {
-    int32_t n;
-    int64_t k[3], s[3], d[3], pb[3], pe[3];
-    enum oc_auto_pad ap;
-    bool ceil_mode;
-};
-
+/* the window attributes of a Conv/Pool node, read by the analyzer's reader
+ * (oc_window_read); auto_pad is resolved by its oc_spatial_out */
 static bool oc_rp_read_window(struct oc_rp_pctx *c, struct oc_rp_plan *p, int32_t n, const int64_t *kernel,
-                              struct oc_rp_attrs_window *w) {
-    const struct oc_node *nd = c->op.node;
-    const int64_t *v;
-    int64_t cnt;
-    memset(w, 0, sizeof *w);
+                              struct oc_window *w) {
     if (n < 1 || n > 3) {
         oc_rp_refuse(p, "%d spatial dims (cuDNN replay handles 1 to 3)", n);
         return false;
     }
-    w->n = n;
-    if (!oc_rp_attr_ok(c, p, oc_attr_ints(nd, "kernel_shape", &v, &cnt, &c->diag)))
-        return false;
-    for (int32_t i = 0; i < n; i++) {
-        w->k[i] = cnt == n ? v[i] : kernel ? kernel[i] : 0;
-        w->s[i] = w->d[i] = 1;
-    }
-    if (!oc_rp_attr_ok(c, p, oc_attr_ints(nd, "strides", &v, &cnt, &c->diag)))
-        return false;
-    for (int32_t i = 0; i < n && cnt == n; i++)
-        w->s[i] = v[i];
-    if (!oc_rp_attr_ok(c, p, oc_attr_ints(nd, "dilations", &v, &cnt, &c->diag)))
-        return false;
-    for (int32_t i = 0; i < n && cnt == n; i++)
-        w->d[i] = v[i];
-    if (!oc_rp_attr_ok(c, p, oc_attr_ints(nd, "pads", &v, &cnt, &c->diag)))
-        return false;
-    for (int32_t i = 0; i < n && cnt == 2 * n; i++) {
-        w->pb[i] = v[i];
-        w->pe[i] = v[n + i];
-    }
-    char ap[32];
-    if (!oc_rp_attr_ok(c, p, oc_attr_string(nd, "auto_pad", "NOTSET", ap, sizeof ap, &c->diag)))
-        return false;
-    if (!oc_auto_pad_parse(ap, &w->ap)) {
-        oc_rp_refuse(p, "auto_pad '%s'", ap);
-        return false;
-    }
-    int64_t cm;
-    if (!oc_rp_attr_ok(c, p, oc_attr_int(nd, "ceil_mode", 0, &cm, &c->diag)))
-        return false;
-    w->ceil_mode = cm != 0;
-    for (int32_t i = 0; i < n; i++)
-        if (w->k[i] <= 0 || w->s[i] <= 0 || w->d[i] <= 0) {
-            oc_rp_refuse(p, "window attributes out of range");
-            return false;
-        }
-    return true;
+    return oc_rp_attr_ok(c, p, oc_window_read(c->op.node, n, kernel, w, &c->diag));
 }
 
 /* the cuDNN window of a forward Conv/Pool: X is in[0], Y out[0] */
-static bool oc_rp_forward_window(struct oc_rp_plan *p, const struct oc_rp_attrs_window *a, struct oc_rp_window *w) {
+static bool oc_rp_forward_window(struct oc_rp_plan *p, const struct oc_window *a, struct oc_rp_window *w) {
     memset(w, 0, sizeof *w);
     w->nsp = a->n;
     for (int32_t i = 0; i < a->n; i++) {
         int64_t in = p->in[0].dims[2 + i], want = p->out[0].dims[2 + i], o, pb, pe;
-        if (oc_spatial_out(in, a->k[i], a->s[i], a->d[i], a->pb[i], a->pe[i], a->ap, a->ceil_mode, &o, &pb, &pe) !=
+        if (oc_spatial_out(in, a->k[i], a->s[i], a->dil[i], a->pads[i], a->pads[a->n + i], a->ap, a->ceil_mode, &o, &pb,
+                           &pe) !=
                 OC_OK ||
             o != want) {
             oc_rp_refuse(p, "window of spatial dim %d does not match the inferred output", i);
@@ -213,8 +166,8 @@ static bool oc_rp_forward_window(struct oc_rp_plan *p, const struct oc_rp_attrs_
         }
         w->kernel[i] = a->k[i];
         w->stride[i] = a->s[i];
-        w->dilation[i] = a->d[i];
-        if (!oc_rp_window_axis(in, a->k[i], a->s[i], a->d[i], pb, pe, want, &w->pad[i], &w->crop[i], &w->ext[i])) {
+        w->dilation[i] = a->dil[i];
+        if (!oc_rp_window_axis(in, a->k[i], a->s[i], a->dil[i], pb, pe, want, &w->pad[i], &w->crop[i], &w->ext[i])) {
             oc_rp_refuse(p, "pads %lld/%lld of spatial dim %d have no symmetric equivalent", (long long)pb,
                          (long long)pe, i);
             return false;
@@ -248,7 +201,7 @@ PLANNER(oc_rp_conv) {
         oc_rp_refuse(p, "Conv of rank %d", x->rank);
         return;
     }
-    struct oc_rp_attrs_window a;
+    struct oc_window a;
     if (!oc_rp_read_window(c, p, x->rank - 2, wt->dims + 2, &a))
         return;
     int64_t group;
@@ -272,7 +225,7 @@ PLANNER(oc_rp_convt) {
         oc_rp_refuse(p, "ConvTranspose of rank %d", x->rank);
         return;
     }
-    struct oc_rp_attrs_window a;
+    struct oc_window a;
     if (!oc_rp_read_window(c, p, x->rank - 2, wt->dims + 2, &a))
         return;
     int64_t group;
@@ -291,8 +244,8 @@ PLANNER(oc_rp_convt) {
         int64_t opad = nop == a.n ? op[i] : 0;
         /* the pads that give the inferred output (explicit, or chosen by
            auto_pad / output_shape): total split begin/end as given or evenly */
-        int64_t total = a.s[i] * (in - 1) + opad + a.d[i] * (a.k[i] - 1) + 1 - want;
-        int64_t pb = a.pb[i], pe = a.pe[i];
+        int64_t total = a.s[i] * (in - 1) + opad + a.dil[i] * (a.k[i] - 1) + 1 - want;
+        int64_t pb = a.pads[i], pe = a.pads[a.n + i];
         if (pb + pe != total) {
             pb = a.ap == OC_AUTO_PAD_SAME_LOWER ? total - total / 2 : total / 2;
             pe = total - pb;
@@ -303,9 +256,9 @@ PLANNER(oc_rp_convt) {
         }
         cv->w.kernel[i] = a.k[i];
         cv->w.stride[i] = a.s[i];
-        cv->w.dilation[i] = a.d[i];
+        cv->w.dilation[i] = a.dil[i];
         cv->out_pad[i] = opad;
-        if (!oc_rp_window_axis_t(in, a.k[i], a.s[i], a.d[i], pb, pe, want, &cv->w.pad[i], &cv->w.crop[i],
+        if (!oc_rp_window_axis_t(in, a.k[i], a.s[i], a.dil[i], pb, pe, want, &cv->w.pad[i], &cv->w.crop[i],
                                  &cv->w.ext[i])) {
             oc_rp_refuse(p, "pads %lld/%lld of spatial dim %d have no cuDNN equivalent", (long long)pb,
                          (long long)pe, i);
@@ -331,11 +284,11 @@ PLANNER(oc_rp_pool) {
         oc_rp_refuse(p, "MaxPool with the Indices output (cuDNN gives no indices)");
         return;
     }
-    struct oc_rp_attrs_window a;
+    struct oc_window a;
     if (!oc_rp_read_window(c, p, p->in[0].rank - 2, NULL, &a))
         return;
     for (int32_t i = 0; i < a.n; i++)
-        if (a.d[i] != 1) {
+        if (a.dil[i] != 1) {
             oc_rp_refuse(p, "%s with dilations (cuDNN pooling has none)", op);
             return;
         }
@@ -546,23 +499,22 @@ PLANNER(oc_rp_activation) {
 PLANNER(oc_rp_unary) {
     const struct oc_node *nd = c->op.node;
     static const struct {
-        const char *op;
+        const char *op;    /* NULL: not an ONNX op of its own */
         int32_t code;
         float alpha, beta; /* attribute defaults */
         double lo, hi;     /* input range the op is defined on */
     } tab[] = {
-        {"Neg", OC_EW_NEG, 0, 0, -1, 1},          {"Abs", OC_EW_ABS, 0, 0, -1, 1},
-        {"Exp", OC_EW_EXP, 0, 0, -1, 1},          {"Log", OC_EW_LOG, 0, 0, 0.5, 2},
-        {"Sqrt", OC_EW_SQRT, 0, 0, 0.5, 2},       {"Reciprocal", OC_EW_RECIPROCAL, 0, 0, 0.5, 2},
-        {"Erf", OC_EW_ERF, 0, 0, -1, 1},          {"LeakyRelu", OC_EW_LEAKY_RELU, 0.01f, 0, -1, 1},
-        {"Gelu", OC_EW_GELU, 0, 0, -1, 1},        {"HardSigmoid", OC_EW_HARD_SIGMOID, 0.2f, 0.5f, -1, 1},
-        {"HardSwish", OC_EW_HARD_SWISH, 0, 0, -1, 1}, {"Softplus", OC_EW_SOFTPLUS, 0, 0, -1, 1},
-        {"Clip", OC_EW_CLIP, 0, 0, -1, 1},        {"Floor", OC_EW_FLOOR, 0, 0, -1, 1},
-        {"Ceil", OC_EW_CEIL, 0, 0, -1, 1},        {"Sin", OC_EW_SIN, 0, 0, -1, 1},
-        {"Cos", OC_EW_COS, 0, 0, -1, 1},          {"Not", OC_EW_NOT, 0, 0, 0, 0},
+#define OC_UNARY(code, onnx, alpha, beta, lo, hi, ...) {onnx, OC_EW_##code, alpha, beta, lo, hi},
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
     };
+    _Static_assert(OC_ARRAY_LEN(tab) == (size_t)OC_EW_UNARY_END, "one row per unary code");
     size_t i = 0;
-    while (i < OC_ARRAY_LEN(tab) && strcmp(tab[i].op, nd->op_type) != 0)
+    while (i < OC_ARRAY_LEN(tab) && (!tab[i].op || strcmp(tab[i].op, nd->op_type) != 0))
         i++;
     if (i == OC_ARRAY_LEN(tab)) {
         oc_rp_refuse(p, "no replay kernel for %s", nd->op_type);
@@ -669,13 +621,14 @@ PLANNER(oc_rp_binary) {
     static const struct {
         const char *op;
         int32_t code;
-        bool logical;
     } tab[] = {
-        {"Add", OC_EW_ADD, false}, {"Sub", OC_EW_SUB, false}, {"Mul", OC_EW_MUL, false},
-        {"Div", OC_EW_DIV, false}, {"Pow", OC_EW_POW, false}, {"Max", OC_EW_MAX, false},
-        {"Min", OC_EW_MIN, false}, {"Equal", OC_EW_EQUAL, false}, {"Less", OC_EW_LESS, false},
-        {"Greater", OC_EW_GREATER, false}, {"And", OC_EW_AND, true}, {"Or", OC_EW_OR, true},
-        {"Sum", OC_EW_ADD, false},
+#define OC_UNARY(...)
+#define OC_BINARY(code, onnx, ...) {onnx, OC_EW_##code},
+#define OC_EW_ALIAS(onnx, code) {onnx, OC_EW_##code},
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
     };
     size_t i = 0;
     while (i < OC_ARRAY_LEN(tab) && strcmp(tab[i].op, op) != 0)
@@ -684,22 +637,22 @@ PLANNER(oc_rp_binary) {
         oc_rp_refuse(p, "no replay kernel for %s", op);
         return;
     }
+    int32_t kind = oc_rp_ew_kind(tab[i].code);
     if (p->n_in != 2) {
         oc_rp_refuse(p, "%s of %d inputs (replay takes 2)", op, p->n_in);
         return;
     }
-    if (!tab[i].logical && p->in[0].dtype == OC_DT_BOOL) {
+    if (kind != OC_EWK_LOGIC && p->in[0].dtype == OC_DT_BOOL) {
         oc_rp_refuse(p, "%s on bool", op);
         return;
     }
-    if ((tab[i].code == OC_EW_POW) && !oc_dtype_is_float(p->in[0].dtype)) {
-        oc_rp_refuse(p, "integer Pow");
+    if (kind == OC_EWK_FLOAT && !oc_dtype_is_float(p->in[0].dtype)) {
+        oc_rp_refuse(p, "integer %s", op);
         return;
     }
     /* the kernel's integer arithmetic is int32 and int64 (comparisons take any type) */
-    bool cmp = tab[i].code == OC_EW_EQUAL || tab[i].code == OC_EW_LESS || tab[i].code == OC_EW_GREATER;
     int32_t dt = p->in[0].dtype;
-    if (!tab[i].logical && !cmp && !oc_dtype_is_float(dt) && dt != OC_DT_INT32 && dt != OC_DT_INT64) {
+    if (kind == OC_EWK_ARITH && !oc_dtype_is_float(dt) && dt != OC_DT_INT32 && dt != OC_DT_INT64) {
         oc_rp_refuse(p, "%s on %s (replay's integer arithmetic takes int32 and int64)", op, oc_dtype_name(dt));
         return;
     }

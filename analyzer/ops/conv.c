@@ -21,83 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OC_MAX_SPATIAL = 16 };
-
-struct oc_window {
-    int32_t n;                      /* spatial rank                 */
-    int64_t k[OC_MAX_SPATIAL];      /* kernel                       */
-    int64_t s[OC_MAX_SPATIAL];      /* strides                      */
-    int64_t dil[OC_MAX_SPATIAL];    /* dilations                    */
-    int64_t pads[2 * OC_MAX_SPATIAL];
-    enum oc_auto_pad ap;
-    bool ceil_mode;
-};
-
-/* Reads kernel_shape (or takes `kernel` when given), strides, dilations,
- * pads, auto_pad and ceil_mode, each checked against the spatial rank. */
-static enum oc_status oc_window_read(struct oc_op_ctx *c, int32_t n, const int64_t *kernel,
-                                     struct oc_window *w) {
-    const int64_t *v;
-    int64_t cnt;
-    enum oc_status st;
-    if (n > OC_MAX_SPATIAL)
-        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "%d spatial dims (limit %d)", n, OC_MAX_SPATIAL);
-    memset(w, 0, sizeof *w);
-    w->n = n;
-    if ((st = oc_attr_ints(c->node, "kernel_shape", &v, &cnt, c->diag)) != OC_OK)
-        return st;
-    if (cnt) {
-        if (cnt != n)
-            return OC_FAIL(c, OC_ERR_MODEL, "kernel_shape has %lld entries, expected %d", (long long)cnt, n);
-        memcpy(w->k, v, (size_t)n * sizeof *v);
-    } else if (kernel) {
-        memcpy(w->k, kernel, (size_t)n * sizeof *kernel);
-    } else {
-        return OC_FAIL(c, OC_ERR_MODEL, "required attribute 'kernel_shape' is missing");
-    }
-    for (int32_t i = 0; i < n; i++) {
-        if (w->k[i] <= 0)
-            return OC_FAIL(c, OC_ERR_MODEL, "kernel size %lld is not positive", (long long)w->k[i]);
-        w->s[i] = w->dil[i] = 1;
-    }
-    static const char *const names[] = {"strides", "dilations"};
-    int64_t *dst[] = {w->s, w->dil};
-    for (int j = 0; j < 2; j++) {
-        if ((st = oc_attr_ints(c->node, names[j], &v, &cnt, c->diag)) != OC_OK)
-            return st;
-        if (!cnt)
-            continue;
-        if (cnt != n)
-            return OC_FAIL(c, OC_ERR_MODEL, "%s has %lld entries, expected %d", names[j], (long long)cnt, n);
-        for (int32_t i = 0; i < n; i++) {
-            if (v[i] <= 0)
-                return OC_FAIL(c, OC_ERR_MODEL, "%s entry %lld is not positive", names[j], (long long)v[i]);
-            dst[j][i] = v[i];
-        }
-    }
-    if ((st = oc_attr_ints(c->node, "pads", &v, &cnt, c->diag)) != OC_OK)
-        return st;
-    if (cnt) {
-        if (cnt != 2 * n)
-            return OC_FAIL(c, OC_ERR_MODEL, "pads has %lld entries, expected %d", (long long)cnt, 2 * n);
-        for (int32_t i = 0; i < 2 * n; i++) {
-            if (v[i] < 0)
-                return OC_FAIL(c, OC_ERR_MODEL, "negative pad %lld", (long long)v[i]);
-            w->pads[i] = v[i];
-        }
-    }
-    char ap[32];
-    if ((st = oc_attr_string(c->node, "auto_pad", "NOTSET", ap, sizeof ap, c->diag)) != OC_OK)
-        return st;
-    if (!oc_auto_pad_parse(ap, &w->ap))
-        return OC_FAIL(c, OC_ERR_MODEL, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", ap);
-    int64_t ceil_mode;
-    if ((st = oc_attr_int(c->node, "ceil_mode", 0, &ceil_mode, c->diag)) != OC_OK)
-        return st;
-    w->ceil_mode = ceil_mode != 0;
-    return OC_OK;
-}
-
 /* Y dims [N, channels, spatial...] from X and the window. */
 static enum oc_status oc_window_apply(struct oc_op_ctx *c, const struct oc_value *x, int64_t channels,
                                       const struct oc_window *w, struct oc_dim *out) {
@@ -155,7 +78,7 @@ enum oc_status oc_conv_shape(struct oc_op_ctx *c, const struct oc_value *x, cons
     for (int32_t i = 0; i < n && i < OC_MAX_SPATIAL; i++)
         kernel[i] = wt->dims[2 + i].value;
     struct oc_window w;
-    if ((st = oc_window_read(c, n, kernel, &w)) != OC_OK)
+    if ((st = oc_window_read(c->node, n, kernel, &w, c->diag)) != OC_OK)
         return st;
     for (int32_t i = 0; i < n; i++)
         if (kernel[i] >= 0 && w.k[i] != kernel[i])
@@ -204,7 +127,7 @@ OC_RULE(oc_pool_infer) {
     if (st != OC_OK)
         return st;
     struct oc_window w;
-    st = oc_window_read(c, x->rank - 2, NULL, &w);
+    st = oc_window_read(c->node, x->rank - 2, NULL, &w, c->diag);
     if (st != OC_OK)
         return st;
     struct oc_dim out[OC_MAX_SPATIAL + 2];
@@ -328,7 +251,7 @@ OC_RULE(oc_convt_infer) {
     for (int32_t i = 0; i < n && i < OC_MAX_SPATIAL; i++)
         kernel[i] = wt->dims[2 + i].value;
     struct oc_window w;
-    if ((st = oc_window_read(c, n, kernel, &w)) != OC_OK)
+    if ((st = oc_window_read(c->node, n, kernel, &w, c->diag)) != OC_OK)
         return st;
     for (int32_t i = 0; i < n; i++)
         if (kernel[i] >= 0 && w.k[i] != kernel[i])
@@ -452,7 +375,7 @@ OC_RULE(oc_maxunpool_infer) {
     if (st != OC_OK)
         return st;
     struct oc_window w;
-    st = oc_window_read(c, x->rank - 2, NULL, &w);
+    st = oc_window_read(c->node, x->rank - 2, NULL, &w, c->diag);
     if (st != OC_OK)
         return st;
     if (oc_in(c, 2)) {
@@ -499,7 +422,7 @@ OC_RULE(oc_col2im_infer) {
                        (long long)nb);
     int32_t n = (int32_t)ni;
     struct oc_window w;
-    enum oc_status st = oc_window_read(c, n, blk, &w);
+    enum oc_status st = oc_window_read(c->node, n, blk, &w, c->diag);
     if (st != OC_OK)
         return st;
     int64_t prod_blk = 1, blocks = 1;

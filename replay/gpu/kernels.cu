@@ -317,35 +317,22 @@ __global__ void k_fill(T *p, int64_t n, int32_t fill, double lo, double hi, int6
     }
 }
 
-/* The float unary ops; alpha and beta as in struct oc_rp_eltwise. */
+/* The float unary ops of replay/eltwise.def; alpha and beta as in struct
+ * oc_rp_eltwise. */
 template <int OP> __device__ __forceinline__ float unary_op(float x, float alpha, float beta) {
-    if constexpr (OP == OC_EW_IDENTITY) return x;
-    else if constexpr (OP == OC_EW_NEG) return -x;
-    else if constexpr (OP == OC_EW_ABS) return fabsf(x);
-    else if constexpr (OP == OC_EW_EXP) return expf(x);
-    else if constexpr (OP == OC_EW_LOG) return logf(x);
-    else if constexpr (OP == OC_EW_SQRT) return sqrtf(x);
-    else if constexpr (OP == OC_EW_RECIPROCAL) return 1.f / x;
-    else if constexpr (OP == OC_EW_ERF) return erff(x);
-    else if constexpr (OP == OC_EW_TANH) return tanhf(x);
-    else if constexpr (OP == OC_EW_SIGMOID) return 1.f / (1.f + expf(-x));
-    else if constexpr (OP == OC_EW_RELU) return fmaxf(x, 0.f);
-    else if constexpr (OP == OC_EW_LEAKY_RELU) return x >= 0.f ? x : alpha * x;
-    else if constexpr (OP == OC_EW_ELU) return x >= 0.f ? x : alpha * expm1f(x);
-    else if constexpr (OP == OC_EW_GELU) return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
-    else if constexpr (OP == OC_EW_GELU_TANH)
-        return 0.5f * x * (1.f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-    else if constexpr (OP == OC_EW_HARD_SIGMOID) return fmaxf(0.f, fminf(1.f, alpha * x + beta));
-    else if constexpr (OP == OC_EW_HARD_SWISH) return x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f));
-    /* log(1 + exp(x)) written so that large |x| neither overflows nor
-     * loses the result: max(x, 0) + log1p(exp(-|x|)) */
-    else if constexpr (OP == OC_EW_SOFTPLUS) return fmaxf(x, 0.f) + log1pf(expf(-fabsf(x)));
-    else if constexpr (OP == OC_EW_CLIP) return fminf(fmaxf(x, alpha), beta);
-    else if constexpr (OP == OC_EW_FLOOR) return floorf(x);
-    else if constexpr (OP == OC_EW_CEIL) return ceilf(x);
-    else if constexpr (OP == OC_EW_SIN) return sinf(x);
-    else if constexpr (OP == OC_EW_QUICK_GELU) return x / (1.f + expf(-alpha * x));
-    else if constexpr (OP == OC_EW_COS) return cosf(x);
+    (void)alpha;
+    (void)beta;
+    if constexpr (OP < 0) {
+        return x;
+    }
+#define OC_UNARY(code, onnx, a, b, lo, hi, fadd, fmul, ffma, expr)                                                 \
+    else if constexpr (OP == OC_EW_##code) return (expr);
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+#include "../eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
     else {
         static_assert(OP < 0, "not a float unary op");
         return x;
@@ -367,54 +354,75 @@ __global__ void k_not(const bool8 *x, bool8 *y, int64_t n) {
     OC_GRID_LOOP(i, n) y[i] = bool8{(uint8_t)(x[i].v == 0)};
 }
 
-__host__ __device__ constexpr bool is_cmp(int op) {
-    return op == OC_EW_EQUAL || op == OC_EW_LESS || op == OC_EW_GREATER;
-}
-__host__ __device__ constexpr bool is_logic(int op) { return op == OC_EW_AND || op == OC_EW_OR; }
+__host__ __device__ constexpr bool is_cmp(int op) { return oc_rp_ew_kind(op) == OC_EWK_CMP; }
+__host__ __device__ constexpr bool is_logic(int op) { return oc_rp_ew_kind(op) == OC_EWK_LOGIC; }
 
-/* One binary op: logic on bool; comparisons of any type to bool; arithmetic
- * in float for float types, in wrapping int64 for int64/int32 (division by
- * zero gives 0 instead of the hardware's garbage). */
+/* One binary op of replay/eltwise.def: logic on bool; comparisons of any
+ * type to bool; arithmetic in float for float types, in wrapping int64 for
+ * int64/int32 (division by zero gives 0 instead of the hardware's garbage). */
 template <int OP, typename TI, typename TO> __device__ __forceinline__ TO binary_op(TI a, TI b) {
+#define OC_UNARY(...)
+#define OC_EW_ALIAS(onnx, code)
     if constexpr (is_logic(OP)) {
         static_assert(is_bool<TI> && is_bool<TO>, "logic ops are on bool");
-        return bool8{(uint8_t)(OP == OC_EW_AND ? (a.v && b.v) : (a.v || b.v))};
+        const bool x = a.v != 0, y = b.v != 0;
+        bool r = false;
+        if constexpr (OP < 0) {
+        }
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    else if constexpr (OP == OC_EW_##code) r = (fexpr);
+#include "../eltwise.def"
+#undef OC_BINARY
+        return bool8{(uint8_t)r};
     } else if constexpr (is_cmp(OP)) {
-        bool r;
+        bool r = false;
         if constexpr (is_fp<TI>::value) {
             const float x = to_f(a), y = to_f(b);
-            r = OP == OC_EW_EQUAL ? x == y : OP == OC_EW_LESS ? x < y : x > y;
+            if constexpr (OP < 0) {
+            }
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    else if constexpr (OP == OC_EW_##code) r = (fexpr);
+#include "../eltwise.def"
+#undef OC_BINARY
         } else {
             const int64_t x = to_i(a), y = to_i(b);
-            r = OP == OC_EW_EQUAL ? x == y : OP == OC_EW_LESS ? x < y : x > y;
+            if constexpr (OP < 0) {
+            }
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    else if constexpr (OP == OC_EW_##code) r = (fexpr);
+#include "../eltwise.def"
+#undef OC_BINARY
         }
         return bool8{(uint8_t)r};
     } else if constexpr (is_fp<TI>::value) {
         const float x = to_f(a), y = to_f(b);
-        float r;
-        if constexpr (OP == OC_EW_ADD) r = x + y;
-        else if constexpr (OP == OC_EW_SUB) r = x - y;
-        else if constexpr (OP == OC_EW_MUL) r = x * y;
-        else if constexpr (OP == OC_EW_DIV) r = x / y;
-        else if constexpr (OP == OC_EW_POW) r = powf(x, y);
-        else if constexpr (OP == OC_EW_MAX) r = fmaxf(x, y);
-        else if constexpr (OP == OC_EW_MIN) r = fminf(x, y);
+        float r = 0.f;
+        if constexpr (OP < 0) {
+        }
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    else if constexpr (OP == OC_EW_##code) r = (fexpr);
+#include "../eltwise.def"
+#undef OC_BINARY
         else static_assert(OP < 0, "not a float binary op");
         return from_f<TO>(r);
     } else {
         const int64_t x = to_i(a), y = to_i(b);
         /* +, -, * in unsigned: two's complement wrap without signed overflow */
         const uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
-        int64_t r;
-        if constexpr (OP == OC_EW_ADD) r = (int64_t)(ux + uy);
-        else if constexpr (OP == OC_EW_SUB) r = (int64_t)(ux - uy);
-        else if constexpr (OP == OC_EW_MUL) r = (int64_t)(ux * uy);
-        else if constexpr (OP == OC_EW_DIV) r = y == 0 ? 0 : (y == -1 ? (int64_t)(0 - ux) : x / y);
-        else if constexpr (OP == OC_EW_MAX) r = x > y ? x : y;
-        else if constexpr (OP == OC_EW_MIN) r = x < y ? x : y;
+        (void)ux;
+        (void)uy;
+        int64_t r = 0;
+        if constexpr (OP < 0) {
+        }
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    else if constexpr (OP == OC_EW_##code && kind == OC_EWK_ARITH) r = (iexpr);
+#include "../eltwise.def"
+#undef OC_BINARY
         else static_assert(OP < 0, "not an integer binary op");
         return (TO)r;
     }
+#undef OC_UNARY
+#undef OC_EW_ALIAS
 }
 
 template <int OP, typename TI, typename TO>
@@ -627,7 +635,7 @@ extern "C" int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, cons
         } else {
             if (dtype_out != dtype_in)
                 return kNotSupported;
-            if constexpr (OP != OC_EW_POW) {
+            if constexpr (oc_rp_ew_kind(OP) == OC_EWK_ARITH) {
                 if (dtype_in == 7)
                     return n ? launch_binary<OP, int64_t, int64_t>(a, b, y, bc, n, s) : 0;
                 if (dtype_in == 6)

@@ -544,27 +544,30 @@ struct fwork {
     double fadd, fmul, ffma;
 };
 
-static const struct fwork k_unary_work[OC_EW_UNARY_END] = {
-    [OC_EW_IDENTITY] = {0, 0, 0},   [OC_EW_NEG] = {1, 0, 0},        [OC_EW_ABS] = {1, 0, 0},
-    [OC_EW_EXP] = {0, 1, 2},        [OC_EW_LOG] = {0, 1, 8},        [OC_EW_SQRT] = {0, 1, 2},
-    [OC_EW_RECIPROCAL] = {0, 0, 3}, [OC_EW_ERF] = {0, 1, 10},       [OC_EW_TANH] = {0, 1, 6},
-    [OC_EW_SIGMOID] = {1, 1, 5},    [OC_EW_RELU] = {0, 0, 0},       [OC_EW_LEAKY_RELU] = {0, 1, 0},
-    [OC_EW_ELU] = {0, 2, 6},        [OC_EW_GELU] = {1, 3, 10},      [OC_EW_GELU_TANH] = {2, 4, 6},
-    [OC_EW_HARD_SIGMOID] = {0, 0, 1}, [OC_EW_HARD_SWISH] = {0, 1, 5}, [OC_EW_SOFTPLUS] = {1, 2, 12},
-    [OC_EW_CLIP] = {0, 0, 0},       [OC_EW_FLOOR] = {0, 0, 0},      [OC_EW_CEIL] = {0, 0, 0},
-    [OC_EW_SIN] = {0, 1, 4},        [OC_EW_COS] = {0, 1, 4},        [OC_EW_NOT] = {0, 0, 0},
-    [OC_EW_QUICK_GELU] = {1, 2, 5},
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+static const struct fwork k_unary_work[] = {
+#define OC_UNARY(code, onnx, alpha, beta, lo, hi, fadd, fmul, ffma, expr) [OC_EW_##code] = {fadd, fmul, ffma},
+#include "eltwise.def"
+#undef OC_UNARY
 };
+_Static_assert(sizeof k_unary_work / sizeof k_unary_work[0] == (size_t)OC_EW_UNARY_END, "one row per unary code");
+#undef OC_BINARY
 
+#define OC_UNARY(...)
 static struct fwork binary_work(int32_t op) {
     switch (op) {
-    case OC_EW_ADD: case OC_EW_SUB: return (struct fwork){1, 0, 0};
-    case OC_EW_MUL: return (struct fwork){0, 1, 0};
-    case OC_EW_DIV: return (struct fwork){0, 1, 4};
-    case OC_EW_POW: return (struct fwork){0, 2, 12};
-    default: return (struct fwork){0, 0, 0};
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, ...)                                                          \
+    case OC_EW_##code:                                                                                               \
+        return (struct fwork){fadd, fmul, ffma};
+#include "eltwise.def"
+#undef OC_BINARY
+    default:
+        return (struct fwork){0, 0, 0};
     }
 }
+#undef OC_UNARY
+#undef OC_EW_ALIAS
 
 /* ---------------------------------------------------------------- fill */
 
@@ -630,31 +633,20 @@ static void unary_chunk(int32_t op, float *v, int64_t m, float alpha, float beta
         v[j] = (expr);                                                                             \
     }                                                                                              \
     break
+    (void)alpha;
+    (void)beta;
     switch (op) {
-    case OC_EW_NEG: EACH(-x);
-    case OC_EW_ABS: EACH(fabsf(x));
-    case OC_EW_EXP: EACH(expf(x));
-    case OC_EW_LOG: EACH(logf(x));
-    case OC_EW_SQRT: EACH(sqrtf(x));
-    case OC_EW_RECIPROCAL: EACH(1.f / x);
-    case OC_EW_ERF: EACH(erff(x));
-    case OC_EW_TANH: EACH(tanhf(x));
-    case OC_EW_SIGMOID: EACH(1.f / (1.f + expf(-x)));
-    case OC_EW_RELU: EACH(fmaxf(x, 0.f));
-    case OC_EW_LEAKY_RELU: EACH(x >= 0.f ? x : alpha * x);
-    case OC_EW_ELU: EACH(x >= 0.f ? x : alpha * expm1f(x));
-    case OC_EW_GELU: EACH(0.5f * x * (1.f + erff(x * 0.70710678118654752f)));
-    case OC_EW_GELU_TANH: EACH(0.5f * x * (1.f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))));
-    case OC_EW_HARD_SIGMOID: EACH(fmaxf(0.f, fminf(1.f, alpha * x + beta)));
-    case OC_EW_HARD_SWISH: EACH(x * fmaxf(0.f, fminf(1.f, x / 6.f + 0.5f)));
-    case OC_EW_SOFTPLUS: EACH(fmaxf(x, 0.f) + log1pf(expf(-fabsf(x))));
-    case OC_EW_CLIP: EACH(fminf(fmaxf(x, alpha), beta));
-    case OC_EW_FLOOR: EACH(floorf(x));
-    case OC_EW_CEIL: EACH(ceilf(x));
-    case OC_EW_SIN: EACH(sinf(x));
-    case OC_EW_COS: EACH(cosf(x));
-    case OC_EW_QUICK_GELU: EACH(x / (1.f + expf(-alpha * x)));
-    default: break; /* OC_EW_IDENTITY */
+#define OC_UNARY(code, onnx, a, b, lo, hi, fadd, fmul, ffma, expr)                                                 \
+    case OC_EW_##code:                                                                                               \
+        EACH(expr);
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+#include "eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
+    default:
+        break;
     }
 #undef EACH
 }
@@ -722,64 +714,82 @@ int oc_k_unary(int32_t op, int32_t dtype, const void *x, const void *bias, int64
 
 /* -------------------------------------------------------------- binary */
 
-static int is_cmp(int32_t op) { return op == OC_EW_EQUAL || op == OC_EW_LESS || op == OC_EW_GREATER; }
-static int is_logic(int32_t op) { return op == OC_EW_AND || op == OC_EW_OR; }
+static int is_cmp(int32_t op) { return oc_rp_ew_kind(op) == OC_EWK_CMP; }
+static int is_logic(int32_t op) { return oc_rp_ew_kind(op) == OC_EWK_LOGIC; }
 
-/* x[j] = x[j] OP y[j] in float */
-static void fbin_chunk(int32_t op, float *x, const float *y, int64_t m) {
+#define OC_UNARY(...)
+#define OC_EW_ALIAS(onnx, code)
+
+/* x[j] = x[j] OP z[j] in float (replay/eltwise.def) */
+static void fbin_chunk(int32_t op, float *xs, const float *zs, int64_t m) {
 #define EACH(expr)                                                                                 \
     for (int64_t j = 0; j < m; ++j) {                                                              \
-        const float a = x[j], b = y[j];                                                            \
-        x[j] = (expr);                                                                             \
+        const float x = xs[j], y = zs[j];                                                          \
+        xs[j] = (float)(expr);                                                                     \
     }                                                                                              \
     break
     switch (op) {
-    case OC_EW_ADD: EACH(a + b);
-    case OC_EW_SUB: EACH(a - b);
-    case OC_EW_MUL: EACH(a * b);
-    case OC_EW_DIV: EACH(a / b);
-    case OC_EW_POW: EACH(powf(a, b));
-    case OC_EW_MAX: EACH(fmaxf(a, b));
-    default: EACH(fminf(a, b)); /* OC_EW_MIN */
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    case OC_EW_##code:                                                                                               \
+        EACH(fexpr);
+#include "eltwise.def"
+#undef OC_BINARY
+    default:
+        break;
     }
 #undef EACH
 }
 
-/* x[j] = x[j] OP y[j] in wrapping int64; division by 0 gives 0 */
-static void ibin_chunk(int32_t op, int64_t *x, const int64_t *y, int64_t m) {
+/* x[j] = x[j] OP z[j] in wrapping int64; division by 0 gives 0 */
+static void ibin_chunk(int32_t op, int64_t *xs, const int64_t *zs, int64_t m) {
 #define EACH(expr)                                                                                 \
     for (int64_t j = 0; j < m; ++j) {                                                              \
-        const int64_t a = x[j], b = y[j];                                                          \
-        const uint64_t ua = (uint64_t)a, ub = (uint64_t)b;                                         \
-        (void)ua;                                                                                  \
-        (void)ub;                                                                                  \
-        x[j] = (expr);                                                                             \
+        const int64_t x = xs[j], y = zs[j];                                                        \
+        const uint64_t ux = (uint64_t)x, uy = (uint64_t)y;                                         \
+        (void)ux;                                                                                  \
+        (void)uy;                                                                                  \
+        xs[j] = (int64_t)(expr);                                                                   \
     }                                                                                              \
     break
     switch (op) {
-    case OC_EW_ADD: EACH((int64_t)(ua + ub));
-    case OC_EW_SUB: EACH((int64_t)(ua - ub));
-    case OC_EW_MUL: EACH((int64_t)(ua * ub));
-    case OC_EW_DIV: EACH(b == 0 ? 0 : b == -1 ? (int64_t)(0 - ua) : a / b);
-    case OC_EW_MAX: EACH(a > b ? a : b);
-    default: EACH(a < b ? a : b); /* OC_EW_MIN */
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    case OC_EW_##code:                                                                                               \
+        EACH(iexpr);
+#include "eltwise.def"
+#undef OC_BINARY
+    default:
+        break;
     }
 #undef EACH
 }
 
-/* y[j] = x[j] CMP z[j] as bool */
-#define CMP_CHUNK(op, x, z, y, m)                                                                  \
-    do {                                                                                           \
-        if ((op) == OC_EW_EQUAL)                                                                   \
-            for (int64_t j = 0; j < (m); ++j)                                                      \
-                (y)[j] = (x)[j] == (z)[j];                                                         \
-        else if ((op) == OC_EW_LESS)                                                               \
-            for (int64_t j = 0; j < (m); ++j)                                                      \
-                (y)[j] = (x)[j] < (z)[j];                                                          \
-        else                                                                                       \
-            for (int64_t j = 0; j < (m); ++j)                                                      \
-                (y)[j] = (x)[j] > (z)[j];                                                          \
-    } while (0)
+/* x CMP y (or x LOGIC y) as 0 or 1, in float and in int64; only the
+ * comparison and logic rows are ever evaluated here */
+static int cmp_f(int32_t op, float x, float y) {
+    switch (op) {
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    case OC_EW_##code:                                                                                               \
+        return (int)(fexpr);
+#include "eltwise.def"
+#undef OC_BINARY
+    default:
+        return 0;
+    }
+}
+
+static int cmp_i(int32_t op, int64_t x, int64_t y) {
+    switch (op) {
+#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
+    case OC_EW_##code:                                                                                               \
+        return (int)(fexpr);
+#include "eltwise.def"
+#undef OC_BINARY
+    default:
+        return 0;
+    }
+}
+#undef OC_UNARY
+#undef OC_EW_ALIAS
 
 int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, const void *b, void *y, int32_t rank,
                 const int64_t *dims, const int64_t *sa, const int64_t *sb, oc_stream_t s) {
@@ -799,7 +809,7 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
     /* the dispatch of kernels.cu: logic bool -> bool; comparisons any -> bool;
        arithmetic float, or int64/int32 except Pow, same dtype out */
     const int logic = is_logic(op), cmp = is_cmp(op);
-    const int int_arith = !logic && !cmp && op != OC_EW_POW && (dtype_in == DT_I64 || dtype_in == DT_I32);
+    const int int_arith = oc_rp_ew_kind(op) == OC_EWK_ARITH && (dtype_in == DT_I64 || dtype_in == DT_I32);
     if (logic) {
         if (dtype_in != DT_BOOL || dtype_out != DT_BOOL)
             return NOT_SUPPORTED;
@@ -833,12 +843,8 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
         if (logic) {
             const uint8_t *pa = (const uint8_t *)a + oa, *pb = (const uint8_t *)b + ob;
             uint8_t *py = (uint8_t *)y + oy;
-            if (op == OC_EW_AND)
-                for (int64_t j = 0; j < wk.len; ++j)
-                    py[j] = pa[j * ia] && pb[j * ib];
-            else
-                for (int64_t j = 0; j < wk.len; ++j)
-                    py[j] = pa[j * ia] || pb[j * ib];
+            for (int64_t j = 0; j < wk.len; ++j)
+                py[j] = (uint8_t)cmp_i(op, pa[j * ia] != 0, pb[j * ib] != 0);
             continue;
         }
         for (int64_t j0 = 0; j0 < wk.len; j0 += CH) {
@@ -849,7 +855,8 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
                 load_f(dtype_in, b, ob + j0 * ib, ib, fb, m);
                 if (cmp) {
                     uint8_t *py = (uint8_t *)y + oy + j0;
-                    CMP_CHUNK(op, fa, fb, py, m);
+                    for (int64_t j = 0; j < m; ++j)
+                        py[j] = (uint8_t)cmp_f(op, fa[j], fb[j]);
                 } else {
                     fbin_chunk(op, fa, fb, m);
                     store_f(dtype_out, y, oy + j0, fa, m);
@@ -860,7 +867,8 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
                 load_i(dtype_in, b, ob + j0 * ib, ib, xb, m);
                 if (cmp) {
                     uint8_t *py = (uint8_t *)y + oy + j0;
-                    CMP_CHUNK(op, xa, xb, py, m);
+                    for (int64_t j = 0; j < m; ++j)
+                        py[j] = (uint8_t)cmp_i(op, xa[j], xb[j]);
                 } else {
                     ibin_chunk(op, xa, xb, m);
                     store_i(dtype_out, y, oy + j0, xa, m);
