@@ -187,6 +187,12 @@ static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
     fflush(stderr);
 }
 
+/* --nodes: a node runs when its name or op type matches */
+static bool oc_replay_keep(void *arg, const struct oc_rp_plan *p) {
+    const regex_t *re = arg;
+    return regexec(re, p->name ? p->name : "", 0, NULL, 0) == 0 || regexec(re, p->op_type, 0, NULL, 0) == 0;
+}
+
 int oc_cmd_replay(int argc, char **argv) {
     struct oc_replay_args a = {.ro = {.device = 0,
                                       .warmup_ms = 50,
@@ -253,25 +259,14 @@ int oc_cmd_replay(int argc, char **argv) {
         rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
         goto done;
     }
-    /* one plan per main-graph node, in execution order */
-    const struct oc_graph *g = an->graph;
-    plans = calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof *plans);
-    results = calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof *results);
-    if (!plans || !results) {
+    char left_out[600];
+    snprintf(left_out, sizeof left_out, "left out by --nodes '%s'", nodes_re ? nodes_re : "");
+    int32_t n_plans = 0;
+    if (!oc_rp_plan_graph(an, &po, have_re ? oc_replay_keep : NULL, &a.re, left_out, &plans, &n_plans) ||
+        !(results = calloc((size_t)(n_plans ? n_plans : 1), sizeof *results))) {
         oc_cli_diag("error", path, "out of memory planning the replay");
         rc = OC_EXIT_INTERNAL;
         goto done;
-    }
-    int32_t n_plans = g->n_nodes;
-    for (int32_t k = 0; k < n_plans; k++) {
-        struct oc_rp_plan *p = &plans[k];
-        oc_rp_plan_node(an, g->order[k], &po, p);
-        if (have_re && regexec(&a.re, p->name ? p->name : "", 0, NULL, 0) != 0 &&
-            regexec(&a.re, p->op_type, 0, NULL, 0) != 0) {
-            if (p->kind != OC_RPK_NONE)
-                snprintf(p->reason, sizeof p->reason, "left out by --nodes '%s'", nodes_re);
-            p->kind = OC_RPK_NONE;
-        }
     }
     struct oc_replay_report rep = {.plans = plans, .n = n_plans, .opts = &ro};
     struct oc_rp_device dev = {0};

@@ -8,6 +8,7 @@
 #include "../analyzer/dtype.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* the planners named in ops.def, declared and tabled in registry order */
@@ -188,4 +189,24 @@ const char *oc_rp_plan_call(const struct oc_rp_plan *p) {
     case OC_RPK_CAST: return "oc_k_cast";
     default: return "-";
     }
+}
+
+bool oc_rp_plan_graph(struct oc_analysis *an, const struct oc_rp_plan_opts *o,
+                      bool (*keep)(void *arg, const struct oc_rp_plan *p), void *keep_arg, const char *left_out,
+                      struct oc_rp_plan **plans, int32_t *n) {
+    const struct oc_graph *g = an->graph;
+    *n = g->n_nodes;
+    *plans = calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof **plans);
+    if (!*plans)
+        return false;
+    for (int32_t k = 0; k < g->n_nodes; k++) {
+        struct oc_rp_plan *p = &(*plans)[k];
+        oc_rp_plan_node(an, g->order[k], o, p);
+        if (keep && !keep(keep_arg, p)) {
+            if (p->kind != OC_RPK_NONE)
+                snprintf(p->reason, sizeof p->reason, "%s", left_out);
+            p->kind = OC_RPK_NONE;
+        }
+    }
+    return true;
 }

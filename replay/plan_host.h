@@ -33,6 +33,14 @@ typedef void (*oc_rp_plan_fn)(struct oc_rp_pctx *c, struct oc_rp_plan *p);
  * plan: one that cannot run has kind OC_RPK_NONE and a reason. */
 void oc_rp_plan_node(struct oc_analysis *an, int32_t node, const struct oc_rp_plan_opts *o, struct oc_rp_plan *p);
 
+/* One plan per main-graph node, in execution order (*plans malloc'd, n =
+ * the graph's node count). keep (may be NULL) chooses the nodes to run: a
+ * node it refuses gets kind OC_RPK_NONE and the reason left_out. False
+ * when out of memory. */
+bool oc_rp_plan_graph(struct oc_analysis *an, const struct oc_rp_plan_opts *o,
+                      bool (*keep)(void *arg, const struct oc_rp_plan *p), void *keep_arg, const char *left_out,
+                      struct oc_rp_plan **plans, int32_t *n);
+
 /* The planner of a registry row (the row's index in the ops.def table). */
 oc_rp_plan_fn oc_rp_planner(const struct oc_op_def *def);
 
