@@ -61,7 +61,7 @@ void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct
     if (pk->dram_bytes > 0)
         out->pct_peak_dram = 100.0 * out->bytes_per_s / pk->dram_bytes;
     if (r->has_counters && (out->pct_peak_flops > 0 || out->pct_peak_dram > 0))
-        out->bound = out->pct_peak_dram >= out->pct_peak_flops ? OC_RPB_MEMORY : OC_RPB_COMPUTE;
+        out->bound = out->pct_peak_dram >= out->pct_peak_flops ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }
 
 /* ---- result files --------------------------------------------------------------- */

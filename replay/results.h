@@ -8,6 +8,7 @@
 
 #include "replay.h"
 
+#include "../analyzer/gpu.h"
 #include "../analyzer/oc.h"
 
 /* Peaks of a device from its CUDA attributes: FP32 = SMs x FP32 lanes per
@@ -21,8 +22,6 @@ struct oc_rp_peaks {
 int32_t oc_rp_fp32_lanes(int32_t cc_major, int32_t cc_minor);
 void oc_rp_device_peaks(const struct oc_rp_device *d, struct oc_rp_peaks *out);
 
-enum oc_rp_bound { OC_RPB_NONE, OC_RPB_MEMORY, OC_RPB_COMPUTE };
-
 struct oc_rp_derived {
     double measured_flops;    /* fp32 + fp16 + fp64 + tensor                  */
     double ratio;             /* measured / estimated FLOPs; 0 when either is 0 */
@@ -33,7 +32,7 @@ struct oc_rp_derived {
                                  possible: it is not FP32)                    */
     double pct_peak_dram;
     double intensity;         /* measured FLOPs / DRAM byte (0 when no bytes) */
-    int32_t bound;            /* enum oc_rp_bound: which roof is nearer       */
+    enum oc_bound bound;      /* which roof is nearer (the estimate's enum)    */
 };
 /* Derived figures of one node's result; est_flops is the analyzer's. */
 void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct oc_rp_peaks *pk,

@@ -27,8 +27,8 @@ static const char *oc_rp_status_name(int32_t s) {
     }
 }
 
-static const char *oc_rp_bound_name(int32_t b) {
-    return b == OC_RPB_MEMORY ? "memory" : b == OC_RPB_COMPUTE ? "compute" : "";
+static const char *oc_rp_bound_name(enum oc_bound b) {
+    return b == OC_BOUND_MEMORY ? "memory" : b == OC_BOUND_COMPUTE ? "compute" : "";
 }
 
 #define OC_RP_CELL 96
@@ -137,7 +137,7 @@ static void oc_rp_result_table(const struct oc_analysis *an, const struct oc_rep
             oc_rp_cellf(t, 2, dd.dram_bytes / 1e6);
             oc_rp_cellf(t, 2, dd.flops_per_s / 1e12);
             oc_rp_cellf(t, 0, dd.bytes_per_s / 1e9);
-            oc_rp_cellf(t, 1, dd.bound == OC_RPB_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
+            oc_rp_cellf(t, 1, dd.bound == OC_BOUND_MEMORY ? dd.pct_peak_dram : dd.pct_peak_flops);
             oc_table_puts(t, oc_rp_bound_name(dd.bound));
         } else {
             for (int c = 6; c <= 12; c++)
@@ -263,7 +263,7 @@ static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, 
             if (res->has_counters && dd.intensity > 0 && dd.flops_per_s > 0) {
                 double ai = oc_rp_clamp(dd.intensity, xlo, xhi), f = oc_rp_clamp(dd.flops_per_s, ylo, yhi);
                 oc_sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>",
-                               oc_ll_x(&ll, ai), oc_ll_y(&ll, f), dd.bound == OC_RPB_MEMORY ? "#f28e2b" : "#59a14f");
+                               oc_ll_x(&ll, ai), oc_ll_y(&ll, f), dd.bound == OC_BOUND_MEMORY ? "#f28e2b" : "#59a14f");
                 oc_html_text(b, label);
                 oc_sbuf_printf(b, " (measured): %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", dd.intensity,
                                dd.flops_per_s, oc_rp_bound_name(dd.bound));

@@ -90,7 +90,7 @@ void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);
 struct json_t *oc_jstr(const char *s);
 struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 
-/* --gpu sections (reports/gpu.c). */
+/* --gpu sections (reports/prediction.c). */
 void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 /* The "Predicted on ..." and "Peaks" lines; compare and sweep print them

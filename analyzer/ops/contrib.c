@@ -370,7 +370,7 @@ OC_COST(oc_ms_gelu_cost) {
 /* 6 per element: BiasGelu (bias add + erf GELU 5), QuickGelu x·sigmoid(1.702x),
  * and the default domain's Swish-24 x·sigmoid(alpha·x): multiply, Sigmoid 4,
  * multiply. */
-OC_COST(oc_unary6_cost) {
+OC_COST(oc_cost_6_flops_per_elem) {
     oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 6);
     return OC_OK;
 }

@@ -606,12 +606,12 @@ static enum oc_status oc_per_elem(struct oc_op_ctx *c, struct oc_cost *cost, uin
  *      Mish x * tanh(ln(1 + exp(x))): exp, add, log, tanh, multiply
  *   7: Celu max(0, x) + min(0, alpha * (exp(x / alpha) - 1)):
  *      max, divide, exp, subtract, multiply, min, add */
-OC_COST(oc_unary1_cost) { return oc_per_elem(c, cost, 1); }
-OC_COST(oc_unary2_cost) { return oc_per_elem(c, cost, 2); }
-OC_COST(oc_unary3_cost) { return oc_per_elem(c, cost, 3); }
-OC_COST(oc_unary4_cost) { return oc_per_elem(c, cost, 4); }
-OC_COST(oc_unary5_cost) { return oc_per_elem(c, cost, 5); }
-OC_COST(oc_unary7_cost) { return oc_per_elem(c, cost, 7); }
+OC_COST(oc_cost_1_flops_per_elem) { return oc_per_elem(c, cost, 1); }
+OC_COST(oc_cost_2_flops_per_elem) { return oc_per_elem(c, cost, 2); }
+OC_COST(oc_cost_3_flops_per_elem) { return oc_per_elem(c, cost, 3); }
+OC_COST(oc_cost_4_flops_per_elem) { return oc_per_elem(c, cost, 4); }
+OC_COST(oc_cost_5_flops_per_elem) { return oc_per_elem(c, cost, 5); }
+OC_COST(oc_cost_7_flops_per_elem) { return oc_per_elem(c, cost, 7); }
 OC_COST(oc_binary_cost) { return oc_per_elem(c, cost, 1); }
 
 /* Gelu, approximate = "none": 0.5 * x * (1 + erf(x / sqrt(2))):

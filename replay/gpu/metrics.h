@@ -4,7 +4,7 @@
  * Names are picked from a per-chip table (the tensor-core and DRAM counter
  * names differ between chips) and checked with the CUPTI Profiler Host API,
  * which works offline from a chip name, without a GPU.  See
- * shared/research/gpu_replay_apis.md sections 2 and 3.
+ * docs/REPLAY.md, "How it measures" (the per-chip table).
  */
 #ifndef OC_REPLAY_GPU_METRICS_H
 #define OC_REPLAY_GPU_METRICS_H

@@ -1,6 +1,6 @@
 /* onnxcost GPU replay plugin: CUPTI Range Profiler session (user range + user
- * replay, one range per ONNX node).  Call sequence from
- * shared/research/gpu_replay_apis.md section 2.2.  See profiler.h. */
+ * replay, one range per ONNX node): docs/REPLAY.md, "How it measures"
+ * (phase 2).  See profiler.h. */
 #include "profiler.h"
 
 #include <stdarg.h>

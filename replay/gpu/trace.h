@@ -6,7 +6,7 @@
  * Activity state is process-wide: one trace at a time, driven from one
  * thread (the buffer callbacks run on a CUPTI thread and are locked).
  * Do not run this while the range profiler (profiler.h) is enabled.
- * See shared/research/gpu_replay_apis.md section 4.
+ * See docs/REPLAY.md, "How it measures" (phase 1).
  */
 #ifndef OC_REPLAY_GPU_TRACE_H
 #define OC_REPLAY_GPU_TRACE_H

@@ -3,7 +3,7 @@
  * model from bytes, analyze it (every shape and cost rule it reaches),
  * the memory, training and GPU estimates, and every report format into a
  * discarding writer. Built with -DONNXCOST_FUZZ=ON and clang
- * (docs/ROBUSTNESS.md); seeds: fixtures/ and ../shared/corpus.
+ * (docs/ROBUSTNESS.md); seeds: fixtures/ (fixtures/corpus: real-world files).
  */
 #include "../../analyzer/analyze.h"
 #include "../../analyzer/gpu.h"

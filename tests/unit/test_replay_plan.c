@@ -491,7 +491,7 @@ static void device_peaks(void **state) {
     assert_true(fabs(dd.bytes_per_s - 4e9) < 1e-3);
     assert_true(fabs(dd.intensity - 500) < 1e-9);
     assert_true(fabs(dd.pct_peak_flops - 100.0 * 2e12 / (132.0 * 128 * 2 * 1.98e9)) < 1e-9);
-    assert_int_equal(dd.bound, OC_RPB_COMPUTE);
+    assert_int_equal(dd.bound, OC_BOUND_COMPUTE);
 }
 
 static void result_files(void **state) {

@@ -7,7 +7,7 @@
  *   with hand-computed expectations;
  * - CUPTI Host API: every name validates for GH100/GA100/AD102/GB100/GB202
  *   (those the installed CUPTI lists) in every math mode, and the GH100 pass
- *   counts match the table in shared/research/gpu_replay_apis.md section 2.4.
+ *   counts match the table in docs/REPLAY.md, "How it measures".
  *
  * If the Host API itself is unavailable (cuptiProfilerHostGetSupportedChips
  * fails), the CUPTI group is skipped and the program exits 77 after the pure

@@ -1,5 +1,5 @@
 /*
- * test_seq_types.c — sequence and optional values (struct oc_ntype) and
+ * test_sequence.c — sequence and optional values (struct oc_ntype) and
  * their ops on small graphs built byte by byte (pbw.h). Each expected
  * shape, length and byte count is worked out by hand in the comment next to
  * it from the ONNX spec and analyzer/ops/sequence.c. The analysis is the

@@ -1,5 +1,5 @@
 /*
- * gpu.c — the --gpu sections: predicted time, roofline figures, fit,
+ * prediction.c — the --gpu sections: predicted time, roofline figures, fit,
  * data parallel and pipeline estimates (text and JSON). Every number
  * comes from analyzer/gpu.h; this file only formats.
  */

@@ -1,8 +1,7 @@
 /*
- * ops/norm.c — BatchNormalization, Softmax, LogSoftmax, Hardmax, Dropout.
+ * ops/softmax.c — Softmax, LogSoftmax, Hardmax, and Dropout (an inference
+ * identity).
  *
- * BatchNormalization (inference): 2 FLOPs per element, y = x * s + t with
- *   the per-channel s, t folded from scale, bias, mean and var.
  * Softmax: 5 FLOPs per element (max, subtract, exp, sum, divide).
  * LogSoftmax: 5 per element (max, subtract, exp, sum, subtract) plus one
  *   log per row.
@@ -16,34 +15,6 @@
 #include "../dtype.h"
 #include "rules.h"
 #include "../shape.h"
-
-OC_RULE(oc_batchnorm_infer) {
-    const struct oc_value *x = oc_in(c, 0), *scale = oc_in(c, 1);
-    if (!x || x->rank < 0)
-        return OC_ERR_SHAPE;
-    if (x->rank < 2)
-        return OC_FAIL(c, OC_ERR_MODEL, "input X has rank %d, expected at least 2 (N, C, ...)", x->rank);
-    for (int32_t i = 1; i < 5; i++) {
-        const struct oc_value *p = oc_in(c, i);
-        if (p && p->rank >= 0 && x->dims[1].value >= 0 &&
-            (p->rank != 1 || (p->dims[0].value >= 0 && p->dims[0].value != x->dims[1].value)))
-            return OC_FAIL(c, OC_ERR_MODEL, "input %d must be 1-D with C=%lld elements", i,
-                           (long long)x->dims[1].value);
-    }
-    enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
-    if (st != OC_OK)
-        return st;
-    /* training-mode outputs (running or saved mean/var) are per channel */
-    for (int32_t i = 1; i < c->node->n_out; i++)
-        if ((st = oc_set_out(c, i, scale && scale->dtype ? scale->dtype : x->dtype, 1, &x->dims[1])) != OC_OK)
-            return st;
-    return OC_OK;
-}
-
-OC_COST(oc_batchnorm_cost) {
-    oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 2);
-    return OC_OK;
-}
 
 OC_RULE(oc_softmax_infer) {
     const struct oc_value *x = oc_in(c, 0);
