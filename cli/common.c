@@ -1,8 +1,8 @@
 /*
- * common.c — what every command shares (cli.h): option parsing, one-line
- * usage errors and diagnostics, the terminal's width, the report writer
- * callback and the final check of standard output. main.c only dispatches
- * to the commands; the commands call these, never main.c.
+ * common.c — what every command shares (cli.h): one-line usage errors and
+ * diagnostics, integer parsing, the terminal's width, the report's output
+ * file and writer callback, and the final check of standard output.
+ * main.c only dispatches to the commands; they call these, never main.c.
  */
 #include "cli.h"
 

@@ -1,5 +1,6 @@
 /*
- * report.h — render an analysis as text or JSON.
+ * report.h — render an analysis (text, JSON, CSV, Markdown, HTML) and the
+ * tables of compare, sweep, replay, merge and the listings.
  *
  * reports/ only formats: every number comes from struct oc_analysis. Output
  * goes through the spec's write callback, so the CLI writes to a FILE and
