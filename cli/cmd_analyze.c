@@ -266,9 +266,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     };
     const struct oc_cmd_spec cmd = {"analyze",         "",     oc_analyze_usage,
                                     oc_analyze_footer, groups, sizeof groups / sizeof groups[0]};
-    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    const char **args = NULL;
     int32_t n_args = 0;
-    int rc = args ? oc_cli_parse(&cmd, argc, argv, args, &n_args) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     const char *path = n_args ? args[0] : NULL;
     struct oc_baseline baseline = {0};
     struct oc_analyze_opts opts = bind.opts;

@@ -76,9 +76,9 @@ int oc_cmd_compare(int argc, char **argv) {
     };
     const struct oc_cmd_spec cmd = {"compare",         "compare: ", oc_compare_usage,
                                     oc_compare_footer, groups,      sizeof groups / sizeof groups[0]};
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = NULL;
     int32_t n = 0;
-    int rc = paths ? oc_cli_parse(&cmd, argc, argv, paths, &n) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &paths, &n);
     struct oc_model **models = NULL;
     struct oc_analysis **ans = NULL;
     struct oc_training *trs = NULL;

@@ -39,9 +39,9 @@ int oc_cmd_merge(int argc, char **argv) {
     enum oc_format fmt = OC_FORMAT_TEXT;
     const struct oc_opt_use groups[] = {{&oc_merge_group, &fmt}, {&oc_group_output, &out_path}};
     const struct oc_cmd_spec cmd = {"merge", "merge: ", oc_merge_usage, oc_merge_footer, groups, 2};
-    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = NULL;
     int32_t n = 0;
-    int rc = paths ? oc_cli_parse(&cmd, argc, argv, paths, &n) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &paths, &n);
     if (rc != OC_PARSE_GO) {
         free(paths);
         return rc;

@@ -221,9 +221,9 @@ int oc_cmd_replay(int argc, char **argv) {
     };
     const struct oc_cmd_spec cmd = {"replay",         "replay: ", oc_replay_usage,
                                     oc_replay_footer, groups,     sizeof groups / sizeof groups[0]};
-    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    const char **args = NULL;
     int32_t n_args = 0;
-    int rc = args ? oc_cli_parse(&cmd, argc, argv, args, &n_args) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;

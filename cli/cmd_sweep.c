@@ -112,9 +112,9 @@ int oc_cmd_sweep(int argc, char **argv) {
     };
     const struct oc_cmd_spec cmd = {"sweep",         "sweep: ", oc_sweep_usage,
                                     oc_sweep_footer, groups,    sizeof groups / sizeof groups[0]};
-    const char **args = calloc((size_t)argc + 1, sizeof *args);
+    const char **args = NULL;
     int32_t n_args = 0;
-    int rc = args ? oc_cli_parse(&cmd, argc, argv, args, &n_args) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     struct oc_model *m = NULL;
     struct oc_sweep_row *rows = NULL;
     if (rc != OC_PARSE_GO)

@@ -306,12 +306,22 @@ static const struct oc_opt oc_listing_opts[] = {
 };
 const struct oc_opt_group oc_group_listing = {NULL, oc_listing_opts, 1};
 
-int oc_cli_parse_listing(const struct oc_cmd_spec *cmd, int argc, char **argv) {
-    const char **args = calloc((size_t)argc + 1, sizeof *args);
+int oc_cli_listing(int argc, char **argv, const char *name, const char *usage,
+                   enum oc_status (*render)(const struct oc_report_spec *spec, struct oc_diag *d)) {
+    enum oc_format fmt = OC_FORMAT_TEXT;
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "%s: ", name);
+    const struct oc_opt_use groups[] = {{&oc_group_listing, &fmt}};
+    const struct oc_cmd_spec cmd = {name, prefix, usage, NULL, groups, 1};
+    const char **args = NULL;
     int32_t n = 0;
-    int rc = args ? oc_cli_parse(cmd, argc, argv, args, &n) : OC_EXIT_INTERNAL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n);
     if (rc == OC_PARSE_GO && n)
-        rc = oc_cli_usage_error("%sunknown argument '%s'", cmd->prefix, args[0]);
+        rc = oc_cli_usage_error("%sunknown argument '%s'", prefix, args[0]);
     free(args);
-    return rc;
+    if (rc != OC_PARSE_GO)
+        return rc;
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = stdout};
+    struct oc_diag d = {0};
+    return oc_cli_close_output(stdout, NULL, render(&spec, &d) == OC_OK);
 }

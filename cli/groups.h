@@ -67,8 +67,10 @@ bool oc_opt_format(const struct oc_opt *o, void *dest, const char *v);
 
 /* --format text|md of the listings (ops, gpus) into an enum oc_format */
 extern const struct oc_opt_group oc_group_listing;
-/* oc_cli_parse for a command that takes no argument but its options:
- * one is "CMD: unknown argument 'X'" (exit 2). */
-int oc_cli_parse_listing(const struct oc_cmd_spec *cmd, int argc, char **argv);
+/* A listing command (ops, gpus): takes --format text|md and no argument
+ * ("NAME: unknown argument 'X'", exit 2), renders to stdout. */
+struct oc_report_spec;
+int oc_cli_listing(int argc, char **argv, const char *name, const char *usage,
+                   enum oc_status (*render)(const struct oc_report_spec *spec, struct oc_diag *d));
 
 #endif

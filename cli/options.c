@@ -98,8 +98,11 @@ static int oc_apply(const struct oc_cmd_spec *cmd, const struct oc_opt *o, void 
     return oc_cli_usage_error("%s%s takes %s, got '%s'", cmd->prefix, o->name, o->expects, v ? v : "");
 }
 
-int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const char **args, int32_t *n_args) {
+int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const char ***args_out, int32_t *n_args) {
     *n_args = 0;
+    const char **args = *args_out = calloc((size_t)argc + 1, sizeof *args);
+    if (!args)
+        return OC_EXIT_INTERNAL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

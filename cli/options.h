@@ -69,12 +69,13 @@ struct oc_cmd_spec {
 enum { OC_PARSE_GO = -1 };
 
 /* Parses argv[1..argc-1] ("--name V", "--name=V", "-o V"): options into
- * their groups, other arguments (and "-") into args[*n_args++] (room for
- * argc). -h/--help prints the help and returns OC_EXIT_OK (or
+ * their groups, other arguments (and "-") into (*args)[*n_args++], an
+ * array it allocates (the caller frees it, whatever the result; NULL and
+ * OC_EXIT_INTERNAL when out of memory). -h/--help prints the help and returns OC_EXIT_OK (or
  * OC_EXIT_INTERNAL when stdout fails); a bad option or value prints one
  * error line and returns OC_EXIT_INPUT (CALL options may return another
  * code); otherwise OC_PARSE_GO. */
-int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const char **args, int32_t *n_args);
+int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const char ***args, int32_t *n_args);
 /* The help text of a command, as --help prints it, on f. */
 void oc_cli_print_help(const struct oc_cmd_spec *cmd, FILE *f);
 

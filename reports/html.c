@@ -173,7 +173,6 @@ static void oc_html_row(struct oc_sbuf *b, const char *k, const char *v) {
 }
 
 enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
-    const struct oc_graph *g = an->graph;
     const struct oc_totals *t = &an->totals;
     struct oc_sbuf b = {0};
     char buf[512], num[48];
@@ -285,55 +284,14 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     struct oc_table tb = {0};
     if (spec->modules) {
         oc_sbuf_puts(&b, "<h2>Modules</h2>\n");
-        oc_table_col(&tb, "module", "module", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-        for (int32_t i = 0; i < spec->n_modules; i++) {
-            const struct oc_module *m = &spec->modules[i];
-            oc_table_row(&tb);
-            oc_table_level(&tb, m->depth - 1);
-            oc_table_puts(&tb, m->path);
-            oc_table_cell(&tb, "%d", m->n_nodes);
-            oc_table_puts(&tb, oc_fmt_thousands(m->params, num, sizeof num));
-            oc_table_puts(&tb, oc_fmt_thousands(m->macs, num, sizeof num));
-            oc_table_puts(&tb, oc_fmt_thousands(m->flops, num, sizeof num));
-        }
+        oc_module_table(&tb, spec);
     } else {
         int32_t n;
-        int32_t *rows = oc_report_rows(an, spec, &n);
-        if (!rows) {
+        oc_sbuf_puts(&b, "<h2>Nodes</h2>\n");
+        if (!oc_node_table(&tb, an, spec, OC_NODES_FLOPS | OC_NODES_SYM_SHAPES, &n)) {
             oc_sbuf_free(&b);
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
         }
-        oc_sbuf_puts(&b, "<h2>Nodes</h2>\n");
-        oc_table_col(&tb, "node", "node", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "op", "op_type", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "output shape", "output_shape", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-        for (int32_t r = 0; r < n; r++) {
-            const struct oc_node *nd = &g->nodes[rows[r]];
-            bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
-            oc_table_row(&tb);
-            oc_table_puts(&tb, nd->name);
-            oc_table_puts(&tb, nd->op_type);
-            struct oc_sbuf *shape = oc_table_next(&tb);
-            int32_t shown = 0;
-            for (int32_t k = 0; k < nd->n_out; k++)
-                if (nd->out[k] >= 0) {
-                    oc_sbuf_puts(shape, shown++ ? ", " : "");
-                    oc_fmt_shape_sym(shape, g, nd->out[k], spec->sym);
-                }
-            if (!shown)
-                oc_sbuf_puts(shape, "-");
-            oc_table_puts(&tb, oc_fmt_thousands(nd->params, num, sizeof num));
-            oc_table_puts(&tb, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
-            oc_table_puts(&tb, unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
-        }
-        free(rows);
     }
     oc_table_html(&b, &tb);
     oc_table_free(&tb);

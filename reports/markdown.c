@@ -55,12 +55,15 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     }
     struct oc_table tb = {0};
     char num[48];
-    oc_table_col(&tb, "op type", "op_type", OC_ALIGN_LEFT);
-    oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
+    static const struct oc_table_col cols[] = {
+        {"op type", "op_type", OC_ALIGN_LEFT},
+        {"nodes", "nodes", OC_ALIGN_RIGHT},
+        {"MACs", "macs", OC_ALIGN_RIGHT},
+        {"MACs %", "macs_share", OC_ALIGN_RIGHT},
+        {"FLOPs", "flops", OC_ALIGN_RIGHT},
+        {"params", "params", OC_ALIGN_RIGHT},
+    };
+    oc_table_cols(&tb, cols, (int32_t)(sizeof cols / sizeof cols[0]));
     for (int32_t i = 0; i < an->n_op_stats; i++) {
         const struct oc_op_stat *s = &an->op_stats[i];
         oc_table_row(&tb);
@@ -78,59 +81,21 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     oc_table_md(&b, &tb);
     oc_table_free(&tb);
     if (spec->modules) {
-        oc_table_col(&tb, "module", "module", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "nodes", "nodes", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-        for (int32_t i = 0; i < spec->n_modules; i++) {
-            const struct oc_module *m = &spec->modules[i];
-            oc_table_row(&tb);
-            oc_table_level(&tb, m->depth - 1);
-            oc_table_puts(&tb, m->path);
-            oc_table_cell(&tb, "%d", m->n_nodes);
-            oc_table_puts(&tb, oc_fmt_thousands(m->params, num, sizeof num));
-            oc_table_puts(&tb, oc_fmt_thousands(m->macs, num, sizeof num));
-            oc_table_puts(&tb, oc_fmt_thousands(m->flops, num, sizeof num));
-        }
+        oc_module_table(&tb, spec);
         oc_sbuf_puts(&b, "\n");
         oc_table_md(&b, &tb);
         oc_table_free(&tb);
     } else {
         int32_t n;
-        int32_t *rows = oc_report_rows(an, spec, &n);
-        if (!rows) {
+        if (!oc_node_table(&tb, an, spec, OC_NODES_DASH_UNNAMED, &n)) {
             oc_sbuf_free(&b);
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
-        }
-        oc_table_col(&tb, "node", "node", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "op", "op_type", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "output shape", "output_shape", OC_ALIGN_LEFT);
-        oc_table_col(&tb, "params", "params", OC_ALIGN_RIGHT);
-        oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-        for (int32_t r = 0; r < n; r++) {
-            const struct oc_node *nd = &g->nodes[rows[r]];
-            oc_table_row(&tb);
-            oc_table_puts(&tb, nd->name[0] ? nd->name : "-");
-            oc_table_puts(&tb, nd->op_type);
-            struct oc_sbuf *shape = oc_table_next(&tb);
-            int32_t shown = 0;
-            for (int32_t k = 0; k < nd->n_out; k++)
-                if (nd->out[k] >= 0) {
-                    oc_sbuf_puts(shape, shown++ ? ", " : "");
-                    oc_fmt_shape(shape, &g->values[nd->out[k]]);
-                }
-            if (!shown)
-                oc_sbuf_puts(shape, "-");
-            oc_table_puts(&tb, oc_fmt_thousands(nd->params, num, sizeof num));
-            oc_table_puts(&tb, nd->cost.flags & OC_COST_UNKNOWN ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
         }
         oc_sbuf_puts(&b, "\n");
         oc_table_md(&b, &tb);
         oc_table_free(&tb);
         if (n < g->n_nodes)
             oc_sbuf_printf(&b, "\n%d of %d nodes shown.\n", n, g->n_nodes);
-        free(rows);
     }
     if (spec->gpu) { /* the text block as is: it is already one line per figure */
         oc_sbuf_puts(&b, "\n### GPU prediction\n\n```\n");

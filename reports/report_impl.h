@@ -63,6 +63,18 @@ void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const s
  * spec->top; malloc'd, *n set. NULL on allocation failure. */
 int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spec *spec, int32_t *n);
 
+/* The module table (--depth) and the node table of the Markdown and HTML
+ * reports (reports/rows.c). The node table's rows follow spec->sort and
+ * spec->top (*n_shown of them); false when out of memory. */
+void oc_module_table(struct oc_table *t, const struct oc_report_spec *spec);
+enum {
+    OC_NODES_FLOPS = 1,         /* a FLOPs column                          */
+    OC_NODES_SYM_SHAPES = 2,    /* shapes with formulas for unbound dims    */
+    OC_NODES_DASH_UNNAMED = 4,  /* "-" for a node without a name           */
+};
+bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struct oc_report_spec *spec,
+                   uint32_t flags, int32_t *n_shown);
+
 /* --baseline sections (reports/baseline.c). */
 void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t;

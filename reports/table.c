@@ -16,6 +16,11 @@ void oc_table_col(struct oc_table *t, const char *header, const char *key, enum 
     t->cols[t->n_cols++] = (struct oc_table_col){header, key, align};
 }
 
+void oc_table_cols(struct oc_table *t, const struct oc_table_col *cols, int32_t n) {
+    for (int32_t c = 0; c < n; c++)
+        oc_table_col(t, cols[c].header, cols[c].key, cols[c].align);
+}
+
 /* Ends the cell being written (its NUL). */
 static void oc_table_close(struct oc_table *t) {
     if (t->open)

@@ -42,6 +42,8 @@ struct oc_table {
 
 /* A column (before the first row); past OC_TABLE_MAX_COLS sets oom. */
 void oc_table_col(struct oc_table *t, const char *header, const char *key, enum oc_align align);
+/* Columns from a static list. */
+void oc_table_cols(struct oc_table *t, const struct oc_table_col *cols, int32_t n);
 /* Starts a row; its cells follow in column order (missing ones are ""). */
 void oc_table_row(struct oc_table *t);
 /* Indent level of the current row's first cell (--depth module rows). */

@@ -92,14 +92,17 @@ static void oc_text_op_types(struct oc_sbuf *out, const struct oc_analysis *an) 
     const struct oc_totals *t = &an->totals;
     struct oc_table tb = {0};
     char pct[32];
-    oc_table_col(&tb, "Op type", "op_type", OC_ALIGN_LEFT);
-    oc_table_col(&tb, "Nodes", "nodes", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "FLOPs %", "flops_share", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "Params", "params", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "Params %", "params_share", OC_ALIGN_RIGHT);
+    static const struct oc_table_col cols[] = {
+        {"Op type", "op_type", OC_ALIGN_LEFT},
+        {"Nodes", "nodes", OC_ALIGN_RIGHT},
+        {"MACs", "macs", OC_ALIGN_RIGHT},
+        {"MACs %", "macs_share", OC_ALIGN_RIGHT},
+        {"FLOPs", "flops", OC_ALIGN_RIGHT},
+        {"FLOPs %", "flops_share", OC_ALIGN_RIGHT},
+        {"Params", "params", OC_ALIGN_RIGHT},
+        {"Params %", "params_share", OC_ALIGN_RIGHT},
+    };
+    oc_table_cols(&tb, cols, (int32_t)(sizeof cols / sizeof cols[0]));
     for (int32_t r = 0; r < an->n_op_stats; r++) {
         const struct oc_op_stat *s = &an->op_stats[r];
         char name[64];
@@ -130,12 +133,15 @@ static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analy
     const struct oc_totals *t = &an->totals;
     const struct oc_symbolic *s = spec->sym;
     struct oc_table tb = {0};
-    oc_table_col(&tb, "Module", "module", OC_ALIGN_LEFT);
-    oc_table_col(&tb, "Nodes", "nodes", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "Params", "params", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "FLOPs", "flops", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs %", "macs_share", OC_ALIGN_RIGHT);
+    static const struct oc_table_col cols[] = {
+        {"Module", "module", OC_ALIGN_LEFT},
+        {"Nodes", "nodes", OC_ALIGN_RIGHT},
+        {"Params", "params", OC_ALIGN_RIGHT},
+        {"MACs", "macs", OC_ALIGN_RIGHT},
+        {"FLOPs", "flops", OC_ALIGN_RIGHT},
+        {"MACs %", "macs_share", OC_ALIGN_RIGHT},
+    };
+    oc_table_cols(&tb, cols, (int32_t)(sizeof cols / sizeof cols[0]));
     for (int32_t r = 0; r < spec->n_modules; r++) {
         const struct oc_module *m = &spec->modules[r];
         oc_table_row(&tb);

@@ -763,25 +763,13 @@ static void ibin_chunk(int32_t op, int64_t *xs, const int64_t *zs, int64_t m) {
 #undef EACH
 }
 
-/* x CMP y (or x LOGIC y) as 0 or 1, in float and in int64; only the
- * comparison and logic rows are ever evaluated here */
-static int cmp_f(int32_t op, float x, float y) {
+/* x CMP y (or x LOGIC y) as 0 or 1; long double holds every float and
+ * every int64 exactly. Only the comparison and logic rows are evaluated. */
+static int cmp_eval(int32_t op, long double x, long double y) {
     switch (op) {
 #define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
     case OC_EW_##code:                                                                                               \
-        return (int)(fexpr);
-#include "eltwise.def"
-#undef OC_BINARY
-    default:
-        return 0;
-    }
-}
-
-static int cmp_i(int32_t op, int64_t x, int64_t y) {
-    switch (op) {
-#define OC_BINARY(code, onnx, kind, fadd, fmul, ffma, fexpr, iexpr)                                                \
-    case OC_EW_##code:                                                                                               \
-        return (int)(fexpr);
+        return kind == OC_EWK_CMP || kind == OC_EWK_LOGIC ? (int)(fexpr) : 0;
 #include "eltwise.def"
 #undef OC_BINARY
     default:
@@ -844,7 +832,7 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
             const uint8_t *pa = (const uint8_t *)a + oa, *pb = (const uint8_t *)b + ob;
             uint8_t *py = (uint8_t *)y + oy;
             for (int64_t j = 0; j < wk.len; ++j)
-                py[j] = (uint8_t)cmp_i(op, pa[j * ia] != 0, pb[j * ib] != 0);
+                py[j] = (uint8_t)cmp_eval(op, pa[j * ia] != 0, pb[j * ib] != 0);
             continue;
         }
         for (int64_t j0 = 0; j0 < wk.len; j0 += CH) {
@@ -856,7 +844,7 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
                 if (cmp) {
                     uint8_t *py = (uint8_t *)y + oy + j0;
                     for (int64_t j = 0; j < m; ++j)
-                        py[j] = (uint8_t)cmp_f(op, fa[j], fb[j]);
+                        py[j] = (uint8_t)cmp_eval(op, fa[j], fb[j]);
                 } else {
                     fbin_chunk(op, fa, fb, m);
                     store_f(dtype_out, y, oy + j0, fa, m);
@@ -868,7 +856,7 @@ int oc_k_binary(int32_t op, int32_t dtype_in, int32_t dtype_out, const void *a, 
                 if (cmp) {
                     uint8_t *py = (uint8_t *)y + oy + j0;
                     for (int64_t j = 0; j < m; ++j)
-                        py[j] = (uint8_t)cmp_i(op, xa[j], xb[j]);
+                        py[j] = (uint8_t)cmp_eval(op, (long double)xa[j], (long double)xb[j]);
                 } else {
                     ibin_chunk(op, xa, xb, m);
                     store_i(dtype_out, y, oy + j0, xa, m);

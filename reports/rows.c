@@ -1,0 +1,72 @@
+/*
+ * rows.c — the module and node tables the Markdown and HTML reports share
+ * (the text report draws its own torchsummary layout, text.c).
+ */
+#include "report_impl.h"
+
+#include <stdlib.h>
+
+void oc_module_table(struct oc_table *t, const struct oc_report_spec *spec) {
+    char num[48];
+    static const struct oc_table_col cols[] = {
+        {"module", "module", OC_ALIGN_LEFT},
+        {"nodes", "nodes", OC_ALIGN_RIGHT},
+        {"params", "params", OC_ALIGN_RIGHT},
+        {"MACs", "macs", OC_ALIGN_RIGHT},
+        {"FLOPs", "flops", OC_ALIGN_RIGHT},
+    };
+    oc_table_cols(t, cols, (int32_t)(sizeof cols / sizeof cols[0]));
+    for (int32_t i = 0; i < spec->n_modules; i++) {
+        const struct oc_module *m = &spec->modules[i];
+        oc_table_row(t);
+        oc_table_level(t, m->depth - 1);
+        oc_table_puts(t, m->path);
+        oc_table_cell(t, "%d", m->n_nodes);
+        oc_table_puts(t, oc_fmt_thousands(m->params, num, sizeof num));
+        oc_table_puts(t, oc_fmt_thousands(m->macs, num, sizeof num));
+        oc_table_puts(t, oc_fmt_thousands(m->flops, num, sizeof num));
+    }
+}
+
+bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struct oc_report_spec *spec,
+                   uint32_t flags, int32_t *n_shown) {
+    const struct oc_graph *g = an->graph;
+    char num[48];
+    int32_t n;
+    int32_t *rows = oc_report_rows(an, spec, &n);
+    if (!rows)
+        return false;
+    oc_table_col(t, "node", "node", OC_ALIGN_LEFT);
+    oc_table_col(t, "op", "op_type", OC_ALIGN_LEFT);
+    oc_table_col(t, "output shape", "output_shape", OC_ALIGN_LEFT);
+    oc_table_col(t, "params", "params", OC_ALIGN_RIGHT);
+    oc_table_col(t, "MACs", "macs", OC_ALIGN_RIGHT);
+    if (flags & OC_NODES_FLOPS)
+        oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    for (int32_t r = 0; r < n; r++) {
+        const struct oc_node *nd = &g->nodes[rows[r]];
+        bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
+        oc_table_row(t);
+        oc_table_puts(t, nd->name[0] || !(flags & OC_NODES_DASH_UNNAMED) ? nd->name : "-");
+        oc_table_puts(t, nd->op_type);
+        struct oc_sbuf *shape = oc_table_next(t);
+        int32_t shown = 0;
+        for (int32_t k = 0; k < nd->n_out; k++)
+            if (nd->out[k] >= 0) {
+                oc_sbuf_puts(shape, shown++ ? ", " : "");
+                if (flags & OC_NODES_SYM_SHAPES)
+                    oc_fmt_shape_sym(shape, g, nd->out[k], spec->sym);
+                else
+                    oc_fmt_shape(shape, &g->values[nd->out[k]]);
+            }
+        if (!shown)
+            oc_sbuf_puts(shape, "-");
+        oc_table_puts(t, oc_fmt_thousands(nd->params, num, sizeof num));
+        oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
+        if (flags & OC_NODES_FLOPS)
+            oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
+    }
+    free(rows);
+    *n_shown = n;
+    return true;
+}
