@@ -405,6 +405,42 @@ static void ort_fused_ops(void **state) {
     assert_int_equal(p->n_in, 1);
 }
 
+/* Mish-18 runs on the unary kernel, and eltwise.def's expression (the one
+ * CUDA and ocsim compile) is x * tanh(ln(1 + e^x)), here in double */
+static float oc_test_mish(float x) {
+    const float alpha = 0, beta = 0;
+    (void)alpha;
+    (void)beta;
+    return
+#define OC_UNARY(code, onnx, a, b, lo, hi, fadd, fmul, ffma, expr) OC_EW_##code == OC_EW_MISH ? (expr):
+#define OC_BINARY(...)
+#define OC_EW_ALIAS(onnx, code)
+#include "../../replay/eltwise.def"
+#undef OC_UNARY
+#undef OC_BINARY
+#undef OC_EW_ALIAS
+        0.f;
+}
+
+static void mish(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(3, 4), NULL));
+    pbm_node(&pm, pb_node("m", "Mish", TU_LIST("x"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 18, NULL);
+    const struct oc_rp_plan *p = plan_of("m");
+    assert_int_equal(p->kind, OC_RPK_UNARY);
+    assert_int_equal(p->u.ew.op, OC_EW_MISH);
+    assert_int_equal(p->u.ew.dims[0], 12);
+    assert_true(p->in[0].lo == -1 && p->in[0].hi == 1);
+    static const double xs[] = {-30, -3, -1, -0.25, 0, 0.5, 2, 20, 100};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        double want = xs[i] * tanh(log1p(exp(xs[i])));
+        assert_true(fabs(oc_test_mish((float)xs[i]) - want) <= 1e-5 * fmax(1.0, fabs(want)));
+    }
+}
+
 /* ReduceMax-13 takes axes as an attribute */
 static void reduce_axes_attribute(void **state) {
     (void)state;
@@ -543,6 +579,7 @@ int main(void) {
         cmocka_unit_test_teardown(reduce_axes_attribute, tu_teardown),
         cmocka_unit_test_teardown(castlike, tu_teardown),
         cmocka_unit_test_teardown(ort_fused_ops, tu_teardown),
+        cmocka_unit_test_teardown(mish, tu_teardown),
         cmocka_unit_test(fill_ranges),
         cmocka_unit_test(stats_quantiles),
         cmocka_unit_test(device_peaks),
