@@ -54,91 +54,54 @@ static int oc_opt_budget_file(const struct oc_opt *o, void *dest, const char *v,
 }
 
 static const struct oc_opt oc_analyze_opts[] = {
-    {.name = "--no-symbolic",
-     .help = "take unbound dims as 1 (with a warning) instead of keeping them\n"
-             "symbolic: unbound dims (up to 4) print as exact formulas in them,\n"
-             "fitted over probe bindings and checked; sizes in MiB are at 1",
-     .kind = OC_OPT_FLAG,
-     .offset = offsetof(struct oc_analyze_args, no_symbolic)},
-    {.name = "--depth",
-     .arg = "N",
-     .help = "one row per module (node-name scope) down to depth N, with\n"
-             "subtotals, instead of one row per node",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_analyze_args, depth),
-     .min = 1,
-     .max = 64,
-     .expects = "an integer from 1 to 64"},
-    {.name = "--sort",
-     .arg = "KEY",
-     .help = "list nodes largest first by macs, flops, params or bytes",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_analyze_args, sort),
-     .expects = "macs, flops, params or bytes",
-     .parse = oc_opt_sort},
-    {.name = "--top",
-     .arg = "N",
-     .help = "list only the first N nodes (after --sort)",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_analyze_args, top),
-     .min = 1,
-     .max = INT32_MAX,
-     .expects = "a positive integer"},
-    {.name = "--train-samples",
-     .arg = "N",
-     .help = "with the training estimate: FLOPs per epoch of N samples",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_analyze_args, samples),
-     .min = 1,
-     .max = INT64_MAX,
-     .expects = "a positive integer"},
-    {.name = "--format",
-     .arg = "FMT",
-     .help = "text (default), json (schema onnxcost/1, see docs/JSON.md),\n"
-             "csv (one row per node, raw integers), md (tables for PR comments)\n"
-             "or html (one self-contained file with SVG charts; use -o)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_analyze_args, format),
-     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_HTML,
-     .expects = "text, json, csv, md or html",
-     .parse = oc_opt_format},
-    {.name = "--quiet",
-     .alias = "-q",
-     .help = "do not print warnings on standard error",
-     .kind = OC_OPT_FLAG,
-     .offset = offsetof(struct oc_analyze_args, quiet)},
+    OC_OPT_FLAG_ROW("--no-symbolic", NULL,
+                    "take unbound dims as 1 (with a warning) instead of keeping them\n"
+                    "symbolic: unbound dims (up to 4) print as exact formulas in them,\n"
+                    "fitted over probe bindings and checked; sizes in MiB are at 1",
+                    offsetof(struct oc_analyze_args, no_symbolic)),
+    OC_OPT_INT_ROW("--depth", "N",
+                   "one row per module (node-name scope) down to depth N, with\n"
+                   "subtotals, instead of one row per node",
+                   offsetof(struct oc_analyze_args, depth), 1, 64, "an integer from 1 to 64"),
+    OC_OPT_PARSE_ROW("--sort", "KEY", "list nodes largest first by macs, flops, params or bytes",
+                     offsetof(struct oc_analyze_args, sort), 0, 0, "macs, flops, params or bytes", oc_opt_sort),
+    OC_OPT_INT_ROW("--top", "N", "list only the first N nodes (after --sort)", offsetof(struct oc_analyze_args, top), 1,
+                   INT32_MAX, "a positive integer"),
+    OC_OPT_INT_ROW("--train-samples", "N", "with the training estimate: FLOPs per epoch of N samples",
+                   offsetof(struct oc_analyze_args, samples), 1, INT64_MAX, "a positive integer"),
+    OC_OPT_PARSE_ROW("--format", "FMT",
+                     "text (default), json (schema onnxcost/1, see docs/JSON.md),\n"
+                     "csv (one row per node, raw integers), md (tables for PR comments)\n"
+                     "or html (one self-contained file with SVG charts; use -o)",
+                     offsetof(struct oc_analyze_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_MD |
+                         1 << OC_FORMAT_HTML,
+                     0, "text, json, csv, md or html", oc_opt_format),
+    OC_OPT_FLAG_ROW("--quiet", "-q", "do not print warnings on standard error",
+                    offsetof(struct oc_analyze_args, quiet)),
 };
 static const struct oc_opt_group oc_analyze_group = {NULL, oc_analyze_opts,
                                                      sizeof oc_analyze_opts / sizeof oc_analyze_opts[0]};
 
 #define OC_BUDGET_ROW(opt, key, what)                                                                                  \
-    {                                                                                                                  \
-        .name = opt, .arg = "N", .help = what, .kind = OC_OPT_PARSE, .min = key,                                       \
-        .expects = "a number with an optional SI or IEC suffix (30M, 5G, 2GiB)", .parse = oc_opt_budget_limit          \
-    }
+    OC_OPT_PARSE_ROW(opt, "N", what, 0, key, 0, "a number with an optional SI or IEC suffix (30M, 5G, 2GiB)",          \
+                     oc_opt_budget_limit)
 static const struct oc_opt oc_budget_opts[] = {
     OC_BUDGET_ROW("--max-params", OC_BUDGET_PARAMS, "parameters"),
     OC_BUDGET_ROW("--max-macs", OC_BUDGET_MACS, "MACs"),
     OC_BUDGET_ROW("--max-flops", OC_BUDGET_FLOPS, "FLOPs"),
     OC_BUDGET_ROW("--max-params-size", OC_BUDGET_PARAMS_BYTES, "bytes of the parameters"),
     OC_BUDGET_ROW("--max-peak-memory", OC_BUDGET_PEAK_MEMORY, "bytes of the peak activation memory"),
-    {.name = "--budget",
-     .arg = "FILE",
-     .help = "the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}",
-     .kind = OC_OPT_CALL,
-     .call = oc_opt_budget_file},
-    {.name = "--allow-incomplete",
-     .help = "let a budget pass on a lower bound: by default a budget on\n"
-             "MACs, FLOPs or memory fails (exit 4) when nodes have no cost",
-     .kind = OC_OPT_FLAG,
-     .offset = offsetof(struct oc_analyze_args, allow_incomplete)},
-    {.name = "--baseline",
-     .arg = "FILE",
-     .help = "compare with a previous --format json report: totals with\n"
-             "change and %, nodes added and removed, module changes",
-     .kind = OC_OPT_TEXT,
-     .offset = offsetof(struct oc_analyze_args, baseline_path),
-     .expects = "a JSON report file"},
+    OC_OPT_CALL_ROW("--budget", "FILE", "the same limits from a JSON object, e.g. {\"max_macs\": \"5G\"}",
+                    oc_opt_budget_file),
+    OC_OPT_FLAG_ROW("--allow-incomplete", NULL,
+                    "let a budget pass on a lower bound: by default a budget on\n"
+                    "MACs, FLOPs or memory fails (exit 4) when nodes have no cost",
+                    offsetof(struct oc_analyze_args, allow_incomplete)),
+    OC_OPT_TEXT_ROW("--baseline", NULL, "FILE",
+                    "compare with a previous --format json report: totals with\n"
+                    "change and %, nodes added and removed, module changes",
+                    offsetof(struct oc_analyze_args, baseline_path), "a JSON report file"),
 };
 static const struct oc_opt_group oc_budget_group = {
     "budgets (exit 1 when one is exceeded; sizes take SI or IEC suffixes: 30M, 5G, 2GiB):", oc_budget_opts,
@@ -146,39 +109,18 @@ static const struct oc_opt_group oc_budget_group = {
 
 /* multi-GPU options, listed under the GPU group's heading */
 static const struct oc_opt oc_multi_gpu_opts[] = {
-    {.name = "--comm-efficiency",
-     .arg = "X",
-     .help = "fraction of GPU-to-GPU bandwidth reached (default 0.75)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_cli_gpu, perf.eff_comm),
-     .expects = "a fraction 0 < X <= 1",
-     .parse = oc_opt_fraction},
+    OC_OPT_PARSE_ROW("--comm-efficiency", "X", "fraction of GPU-to-GPU bandwidth reached (default 0.75)",
+                     offsetof(struct oc_cli_gpu, perf.eff_comm), 0, 0, "a fraction 0 < X <= 1", oc_opt_fraction),
 };
 static const struct oc_opt oc_parallel_opts[] = {
-    {.name = "--gpus",
-     .arg = "N",
-     .help = "data parallel on N GPUs: training step with ring all-reduce\n"
-             "of the gradients (weak scaling; --optimizer, default sgd)",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_analyze_args, n_gpus),
-     .min = 1,
-     .max = 65536,
-     .expects = "an integer from 1 to 65536"},
-    {.name = "--pipeline",
-     .arg = "N",
-     .help = "split the nodes into N contiguous stages on N GPUs",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_analyze_args, n_stages),
-     .min = 1,
-     .max = 65536,
-     .expects = "an integer from 1 to 65536"},
-    {.name = "--balance",
-     .arg = "KEY",
-     .help = "pipeline stages balanced by time (default) or memory",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_analyze_args, balance),
-     .expects = "time or memory",
-     .parse = oc_opt_balance},
+    OC_OPT_INT_ROW("--gpus", "N",
+                   "data parallel on N GPUs: training step with ring all-reduce\n"
+                   "of the gradients (weak scaling; --optimizer, default sgd)",
+                   offsetof(struct oc_analyze_args, n_gpus), 1, 65536, "an integer from 1 to 65536"),
+    OC_OPT_INT_ROW("--pipeline", "N", "split the nodes into N contiguous stages on N GPUs",
+                   offsetof(struct oc_analyze_args, n_stages), 1, 65536, "an integer from 1 to 65536"),
+    OC_OPT_PARSE_ROW("--balance", "KEY", "pipeline stages balanced by time (default) or memory",
+                     offsetof(struct oc_analyze_args, balance), 0, 0, "time or memory", oc_opt_balance),
 };
 static const struct oc_opt_group oc_multi_gpu_group = {NULL, oc_multi_gpu_opts, 1};
 static const struct oc_opt_group oc_parallel_group = {NULL, oc_parallel_opts,

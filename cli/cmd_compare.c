@@ -23,13 +23,9 @@ static const char oc_compare_footer[] = "\n"
                                         "  onnxcost compare resnet18.onnx resnet50.onnx --batch 32 --gpu a100 --fit\n";
 
 static const struct oc_opt oc_compare_opts[] = {
-    {.name = "--format",
-     .arg = "FMT",
-     .help = "text (default), json (schema onnxcost-compare/1), md or csv",
-     .kind = OC_OPT_PARSE,
-     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV,
-     .expects = "text, json, md or csv",
-     .parse = oc_opt_format},
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), json (schema onnxcost-compare/1), md or csv", 0,
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV, 0,
+                     "text, json, md or csv", oc_opt_format),
 };
 static const struct oc_opt_group oc_compare_group = {NULL, oc_compare_opts, 1};
 

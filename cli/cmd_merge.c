@@ -24,13 +24,9 @@ static const char oc_merge_footer[] = "\n"
                                       "  onnxcost merge resnet50-a100.json resnet50-v100.json\n";
 
 static const struct oc_opt oc_merge_opts[] = {
-    {.name = "--format",
-     .arg = "FMT",
-     .help = "text (default), md or json (schema onnxcost-merge/1)",
-     .kind = OC_OPT_PARSE,
-     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON,
-     .expects = "text, md or json",
-     .parse = oc_opt_format},
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), md or json (schema onnxcost-merge/1)", 0,
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON, 0, "text, md or json",
+                     oc_opt_format),
 };
 static const struct oc_opt_group oc_merge_group = {NULL, oc_merge_opts, 1};
 

@@ -74,19 +74,12 @@ static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, c
 }
 
 static const struct oc_opt oc_sweep_opts[] = {
-    {.name = "--dim",
-     .arg = "NAME=V1,...",
-     .help = "values of a symbolic dim (up to 8 dims); a single value binds it",
-     .kind = OC_OPT_CALL,
-     .call = oc_opt_sweep_dim},
-    {.name = "--format",
-     .arg = "FMT",
-     .help = "text (default), json (schema onnxcost-sweep/1), md or csv",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_sweep_args, format),
-     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV,
-     .expects = "text, json, md or csv",
-     .parse = oc_opt_format},
+    OC_OPT_CALL_ROW("--dim", "NAME=V1,...", "values of a symbolic dim (up to 8 dims); a single value binds it",
+                    oc_opt_sweep_dim),
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), json (schema onnxcost-sweep/1), md or csv",
+                     offsetof(struct oc_sweep_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV, 0,
+                     "text, json, md or csv", oc_opt_format),
 };
 static const struct oc_opt_group oc_sweep_group = {NULL, oc_sweep_opts, sizeof oc_sweep_opts / sizeof oc_sweep_opts[0]};
 
@@ -153,8 +146,10 @@ int oc_cmd_sweep(int argc, char **argv) {
     for (int32_t i = 0; i < a.n_dims; i++)
         if (absent >> i & 1) {
             char msg[600];
-            snprintf(msg, sizeof msg, "--dim %s: the model's inputs have no symbolic dim named '%s' (its values change "
-                     "nothing)", a.dims[i].name, a.dims[i].name);
+            snprintf(msg, sizeof msg,
+                     "--dim %s: the model's inputs have no symbolic dim named '%s' (its values change "
+                     "nothing)",
+                     a.dims[i].name, a.dims[i].name);
             oc_cli_diag("warning", path, msg);
         }
     FILE *f = oc_cli_open_output(out_path);

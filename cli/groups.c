@@ -59,20 +59,11 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
 }
 
 static const struct oc_opt oc_bind_opts[] = {
-    {.name = "--dim",
-     .arg = "NAME=N",
-     .help = "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable",
-     .kind = OC_OPT_CALL,
-     .call = oc_opt_dim},
-    {.name = "--batch",
-     .arg = "N",
-     .help = "bind the first dim of every graph input whose first dim is\n"
-             "symbolic or unnamed (a --dim for the same name wins)",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_cli_bind, opts.batch),
-     .min = 1,
-     .max = INT64_MAX,
-     .expects = "a positive integer"},
+    OC_OPT_CALL_ROW("--dim", "NAME=N", "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable", oc_opt_dim),
+    OC_OPT_INT_ROW("--batch", "N",
+                   "bind the first dim of every graph input whose first dim is\n"
+                   "symbolic or unnamed (a --dim for the same name wins)",
+                   offsetof(struct oc_cli_bind, opts.batch), 1, INT64_MAX, "a positive integer"),
 };
 const struct oc_opt_group oc_group_bind = {NULL, oc_bind_opts, sizeof oc_bind_opts / sizeof oc_bind_opts[0]};
 
@@ -88,13 +79,10 @@ static bool oc_opt_price(const struct oc_opt *o, void *dest, const char *v) {
 }
 
 static const struct oc_opt oc_price_opts[] = {
-    {.name = "--dtype",
-     .arg = "NAME",
-     .help = "price every float tensor as fp64, fp32, fp16, bf16, fp8, int8\n"
-             "or int4 (bytes only; shapes and MACs are unchanged)",
-     .kind = OC_OPT_PARSE,
-     .expects = "fp64, fp32, fp16, bf16, fp8, int8 or int4",
-     .parse = oc_opt_price},
+    OC_OPT_PARSE_ROW("--dtype", "NAME",
+                     "price every float tensor as fp64, fp32, fp16, bf16, fp8, int8\n"
+                     "or int4 (bytes only; shapes and MACs are unchanged)",
+                     0, 0, 0, "fp64, fp32, fp16, bf16, fp8, int8 or int4", oc_opt_price),
 };
 const struct oc_opt_group oc_group_price = {NULL, oc_price_opts, 1};
 
@@ -109,32 +97,15 @@ static bool oc_opt_int32(const struct oc_opt *o, void *dest, const char *v) {
 }
 
 static const struct oc_opt oc_limit_opts[] = {
-    {.name = "--limit-nodes",
-     .arg = "N",
-     .help = "nodes in all graphs and functions (default 16777216)",
-     .kind = OC_OPT_INT,
-     .offset = offsetof(struct oc_limits, max_nodes),
-     .min = 1,
-     .max = OC_LIMIT_MAX_NODES,
-     .expects = "an integer from 1 to 134217728"},
-    {.name = "--limit-rank",
-     .arg = "N",
-     .help = "rank of any tensor, declared or inferred (default 64)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_limits, max_rank),
-     .min = 1,
-     .max = OC_LIMIT_MAX_RANK,
-     .expects = "an integer from 1 to 65536",
-     .parse = oc_opt_int32},
-    {.name = "--limit-subgraph-depth",
-     .arg = "N",
-     .help = "If/Loop/Scan bodies and function calls nested\n(default 32, at most 512)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_limits, max_subgraph_depth),
-     .min = 1,
-     .max = OC_LIMIT_MAX_SUBGRAPH_DEPTH,
-     .expects = "an integer from 1 to 512",
-     .parse = oc_opt_int32},
+    OC_OPT_INT_ROW("--limit-nodes", "N", "nodes in all graphs and functions (default 16777216)",
+                   offsetof(struct oc_limits, max_nodes), 1, OC_LIMIT_MAX_NODES, "an integer from 1 to 134217728"),
+    OC_OPT_PARSE_ROW("--limit-rank", "N", "rank of any tensor, declared or inferred (default 64)",
+                     offsetof(struct oc_limits, max_rank), 1, OC_LIMIT_MAX_RANK, "an integer from 1 to 65536",
+                     oc_opt_int32),
+    OC_OPT_PARSE_ROW("--limit-subgraph-depth", "N",
+                     "If/Loop/Scan bodies and function calls nested\n(default 32, at most 512)",
+                     offsetof(struct oc_limits, max_subgraph_depth), 1, OC_LIMIT_MAX_SUBGRAPH_DEPTH,
+                     "an integer from 1 to 512", oc_opt_int32),
 };
 const struct oc_opt_group oc_group_limits = {"limits (a model beyond one is refused with exit 2; docs/ROBUSTNESS.md):",
                                              oc_limit_opts, sizeof oc_limit_opts / sizeof oc_limit_opts[0]};
@@ -142,12 +113,7 @@ const struct oc_opt_group oc_group_limits = {"limits (a model beyond one is refu
 /* ---- -o ------------------------------------------------------------------- */
 
 static const struct oc_opt oc_output_opts[] = {
-    {.name = "--output",
-     .alias = "-o",
-     .arg = "FILE",
-     .help = "write to FILE instead of standard output",
-     .kind = OC_OPT_TEXT,
-     .expects = "a file name"},
+    OC_OPT_TEXT_ROW("--output", "-o", "FILE", "write to FILE instead of standard output", 0, "a file name"),
 };
 const struct oc_opt_group oc_group_output = {NULL, oc_output_opts, 1};
 
@@ -160,14 +126,11 @@ static bool oc_opt_optimizer(const struct oc_opt *o, void *dest, const char *v) 
 }
 
 static const struct oc_opt oc_train_opts[] = {
-    {.name = "--optimizer",
-     .arg = "NAME",
-     .help = "add a training-step estimate: sgd, momentum or adam\n"
-             "(parameters, gradients, optimizer state, saved activations,\n"
-             "FLOPs per step)",
-     .kind = OC_OPT_PARSE,
-     .expects = "sgd, momentum or adam",
-     .parse = oc_opt_optimizer},
+    OC_OPT_PARSE_ROW("--optimizer", "NAME",
+                     "add a training-step estimate: sgd, momentum or adam\n"
+                     "(parameters, gradients, optimizer state, saved activations,\n"
+                     "FLOPs per step)",
+                     0, 0, 0, "sgd, momentum or adam", oc_opt_optimizer),
 };
 const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 1};
 
@@ -234,61 +197,31 @@ static bool oc_opt_reserve(const struct oc_opt *o, void *dest, const char *v) {
 }
 
 static const struct oc_opt oc_gpu_opts[] = {
-    {.name = "--gpu",
-     .arg = "NAME",
-     .help = "roofline per node (FLOP/B, bound, time) and the model's\n"
-             "latency and throughput on a built-in GPU (k80, v100, a100, h100, ...)",
-     .kind = OC_OPT_CALL,
-     .call = oc_opt_gpu},
-    {.name = "--gpu-spec",
-     .arg = "FILE",
-     .help = "the same for a device described in JSON (docs/GPUS.md)",
-     .kind = OC_OPT_CALL,
-     .call = oc_opt_gpu_spec},
-    {.name = "--math",
-     .arg = "MODE",
-     .help = "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
-             "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
-             "precision comes from the tensors, or from --dtype",
-     .kind = OC_OPT_PARSE,
-     .expects = "auto, fp32, tf32 or fp16",
-     .parse = oc_opt_math},
-    {.name = "--efficiency",
-     .arg = "X",
-     .help = "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_cli_gpu, perf.eff_compute),
-     .expects = "a fraction 0 < X <= 1",
-     .parse = oc_opt_fraction},
-    {.name = "--mem-efficiency",
-     .arg = "X",
-     .help = "fraction of DRAM bandwidth reached (default 0.8)",
-     .kind = OC_OPT_PARSE,
-     .offset = offsetof(struct oc_cli_gpu, perf.eff_memory),
-     .expects = "a fraction 0 < X <= 1",
-     .parse = oc_opt_fraction},
-    {.name = "--launch-us",
-     .arg = "X",
-     .help = "per-kernel overhead in microseconds (default 5)",
-     .kind = OC_OPT_PARSE,
-     .expects = "microseconds >= 0",
-     .parse = oc_opt_launch_us},
-    {.name = "--additive",
-     .help = "time = compute + memory (PALEO) instead of the maximum",
-     .kind = OC_OPT_FLAG,
-     .offset = offsetof(struct oc_cli_gpu, perf.additive)},
-    {.name = "--fit",
-     .help = "does it fit: inference (or, with --optimizer, training) memory\n"
-             "against the device minus --reserve; analyze and compare also give\n"
-             "the largest --batch that fits",
-     .kind = OC_OPT_FLAG,
-     .offset = offsetof(struct oc_cli_gpu, fit)},
-    {.name = "--reserve",
-     .arg = "SIZE",
-     .help = "memory kept back for the CUDA context and workspaces (default 1GiB)",
-     .kind = OC_OPT_PARSE,
-     .expects = "a size (512MiB, 1GiB)",
-     .parse = oc_opt_reserve},
+    OC_OPT_CALL_ROW("--gpu", "NAME",
+                    "roofline per node (FLOP/B, bound, time) and the model's\n"
+                    "latency and throughput on a built-in GPU (k80, v100, a100, h100, ...)",
+                    oc_opt_gpu),
+    OC_OPT_CALL_ROW("--gpu-spec", "FILE", "the same for a device described in JSON (docs/GPUS.md)", oc_opt_gpu_spec),
+    OC_OPT_PARSE_ROW("--math", "MODE",
+                     "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
+                     "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
+                     "precision comes from the tensors, or from --dtype",
+                     0, 0, 0, "auto, fp32, tf32 or fp16", oc_opt_math),
+    OC_OPT_PARSE_ROW("--efficiency", "X", "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6)",
+                     offsetof(struct oc_cli_gpu, perf.eff_compute), 0, 0, "a fraction 0 < X <= 1", oc_opt_fraction),
+    OC_OPT_PARSE_ROW("--mem-efficiency", "X", "fraction of DRAM bandwidth reached (default 0.8)",
+                     offsetof(struct oc_cli_gpu, perf.eff_memory), 0, 0, "a fraction 0 < X <= 1", oc_opt_fraction),
+    OC_OPT_PARSE_ROW("--launch-us", "X", "per-kernel overhead in microseconds (default 5)", 0, 0, 0,
+                     "microseconds >= 0", oc_opt_launch_us),
+    OC_OPT_FLAG_ROW("--additive", NULL, "time = compute + memory (PALEO) instead of the maximum",
+                    offsetof(struct oc_cli_gpu, perf.additive)),
+    OC_OPT_FLAG_ROW("--fit", NULL,
+                    "does it fit: inference (or, with --optimizer, training) memory\n"
+                    "against the device minus --reserve; analyze and compare also give\n"
+                    "the largest --batch that fits",
+                    offsetof(struct oc_cli_gpu, fit)),
+    OC_OPT_PARSE_ROW("--reserve", "SIZE", "memory kept back for the CUDA context and workspaces (default 1GiB)", 0, 0,
+                     0, "a size (512MiB, 1GiB)", oc_opt_reserve),
 };
 const struct oc_opt_group oc_group_gpu = {"GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):",
                                           oc_gpu_opts, sizeof oc_gpu_opts / sizeof oc_gpu_opts[0]};
@@ -296,13 +229,8 @@ const struct oc_opt_group oc_group_gpu = {"GPU predictions (docs/MODEL.md; the t
 /* ---- listings ---------------------------------------------------------------- */
 
 static const struct oc_opt oc_listing_opts[] = {
-    {.name = "--format",
-     .arg = "FMT",
-     .help = "text (default) or md",
-     .kind = OC_OPT_PARSE,
-     .min = 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD,
-     .expects = "text or md",
-     .parse = oc_opt_format},
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default) or md", 0, 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD, 0,
+                     "text or md", oc_opt_format),
 };
 const struct oc_opt_group oc_group_listing = {NULL, oc_listing_opts, 1};
 

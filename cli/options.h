@@ -43,6 +43,28 @@ struct oc_opt {
     oc_opt_call_fn call;
 };
 
+/* Rows, one macro per kind (offsetof of a member of the group's struct). */
+#define OC_OPT_FLAG_ROW(name_, alias_, help_, off)                                                                     \
+    { .name = (name_), .alias = (alias_), .help = (help_), .kind = OC_OPT_FLAG, .offset = (off) }
+#define OC_OPT_INT_ROW(name_, arg_, help_, off, lo, hi, expects_)                                                      \
+    {                                                                                                                  \
+        .name = (name_), .arg = (arg_), .help = (help_), .kind = OC_OPT_INT, .offset = (off), .min = (lo),             \
+        .max = (hi), .expects = (expects_)                                                                             \
+    }
+#define OC_OPT_TEXT_ROW(name_, alias_, arg_, help_, off, expects_)                                                     \
+    {                                                                                                                  \
+        .name = (name_), .alias = (alias_), .arg = (arg_), .help = (help_), .kind = OC_OPT_TEXT, .offset = (off),      \
+        .expects = (expects_)                                                                                          \
+    }
+/* lo and hi are the parser's to use (a range, a key, a mask of formats) */
+#define OC_OPT_PARSE_ROW(name_, arg_, help_, off, lo, hi, expects_, fn)                                                \
+    {                                                                                                                  \
+        .name = (name_), .arg = (arg_), .help = (help_), .kind = OC_OPT_PARSE, .offset = (off), .min = (lo),           \
+        .max = (hi), .expects = (expects_), .parse = (fn)                                                              \
+    }
+#define OC_OPT_CALL_ROW(name_, arg_, help_, fn)                                                                        \
+    { .name = (name_), .arg = (arg_), .help = (help_), .kind = OC_OPT_CALL, .call = (fn) }
+
 /* Options listed together under one heading of the help. */
 struct oc_opt_group {
     const char *title; /* "GPU predictions (...):"; NULL: under "options:" */
