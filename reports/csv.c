@@ -18,24 +18,11 @@ static void oc_csv_u64(struct oc_table *t, uint64_t v, bool known) {
 /* shapes "1x64x112x112;1x64" and dtypes "f32;i64", one per output */
 static void oc_csv_outputs(struct oc_table *t, const struct oc_graph *g, const struct oc_node *nd) {
     struct oc_sbuf *shapes = oc_table_next(t);
-    for (int32_t k = 0, shown = 0; k < nd->n_out; k++) {
-        if (nd->out[k] < 0)
-            continue;
-        const struct oc_value *v = &g->values[nd->out[k]];
-        oc_sbuf_puts(shapes, shown++ ? ";" : "");
-        if (v->rank < 0) {
-            oc_sbuf_puts(shapes, "?");
-            continue;
+    for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
+        if (nd->out[k] >= 0) {
+            oc_sbuf_puts(shapes, shown++ ? ";" : "");
+            oc_fmt_shape_compact(shapes, &g->values[nd->out[k]]);
         }
-        for (int32_t i = 0; i < v->rank; i++) {
-            if (i)
-                oc_sbuf_puts(shapes, "x");
-            if (v->dims[i].value >= 0)
-                oc_sbuf_printf(shapes, "%lld", (long long)v->dims[i].value);
-            else
-                oc_sbuf_puts(shapes, "?");
-        }
-    }
     struct oc_sbuf *types = oc_table_next(t);
     for (int32_t k = 0, shown = 0; k < nd->n_out; k++)
         if (nd->out[k] >= 0) {

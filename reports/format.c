@@ -357,6 +357,40 @@ void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, c
     oc_sbuf_puts(b, "]");
 }
 
+void oc_fmt_shape_compact(struct oc_sbuf *b, const struct oc_value *v) {
+    if (v->rank < 0) {
+        oc_sbuf_puts(b, "?");
+        return;
+    }
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (i)
+            oc_sbuf_puts(b, "x");
+        if (v->dims[i].value >= 0)
+            oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
+        else
+            oc_sbuf_puts(b, "?");
+    }
+}
+
+void oc_fmt_node_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                        const struct oc_symbolic *s, bool bracket) {
+    int32_t shown = 0;
+    for (int32_t k = 0; k < n->n_out; k++)
+        shown += n->out[k] >= 0;
+    if (bracket && shown > 1)
+        oc_sbuf_puts(b, "[");
+    for (int32_t k = 0, i = 0; k < n->n_out; k++) {
+        if (n->out[k] < 0)
+            continue;
+        oc_sbuf_puts(b, i++ ? ", " : "");
+        oc_fmt_shape_sym(b, g, n->out[k], s);
+    }
+    if (bracket && shown > 1)
+        oc_sbuf_puts(b, "]");
+    if (!shown)
+        oc_sbuf_puts(b, "-");
+}
+
 void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s) {
     for (int32_t i = 0; i < s->n_syms; i++) {
         int64_t v = 1;

@@ -56,6 +56,12 @@ void oc_fmt_shape(struct oc_sbuf *b, const struct oc_value *v);
 /* Value `vi` of the main graph, with dims written as formulas where the
  * symbolic fit has them (s may be NULL). */
 void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, const struct oc_symbolic *s);
+/* "1x64x112x112" ("?" for an unknown dim or rank): the CSV form. */
+void oc_fmt_shape_compact(struct oc_sbuf *b, const struct oc_value *v);
+/* The shapes of a node's outputs joined by ", " (in [...] when bracket and
+ * there are several; "-" when none), with formulas where s has them. */
+void oc_fmt_node_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                        const struct oc_symbolic *s, bool bracket);
 /* "batch=1, sequence=1": the binding the numbers of a symbolic report use. */
 void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s);
 

@@ -49,18 +49,7 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
         oc_table_row(t);
         oc_table_puts(t, nd->name[0] || !(flags & OC_NODES_DASH_UNNAMED) ? nd->name : "-");
         oc_table_puts(t, nd->op_type);
-        struct oc_sbuf *shape = oc_table_next(t);
-        int32_t shown = 0;
-        for (int32_t k = 0; k < nd->n_out; k++)
-            if (nd->out[k] >= 0) {
-                oc_sbuf_puts(shape, shown++ ? ", " : "");
-                if (flags & OC_NODES_SYM_SHAPES)
-                    oc_fmt_shape_sym(shape, g, nd->out[k], spec->sym);
-                else
-                    oc_fmt_shape(shape, &g->values[nd->out[k]]);
-            }
-        if (!shown)
-            oc_sbuf_puts(shape, "-");
+        oc_fmt_node_shapes(oc_table_next(t), g, nd, flags & OC_NODES_SYM_SHAPES ? spec->sym : NULL, false);
         oc_table_puts(t, oc_fmt_thousands(nd->params, num, sizeof num));
         oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
         if (flags & OC_NODES_FLOPS)

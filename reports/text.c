@@ -50,27 +50,6 @@ static void oc_cell_layer(struct oc_sbuf *b, const struct oc_node *n) {
         oc_sbuf_printf(b, "-%d", n->index + 1);
 }
 
-static void oc_cell_shape(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
-                          const struct oc_symbolic *s) {
-    int32_t shown = 0;
-    for (int32_t k = 0; k < n->n_out; k++)
-        shown += n->out[k] >= 0;
-    if (shown > 1)
-        oc_sbuf_puts(b, "[");
-    int32_t i = 0;
-    for (int32_t k = 0; k < n->n_out; k++) {
-        if (n->out[k] < 0)
-            continue;
-        if (i++)
-            oc_sbuf_puts(b, ", ");
-        oc_fmt_shape_sym(b, g, n->out[k], s);
-    }
-    if (shown > 1)
-        oc_sbuf_puts(b, "]");
-    if (!shown)
-        oc_sbuf_puts(b, "-");
-}
-
 static void oc_cell_count(struct oc_sbuf *b, uint64_t v, bool unknown) {
     char buf[48];
     oc_sbuf_puts(b, unknown ? "?" : oc_fmt_thousands(v, buf, sizeof buf));
@@ -195,7 +174,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         const struct oc_node *nd = &g->nodes[rows[r]];
         oc_table_row(&tb);
         oc_cell_layer(oc_table_next(&tb), nd);
-        oc_cell_shape(oc_table_next(&tb), g, nd, spec->sym);
+        oc_fmt_node_shapes(oc_table_next(&tb), g, nd, spec->sym, true);
         oc_cell_count(oc_table_next(&tb), nd->params, false);
         if (spec->sym && spec->sym->nodes[nd->index].macs) {
             char buf[256];
