@@ -219,7 +219,8 @@ static int oc_term_cmp(const void *pa, const void *pb) {
 }
 
 /* Fits one quantity from its grid samples; NULL when not an integer polynomial. */
-static const struct oc_poly *oc_fit(struct oc_symbolic *s, int32_t m, const int64_t *samples, struct oc_frac *work) {
+static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t m, const int64_t *samples,
+                                                 struct oc_frac *work) {
     int32_t k = s->n_syms, total = 1;
     for (int32_t j = 0; j < k; j++)
         total *= m;
@@ -359,7 +360,7 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     for (int32_t i = 0; i < L.n_slots; i++) {
         for (int32_t r = 0; r < runs; r++)
             column[r] = samples[(size_t)r * (size_t)L.n_slots + (size_t)i];
-        const struct oc_poly *p = oc_fit(s, npts, column, fwork);
+        const struct oc_poly *p = oc_poly_interpolate(s, npts, column, fwork);
         for (int c = 0; p && c < 2; c++) {
             int64_t want = check[(size_t)c * (size_t)L.n_slots + (size_t)i];
             oc_i128 got;
