@@ -47,9 +47,21 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_table_col(&t, keys[c], keys[c], OC_ALIGN_LEFT);
     for (size_t c = 0; spec->gpu && c < sizeof gpu_keys / sizeof gpu_keys[0]; c++)
         oc_table_col(&t, gpu_keys[c], gpu_keys[c], OC_ALIGN_LEFT);
-    for (int32_t r = 0; r < n && !t.oom; r++) {
+    struct oc_sbuf b = {0};
+    enum oc_status st = OC_OK;
+    oc_table_row(&t); /* the header: the keys, drawn as a row of cells */
+    for (int32_t c = 0; c < t.n_cols; c++)
+        oc_table_puts(&t, t.cols[c].key);
+    /* drawn in batches of 1024 rows: the table never holds the whole file */
+    for (int32_t r = 0; r < n && !t.oom && st == OC_OK; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
         bool known = !(nd->cost.flags & OC_COST_UNKNOWN);
+        if (t.n_rows == 1024) {
+            oc_table_csv_rows(&b, &t);
+            oc_table_clear_rows(&t);
+            if (b.n > 1 << 16)
+                st = oc_sbuf_flush(&b, spec, d);
+        }
         oc_table_row(&t);
         oc_table_cell(&t, "%d", nd->index);
         oc_table_puts(&t, nd->name);
@@ -84,14 +96,12 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         }
     }
     free(rows);
-    struct oc_sbuf b = {0};
-    struct oc_report_flush fl = {spec, d, OC_OK};
-    struct oc_table_flush flush = {oc_report_flush, &fl};
-    oc_table_csv(&b, &t, &flush);
+    oc_table_csv_rows(&b, &t);
     if (t.oom)
         b.oom = true;
     oc_table_free(&t);
-    enum oc_status st = fl.st != OC_OK ? fl.st : oc_sbuf_flush(&b, spec, d);
+    if (st == OC_OK)
+        st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;
 }

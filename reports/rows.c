@@ -43,6 +43,7 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
     oc_table_col(t, "MACs", "macs", OC_ALIGN_RIGHT);
     if (flags & OC_NODES_FLOPS)
         oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    oc_table_reserve(t, n);
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
         bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;

@@ -29,23 +29,41 @@ static void oc_table_close(struct oc_table *t) {
     t->oom |= t->text.oom;
 }
 
+/* Room for rows up to n. */
+static bool oc_table_grow(struct oc_table *t, int32_t n) {
+    if (n <= t->cap_rows)
+        return true;
+    int32_t cap = t->cap_rows ? t->cap_rows : 64;
+    while (cap < n)
+        cap = cap > INT32_MAX / 2 ? n : 2 * cap;
+    size_t *off = realloc(t->off, (size_t)cap * (size_t)(t->n_cols ? t->n_cols : 1) * sizeof *off);
+    if (off)
+        t->off = off;
+    int32_t *level = off ? realloc(t->level, (size_t)cap * sizeof *level) : NULL;
+    if (!off || !level) {
+        t->oom = true;
+        return false;
+    }
+    t->level = level;
+    t->cap_rows = cap;
+    return true;
+}
+
+void oc_table_reserve(struct oc_table *t, int32_t n) {
+    oc_table_grow(t, n);
+}
+
+void oc_table_clear_rows(struct oc_table *t) {
+    oc_table_close(t);
+    t->n_rows = 0;
+    t->next_col = 0;
+    t->text.n = 0;
+}
+
 void oc_table_row(struct oc_table *t) {
     oc_table_close(t);
-    if (t->oom)
+    if (t->oom || !oc_table_grow(t, t->n_rows + 1))
         return;
-    if (t->n_rows == t->cap_rows) {
-        int32_t cap = t->cap_rows ? 2 * t->cap_rows : 64;
-        size_t *off = realloc(t->off, (size_t)cap * (size_t)(t->n_cols ? t->n_cols : 1) * sizeof *off);
-        if (off)
-            t->off = off;
-        int32_t *level = off ? realloc(t->level, (size_t)cap * sizeof *level) : NULL;
-        if (!off || !level) {
-            t->oom = true;
-            return;
-        }
-        t->level = level;
-        t->cap_rows = cap;
-    }
     for (int32_t c = 0; c < t->n_cols; c++)
         t->off[(size_t)t->n_rows * (size_t)t->n_cols + (size_t)c] = SIZE_MAX;
     t->level[t->n_rows++] = 0;
@@ -272,17 +290,30 @@ void oc_table_md_aligned(struct oc_sbuf *b, const struct oc_table *t) {
 /* ---- CSV ------------------------------------------------------------------------- */
 
 
+static void oc_table_csv_row(struct oc_sbuf *b, const struct oc_table *t, int32_t r) {
+    for (int32_t c = 0; c < t->n_cols; c++) {
+        oc_sbuf_puts(b, c ? "," : "");
+        oc_csv_field(b, r < 0 ? t->cols[c].key : oc_table_at(t, r, c));
+    }
+    oc_sbuf_puts(b, "\n");
+}
+
+void oc_table_csv_rows(struct oc_sbuf *b, const struct oc_table *t) {
+    if (t->oom) {
+        b->oom = true;
+        return;
+    }
+    for (int32_t r = 0; r < t->n_rows; r++)
+        oc_table_csv_row(b, t, r);
+}
+
 void oc_table_csv(struct oc_sbuf *b, const struct oc_table *t, const struct oc_table_flush *flush) {
     if (t->oom) {
         b->oom = true;
         return;
     }
     for (int32_t r = -1; r < t->n_rows; r++) {
-        for (int32_t c = 0; c < t->n_cols; c++) {
-            oc_sbuf_puts(b, c ? "," : "");
-            oc_csv_field(b, r < 0 ? t->cols[c].key : oc_table_at(t, r, c));
-        }
-        oc_sbuf_puts(b, "\n");
+        oc_table_csv_row(b, t, r);
         if (flush && b->n > 1 << 16 && flush->fn(flush->arg, b) != 0)
             return;
     }

@@ -44,6 +44,11 @@ struct oc_table {
 void oc_table_col(struct oc_table *t, const char *header, const char *key, enum oc_align align);
 /* Columns from a static list. */
 void oc_table_cols(struct oc_table *t, const struct oc_table_col *cols, int32_t n);
+/* Room for n rows in advance (a table of known length grows no more). */
+void oc_table_reserve(struct oc_table *t, int32_t n);
+/* Drops the rows drawn so far, keeping the columns and the storage (a
+ * CSV table drawn in batches of rows holds only one batch). */
+void oc_table_clear_rows(struct oc_table *t);
 /* Starts a row; its cells follow in column order (missing ones are ""). */
 void oc_table_row(struct oc_table *t);
 /* Indent level of the current row's first cell (--depth module rows). */
@@ -86,8 +91,10 @@ void oc_table_md(struct oc_sbuf *b, const struct oc_table *t);
 /* The same with the columns padded to one width, so the source reads as a
  * table too (replay and merge reports). */
 void oc_table_md_aligned(struct oc_sbuf *b, const struct oc_table *t);
-/* CSV (RFC 4180): the keys as header, cells with , " CR or LF quoted. */
+/* CSV (RFC 4180): the keys as header, cells with , " CR or LF quoted.
+ * oc_table_csv_rows draws the rows only (a table drawn in batches). */
 void oc_table_csv(struct oc_sbuf *b, const struct oc_table *t, const struct oc_table_flush *flush);
+void oc_table_csv_rows(struct oc_sbuf *b, const struct oc_table *t);
 /* HTML: <table>, a header row of <th>, right-aligned cells class "n";
  * in a table of levels (oc_table_level) the first cell pads (level + 1) em. */
 void oc_table_html(struct oc_sbuf *b, const struct oc_table *t);

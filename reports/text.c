@@ -170,6 +170,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         oc_table_col(&tb, "Bound", "bound", OC_ALIGN_LEFT);
         oc_table_col(&tb, "Time (us)", "time_us", OC_ALIGN_RIGHT);
     }
+    oc_table_reserve(&tb, n);
     for (int32_t r = 0; r < n && !tb.oom; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
         oc_table_row(&tb);
