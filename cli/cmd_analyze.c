@@ -200,11 +200,10 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
     const struct oc_opt_use groups[] = {
-        {&oc_group_bind, &bind},       {&oc_group_price, &price},
-        {&oc_group_train, &tr},        {&oc_analyze_group, &a},
-        {&oc_group_output, &out_path}, {&oc_budget_group, &a},
-        {&oc_group_gpu, &gg},          {&oc_multi_gpu_group, &gg},
-        {&oc_parallel_group, &a},      {&oc_group_limits, &lopts.limits},
+        {&oc_group_bind, &bind},    {&oc_group_price, &price},     {&oc_group_train, &tr},
+        {&oc_analyze_group, &a},    {&oc_group_output, &out_path}, {&oc_budget_group, &a},
+        {&oc_group_gpu, &gg},       {&oc_group_fit, &gg},          {&oc_group_reserve, &gg},
+        {&oc_multi_gpu_group, &gg}, {&oc_parallel_group, &a},      {&oc_group_limits, &lopts.limits},
     };
     const struct oc_cmd_spec cmd = {"analyze",         "",     oc_analyze_usage,
                                     oc_analyze_footer, groups, sizeof groups / sizeof groups[0]};

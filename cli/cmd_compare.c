@@ -66,9 +66,9 @@ int oc_cmd_compare(int argc, char **argv) {
     if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
     const struct oc_opt_use groups[] = {
-        {&oc_group_bind, &bind},           {&oc_group_price, &price},     {&oc_group_train, &tr},
-        {&oc_compare_group, &fmt},         {&oc_group_output, &out_path}, {&oc_group_gpu, &gg},
-        {&oc_group_limits, &lopts.limits},
+        {&oc_group_bind, &bind},   {&oc_group_price, &price},     {&oc_group_train, &tr},
+        {&oc_compare_group, &fmt}, {&oc_group_output, &out_path}, {&oc_group_gpu, &gg},
+        {&oc_group_fit, &gg},      {&oc_group_reserve, &gg},      {&oc_group_limits, &lopts.limits},
     };
     const struct oc_cmd_spec cmd = {"compare",         "compare: ", oc_compare_usage,
                                     oc_compare_footer, groups,      sizeof groups / sizeof groups[0]};

@@ -100,8 +100,8 @@ int oc_cmd_sweep(int argc, char **argv) {
     const char *out_path = NULL;
     oc_cli_gpu_init(&gg);
     const struct oc_opt_use groups[] = {
-        {&oc_sweep_group, &a}, {&oc_group_price, &price},         {&oc_group_output, &out_path},
-        {&oc_group_gpu, &gg},  {&oc_group_limits, &lopts.limits},
+        {&oc_sweep_group, &a}, {&oc_group_price, &price}, {&oc_group_output, &out_path},     {&oc_group_gpu, &gg},
+        {&oc_group_fit, &gg},  {&oc_group_reserve, &gg},  {&oc_group_limits, &lopts.limits},
     };
     const struct oc_cmd_spec cmd = {"sweep",         "sweep: ", oc_sweep_usage,
                                     oc_sweep_footer, groups,    sizeof groups / sizeof groups[0]};

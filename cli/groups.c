@@ -215,16 +215,24 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "microseconds >= 0", oc_opt_launch_us),
     OC_OPT_FLAG_ROW("--additive", NULL, "time = compute + memory (PALEO) instead of the maximum",
                     offsetof(struct oc_cli_gpu, perf.additive)),
+};
+const struct oc_opt_group oc_group_gpu = {"GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):",
+                                          oc_gpu_opts, sizeof oc_gpu_opts / sizeof oc_gpu_opts[0]};
+
+static const struct oc_opt oc_fit_opts[] = {
     OC_OPT_FLAG_ROW("--fit", NULL,
                     "does it fit: inference (or, with --optimizer, training) memory\n"
                     "against the device minus --reserve; analyze and compare also give\n"
                     "the largest --batch that fits",
                     offsetof(struct oc_cli_gpu, fit)),
+};
+const struct oc_opt_group oc_group_fit = {NULL, oc_fit_opts, 1};
+
+static const struct oc_opt oc_reserve_opts[] = {
     OC_OPT_PARSE_ROW("--reserve", "SIZE", "memory kept back for the CUDA context and workspaces (default 1GiB)", 0, 0,
                      0, "a size (512MiB, 1GiB)", oc_opt_reserve),
 };
-const struct oc_opt_group oc_group_gpu = {"GPU predictions (docs/MODEL.md; the table: onnxcost gpus, docs/GPUS.md):",
-                                          oc_gpu_opts, sizeof oc_gpu_opts / sizeof oc_gpu_opts[0]};
+const struct oc_opt_group oc_group_reserve = {NULL, oc_reserve_opts, 1};
 
 /* ---- listings ---------------------------------------------------------------- */
 

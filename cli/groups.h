@@ -45,8 +45,10 @@ struct oc_cli_train {
 };
 extern const struct oc_opt_group oc_group_train;
 
-/* The GPU model (analyze, compare, sweep): --gpu, --gpu-spec, --math, the
- * efficiencies, --launch-us, --additive, --fit, --reserve. */
+/* The GPU model (analyze, compare, sweep, llm): --gpu, --gpu-spec, --math,
+ * the efficiencies, --launch-us, --additive; then --fit (analyze, compare,
+ * sweep) and --reserve (with --fit, and llm's largest batch), two groups of
+ * their own listed under the same heading, all into struct oc_cli_gpu. */
 struct oc_cli_gpu {
     const struct oc_gpu *gpu; /* NULL: no predictions                     */
     const char *spec_path;    /* --gpu-spec FILE                          */
@@ -57,6 +59,8 @@ struct oc_cli_gpu {
     uint64_t reserve;
 };
 extern const struct oc_opt_group oc_group_gpu;
+extern const struct oc_opt_group oc_group_fit;
+extern const struct oc_opt_group oc_group_reserve;
 void oc_cli_gpu_init(struct oc_cli_gpu *g);
 /* OC_OPT_PARSE: a double in (0, 1] at the option's offset */
 bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v);

@@ -25,6 +25,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
     {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
+    {"llm", oc_cmd_llm, "generation view of a decoder: prefill, decode per token, KV cache"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},

@@ -12,6 +12,7 @@
 
 #include "../analyzer/analyze.h"
 #include "../analyzer/gpu.h"
+#include "../analyzer/llm.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/sweep.h"
 #include "../analyzer/symbolic.h"
@@ -145,6 +146,10 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
  * "onnxcost-merge/1"). */
 enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const struct oc_report_spec *spec,
                                struct oc_diag *d);
+
+/* `onnxcost llm`: the generation view (text, md, json "onnxcost-llm/1"). */
+enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,
+                             const struct oc_report_spec *spec, struct oc_diag *d);
 
 /* `onnxcost gpus` and `onnxcost ops`: the built-in devices and the
  * operators with a rule (text or md). */

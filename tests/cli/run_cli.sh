@@ -192,6 +192,12 @@ expect compare_gpu 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torc
 expect_out compare_gpu_rows "Predicted on NVIDIA T4" "Time (ms)" "Samples/s" "* = best in its column"
 expect sweep_gpu 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --gpu t4 --fit
 expect_out sweep_gpu_rows "Predicted on NVIDIA T4" "Fit (inference): against 15.00 GiB usable" "Time (ms)" "Samples/s" "Memory (MiB)" "Fits"
+# llm refuses a graph without a KV cache in one line, and reads the corpus decoders
+expect llm_not_decoder 2 "$E $fx/mnist/torchsummary_net.onnx: not a decoder with a KV cache: no input is named like a cache (past_key_values.N.key, past_N, past_key_N, key_cache.N); export it with past key values (docs/LLM.md)" -- llm "$fx/mnist/torchsummary_net.onnx"
+expect llm_fixed_cache 2 "$E $(ls "$fx"/corpus/microsoft+onnxruntime-genai/*static-scatter*.onnx): a KV cache of fixed length (key_cache.N/value_cache.N) is not modelled yet: the generation view needs a cache that grows with a symbolic past dim" -- llm "$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*static-scatter*.onnx)"
+expect llm_bad_prompt 2 "$E llm: --prompt takes an integer from 1 to 16777216, got '0'" -- llm "$fx/mnist/torchsummary_net.onnx" --prompt 0
+expect llm_gpt2 0 "" -- llm "$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*gpt2-fp32__past.onnx)" --prompt 16 --generate 4 --gpu a100
+expect_out llm_gpt2_text "Decoder with a KV cache (past_N (key and value stacked))" "5 layers, 4 KV heads x 8 (head size), KV cache f32" "time to first token (ms)" "KV bytes per token (all layers): 1,280"
 expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
 # --dim/--batch parsed as analyze and replay parse them (cli/limits.c)
 expect compare_dim_twice 2 "$E compare: --dim batch given twice" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2

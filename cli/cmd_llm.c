@@ -1,0 +1,102 @@
+/*
+ * cmd_llm.c — `onnxcost llm MODEL [options]`: the generation view of a
+ * decoder with a KV cache (analyzer/llm.h, docs/LLM.md).
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../analyzer/llm.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+
+static const char oc_llm_usage[] = "usage: onnxcost llm MODEL.onnx [options]\n"
+                                   "\n"
+                                   "The generation view of a decoder exported with its KV cache (past key and\n"
+                                   "value inputs, present outputs): the prefill of the prompt, one decode step\n"
+                                   "at a context (FLOPs and bytes moved, as exact formulas in batch and\n"
+                                   "context), the whole request, the KV cache per token and, with --gpu, the\n"
+                                   "predicted times, the bound and the largest batch that fits. Every figure\n"
+                                   "is the analysis of the graph itself at those bindings (docs/LLM.md).\n"
+                                   "\n";
+
+static const char oc_llm_footer[] = "\n"
+                                    "example:\n"
+                                    "  onnxcost llm model.onnx --prompt 512 --generate 128 --gpu h100\n";
+
+struct oc_llm_args {
+    int64_t batch, prompt, generate, context;
+    enum oc_format format;
+};
+
+static const struct oc_opt oc_llm_opts[] = {
+    OC_OPT_INT_ROW("--prompt", "N", "prompt tokens of the prefill (default 512)", offsetof(struct oc_llm_args, prompt),
+                   1, 1 << 24, "an integer from 1 to 16777216"),
+    OC_OPT_INT_ROW("--generate", "N", "tokens generated (default 128)", offsetof(struct oc_llm_args, generate), 1,
+                   1 << 20, "an integer from 1 to 1048576"),
+    OC_OPT_INT_ROW("--batch", "N", "sequences decoded together (default 1)", offsetof(struct oc_llm_args, batch), 1,
+                   1 << 20, "an integer from 1 to 1048576"),
+    OC_OPT_INT_ROW("--context", "N",
+                   "context of the decode step shown and of the largest batch\n"
+                   "(default prompt + generate)",
+                   offsetof(struct oc_llm_args, context), 1, 1 << 24, "an integer from 1 to 16777216"),
+    OC_OPT_PARSE_ROW(
+        "--format", "FMT", "text (default), md or json (schema onnxcost-llm/1)", offsetof(struct oc_llm_args, format),
+        1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON, 0, "text, md or json", oc_opt_format),
+};
+static const struct oc_opt_group oc_llm_group = {NULL, oc_llm_opts, sizeof oc_llm_opts / sizeof oc_llm_opts[0]};
+
+int oc_cmd_llm(int argc, char **argv) {
+    struct oc_llm_args a = {.batch = 1, .prompt = 512, .generate = 128, .format = OC_FORMAT_TEXT};
+    struct oc_cli_gpu gg;
+    struct oc_load_opts lopts = {0};
+    const char *out_path = NULL;
+    oc_cli_gpu_init(&gg);
+    const struct oc_opt_use groups[] = {
+        {&oc_llm_group, &a},      {&oc_group_output, &out_path},     {&oc_group_gpu, &gg},
+        {&oc_group_reserve, &gg}, {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"llm",         "llm: ", oc_llm_usage,
+                                    oc_llm_footer, groups,  sizeof groups / sizeof groups[0]};
+    const char **args = NULL;
+    int32_t n_args = 0;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (n_args != 1) {
+        rc = oc_cli_usage_error(n_args ? "llm: more than one model given"
+                                       : "llm: no model given (try 'onnxcost llm --help')");
+        goto done;
+    }
+    const char *path = args[0];
+    struct oc_llm_opts o = {a.batch, a.prompt, a.generate, a.context ? a.context : a.prompt + a.generate,
+                            gg.gpu,  gg.perf,  gg.reserve};
+    struct oc_llm_view v;
+    struct oc_diag d = {0};
+    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
+    if (st == OC_OK)
+        st = oc_analysis_prepare(m, NULL, &an, &d);
+    if (st == OC_OK)
+        st = oc_llm_view(an, &o, &v, &d);
+    if (st != OC_OK) {
+        oc_cli_diag("error", path, d.msg);
+        rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+        goto done;
+    }
+    FILE *f = oc_cli_open_output(out_path);
+    if (!f) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_report_spec spec = {
+        .version = 1, .format = a.format, .model_path = path, .write = oc_cli_write_file, .write_arg = f};
+    rc = oc_cli_close_output(f, out_path, oc_report_llm(&v, &o, &spec, &d) == OC_OK);
+done:
+    oc_analysis_free(an);
+    oc_model_free(m);
+    free(args);
+    return rc;
+}

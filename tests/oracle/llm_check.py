@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""`onnxcost llm` against ONNX Runtime and closed forms, on the decoders of
+fixtures/corpus (GPT-2 with ORT's fused Attention, Llama as exported by
+optimum, Qwen with GroupQueryAttention):
+
+- the KV cache bytes per token against the present.* tensors ONNX Runtime
+  returns (batch 2, past 5, one new token), divided by batch x (past + new);
+- the MACs of a decode step at two contexts against the closed form
+  W + 2 x layers x query heads x head size x context, where W is the
+  number of weight elements the contractions read (MatMul/Gemm/Attention
+  weights found in the file, through Transpose/Cast) and the query heads
+  come from the attention nodes' num_heads (fused) or q_proj's width;
+- the prefill's MACs at S tokens against W x S + 2 x layers x heads x head
+  size x S^2 (attention counted in full, the default convention).
+
+Exit 77 when onnx or onnxruntime is missing.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+except ImportError:
+    print("skipped: onnx, onnxruntime or numpy is not installed")
+    sys.exit(77)
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--onnxcost", required=True)
+ap.add_argument("--fixtures", required=True)
+args = ap.parse_args()
+fails = 0
+
+
+def check(name, got, want):
+    global fails
+    if got != want:
+        print(f"FAIL {name}: got {got!r}, want {want!r}")
+        fails += 1
+
+
+def llm(path, *extra):
+    out = subprocess.run([args.onnxcost, "llm", path, "--format", "json", *extra], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"FAIL onnxcost llm {path} {extra}: {out.stderr.strip()}")
+        sys.exit(1)
+    return json.loads(out.stdout)["llm"]
+
+
+def weights_read(m):
+    """Elements of the initializers the contractions read (weights, not activations)."""
+    inits = {t.name: t for t in m.graph.initializer}
+    producer = {o: n for n in m.graph.node for o in n.output}
+
+    def source(name):  # through Transpose / Cast / Identity of an initializer
+        while name not in inits and name in producer and producer[name].op_type in ("Transpose", "Cast", "Identity"):
+            name = producer[name].input[0]
+        return inits.get(name)
+
+    total = 0
+    for n in m.graph.node:
+        if n.op_type in ("MatMul", "Gemm") or (n.op_type == "Attention" and n.domain == "com.microsoft"):
+            t = source(n.input[1])
+            if t is not None:
+                total += int(np.prod(t.dims))
+    return total
+
+
+def heads(m, head_dim):
+    """Query heads: the fused attention's num_heads, else q_proj's output
+    width / head size (Hugging Face names)."""
+    for n in m.graph.node:
+        if n.op_type in ("Attention", "GroupQueryAttention", "MultiHeadAttention"):
+            for a in n.attribute:
+                if a.name == "num_heads":
+                    return a.i
+    inits = {t.name: t for t in m.graph.initializer}
+    for n in m.graph.node:
+        if n.op_type == "MatMul" and "q_proj" in n.name and n.input[1] in inits:
+            return inits[n.input[1]].dims[-1] // head_dim
+    return None
+
+
+def feeds(sess, b, past, new):
+    out = {}
+    ids = sess.get_inputs()[0]
+    batch_sym = ids.shape[0]
+    for i in sess.get_inputs():
+        dt = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(float)": np.float32,
+              "tensor(float16)": np.float16}[i.type]
+        if i.name in ("input_ids",):
+            out[i.name] = np.ones((b, new), dt)
+        elif i.name == "position_ids":
+            out[i.name] = np.tile(np.arange(past, past + new, dtype=dt), (b, 1))
+        elif i.name == "attention_mask":
+            out[i.name] = np.ones((b, past + new), dt)
+        else:  # a cache input: the batch symbol, the past symbol, static dims
+            shape = [b if d == batch_sym else d if isinstance(d, int) else past for d in i.shape]
+            out[i.name] = np.zeros(shape, dt)
+    return out
+
+
+models = sorted(glob.glob(os.path.join(args.fixtures, "corpus", "microsoft+onnxruntime-genai", "**", "*.onnx"),
+                      recursive=True))
+decoders = [p for p in models if any(k in p for k in ("gpt2-fp32__past", "LlamaForCausalLM", "qwen35"))]
+check("decoders found", len(decoders), 3)
+for path in decoders:
+    name = os.path.basename(os.path.dirname(path)) if path.endswith("model.onnx") else os.path.basename(path)
+    m = onnx.load(path, load_external_data=False)
+    B, P, S = 2, 5, 1  # GQA takes several new tokens over a past only at batch 1
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    res = sess.run(None, feeds(sess, B, P, S))
+    present = sum(r.nbytes for o, r in zip(sess.get_outputs(), res) if o.name.startswith("present"))
+    v = llm(path, "--batch", str(B), "--prompt", "1", "--generate", "1", "--context", str(P + S))
+    check(f"{name}: KV bytes per token (ORT present tensors)", v["kv_bytes_per_token"], present // (B * (P + S)))
+    check(f"{name}: present bytes divide evenly", present % (B * (P + S)), 0)
+
+    W, L, D = weights_read(m), v["layers"], v["head_dim"]
+    c1, c2 = 40, 104
+    d1 = llm(path, "--context", str(c1), "--prompt", "1", "--generate", "1")["decode"]["macs"]
+    d2 = llm(path, "--context", str(c2), "--prompt", "1", "--generate", "1")["decode"]["macs"]
+    slope = (d2 - d1) // (c2 - c1)
+    H = heads(m, D)
+    check(f"{name}: decode MACs per context step = 2 x layers x heads x head size", slope, 2 * L * H * D)
+    check(f"{name}: decode MACs at context {c1} = W + slope x context", d1, W + 2 * L * H * D * c1)
+    St = 9
+    pf = llm(path, "--prompt", str(St), "--generate", "1")["prefill"]["macs"]
+    check(f"{name}: prefill MACs at {St} tokens = W x S + 2 x layers x heads x head size x S^2", pf,
+          W * St + 2 * L * H * D * St * St)
+    print(f"{name}: {L} layers, {H} heads x {D}, W = {W}; KV {v['kv_bytes_per_token']} B/token")
+
+print(f"llm view: {'ok' if not fails else str(fails) + ' failed'}")
+sys.exit(1 if fails else 0)
