@@ -332,6 +332,14 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     if ((st = oc_llm_fit(an, s, 0, &v->decode_flops, d)) != OC_OK ||
         (st = oc_llm_fit(an, s, 1, &v->decode_bytes, d)) != OC_OK)
         return st;
+    /* the decode step over contexts, for batch 1 and the asked batch (and 8 and
+       64 with a GPU, where they fit) */
+    static const int64_t scale[OC_LLM_CONTEXTS][2] = {{1, 8}, {1, 4}, {1, 2}, {1, 1}, {2, 1}, {4, 1}};
+    for (int k = 0; k < OC_LLM_CONTEXTS; k++) {
+        int64_t c = o->context * scale[k][0] / scale[k][1];
+        if (c >= 1 && (v->n_contexts == 0 || c > v->contexts[v->n_contexts - 1]))
+            v->contexts[v->n_contexts++] = c;
+    }
     v->max_batch = -1;
     if (o->gpu) {
         uint64_t usable = o->gpu->mem_bytes > o->reserve ? o->gpu->mem_bytes - o->reserve : 0;
@@ -340,5 +348,14 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
                                    d)) != OC_OK)
             return st;
     }
+    const int64_t want[OC_LLM_BATCHES] = {1, o->batch > 1 ? o->batch : 8, o->batch > 1 ? 8 * o->batch : 64};
+    for (int k = 0; k < OC_LLM_BATCHES; k++)
+        if (k == 0 || (want[k] > v->batches[v->n_batches - 1] && (v->max_batch < 0 || want[k] <= v->max_batch)))
+            v->batches[v->n_batches++] = want[k];
+    for (int bi = 0; bi < v->n_batches; bi++)
+        for (int ci = 0; ci < v->n_contexts; ci++)
+            if ((st = oc_llm_point(an, s, v->batches[bi], 1, v->contexts[ci] - 1, o->gpu, &o->perf, &v->sweep[bi][ci],
+                                   d)) != OC_OK)
+                return st;
     return OC_OK;
 }

@@ -69,6 +69,11 @@ struct oc_llm_opts {
     uint64_t reserve;                           /* kept back on the device      */
 };
 
+/* The decode step over contexts (context / 8 ... 4 x context) for up to
+ * three batches (1, 8, 64, those within the largest batch): the table and
+ * the chart of time per token. */
+enum { OC_LLM_CONTEXTS = 6, OC_LLM_BATCHES = 3 };
+
 struct oc_llm_view {
     struct oc_llm_shape shape;
     struct oc_llm_point prefill;                /* batch x prompt tokens        */
@@ -84,6 +89,10 @@ struct oc_llm_view {
     int64_t crossover_batch;                    /* smallest batch whose decode step
                                                    is compute-bound; 0 none up to
                                                    the cap or the max batch     */
+    int32_t n_contexts, n_batches;
+    int64_t contexts[OC_LLM_CONTEXTS];
+    int64_t batches[OC_LLM_BATCHES];
+    struct oc_llm_point sweep[OC_LLM_BATCHES][OC_LLM_CONTEXTS];
 };
 
 /* The whole view; an->model must be the analysis' model, prepared. */

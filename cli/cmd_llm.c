@@ -40,9 +40,12 @@ static const struct oc_opt oc_llm_opts[] = {
                    "context of the decode step shown and of the largest batch\n"
                    "(default prompt + generate)",
                    offsetof(struct oc_llm_args, context), 1, 1 << 24, "an integer from 1 to 16777216"),
-    OC_OPT_PARSE_ROW(
-        "--format", "FMT", "text (default), md or json (schema onnxcost-llm/1)", offsetof(struct oc_llm_args, format),
-        1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON, 0, "text, md or json", oc_opt_format),
+    OC_OPT_PARSE_ROW("--format", "FMT",
+                     "text (default), md, json (schema onnxcost-llm/1) or html (with a\n"
+                     "chart of the time per token against the context; use -o)",
+                     offsetof(struct oc_llm_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_HTML, 0,
+                     "text, md, json or html", oc_opt_format),
 };
 static const struct oc_opt_group oc_llm_group = {NULL, oc_llm_opts, sizeof oc_llm_opts / sizeof oc_llm_opts[0]};
 

@@ -8,6 +8,7 @@
 #include "../analyzer/dtype.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 
 static double oc_mib(uint64_t b) {
@@ -35,6 +36,39 @@ static void oc_llm_formula_text(struct oc_sbuf *b, const struct oc_llm_formula *
 
 static const char *oc_llm_bound(const struct oc_llm_point *p) {
     return p->bound == OC_BOUND_MEMORY ? "memory-bound" : "compute-bound";
+}
+
+/* The decode step over contexts, one row per (batch, context). */
+static void oc_llm_table(struct oc_sbuf *b, const struct oc_llm_view *v, bool md) {
+    struct oc_table t = {0};
+    bool timed = v->sweep[0][0].timed;
+    char num[48];
+    static const struct oc_table_col cols[] = {
+        {"Batch", "batch", OC_ALIGN_RIGHT},          {"Context", "context", OC_ALIGN_RIGHT},
+        {"FLOPs/token", "flops_per_token", OC_ALIGN_RIGHT}, {"Bytes/token", "bytes_per_token", OC_ALIGN_RIGHT},
+        {"ms/token", "seconds_per_token", OC_ALIGN_RIGHT}, {"Bound", "bound", OC_ALIGN_LEFT},
+    };
+    oc_table_cols(&t, cols, timed ? 6 : 4);
+    for (int bi = 0; bi < v->n_batches; bi++)
+        for (int ci = 0; ci < v->n_contexts; ci++) {
+            const struct oc_llm_point *p = &v->sweep[bi][ci];
+            uint64_t bt = (uint64_t)v->batches[bi];
+            const char *lb = p->exact ? "" : md ? "≥ " : ">= ";
+            oc_table_row(&t);
+            oc_table_cell(&t, "%lld", (long long)v->batches[bi]);
+            oc_table_cell(&t, "%lld", (long long)v->contexts[ci]);
+            oc_table_cell(&t, "%s%s", lb, oc_fmt_thousands(p->flops / bt, num, sizeof num));
+            oc_table_cell(&t, "%s%s", lb, oc_fmt_thousands(p->bytes / bt, num, sizeof num));
+            if (timed) {
+                oc_table_cell(&t, "%s%.3f", lb, p->seconds * 1e3);
+                oc_table_puts(&t, p->bound == OC_BOUND_MEMORY ? "memory" : "compute");
+            }
+        }
+    if (md)
+        oc_table_md(b, &t);
+    else
+        oc_table_text(b, &t, &(struct oc_text_style){.indent = "  "});
+    oc_table_free(&t);
 }
 
 static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const struct oc_llm_opts *o, bool md) {
@@ -83,6 +117,8 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     else
         oc_sbuf_puts(b, "(no formula of the form a + b·batch + c·context + d·batch·context)");
     oc_sbuf_puts(b, "\n");
+    oc_sbuf_puts(b, md ? "\n" : "");
+    oc_llm_table(b, v, md);
     oc_sbuf_puts(b, md ? "\n" : "");
     if (v->prefill.timed) {
         double tok = (double)o->batch * (double)o->generate;
@@ -166,8 +202,72 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(l, "crossover_batch", v->crossover_batch > 0 ? json_integer(v->crossover_batch) : json_null());
     if (o->gpu)
         json_object_set_new(l, "gpu", json_string(o->gpu->id));
+    json_t *rows = json_array();
+    for (int bi = 0; bi < v->n_batches; bi++)
+        for (int ci = 0; ci < v->n_contexts; ci++) {
+            const struct oc_llm_point *p = &v->sweep[bi][ci];
+            json_t *r = json_object();
+            json_object_set_new(r, "batch", json_integer(v->batches[bi]));
+            json_object_set_new(r, "context", json_integer(v->contexts[ci]));
+            json_object_set_new(r, "flops", json_integer((json_int_t)p->flops));
+            json_object_set_new(r, "bytes", json_integer((json_int_t)p->bytes));
+            json_object_set_new(r, "seconds", oc_llm_jseconds(p));
+            json_object_set_new(r, "complete", json_boolean(p->exact));
+            json_array_append_new(rows, r);
+        }
+    json_object_set_new(l, "decode_table", rows);
     json_object_set_new(doc, "llm", l);
     oc_sbuf_json(b, doc);
+}
+
+/* HTML: the text report in a page, the table, and a chart of the time per
+ * token against the context (log-log), one line per batch. */
+static void oc_llm_html(struct oc_sbuf *b, const struct oc_llm_view *v, const struct oc_llm_opts *o,
+                        const char *path) {
+    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost llm: ");
+    oc_html_text(b, path ? path : "");
+    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Generation view: ", oc_html_style);
+    oc_html_text(b, path ? path : "");
+    oc_sbuf_puts(b, "</h1>\n<pre>");
+    struct oc_sbuf text = {0};
+    oc_llm_text(&text, v, o, false);
+    oc_html_text(b, text.p ? text.p : "");
+    oc_sbuf_free(&text);
+    oc_sbuf_puts(b, "</pre>\n");
+    if (v->sweep[0][0].timed && v->n_contexts > 1) {
+        static const char *const color[OC_LLM_BATCHES] = {"#4e79a7", "#f28e2b", "#59a14f"};
+        double tmin = 1e300, tmax = 0;
+        for (int bi = 0; bi < v->n_batches; bi++)
+            for (int ci = 0; ci < v->n_contexts; ci++) {
+                double t = v->sweep[bi][ci].seconds;
+                tmin = t > 0 && t < tmin ? t : tmin;
+                tmax = t > tmax ? t : tmax;
+            }
+        if (tmax > 0) {
+            struct oc_loglog ll = {.x0 = floor(log10((double)v->contexts[0])),
+                                   .x1 = ceil(log10((double)v->contexts[v->n_contexts - 1])),
+                                   .y0 = floor(log10(tmin)), .y1 = ceil(log10(tmax))};
+            if (ll.x1 <= ll.x0)
+                ll.x1 = ll.x0 + 1;
+            if (ll.y1 <= ll.y0)
+                ll.y1 = ll.y0 + 1;
+            oc_sbuf_puts(b, "<h2>Predicted time per output token (s) against the context (tokens), log-log</h2>\n");
+            oc_ll_open(b);
+            for (int bi = 0; bi < v->n_batches; bi++) {
+                oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color[bi]);
+                for (int ci = 0; ci < v->n_contexts; ci++)
+                    oc_sbuf_printf(b, "%s%.1f,%.1f", ci ? " " : "", oc_ll_x(&ll, (double)v->contexts[ci]),
+                                   oc_ll_y(&ll, v->sweep[bi][ci].seconds));
+                oc_sbuf_printf(b, "\"><title>batch %lld</title></polyline>", (long long)v->batches[bi]);
+                oc_sbuf_printf(b, "<text x=\"665\" y=\"%.1f\" fill=\"%s\">batch %lld</text>",
+                               oc_ll_y(&ll, v->sweep[bi][v->n_contexts - 1].seconds) + 4, color[bi],
+                               (long long)v->batches[bi]);
+            }
+            oc_ll_ticks(b, &ll);
+            oc_sbuf_puts(b, "\n</svg>\n");
+        }
+    }
+    oc_sbuf_puts(b, "<p>Generated by onnxcost; how each figure is computed: docs/LLM.md.</p>\n</body></html>\n");
 }
 
 enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,
@@ -175,6 +275,8 @@ enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_op
     struct oc_sbuf b = {0};
     if (spec->format == OC_FORMAT_JSON)
         oc_llm_json(&b, v, o, spec->model_path);
+    else if (spec->format == OC_FORMAT_HTML)
+        oc_llm_html(&b, v, o, spec->model_path);
     else
         oc_llm_text(&b, v, o, spec->format == OC_FORMAT_MD);
     enum oc_status st = oc_sbuf_flush(&b, spec, d);

@@ -135,6 +135,15 @@ for path in decoders:
     pf = llm(path, "--prompt", str(St), "--generate", "1")["prefill"]["macs"]
     check(f"{name}: prefill MACs at {St} tokens = W x S + 2 x layers x heads x head size x S^2", pf,
           W * St + 2 * L * H * D * St * St)
+    # the decode table (other batches and contexts than the fit's) on the
+    # fitted formula of the step's FLOPs
+    t = llm(path, "--batch", "3", "--context", "200", "--prompt", "1", "--generate", "1")
+    f = t["decode"]["flops_formula"]
+    check(f"{name}: a FLOPs formula was fitted", f is not None, True)
+    for r in t["decode_table"] if f else []:
+        b, c = r["batch"], r["context"]
+        check(f"{name}: table FLOPs at batch {b}, context {c} on the formula", r["flops"],
+              f["constant"] + f["batch"] * b + f["context"] * c + f["batch_context"] * b * c)
     print(f"{name}: {L} layers, {H} heads x {D}, W = {W}; KV {v['kv_bytes_per_token']} B/token")
 
 print(f"llm view: {'ok' if not fails else str(fails) + ' failed'}")
