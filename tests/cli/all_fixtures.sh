@@ -22,11 +22,12 @@ if [ "${ONNXCOST_VALGRIND:-0}" = 1 ]; then
     wrap=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
 fi
 
+cmd=() # the command before the file: analyze by default
 check() { # file label args...
     local f=$1 label=$2
     shift 2
     runs=$((runs + 1))
-    "${wrap[@]}" "$bin" "$f" "$@" -o "$tmp/out" 2>"$tmp/err"
+    "${wrap[@]}" "$bin" "${cmd[@]}" "$f" "$@" -o "$tmp/out" 2>"$tmp/err"
     local rc=$?
     if grep -q 'runtime error:\|AddressSanitizer\|LeakSanitizer\|ERROR SUMMARY: [1-9]' "$tmp/err"; then
         echo "FAIL $f [$label]: sanitizer or valgrind report (exit $rc):"
@@ -88,7 +89,7 @@ assert exact or any("incomplete analysis" in w or "64 bits" in w for w in d["war
     esac
 }
 
-min_runs=700
+min_runs=800
 if [ ${#wrap[@]} -gt 0 ]; then min_runs=200; fi
 while IFS= read -r -d '' f; do
     check "$f" text -q
@@ -99,6 +100,9 @@ while IFS= read -r -d '' f; do
     check "$f" md --format md -q
     check "$f" html --format html -q
     check "$f" budget --no-symbolic --sort bytes --top 5 --dtype fp16 --max-macs 1 -q
+    cmd=(llm) # a decoder's view, or one line refusing the file
+    check "$f" html --format html --prompt 8 --generate 2 --gpu h100
+    cmd=()
 done < <(find "$src/fixtures" -name '*.onnx' -print0 | sort -z)
 
 echo "$runs runs"
