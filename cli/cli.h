@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../analyzer/oc.h"
+
 enum oc_exit {
     OC_EXIT_OK = 0,       /* success                                        */
     OC_EXIT_BUDGET = 1,   /* a budget was exceeded (reserved for --max-*)   */
@@ -40,6 +42,9 @@ int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 /* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
  * that is not printable UTF-8 written as \xNN (names come from the file). */
 void oc_cli_diag(const char *kind, const char *path, const char *msg);
+/* oc_cli_diag("error", path, msg), and the exit code of st: OC_EXIT_INTERNAL
+ * when out of memory, else OC_EXIT_INPUT. */
+int oc_cli_fail(const char *path, enum oc_status st, const char *msg);
 /* Strict non-negative integer; false on junk, sign or overflow. */
 bool oc_cli_parse_count(const char *s, int64_t *out);
 /* Columns of the terminal standard output is, or 0 when it is not one. */

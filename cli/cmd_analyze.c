@@ -148,8 +148,6 @@ static const char oc_analyze_footer[] =
     "  onnxcost fixtures/mnist/torchsummary_net.onnx\n"
     "  onnxcost model.onnx --batch 8 --format json -o costs.json\n";
 
-static int oc_status_exit(enum oc_status st) { return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT; }
-
 /* Budget lines on stderr; the exit code they call for (OC_EXIT_OK when none). */
 static int oc_budget_report(const struct oc_budget *budget, const struct oc_analysis *an, const char *path,
                             bool allow_incomplete, bool quiet) {
@@ -246,8 +244,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (st == OC_OK)
         st = oc_analyze(m, &opts, &an, &d);
     if (st != OC_OK) {
-        oc_cli_diag("error", path, d.msg);
-        rc = oc_status_exit(st);
+        rc = oc_cli_fail(path, st, d.msg);
         goto free_model;
     }
     for (int32_t i = 0; !a.quiet && i < oc_model_n_warnings(m); i++)
@@ -279,7 +276,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (st == OC_OK && sym)
             st = oc_modules_symbolic(sym, mods, n_mods);
         if (st != OC_OK) {
-            fprintf(stderr, "onnxcost: error: %s: %s\n", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
+            oc_cli_diag("error", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
             rc = OC_EXIT_INTERNAL;
             oc_cli_close_output(f, out_path, true);
             goto free_model;
@@ -288,7 +285,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (a.baseline_path) {
         char err[256];
         if (!oc_baseline_load(a.baseline_path, &baseline, err, sizeof err)) {
-            fprintf(stderr, "onnxcost: error: %s: %s\n", a.baseline_path, err);
+            oc_cli_diag("error", a.baseline_path, err);
             rc = OC_EXIT_INPUT;
             oc_cli_close_output(f, out_path, true);
             goto free_model;
@@ -316,8 +313,7 @@ int oc_cmd_analyze(int argc, char **argv) {
             gr.pipeline = &pipe;
     }
     if (st != OC_OK) {
-        fprintf(stderr, "onnxcost: error: %s: %s\n", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
-        rc = oc_status_exit(st);
+        rc = oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
         oc_cli_close_output(f, out_path, true);
         goto free_model;
     }

@@ -43,8 +43,7 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
     if (st == OC_OK && gg->fit)
         st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, gg->reserve, fit, &d);
     if (st != OC_OK) {
-        oc_cli_diag("error", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
-        return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+        return oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
     }
     for (int32_t k = 0; k < (*an)->n_warnings; k++)
         oc_cli_diag("warning", path, (*an)->warnings[k]);

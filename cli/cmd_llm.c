@@ -85,8 +85,7 @@ int oc_cmd_llm(int argc, char **argv) {
     if (st == OC_OK)
         st = oc_llm_view(an, &o, &v, &d);
     if (st != OC_OK) {
-        oc_cli_diag("error", path, d.msg);
-        rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+        rc = oc_cli_fail(path, st, d.msg);
         goto done;
     }
     FILE *f = oc_cli_open_output(out_path);

@@ -54,8 +54,7 @@ int oc_cmd_merge(int argc, char **argv) {
     for (int32_t k = 0; k < n; k++) {
         enum oc_status st = oc_rp_file_read(paths[k], &files[k], &d);
         if (st != OC_OK) {
-            oc_cli_diag("error", paths[k], d.msg);
-            rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+            rc = oc_cli_fail(paths[k], st, d.msg);
             goto done;
         }
     }

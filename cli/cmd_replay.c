@@ -209,8 +209,7 @@ int oc_cmd_replay(int argc, char **argv) {
     if (st == OC_OK)
         st = oc_analyze(m, &opts, &an, &d);
     if (st != OC_OK) {
-        oc_cli_diag("error", path, d.msg);
-        rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+        rc = oc_cli_fail(path, st, d.msg);
         goto done;
     }
     char left_out[600];

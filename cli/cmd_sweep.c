@@ -139,8 +139,7 @@ int oc_cmd_sweep(int argc, char **argv) {
         st = oc_sweep_run(m, &opts, gg.gpu ? &sg : NULL, a.dims, a.n_dims, &rows, &n_rows, &absent,
                           isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL, &d);
     if (st != OC_OK) {
-        oc_cli_diag("error", path, d.msg);
-        rc = st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+        rc = oc_cli_fail(path, st, d.msg);
         goto done;
     }
     for (int32_t i = 0; i < a.n_dims; i++)

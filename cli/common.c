@@ -32,6 +32,11 @@ void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     fprintf(stderr, "onnxcost: %s: %s: %s\n", kind, p, m);
 }
 
+int oc_cli_fail(const char *path, enum oc_status st, const char *msg) {
+    oc_cli_diag("error", path, msg);
+    return st == OC_ERR_NOMEM ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+}
+
 bool oc_cli_parse_count(const char *s, int64_t *out) {
     if (!s || *s < '0' || *s > '9')
         return false;

@@ -158,7 +158,7 @@ static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, co
     struct oc_cli_gpu *g = dest;
     char err[256];
     if (!v || !oc_gpu_spec_load(v, &g->custom, g->custom_name, sizeof g->custom_name, err, sizeof err)) {
-        fprintf(stderr, "onnxcost: error: %s: %s\n", v ? v : "--gpu-spec", v ? err : "takes a JSON file");
+        oc_cli_diag("error", v ? v : "--gpu-spec", v ? err : "takes a JSON file");
         return OC_EXIT_INPUT;
     }
     g->gpu = &g->custom;
