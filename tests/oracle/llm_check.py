@@ -146,5 +146,32 @@ for path in decoders:
               f["constant"] + f["batch"] * b + f["context"] * c + f["batch_context"] * b * c)
     print(f"{name}: {L} layers, {H} heads x {D}, W = {W}; KV {v['kv_bytes_per_token']} B/token")
 
+# Llama-shaped graphs from bench/gen_llama.py (weights external, never read):
+# LLaMA-7B and a small grouped-query one, against the closed forms
+# params = V·H (embedding) + L·(2·H·NH·D + 2·H·KV·D + 3·H·F + 2·H) + H + H·V,
+# decode MACs = params - V·H - (2L + 1)·H (what the contractions read)
+#               + 2·L·NH·D·context,
+# KV bytes per token = 2·L·KV·D·2 (fp16).
+import tempfile  # noqa: E402
+
+gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gen_llama.py")
+for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
+    L, H, NH, KV, F, V = shape
+    D = H // NH
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "llama.onnx")
+        subprocess.run([sys.executable, gen, path, "--layers", str(L), "--hidden", str(H), "--heads", str(NH),
+                        "--kv-heads", str(KV), "--ffn", str(F), "--vocab", str(V)], check=True)
+        params = V * H + L * (2 * H * NH * D + 2 * H * KV * D + 3 * H * F + 2 * H) + H + H * V
+        W = params - V * H - (2 * L + 1) * H
+        name = f"llama L={L} H={H} heads={NH}/{KV}"
+        for c in (256, 4096):
+            v = llm(path, "--context", str(c), "--prompt", "1", "--generate", "1")
+            check(f"{name}: decode MACs at context {c}", v["decode"]["macs"], W + 2 * L * NH * D * c)
+        check(f"{name}: KV bytes per token", v["kv_bytes_per_token"], 2 * L * KV * D * 2)
+        check(f"{name}: weight bytes (fp16)", v["weight_bytes"], 2 * params)
+        check(f"{name}: layers, KV heads, head size", (v["layers"], v["kv_heads"], v["head_dim"]), (L, KV, D))
+        print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
+
 print(f"llm view: {'ok' if not fails else str(fails) + ' failed'}")
 sys.exit(1 if fails else 0)

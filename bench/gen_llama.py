@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Writes a Llama-shaped decoder with a KV cache as an ONNX graph whose
+weights are external references to a file that does not exist: the graph
+has every node and every weight's shape and type, so onnxcost analyses it
+exactly (it never reads weights), in a file of a few hundred kilobytes.
+
+Default shape: LLaMA-7B (32 layers, hidden 4096, 32 heads of 128, MLP 11008,
+vocabulary 32000, fp16; 6,738,415,616 parameters). Per layer, as Hugging Face
+exports it without fusion: RMSNormalization, Q/K/V projections, the cache
+(past_key_values.N.key/value concatenated with the new keys and values, the
+results are the present.N.* outputs), Q·Kᵀ scaled, Softmax, ·V, the output
+projection, residual; RMSNormalization, SwiGLU MLP (gate, up, SiLU, down),
+residual. Rotary embeddings and the mask are left out (they add no MACs).
+
+usage: python bench/gen_llama.py OUT.onnx [--layers N] [--hidden H] [--heads N]
+           [--kv-heads N] [--ffn F] [--vocab V]
+"""
+import argparse
+
+import onnx
+from onnx import TensorProto, helper
+
+ap = argparse.ArgumentParser()
+ap.add_argument("out")
+ap.add_argument("--layers", type=int, default=32)
+ap.add_argument("--hidden", type=int, default=4096)
+ap.add_argument("--heads", type=int, default=32)
+ap.add_argument("--kv-heads", type=int, default=None)
+ap.add_argument("--ffn", type=int, default=11008)
+ap.add_argument("--vocab", type=int, default=32000)
+a = ap.parse_args()
+H, NH, L, F, V = a.hidden, a.heads, a.layers, a.ffn, a.vocab
+KV = a.kv_heads or NH
+D = H // NH
+F16 = TensorProto.FLOAT16
+B, S, P, T = "batch_size", "sequence_length", "past_sequence_length", "total_sequence_length"
+
+nodes, inits, inputs, outputs = [], [], [], []
+
+
+def weight(name, dims):
+    t = helper.make_tensor(name, F16, dims, vals=[])
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", "weights.bin"), ("offset", "0"), ("length", "0")):
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    inits.append(t)
+    return name
+
+
+def const(name, vals):
+    inits.append(helper.make_tensor(name, TensorProto.INT64, [len(vals)], vals))
+    return name
+
+
+def node(op, ins, name, **attrs):
+    nodes.append(helper.make_node(op, ins, [name], name=name, **attrs))
+    return name
+
+
+inputs.append(helper.make_tensor_value_info("input_ids", TensorProto.INT64, [B, S]))
+inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [B, T]))
+const("heads_shape", [0, 0, NH, D])
+const("kv_shape", [0, 0, KV, D])
+const("hidden_shape", [0, 0, H])
+nodes.append(helper.make_node("Constant", [], ["scale"], name="scale",
+                              value=helper.make_tensor("scale_value", F16, [], [1.0 / D ** 0.5])))
+h = node("Gather", [weight("embed", [V, H]), "input_ids"], "embed_tokens")
+for l in range(L):
+    p = f"layers.{l}"
+    x = node("RMSNormalization", [h, weight(f"{p}.ln1", [H])], f"{p}/ln1", axis=-1)
+    q = node("MatMul", [x, weight(f"{p}.q_proj", [H, NH * D])], f"{p}/q_proj")
+    k = node("MatMul", [x, weight(f"{p}.k_proj", [H, KV * D])], f"{p}/k_proj")
+    v = node("MatMul", [x, weight(f"{p}.v_proj", [H, KV * D])], f"{p}/v_proj")
+    q = node("Transpose", [node("Reshape", [q, "heads_shape"], f"{p}/q_heads")], f"{p}/q_t", perm=[0, 2, 1, 3])
+    k = node("Transpose", [node("Reshape", [k, "kv_shape"], f"{p}/k_heads")], f"{p}/k_t", perm=[0, 2, 1, 3])
+    v = node("Transpose", [node("Reshape", [v, "kv_shape"], f"{p}/v_heads")], f"{p}/v_t", perm=[0, 2, 1, 3])
+    for kind, new in (("key", k), ("value", v)):
+        inputs.append(helper.make_tensor_value_info(f"past_key_values.{l}.{kind}", F16, [B, KV, P, D]))
+        nodes.append(helper.make_node("Concat", [f"past_key_values.{l}.{kind}", new], [f"present.{l}.{kind}"],
+                                      name=f"{p}/cache_{kind}", axis=2))
+        outputs.append(helper.make_tensor_value_info(f"present.{l}.{kind}", F16, [B, KV, T, D]))
+    kk, vv = f"present.{l}.key", f"present.{l}.value"
+    if KV != NH:  # grouped-query attention: each KV head serves NH / KV query heads
+        rep = const(f"{p}/rep", [1, NH // KV, 1, 1])
+        kk = node("Tile", [kk, rep], f"{p}/k_rep")
+        vv = node("Tile", [vv, rep], f"{p}/v_rep")
+    s = node("MatMul", [q, node("Transpose", [kk], f"{p}/k_tt", perm=[0, 1, 3, 2])], f"{p}/qk")
+    s = node("Softmax", [node("Mul", [s, "scale"], f"{p}/qk_scaled")], f"{p}/probs", axis=-1)
+    c = node("MatMul", [s, vv], f"{p}/pv")
+    c = node("Reshape", [node("Transpose", [c], f"{p}/pv_t", perm=[0, 2, 1, 3]), "hidden_shape"], f"{p}/pv_merged")
+    h = node("Add", [h, node("MatMul", [c, weight(f"{p}.o_proj", [NH * D, H])], f"{p}/o_proj")], f"{p}/residual1")
+    x = node("RMSNormalization", [h, weight(f"{p}.ln2", [H])], f"{p}/ln2", axis=-1)
+    g = node("MatMul", [x, weight(f"{p}.gate_proj", [H, F])], f"{p}/gate_proj")
+    u = node("MatMul", [x, weight(f"{p}.up_proj", [H, F])], f"{p}/up_proj")
+    g = node("Mul", [g, node("Sigmoid", [g], f"{p}/sigmoid")], f"{p}/silu")
+    d = node("MatMul", [node("Mul", [g, u], f"{p}/gated"), weight(f"{p}.down_proj", [F, H])], f"{p}/down_proj")
+    h = node("Add", [h, d], f"{p}/residual2")
+h = node("RMSNormalization", [h, weight("norm.weight", [H])], "final_norm", axis=-1)
+nodes.append(helper.make_node("MatMul", [h, weight("lm_head", [H, V])], ["logits"], name="lm_head"))
+outputs.insert(0, helper.make_tensor_value_info("logits", F16, [B, S, V]))
+g = helper.make_graph(nodes, "llama", inputs, outputs, inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)], producer_name="onnxcost bench/gen_llama.py")
+m.ir_version = 10
+onnx.save(m, a.out)
