@@ -203,8 +203,8 @@ enum oc_status oc_llm_point(struct oc_analysis *an, const struct oc_llm_shape *s
  * and checks it at two more points. which: 0 FLOPs, 1 bytes. */
 static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_shape *s, int which,
                                  struct oc_llm_formula *f, struct oc_diag *d) {
-    static const int64_t c1 = 64, c2 = 192;
-    static const int64_t check[2][2] = {{3, 100}, {5, 333}};
+    static const int64_t c1 = 8, c2 = 24; /* small: within any model's positions */
+    static const int64_t check[2][2] = {{3, 13}, {5, 40}};
     int64_t v[2][2];
     struct oc_llm_point p;
     enum oc_status st;
@@ -212,7 +212,7 @@ static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_sha
     for (int bi = 0; bi < 2; bi++)
         for (int ci = 0; ci < 2; ci++) {
             if ((st = oc_llm_point(an, s, bi + 1, 1, (ci ? c2 : c1) - 1, NULL, NULL, &p, d)) != OC_OK)
-                return st;
+                return st == OC_ERR_NOMEM ? st : OC_OK; /* a model refusing the point: no formula */
             uint64_t x = which ? p.bytes : p.flops;
             if (!p.exact || x > (uint64_t)INT64_MAX / 4)
                 return OC_OK; /* not exact or too large: no formula */
@@ -231,7 +231,7 @@ static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_sha
     for (int k = 0; k < 2; k++) {
         int64_t bb = check[k][0], cc = check[k][1];
         if ((st = oc_llm_point(an, s, bb, 1, cc - 1, NULL, NULL, &p, d)) != OC_OK)
-            return st;
+            return st == OC_ERR_NOMEM ? st : OC_OK;
         uint64_t x = which ? p.bytes : p.flops;
         if ((int64_t)x != f->c0 + f->c_b * bb + f->c_c * cc + f->c_bc * bb * cc)
             return OC_OK;
@@ -352,10 +352,15 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     for (int k = 0; k < OC_LLM_BATCHES; k++)
         if (k == 0 || (want[k] > v->batches[v->n_batches - 1] && (v->max_batch < 0 || want[k] <= v->max_batch)))
             v->batches[v->n_batches++] = want[k];
-    for (int bi = 0; bi < v->n_batches; bi++)
-        for (int ci = 0; ci < v->n_contexts; ci++)
+    /* contexts past what the model takes (its position table) end the table */
+    for (int ci = 0; ci < v->n_contexts; ci++)
+        for (int bi = 0; bi < v->n_batches; bi++)
             if ((st = oc_llm_point(an, s, v->batches[bi], 1, v->contexts[ci] - 1, o->gpu, &o->perf, &v->sweep[bi][ci],
-                                   d)) != OC_OK)
-                return st;
+                                   d)) != OC_OK) {
+                if (st == OC_ERR_NOMEM)
+                    return st;
+                v->n_contexts = ci;
+                break;
+            }
     return OC_OK;
 }

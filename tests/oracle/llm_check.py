@@ -173,5 +173,70 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
         check(f"{name}: layers, KV heads, head size", (v["layers"], v["kv_heads"], v["head_dim"]), (L, KV, D))
         print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
 
+# A GPT-2 exported here from PyTorch (transformers, with its KV cache) and the
+# same file fused by ONNX Runtime's transformer optimizer (SkipLayerNorm,
+# FastGelu, ...): MACs and KV bytes must agree between the two, and match the
+# closed form; FLOPs may differ by the elementwise conventions of the fused ops.
+here = os.path.dirname(os.path.abspath(__file__))  # holds a transformers.py of its own
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != here]
+try:
+    import torch
+    from onnxruntime.transformers import optimizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+except ImportError as e:
+    torch = None
+    print(f"note: the exported GPT-2 is not checked ({e})")
+if torch is not None:
+    L, NH, H, V = 2, 4, 64, 500
+    D = H // NH
+    model = GPT2LMHeadModel(GPT2Config(n_layer=L, n_head=NH, n_embd=H, vocab_size=V, n_positions=256)).eval()
+
+    class WithCache(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, *flat):
+            pkv = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2))
+            o = self.m(input_ids=input_ids, attention_mask=attention_mask, past_key_values=pkv, use_cache=True)
+            return (o.logits, *[t for kv in o.past_key_values for t in kv])
+
+    names = [f"past_key_values.{i}.{k}" for i in range(L) for k in ("key", "value")]
+    outs = ["logits"] + [f"present.{i}.{k}" for i in range(L) for k in ("key", "value")]
+    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+           "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+           "logits": {0: "batch_size", 1: "sequence_length"}}
+    dyn.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in names})
+    dyn.update({n: {0: "batch_size", 2: "total_sequence_length"} for n in outs[1:]})
+    with tempfile.TemporaryDirectory() as tmp:
+        plain, fused = os.path.join(tmp, "gpt2.onnx"), os.path.join(tmp, "gpt2_fused.onnx")
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(WithCache(model), (torch.ones(1, 2, dtype=torch.long), torch.ones(1, 5, dtype=torch.long),
+                                                 *[torch.zeros(1, NH, 3, D) for _ in names]),
+                              plain, input_names=["input_ids", "attention_mask"] + names, output_names=outs,
+                              dynamic_axes=dyn, opset_version=14)
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            optimizer.optimize_model(plain, model_type="gpt2", num_heads=NH, hidden_size=H,
+                                     opt_level=0).save_model_to_file(fused)
+        m = onnx.load(plain)
+        fused_ops = {n.op_type for n in onnx.load(fused).graph.node}
+        check("gpt2 export: the optimizer fused something", bool(fused_ops & {"SkipLayerNormalization", "FastGelu",
+                                                                           "BiasGelu", "Attention"}), True)
+        W = weights_read(m)
+        for c in (12, 100):
+            a = llm(plain, "--context", str(c), "--prompt", "7", "--generate", "1")
+            b = llm(fused, "--context", str(c), "--prompt", "7", "--generate", "1")
+            check(f"gpt2 export: decode MACs at context {c}", a["decode"]["macs"], W + 2 * L * NH * D * c)
+            check(f"gpt2 export: fused decode MACs at context {c}", b["decode"]["macs"], a["decode"]["macs"])
+        check("gpt2 export: prefill MACs at 7 tokens", a["prefill"]["macs"], W * 7 + 2 * L * NH * D * 49)
+        check("gpt2 export: fused prefill MACs", b["prefill"]["macs"], a["prefill"]["macs"])
+        check("gpt2 export: KV bytes per token", (a["kv_bytes_per_token"], b["kv_bytes_per_token"]),
+              (2 * L * NH * D * 4,) * 2)
+        print(f"gpt2 export: W = {W}, fused ops {sorted(fused_ops & {'SkipLayerNormalization', 'FastGelu', 'Attention'})}")
+
 print(f"llm view: {'ok' if not fails else str(fails) + ' failed'}")
 sys.exit(1 if fails else 0)
