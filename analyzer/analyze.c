@@ -658,10 +658,12 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
     struct oc_totals *t = &r->an->totals;
     for (int32_t i = 0; i < g->n_inits; i++) {
         const struct oc_value *v = &g->values[g->inits[i]];
+        uint64_t e, b = 0;
+        oc_sized_bytes(g, v, &b, &t->flags);
+        oc_sum_u64(&t->initializer_bytes, b, &t->flags);
         if (!oc_dtype_is_float(v->dtype))
             continue;
-        uint64_t e = oc_sized_numel(v, &t->flags), b = 0;
-        oc_sized_bytes(g, v, &b, &t->flags);
+        e = oc_sized_numel(v, &t->flags);
         oc_sum_u64(&t->params, e, &t->flags);
         oc_sum_u64(&t->params_bytes, b, &t->flags);
         if (buffer[g->inits[i]]) {

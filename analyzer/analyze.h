@@ -54,6 +54,9 @@ struct oc_totals {
     uint64_t non_trainable_params; /* initializers read only as buffers (BN mean/var) */
     uint64_t params_bytes;
     uint64_t non_trainable_bytes;
+    uint64_t initializer_bytes;    /* every initializer, of any type: what the
+                                      weights occupy (packed low-bit weights,
+                                      scales and zero points included)          */
     uint64_t macs;
     uint64_t flops;
     uint64_t input_bytes;          /* graph inputs that are not initializers     */

@@ -449,8 +449,10 @@ void oc_pipeline_free(struct oc_pipeline *pl) {
 }
 
 uint64_t oc_fit_need_inference(const struct oc_analysis *an) {
-    uint64_t s = an->totals.params_bytes + an->totals.peak_activation_bytes;
-    return s < an->totals.params_bytes ? UINT64_MAX : s;
+    /* every initializer: quantized weights are not float parameters but
+       occupy the device all the same */
+    uint64_t w = an->totals.initializer_bytes, s = w + an->totals.peak_activation_bytes;
+    return s < w ? UINT64_MAX : s;
 }
 
 uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt) {

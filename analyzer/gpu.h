@@ -179,8 +179,9 @@ enum oc_status oc_pipeline_split(const struct oc_perf *p, const struct oc_analys
                                  enum oc_balance by, struct oc_pipeline *out);
 void oc_pipeline_free(struct oc_pipeline *pl);
 
-/* Memory needed at the analyzed binding: inference = parameters + peak
- * activations (liveness); training = training.h's total. */
+/* Memory needed at the analyzed binding: inference = every initializer
+ * (float parameters and quantized weights alike) + peak activations
+ * (liveness); training = training.h's total. */
 uint64_t oc_fit_need_inference(const struct oc_analysis *an);
 /* The memory a binding needs: training (with optimizer opt) or inference. */
 uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt);

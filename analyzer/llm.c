@@ -314,7 +314,7 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     const struct oc_llm_shape *s = &v->shape;
     if ((st = oc_llm_point(an, s, o->batch, o->prompt, 0, o->gpu, &o->perf, &v->prefill, d)) != OC_OK)
         return st;
-    v->weight_bytes = an->totals.params_bytes;
+    v->weight_bytes = an->totals.initializer_bytes;
     if ((st = oc_llm_point(an, s, o->batch, 1, o->context - 1, o->gpu, &o->perf, &v->decode, d)) != OC_OK)
         return st;
     v->kv_bytes_per_token = v->decode.kv_bytes / (uint64_t)o->batch / (uint64_t)o->context;

@@ -81,7 +81,8 @@ struct oc_llm_view {
     struct oc_llm_formula decode_flops, decode_bytes;
     double request_seconds;                     /* prefill + every decode step  */
     bool request_exact;
-    uint64_t weight_bytes;
+    uint64_t weight_bytes;                      /* every initializer (packed low-bit
+                                                   weights, scales, zero points)  */
     uint64_t kv_bytes_per_token;                /* all layers, one sequence     */
     int64_t max_batch;                          /* at `context`; -1 without a GPU,
                                                    0 when batch 1 does not fit  */

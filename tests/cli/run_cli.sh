@@ -192,6 +192,17 @@ expect compare_gpu 0 "" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torc
 expect_out compare_gpu_rows "Predicted on NVIDIA T4" "Time (ms)" "Samples/s" "* = best in its column"
 expect sweep_gpu 0 "" -- sweep "$fx/mnist/torchsummary_net.onnx" --dim batch=1,2 --gpu t4 --fit
 expect_out sweep_gpu_rows "Predicted on NVIDIA T4" "Fit (inference): against 15.00 GiB usable" "Time (ms)" "Samples/s" "Memory (MiB)" "Fits"
+# --fit counts every initializer: MatMulNBits' packed 2-bit weights B (uint8
+# [64, 2, 32] = 4,096 bytes), zero points (uint8 [64] = 64) and scales
+# (float [128] = 512): 4,672 bytes, though only the scales are float parameters
+NB="$(ls "$fx"/corpus/sonos+tract/*matmulnbits_2bit*.onnx)"
+expect fit_quantized 0 "" -- "$NB" --gpu a100 --fit --format json -q
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["gpu"]["fit"]; t=d["totals"]; assert t["params"]==128, t["params"]; assert f["need_bytes"]==4672+t["peak_activation_bytes"], (f["need_bytes"], t["peak_activation_bytes"])' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL fit_quantized: $(head -c 300 "$tmp/out")"
+    fail=$((fail + 1))
+fi
 # llm refuses a graph without a KV cache in one line, and reads the corpus decoders
 expect llm_not_decoder 2 "$E $fx/mnist/torchsummary_net.onnx: not a decoder with a KV cache: no input is named like a cache (past_key_values.N.key, past_N, past_key_N, key_cache.N); export it with past key values (docs/LLM.md)" -- llm "$fx/mnist/torchsummary_net.onnx"
 expect llm_fixed_cache 2 "$E $(ls "$fx"/corpus/microsoft+onnxruntime-genai/*static-scatter*.onnx): a KV cache of fixed length (key_cache.N/value_cache.N) is not modelled yet: the generation view needs a cache that grows with a symbolic past dim" -- llm "$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*static-scatter*.onnx)"

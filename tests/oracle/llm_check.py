@@ -26,7 +26,7 @@ try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import numpy_helper
+    from onnx import TensorProto, numpy_helper
 except ImportError:
     print("skipped: onnx, onnxruntime or numpy is not installed")
     sys.exit(77)
@@ -169,7 +169,9 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
             v = llm(path, "--context", str(c), "--prompt", "1", "--generate", "1")
             check(f"{name}: decode MACs at context {c}", v["decode"]["macs"], W + 2 * L * NH * D * c)
         check(f"{name}: KV bytes per token", v["kv_bytes_per_token"], 2 * L * KV * D * 2)
-        check(f"{name}: weight bytes (fp16)", v["weight_bytes"], 2 * params)
+        shapes = sum(8 * int(np.prod(t.dims)) for t in onnx.load(path, load_external_data=False).graph.initializer
+                     if t.data_type == TensorProto.INT64)  # the Reshape/Tile constants
+        check(f"{name}: weight bytes (fp16, and the int64 shape constants)", v["weight_bytes"], 2 * params + shapes)
         check(f"{name}: layers, KV heads, head size", (v["layers"], v["kv_heads"], v["head_dim"]), (L, KV, D))
         print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
 
