@@ -200,7 +200,7 @@ enum oc_status oc_llm_point(struct oc_analysis *an, const struct oc_llm_shape *s
 /* ---- the view ------------------------------------------------------------------------ */
 
 /* Fits f = c0 + c_b·b + c_c·c + c_bc·b·c on (1, c1), (2, c1), (1, c2), (2, c2)
- * and checks it at two more points. which: 0 FLOPs, 1 bytes. */
+ * and checks it at two more points. which: 0 FLOPs, 1 bytes, 2 MACs. */
 static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_shape *s, int which,
                                  struct oc_llm_formula *f, struct oc_diag *d) {
     static const int64_t c1 = 8, c2 = 24; /* small: within any model's positions */
@@ -213,7 +213,7 @@ static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_sha
         for (int ci = 0; ci < 2; ci++) {
             if ((st = oc_llm_point(an, s, bi + 1, 1, (ci ? c2 : c1) - 1, NULL, NULL, &p, d)) != OC_OK)
                 return st == OC_ERR_NOMEM ? st : OC_OK; /* a model refusing the point: no formula */
-            uint64_t x = which ? p.bytes : p.flops;
+            uint64_t x = which == 1 ? p.bytes : which == 2 ? p.macs : p.flops;
             if (!p.exact || x > (uint64_t)INT64_MAX / 4)
                 return OC_OK; /* not exact or too large: no formula */
             v[bi][ci] = (int64_t)x;
@@ -232,7 +232,7 @@ static enum oc_status oc_llm_fit(struct oc_analysis *an, const struct oc_llm_sha
         int64_t bb = check[k][0], cc = check[k][1];
         if ((st = oc_llm_point(an, s, bb, 1, cc - 1, NULL, NULL, &p, d)) != OC_OK)
             return st == OC_ERR_NOMEM ? st : OC_OK;
-        uint64_t x = which ? p.bytes : p.flops;
+        uint64_t x = which == 1 ? p.bytes : which == 2 ? p.macs : p.flops;
         if ((int64_t)x != f->c0 + f->c_b * bb + f->c_c * cc + f->c_bc * bb * cc)
             return OC_OK;
     }
@@ -330,8 +330,24 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
         v->request_exact = v->request_exact && p.exact;
     }
     if ((st = oc_llm_fit(an, s, 0, &v->decode_flops, d)) != OC_OK ||
-        (st = oc_llm_fit(an, s, 1, &v->decode_bytes, d)) != OC_OK)
+        (st = oc_llm_fit(an, s, 1, &v->decode_bytes, d)) != OC_OK ||
+        (st = oc_llm_fit(an, s, 2, &v->decode_macs, d)) != OC_OK)
         return st;
+    /* the papers' convention: a causal prefill attends to the keys before
+       each query only. The part of a token's work that grows with the
+       context is the batch·context term of the decode formulas; the prefill
+       counts it for S x S pairs, the causal half for S(S+1)/2. */
+    if (o->causal_half && v->decode_macs.valid && v->decode_flops.valid && v->decode_macs.c_bc >= 0 &&
+        v->decode_flops.c_bc >= 0) {
+        uint64_t pairs = (uint64_t)o->prompt * (uint64_t)(o->prompt - 1) / 2 * (uint64_t)o->batch;
+        v->causal_macs = pairs * (uint64_t)v->decode_macs.c_bc;
+        v->causal_flops = pairs * (uint64_t)v->decode_flops.c_bc;
+        if (v->causal_macs <= v->prefill.macs && v->causal_flops <= v->prefill.flops) {
+            v->prefill.macs -= v->causal_macs;
+            v->prefill.flops -= v->causal_flops;
+            v->causal_applied = true;
+        }
+    }
     /* the decode step over contexts, for batch 1 and the asked batch (and 8 and
        64 with a GPU, where they fit) */
     static const int64_t scale[OC_LLM_CONTEXTS][2] = {{1, 8}, {1, 4}, {1, 2}, {1, 1}, {2, 1}, {4, 1}};

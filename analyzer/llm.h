@@ -67,6 +67,8 @@ struct oc_llm_opts {
     const struct oc_gpu *gpu;                   /* NULL: no times, no fit       */
     struct oc_perf_opts perf;
     uint64_t reserve;                           /* kept back on the device      */
+    bool causal_half;                           /* count the prefill's attention
+                                                   over the causal half only    */
 };
 
 /* The decode step over contexts (context / 8 ... 4 x context) for up to
@@ -78,7 +80,11 @@ struct oc_llm_view {
     struct oc_llm_shape shape;
     struct oc_llm_point prefill;                /* batch x prompt tokens        */
     struct oc_llm_point decode;                 /* one token at `context`       */
-    struct oc_llm_formula decode_flops, decode_bytes;
+    struct oc_llm_formula decode_flops, decode_bytes, decode_macs;
+    bool causal_applied;                        /* causal_half took effect: the
+                                                   prefill counts less by the
+                                                   amounts below               */
+    uint64_t causal_macs, causal_flops;
     double request_seconds;                     /* prefill + every decode step  */
     bool request_exact;
     uint64_t weight_bytes;                      /* every initializer (packed low-bit

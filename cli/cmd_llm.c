@@ -9,6 +9,7 @@
 #include "../reports/report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char oc_llm_usage[] = "usage: onnxcost llm MODEL.onnx [options]\n"
                                    "\n"
@@ -27,9 +28,24 @@ static const char oc_llm_footer[] = "\n"
 struct oc_llm_args {
     int64_t batch, prompt, generate, context;
     enum oc_format format;
+    bool causal_half;
 };
 
+static bool oc_opt_causal(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    bool *half = &((struct oc_llm_args *)dest)->causal_half;
+    if (strcmp(v, "full") && strcmp(v, "half"))
+        return false;
+    *half = strcmp(v, "half") == 0;
+    return true;
+}
+
 static const struct oc_opt oc_llm_opts[] = {
+    OC_OPT_PARSE_ROW("--causal", "MODE",
+                     "full (default: attention as the graph computes it, every query\n"
+                     "against every key) or half (the papers' convention: a prefill\n"
+                     "query against the keys before it; FLOPs and MACs only)",
+                     0, 0, 0, "full or half", oc_opt_causal),
     OC_OPT_INT_ROW("--prompt", "N", "prompt tokens of the prefill (default 512)", offsetof(struct oc_llm_args, prompt),
                    1, 1 << 24, "an integer from 1 to 16777216"),
     OC_OPT_INT_ROW("--generate", "N", "tokens generated (default 128)", offsetof(struct oc_llm_args, generate), 1,
@@ -75,8 +91,8 @@ int oc_cmd_llm(int argc, char **argv) {
         goto done;
     }
     const char *path = args[0];
-    struct oc_llm_opts o = {a.batch, a.prompt, a.generate, a.context ? a.context : a.prompt + a.generate,
-                            gg.gpu,  gg.perf,  gg.reserve};
+    struct oc_llm_opts o = {a.batch,  a.prompt,  a.generate,  a.context ? a.context : a.prompt + a.generate,
+                            gg.gpu,   gg.perf,   gg.reserve, a.causal_half};
     struct oc_llm_view v;
     struct oc_diag d = {0};
     enum oc_status st = oc_model_load(path, &lopts, &m, &d);

@@ -94,6 +94,15 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     if (p->timed)
         oc_sbuf_printf(b, "%stime to first token (ms): %s%.3f, %s\n", bullet, p->exact ? "" : ge, p->seconds * 1e3,
                        oc_llm_bound(p));
+    if (v->causal_applied)
+        oc_sbuf_printf(b, "%sattention counted over the causal half (--causal half): %s MACs and %s FLOPs less than "
+                          "the graph computes; the time is the graph's\n",
+                       bullet, oc_fmt_thousands(v->causal_macs, n1, sizeof n1),
+                       oc_fmt_thousands(v->causal_flops, n2, sizeof n2));
+    else if (o->causal_half)
+        oc_sbuf_printf(b, "%s--causal half not applied: the decode step has no exact formula to take the attention "
+                          "part from\n",
+                       bullet);
     oc_sbuf_puts(b, md ? "\n" : "");
     oc_sbuf_printf(b, "%sDecode step at context %lld (batch %lld, one new token each):\n", md ? "#### " : "",
                    (long long)o->context, (long long)o->batch);
@@ -185,6 +194,7 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(pre, "bytes", json_integer((json_int_t)v->prefill.bytes));
     json_object_set_new(pre, "seconds", oc_llm_jseconds(&v->prefill));
     json_object_set_new(pre, "complete", json_boolean(v->prefill.exact));
+    json_object_set_new(pre, "attention", json_string(v->causal_applied ? "causal_half" : "full"));
     json_object_set_new(l, "prefill", pre);
     json_object_set_new(dec, "macs", json_integer((json_int_t)v->decode.macs));
     json_object_set_new(dec, "flops", json_integer((json_int_t)v->decode.flops));
@@ -195,6 +205,7 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(dec, "complete", json_boolean(v->decode.exact));
     json_object_set_new(dec, "flops_formula", oc_llm_jformula(&v->decode_flops));
     json_object_set_new(dec, "bytes_formula", oc_llm_jformula(&v->decode_bytes));
+    json_object_set_new(dec, "macs_formula", oc_llm_jformula(&v->decode_macs));
     json_object_set_new(l, "decode", dec);
     json_object_set_new(l, "request_seconds", v->prefill.timed ? json_real(v->request_seconds) : json_null());
     json_object_set_new(l, "max_batch", v->max_batch >= 0 ? json_integer(v->max_batch) : json_null());

@@ -11,7 +11,8 @@ optimum, Qwen with GroupQueryAttention):
   weights found in the file, through Transpose/Cast) and the query heads
   come from the attention nodes' num_heads (fused) or q_proj's width;
 - the prefill's MACs at S tokens against W x S + 2 x layers x heads x head
-  size x S^2 (attention counted in full, the default convention).
+  size x S^2 (attention counted in full, the default convention), and with
+  --causal half against S(S+1)/2 pairs instead of S^2.
 
 Exit 77 when onnx or onnxruntime is missing.
 """
@@ -135,6 +136,10 @@ for path in decoders:
     pf = llm(path, "--prompt", str(St), "--generate", "1")["prefill"]["macs"]
     check(f"{name}: prefill MACs at {St} tokens = W x S + 2 x layers x heads x head size x S^2", pf,
           W * St + 2 * L * H * D * St * St)
+    pf = llm(path, "--prompt", str(St), "--generate", "1", "--causal", "half")["prefill"]
+    check(f"{name}: causal-half prefill MACs = W x S + 2 x layers x heads x head size x S(S+1)/2", pf["macs"],
+          W * St + 2 * L * H * D * St * (St + 1) // 2)
+    check(f"{name}: causal-half prefill says so", pf["attention"], "causal_half")
     # the decode table (other batches and contexts than the fit's) on the
     # fitted formula of the step's FLOPs
     t = llm(path, "--batch", "3", "--context", "200", "--prompt", "1", "--generate", "1")
