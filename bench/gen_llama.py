@@ -12,8 +12,13 @@ results are the present.N.* outputs), Q·Kᵀ scaled, Softmax, ·V, the output
 projection, residual; RMSNormalization, SwiGLU MLP (gate, up, SiLU, down),
 residual. Rotary embeddings and the mask are left out (they add no MACs).
 
+With --bits 4 (or 2, 8) every projection and the LM head are ONNX Runtime's
+com.microsoft MatMulNBits with blockwise weights (B packed uint8 [N, K/block,
+block·bits/8], fp16 scales and uint8 zero points per block), as
+onnxruntime-genai builds quantized models.
+
 usage: python bench/gen_llama.py OUT.onnx [--layers N] [--hidden H] [--heads N]
-           [--kv-heads N] [--ffn F] [--vocab V]
+           [--kv-heads N] [--ffn F] [--vocab V] [--bits B] [--block N]
 """
 import argparse
 
@@ -28,6 +33,8 @@ ap.add_argument("--heads", type=int, default=32)
 ap.add_argument("--kv-heads", type=int, default=None)
 ap.add_argument("--ffn", type=int, default=11008)
 ap.add_argument("--vocab", type=int, default=32000)
+ap.add_argument("--bits", type=int, default=0, help="MatMulNBits weights of this width (0: fp16 MatMul)")
+ap.add_argument("--block", type=int, default=32)
 a = ap.parse_args()
 H, NH, L, F, V = a.hidden, a.heads, a.layers, a.ffn, a.vocab
 KV = a.kv_heads or NH
@@ -38,8 +45,8 @@ B, S, P, T = "batch_size", "sequence_length", "past_sequence_length", "total_seq
 nodes, inits, inputs, outputs = [], [], [], []
 
 
-def weight(name, dims):
-    t = helper.make_tensor(name, F16, dims, vals=[])
+def weight(name, dims, dtype=F16):
+    t = helper.make_tensor(name, dtype, dims, vals=[])
     t.ClearField("raw_data")
     t.data_location = TensorProto.EXTERNAL
     for k, v in (("location", "weights.bin"), ("offset", "0"), ("length", "0")):
@@ -59,6 +66,19 @@ def node(op, ins, name, **attrs):
     return name
 
 
+def project(x, w, k, n, name):
+    """x · W for a [k, n] weight: a MatMul, or MatMulNBits with --bits"""
+    if not a.bits:
+        return node("MatMul", [x, weight(w, [k, n])], name)
+    blocks = -(-k // a.block)
+    b = weight(w + ".q", [n, blocks, a.block * a.bits // 8], TensorProto.UINT8)
+    sc = weight(w + ".scales", [n * blocks])
+    zp = weight(w + ".zero_points", [n * (-(-blocks * a.bits // 8))], TensorProto.UINT8)
+    nodes.append(helper.make_node("MatMulNBits", [x, b, sc, zp], [name], name=name, domain="com.microsoft", K=k, N=n,
+                                  bits=a.bits, block_size=a.block))
+    return name
+
+
 inputs.append(helper.make_tensor_value_info("input_ids", TensorProto.INT64, [B, S]))
 inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [B, T]))
 const("heads_shape", [0, 0, NH, D])
@@ -70,9 +90,9 @@ h = node("Gather", [weight("embed", [V, H]), "input_ids"], "embed_tokens")
 for l in range(L):
     p = f"layers.{l}"
     x = node("RMSNormalization", [h, weight(f"{p}.ln1", [H])], f"{p}/ln1", axis=-1)
-    q = node("MatMul", [x, weight(f"{p}.q_proj", [H, NH * D])], f"{p}/q_proj")
-    k = node("MatMul", [x, weight(f"{p}.k_proj", [H, KV * D])], f"{p}/k_proj")
-    v = node("MatMul", [x, weight(f"{p}.v_proj", [H, KV * D])], f"{p}/v_proj")
+    q = project(x, f"{p}.q_proj", H, NH * D, f"{p}/q_proj")
+    k = project(x, f"{p}.k_proj", H, KV * D, f"{p}/k_proj")
+    v = project(x, f"{p}.v_proj", H, KV * D, f"{p}/v_proj")
     q = node("Transpose", [node("Reshape", [q, "heads_shape"], f"{p}/q_heads")], f"{p}/q_t", perm=[0, 2, 1, 3])
     k = node("Transpose", [node("Reshape", [k, "kv_shape"], f"{p}/k_heads")], f"{p}/k_t", perm=[0, 2, 1, 3])
     v = node("Transpose", [node("Reshape", [v, "kv_shape"], f"{p}/v_heads")], f"{p}/v_t", perm=[0, 2, 1, 3])
@@ -90,17 +110,18 @@ for l in range(L):
     s = node("Softmax", [node("Mul", [s, "scale"], f"{p}/qk_scaled")], f"{p}/probs", axis=-1)
     c = node("MatMul", [s, vv], f"{p}/pv")
     c = node("Reshape", [node("Transpose", [c], f"{p}/pv_t", perm=[0, 2, 1, 3]), "hidden_shape"], f"{p}/pv_merged")
-    h = node("Add", [h, node("MatMul", [c, weight(f"{p}.o_proj", [NH * D, H])], f"{p}/o_proj")], f"{p}/residual1")
+    h = node("Add", [h, project(c, f"{p}.o_proj", NH * D, H, f"{p}/o_proj")], f"{p}/residual1")
     x = node("RMSNormalization", [h, weight(f"{p}.ln2", [H])], f"{p}/ln2", axis=-1)
-    g = node("MatMul", [x, weight(f"{p}.gate_proj", [H, F])], f"{p}/gate_proj")
-    u = node("MatMul", [x, weight(f"{p}.up_proj", [H, F])], f"{p}/up_proj")
+    g = project(x, f"{p}.gate_proj", H, F, f"{p}/gate_proj")
+    u = project(x, f"{p}.up_proj", H, F, f"{p}/up_proj")
     g = node("Mul", [g, node("Sigmoid", [g], f"{p}/sigmoid")], f"{p}/silu")
-    d = node("MatMul", [node("Mul", [g, u], f"{p}/gated"), weight(f"{p}.down_proj", [F, H])], f"{p}/down_proj")
+    d = project(node("Mul", [g, u], f"{p}/gated"), f"{p}.down_proj", F, H, f"{p}/down_proj")
     h = node("Add", [h, d], f"{p}/residual2")
 h = node("RMSNormalization", [h, weight("norm.weight", [H])], "final_norm", axis=-1)
-nodes.append(helper.make_node("MatMul", [h, weight("lm_head", [H, V])], ["logits"], name="lm_head"))
+project(h, "lm_head", H, V, "logits")
 outputs.insert(0, helper.make_tensor_value_info("logits", F16, [B, S, V]))
 g = helper.make_graph(nodes, "llama", inputs, outputs, inits)
-m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)], producer_name="onnxcost bench/gen_llama.py")
+opsets = [helper.make_opsetid("", 23)] + ([helper.make_opsetid("com.microsoft", 1)] if a.bits else [])
+m = helper.make_model(g, opset_imports=opsets, producer_name="onnxcost bench/gen_llama.py")
 m.ir_version = 10
 onnx.save(m, a.out)

@@ -179,6 +179,24 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
         check(f"{name}: weight bytes (fp16, and the int64 shape constants)", v["weight_bytes"], 2 * params + shapes)
         check(f"{name}: layers, KV heads, head size", (v["layers"], v["kv_heads"], v["head_dim"]), (L, KV, D))
         print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
+        if L > 3:
+            continue
+        # the same with 4-bit MatMulNBits projections (blocks of 32): the same
+        # MACs, and weights counted packed, with their scales and zero points
+        subprocess.run([sys.executable, gen, path, "--layers", str(L), "--hidden", str(H), "--heads", str(NH),
+                        "--kv-heads", str(KV), "--ffn", str(F), "--vocab", str(V), "--bits", "4"], check=True)
+        projections = [(H, NH * D), (H, KV * D), (H, KV * D), (NH * D, H), (H, F), (H, F), (F, H)] * L + [(H, V)]
+        quant = 0
+        for k, n in projections:
+            blocks = -(-k // 32)
+            quant += n * blocks * 16 + 2 * n * blocks + n * (-(-blocks * 4 // 8))
+        shapes = sum(8 * int(np.prod(t.dims)) for t in onnx.load(path, load_external_data=False).graph.initializer
+                     if t.data_type == TensorProto.INT64)
+        q = llm(path, "--context", "256", "--prompt", "1", "--generate", "1")
+        check(f"{name} 4-bit: weight bytes (packed + scales + zero points + fp16 embedding and norms)",
+              q["weight_bytes"], 2 * (V * H + (2 * L + 1) * H) + quant + shapes)
+        check(f"{name} 4-bit: decode MACs as the fp16 graph's", q["decode"]["macs"], W + 2 * L * NH * D * 256)
+        check(f"{name} 4-bit: weight bits recognised", q["weight_bits"], 4)
 
 # A GPT-2 exported here from PyTorch (transformers, with its KV cache) and the
 # same file fused by ONNX Runtime's transformer optimizer (SkipLayerNorm,
