@@ -12,7 +12,9 @@ results are the present.N.* outputs), Q·Kᵀ scaled, Softmax, ·V, the output
 projection, residual; RMSNormalization, SwiGLU MLP (gate, up, SiLU, down),
 residual. Rotary embeddings and the mask are left out (they add no MACs).
 
-With --bits 4 (or 2, 8) every projection and the LM head are ONNX Runtime's
+With --fused the attention of each layer is ONNX Runtime's
+com.microsoft GroupQueryAttention (as onnxruntime-genai exports), the same
+computation in one node. With --bits 4 (or 2, 8) every projection and the LM head are ONNX Runtime's
 com.microsoft MatMulNBits with blockwise weights (B packed uint8 [N, K/block,
 block·bits/8], fp16 scales and uint8 zero points per block), as
 onnxruntime-genai builds quantized models.
@@ -35,6 +37,7 @@ ap.add_argument("--ffn", type=int, default=11008)
 ap.add_argument("--vocab", type=int, default=32000)
 ap.add_argument("--bits", type=int, default=0, help="MatMulNBits weights of this width (0: fp16 MatMul)")
 ap.add_argument("--block", type=int, default=32)
+ap.add_argument("--fused", action="store_true", help="attention as com.microsoft GroupQueryAttention")
 a = ap.parse_args()
 H, NH, L, F, V = a.hidden, a.heads, a.layers, a.ffn, a.vocab
 KV = a.kv_heads or NH
@@ -87,29 +90,44 @@ const("hidden_shape", [0, 0, H])
 nodes.append(helper.make_node("Constant", [], ["scale"], name="scale",
                               value=helper.make_tensor("scale_value", F16, [], [1.0 / D ** 0.5])))
 h = node("Gather", [weight("embed", [V, H]), "input_ids"], "embed_tokens")
+if a.fused:  # GroupQueryAttention's lengths, from the mask as genai computes them
+    const("one", [1])
+    mask_len = node("Gather", [node("Shape", ["attention_mask"], "mask_shape"), "one_scalar"], "mask_len")
+    inits.append(helper.make_tensor("one_scalar", TensorProto.INT64, [], [1]))
+    total = node("Cast", [mask_len], "total_sequence_length", to=TensorProto.INT32)
+    seqlens = node("Cast", [node("Sub", [node("ReduceSum", ["attention_mask", "one"], "mask_sum", keepdims=0), "one"],
+                                 "mask_sum_1")], "seqlens_k", to=TensorProto.INT32)
 for l in range(L):
     p = f"layers.{l}"
     x = node("RMSNormalization", [h, weight(f"{p}.ln1", [H])], f"{p}/ln1", axis=-1)
     q = project(x, f"{p}.q_proj", H, NH * D, f"{p}/q_proj")
     k = project(x, f"{p}.k_proj", H, KV * D, f"{p}/k_proj")
     v = project(x, f"{p}.v_proj", H, KV * D, f"{p}/v_proj")
-    q = node("Transpose", [node("Reshape", [q, "heads_shape"], f"{p}/q_heads")], f"{p}/q_t", perm=[0, 2, 1, 3])
-    k = node("Transpose", [node("Reshape", [k, "kv_shape"], f"{p}/k_heads")], f"{p}/k_t", perm=[0, 2, 1, 3])
-    v = node("Transpose", [node("Reshape", [v, "kv_shape"], f"{p}/v_heads")], f"{p}/v_t", perm=[0, 2, 1, 3])
-    for kind, new in (("key", k), ("value", v)):
+    for kind in ("key", "value"):
         inputs.append(helper.make_tensor_value_info(f"past_key_values.{l}.{kind}", F16, [B, KV, P, D]))
-        nodes.append(helper.make_node("Concat", [f"past_key_values.{l}.{kind}", new], [f"present.{l}.{kind}"],
-                                      name=f"{p}/cache_{kind}", axis=2))
         outputs.append(helper.make_tensor_value_info(f"present.{l}.{kind}", F16, [B, KV, T, D]))
-    kk, vv = f"present.{l}.key", f"present.{l}.value"
-    if KV != NH:  # grouped-query attention: each KV head serves NH / KV query heads
-        rep = const(f"{p}/rep", [1, NH // KV, 1, 1])
-        kk = node("Tile", [kk, rep], f"{p}/k_rep")
-        vv = node("Tile", [vv, rep], f"{p}/v_rep")
-    s = node("MatMul", [q, node("Transpose", [kk], f"{p}/k_tt", perm=[0, 1, 3, 2])], f"{p}/qk")
-    s = node("Softmax", [node("Mul", [s, "scale"], f"{p}/qk_scaled")], f"{p}/probs", axis=-1)
-    c = node("MatMul", [s, vv], f"{p}/pv")
-    c = node("Reshape", [node("Transpose", [c], f"{p}/pv_t", perm=[0, 2, 1, 3]), "hidden_shape"], f"{p}/pv_merged")
+    if a.fused:
+        c = f"{p}/attn"
+        nodes.append(helper.make_node("GroupQueryAttention", [q, k, v, f"past_key_values.{l}.key",
+                                                              f"past_key_values.{l}.value", seqlens, total],
+                                      [c, f"present.{l}.key", f"present.{l}.value"], name=c, domain="com.microsoft",
+                                      num_heads=NH, kv_num_heads=KV))
+    else:
+        q = node("Transpose", [node("Reshape", [q, "heads_shape"], f"{p}/q_heads")], f"{p}/q_t", perm=[0, 2, 1, 3])
+        k = node("Transpose", [node("Reshape", [k, "kv_shape"], f"{p}/k_heads")], f"{p}/k_t", perm=[0, 2, 1, 3])
+        v = node("Transpose", [node("Reshape", [v, "kv_shape"], f"{p}/v_heads")], f"{p}/v_t", perm=[0, 2, 1, 3])
+        for kind, new in (("key", k), ("value", v)):
+            nodes.append(helper.make_node("Concat", [f"past_key_values.{l}.{kind}", new], [f"present.{l}.{kind}"],
+                                          name=f"{p}/cache_{kind}", axis=2))
+        kk, vv = f"present.{l}.key", f"present.{l}.value"
+        if KV != NH:  # grouped-query attention: each KV head serves NH / KV query heads
+            rep = const(f"{p}/rep", [1, NH // KV, 1, 1])
+            kk = node("Tile", [kk, rep], f"{p}/k_rep")
+            vv = node("Tile", [vv, rep], f"{p}/v_rep")
+        s = node("MatMul", [q, node("Transpose", [kk], f"{p}/k_tt", perm=[0, 1, 3, 2])], f"{p}/qk")
+        s = node("Softmax", [node("Mul", [s, "scale"], f"{p}/qk_scaled")], f"{p}/probs", axis=-1)
+        c = node("MatMul", [s, vv], f"{p}/pv")
+        c = node("Reshape", [node("Transpose", [c], f"{p}/pv_t", perm=[0, 2, 1, 3]), "hidden_shape"], f"{p}/pv_merged")
     h = node("Add", [h, project(c, f"{p}.o_proj", NH * D, H, f"{p}/o_proj")], f"{p}/residual1")
     x = node("RMSNormalization", [h, weight(f"{p}.ln2", [H])], f"{p}/ln2", axis=-1)
     g = project(x, f"{p}.gate_proj", H, F, f"{p}/gate_proj")
@@ -121,7 +139,7 @@ h = node("RMSNormalization", [h, weight("norm.weight", [H])], "final_norm", axis
 project(h, "lm_head", H, V, "logits")
 outputs.insert(0, helper.make_tensor_value_info("logits", F16, [B, S, V]))
 g = helper.make_graph(nodes, "llama", inputs, outputs, inits)
-opsets = [helper.make_opsetid("", 23)] + ([helper.make_opsetid("com.microsoft", 1)] if a.bits else [])
+opsets = [helper.make_opsetid("", 23)] + ([helper.make_opsetid("com.microsoft", 1)] if a.bits or a.fused else [])
 m = helper.make_model(g, opset_imports=opsets, producer_name="onnxcost bench/gen_llama.py")
 m.ir_version = 10
 onnx.save(m, a.out)

@@ -181,6 +181,18 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
         print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
         if L > 3:
             continue
+        # the same model with ONNX Runtime's GroupQueryAttention fused in (as
+        # onnxruntime-genai exports it): the same MACs, prefill and decode
+        plain_v = {c: llm(path, "--context", str(c), "--prompt", "9", "--generate", "1") for c in (100, 300)}
+        subprocess.run([sys.executable, gen, path, "--layers", str(L), "--hidden", str(H), "--heads", str(NH),
+                        "--kv-heads", str(KV), "--ffn", str(F), "--vocab", str(V), "--fused"], check=True)
+        for c in (100, 300):
+            fv = llm(path, "--context", str(c), "--prompt", "9", "--generate", "1")
+            check(f"{name} GQA-fused: decode MACs at context {c} as the plain graph's", fv["decode"]["macs"],
+                  plain_v[c]["decode"]["macs"])
+        check(f"{name} GQA-fused: prefill MACs as the plain graph's", fv["prefill"]["macs"],
+              plain_v[100]["prefill"]["macs"])
+        check(f"{name} GQA-fused: KV bytes per token", fv["kv_bytes_per_token"], plain_v[100]["kv_bytes_per_token"])
         # the same with 4-bit MatMulNBits projections (blocks of 32): the same
         # MACs, and weights counted packed, with their scales and zero points
         subprocess.run([sys.executable, gen, path, "--layers", str(L), "--hidden", str(H), "--heads", str(NH),
