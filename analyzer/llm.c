@@ -70,7 +70,6 @@ enum oc_status oc_llm_recognise(const struct oc_analysis *an, struct oc_llm_shap
     if (!ids)
         ids = oc_llm_input(g, "inputs_embeds");
     const struct oc_value *first = NULL;
-    int32_t max_layer = -1, n_cache = 0;
     bool fixed = false;
     uint64_t layers_seen[64] = {0}; /* a bit per layer number below 4096 */
     for (int32_t i = 0; i < g->n_inputs; i++) {
@@ -80,7 +79,6 @@ enum oc_status oc_llm_recognise(const struct oc_analysis *an, struct oc_llm_shap
         int32_t layer = oc_llm_cache_layer(v->name, &conv, &fx);
         if (layer < 0)
             continue;
-        n_cache++;
         fixed |= fx;
         if (!first) {
             first = v;
@@ -90,8 +88,6 @@ enum oc_status oc_llm_recognise(const struct oc_analysis *an, struct oc_llm_shap
             layers_seen[layer / 64] |= 1ull << (layer % 64);
             out->layers++;
         }
-        if (layer > max_layer)
-            max_layer = layer;
     }
     if (!first)
         return oc_diag_set(d, OC_ERR_USAGE,
@@ -149,8 +145,6 @@ enum oc_status oc_llm_recognise(const struct oc_analysis *an, struct oc_llm_shap
             out->weight_bits = oc_dtype_bits(v->dtype);
         }
     }
-    (void)n_cache;
-    (void)max_layer;
     return OC_OK;
 }
 
