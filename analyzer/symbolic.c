@@ -271,7 +271,7 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
             continue;
         struct oc_poly_term *t = &terms[p->n_terms++];
         t->coef = (int64_t)work[i].n;
-        for (int32_t j = 0, r = i; j < k; j++, r /= m)
+        for (int32_t j = 0, r = i; j < k && j < OC_SYM_MAX; j++, r /= m)
             t->exp[j] = (uint8_t)(r % m);
     }
     qsort(terms, (size_t)p->n_terms, sizeof *terms, oc_term_cmp);
