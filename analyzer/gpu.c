@@ -531,6 +531,10 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
     return st;
 }
 
+uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve) {
+    return gpu->mem_bytes > reserve ? gpu->mem_bytes - reserve : 0;
+}
+
 enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
                               const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
                               enum oc_optimizer opt, uint64_t reserve, struct oc_fit *out, struct oc_diag *d) {
@@ -538,6 +542,6 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
     out->training = training;
     out->need = oc_fit_need(an, training, opt);
     out->reserve = reserve;
-    out->usable = gpu->mem_bytes > reserve ? gpu->mem_bytes - reserve : 0;
+    out->usable = oc_gpu_usable(gpu, reserve);
     return oc_fit_max_batch(m, opts, training, opt, out->usable, &out->max_batch, &out->max_batch_capped, d);
 }

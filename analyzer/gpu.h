@@ -204,6 +204,8 @@ struct oc_fit {
                                (the model has no free batch dim)             */
     bool max_batch_capped;  /* the search stopped at its cap: at least this  */
 };
+/* The device's memory less reserve (0 when the reserve is larger). */
+uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve);
 /* need at the analyzed binding (training with opt, or inference) against
  * the device's memory minus reserve, and the largest batch that fits
  * (oc_fit_max_batch). */

@@ -352,7 +352,7 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     }
     v->max_batch = -1;
     if (o->gpu) {
-        uint64_t usable = o->gpu->mem_bytes > o->reserve ? o->gpu->mem_bytes - o->reserve : 0;
+        uint64_t usable = oc_gpu_usable(o->gpu, o->reserve);
         if ((st = oc_llm_max_batch(an, s, o->context, usable, &v->max_batch, &v->max_batch_capped, d)) != OC_OK ||
             (st = oc_llm_crossover(an, o, s, v->max_batch > 0 ? v->max_batch : OC_LLM_BATCH_CAP, &v->crossover_batch,
                                    d)) != OC_OK)

@@ -25,7 +25,9 @@ struct oc_sweep_gpu {
     const struct oc_gpu *gpu;
     struct oc_perf_opts opts;
     bool fit;
-    uint64_t usable;                   /* device memory - reserve          */
+    uint64_t reserve;                  /* kept back on the device          */
+    uint64_t usable;                   /* device memory - reserve (0 when
+                                          the reserve is larger)           */
 };
 struct oc_sweep_perf {
     double time;                       /* predicted seconds (oc_perf)      */

@@ -128,9 +128,9 @@ int oc_cmd_sweep(int argc, char **argv) {
     const char *path = args[0];
     struct oc_analyze_opts opts = {.price_bits = price.bits};
     gg.perf.dtype = price.name ? price.dtype : 0;
-    struct oc_sweep_gpu sg = {gg.gpu, gg.perf, gg.fit, 0};
+    struct oc_sweep_gpu sg = {gg.gpu, gg.perf, gg.fit, gg.reserve, 0};
     if (gg.gpu)
-        sg.usable = gg.gpu->mem_bytes > gg.reserve ? gg.gpu->mem_bytes - gg.reserve : 0;
+        sg.usable = oc_gpu_usable(gg.gpu, gg.reserve);
     struct oc_diag d = {0};
     int32_t n_rows = 0;
     uint32_t absent = 0;

@@ -233,7 +233,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
                 if (csv)
                     snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
                 else
-                    snprintf(num, sizeof num, "%.2f", (double)v.u / 1048576.0);
+                    snprintf(num, sizeof num, "%.2f", oc_mib(v.u));
                 break;
             case OC_CMP_MS:
                 snprintf(num, sizeof num, csv ? "%.9g" : "%.3f", csv ? v.x : v.x * 1e3);
@@ -266,7 +266,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_table_cell(&t, "%s", oc_totals_exact(&e[i].an->totals) ? "true" : "false");
     }
     if (csv) {
-        oc_table_csv(&b, &t, NULL);
+        oc_table_draw(&b, &t, spec->format);
         oc_table_free(&t);
         goto flush;
     }
@@ -276,10 +276,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_gpu_text_fit_header(&b, e[0].fit, e[0].perf->gpu);
         oc_sbuf_puts(&b, md ? "\n" : "");
     }
-    if (md)
-        oc_table_md(&b, &t);
-    else
-        oc_table_text(&b, &t, NULL);
+    oc_table_draw(&b, &t, spec->format);
     oc_table_free(&t);
     oc_sbuf_puts(&b, md ? "\n" : "");
     oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "

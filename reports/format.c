@@ -263,6 +263,14 @@ void oc_fmt_incomplete(struct oc_sbuf *b, const struct oc_totals *t) {
     }
 }
 
+double oc_mib(uint64_t bytes) {
+    return (double)bytes / 1048576.0;
+}
+
+double oc_gib(uint64_t bytes) {
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
 size_t oc_text_width(const char *s) {
     size_t n = 0;
     for (; *s; s++)

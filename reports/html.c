@@ -204,10 +204,10 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
         snprintf(buf, sizeof buf, "%s%s", lb, oc_fmt_thousands(t->flops, num, sizeof num));
         oc_html_row(&b, "FLOPs", buf);
     }
-    snprintf(buf, sizeof buf, "%.2f", (double)t->params_bytes / 1048576.0);
+    snprintf(buf, sizeof buf, "%.2f", oc_mib(t->params_bytes));
     oc_html_row(&b, "params size (MiB)", buf);
     snprintf(buf, sizeof buf, "%s%.2f", t->peak_complete && !*lb ? "" : "≥ ",
-             (double)t->peak_activation_bytes / 1048576.0);
+             oc_mib(t->peak_activation_bytes));
     oc_html_row(&b, "peak activation memory (MiB)", buf);
     snprintf(buf, sizeof buf, "%d / %d", t->n_shaped, t->n_nodes);
     oc_html_row(&b, "nodes with concrete shapes", buf);

@@ -11,10 +11,7 @@
 
 static enum oc_status oc_listing_render(struct oc_table *t, const struct oc_report_spec *spec, struct oc_diag *d) {
     struct oc_sbuf b = {0};
-    if (spec->format == OC_FORMAT_MD)
-        oc_table_md(&b, t);
-    else
-        oc_table_text(&b, t, NULL);
+    oc_table_draw(&b, t, spec->format);
     if (t->oom)
         b.oom = true;
     oc_table_free(t);
@@ -50,7 +47,7 @@ enum oc_status oc_report_gpus(const struct oc_report_spec *spec, struct oc_diag 
             else
                 oc_table_puts(&t, "-");
         }
-        oc_table_cell(&t, "%g", (double)g->mem_bytes / (1024.0 * 1024.0 * 1024.0));
+        oc_table_cell(&t, "%g", oc_gib(g->mem_bytes));
         oc_table_cell(&t, "%g", g->mem_bw / 1e9);
         oc_table_cell(&t, "%g", g->link_bw / 1e9);
     }

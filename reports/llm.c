@@ -11,10 +11,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static double oc_mib(uint64_t b) {
-    return (double)b / 1048576.0;
-}
-
 /* "1,234 + 56·batch·context" from the terms that are not 0 */
 static void oc_llm_formula_text(struct oc_sbuf *b, const struct oc_llm_formula *f) {
     const int64_t c[4] = {f->c0, f->c_b, f->c_c, f->c_bc};

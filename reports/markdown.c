@@ -35,9 +35,9 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     oc_md_count(&b, t->macs);
     oc_sbuf_printf(&b, " |\n| FLOPs | %s", lb);
     oc_md_count(&b, t->flops);
-    oc_sbuf_printf(&b, " |\n| params size (MiB) | %.2f |\n", (double)t->params_bytes / 1048576.0);
+    oc_sbuf_printf(&b, " |\n| params size (MiB) | %.2f |\n", oc_mib(t->params_bytes));
     oc_sbuf_printf(&b, "| peak activation memory (MiB) | %s%.2f |\n", t->peak_complete && !*lb ? "" : "≥ ",
-                   (double)t->peak_activation_bytes / 1048576.0);
+                   oc_mib(t->peak_activation_bytes));
     oc_sbuf_printf(&b, "| nodes with concrete shapes | %d / %d |\n", t->n_shaped, t->n_nodes);
     if (t->n_uncosted)
         oc_sbuf_printf(&b, "| nodes without a cost | %d |\n", t->n_uncosted);

@@ -16,10 +16,6 @@ const char *oc_fit_word(uint64_t need, uint64_t usable, bool need_exact) {
     return need > usable ? "no" : need_exact ? "yes" : "maybe";
 }
 
-static double oc_gib(uint64_t b) {
-    return (double)b / (1024.0 * 1024.0 * 1024.0);
-}
-
 static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_fit *f,
                             const struct oc_gpu *gpu) {
     bool fits = f->need <= f->usable;
@@ -93,7 +89,7 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
         oc_sbuf_printf(b, "  step on 1 GPU (ms): %.3f = forward %.3f + backward %.3f + update %.3f\n", dp->step1 * 1e3,
                        dp->forward * 1e3, dp->backward * 1e3, dp->update * 1e3);
         oc_sbuf_printf(b, "  all-reduce of %.2f MiB of gradients (ms): %.3f\n",
-                       (double)dp->grad_bytes / (1024.0 * 1024.0), dp->allreduce * 1e3);
+                       oc_mib(dp->grad_bytes), dp->allreduce * 1e3);
         oc_sbuf_printf(b, "  step on %d GPUs (ms): %.3f not overlapped (speedup %.2fx, all-reduce %.1f %% of the step); "
                           "%.3f overlapped with backward (speedup %.2fx)\n",
                        dp->n_gpus, dp->step_serial * 1e3, dp->speedup_serial, 100.0 * dp->allreduce_share,
@@ -110,9 +106,9 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
             oc_sbuf_printf(b, "  stage %d: nodes %d-%d (%s .. %s): %.3f ms, params %.2f MiB, outputs %.2f MiB", j + 1,
                            s->first + 1, s->last + 1, oc_node_label(&g->nodes[g->order[s->first]], b1, sizeof b1),
                            oc_node_label(&g->nodes[g->order[s->last]], b2, sizeof b2), s->time * 1e3,
-                           (double)s->param_bytes / 1048576.0, (double)s->activation_bytes / 1048576.0);
+                           oc_mib(s->param_bytes), oc_mib(s->activation_bytes));
             if (j + 1 < pl->n_stages)
-                oc_sbuf_printf(b, "; sends %.2f MiB (%.3f ms)", (double)s->send_bytes / 1048576.0, s->send_time * 1e3);
+                oc_sbuf_printf(b, "; sends %.2f MiB (%.3f ms)", oc_mib(s->send_bytes), s->send_time * 1e3);
             oc_sbuf_puts(b, "\n");
         }
         oc_sbuf_printf(b, "  bottleneck stage (ms): %.3f", pl->bottleneck * 1e3);

@@ -40,6 +40,9 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
 void oc_md_text(struct oc_sbuf *b, const char *s);
 /* A CSV field, quoted when it holds a comma, quote, CR or LF. */
 void oc_csv_field(struct oc_sbuf *b, const char *s);
+/* Sizes in MiB (2^20 bytes) and GiB (2^30) for printing. */
+double oc_mib(uint64_t bytes);
+double oc_gib(uint64_t bytes);
 /* Columns s takes on a terminal: its UTF-8 code points. */
 size_t oc_text_width(const char *s);
 /* ---- totals that are lower bounds (oc_totals_exact) -------------------------------- */

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The fit every row is checked against (inference: a sweep has no optimizer). */
+static struct oc_fit oc_sweep_fit(const struct oc_sweep_gpu *g) {
+    return (struct oc_fit){.reserve = g->reserve, .usable = g->usable};
+}
+
 static bool oc_sweep_has_tokens(const struct oc_sweep_row *rows, int32_t n) {
     for (int32_t r = 0; r < n; r++)
         if (rows[r].status == OC_OK && rows[r].perf.tokens_per_s > 0)
@@ -65,9 +70,9 @@ static void oc_sweep_table(struct oc_table *t, const struct oc_sweep_row *rows, 
             oc_table_cell(t, "%s%s", lb, oc_fmt_thousands(tt->macs, num, sizeof num));
             oc_table_cell(t, "%s%s", lb, oc_fmt_thousands(tt->flops, num, sizeof num));
             oc_table_cell(t, "%s", oc_fmt_thousands(tt->params, num, sizeof num));
-            oc_table_cell(t, "%s%.2f", lb, (double)tt->activation_bytes / 1048576.0);
-            oc_table_cell(t, "%s%.2f", peak_lb, (double)tt->peak_activation_bytes / 1048576.0);
-            oc_table_cell(t, "%.2f", (double)tt->input_bytes / 1048576.0);
+            oc_table_cell(t, "%s%.2f", lb, oc_mib(tt->activation_bytes));
+            oc_table_cell(t, "%s%.2f", peak_lb, oc_mib(tt->peak_activation_bytes));
+            oc_table_cell(t, "%.2f", oc_mib(tt->input_bytes));
         }
         if (!gpu)
             goto complete;
@@ -88,7 +93,7 @@ static void oc_sweep_table(struct oc_table *t, const struct oc_sweep_row *rows, 
             if (csv)
                 oc_table_cell(t, "%llu", (unsigned long long)p->need);
             else
-                oc_table_cell(t, "%s%.2f", need_exact ? "" : ">= ", (double)p->need / 1048576.0);
+                oc_table_cell(t, "%s%.2f", need_exact ? "" : ">= ", oc_mib(p->need));
             oc_table_cell(t, "%s", oc_fit_word(p->need, gpu->usable, need_exact));
         }
     complete:
@@ -165,7 +170,7 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
     if (gpu) {
         json_t *g = oc_gpu_json_setup(setup);
         if (g && gpu->fit) {
-            struct oc_fit f = {.reserve = gpu->gpu->mem_bytes - gpu->usable, .usable = gpu->usable};
+            struct oc_fit f = oc_sweep_fit(gpu);
             json_object_set_new(g, "fit", oc_gpu_json_fit_setup(&f));
         }
         json_object_set_new(doc, "gpu", g);
@@ -193,17 +198,12 @@ enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const
         if (!csv && gpu) {
             oc_gpu_text_header(&b, &setup, spec->gpu ? spec->gpu->spec_source : NULL);
             if (gpu->fit) {
-                struct oc_fit f = {.reserve = gpu->gpu->mem_bytes - gpu->usable, .usable = gpu->usable};
+                struct oc_fit f = oc_sweep_fit(gpu);
                 oc_gpu_text_fit_header(&b, &f, gpu->gpu);
             }
             oc_sbuf_puts(&b, md ? "\n" : "");
         }
-        if (csv)
-            oc_table_csv(&b, &t, NULL);
-        else if (md)
-            oc_table_md(&b, &t);
-        else
-            oc_table_text(&b, &t, NULL);
+        oc_table_draw(&b, &t, spec->format);
         oc_table_free(&t);
         if (!csv) {
             oc_sbuf_puts(&b, md ? "\n" : "");

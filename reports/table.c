@@ -120,11 +120,6 @@ void oc_table_free(struct oc_table *t) {
 
 /* ---- text ------------------------------------------------------------------------ */
 
-/* Display width of UTF-8 text: one column per code point. */
-static size_t oc_width(const char *s) {
-    return oc_text_width(s);
-}
-
 /* A cell padded to `width` columns, after `lead` spaces of indent; text
  * wider than that is cut and ends in "…" (the terminal-width fit). The
  * last cell of a line is not padded after its text. */
@@ -169,10 +164,10 @@ size_t oc_table_text(struct oc_sbuf *b, const struct oc_table *t, const struct o
         return 0;
     }
     for (int32_t c = 0; c < t->n_cols; c++)
-        w[c] = oc_width(t->cols[c].header);
+        w[c] = oc_text_width(t->cols[c].header);
     for (int32_t r = 0, i = 0; r < t->n_rows; r++)
         for (int32_t c = 0; c < t->n_cols; c++, i++) {
-            size_t n = oc_width(oc_table_at(t, r, c));
+            size_t n = oc_text_width(oc_table_at(t, r, c));
             cw[i] = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
             n += c == 0 ? 2 * (size_t)t->level[r] : 0;
             if (n > w[c])
@@ -196,7 +191,7 @@ size_t oc_table_text(struct oc_sbuf *b, const struct oc_table *t, const struct o
     oc_sbuf_puts(b, indent);
     for (int32_t c = 0; c < t->n_cols; c++) {
         oc_sbuf_puts(b, c ? "  " : "");
-        oc_text_cell(b, t->cols[c].header, oc_width(t->cols[c].header), 0, w[c], t->cols[c].align == OC_ALIGN_RIGHT,
+        oc_text_cell(b, t->cols[c].header, oc_text_width(t->cols[c].header), 0, w[c], t->cols[c].align == OC_ALIGN_RIGHT,
                      c + 1 == t->n_cols);
     }
     oc_sbuf_puts(b, style->bold_header ? "\033[0m\n" : "\n");
@@ -317,6 +312,17 @@ void oc_table_csv(struct oc_sbuf *b, const struct oc_table *t, const struct oc_t
         if (flush && b->n > 1 << 16 && flush->fn(flush->arg, b) != 0)
             return;
     }
+}
+
+void oc_table_draw(struct oc_sbuf *b, const struct oc_table *t, int format) {
+    if (format == OC_FORMAT_CSV)
+        oc_table_csv(b, t, NULL);
+    else if (format == OC_FORMAT_MD)
+        oc_table_md(b, t);
+    else if (format == OC_FORMAT_HTML)
+        oc_table_html(b, t);
+    else
+        oc_table_text(b, t, NULL);
 }
 
 /* ---- HTML ------------------------------------------------------------------------ */

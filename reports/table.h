@@ -95,6 +95,9 @@ void oc_table_md_aligned(struct oc_sbuf *b, const struct oc_table *t);
  * oc_table_csv_rows draws the rows only (a table drawn in batches). */
 void oc_table_csv(struct oc_sbuf *b, const struct oc_table *t, const struct oc_table_flush *flush);
 void oc_table_csv_rows(struct oc_sbuf *b, const struct oc_table *t);
+/* The renderer of a format: CSV, Markdown, HTML, or plain text for any
+ * other (JSON has no tables). */
+void oc_table_draw(struct oc_sbuf *b, const struct oc_table *t, int format);
 /* HTML: <table>, a header row of <th>, right-aligned cells class "n";
  * in a table of levels (oc_table_level) the first cell pads (level + 1) em. */
 void oc_table_html(struct oc_sbuf *b, const struct oc_table *t);

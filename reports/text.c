@@ -55,10 +55,6 @@ static void oc_cell_count(struct oc_sbuf *b, uint64_t v, bool unknown) {
     oc_sbuf_puts(b, unknown ? "?" : oc_fmt_thousands(v, buf, sizeof buf));
 }
 
-static double oc_mib(uint64_t bytes) {
-    return (double)bytes / (1024.0 * 1024.0);
-}
-
 static void oc_pct(char *buf, size_t size, uint64_t part, uint64_t total) {
     if (!total)
         snprintf(buf, size, "-");
