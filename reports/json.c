@@ -363,73 +363,108 @@ static json_t *oc_jcoverage(const struct oc_analysis *an) {
     return o;
 }
 
-/* Appends `"key": <json>` (compact) and consumes j. */
-static bool oc_emit(struct oc_sbuf *b, const char *key, json_t *j, const char *after) {
-    if (!j) {
-        b->oom = true;
-        return false;
-    }
-    char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+/* Hands one member to fn and releases it; a NULL value is out of memory. */
+static enum oc_status oc_member(oc_json_member_fn fn, void *arg, const char *key, int32_t index, json_t *j,
+                                struct oc_diag *d) {
+    if (!j)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    enum oc_status st = fn(arg, key, index, j, d);
     json_decref(j);
-    if (!s) {
-        b->oom = true;
-        return false;
+    return st;
+}
+
+enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_report_spec *spec, oc_json_member_fn fn,
+                               void *arg, struct oc_diag *d) {
+    const struct oc_graph *g = an->graph;
+    enum oc_status st = oc_member(fn, arg, "schema", -1, json_string(OC_JSON_SCHEMA), d);
+    if (st == OC_OK)
+        st = oc_member(fn, arg, "model", -1, oc_jmodel(an, spec), d);
+    if (st == OC_OK)
+        st = oc_member(fn, arg, "bindings", -1, oc_jbindings(an), d);
+    if (st == OC_OK && spec->sym)
+        st = oc_member(fn, arg, "symbolic", -1, oc_jsymbolic(spec->sym), d);
+    if (st != OC_OK)
+        return st;
+    int32_t n_rows;
+    int32_t *rows = oc_report_rows(an, spec, &n_rows);
+    if (!rows)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    st = oc_member(fn, arg, "nodes", -1, json_array(), d);
+    for (int32_t i = 0; i < n_rows && st == OC_OK; i++) {
+        json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
+        if (jn && spec->gpu && json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]])))
+            jn = (json_decref(jn), NULL);
+        st = oc_member(fn, arg, "nodes", i, jn, d);
     }
-    if (key)
-        oc_sbuf_printf(b, "  \"%s\": ", key);
-    oc_sbuf_puts(b, s);
-    oc_sbuf_puts(b, after);
+    free(rows);
+    if (st == OC_OK)
+        st = oc_member(fn, arg, "totals", -1, oc_jtotals(an), d);
+    if (st == OC_OK)
+        st = oc_member(fn, arg, "op_types", -1, oc_jop_types(an), d);
+    if (st == OC_OK && spec->modules)
+        st = oc_member(fn, arg, "modules", -1, oc_jmodules(spec), d);
+    if (st == OC_OK && spec->training)
+        st = oc_member(fn, arg, "training", -1, oc_jtraining(spec->training), d);
+    if (st == OC_OK && spec->baseline)
+        st = oc_member(fn, arg, "baseline", -1, oc_baseline_json(an, spec), d);
+    if (st == OC_OK && spec->gpu)
+        st = oc_member(fn, arg, "gpu", -1, oc_gpu_json(an, spec), d);
+    if (st == OC_OK)
+        st = oc_member(fn, arg, "coverage", -1, oc_jcoverage(an), d);
+    if (st != OC_OK)
+        return st;
+    json_t *w = json_array();
+    for (int32_t i = 0; w && an->model && i < oc_model_n_warnings(an->model); i++) /* about the file */
+        json_array_append_new(w, oc_jstr(oc_model_warning(an->model, i)));
+    for (int32_t i = 0; w && i < an->n_warnings; i++)
+        json_array_append_new(w, oc_jstr(an->warnings[i]));
+    return oc_member(fn, arg, "warnings", -1, w, d);
+}
+
+/* The text of the document: one member per line, one node per line inside
+ * "nodes", flushed every 64 KiB. */
+struct oc_json_writer {
+    const struct oc_report_spec *spec;
+    struct oc_sbuf b;
+    int32_t n_nodes;   /* node rows written                  */
+    bool in_nodes;     /* the "nodes" array is open           */
+};
+
+static enum oc_status oc_json_write_member(void *arg, const char *key, int32_t index, const json_t *value,
+                                           struct oc_diag *d) {
+    struct oc_json_writer *w = arg;
+    bool node = index >= 0;
+    if (w->in_nodes && !node) {
+        oc_sbuf_puts(&w->b, w->n_nodes ? "\n  ]" : "]");
+        w->in_nodes = false;
+    }
+    if (node) {
+        oc_sbuf_puts(&w->b, w->n_nodes++ ? ",\n    " : "\n    ");
+    } else {
+        oc_sbuf_printf(&w->b, "%s  \"%s\": ", strcmp(key, "schema") ? ",\n" : "{\n", key);
+        if (strcmp(key, "nodes") == 0) { /* the rows follow one by one */
+            oc_sbuf_puts(&w->b, "[");
+            w->in_nodes = true;
+            return OC_OK;
+        }
+    }
+    char *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!s)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    oc_sbuf_puts(&w->b, s);
     free(s);
-    return true;
+    if (w->b.oom)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    return w->b.n > 1 << 16 ? oc_sbuf_flush(&w->b, w->spec, d) : OC_OK;
 }
 
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
-    const struct oc_graph *g = an->graph;
-    struct oc_sbuf b = {0};
-    enum oc_status st = OC_OK;
-    oc_sbuf_puts(&b, "{\n  \"schema\": \"" OC_JSON_SCHEMA "\",\n");
-    oc_emit(&b, "model", oc_jmodel(an, spec), ",\n");
-    oc_emit(&b, "bindings", oc_jbindings(an), ",\n");
-    if (spec->sym)
-        oc_emit(&b, "symbolic", oc_jsymbolic(spec->sym), ",\n");
-    int32_t n_rows;
-    int32_t *rows = oc_report_rows(an, spec, &n_rows);
-    if (!rows) {
-        oc_sbuf_free(&b);
-        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
-    }
-    oc_sbuf_puts(&b, "  \"nodes\": [");
-    for (int32_t i = 0; i < n_rows && !b.oom; i++) {
-        oc_sbuf_puts(&b, i ? ",\n    " : "\n    ");
-        json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
-        if (jn && spec->gpu)
-            json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]]));
-        oc_emit(&b, NULL, jn, "");
-        if (b.n > 1 << 16 && (st = oc_sbuf_flush(&b, spec, d)) != OC_OK)
-            break;
-    }
+    struct oc_json_writer w = {spec, {0}, 0, false};
+    enum oc_status st = oc_json_members(an, spec, oc_json_write_member, &w, d);
     if (st == OC_OK) {
-        oc_sbuf_puts(&b, n_rows ? "\n  ],\n" : "],\n");
-        oc_emit(&b, "totals", oc_jtotals(an), ",\n");
-        oc_emit(&b, "op_types", oc_jop_types(an), ",\n");
-        if (spec->modules)
-            oc_emit(&b, "modules", oc_jmodules(spec), ",\n");
-        if (spec->training)
-            oc_emit(&b, "training", oc_jtraining(spec->training), ",\n");
-        if (spec->baseline)
-            oc_emit(&b, "baseline", oc_baseline_json(an, spec), ",\n");
-        if (spec->gpu)
-            oc_emit(&b, "gpu", oc_gpu_json(an, spec), ",\n");
-        oc_emit(&b, "coverage", oc_jcoverage(an), ",\n");
-        json_t *w = json_array();
-        for (int32_t i = 0; w && an->model && i < oc_model_n_warnings(an->model); i++) /* about the file */
-            json_array_append_new(w, oc_jstr(oc_model_warning(an->model, i)));
-        for (int32_t i = 0; w && i < an->n_warnings; i++)
-            json_array_append_new(w, oc_jstr(an->warnings[i]));
-        oc_emit(&b, "warnings", w, "\n}\n");
-        st = oc_sbuf_flush(&b, spec, d);
+        oc_sbuf_puts(&w.b, "\n}\n");
+        st = oc_sbuf_flush(&w.b, spec, d);
     }
-    free(rows);
-    oc_sbuf_free(&b);
+    oc_sbuf_free(&w.b);
     return st;
 }
