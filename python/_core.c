@@ -1,0 +1,422 @@
+/*
+ * _core.c — the C library in process for Python (the onnxcost package).
+ *
+ * One type, _core.Handle: a loaded model with its analysis, symbolic
+ * formulas, modules and GPU prediction, kept until the handle is released.
+ * Its values come from the same walk that writes the JSON report
+ * (oc_json_members), converted from jansson values to Python objects
+ * directly: no text is printed and parsed back. Its reports (text, json,
+ * md, csv, html) are rendered into memory by reports/ as the CLI renders
+ * them to a file.
+ *
+ * Errors: a file the analyzer refuses raises _core.ModelError with the
+ * CLI's one line ("NAME: reason"); out of memory raises MemoryError; bad
+ * arguments raise ValueError or TypeError. The GIL is held throughout.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "analyze.h"
+#include "dtype.h"
+#include "gpu.h"
+#include "model.h"
+#include "modules.h"
+#include "symbolic.h"
+
+#include "../reports/report.h"
+
+#include <jansson.h>
+#include <string.h>
+
+static PyObject *oc_py_error;       /* _core.Error: base of the package's exceptions */
+static PyObject *oc_py_model_error; /* _core.ModelError: the file was refused          */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *source;        /* the bytes a buffer model was loaded from, or NULL */
+    char *name;              /* the path or the name given, shown in reports      */
+    struct oc_model *model;
+    struct oc_analysis *an;
+    struct oc_symbolic *sym;
+    struct oc_module *mods;  /* --depth rows (in the analysis' arena), or NULL    */
+    int32_t n_mods;
+    const struct oc_gpu *gpu;
+    struct oc_perf perf;
+    char dtype_name[16];     /* --dtype in force, or ""                           */
+    struct oc_binding *dims;
+    int32_t n_dims;
+} oc_handle;
+
+static void oc_handle_dealloc(oc_handle *h) {
+    oc_perf_free(&h->perf);
+    oc_symbolic_free(h->sym);
+    oc_analysis_free(h->an);
+    oc_model_free(h->model);
+    for (int32_t i = 0; i < h->n_dims; i++)
+        PyMem_Free((void *)h->dims[i].name);
+    PyMem_Free(h->dims);
+    PyMem_Free(h->name);
+    Py_XDECREF(h->source);
+    Py_TYPE(h)->tp_free((PyObject *)h);
+}
+
+/* Raises the exception for a failed status: MemoryError, or ModelError
+ * with "NAME: reason". Returns NULL. */
+static PyObject *oc_py_raise(const oc_handle *h, enum oc_status st, const char *msg) {
+    if (PyErr_Occurred())
+        return NULL;
+    if (st == OC_ERR_NOMEM)
+        return PyErr_NoMemory();
+    PyObject *e = PyUnicode_FromFormat("%s: %s", h->name, msg && *msg ? msg : oc_status_str(st));
+    if (e) {
+        PyErr_SetObject(oc_py_model_error, e);
+        Py_DECREF(e);
+    }
+    return NULL;
+}
+
+/* ---- jansson values to Python objects -------------------------------------- */
+
+static PyObject *oc_py_from_json(const json_t *j) {
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+        PyObject *d = PyDict_New();
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)j, key, v) {
+            PyObject *pv = d ? oc_py_from_json(v) : NULL;
+            if (!pv || PyDict_SetItemString(d, key, pv) < 0) {
+                Py_XDECREF(pv);
+                Py_XDECREF(d);
+                return NULL;
+            }
+            Py_DECREF(pv);
+        }
+        return d;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(j);
+        PyObject *l = PyList_New((Py_ssize_t)n);
+        for (size_t i = 0; l && i < n; i++) {
+            PyObject *pv = oc_py_from_json(json_array_get(j, i));
+            if (!pv) {
+                Py_DECREF(l);
+                return NULL;
+            }
+            PyList_SET_ITEM(l, (Py_ssize_t)i, pv);
+        }
+        return l;
+    }
+    case JSON_STRING:
+        return PyUnicode_DecodeUTF8(json_string_value(j), (Py_ssize_t)json_string_length(j), "replace");
+    case JSON_INTEGER:
+        return PyLong_FromLongLong(json_integer_value(j));
+    case JSON_REAL:
+        return PyFloat_FromDouble(json_real_value(j));
+    case JSON_TRUE:
+        Py_RETURN_TRUE;
+    case JSON_FALSE:
+        Py_RETURN_FALSE;
+    default:
+        Py_RETURN_NONE;
+    }
+}
+
+struct oc_py_members {
+    PyObject *dict;  /* key -> value, in document order */
+    PyObject *nodes; /* the "nodes" list being filled   */
+};
+
+static enum oc_status oc_py_member(void *arg, const char *key, int32_t index, const struct json_t *value,
+                                   struct oc_diag *d) {
+    struct oc_py_members *m = arg;
+    PyObject *v = oc_py_from_json(value);
+    bool ok = v != NULL;
+    if (ok && index >= 0)
+        ok = PyList_Append(m->nodes, v) == 0;
+    else if (ok)
+        ok = PyDict_SetItemString(m->dict, key, v) == 0;
+    if (ok && index < 0 && strcmp(key, "nodes") == 0)
+        m->nodes = v; /* borrowed: the dict holds it */
+    Py_XDECREF(v);
+    return ok ? OC_OK : oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+}
+
+/* ---- reports into memory ---------------------------------------------------- */
+
+struct oc_py_text {
+    char *p;
+    size_t n, cap;
+};
+
+static int oc_py_text_write(void *arg, const char *data, size_t n) {
+    struct oc_py_text *t = arg;
+    if (t->n + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1 << 16;
+        while (cap < t->n + n + 1)
+            cap *= 2;
+        char *p = PyMem_Realloc(t->p, cap);
+        if (!p)
+            return 1;
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->n, data, n);
+    t->n += n;
+    return 0;
+}
+
+static struct oc_report_spec oc_handle_spec(oc_handle *h, enum oc_format f, struct oc_gpu_report *gr) {
+    *gr = (struct oc_gpu_report){&h->perf, NULL, NULL, OC_BALANCE_TIME, NULL, NULL};
+    struct oc_report_spec spec = {.version = 1,
+                                  .format = f,
+                                  .model_path = h->name,
+                                  .sym = h->sym,
+                                  .sort = OC_SORT_NONE,
+                                  .modules = h->mods,
+                                  .n_modules = h->n_mods,
+                                  .dtype_name = h->dtype_name[0] ? h->dtype_name : NULL,
+                                  .gpu = h->gpu ? gr : NULL};
+    return spec;
+}
+
+static PyObject *oc_handle_render(oc_handle *h, PyObject *args) {
+    const char *fmt;
+    int width = 0;
+    enum oc_format f;
+    if (!PyArg_ParseTuple(args, "s|i:render", &fmt, &width))
+        return NULL;
+    if (!oc_format_parse(fmt, &f))
+        return PyErr_Format(PyExc_ValueError, "unknown format '%s' (text, json, csv, md or html)", fmt);
+    struct oc_gpu_report gr;
+    struct oc_report_spec spec = oc_handle_spec(h, f, &gr);
+    struct oc_py_text t = {0};
+    struct oc_diag d = {0};
+    spec.write = oc_py_text_write;
+    spec.write_arg = &t;
+    spec.width = width > 0 ? width : 0;
+    enum oc_status st = oc_report_render(h->an, &spec, &d);
+    PyObject *r = st == OC_OK ? PyUnicode_DecodeUTF8(t.p ? t.p : "", (Py_ssize_t)t.n, "replace") : NULL;
+    PyMem_Free(t.p);
+    if (st != OC_OK)
+        return st == OC_ERR_IO ? PyErr_NoMemory() : oc_py_raise(h, st, d.msg);
+    return r;
+}
+
+static PyObject *oc_handle_members(oc_handle *h, PyObject *unused) {
+    (void)unused;
+    struct oc_gpu_report gr;
+    struct oc_report_spec spec = oc_handle_spec(h, OC_FORMAT_JSON, &gr);
+    struct oc_py_members m = {PyDict_New(), NULL};
+    struct oc_diag d = {0};
+    if (!m.dict)
+        return NULL;
+    enum oc_status st = oc_json_members(h->an, &spec, oc_py_member, &m, &d);
+    if (st != OC_OK) {
+        Py_DECREF(m.dict);
+        return oc_py_raise(h, st, d.msg);
+    }
+    return m.dict;
+}
+
+static PyMethodDef oc_handle_methods[] = {
+    {"render", (PyCFunction)oc_handle_render, METH_VARARGS,
+     "render(format, width=0) -> str: the report as the CLI writes it (text, json, csv, md or html)"},
+    {"members", (PyCFunction)oc_handle_members, METH_NOARGS,
+     "members() -> dict: the JSON report's members (docs/JSON.md) as Python values"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject oc_handle_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "onnxcost._core.Handle",
+    .tp_basicsize = sizeof(oc_handle),
+    .tp_dealloc = (destructor)oc_handle_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A model loaded and analyzed by the onnxcost C library (made by _core.analyze).",
+    .tp_methods = oc_handle_methods,
+};
+
+/* dims: a dict {name: int >= 0} into h->dims (names copied). */
+static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
+    if (dims == Py_None)
+        return true;
+    if (!PyDict_Check(dims)) {
+        PyErr_SetString(PyExc_TypeError, "dims must be a dict {name: size}");
+        return false;
+    }
+    Py_ssize_t n = PyDict_Size(dims), pos = 0;
+    h->dims = PyMem_Calloc(n ? (size_t)n : 1, sizeof *h->dims);
+    if (!h->dims) {
+        PyErr_NoMemory();
+        return false;
+    }
+    PyObject *k, *v;
+    while (PyDict_Next(dims, &pos, &k, &v)) {
+        if (!PyUnicode_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "dims: names must be str");
+            return false;
+        }
+        long long value = PyLong_Check(v) ? PyLong_AsLongLong(v) : -1;
+        if (value < 0) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "dims: %R must be an int >= 0, not %R", k, v);
+            return false;
+        }
+        const char *name = PyUnicode_AsUTF8(k);
+        char *copy = name ? PyMem_Malloc(strlen(name) + 1) : NULL;
+        if (!copy) {
+            if (name)
+                PyErr_NoMemory();
+            return false;
+        }
+        strcpy(copy, name);
+        h->dims[h->n_dims++] = (struct oc_binding){copy, value};
+    }
+    return true;
+}
+
+/* analyze(source, name, dims, batch, gpu, dtype, depth, symbolic) -> Handle.
+ * source is a path (str) or the file's bytes. */
+static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
+    (void)self;
+    static char *kwlist[] = {"source", "name", "dims", "batch", "gpu", "dtype", "depth", "symbolic", NULL};
+    PyObject *source, *dims = Py_None;
+    const char *name, *gpu = NULL, *dtype = NULL;
+    long long batch = 0;
+    int depth = 0, symbolic = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|OLzzip:analyze", kwlist, &source, &name, &dims, &batch, &gpu,
+                                     &dtype, &depth, &symbolic))
+        return NULL;
+    if (batch < 0)
+        return PyErr_Format(PyExc_ValueError, "batch must be > 0, not %lld", batch);
+    if (depth < 0 || depth > 64)
+        return PyErr_Format(PyExc_ValueError, "depth must be from 1 to 64, not %d", depth);
+    if (!PyUnicode_Check(source) && !PyBytes_Check(source))
+        return PyErr_Format(PyExc_TypeError, "source must be a path (str) or bytes, not %s", Py_TYPE(source)->tp_name);
+
+    oc_handle *h = PyObject_New(oc_handle, &oc_handle_type);
+    if (!h)
+        return NULL;
+    memset((char *)h + sizeof(PyObject), 0, sizeof *h - sizeof(PyObject));
+    h->name = PyMem_Malloc(strlen(name) + 1);
+    if (!h->name) {
+        Py_DECREF(h);
+        return PyErr_NoMemory();
+    }
+    strcpy(h->name, name);
+    if (!oc_handle_dims(h, dims)) {
+        Py_DECREF(h);
+        return NULL;
+    }
+    struct oc_analyze_opts opts = {.dims = h->dims, .n_dims = h->n_dims, .batch = batch};
+    struct oc_perf_opts popts;
+    oc_perf_defaults(&popts);
+    if (dtype) {
+        int32_t bits, code;
+        if (!oc_dtype_price_parse(dtype, &bits, &code)) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "unknown dtype '%s' (fp64, fp32, fp16, bf16, fp8, int8 or int4)",
+                                dtype);
+        }
+        opts.price_bits = bits;
+        popts.dtype = code;
+        snprintf(h->dtype_name, sizeof h->dtype_name, "%s", dtype);
+    }
+    if (gpu && !(h->gpu = oc_gpu_find(gpu))) {
+        Py_DECREF(h);
+        return PyErr_Format(PyExc_ValueError, "unknown GPU '%s' (onnxcost.gpus() lists them)", gpu);
+    }
+
+    struct oc_diag d = {0};
+    struct oc_load_opts lopts = {0};
+    enum oc_status st;
+    if (PyBytes_Check(source)) {
+        Py_INCREF(source);
+        h->source = source;
+        st = oc_model_load_buffer(PyBytes_AS_STRING(source), (size_t)PyBytes_GET_SIZE(source), &lopts, &h->model, &d);
+    } else {
+        PyObject *fs = PyUnicode_EncodeFSDefault(source);
+        if (!fs) {
+            Py_DECREF(h);
+            return NULL;
+        }
+        st = oc_model_load(PyBytes_AS_STRING(fs), &lopts, &h->model, &d);
+        Py_DECREF(fs);
+    }
+    if (st == OC_OK)
+        st = oc_analyze(h->model, &opts, &h->an, &d);
+    if (st == OC_OK && symbolic) { /* unbound dims kept as formulas, as the CLI does */
+        bool unbound = false;
+        for (int32_t i = 0; i < h->an->n_bound; i++)
+            unbound |= h->an->bound[i].source == OC_BIND_DEFAULT && h->an->bound[i].name;
+        struct oc_diag sd = {0};
+        if (unbound && oc_symbolic_fit(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
+            st = OC_ERR_NOMEM;
+    }
+    if (st == OC_OK && depth > 0) {
+        st = oc_modules_build(h->an, depth, &h->mods, &h->n_mods, &d);
+        if (st == OC_OK && h->sym)
+            st = oc_modules_symbolic(h->sym, h->mods, h->n_mods);
+    }
+    if (st == OC_OK && h->gpu)
+        st = oc_perf_estimate(h->an, h->gpu, &popts, &h->perf);
+    if (st != OC_OK) {
+        oc_py_raise(h, st, d.msg);
+        Py_DECREF(h);
+        return NULL;
+    }
+    return (PyObject *)h;
+}
+
+static PyObject *oc_py_gpus(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *l = PyList_New(0);
+    for (int32_t i = 0; l && i < oc_gpu_count(); i++) {
+        PyObject *s = PyUnicode_FromString(oc_gpu_at(i)->id);
+        if (!s || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static PyMethodDef oc_py_functions[] = {
+    {"analyze", (PyCFunction)(void (*)(void))oc_py_analyze, METH_VARARGS | METH_KEYWORDS,
+     "analyze(source, name, dims=None, batch=0, gpu=None, dtype=None, depth=0, symbolic=True) -> Handle"},
+    {"gpus", oc_py_gpus, METH_NOARGS, "gpus() -> list of the built-in GPU names"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef oc_py_module = {
+    PyModuleDef_HEAD_INIT, "_core", "The onnxcost C library in process (use the onnxcost package).", -1,
+    oc_py_functions, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void);
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&oc_handle_type) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&oc_py_module);
+    if (!m)
+        return NULL;
+    oc_py_error = PyErr_NewExceptionWithDoc("onnxcost.Error", "Base of the errors onnxcost raises.", NULL, NULL);
+    PyObject *bases = oc_py_error ? PyTuple_Pack(2, oc_py_error, PyExc_ValueError) : NULL;
+    oc_py_model_error = bases ? PyErr_NewExceptionWithDoc("onnxcost.ModelError",
+                                                          "The model file was refused: not ONNX, damaged, or beyond "
+                                                          "a limit. The message is the CLI's one line.",
+                                                          bases, NULL)
+                              : NULL;
+    Py_XDECREF(bases);
+    if (!oc_py_model_error || PyModule_AddObjectRef(m, "Error", oc_py_error) < 0 ||
+        PyModule_AddObjectRef(m, "ModelError", oc_py_model_error) < 0 ||
+        PyModule_AddObjectRef(m, "Handle", (PyObject *)&oc_handle_type) < 0 ||
+        PyModule_AddStringConstant(m, "version", ONNXCOST_VERSION) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,182 @@
+"""onnxcost.analyze: the library in process, against hand-derived figures
+and against the CLI's reports on the same files."""
+import glob
+import json
+import os
+import warnings
+
+import pytest
+
+import onnxcost
+from conftest import CLI, MNIST, REPO, cli, cli_json
+
+# torchsummary_net by hand: conv1 10x24x24 outputs x 1x5x5, conv2 20x8x8 x
+# 10x5x5, fc1 320->50, fc2 50->10
+MNIST_MACS = 10 * 24 * 24 * 25 + 20 * 8 * 8 * 250 + 320 * 50 + 50 * 10
+MNIST_PARAMS = (10 * 25 + 10) + (20 * 250 + 20) + (320 * 50 + 50) + (50 * 10 + 10)
+
+CORPUS = sorted(glob.glob(os.path.join(REPO, "fixtures", "corpus", "*", "*.onnx")))
+
+
+def test_hand_figures():
+    a = onnxcost.analyze(MNIST, batch=8)
+    assert a.macs == 8 * MNIST_MACS
+    assert a.params == MNIST_PARAMS
+    assert a.complete
+    assert a.bindings == {"batch": 8}
+    assert a.nodes[0]["outputs"][0]["shape"] == [8, 10, 24, 24]
+
+
+def test_symbolic_formulas_when_unbound():
+    a = onnxcost.analyze(MNIST)
+    assert a.symbolic["dims"] == ["batch"]
+    assert a.symbolic["totals"]["macs"] == f"{MNIST_MACS}*batch"
+    assert onnxcost.analyze(MNIST, symbolic=False).symbolic is None
+
+
+@pytest.mark.parametrize("opts,flags", [
+    ({}, []),
+    ({"batch": 4, "depth": 2}, ["--batch", "4", "--depth", "2"]),
+    ({"gpu": "h100", "dtype": "fp16"}, ["--gpu", "h100", "--dtype", "fp16"]),
+])
+@pytest.mark.parametrize("path", [MNIST] + CORPUS[::4])
+def test_same_document_as_the_cli(path, opts, flags):
+    """Every member of the JSON report, and every report format, as the CLI writes it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", onnxcost.IncompleteAnalysisWarning)
+        a = onnxcost.analyze(path, **opts)
+    assert a.to_dict() == cli_json(path, *flags)
+    assert json.loads(a.to_json()) == a.to_dict()
+    for fmt, method in (("text", "to_text"), ("md", "to_markdown"), ("csv", "to_csv")):
+        assert getattr(a, method)() == cli(path, *flags, "--format", fmt, "-q").stdout, fmt
+    assert str(a) == a.to_text()
+
+
+def test_bytes_and_modelproto_equal_the_path():
+    onnx = pytest.importorskip("onnx")
+    ref = onnxcost.analyze(MNIST, batch=2)
+    data = open(MNIST, "rb").read()
+    for source in (data, bytearray(data), memoryview(data), onnx.load(MNIST)):
+        a = onnxcost.analyze(source, batch=2)
+        assert a.totals == ref.totals
+        assert [n["macs"] for n in a.nodes] == [n["macs"] for n in ref.nodes]
+    assert onnxcost.analyze(data).model["path"] == "<bytes>"
+    assert onnxcost.analyze(data, name="net").model["path"] == "net"
+
+
+def test_dims_bind_named_dims():
+    gpt2 = [p for p in CORPUS if "gpt2" in p][0]
+    dims = {"batch_size": 2, "seq_len": 7, "past_seq_len": 5, "total_seq_len": 12}
+    a = onnxcost.analyze(gpt2, dims=dims)
+    flags = [f for k, v in dims.items() for f in ("--dim", f"{k}={v}")]
+    assert a.totals == cli_json(gpt2, *flags)["totals"]
+    assert a.symbolic is None
+
+
+def test_incomplete_analysis_is_flagged():
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = helper.make_tensor("w", TensorProto.FLOAT, [8, 8], [0.0] * 64)
+    g = helper.make_graph([helper.make_node("Mystery", ["x"], ["t"], domain="example.custom"),
+                           helper.make_node("MatMul", ["t", "w"], ["y"])], "g", [x], [y], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("example.custom", 1)])
+    with pytest.warns(onnxcost.IncompleteAnalysisWarning, match="2 nodes without a cost"):
+        a = onnxcost.analyze(m)
+    assert not a.complete
+    assert "lower bounds" in str(a).splitlines()[1]  # said above the table, where the reader starts
+    assert ">=" in [l for l in str(a).splitlines() if l.startswith("Total MACs")][0]
+
+
+def test_bad_files_raise_the_cli_line():
+    bad = sorted(glob.glob(os.path.join(REPO, "fixtures", "bad", "*.onnx")))
+    assert bad
+    refused = 0
+    for path in bad:
+        r = cli(path, "-q", check=False)
+        if r.returncode != 2:
+            continue
+        refused += 1
+        with pytest.raises(onnxcost.ModelError) as e:
+            onnxcost.analyze(path)
+        assert r.stderr.strip() == f"onnxcost: error: {e.value}", path
+        assert isinstance(e.value, ValueError) and isinstance(e.value, onnxcost.Error)
+        with pytest.raises(onnxcost.ModelError):  # the same from bytes
+            onnxcost.analyze(open(path, "rb").read())
+    assert refused >= 10
+
+
+@pytest.mark.parametrize("data", [b"", b"\x00", b"garbage", bytes(range(256)) * 4, b"\x0a\xff\xff\xff\xff\x0f"])
+def test_garbage_bytes(data):
+    try:
+        onnxcost.analyze(data)
+    except onnxcost.ModelError as e:
+        assert str(e).startswith("<bytes>: ")
+
+
+def test_missing_file():
+    with pytest.raises(onnxcost.Error, match="^/nonexistent/model.onnx: cannot open"):
+        onnxcost.analyze("/nonexistent/model.onnx")
+
+
+@pytest.mark.parametrize("kw,exc,msg", [
+    ({"gpu": "nope"}, ValueError, "unknown GPU 'nope'"),
+    ({"dtype": "fp7"}, ValueError, "unknown dtype 'fp7'"),
+    ({"batch": 0}, ValueError, "batch must be a positive int"),
+    ({"depth": 65}, ValueError, "depth must be an int from 1 to 64"),
+    ({"dims": ["batch"]}, TypeError, "dims must be a dict"),
+    ({"dims": {"batch": -1}}, ValueError, "must be an int >= 0"),
+    ({"dims": {1: 2}}, TypeError, "names must be str"),
+])
+def test_bad_arguments(kw, exc, msg):
+    with pytest.raises(exc, match=msg):
+        onnxcost.analyze(MNIST, **kw)
+
+
+def test_wrong_model_type():
+    with pytest.raises(TypeError, match="path, bytes or an onnx.ModelProto"):
+        onnxcost.analyze(42)
+
+
+def test_gpus_match_the_cli():
+    listed = cli("gpus", "--format", "md").stdout
+    for name in onnxcost.gpus():
+        assert f"| {name} |" in listed
+    assert len(onnxcost.gpus()) >= 5
+
+
+def test_pandas():
+    pd = pytest.importorskip("pandas")
+    a = onnxcost.analyze(MNIST, batch=3, depth=1, gpu="a100")
+    df = a.to_pandas()
+    assert len(df) == len(a.nodes)
+    assert int(df["macs"].sum()) == a.macs
+    assert df["output_shapes"][0] == [[3, 10, 24, 24]]
+    assert {"gpu_" + k for k in a.nodes[0]["gpu"]} <= set(df.columns)
+    assert int(a.to_pandas("modules")["params"].sum()) == a.params
+    with pytest.raises(ValueError):
+        onnxcost.analyze(MNIST).to_pandas("modules")
+
+
+def test_handles_outlive_nothing_and_free():
+    """Many analyses created and dropped: no crash, results stay independent."""
+    kept = [onnxcost.analyze(MNIST, batch=b) for b in range(1, 40)]
+    for b, a in enumerate(kept, 1):
+        assert a.macs == b * MNIST_MACS
+    del kept
+    for _ in range(100):
+        onnxcost.analyze(MNIST).to_text()
+
+
+def test_cli_installed_beside_the_package():
+    """pip install puts the onnxcost command on PATH next to the interpreter."""
+    import shutil
+    import sys
+    exe = os.path.join(os.path.dirname(sys.executable), "onnxcost")
+    if not os.path.exists(exe):
+        pytest.skip("not an installed wheel")
+    assert shutil.which("onnxcost", path=os.path.dirname(sys.executable))
+    import subprocess
+    r = subprocess.run([exe, MNIST, "--format", "json", "-q"], capture_output=True, text=True)
+    assert json.loads(r.stdout)["totals"]["macs"] == MNIST_MACS
