@@ -5,6 +5,7 @@
  *   onnxcost analyze MODEL [options]
  *   onnxcost sweep MODEL --dim NAME=V1,V2,... [--dim ...]
  *   onnxcost replay MODEL [options]  (GPU plugin)
+ *   onnxcost annotate MODEL -o OUT
  *   onnxcost merge RESULT.json ...
  *   onnxcost ops [--format text|md]
  *   onnxcost --version | --help
@@ -26,6 +27,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
     {"llm", oc_cmd_llm, "generation view of a decoder: prefill, decode per token, KV cache"},
+    {"annotate", oc_cmd_annotate, "write the model with shapes and costs inside, for Netron"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},

@@ -1,0 +1,189 @@
+/*
+ * cmd_annotate.c — `onnxcost annotate MODEL -o OUT [options]`: the model
+ * written back with its shapes in value_info and each node's costs in its
+ * metadata_props (analyzer/annotate.h), for Netron.
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../analyzer/annotate.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct oc_annotate_args {
+    const char *out_path;
+    bool quiet, no_shapes;
+};
+
+static const struct oc_opt oc_annotate_opts[] = {
+    OC_OPT_TEXT_ROW("--output", "-o", "FILE",
+                    "the annotated model (required); it may be the input itself:\n"
+                    "the new file is written beside it, then renamed over it",
+                    offsetof(struct oc_annotate_args, out_path), "a file name"),
+    OC_OPT_FLAG_ROW("--no-shapes", NULL,
+                    "costs only, no value_info: ONNX Runtime then optimizes the file\n"
+                    "exactly as the input (given the shapes, it may fuse more nodes,\n"
+                    "which changes float results in the last bits)",
+                    offsetof(struct oc_annotate_args, no_shapes)),
+    OC_OPT_FLAG_ROW("--quiet", "-q", "do not print warnings or the summary line on standard error",
+                    offsetof(struct oc_annotate_args, quiet)),
+};
+static const struct oc_opt_group oc_annotate_group = {NULL, oc_annotate_opts,
+                                                      sizeof oc_annotate_opts / sizeof oc_annotate_opts[0]};
+
+static const char oc_annotate_usage[] =
+    "usage: onnxcost annotate MODEL.onnx -o OUT.onnx [options]\n"
+    "\n"
+    "Writes the model with its analysis inside, for Netron and other viewers:\n"
+    "every inferred shape as value_info, each node's parameters, MACs, FLOPs and\n"
+    "bytes (and predicted time with --gpu) in its metadata_props and a line of\n"
+    "its doc_string, the totals in the model's metadata_props. Every other byte\n"
+    "is copied as it is: weights are never decoded and external data stays in\n"
+    "its files. Dims left unbound stay symbolic (formulas such as batch*seq).\n"
+    "\n";
+
+static const char oc_annotate_footer[] = "\n"
+                                         "example:\n"
+                                         "  onnxcost annotate model.onnx -o model.costs.onnx --gpu h100\n";
+
+/* The directory part of path, for a temporary file beside it. */
+static char *oc_dir_of(const char *path) {
+    char *copy = strdup(path);
+    if (!copy)
+        return NULL;
+    char *dir = strdup(dirname(copy));
+    free(copy);
+    return dir;
+}
+
+int oc_cmd_annotate(int argc, char **argv) {
+    struct oc_annotate_args a = {0};
+    struct oc_cli_bind bind;
+    struct oc_cli_price price = {0};
+    struct oc_cli_gpu gg;
+    struct oc_load_opts lopts = {0};
+    oc_cli_gpu_init(&gg);
+    if (!oc_cli_bind_init(&bind, argc))
+        return OC_EXIT_INTERNAL;
+    const struct oc_opt_use groups[] = {
+        {&oc_annotate_group, &a}, {&oc_group_bind, &bind}, {&oc_group_price, &price},
+        {&oc_group_gpu, &gg},     {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"annotate",         "annotate: ", oc_annotate_usage,
+                                    oc_annotate_footer, groups,       sizeof groups / sizeof groups[0]};
+    const char **args = NULL;
+    int32_t n_args = 0;
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    struct oc_symbolic *sym = NULL;
+    struct oc_perf perf = {0};
+    char *dir = NULL, *tmp = NULL;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
+    if (rc != OC_PARSE_GO)
+        goto done;
+    if (n_args != 1 || !a.out_path) {
+        rc = oc_cli_usage_error(n_args > 1 ? "annotate: more than one model given"
+                                : n_args   ? "annotate: no output given (-o OUT.onnx)"
+                                           : "annotate: no model given (try 'onnxcost annotate --help')");
+        goto done;
+    }
+    const char *path = args[0];
+    struct oc_analyze_opts opts = bind.opts;
+    struct oc_perf_opts popts = gg.perf;
+    opts.price_bits = price.bits;
+    popts.dtype = price.name ? price.dtype : 0;
+    struct oc_diag d = {0};
+    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
+    if (st == OC_OK)
+        st = oc_analyze(m, &opts, &an, &d);
+    if (st != OC_OK) {
+        rc = oc_cli_fail(path, st, d.msg);
+        goto done;
+    }
+    bool unbound = false;
+    for (int32_t i = 0; i < an->n_bound; i++)
+        unbound |= an->bound[i].source == OC_BIND_DEFAULT && an->bound[i].name;
+    struct oc_diag sd = {0};
+    if (unbound && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
+        fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
+                "written unknown\n", path, sd.msg);
+    if (!a.quiet) {
+        for (int32_t i = 0; i < oc_model_n_warnings(m); i++)
+            oc_cli_diag("warning", path, oc_model_warning(m, i));
+        for (int32_t i = 0; i < an->n_warnings; i++) {
+            bool covered = false; /* an unbound dim the formulas keep symbolic */
+            for (int32_t j = 0; sym && j < an->n_bound; j++)
+                covered |= an->bound[j].warning == an->warnings[i] && an->bound[j].name;
+            if (!covered)
+                oc_cli_diag("warning", path, an->warnings[i]);
+        }
+    }
+    if (gg.gpu && (st = oc_perf_estimate(an, gg.gpu, &popts, &perf)) != OC_OK) {
+        rc = oc_cli_fail(path, st, "out of memory");
+        goto done;
+    }
+
+    /* written beside the output, renamed over it when complete */
+    dir = oc_dir_of(a.out_path);
+    tmp = dir ? malloc(strlen(dir) + 32) : NULL;
+    if (!tmp) {
+        rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    sprintf(tmp, "%s/.onnxcost-annotate-XXXXXX", dir);
+    int fd = mkstemp(tmp);
+    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!out) {
+        oc_cli_diag("error", a.out_path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_annotate_stats stats;
+    const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, a.no_shapes};
+    st = oc_annotate_write(path, m, an, &ao, out, &stats, &d);
+    bool closed = fclose(out) == 0;
+    if (st != OC_OK || !closed || rename(tmp, a.out_path) != 0) {
+        const char *why = st != OC_OK ? d.msg : strerror(errno);
+        unlink(tmp);
+        oc_cli_diag("error", st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED ? path : a.out_path, why);
+        rc = st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
+        goto done;
+    }
+    if (!a.quiet) {
+        fprintf(stderr,
+                "onnxcost: %s: %d nodes annotated, %d shapes added to value_info (%d declared already), "
+                "%llu bytes\n",
+                a.out_path, stats.n_nodes, stats.n_value_info, stats.n_value_info_kept,
+                (unsigned long long)stats.bytes_out);
+        char *in_dir = oc_dir_of(path);
+        if (stats.n_external && in_dir && strcmp(in_dir, dir) != 0)
+            fprintf(stderr,
+                    "onnxcost: warning: %s: %d weights stay in external data (%s) beside %s; copy the data "
+                    "file(s) beside %s for the model to load\n",
+                    a.out_path, stats.n_external, stats.external_location ? stats.external_location : "?", path,
+                    a.out_path);
+        free(in_dir);
+    }
+    if (an->totals.n_uncosted && !a.quiet)
+        fprintf(stderr, "onnxcost: warning: %s: %d of %d nodes without a cost: the totals written are lower bounds "
+                "(onnxcost.complete says so)\n", path, an->totals.n_uncosted, an->totals.n_nodes);
+    rc = OC_EXIT_OK;
+done:
+    free(tmp);
+    free(dir);
+    oc_perf_free(&perf);
+    oc_symbolic_free(sym);
+    oc_analysis_free(an);
+    oc_model_free(m);
+    oc_cli_bind_free(&bind);
+    free(args);
+    return rc;
+}
