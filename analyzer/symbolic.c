@@ -537,3 +537,10 @@ bool oc_poly_value(const struct oc_poly *p, const struct oc_symbolic *s, const i
     *out = (int64_t)v;
     return true;
 }
+
+bool oc_symbolic_wanted(const struct oc_analysis *an) {
+    for (int32_t i = 0; i < an->n_bound; i++)
+        if (an->bound[i].source == OC_BIND_DEFAULT && an->bound[i].name)
+            return true;
+    return false;
+}

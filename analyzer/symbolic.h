@@ -52,6 +52,9 @@ struct oc_symbolic {
 enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
 void oc_symbolic_free(struct oc_symbolic *s);
+/* True when named dims were left unbound (taken as 1): what a fit keeps
+ * symbolic. */
+bool oc_symbolic_wanted(const struct oc_analysis *an);
 
 /* Writes p into buf: "12*batch*sequence + 768" (ascii) or with "·" and
  * superscripts and thousands separators (pretty). Returns buf. */

@@ -43,6 +43,11 @@ int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 /* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
  * that is not printable UTF-8 written as \xNN (names come from the file). */
 void oc_cli_diag(const char *kind, const char *path, const char *msg);
+/* The analysis' warnings, less those about unbound dims that sym (formulas,
+ * or NULL) keeps symbolic. */
+struct oc_analysis;
+struct oc_symbolic;
+void oc_cli_analysis_warnings(const char *path, const struct oc_analysis *an, const struct oc_symbolic *sym);
 /* oc_cli_diag("error", path, msg), and the exit code of st: OC_EXIT_INTERNAL
  * when out of memory, else OC_EXIT_INPUT. */
 int oc_cli_fail(const char *path, enum oc_status st, const char *msg);

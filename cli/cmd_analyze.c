@@ -251,20 +251,11 @@ int oc_cmd_analyze(int argc, char **argv) {
         oc_cli_diag("warning", path, oc_model_warning(m, i));
     if (!a.no_symbolic) {
         struct oc_diag sd = {0};
-        bool unbound = false;
-        for (int32_t i = 0; i < an->n_bound; i++)
-            unbound |= an->bound[i].source == OC_BIND_DEFAULT && an->bound[i].name;
-        if (unbound && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
+        if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
             fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
     }
     if (!a.quiet)
-        for (int32_t i = 0; i < an->n_warnings; i++) {
-            bool covered = false; /* an unbound dim the formulas keep symbolic */
-            for (int32_t j = 0; sym && j < an->n_bound; j++)
-                covered |= an->bound[j].warning == an->warnings[i] && an->bound[j].name;
-            if (!covered)
-                oc_cli_diag("warning", path, an->warnings[i]);
-        }
+        oc_cli_analysis_warnings(path, an, sym);
 
     FILE *f = oc_cli_open_output(out_path);
     if (!f) {

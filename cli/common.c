@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 
+#include "../analyzer/analyze.h"
 #include "../analyzer/oc.h"
 
 #include <errno.h>
@@ -30,6 +31,16 @@ void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     oc_printable(path ? path : "", p, sizeof p);
     oc_printable(msg ? msg : "", m, sizeof m);
     fprintf(stderr, "onnxcost: %s: %s: %s\n", kind, p, m);
+}
+
+void oc_cli_analysis_warnings(const char *path, const struct oc_analysis *an, const struct oc_symbolic *sym) {
+    for (int32_t i = 0; i < an->n_warnings; i++) {
+        bool covered = false; /* an unbound dim the formulas keep symbolic */
+        for (int32_t j = 0; sym && j < an->n_bound; j++)
+            covered |= an->bound[j].warning == an->warnings[i] && an->bound[j].name;
+        if (!covered)
+            oc_cli_diag("warning", path, an->warnings[i]);
+    }
 }
 
 int oc_cli_fail(const char *path, enum oc_status st, const char *msg) {

@@ -346,11 +346,8 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     if (st == OC_OK)
         st = oc_analyze(h->model, &opts, &h->an, &d);
     if (st == OC_OK && symbolic) { /* unbound dims kept as formulas, as the CLI does */
-        bool unbound = false;
-        for (int32_t i = 0; i < h->an->n_bound; i++)
-            unbound |= h->an->bound[i].source == OC_BIND_DEFAULT && h->an->bound[i].name;
         struct oc_diag sd = {0};
-        if (unbound && oc_symbolic_fit(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
+        if (oc_symbolic_wanted(h->an) && oc_symbolic_fit(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
             st = OC_ERR_NOMEM;
     }
     if (st == OC_OK && depth > 0) {

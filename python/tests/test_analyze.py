@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 import onnxcost
-from conftest import CLI, MNIST, REPO, cli, cli_json
+from conftest import MNIST, REPO, cli, cli_json
 
 # torchsummary_net by hand: conv1 10x24x24 outputs x 1x5x5, conv2 20x8x8 x
 # 10x5x5, fc1 320->50, fc2 50->10
@@ -74,7 +74,7 @@ def test_dims_bind_named_dims():
 
 
 def test_incomplete_analysis_is_flagged():
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx import TensorProto, helper
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
@@ -147,7 +147,7 @@ def test_gpus_match_the_cli():
 
 
 def test_pandas():
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     a = onnxcost.analyze(MNIST, batch=3, depth=1, gpu="a100")
     df = a.to_pandas()
     assert len(df) == len(a.nodes)
