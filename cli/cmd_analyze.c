@@ -18,6 +18,7 @@ struct oc_analyze_args {
     enum oc_sort sort;
     enum oc_format format;
     int64_t top, depth, samples, n_gpus, n_stages;
+    uint32_t columns;
     enum oc_balance balance;
     const char *baseline_path;
     struct oc_budget budget;
@@ -33,6 +34,11 @@ static bool oc_opt_balance(const struct oc_opt *o, void *dest, const char *v) {
         return false;
     *b = strcmp(v, "time") == 0 ? OC_BALANCE_TIME : OC_BALANCE_MEMORY;
     return true;
+}
+
+static bool oc_opt_columns(const struct oc_opt *o, void *dest, const char *v) {
+    char err[128];
+    return oc_columns_parse(v, (uint32_t *)((char *)dest + o->offset), err, sizeof err);
 }
 
 /* --max-*: the budget key is the row's min */
@@ -65,6 +71,13 @@ static const struct oc_opt oc_analyze_opts[] = {
                    offsetof(struct oc_analyze_args, depth), 1, 64, "an integer from 1 to 64"),
     OC_OPT_PARSE_ROW("--sort", "KEY", "list nodes largest first by macs, flops, params or bytes",
                      offsetof(struct oc_analyze_args, sort), 0, 0, "macs, flops, params or bytes", oc_opt_sort),
+    OC_OPT_PARSE_ROW("--columns", "LIST",
+                     "the text table's columns after the name, shown in this order:\n"
+                     "input, output, params, params%, macs, macs%, flops, bytes (of\n"
+                     "the outputs); default output,params,macs, and with --depth\n"
+                     "params,macs,flops,macs% (module rows have no shapes)",
+                     offsetof(struct oc_analyze_args, columns), 0, 0,
+                     "a comma list of input, output, params, params%, macs, macs%, flops, bytes", oc_opt_columns),
     OC_OPT_INT_ROW("--top", "N", "list only the first N nodes (after --sort)", offsetof(struct oc_analyze_args, top), 1,
                    INT32_MAX, "a positive integer"),
     OC_OPT_INT_ROW("--train-samples", "N", "with the training estimate: FLOPs per epoch of N samples",
@@ -225,6 +238,15 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("more than one model given ('%s' and '%s')", args[0], args[1]);
         goto done;
     }
+    if (a.columns && a.format != OC_FORMAT_TEXT) {
+        rc = oc_cli_usage_error("--columns sets the text table's columns (--format %s has its own)",
+                                oc_format_name(a.format));
+        goto done;
+    }
+    if (a.columns & OC_COLS_SHAPES && a.depth > 0) {
+        rc = oc_cli_usage_error("--columns input/output: module rows (--depth) have no shapes");
+        goto done;
+    }
     if (!gpu && (gg.fit || a.n_gpus || a.n_stages)) {
         rc = oc_cli_usage_error("--fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE");
         goto done;
@@ -323,7 +345,8 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   a.baseline_path ? &baseline : NULL,
                                   f == stdout ? oc_cli_terminal_width() : 0,
                                   f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
-                                  gpu ? &gr : NULL};
+                                  gpu ? &gr : NULL,
+                                  a.columns};
     st = oc_report_render(an, &spec, &d);
     rc = oc_cli_close_output(f, out_path, st == OC_OK);
     int budget_rc = oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);

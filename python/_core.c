@@ -181,13 +181,20 @@ static struct oc_report_spec oc_handle_spec(oc_handle *h, enum oc_format f, stru
 }
 
 static PyObject *oc_handle_render(oc_handle *h, PyObject *args) {
-    const char *fmt;
+    const char *fmt, *columns = NULL;
     int width = 0;
     enum oc_format f;
-    if (!PyArg_ParseTuple(args, "s|i:render", &fmt, &width))
+    uint32_t cols = 0;
+    char err[128];
+    if (!PyArg_ParseTuple(args, "s|iz:render", &fmt, &width, &columns))
         return NULL;
     if (!oc_format_parse(fmt, &f))
         return PyErr_Format(PyExc_ValueError, "unknown format '%s' (text, json, csv, md or html)", fmt);
+    if (columns && !oc_columns_parse(columns, &cols, err, sizeof err))
+        return PyErr_Format(PyExc_ValueError, "columns: %s (input, output, params, params%%, macs, macs%%, flops, "
+                            "bytes)", err);
+    if (cols & OC_COLS_SHAPES && h->mods)
+        return PyErr_Format(PyExc_ValueError, "columns input/output: module rows (depth) have no shapes");
     struct oc_gpu_report gr;
     struct oc_report_spec spec = oc_handle_spec(h, f, &gr);
     struct oc_py_text t = {0};
@@ -195,6 +202,7 @@ static PyObject *oc_handle_render(oc_handle *h, PyObject *args) {
     spec.write = oc_py_text_write;
     spec.write_arg = &t;
     spec.width = width > 0 ? width : 0;
+    spec.columns = f == OC_FORMAT_TEXT ? cols : 0;
     enum oc_status st = oc_report_render(h->an, &spec, &d);
     PyObject *r = st == OC_OK ? PyUnicode_DecodeUTF8(t.p ? t.p : "", (Py_ssize_t)t.n, "replace") : NULL;
     PyMem_Free(t.p);
@@ -221,7 +229,8 @@ static PyObject *oc_handle_members(oc_handle *h, PyObject *unused) {
 
 static PyMethodDef oc_handle_methods[] = {
     {"render", (PyCFunction)oc_handle_render, METH_VARARGS,
-     "render(format, width=0) -> str: the report as the CLI writes it (text, json, csv, md or html)"},
+     "render(format, width=0, columns=None) -> str: the report as the CLI writes it (text, json, csv, md or "
+     "html); columns: the text table's, as --columns"},
     {"members", (PyCFunction)oc_handle_members, METH_NOARGS,
      "members() -> dict: the JSON report's members (docs/JSON.md) as Python values"},
     {NULL, NULL, 0, NULL},

@@ -380,23 +380,35 @@ void oc_fmt_shape_compact(struct oc_sbuf *b, const struct oc_value *v) {
     }
 }
 
-void oc_fmt_node_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
-                        const struct oc_symbolic *s, bool bracket) {
+/* The shapes of values vals[0..n), omitted ones (-1) and, with
+ * activations_only, initializers left out. */
+static void oc_fmt_value_shapes(struct oc_sbuf *b, const struct oc_graph *g, const int32_t *vals, int32_t n,
+                                const struct oc_symbolic *s, bool bracket, bool activations_only) {
     int32_t shown = 0;
-    for (int32_t k = 0; k < n->n_out; k++)
-        shown += n->out[k] >= 0;
+    for (int32_t k = 0; k < n; k++)
+        shown += vals[k] >= 0 && !(activations_only && g->values[vals[k]].kind == OC_VALUE_INITIALIZER);
     if (bracket && shown > 1)
         oc_sbuf_puts(b, "[");
-    for (int32_t k = 0, i = 0; k < n->n_out; k++) {
-        if (n->out[k] < 0)
+    for (int32_t k = 0, i = 0; k < n; k++) {
+        if (vals[k] < 0 || (activations_only && g->values[vals[k]].kind == OC_VALUE_INITIALIZER))
             continue;
         oc_sbuf_puts(b, i++ ? ", " : "");
-        oc_fmt_shape_sym(b, g, n->out[k], s);
+        oc_fmt_shape_sym(b, g, vals[k], s);
     }
     if (bracket && shown > 1)
         oc_sbuf_puts(b, "]");
     if (!shown)
         oc_sbuf_puts(b, "-");
+}
+
+void oc_fmt_node_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                        const struct oc_symbolic *s, bool bracket) {
+    oc_fmt_value_shapes(b, g, n->out, n->n_out, s, bracket, false);
+}
+
+void oc_fmt_node_input_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                              const struct oc_symbolic *s) {
+    oc_fmt_value_shapes(b, g, n->in, n->n_in, s, true, true);
 }
 
 void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s) {

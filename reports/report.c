@@ -4,6 +4,7 @@
  */
 #include "report_impl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const oc_format_names[] = {
@@ -43,6 +44,29 @@ enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_re
     default:
         return oc_diag_set(d, OC_ERR_USAGE, "unknown output format");
     }
+}
+
+bool oc_columns_parse(const char *list, uint32_t *mask, char *err, size_t size) {
+    static const char *const names[OC_COL_COUNT] = {
+        [OC_COL_INPUT] = "input", [OC_COL_OUTPUT] = "output", [OC_COL_PARAMS] = "params",
+        [OC_COL_PARAMS_SHARE] = "params%", [OC_COL_MACS] = "macs", [OC_COL_MACS_SHARE] = "macs%",
+        [OC_COL_FLOPS] = "flops", [OC_COL_BYTES] = "bytes"};
+    *mask = 0;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        int c = 0;
+        while (c < OC_COL_COUNT && (strlen(names[c]) != n || strncmp(p, names[c], n) != 0))
+            c++;
+        if (c == OC_COL_COUNT) {
+            snprintf(err, size, "unknown column '%.*s'", (int)(n < 64 ? n : 64), p);
+            return false;
+        }
+        *mask |= 1u << c;
+        p += n + (p[n] == ',');
+    }
+    if (!*mask)
+        snprintf(err, size, "no column named");
+    return *mask != 0;
 }
 
 bool oc_sort_parse(const char *s, enum oc_sort *out) {

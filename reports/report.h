@@ -39,6 +39,26 @@ enum oc_sort {
     OC_SORT_COUNT
 };
 
+/* Columns of the text table (--columns), after the layer or module name. A
+ * mask of 1 << OC_COL_*; 0 means the defaults: output, params, macs for
+ * node rows; params, macs, flops, macs_share for module rows (--depth),
+ * which have no shapes. */
+enum oc_column {
+    OC_COL_INPUT,        /* "input": the shapes of the activations it reads */
+    OC_COL_OUTPUT,       /* "output"                                        */
+    OC_COL_PARAMS,       /* "params"                                        */
+    OC_COL_PARAMS_SHARE, /* "params%": of the total parameters             */
+    OC_COL_MACS,         /* "macs"                                          */
+    OC_COL_MACS_SHARE,   /* "macs%"                                         */
+    OC_COL_FLOPS,        /* "flops"                                         */
+    OC_COL_BYTES,        /* "bytes": of its outputs                         */
+    OC_COL_COUNT
+};
+enum { OC_COLS_SHAPES = 1u << OC_COL_INPUT | 1u << OC_COL_OUTPUT };
+/* "output,params,macs" into a mask; false (with the bad name in err) when
+ * a name is unknown. */
+bool oc_columns_parse(const char *list, uint32_t *mask, char *err, size_t size);
+
 /* A previous `--format json` report to diff against (--baseline). */
 enum { OC_BASE_PARAMS, OC_BASE_MACS, OC_BASE_FLOPS, OC_BASE_PARAMS_BYTES, OC_BASE_PEAK, OC_BASE_ACT, OC_BASE_COUNT };
 struct oc_baseline_module {
@@ -97,6 +117,7 @@ struct oc_report_spec {
     int32_t width;                 /* text: fit rows to this many columns (0: no limit) */
     bool color;                    /* text: bold headers (a terminal without NO_COLOR) */
     const struct oc_gpu_report *gpu; /* --gpu predictions, or NULL                 */
+    uint32_t columns;              /* text: --columns (1 << OC_COL_*), 0 = defaults */
 };
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */

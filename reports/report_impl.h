@@ -65,6 +65,9 @@ void oc_fmt_shape_compact(struct oc_sbuf *b, const struct oc_value *v);
  * there are several; "-" when none), with formulas where s has them. */
 void oc_fmt_node_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
                         const struct oc_symbolic *s, bool bracket);
+/* The same for the activations a node reads (initializers left out). */
+void oc_fmt_node_input_shapes(struct oc_sbuf *b, const struct oc_graph *g, const struct oc_node *n,
+                              const struct oc_symbolic *s);
 /* "batch=1, sequence=1": the binding the numbers of a symbolic report use. */
 void oc_fmt_sym_binding(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_symbolic *s);
 

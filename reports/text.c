@@ -62,6 +62,66 @@ static void oc_pct(char *buf, size_t size, uint64_t part, uint64_t total) {
         snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)total);
 }
 
+/* The --columns of node and module rows, in the order they are shown. */
+static const struct oc_table_col oc_col_heads[OC_COL_COUNT] = {
+    [OC_COL_INPUT] = {"Input Shape", "input_shape", OC_ALIGN_RIGHT},
+    [OC_COL_OUTPUT] = {"Output Shape", "output_shape", OC_ALIGN_RIGHT},
+    [OC_COL_PARAMS] = {"Param #", "params", OC_ALIGN_RIGHT},
+    [OC_COL_PARAMS_SHARE] = {"Param %", "params_share", OC_ALIGN_RIGHT},
+    [OC_COL_MACS] = {"MACs", "macs", OC_ALIGN_RIGHT},
+    [OC_COL_MACS_SHARE] = {"MACs %", "macs_share", OC_ALIGN_RIGHT},
+    [OC_COL_FLOPS] = {"FLOPs", "flops", OC_ALIGN_RIGHT},
+    [OC_COL_BYTES] = {"Output (bytes)", "bytes", OC_ALIGN_RIGHT},
+};
+static const enum oc_column oc_node_col_order[OC_COL_COUNT] = {
+    OC_COL_INPUT, OC_COL_OUTPUT, OC_COL_PARAMS, OC_COL_PARAMS_SHARE,
+    OC_COL_MACS,  OC_COL_MACS_SHARE, OC_COL_FLOPS, OC_COL_BYTES};
+/* module rows: MACs % last, as before --columns existed */
+static const enum oc_column oc_module_col_order[OC_COL_COUNT] = {
+    OC_COL_INPUT, OC_COL_OUTPUT, OC_COL_PARAMS, OC_COL_PARAMS_SHARE,
+    OC_COL_MACS,  OC_COL_FLOPS,  OC_COL_BYTES,  OC_COL_MACS_SHARE};
+enum {
+    OC_NODE_COLUMNS = 1u << OC_COL_OUTPUT | 1u << OC_COL_PARAMS | 1u << OC_COL_MACS,
+    OC_MODULE_COLUMNS = 1u << OC_COL_PARAMS | 1u << OC_COL_MACS | 1u << OC_COL_FLOPS | 1u << OC_COL_MACS_SHARE,
+};
+
+static void oc_text_cols(struct oc_table *tb, uint32_t cols, const enum oc_column *order) {
+    bool modules = order == oc_module_col_order; /* a module holds "Params", a layer its "Param #" */
+    for (int k = 0; k < OC_COL_COUNT; k++) {
+        const struct oc_table_col *h = &oc_col_heads[order[k]];
+        const char *header = modules && order[k] == OC_COL_PARAMS         ? "Params"
+                             : modules && order[k] == OC_COL_PARAMS_SHARE ? "Params %"
+                                                                          : h->header;
+        if (cols >> order[k] & 1)
+            oc_table_col(tb, header, h->key, h->align);
+    }
+}
+
+/* A count, or its formula in the unbound dims where s has one; "?" when
+ * unknown, "-" when it depends on unbound dims without a formula. */
+static void oc_cell_formula(struct oc_sbuf *b, const struct oc_poly *p, const struct oc_symbolic *s, uint64_t v,
+                            bool unknown, bool no_formula) {
+    char buf[512];
+    int64_t k;
+    if (no_formula)
+        oc_sbuf_puts(b, "-");
+    else if (s && p && !oc_poly_constant(p, &k))
+        oc_sbuf_puts(b, oc_poly_format(p, s, true, buf, sizeof buf));
+    else
+        oc_cell_count(b, v, unknown);
+}
+
+/* part / total in %; "-" without a total, or while dims are symbolic (s):
+ * a share then depends on the binding. */
+static void oc_cell_share(struct oc_sbuf *b, uint64_t part, uint64_t total, const struct oc_symbolic *s) {
+    char pct[32];
+    if (s)
+        snprintf(pct, sizeof pct, "-");
+    else
+        oc_pct(pct, sizeof pct, part, total);
+    oc_sbuf_puts(b, pct);
+}
+
 /* The per-op-type breakdown: count, MACs, FLOPs, params and their shares. */
 static void oc_text_op_types(struct oc_sbuf *out, const struct oc_analysis *an) {
     const struct oc_totals *t = &an->totals;
@@ -108,38 +168,35 @@ static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analy
     const struct oc_totals *t = &an->totals;
     const struct oc_symbolic *s = spec->sym;
     struct oc_table tb = {0};
-    static const struct oc_table_col cols[] = {
-        {"Module", "module", OC_ALIGN_LEFT},
-        {"Nodes", "nodes", OC_ALIGN_RIGHT},
-        {"Params", "params", OC_ALIGN_RIGHT},
-        {"MACs", "macs", OC_ALIGN_RIGHT},
-        {"FLOPs", "flops", OC_ALIGN_RIGHT},
-        {"MACs %", "macs_share", OC_ALIGN_RIGHT},
-    };
-    oc_table_cols(&tb, cols, (int32_t)(sizeof cols / sizeof cols[0]));
+    uint32_t cols = spec->columns ? spec->columns & ~(uint32_t)OC_COLS_SHAPES : OC_MODULE_COLUMNS;
+    oc_table_col(&tb, "Module", "module", OC_ALIGN_LEFT);
+    oc_table_col(&tb, "Nodes", "nodes", OC_ALIGN_RIGHT);
+    oc_text_cols(&tb, cols, oc_module_col_order);
     for (int32_t r = 0; r < spec->n_modules; r++) {
         const struct oc_module *m = &spec->modules[r];
         oc_table_row(&tb);
         oc_table_level(&tb, m->depth - 1);
         oc_put_safe(oc_table_next(&tb), m->path);
         oc_table_cell(&tb, "%d", m->n_nodes);
-        oc_cell_count(oc_table_next(&tb), m->params, false);
-        for (int c = 0; c < 2; c++) {
-            const struct oc_poly *p = c == 0 ? m->macs_poly : m->flops_poly;
+        for (int k = 0; k < OC_COL_COUNT; k++) {
+            enum oc_column c = oc_module_col_order[k];
+            if (!(cols >> c & 1))
+                continue;
             struct oc_sbuf *cell = oc_table_next(&tb);
-            char buf[512];
-            int64_t k;
-            if (s && p && !oc_poly_constant(p, &k))
-                oc_sbuf_puts(cell, oc_poly_format(p, s, true, buf, sizeof buf));
+            if (c == OC_COL_PARAMS)
+                oc_cell_count(cell, m->params, false);
+            else if (c == OC_COL_PARAMS_SHARE)
+                oc_cell_share(cell, m->params, t->params, NULL);
+            else if (c == OC_COL_MACS_SHARE) /* a share depends on the binding: none while dims are symbolic */
+                oc_cell_share(cell, m->macs, t->macs, s);
+            else if (c == OC_COL_BYTES)
+                oc_cell_formula(cell, NULL, s, m->activation_bytes, false, s != NULL);
             else
-                oc_cell_count(cell, c == 0 ? m->macs : m->flops, false);
-            if (m->n_uncosted)
+                oc_cell_formula(cell, c == OC_COL_MACS ? m->macs_poly : m->flops_poly, s,
+                                c == OC_COL_MACS ? m->macs : m->flops, false, false);
+            if (m->n_uncosted && (c == OC_COL_MACS || c == OC_COL_FLOPS || c == OC_COL_BYTES))
                 oc_sbuf_puts(cell, "+?");
         }
-        if (t->macs && !s) /* a share depends on the binding: none while dims are symbolic */
-            oc_table_cell(&tb, "%.1f%%", 100.0 * (double)m->macs / (double)t->macs);
-        else
-            oc_table_puts(&tb, "-");
     }
     static const struct oc_text_style style = {.indent = "  ", .rules = true};
     *line = oc_table_text(out, &tb, &style);
@@ -157,10 +214,10 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     if (!rows)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
     struct oc_table tb = {0};
+    uint32_t cols = spec->columns ? spec->columns : OC_NODE_COLUMNS;
+    const struct oc_symbolic *s = spec->sym;
     oc_table_col(&tb, "Layer (type)", "layer", OC_ALIGN_LEFT);
-    oc_table_col(&tb, "Output Shape", "output_shape", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "Param #", "params", OC_ALIGN_RIGHT);
-    oc_table_col(&tb, "MACs", "macs", OC_ALIGN_RIGHT);
+    oc_text_cols(&tb, cols, oc_node_col_order);
     if (spec->gpu) {
         oc_table_col(&tb, "FLOP/B", "intensity", OC_ALIGN_RIGHT);
         oc_table_col(&tb, "Bound", "bound", OC_ALIGN_LEFT);
@@ -169,15 +226,32 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     oc_table_reserve(&tb, n);
     for (int32_t r = 0; r < n && !tb.oom; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
+        const struct oc_node_poly *fp = s ? &s->nodes[nd->index] : NULL; /* formulas */
+        bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
         oc_table_row(&tb);
         oc_cell_layer(oc_table_next(&tb), nd);
-        oc_fmt_node_shapes(oc_table_next(&tb), g, nd, spec->sym, true);
-        oc_cell_count(oc_table_next(&tb), nd->params, false);
-        if (spec->sym && spec->sym->nodes[nd->index].macs) {
-            char buf[256];
-            oc_table_puts(&tb, oc_poly_format(spec->sym->nodes[nd->index].macs, spec->sym, true, buf, sizeof buf));
-        } else {
-            oc_cell_count(oc_table_next(&tb), nd->cost.macs, (nd->cost.flags & OC_COST_UNKNOWN) != 0);
+        for (int k = 0; k < OC_COL_COUNT; k++) {
+            enum oc_column c = oc_node_col_order[k];
+            if (!(cols >> c & 1))
+                continue;
+            struct oc_sbuf *cell = oc_table_next(&tb);
+            if (c == OC_COL_INPUT)
+                oc_fmt_node_input_shapes(cell, g, nd, s);
+            else if (c == OC_COL_OUTPUT)
+                oc_fmt_node_shapes(cell, g, nd, s, true);
+            else if (c == OC_COL_PARAMS)
+                oc_cell_count(cell, nd->params, false);
+            else if (c == OC_COL_PARAMS_SHARE)
+                oc_cell_share(cell, nd->params, an->totals.params, NULL);
+            else if (c == OC_COL_MACS_SHARE)
+                unknown ? oc_sbuf_puts(cell, "?") : oc_cell_share(cell, nd->cost.macs, an->totals.macs, s);
+            else if (c == OC_COL_MACS)
+                oc_cell_formula(cell, fp ? fp->macs : NULL, s, nd->cost.macs, unknown, false);
+            else if (c == OC_COL_FLOPS)
+                oc_cell_formula(cell, fp ? fp->flops : NULL, s, nd->cost.flops, unknown, false);
+            else
+                oc_cell_formula(cell, fp ? fp->activation_bytes : NULL, s, nd->activation_bytes,
+                                nd->status != OC_OK, false);
         }
         if (!spec->gpu)
             continue;

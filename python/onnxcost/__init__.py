@@ -77,9 +77,14 @@ class Analysis:
         """The JSON report as a dict (the same document as ``json.loads(a.to_json())``)."""
         return self._handle.members()
 
-    def to_text(self, width: int = 0) -> str:
-        """The CLI's table; ``width`` > 0 fits the node rows to that many columns."""
-        return self._handle.render("text", width)
+    def to_text(self, width: int = 0, columns=None) -> str:
+        """The CLI's table; ``width`` > 0 fits the node rows to that many columns;
+        ``columns`` picks the table's columns as the CLI's --columns does: any of
+        "input", "output", "params", "params%", "macs", "macs%", "flops", "bytes"
+        (a list or a comma-separated str)."""
+        if columns is not None and not isinstance(columns, str):
+            columns = ",".join(columns)
+        return self._handle.render("text", width, columns)
 
     def to_json(self) -> str:
         return self._handle.render("json")

@@ -13,8 +13,10 @@ import io
 
 from . import Analysis, analyze
 
-# torchinfo's col_names, as the columns of the node table they mean.
-_COLUMNS = {"output_size": "Output Shape", "num_params": "Param #", "mult_adds": "MACs"}
+# torchinfo's col_names as the table's columns (onnxcost's own names pass as they are)
+_COLUMNS = {"input_size": "input", "output_size": "output", "num_params": "params", "params_percent": "params%",
+            "mult_adds": "macs"}
+_OWN_COLUMNS = ("input", "output", "params", "params%", "macs", "macs%", "flops", "bytes")
 
 
 def _inputs(input_size, input_data, batch_dim, dtypes, device, kwargs):
@@ -72,8 +74,10 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
       input_data   the inputs themselves: a tensor, a list of tensors, or a dict of
                    keyword arguments (a Hugging Face model's input_ids, attention_mask)
       batch_dim    insert a dimension of size 1 at this index of every input_size
-      col_names    node-table columns: any of "output_size", "num_params", "mult_adds"
-                   (all three are shown; others are refused, not ignored)
+      col_names    the table's columns: torchinfo's "input_size", "output_size",
+                   "num_params", "params_percent", "mult_adds", or onnxcost's "flops",
+                   "bytes", "macs%" (kernel_size and trainable are refused, not ignored);
+                   module rows (depth) have no shapes
       depth        module rows down to this depth (node-name scopes); 0 lists nodes
       device       where the inputs are made (the export runs there)
       dtypes       torch dtypes of the input_size tensors (default float32)
@@ -86,10 +90,16 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
                    exact formulas in them
       save_onnx    also write the exported model to this path
     """
-    for c in col_names or ():
-        if c not in _COLUMNS:
-            raise ValueError(f"col_names: {c!r} is not shown by onnxcost (it shows "
-                             f"{', '.join(_COLUMNS)}: {', '.join(_COLUMNS.values())})")
+    columns = None
+    if col_names is not None:
+        bad = [c for c in col_names if c not in _COLUMNS and c not in _OWN_COLUMNS]
+        if bad:
+            raise ValueError(f"col_names: {bad[0]!r} is not a column onnxcost has (torchinfo's "
+                             f"{', '.join(_COLUMNS)}, or {', '.join(_OWN_COLUMNS)})")
+        columns = [_COLUMNS.get(c, c) for c in col_names]
+        if depth and verbose != 2 and {"input", "output"} & set(columns):
+            raise ValueError("col_names input_size/output_size: module rows (depth) have no shapes; "
+                             "use depth=0 or verbose=2 for node rows")
     if verbose not in (0, 1, 2):
         raise ValueError(f"verbose must be 0, 1 or 2, not {verbose!r}")
     args, kw = _inputs(input_size, input_data, batch_dim, dtypes, device, kwargs)
@@ -104,7 +114,7 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
     # what torchinfo counts: the module's parameters, each shared one once
     a.torch_params = sum(p.numel() for p in model.parameters())
     if verbose:
-        print(a, end="")
+        print(a.to_text(columns=columns), end="")
         if a.torch_params != a.params:
             print(f"Module parameters (torch): {a.torch_params:,}; the exported graph stores {a.params:,} "
                   "(an eval export folds BatchNorm into Conv and stores equal tensors once)")

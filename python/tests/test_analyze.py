@@ -52,6 +52,17 @@ def test_same_document_as_the_cli(path, opts, flags):
     assert str(a) == a.to_text()
 
 
+def test_columns_as_the_cli():
+    a = onnxcost.analyze(MNIST, batch=2)
+    for cols in ("flops", "input,output,bytes", "params%,macs%"):
+        assert a.to_text(columns=cols) == cli(MNIST, "--batch", "2", "--columns", cols, "-q").stdout
+    assert a.to_text(columns=["macs", "flops"]) == a.to_text(columns="macs,flops")
+    with pytest.raises(ValueError, match="unknown column 'kernel'"):
+        a.to_text(columns="kernel")
+    with pytest.raises(ValueError, match="module rows"):
+        onnxcost.analyze(MNIST, depth=1).to_text(columns="output")
+
+
 def test_bytes_and_modelproto_equal_the_path():
     onnx = pytest.importorskip("onnx")
     ref = onnxcost.analyze(MNIST, batch=2)

@@ -105,12 +105,21 @@ def test_vit_attention_counted():
     assert a.macs == expect
 
 
-def test_col_names_and_arguments():
+def test_col_names_and_arguments(capsys):
     m = torch.nn.Sequential(torch.nn.Linear(4, 3))
-    a = onnxcost.summary(m, input_size=(2, 4), col_names=("output_size", "num_params", "mult_adds"), verbose=0)
+    a = onnxcost.summary(m, input_size=(2, 4), col_names=("input_size", "output_size", "num_params", "params_percent",
+                                                          "mult_adds", "flops"), depth=0)
     assert a.macs == 2 * 4 * 3 and a.params == 15
-    with pytest.raises(ValueError, match="'kernel_size' is not shown"):
+    header, row = capsys.readouterr().out.splitlines()[1], None
+    assert header.split()[2:] == ["Input", "Shape", "Output", "Shape", "Param", "#", "Param", "%", "MACs", "FLOPs"]
+    onnxcost.summary(m, input_size=(2, 4), col_names=("num_params",), depth=0)
+    lines = capsys.readouterr().out.splitlines()
+    row = [l for l in lines if "Gemm" in l or "MatMul" in l][0]
+    assert lines[1].split()[2:] == ["Param", "#"] and row.split()[-1] == "15"  # 4 x 3 weights + 3 biases
+    with pytest.raises(ValueError, match="'kernel_size' is not a column onnxcost has"):
         onnxcost.summary(m, input_size=(2, 4), col_names=("kernel_size",))
+    with pytest.raises(ValueError, match="module rows"):
+        onnxcost.summary(m, input_size=(2, 4), col_names=("output_size",), depth=3)
     with pytest.raises(ValueError, match="input_size or input_data"):
         onnxcost.summary(m)
     with pytest.raises(ValueError, match="dtypes has 2 entries for 1 inputs"):
