@@ -487,7 +487,7 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
     }
 }
 
-enum oc_status oc_annotate_write(const char *in_path, const struct oc_model *m, const struct oc_analysis *an,
+enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struct oc_analysis *an,
                                  const struct oc_annotate_opts *o, FILE *out, struct oc_annotate_stats *stats,
                                  struct oc_diag *d) {
     const struct oc_symbolic *sym = o->sym;
@@ -530,10 +530,10 @@ enum oc_status oc_annotate_write(const char *in_path, const struct oc_model *m, 
         oc_value_infos(&a, &infos);
     oc_model_entries(&a, &entries);
     enum oc_status st = OC_OK;
-    a.io = (struct oc_io){.in = fopen(in_path, "rb"), .d = d};
+    a.io = (struct oc_io){.in = in, .d = d};
     if (infos.oom || entries.oom) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    } else if (!a.io.in || fseeko(a.io.in, 0, SEEK_END) != 0) {
+    } else if (fseeko(a.io.in, 0, SEEK_END) != 0) {
         st = oc_diag_set(d, OC_ERR_IO, "cannot read the model again to copy it");
     } else {
         a.io.size = (uint64_t)ftello(a.io.in);
@@ -578,8 +578,6 @@ enum oc_status oc_annotate_write(const char *in_path, const struct oc_model *m, 
         stats->bytes_in = a.io.size;
         stats->bytes_out = a.io.written;
     }
-    if (a.io.in)
-        fclose(a.io.in);
     free(infos.p);
     free(entries.p);
     free(a.declared);

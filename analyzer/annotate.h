@@ -50,11 +50,11 @@ struct oc_annotate_opts {
                                       float rounding; docs/ANNOTATE.md)   */
 };
 
-/* Reads the model file at in_path (the file m was loaded from) and writes it
- * with the analysis an of m to out. On failure returns a status with a
- * one-line reason in d (out then holds a partial file: write it somewhere
- * temporary). */
-enum oc_status oc_annotate_write(const char *in_path, const struct oc_model *m, const struct oc_analysis *an,
+/* Reads the model file from in (the bytes m was loaded from, seekable: a
+ * file, or fmemopen over a buffer) and writes it with the analysis an of m
+ * to out. On failure returns a status with a one-line reason in d (out then
+ * holds a partial file: write it somewhere temporary). */
+enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struct oc_analysis *an,
                                  const struct oc_annotate_opts *o, FILE *out, struct oc_annotate_stats *stats,
                                  struct oc_diag *d);
 

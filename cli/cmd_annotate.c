@@ -139,7 +139,11 @@ int oc_cmd_annotate(int argc, char **argv) {
     }
     struct oc_annotate_stats stats;
     const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, a.no_shapes};
-    st = oc_annotate_write(path, m, an, &ao, out, &stats, &d);
+    FILE *in = fopen(path, "rb");
+    st = in ? oc_annotate_write(in, m, an, &ao, out, &stats, &d)
+            : oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it");
+    if (in)
+        fclose(in);
     bool closed = fclose(out) == 0;
     if (st != OC_OK || !closed || rename(tmp, a.out_path) != 0) {
         const char *why = st != OC_OK ? d.msg : strerror(errno);

@@ -17,6 +17,7 @@
 #include <Python.h>
 
 #include "analyze.h"
+#include "annotate.h"
 #include "dtype.h"
 #include "gpu.h"
 #include "model.h"
@@ -35,6 +36,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *source;        /* the bytes a buffer model was loaded from, or NULL */
     char *name;              /* the path or the name given, shown in reports      */
+    char *path;              /* the file a path model was loaded from, or NULL    */
     struct oc_model *model;
     struct oc_analysis *an;
     struct oc_symbolic *sym;
@@ -56,6 +58,7 @@ static void oc_handle_dealloc(oc_handle *h) {
         PyMem_Free((void *)h->dims[i].name);
     PyMem_Free(h->dims);
     PyMem_Free(h->name);
+    PyMem_Free(h->path);
     Py_XDECREF(h->source);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
@@ -227,7 +230,42 @@ static PyObject *oc_handle_members(oc_handle *h, PyObject *unused) {
     return m.dict;
 }
 
+/* annotate(out_path, shapes) -> dict: the model written with its analysis
+ * (analyzer/annotate.h) to out_path, which the caller renames into place. */
+static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
+    PyObject *out_obj;
+    int shapes = 1;
+    if (!PyArg_ParseTuple(args, "O&|p:annotate", PyUnicode_FSConverter, &out_obj, &shapes))
+        return NULL;
+    FILE *in = h->path ? fopen(h->path, "rb")
+                       : fmemopen(PyBytes_AS_STRING(h->source), (size_t)PyBytes_GET_SIZE(h->source), "rb");
+    FILE *out = fopen(PyBytes_AS_STRING(out_obj), "wb");
+    struct oc_annotate_opts ao = {h->sym, h->gpu, h->gpu ? &h->perf : NULL, !shapes};
+    struct oc_annotate_stats stats;
+    struct oc_diag d = {0};
+    enum oc_status st = !in    ? oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it")
+                        : !out ? oc_diag_set(&d, OC_ERR_IO, "cannot open the output for writing")
+                               : oc_annotate_write(in, h->model, h->an, &ao, out, &stats, &d);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0 && st == OC_OK)
+        st = oc_diag_set(&d, OC_ERR_IO, "cannot write the output");
+    if (st != OC_OK) {
+        PyErr_Format(st == OC_ERR_NOMEM ? PyExc_MemoryError : PyExc_OSError, "%s: %s", PyBytes_AS_STRING(out_obj),
+                     d.msg);
+        Py_DECREF(out_obj);
+        return NULL;
+    }
+    Py_DECREF(out_obj);
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:z,s:K}", "nodes", stats.n_nodes, "shapes_added", stats.n_value_info,
+                         "shapes_declared", stats.n_value_info_kept, "external_tensors", stats.n_external,
+                         "external_location", stats.external_location, "bytes",
+                         (unsigned long long)stats.bytes_out);
+}
+
 static PyMethodDef oc_handle_methods[] = {
+    {"annotate", (PyCFunction)oc_handle_annotate, METH_VARARGS,
+     "annotate(out_path, shapes=True) -> dict: the model with shapes and costs inside (onnxcost annotate)"},
     {"render", (PyCFunction)oc_handle_render, METH_VARARGS,
      "render(format, width=0, columns=None) -> str: the report as the CLI writes it (text, json, csv, md or "
      "html); columns: the text table's, as --columns"},
@@ -350,7 +388,14 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
             return NULL;
         }
         st = oc_model_load(PyBytes_AS_STRING(fs), &lopts, &h->model, &d);
+        h->path = PyMem_Malloc((size_t)PyBytes_GET_SIZE(fs) + 1);
+        if (h->path)
+            strcpy(h->path, PyBytes_AS_STRING(fs));
         Py_DECREF(fs);
+        if (!h->path) {
+            Py_DECREF(h);
+            return PyErr_NoMemory();
+        }
     }
     if (st == OC_OK)
         st = oc_analyze(h->model, &opts, &h->an, &d);

@@ -98,6 +98,25 @@ class Analysis:
     def to_html(self) -> str:
         return self._handle.render("html")
 
+    def annotate(self, path, shapes: bool = True) -> dict:
+        """Writes the model with this analysis inside, as ``onnxcost annotate`` does
+        (docs/ANNOTATE.md): shapes into value_info (``shapes=False``: costs only),
+        each node's costs into its metadata_props, the totals into the model's.
+        The file is written beside ``path`` and renamed over it when complete;
+        weights are copied as bytes. Returns counts: nodes, shapes_added, ...
+        """
+        import tempfile
+        path = os.fspath(path)
+        fd, tmp = tempfile.mkstemp(prefix=".onnxcost-annotate-", dir=os.path.dirname(os.path.abspath(path)))
+        os.close(fd)
+        try:
+            stats = self._handle.annotate(tmp, bool(shapes))
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return stats
+
     def to_pandas(self, rows: str = "nodes"):
         """A pandas DataFrame of the node rows (or ``rows="modules"``, ``"op_types"``).
 

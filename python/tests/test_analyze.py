@@ -63,6 +63,27 @@ def test_columns_as_the_cli():
         onnxcost.analyze(MNIST, depth=1).to_text(columns="output")
 
 
+@pytest.mark.parametrize("opts,flags", [({}, []), ({"batch": 4, "gpu": "h100"}, ["--batch", "4", "--gpu", "h100"])])
+def test_annotate_as_the_cli(tmp_path, opts, flags):
+    """The same bytes as `onnxcost annotate`, from a path and from bytes;
+    the file passes onnx.checker (oracle.annotate checks the rest)."""
+    want = tmp_path / "cli.onnx"
+    cli("annotate", MNIST, "-o", want, "-q", *flags)
+    for source in (MNIST, open(MNIST, "rb").read()):
+        out = tmp_path / "py.onnx"
+        stats = onnxcost.analyze(source, **opts).annotate(out)
+        assert out.read_bytes() == want.read_bytes()
+        assert stats["nodes"] == 12 and stats["shapes_added"] == 11 and stats["bytes"] == out.stat().st_size
+    onnxcost.analyze(MNIST).annotate(out, shapes=False)
+    onnx = pytest.importorskip("onnx")
+    m = onnx.load(str(out))
+    onnx.checker.check_model(m)
+    assert not m.graph.value_info and all(n.metadata_props for n in m.graph.node)
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".onnxcost-annotate")]
+    with pytest.raises(OSError):
+        onnxcost.analyze(MNIST).annotate(tmp_path / "no" / "such" / "dir.onnx")
+
+
 def test_bytes_and_modelproto_equal_the_path():
     onnx = pytest.importorskip("onnx")
     ref = onnxcost.analyze(MNIST, batch=2)
