@@ -12,7 +12,7 @@ Measures:
      `pyvenv/bin/python -c "import onnxcost; onnxcost.analyze(M, dims=...)"`, and
      `pyvenv/bin/python -c pass` (interpreter start alone, to subtract).
   3. In one process of the venv: `import onnxcost` once, and analyze() repeated
-     20 times (median).
+     20 times (median) reading its totals, then reading every node row.
 It fails if the Python analysis totals differ from the CLI JSON's "totals".
 
 GPT-2 is DIR/gpt2.onnx, made by bench/bench.py's make_model() when missing (plain
@@ -38,12 +38,18 @@ path, dims = sys.argv[1], json.loads(sys.argv[2])
 t0 = time.perf_counter()
 import onnxcost
 t_import = time.perf_counter() - t0
-times = []
+times, times_nodes = [], []
 for _ in range(20):
     t0 = time.perf_counter()
     a = onnxcost.analyze(path, dims=dims)
+    a.totals
     times.append(time.perf_counter() - t0)
+for _ in range(20):
+    t0 = time.perf_counter()
+    onnxcost.analyze(path, dims=dims).nodes
+    times_nodes.append(time.perf_counter() - t0)
 print(json.dumps({"import_s": t_import, "analyze_s": statistics.median(times),
+                  "nodes_s": statistics.median(times_nodes),
                   "version": onnxcost.__version__, "totals": a.totals,
                   "python": sys.version.split()[0]}))
 """
@@ -130,7 +136,8 @@ def main():
         ("Python: `python -c pass`", ms(t_pass[0]), ms(t_pass[1]), "interpreter start alone"),
         ("Python minus `pass`", ms(t_py[0] - t_pass[0]), "", "import + analyze + exit, medians"),
         ("in process: `import onnxcost`", ms(inproc["import_s"]), "", "first import, 1 run"),
-        ("in process: `onnxcost.analyze(...)`", ms(inproc["analyze_s"]), "", "median of 20 calls"),
+        ("in process: `onnxcost.analyze(...)` and its totals", ms(inproc["analyze_s"]), "", "median of 20 calls"),
+        ("in process: the same and every node row (`a.nodes`)", ms(inproc["nodes_s"]), "", "median of 20 calls"),
     ]
     lines = [
         "# onnxcost Python API vs CLI: GPT-2 small (%s)" % time.strftime("%Y-%m-%d"),

@@ -5,13 +5,21 @@
  * formulas, modules and GPU prediction, kept until the handle is released.
  * Its values come from the same walk that writes the JSON report
  * (oc_json_members), converted from jansson values to Python objects
- * directly: no text is printed and parsed back. Its reports (text, json,
+ * directly: no text is printed and parsed back. A member is built only when
+ * asked for (the node rows are most of the cost). Its reports (text, json,
  * md, csv, html) are rendered into memory by reports/ as the CLI renders
  * them to a file.
  *
  * Errors: a file the analyzer refuses raises _core.ModelError with the
  * CLI's one line ("NAME: reason"); out of memory raises MemoryError; bad
- * arguments raise ValueError or TypeError. The GIL is held throughout.
+ * arguments raise ValueError or TypeError.
+ *
+ * The GIL is released while the library works (loading, analysis, a
+ * report, an annotated copy; not while members are converted to Python
+ * values): the library keeps no global mutable state and
+ * each handle owns its model, so threads may analyze models side by side.
+ * A handle itself is not shared between threads while one of its calls
+ * runs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -130,13 +138,15 @@ struct oc_py_members {
     PyObject *nodes; /* the "nodes" list being filled   */
 };
 
+/* Each member converted as the walk hands it over (the GIL held: jansson's
+ * values are released right after, so memory stays at one node's worth). */
 static enum oc_status oc_py_member(void *arg, const char *key, int32_t index, const struct json_t *value,
                                    struct oc_diag *d) {
     struct oc_py_members *m = arg;
     PyObject *v = oc_py_from_json(value);
     bool ok = v != NULL;
     if (ok && index >= 0)
-        ok = PyList_Append(m->nodes, v) == 0;
+        ok = m->nodes && PyList_Append(m->nodes, v) == 0;
     else if (ok)
         ok = PyDict_SetItemString(m->dict, key, v) == 0;
     if (ok && index < 0 && strcmp(key, "nodes") == 0)
@@ -158,7 +168,7 @@ static int oc_py_text_write(void *arg, const char *data, size_t n) {
         size_t cap = t->cap ? t->cap : 1 << 16;
         while (cap < t->n + n + 1)
             cap *= 2;
-        char *p = PyMem_Realloc(t->p, cap);
+        char *p = PyMem_RawRealloc(t->p, cap); /* called without the GIL */
         if (!p)
             return 1;
         t->p = p;
@@ -206,23 +216,28 @@ static PyObject *oc_handle_render(oc_handle *h, PyObject *args) {
     spec.write_arg = &t;
     spec.width = width > 0 ? width : 0;
     spec.columns = f == OC_FORMAT_TEXT ? cols : 0;
-    enum oc_status st = oc_report_render(h->an, &spec, &d);
+    enum oc_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = oc_report_render(h->an, &spec, &d);
+    Py_END_ALLOW_THREADS
     PyObject *r = st == OC_OK ? PyUnicode_DecodeUTF8(t.p ? t.p : "", (Py_ssize_t)t.n, "replace") : NULL;
-    PyMem_Free(t.p);
+    PyMem_RawFree(t.p);
     if (st != OC_OK)
         return st == OC_ERR_IO ? PyErr_NoMemory() : oc_py_raise(h, st, d.msg);
     return r;
 }
 
-static PyObject *oc_handle_members(oc_handle *h, PyObject *unused) {
-    (void)unused;
+static PyObject *oc_handle_members(oc_handle *h, PyObject *args) {
+    const char *only = NULL;
+    if (!PyArg_ParseTuple(args, "|z:members", &only))
+        return NULL;
     struct oc_gpu_report gr;
     struct oc_report_spec spec = oc_handle_spec(h, OC_FORMAT_JSON, &gr);
     struct oc_py_members m = {PyDict_New(), NULL};
     struct oc_diag d = {0};
     if (!m.dict)
         return NULL;
-    enum oc_status st = oc_json_members(h->an, &spec, oc_py_member, &m, &d);
+    enum oc_status st = oc_json_members(h->an, &spec, only, oc_py_member, &m, &d);
     if (st != OC_OK) {
         Py_DECREF(m.dict);
         return oc_py_raise(h, st, d.msg);
@@ -245,7 +260,12 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
     struct oc_diag d = {0};
     enum oc_status st = !in    ? oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it")
                         : !out ? oc_diag_set(&d, OC_ERR_IO, "cannot open the output for writing")
-                               : oc_annotate_write(in, h->model, h->an, &ao, out, &stats, &d);
+                               : OC_OK;
+    if (st == OC_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = oc_annotate_write(in, h->model, h->an, &ao, out, &stats, &d);
+        Py_END_ALLOW_THREADS
+    }
     if (in)
         fclose(in);
     if (out && fclose(out) != 0 && st == OC_OK)
@@ -269,8 +289,8 @@ static PyMethodDef oc_handle_methods[] = {
     {"render", (PyCFunction)oc_handle_render, METH_VARARGS,
      "render(format, width=0, columns=None) -> str: the report as the CLI writes it (text, json, csv, md or "
      "html); columns: the text table's, as --columns"},
-    {"members", (PyCFunction)oc_handle_members, METH_NOARGS,
-     "members() -> dict: the JSON report's members (docs/JSON.md) as Python values"},
+    {"members", (PyCFunction)oc_handle_members, METH_VARARGS,
+     "members(only=None) -> dict: the JSON report's members (docs/JSON.md) as Python values; only: just that one"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -374,20 +394,15 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
         return PyErr_Format(PyExc_ValueError, "unknown GPU '%s' (onnxcost.gpus() lists them)", gpu);
     }
 
-    struct oc_diag d = {0};
-    struct oc_load_opts lopts = {0};
-    enum oc_status st;
     if (PyBytes_Check(source)) {
         Py_INCREF(source);
         h->source = source;
-        st = oc_model_load_buffer(PyBytes_AS_STRING(source), (size_t)PyBytes_GET_SIZE(source), &lopts, &h->model, &d);
     } else {
         PyObject *fs = PyUnicode_EncodeFSDefault(source);
         if (!fs) {
             Py_DECREF(h);
             return NULL;
         }
-        st = oc_model_load(PyBytes_AS_STRING(fs), &lopts, &h->model, &d);
         h->path = PyMem_Malloc((size_t)PyBytes_GET_SIZE(fs) + 1);
         if (h->path)
             strcpy(h->path, PyBytes_AS_STRING(fs));
@@ -397,6 +412,13 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
             return PyErr_NoMemory();
         }
     }
+    struct oc_diag d = {0};
+    struct oc_load_opts lopts = {0};
+    enum oc_status st;
+    const char *data = h->source ? PyBytes_AS_STRING(h->source) : NULL;
+    size_t size = h->source ? (size_t)PyBytes_GET_SIZE(h->source) : 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = data ? oc_model_load_buffer(data, size, &lopts, &h->model, &d) : oc_model_load(h->path, &lopts, &h->model, &d);
     if (st == OC_OK)
         st = oc_analyze(h->model, &opts, &h->an, &d);
     if (st == OC_OK && symbolic) { /* unbound dims kept as formulas, as the CLI does */
@@ -411,6 +433,7 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     }
     if (st == OC_OK && h->gpu)
         st = oc_perf_estimate(h->an, h->gpu, &popts, &h->perf);
+    Py_END_ALLOW_THREADS
     if (st != OC_OK) {
         oc_py_raise(h, st, d.msg);
         Py_DECREF(h);

@@ -373,46 +373,50 @@ static enum oc_status oc_member(oc_json_member_fn fn, void *arg, const char *key
     return st;
 }
 
-enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_report_spec *spec, oc_json_member_fn fn,
-                               void *arg, struct oc_diag *d) {
+enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_report_spec *spec, const char *only,
+                               oc_json_member_fn fn, void *arg, struct oc_diag *d) {
     const struct oc_graph *g = an->graph;
-    enum oc_status st = oc_member(fn, arg, "schema", -1, json_string(OC_JSON_SCHEMA), d);
-    if (st == OC_OK)
+#define OC_WANT(key) (!only || strcmp(only, key) == 0)
+    enum oc_status st = OC_OK;
+    if (OC_WANT("schema"))
+        st = oc_member(fn, arg, "schema", -1, json_string(OC_JSON_SCHEMA), d);
+    if (st == OC_OK && OC_WANT("model"))
         st = oc_member(fn, arg, "model", -1, oc_jmodel(an, spec), d);
-    if (st == OC_OK)
+    if (st == OC_OK && OC_WANT("bindings"))
         st = oc_member(fn, arg, "bindings", -1, oc_jbindings(an), d);
-    if (st == OC_OK && spec->sym)
+    if (st == OC_OK && spec->sym && OC_WANT("symbolic"))
         st = oc_member(fn, arg, "symbolic", -1, oc_jsymbolic(spec->sym), d);
-    if (st != OC_OK)
-        return st;
-    int32_t n_rows;
-    int32_t *rows = oc_report_rows(an, spec, &n_rows);
-    if (!rows)
-        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
-    st = oc_member(fn, arg, "nodes", -1, json_array(), d);
-    for (int32_t i = 0; i < n_rows && st == OC_OK; i++) {
-        json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
-        if (jn && spec->gpu && json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]])))
-            jn = (json_decref(jn), NULL);
-        st = oc_member(fn, arg, "nodes", i, jn, d);
+    if (st == OC_OK && OC_WANT("nodes")) {
+        int32_t n_rows;
+        int32_t *rows = oc_report_rows(an, spec, &n_rows);
+        if (!rows)
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+        st = oc_member(fn, arg, "nodes", -1, json_array(), d);
+        for (int32_t i = 0; i < n_rows && st == OC_OK; i++) {
+            json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
+            if (jn && spec->gpu && json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]])))
+                jn = (json_decref(jn), NULL);
+            st = oc_member(fn, arg, "nodes", i, jn, d);
+        }
+        free(rows);
     }
-    free(rows);
-    if (st == OC_OK)
+    if (st == OC_OK && OC_WANT("totals"))
         st = oc_member(fn, arg, "totals", -1, oc_jtotals(an), d);
-    if (st == OC_OK)
+    if (st == OC_OK && OC_WANT("op_types"))
         st = oc_member(fn, arg, "op_types", -1, oc_jop_types(an), d);
-    if (st == OC_OK && spec->modules)
+    if (st == OC_OK && spec->modules && OC_WANT("modules"))
         st = oc_member(fn, arg, "modules", -1, oc_jmodules(spec), d);
-    if (st == OC_OK && spec->training)
+    if (st == OC_OK && spec->training && OC_WANT("training"))
         st = oc_member(fn, arg, "training", -1, oc_jtraining(spec->training), d);
-    if (st == OC_OK && spec->baseline)
+    if (st == OC_OK && spec->baseline && OC_WANT("baseline"))
         st = oc_member(fn, arg, "baseline", -1, oc_baseline_json(an, spec), d);
-    if (st == OC_OK && spec->gpu)
+    if (st == OC_OK && spec->gpu && OC_WANT("gpu"))
         st = oc_member(fn, arg, "gpu", -1, oc_gpu_json(an, spec), d);
-    if (st == OC_OK)
+    if (st == OC_OK && OC_WANT("coverage"))
         st = oc_member(fn, arg, "coverage", -1, oc_jcoverage(an), d);
-    if (st != OC_OK)
+    if (st != OC_OK || !OC_WANT("warnings"))
         return st;
+#undef OC_WANT
     json_t *w = json_array();
     for (int32_t i = 0; w && an->model && i < oc_model_n_warnings(an->model); i++) /* about the file */
         json_array_append_new(w, oc_jstr(oc_model_warning(an->model, i)));
@@ -460,7 +464,7 @@ static enum oc_status oc_json_write_member(void *arg, const char *key, int32_t i
 
 enum oc_status oc_render_json(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
     struct oc_json_writer w = {spec, {0}, 0, false};
-    enum oc_status st = oc_json_members(an, spec, oc_json_write_member, &w, d);
+    enum oc_status st = oc_json_members(an, spec, NULL, oc_json_write_member, &w, d);
     if (st == OC_OK) {
         oc_sbuf_puts(&w.b, "\n}\n");
         st = oc_sbuf_flush(&w.b, spec, d);

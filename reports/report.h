@@ -139,12 +139,13 @@ enum oc_status oc_report_render(const struct oc_analysis *an, const struct oc_re
  * fn gets each top-level key with its value in document order, "nodes" first
  * with an empty array and then once per row with index 0, 1, ... (index is
  * -1 for every other member). The value is released after the call. A status
- * other than OC_OK from fn stops the walk and is returned. */
+ * other than OC_OK from fn stops the walk and is returned. only: the one
+ * member wanted ("totals"), or NULL for all; the others are not built. */
 struct json_t;
 typedef enum oc_status (*oc_json_member_fn)(void *arg, const char *key, int32_t index, const struct json_t *value,
                                             struct oc_diag *d);
-enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_report_spec *spec, oc_json_member_fn fn,
-                               void *arg, struct oc_diag *d);
+enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_report_spec *spec, const char *only,
+                               oc_json_member_fn fn, void *arg, struct oc_diag *d);
 
 /* One model of `onnxcost compare`. */
 struct oc_compare_entry {

@@ -29,7 +29,8 @@ class IncompleteAnalysisWarning(UserWarning):
 class Analysis:
     """The analysis of one model.
 
-    Attributes, as in the JSON report (docs/JSON.md): ``model`` (file facts),
+    Attributes, as in the JSON report (docs/JSON.md), each converted from the
+    library's values when first read: ``model`` (file facts),
     ``bindings`` (the value of every dim), ``symbolic`` (formulas in the
     unbound dims, or None), ``nodes`` (one dict per node: name, op_type,
     outputs with shapes, params, macs, flops, bytes, status), ``totals``,
@@ -40,21 +41,19 @@ class Analysis:
     ``to_csv()`` and ``to_html()`` are its other reports, byte for byte.
     """
 
+    _MEMBERS = ("schema", "model", "bindings", "symbolic", "nodes", "totals", "op_types", "modules", "gpu",
+                "coverage", "warnings")
+
     def __init__(self, handle):
         self._handle = handle
-        self._members = handle.members()
-        m = self._members
-        self.schema = m["schema"]
-        self.model = m["model"]
-        self.bindings = m["bindings"]
-        self.symbolic = m.get("symbolic")
-        self.nodes = m["nodes"]
-        self.totals = m["totals"]
-        self.op_types = m["op_types"]
-        self.modules = m.get("modules")
-        self.gpu = m.get("gpu")
-        self.coverage = m["coverage"]
-        self.warnings = m["warnings"]
+
+    def __getattr__(self, name):
+        # each member is converted when first read (the node rows cost the most)
+        if name not in Analysis._MEMBERS:
+            raise AttributeError(f"'Analysis' object has no attribute {name!r}")
+        value = self._handle.members(name).get(name)
+        setattr(self, name, value)
+        return value
 
     @property
     def complete(self) -> bool:

@@ -191,6 +191,25 @@ def test_pandas():
         onnxcost.analyze(MNIST).to_pandas("modules")
 
 
+def test_threads_side_by_side():
+    """The GIL is released while the library works: analyses in threads give
+    what they give one after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+    def one(path):
+        try:
+            return onnxcost.analyze(path, batch=2).to_json()
+        except onnxcost.ModelError as e:  # refused files too: the same line
+            return str(e)
+
+    paths = [MNIST] + CORPUS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", onnxcost.IncompleteAnalysisWarning)
+        serial = [one(p) for p in paths]
+        with ThreadPoolExecutor(4) as pool:
+            for _ in range(3):
+                assert list(pool.map(one, paths)) == serial
+
+
 def test_handles_outlive_nothing_and_free():
     """Many analyses created and dropped: no crash, results stay independent."""
     kept = [onnxcost.analyze(MNIST, batch=b) for b in range(1, 40)]
