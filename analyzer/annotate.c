@@ -5,7 +5,10 @@
  * the new length of the graph (its length prefix comes before its
  * fields): each node's new length, the value_info entries to add. The
  * second copies every field as bytes in 64 KiB pieces and writes the new
- * ones. A node is rewritten by one function in both passes (out NULL: only
+ * ones where a protobuf serializer would put them, in field-number order:
+ * a file that was serialized canonically stays so (the same bytes as
+ * onnx.load + SerializeToString of the result), which some readers need
+ * (Netron 9 drops value_info shapes when a node's fields are out of order). A node is rewritten by one function in both passes (out NULL: only
  * its size), so the lengths written are the lengths measured. Only node
  * fields are looked into: doc_string and metadata_props entries, read to
  * replace an earlier annotation; attributes (subgraphs with their
@@ -291,51 +294,73 @@ static bool oc_entry_is_ours(struct oc_io *io, uint64_t pos, uint64_t end) {
     return false;
 }
 
-/* Node i at [pos, end): written to the output (or measured); returns its new length. */
+/* The node's doc_string at [pos, end), less an earlier line of ours, into doc. */
+static void oc_node_doc(struct oc_io *io, uint64_t pos, uint64_t end, struct oc_buf *doc) {
+    struct oc_field f;
+    while (pos < end && !io->failed && oc_io_field(io, pos, end, &f)) {
+        pos = f.end;
+        if (f.num != OC_NODE_DOC || f.wt != OC_WT_LEN)
+            continue;
+        size_t n = (size_t)(f.end - f.value);
+        char *s = malloc(n + 1);
+        if (!s || !oc_io_read(io, f.value, s, n)) {
+            doc->oom |= !s;
+            free(s);
+            return;
+        }
+        s[n] = '\0';
+        char *ours = strncmp(s, OC_DOC_PREFIX, strlen(OC_DOC_PREFIX)) == 0 ? s : strstr(s, "\n\n" OC_DOC_PREFIX);
+        if (ours)
+            *ours = '\0';
+        doc->n = 0; /* the last doc_string field wins, as when parsed */
+        oc_buf_put(doc, s, strlen(s));
+        free(s);
+    }
+}
+
+/* Node i at [pos, end): written to the output (or measured); returns its new
+ * length. The new doc_string and metadata entries go where a serializer puts
+ * them, in field order (doc_string 6 before metadata_props 9): viewers such as
+ * Netron 9 stop reading value_info shapes when a node's fields come out of
+ * order. */
 static uint64_t oc_node_rewrite(struct oc_annot *a, int32_t i, uint64_t pos, uint64_t end) {
     struct oc_io *io = &a->io;
-    struct oc_buf meta = {0}, doc = {0}, line = {0};
+    struct oc_buf meta = {0}, doc = {0}, line = {0}, docf = {0};
     oc_node_additions(a, i, &meta, &line);
+    oc_node_doc(io, pos, end, &doc);
+    if (doc.n)
+        oc_buf_put(&doc, "\n\n", 2);
+    oc_buf_put(&doc, line.p, line.n);
+    oc_buf_len_field(&docf, OC_NODE_DOC, doc.p, doc.n);
+    bool oom = meta.oom || doc.oom || line.oom || docf.oom, doc_done = false, meta_done = false;
+    if (oom)
+        oc_io_fail(io, OC_ERR_NOMEM, "out of memory annotating a node", pos);
     uint64_t before = io->written;
     struct oc_field f;
     while (pos < end && !io->failed && oc_io_field(io, pos, end, &f)) {
         pos = f.end;
-        if (f.num == OC_NODE_DOC && f.wt == OC_WT_LEN) { /* kept, less an earlier line of ours */
-            size_t n = (size_t)(f.end - f.value);
-            doc.n = 0;
-            oc_buf_put(&doc, NULL, 0);
-            char *s = malloc(n + 1);
-            if (!s || !oc_io_read(io, f.value, s, n)) {
-                doc.oom |= !s;
-                free(s);
-                break;
-            }
-            s[n] = '\0';
-            char *ours = strncmp(s, OC_DOC_PREFIX, strlen(OC_DOC_PREFIX)) == 0 ? s : strstr(s, "\n\n" OC_DOC_PREFIX);
-            if (ours)
-                *ours = '\0';
-            oc_buf_put(&doc, s, strlen(s));
-            free(s);
-            continue;
+        if (!doc_done && f.num > OC_NODE_DOC) {
+            oc_io_put(io, docf.p, docf.n);
+            doc_done = true;
         }
+        if (!meta_done && f.num > OC_NODE_METADATA) {
+            oc_io_put(io, meta.p, meta.n);
+            meta_done = true;
+        }
+        if (f.num == OC_NODE_DOC && f.wt == OC_WT_LEN) /* replaced by ours */
+            continue;
         if (f.num == OC_NODE_METADATA && f.wt == OC_WT_LEN && oc_entry_is_ours(io, f.value, f.end))
             continue;
         oc_io_copy(io, f.start, f.end);
     }
-    if (doc.n)
-        oc_buf_put(&doc, "\n\n", 2);
-    oc_buf_put(&doc, line.p, line.n);
-    struct oc_buf tail = {0};
-    oc_buf_put(&tail, meta.p, meta.n);
-    oc_buf_len_field(&tail, OC_NODE_DOC, doc.p, doc.n);
-    if (meta.oom || doc.oom || line.oom || tail.oom)
-        oc_io_fail(io, OC_ERR_NOMEM, "out of memory annotating a node", pos);
-    else
-        oc_io_put(io, tail.p, tail.n);
+    if (!doc_done)
+        oc_io_put(io, docf.p, docf.n);
+    if (!meta_done)
+        oc_io_put(io, meta.p, meta.n);
     free(meta.p);
     free(doc.p);
     free(line.p);
-    free(tail.p);
+    free(docf.p);
     return io->written - before;
 }
 
@@ -401,9 +426,14 @@ static uint64_t oc_graph_rewrite(struct oc_annot *a, uint64_t pos, uint64_t end,
     struct oc_io *io = &a->io;
     uint64_t before = io->written;
     int32_t node = 0;
+    bool infos_done = false;
     struct oc_field f;
     while (pos < end && !io->failed && oc_io_field(io, pos, end, &f)) {
         pos = f.end;
+        if (!infos_done && f.num > OC_GRAPH_VALUE_INFO) { /* in field order, as a serializer writes */
+            oc_io_put(io, infos->p, infos->n);
+            infos_done = true;
+        }
         if (f.num != OC_GRAPH_NODE || f.wt != OC_WT_LEN) {
             oc_io_copy(io, f.start, f.end);
             continue;
@@ -431,7 +461,8 @@ static uint64_t oc_graph_rewrite(struct oc_annot *a, uint64_t pos, uint64_t end,
     }
     if (!io->failed && node != a->g->n_nodes)
         oc_io_fail(io, OC_ERR_MODEL, "fewer nodes in the file than in the analysis", end);
-    oc_io_put(io, infos->p, infos->n);
+    if (!infos_done)
+        oc_io_put(io, infos->p, infos->n);
     return io->written - before;
 }
 
@@ -554,8 +585,13 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
         a.io.written = 0;
         pos = 0;
         int32_t node_count = 0;
+        bool entries_done = false;
         while (pos < a.io.size && !a.io.failed && oc_io_field(&a.io, pos, a.io.size, &f)) {
             pos = f.end;
+            if (!entries_done && f.num > OC_MODEL_METADATA) {
+                oc_io_put(&a.io, entries.p, entries.n);
+                entries_done = true;
+            }
             if (f.num == OC_MODEL_GRAPH && f.wt == OC_WT_LEN) {
                 struct oc_buf h = {0};
                 oc_buf_varint(&h, (uint64_t)OC_MODEL_GRAPH << 3 | OC_WT_LEN);
@@ -570,7 +606,8 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
                 oc_io_copy(&a.io, f.start, f.end);
             }
         }
-        oc_io_put(&a.io, entries.p, entries.n);
+        if (!entries_done)
+            oc_io_put(&a.io, entries.p, entries.n);
         if (!a.io.failed && fflush(out) != 0)
             oc_io_fail(&a.io, OC_ERR_IO, "cannot write the output", a.io.written);
         st = a.io.failed ? d->code : OC_OK;

@@ -6,7 +6,8 @@ batch and sequence, the same GPT-2 with its weights in an external data
 file, the ORT-fused tiny GPT-2 of the corpus, a sample of the corpus):
   - the annotated file passes onnx.checker (full_check where the original does);
   - every initializer is byte-identical, and external data still points to
-    its file, which is not rewritten;
+    its file, which is not rewritten; a file protobuf serialized stays
+    exactly what protobuf would serialize (fields in number order);
   - ONNX Runtime gives bit-identical outputs on both files for the same inputs
     when it runs the graph as written (optimizations off); with its optimizer
     on, the added shapes let it fuse more (on GPT-2: MatMul+Add into Gemm with
@@ -126,6 +127,9 @@ def annotate_case(onnxcost, path, out_dir, binding, dims_flags=(), run_ort=True)
         check(f"{name}: onnx.checker (full_check={full})", ok, why)
     # weights as bytes, external data untouched
     check(f"{name}: initializers byte-identical", initializer_bytes(orig) == initializer_bytes(ann))
+    # fields in the order a serializer writes them: a canonical file stays canonical
+    if open(path, "rb").read() == orig.SerializeToString():
+        check(f"{name}: canonical, as protobuf serializes it", open(out, "rb").read() == ann.SerializeToString())
     # nodes, metadata, totals
     check(f"{name}: same nodes", [(n.op_type, list(n.input), list(n.output)) for n in orig.graph.node]
           == [(n.op_type, list(n.input), list(n.output)) for n in ann.graph.node])
