@@ -43,9 +43,17 @@ int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 /* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
  * that is not printable UTF-8 written as \xNN (names come from the file). */
 void oc_cli_diag(const char *kind, const char *path, const char *msg);
+/* Loads path and analyzes it with opts: OC_EXIT_OK with *m and *an set, or
+ * the file's one error line printed and its exit code (*m may be set then:
+ * the caller frees it). */
+struct oc_model;
+struct oc_load_opts;
+struct oc_analyze_opts;
+struct oc_analysis;
+int oc_cli_load_analyze(const char *path, const struct oc_load_opts *lopts, const struct oc_analyze_opts *opts,
+                        struct oc_model **m, struct oc_analysis **an);
 /* The analysis' warnings, less those about unbound dims that sym (formulas,
  * or NULL) keeps symbolic. */
-struct oc_analysis;
 struct oc_symbolic;
 void oc_cli_analysis_warnings(const char *path, const struct oc_analysis *an, const struct oc_symbolic *sym);
 /* oc_cli_diag("error", path, msg), and the exit code of st: OC_EXIT_INTERNAL

@@ -262,13 +262,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     int32_t n_mods = 0;
     struct oc_perf perf = {0};
     struct oc_pipeline pipe = {0};
-    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
-    if (st == OC_OK)
-        st = oc_analyze(m, &opts, &an, &d);
-    if (st != OC_OK) {
-        rc = oc_cli_fail(path, st, d.msg);
+    enum oc_status st = OC_OK;
+    if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto free_model;
-    }
     for (int32_t i = 0; !a.quiet && i < oc_model_n_warnings(m); i++)
         oc_cli_diag("warning", path, oc_model_warning(m, i));
     if (!a.no_symbolic) {

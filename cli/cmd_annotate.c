@@ -97,13 +97,9 @@ int oc_cmd_annotate(int argc, char **argv) {
     opts.price_bits = price.bits;
     popts.dtype = price.name ? price.dtype : 0;
     struct oc_diag d = {0};
-    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
-    if (st == OC_OK)
-        st = oc_analyze(m, &opts, &an, &d);
-    if (st != OC_OK) {
-        rc = oc_cli_fail(path, st, d.msg);
+    enum oc_status st;
+    if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto done;
-    }
     struct oc_diag sd = {0};
     if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
         fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "

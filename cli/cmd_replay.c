@@ -205,13 +205,8 @@ int oc_cmd_replay(int argc, char **argv) {
         goto done;
     }
     struct oc_diag d = {0};
-    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
-    if (st == OC_OK)
-        st = oc_analyze(m, &opts, &an, &d);
-    if (st != OC_OK) {
-        rc = oc_cli_fail(path, st, d.msg);
+    if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto done;
-    }
     char left_out[600];
     snprintf(left_out, sizeof left_out, "left out by --nodes '%s'", nodes_re ? nodes_re : "");
     int32_t n_plans = 0;

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include "../analyzer/analyze.h"
+#include "../analyzer/model.h"
 #include "../analyzer/oc.h"
 
 #include <errno.h>
@@ -31,6 +32,15 @@ void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     oc_printable(path ? path : "", p, sizeof p);
     oc_printable(msg ? msg : "", m, sizeof m);
     fprintf(stderr, "onnxcost: %s: %s: %s\n", kind, p, m);
+}
+
+int oc_cli_load_analyze(const char *path, const struct oc_load_opts *lopts, const struct oc_analyze_opts *opts,
+                        struct oc_model **m, struct oc_analysis **an) {
+    struct oc_diag d = {0};
+    enum oc_status st = oc_model_load(path, lopts, m, &d);
+    if (st == OC_OK)
+        st = oc_analyze(*m, opts, an, &d);
+    return st == OC_OK ? OC_EXIT_OK : oc_cli_fail(path, st, d.msg);
 }
 
 void oc_cli_analysis_warnings(const char *path, const struct oc_analysis *an, const struct oc_symbolic *sym) {
