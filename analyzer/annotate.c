@@ -31,6 +31,7 @@ enum { OC_NODE_DOC = 6, OC_NODE_METADATA = 9 };
 
 #define OC_KEY_PREFIX "onnxcost."
 #define OC_DOC_PREFIX "onnxcost: "
+#define OC_VI_DOC "onnxcost: inferred" /* the doc_string of the value_info we add */
 
 /* ---- reading and writing the wire format ---------------------------------------- */
 
@@ -220,12 +221,13 @@ static bool oc_declared(const struct oc_annot *a, const char *name) {
     return a->n_declared && bsearch(&name, a->declared, a->n_declared, sizeof *a->declared, oc_strcmp_p);
 }
 
-/* A count as text: a formula in the unbound dims, or a number (">=" when saturated). */
+/* A count as text: a formula in the unbound dims, or a number (">=" when
+ * saturated); NULL for a formula longer than buf, never written cut. */
 static const char *oc_count_text(const struct oc_annot *a, const struct oc_poly *p, uint64_t v, bool saturated,
                                  char *buf, size_t size) {
     int64_t k;
-    if (a->formulas && p && !oc_poly_constant(p, &k))
-        return oc_poly_format(p, a->sym, false, buf, size);
+    if (a->formulas && p && !oc_poly_constant(p, &k)) /* NULL when too long to write whole */
+        return strlen(oc_poly_format(p, a->sym, false, buf, size)) < size - 1 ? buf : NULL;
     if (a->formulas && p)
         v = (uint64_t)k;
     snprintf(buf, size, "%s%" PRIu64, saturated ? ">=" : "", v);
@@ -252,17 +254,23 @@ static void oc_node_additions(const struct oc_annot *a, int32_t i, struct oc_buf
     const uint64_t v[] = {n->cost.macs, n->cost.flops, n->activation_bytes, n->cost.bytes_read, n->cost.bytes_written};
     const struct oc_poly *p[] = {np ? np->macs : NULL, np ? np->flops : NULL, np ? np->activation_bytes : NULL};
     char shown[2][512];
+    bool missing = false; /* MACs or FLOPs without a formula to write */
     for (int k = 0; k < 5; k++) {
-        if (a->formulas && (k >= 3 || !p[k])) /* no formula: the number at 1 would mislead */
+        if (a->formulas && (k >= 3 || !p[k])) { /* no formula: the number at 1 would mislead */
+            missing |= k < 2;
             continue;
-        oc_count_text(a, k < 3 ? p[k] : NULL, v[k], sat && k < 2, buf, sizeof buf);
+        }
+        if (!oc_count_text(a, k < 3 ? p[k] : NULL, v[k], sat && k < 2, buf, sizeof buf)) {
+            missing |= k < 2;
+            continue;
+        }
         if (k < 2)
             snprintf(shown[k], sizeof shown[k], "%s", buf);
         char key[64];
         snprintf(key, sizeof key, OC_KEY_PREFIX "%s", keys[k]);
         oc_buf_entry(meta, OC_NODE_METADATA, key, buf);
     }
-    if (a->formulas && (!p[0] || !p[1])) {
+    if (missing) {
         snprintf(text, sizeof text, OC_DOC_PREFIX "%s params; costs depend on unbound dims and are not polynomial",
                  num);
     } else {
@@ -285,13 +293,29 @@ static void oc_node_additions(const struct oc_annot *a, int32_t i, struct oc_buf
 static bool oc_entry_is_ours(struct oc_io *io, uint64_t pos, uint64_t end) {
     struct oc_field f;
     char key[sizeof OC_KEY_PREFIX];
-    while (pos < end && oc_io_field(io, pos, end, &f)) {
+    bool ours = false;
+    while (pos < end && oc_io_field(io, pos, end, &f)) { /* the last key field is the key */
         if (f.num == 1 && f.wt == OC_WT_LEN)
-            return f.end - f.value >= sizeof key - 1 && oc_io_read(io, f.value, key, sizeof key - 1) &&
+            ours = f.end - f.value >= sizeof key - 1 && oc_io_read(io, f.value, key, sizeof key - 1) &&
                    memcmp(key, OC_KEY_PREFIX, sizeof key - 1) == 0;
         pos = f.end;
     }
-    return false;
+    return ours;
+}
+
+/* Is the ValueInfoProto at [pos, end) one an earlier annotation added (its
+ * doc_string starts with OC_VI_DOC)? Then it is replaced, not kept. */
+static bool oc_value_info_is_ours(struct oc_io *io, uint64_t pos, uint64_t end) {
+    struct oc_field f;
+    char doc[sizeof OC_VI_DOC];
+    bool ours = false;
+    while (pos < end && oc_io_field(io, pos, end, &f)) {
+        if (f.num == 3 && f.wt == OC_WT_LEN)
+            ours = f.end - f.value == sizeof doc - 1 && oc_io_read(io, f.value, doc, sizeof doc - 1) &&
+                   memcmp(doc, OC_VI_DOC, sizeof doc - 1) == 0;
+        pos = f.end;
+    }
+    return ours;
 }
 
 /* The node's doc_string at [pos, end), less an earlier line of ours, into doc. */
@@ -308,12 +332,20 @@ static void oc_node_doc(struct oc_io *io, uint64_t pos, uint64_t end, struct oc_
             free(s);
             return;
         }
-        s[n] = '\0';
-        char *ours = strncmp(s, OC_DOC_PREFIX, strlen(OC_DOC_PREFIX)) == 0 ? s : strstr(s, "\n\n" OC_DOC_PREFIX);
-        if (ours)
-            *ours = '\0';
+        /* our line is the last paragraph, one line: "onnxcost: ..." at the start
+         * or after "\n\n", with no newline after it */
+        size_t keep = n, plen = strlen(OC_DOC_PREFIX);
+        for (size_t k = n; k-- > 0;) {
+            if (s[k] == '\n')
+                break;
+            if (n - k >= plen && memcmp(s + k, OC_DOC_PREFIX, plen) == 0 &&
+                (k == 0 || (k >= 2 && s[k - 1] == '\n' && s[k - 2] == '\n'))) {
+                keep = k >= 2 ? k - 2 : 0;
+                break;
+            }
+        }
         doc->n = 0; /* the last doc_string field wins, as when parsed */
-        oc_buf_put(doc, s, strlen(s));
+        oc_buf_put(doc, s, keep);
         free(s);
     }
 }
@@ -367,7 +399,7 @@ static uint64_t oc_node_rewrite(struct oc_annot *a, int32_t i, uint64_t pos, uin
 /* One dim of an added value_info, as a TensorShapeProto.Dimension. */
 static void oc_dim_proto(const struct oc_annot *a, int32_t vi, int32_t axis, struct oc_buf *dim) {
     const struct oc_dim *dm = &a->g->values[vi].dims[axis];
-    const struct oc_poly *p = a->formulas && a->sym->dims ? a->sym->dims[vi][axis] : NULL;
+    const struct oc_poly *p = a->formulas && a->sym->dims && a->sym->dims[vi] ? a->sym->dims[vi][axis] : NULL;
     int64_t k;
     char buf[512];
     if (a->exact && dm->value >= 0) {
@@ -377,9 +409,9 @@ static void oc_dim_proto(const struct oc_annot *a, int32_t vi, int32_t axis, str
         if (p && oc_poly_constant(p, &k)) {
             oc_buf_varint(dim, 1 << 3 | OC_WT_VARINT);
             oc_buf_varint(dim, (uint64_t)k);
-        } else {
-            oc_buf_str_field(dim, 2, p ? oc_poly_format(p, a->sym, false, buf, sizeof buf) : dm->sym);
-        }
+        } else if (!p || strlen(oc_poly_format(p, a->sym, false, buf, sizeof buf)) < sizeof buf - 1) {
+            oc_buf_str_field(dim, 2, p ? buf : dm->sym);
+        } /* else a formula too long for the buffer: unknown rather than cut */
     } else if (dm->sym) { /* the unbound dim itself */
         oc_buf_str_field(dim, 2, dm->sym);
     } /* else unknown: an empty Dimension */
@@ -411,6 +443,7 @@ static void oc_value_infos(struct oc_annot *a, struct oc_buf *b) {
         oc_buf_len_field(&type, 1, tensor.p, tensor.n);
         oc_buf_str_field(&vinfo, 1, v->name);
         oc_buf_len_field(&vinfo, 2, type.p, type.n);
+        oc_buf_str_field(&vinfo, 3, OC_VI_DOC); /* replaced, not kept, by a later annotation */
         oc_buf_len_field(b, OC_GRAPH_VALUE_INFO, vinfo.p, vinfo.n);
         b->oom |= shape.oom || tensor.oom || type.oom || vinfo.oom;
         free(shape.p);
@@ -434,6 +467,8 @@ static uint64_t oc_graph_rewrite(struct oc_annot *a, uint64_t pos, uint64_t end,
             oc_io_put(io, infos->p, infos->n);
             infos_done = true;
         }
+        if (f.num == OC_GRAPH_VALUE_INFO && f.wt == OC_WT_LEN && oc_value_info_is_ours(io, f.value, f.end))
+            continue; /* an earlier annotation's shape: the new one is in infos */
         if (f.num != OC_GRAPH_NODE || f.wt != OC_WT_LEN) {
             oc_io_copy(io, f.start, f.end);
             continue;
@@ -443,13 +478,13 @@ static uint64_t oc_graph_rewrite(struct oc_annot *a, uint64_t pos, uint64_t end,
             break;
         }
         /* the new length prefix needs the new length: measure, then write */
-        struct oc_io saved = *io;
+        FILE *out = io->out;
+        uint64_t written = io->written;
         io->out = NULL;
         uint64_t len = oc_node_rewrite(a, node, f.value, f.end);
-        FILE *out = saved.out;
-        *io = saved;
         io->out = out;
-        if (io->failed || len == 0)
+        io->written = written;
+        if (io->failed)
             break;
         uint8_t hdr[16];
         struct oc_buf h = {hdr, 0, sizeof hdr, false};
@@ -481,8 +516,11 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
     for (int k = 0; k < 3; k++) {
         if (a->formulas && !p[k])
             continue;
-        char num[600];
-        snprintf(num, sizeof num, "%s%s", prefix, oc_count_text(a, p[k], v[k], false, buf, sizeof buf));
+        char num[1100];
+        const char *txt = oc_count_text(a, p[k], v[k], false, buf, sizeof buf);
+        if (!txt)
+            continue;
+        snprintf(num, sizeof num, "%s%s", prefix, txt);
         oc_buf_entry(b, OC_MODEL_METADATA, keys[k], num);
     }
     if (!a->formulas) {
@@ -541,10 +579,12 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
     a.declared = malloc((a.n_declared ? a.n_declared : 1) * sizeof *a.declared);
     if (!a.declared)
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < gp->n_value_info; i++)
-        a.declared[i] = gp->value_info[i]->name ? gp->value_info[i]->name : "";
+    a.n_declared = 0;
+    for (size_t i = 0; i < gp->n_value_info; i++) /* an earlier annotation's shapes are not declarations */
+        if (!gp->value_info[i]->doc_string || strcmp(gp->value_info[i]->doc_string, OC_VI_DOC) != 0)
+            a.declared[a.n_declared++] = gp->value_info[i]->name ? gp->value_info[i]->name : "";
     for (size_t i = 0; i < gp->n_output; i++)
-        a.declared[gp->n_value_info + i] = gp->output[i]->name ? gp->output[i]->name : "";
+        a.declared[a.n_declared++] = gp->output[i]->name ? gp->output[i]->name : "";
     qsort(a.declared, a.n_declared, sizeof *a.declared, oc_strcmp_p);
     for (size_t i = 0; i < gp->n_initializer; i++)
         if (gp->initializer[i]->has_data_location &&
@@ -569,17 +609,19 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
     } else {
         a.io.size = (uint64_t)ftello(a.io.in);
         int32_t graphs = 0;
-        uint64_t pos = 0;
-        struct oc_field f;
-        /* first pass: the new length of the graph */
-        uint64_t graph_len = 0;
+        uint64_t pos = 0, graph_len = 0;
+        struct oc_field f, graph = {0};
         while (pos < a.io.size && !a.io.failed && oc_io_field(&a.io, pos, a.io.size, &f)) {
             pos = f.end;
             if (f.num == OC_MODEL_GRAPH && f.wt == OC_WT_LEN && graphs++ == 0)
-                graph_len = oc_graph_rewrite(&a, f.value, f.end, &infos);
+                graph = f;
         }
+        /* protobuf would merge several: the file's nodes would not be the analysis' */
         if (!a.io.failed && graphs != 1)
-            oc_io_fail(&a.io, OC_ERR_UNSUPPORTED, "the graph field appears more than once", 0);
+            oc_io_fail(&a.io, OC_ERR_UNSUPPORTED, "the graph field appears more than once", graph.start);
+        /* first pass: the new length of the graph */
+        if (!a.io.failed)
+            graph_len = oc_graph_rewrite(&a, graph.value, graph.end, &infos);
         /* second pass: the file */
         a.io.out = out;
         a.io.written = 0;

@@ -20,7 +20,8 @@
  *   - the model's metadata_props: the totals, whether they are complete, the
  *     bindings and the GPU.
  * Entries from an earlier annotation (keys "onnxcost.*", the doc_string
- * line) are replaced, not repeated.
+ * line, value_info whose doc_string is "onnxcost: inferred") are replaced,
+ * not repeated or kept.
  */
 #ifndef OC_ANNOTATE_H
 #define OC_ANNOTATE_H

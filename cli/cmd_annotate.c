@@ -12,6 +12,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct oc_annotate_args {
@@ -81,7 +82,7 @@ int oc_cmd_annotate(int argc, char **argv) {
     struct oc_analysis *an = NULL;
     struct oc_symbolic *sym = NULL;
     struct oc_perf perf = {0};
-    char *dir = NULL, *tmp = NULL;
+    char *dir = NULL, *tmp = NULL, *target = NULL;
     int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     if (rc != OC_PARSE_GO)
         goto done;
@@ -114,34 +115,46 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
 
-    /* written beside the output, renamed over it when complete */
-    dir = oc_dir_of(a.out_path);
+    /* written beside the output (the file a symlink names), renamed over it
+     * when complete, with the mode of the file it replaces (else 0666 less
+     * the umask, as a new file gets) */
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        rc = oc_cli_fail(path, OC_ERR_IO, "cannot read the model again to copy it");
+        goto done;
+    }
+    target = realpath(a.out_path, NULL);
+    const char *dest = target ? target : a.out_path;
+    struct stat sb;
+    mode_t mask = umask(0);
+    umask(mask);
+    mode_t mode = stat(dest, &sb) == 0 ? sb.st_mode & 07777 : 0666 & ~mask;
+    dir = oc_dir_of(dest);
     tmp = dir ? malloc(strlen(dir) + 32) : NULL;
     if (!tmp) {
+        fclose(in);
         rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
         goto done;
     }
     sprintf(tmp, "%s/.onnxcost-annotate-XXXXXX", dir);
     int fd = mkstemp(tmp);
-    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    FILE *out = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
     if (!out) {
         oc_cli_diag("error", a.out_path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(tmp);
         }
+        fclose(in);
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
     struct oc_annotate_stats stats;
     const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, a.no_shapes};
-    FILE *in = fopen(path, "rb");
-    st = in ? oc_annotate_write(in, m, an, &ao, out, &stats, &d)
-            : oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it");
-    if (in)
-        fclose(in);
+    st = oc_annotate_write(in, m, an, &ao, out, &stats, &d);
+    fclose(in);
     bool closed = fclose(out) == 0;
-    if (st != OC_OK || !closed || rename(tmp, a.out_path) != 0) {
+    if (st != OC_OK || !closed || rename(tmp, dest) != 0) {
         const char *why = st != OC_OK ? d.msg : strerror(errno);
         unlink(tmp);
         oc_cli_diag("error", st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED ? path : a.out_path, why);
@@ -154,20 +167,24 @@ int oc_cmd_annotate(int argc, char **argv) {
                 "%llu bytes\n",
                 a.out_path, stats.n_nodes, stats.n_value_info, stats.n_value_info_kept,
                 (unsigned long long)stats.bytes_out);
-        char *in_dir = oc_dir_of(path);
-        if (stats.n_external && in_dir && strcmp(in_dir, dir) != 0)
-            fprintf(stderr,
-                    "onnxcost: warning: %s: %d weights stay in external data (%s) beside %s; copy the data "
-                    "file(s) beside %s for the model to load\n",
-                    a.out_path, stats.n_external, stats.external_location ? stats.external_location : "?", path,
-                    a.out_path);
+        char *in_real = realpath(path, NULL), *in_dir = oc_dir_of(in_real ? in_real : path);
+        if (stats.n_external && in_dir && strcmp(in_dir, dir) != 0) {
+            char msg[1024];
+            snprintf(msg, sizeof msg,
+                     "%d weights stay in external data (%.200s) beside %.200s; copy the data file(s) beside it for "
+                     "the model to load",
+                     stats.n_external, stats.external_location ? stats.external_location : "?", path);
+            oc_cli_diag("warning", a.out_path, msg); /* names from the file, made printable */
+        }
         free(in_dir);
+        free(in_real);
     }
     if (an->totals.n_uncosted && !a.quiet)
         fprintf(stderr, "onnxcost: warning: %s: %d of %d nodes without a cost: the totals written are lower bounds "
                 "(onnxcost.complete says so)\n", path, an->totals.n_uncosted, an->totals.n_nodes);
     rc = OC_EXIT_OK;
 done:
+    free(target);
     free(tmp);
     free(dir);
     oc_perf_free(&perf);

@@ -254,7 +254,7 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         return NULL;
     FILE *in = h->path ? fopen(h->path, "rb")
                        : fmemopen(PyBytes_AS_STRING(h->source), (size_t)PyBytes_GET_SIZE(h->source), "rb");
-    FILE *out = fopen(PyBytes_AS_STRING(out_obj), "wb");
+    FILE *out = in ? fopen(PyBytes_AS_STRING(out_obj), "wb") : NULL; /* nothing truncated unless in opened */
     struct oc_annotate_opts ao = {h->sym, h->gpu, h->gpu ? &h->perf : NULL, !shapes};
     struct oc_annotate_stats stats;
     struct oc_diag d = {0};
@@ -270,6 +270,10 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         fclose(in);
     if (out && fclose(out) != 0 && st == OC_OK)
         st = oc_diag_set(&d, OC_ERR_IO, "cannot write the output");
+    if (st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED) { /* about the model */
+        Py_DECREF(out_obj);
+        return oc_py_raise(h, st, d.msg);
+    }
     if (st != OC_OK) {
         PyErr_Format(st == OC_ERR_NOMEM ? PyExc_MemoryError : PyExc_OSError, "%s: %s", PyBytes_AS_STRING(out_obj),
                      d.msg);
@@ -277,10 +281,13 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         return NULL;
     }
     Py_DECREF(out_obj);
-    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:z,s:K}", "nodes", stats.n_nodes, "shapes_added", stats.n_value_info,
+    const char *loc = stats.external_location;
+    PyObject *where = loc ? PyUnicode_DecodeUTF8(loc, (Py_ssize_t)strlen(loc), "replace") : Py_NewRef(Py_None);
+    if (!where)
+        return NULL;
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:N,s:K}", "nodes", stats.n_nodes, "shapes_added", stats.n_value_info,
                          "shapes_declared", stats.n_value_info_kept, "external_tensors", stats.n_external,
-                         "external_location", stats.external_location, "bytes",
-                         (unsigned long long)stats.bytes_out);
+                         "external_location", where, "bytes", (unsigned long long)stats.bytes_out);
 }
 
 static PyMethodDef oc_handle_methods[] = {
@@ -323,7 +330,7 @@ static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
             PyErr_SetString(PyExc_TypeError, "dims: names must be str");
             return false;
         }
-        long long value = PyLong_Check(v) ? PyLong_AsLongLong(v) : -1;
+        long long value = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLong(v) : -1;
         if (value < 0) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError, "dims: %R must be an int >= 0, not %R", k, v);
@@ -355,9 +362,9 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
                                      &dtype, &depth, &symbolic))
         return NULL;
     if (batch < 0)
-        return PyErr_Format(PyExc_ValueError, "batch must be > 0, not %lld", batch);
+        return PyErr_Format(PyExc_ValueError, "batch must be >= 0 (0: none), not %lld", batch);
     if (depth < 0 || depth > 64)
-        return PyErr_Format(PyExc_ValueError, "depth must be from 1 to 64, not %d", depth);
+        return PyErr_Format(PyExc_ValueError, "depth must be from 0 (no modules) to 64, not %d", depth);
     if (!PyUnicode_Check(source) && !PyBytes_Check(source))
         return PyErr_Format(PyExc_TypeError, "source must be a path (str) or bytes, not %s", Py_TYPE(source)->tp_name);
 

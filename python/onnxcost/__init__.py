@@ -105,10 +105,17 @@ class Analysis:
         weights are copied as bytes. Returns counts: nodes, shapes_added, ...
         """
         import tempfile
-        path = os.fspath(path)
-        fd, tmp = tempfile.mkstemp(prefix=".onnxcost-annotate-", dir=os.path.dirname(os.path.abspath(path)))
+        path = os.path.realpath(os.fspath(path))  # a symlink keeps pointing at the annotated file
+        try:
+            mode = os.stat(path).st_mode & 0o7777  # the mode of the file replaced
+        except FileNotFoundError:
+            mask = os.umask(0)
+            os.umask(mask)
+            mode = 0o666 & ~mask  # a new file's
+        fd, tmp = tempfile.mkstemp(prefix=".onnxcost-annotate-", dir=os.path.dirname(path))
         os.close(fd)
         try:
+            os.chmod(tmp, mode)
             stats = self._handle.annotate(tmp, bool(shapes))
             os.replace(tmp, path)
         except BaseException:

@@ -82,6 +82,14 @@ def test_annotate_as_the_cli(tmp_path, opts, flags):
     assert not [f for f in os.listdir(tmp_path) if f.startswith(".onnxcost-annotate")]
     with pytest.raises(OSError):
         onnxcost.analyze(MNIST).annotate(tmp_path / "no" / "such" / "dir.onnx")
+    # the mode of the file replaced is kept, and a symlink keeps pointing at the file
+    target, link = tmp_path / "m.onnx", tmp_path / "link.onnx"
+    target.write_bytes(open(MNIST, "rb").read())
+    os.chmod(target, 0o751)
+    link.symlink_to(target)
+    onnxcost.analyze(MNIST).annotate(link)
+    assert link.is_symlink() and os.stat(target).st_mode & 0o7777 == 0o751
+    assert len(onnx.load(str(target)).graph.value_info) == 11
 
 
 def test_bytes_and_modelproto_equal_the_path():
@@ -160,6 +168,7 @@ def test_missing_file():
     ({"dims": ["batch"]}, TypeError, "dims must be a dict"),
     ({"dims": {"batch": -1}}, ValueError, "must be an int >= 0"),
     ({"dims": {1: 2}}, TypeError, "names must be str"),
+    ({"dims": {"batch": True}}, ValueError, "must be an int >= 0"),
 ])
 def test_bad_arguments(kw, exc, msg):
     with pytest.raises(exc, match=msg):

@@ -27,6 +27,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -270,6 +271,15 @@ def main():
               and bad in r.stderr and not os.path.exists(os.path.join(out_dir, "bad.onnx")), r.stderr)
         r = run([oc, "annotate", bad])
         check("no -o: exit 2", r.returncode == 2 and "-o" in r.stderr, r.stderr)
+        # in place through a symlink: the link stays, the file keeps its mode
+        target, link = os.path.join(tmp, "inplace.onnx"), os.path.join(tmp, "inplace_link.onnx")
+        shutil.copy(os.path.join(args.fixtures, "mnist", "torchsummary_net.onnx"), target)
+        os.chmod(target, 0o751)
+        os.symlink(target, link)
+        r = run([oc, "annotate", link, "-o", link, "-q"])
+        check("in place through a symlink: link kept, mode kept, annotated", r.returncode == 0
+              and os.path.islink(link) and os.stat(target).st_mode & 0o7777 == 0o751
+              and len(onnx.load(target).graph.value_info) > 0, r.stderr)
         leftovers = [f for f in os.listdir(out_dir) if f.startswith(".onnxcost-annotate")]
         check("no temporary files left", not leftovers, str(leftovers))
     print("annotate_check:", "FAILED" if failures else "ok", f"({failures} failures)")
