@@ -8,12 +8,9 @@
 
 #include "../analyzer/annotate.h"
 
-#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct oc_annotate_args {
     const char *out_path;
@@ -51,9 +48,11 @@ static const char oc_annotate_footer[] = "\n"
                                          "example:\n"
                                          "  onnxcost annotate model.onnx -o model.costs.onnx --gpu h100\n";
 
-/* The directory part of path, for a temporary file beside it. */
+/* The real directory of path's file (a symlink followed), to tell whether
+ * external data stays beside the output. */
 static char *oc_dir_of(const char *path) {
-    char *copy = strdup(path);
+    char *real = realpath(path, NULL);
+    char *copy = real ? real : strdup(path);
     if (!copy)
         return NULL;
     char *dir = strdup(dirname(copy));
@@ -82,7 +81,7 @@ int oc_cmd_annotate(int argc, char **argv) {
     struct oc_analysis *an = NULL;
     struct oc_symbolic *sym = NULL;
     struct oc_perf perf = {0};
-    char *dir = NULL, *tmp = NULL, *target = NULL;
+
     int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     if (rc != OC_PARSE_GO)
         goto done;
@@ -115,50 +114,19 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
 
-    /* written beside the output (the file a symlink names), renamed over it
-     * when complete, with the mode of the file it replaces (else 0666 less
-     * the umask, as a new file gets) */
     FILE *in = fopen(path, "rb");
     if (!in) {
         rc = oc_cli_fail(path, OC_ERR_IO, "cannot read the model again to copy it");
         goto done;
     }
-    target = realpath(a.out_path, NULL);
-    const char *dest = target ? target : a.out_path;
-    struct stat sb;
-    mode_t mask = umask(0);
-    umask(mask);
-    mode_t mode = stat(dest, &sb) == 0 ? sb.st_mode & 07777 : 0666 & ~mask;
-    dir = oc_dir_of(dest);
-    tmp = dir ? malloc(strlen(dir) + 32) : NULL;
-    if (!tmp) {
-        fclose(in);
-        rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    sprintf(tmp, "%s/.onnxcost-annotate-XXXXXX", dir);
-    int fd = mkstemp(tmp);
-    FILE *out = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
-    if (!out) {
-        oc_cli_diag("error", a.out_path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        fclose(in);
-        rc = OC_EXIT_INTERNAL;
-        goto done;
-    }
     struct oc_annotate_stats stats;
     const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, a.no_shapes};
-    st = oc_annotate_write(in, m, an, &ao, out, &stats, &d);
+    st = oc_annotate_file(in, m, an, &ao, a.out_path, &stats, &d);
     fclose(in);
-    bool closed = fclose(out) == 0;
-    if (st != OC_OK || !closed || rename(tmp, dest) != 0) {
-        const char *why = st != OC_OK ? d.msg : strerror(errno);
-        unlink(tmp);
-        oc_cli_diag("error", st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED ? path : a.out_path, why);
-        rc = st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
+    if (st != OC_OK) {
+        bool model = st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED;
+        oc_cli_diag("error", model ? path : a.out_path, d.msg);
+        rc = model ? OC_EXIT_INPUT : OC_EXIT_INTERNAL;
         goto done;
     }
     if (!a.quiet) {
@@ -167,8 +135,8 @@ int oc_cmd_annotate(int argc, char **argv) {
                 "%llu bytes\n",
                 a.out_path, stats.n_nodes, stats.n_value_info, stats.n_value_info_kept,
                 (unsigned long long)stats.bytes_out);
-        char *in_real = realpath(path, NULL), *in_dir = oc_dir_of(in_real ? in_real : path);
-        if (stats.n_external && in_dir && strcmp(in_dir, dir) != 0) {
+        char *in_dir = oc_dir_of(path), *out_dir = oc_dir_of(a.out_path);
+        if (stats.n_external && in_dir && out_dir && strcmp(in_dir, out_dir) != 0) {
             char msg[1024];
             snprintf(msg, sizeof msg,
                      "%d weights stay in external data (%.200s) beside %.200s; copy the data file(s) beside it for "
@@ -177,16 +145,13 @@ int oc_cmd_annotate(int argc, char **argv) {
             oc_cli_diag("warning", a.out_path, msg); /* names from the file, made printable */
         }
         free(in_dir);
-        free(in_real);
+        free(out_dir);
     }
     if (an->totals.n_uncosted && !a.quiet)
         fprintf(stderr, "onnxcost: warning: %s: %d of %d nodes without a cost: the totals written are lower bounds "
                 "(onnxcost.complete says so)\n", path, an->totals.n_uncosted, an->totals.n_nodes);
     rc = OC_EXIT_OK;
 done:
-    free(target);
-    free(tmp);
-    free(dir);
     oc_perf_free(&perf);
     oc_symbolic_free(sym);
     oc_analysis_free(an);

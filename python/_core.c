@@ -246,7 +246,7 @@ static PyObject *oc_handle_members(oc_handle *h, PyObject *args) {
 }
 
 /* annotate(out_path, shapes) -> dict: the model written with its analysis
- * (analyzer/annotate.h) to out_path, which the caller renames into place. */
+ * (analyzer/annotate.h) to out_path, beside it and renamed into place. */
 static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
     PyObject *out_obj;
     int shapes = 1;
@@ -254,22 +254,18 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         return NULL;
     FILE *in = h->path ? fopen(h->path, "rb")
                        : fmemopen(PyBytes_AS_STRING(h->source), (size_t)PyBytes_GET_SIZE(h->source), "rb");
-    FILE *out = in ? fopen(PyBytes_AS_STRING(out_obj), "wb") : NULL; /* nothing truncated unless in opened */
     struct oc_annotate_opts ao = {h->sym, h->gpu, h->gpu ? &h->perf : NULL, !shapes};
     struct oc_annotate_stats stats;
     struct oc_diag d = {0};
-    enum oc_status st = !in    ? oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it")
-                        : !out ? oc_diag_set(&d, OC_ERR_IO, "cannot open the output for writing")
-                               : OC_OK;
-    if (st == OC_OK) {
+    enum oc_status st;
+    if (!in) {
+        st = oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it");
+    } else {
         Py_BEGIN_ALLOW_THREADS
-        st = oc_annotate_write(in, h->model, h->an, &ao, out, &stats, &d);
+        st = oc_annotate_file(in, h->model, h->an, &ao, PyBytes_AS_STRING(out_obj), &stats, &d);
         Py_END_ALLOW_THREADS
-    }
-    if (in)
         fclose(in);
-    if (out && fclose(out) != 0 && st == OC_OK)
-        st = oc_diag_set(&d, OC_ERR_IO, "cannot write the output");
+    }
     if (st == OC_ERR_MODEL || st == OC_ERR_PARSE || st == OC_ERR_UNSUPPORTED) { /* about the model */
         Py_DECREF(out_obj);
         return oc_py_raise(h, st, d.msg);

@@ -101,27 +101,11 @@ class Analysis:
         """Writes the model with this analysis inside, as ``onnxcost annotate`` does
         (docs/ANNOTATE.md): shapes into value_info (``shapes=False``: costs only),
         each node's costs into its metadata_props, the totals into the model's.
-        The file is written beside ``path`` and renamed over it when complete;
-        weights are copied as bytes. Returns counts: nodes, shapes_added, ...
+        The file is written beside ``path`` and renamed over it when complete,
+        keeping the mode of the file it replaces; weights are copied as bytes.
+        Returns counts: nodes, shapes_added, ...
         """
-        import tempfile
-        path = os.path.realpath(os.fspath(path))  # a symlink keeps pointing at the annotated file
-        try:
-            mode = os.stat(path).st_mode & 0o7777  # the mode of the file replaced
-        except FileNotFoundError:
-            mask = os.umask(0)
-            os.umask(mask)
-            mode = 0o666 & ~mask  # a new file's
-        fd, tmp = tempfile.mkstemp(prefix=".onnxcost-annotate-", dir=os.path.dirname(path))
-        os.close(fd)
-        try:
-            os.chmod(tmp, mode)
-            stats = self._handle.annotate(tmp, bool(shapes))
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        return stats
+        return self._handle.annotate(os.fspath(path), bool(shapes))
 
     def to_pandas(self, rows: str = "nodes"):
         """A pandas DataFrame of the node rows (or ``rows="modules"``, ``"op_types"``).
