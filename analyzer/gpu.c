@@ -124,6 +124,30 @@ void oc_perf_defaults(struct oc_perf_opts *o) {
     o->bucket_bytes = 25u << 20;
 }
 
+bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf_opts *o) {
+    const struct oc_gpu_efficiency *m = &gpu->measured;
+    bool took = false;
+    if (!(set & OC_PERF_SET_COMPUTE))
+        for (int u = 0; u < OC_UNIT_COUNT; u++)
+            if (m->unit[u] > 0) {
+                o->eff_unit[u] = m->unit[u];
+                took = true;
+            }
+    if (!(set & OC_PERF_SET_MEMORY) && m->memory > 0) {
+        o->eff_memory = m->memory;
+        took = true;
+    }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->has_launch) {
+        o->launch_s = m->launch_s;
+        took = true;
+    }
+    return took;
+}
+
+double oc_perf_unit_efficiency(const struct oc_perf_opts *o, enum oc_unit u) {
+    return (unsigned)u < OC_UNIT_COUNT && o->eff_unit[u] > 0 ? o->eff_unit[u] : o->eff_compute;
+}
+
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
     int32_t found = 0;
     for (int32_t k = 0; k < n->n_out && !found; k++)
@@ -202,7 +226,7 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     out->ai = bytes ? (double)flops / (double)bytes : 0;
     double roof = out->ai * gpu->mem_bw;
     out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
-    out->t_compute = peak > 0 ? (double)flops / (peak * o->eff_compute) : 0;
+    out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_unit_efficiency(o, unit)) : 0;
     out->t_memory = gpu->mem_bw > 0 ? (double)bytes / (gpu->mem_bw * o->eff_memory) : 0;
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);

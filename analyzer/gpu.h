@@ -39,6 +39,19 @@ enum oc_unit {
     OC_UNIT_COUNT
 };
 
+/* Efficiency factors measured on one device and software stack (onnxcost
+ * calibrate fits them from replay results; --gpu-spec reads them back,
+ * docs/MODEL.md "Calibration"). A 0 factor is "not measured": the option's
+ * value (--efficiency, --mem-efficiency) or its default applies. Factors
+ * may exceed 1: they absorb what the roofline does not see (fewer FLOPs in
+ * Winograd convolutions, data served from L2 instead of DRAM). */
+struct oc_gpu_efficiency {
+    double unit[OC_UNIT_COUNT]; /* compute, per unit                          */
+    double memory;
+    double launch_s;            /* per kernel, seconds; valid when has_launch  */
+    bool has_launch;
+};
+
 struct oc_gpu {
     const char *id;             /* "a100-sxm4-80gb": what --gpu matches        */
     const char *name;           /* "NVIDIA A100 SXM4 80GB"                     */
@@ -51,6 +64,7 @@ struct oc_gpu {
     double link_bw;             /* GPU-to-GPU bytes/s, one direction (NVLink if
                                    any, else PCIe): the all-reduce bus bandwidth */
     const char *link;           /* "NVLink3", "PCIe 3.0 x16"                    */
+    struct oc_gpu_efficiency measured; /* all 0 in the built-in table          */
 };
 
 /* The built-in table, in docs/GPUS.md order. */
@@ -78,6 +92,7 @@ struct oc_perf_opts {
     int32_t dtype;       /* --dtype as an ONNX code: every float node computes in
                             it; 0 = each node's own tensor type              */
     double eff_compute;  /* (0, 1]: fraction of peak FLOP/s reached          */
+    double eff_unit[OC_UNIT_COUNT]; /* a calibrated factor per unit; 0 = eff_compute */
     double eff_memory;   /* (0, 1]: fraction of DRAM bandwidth reached       */
     double eff_comm;     /* (0, 1]: fraction of link bandwidth (all-reduce)  */
     double launch_s;     /* per-kernel overhead, seconds                     */
@@ -87,6 +102,14 @@ struct oc_perf_opts {
 };
 /* The documented defaults (docs/MODEL.md). */
 void oc_perf_defaults(struct oc_perf_opts *o);
+/* What the user set explicitly, which a device's measured factors do not
+ * replace. */
+enum { OC_PERF_SET_COMPUTE = 1, OC_PERF_SET_MEMORY = 2, OC_PERF_SET_LAUNCH = 4 };
+/* Takes the device's measured efficiencies (gpu->measured) into o, except
+ * those named in `set`. True when any was taken. */
+bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf_opts *o);
+/* The compute efficiency the model uses for a unit. */
+double oc_perf_unit_efficiency(const struct oc_perf_opts *o, enum oc_unit u);
 
 enum oc_bound { OC_BOUND_NONE, OC_BOUND_MEMORY, OC_BOUND_COMPUTE };
 

@@ -35,6 +35,7 @@ int oc_cmd_sweep(int argc, char **argv);
 int oc_cmd_compare(int argc, char **argv);
 int oc_cmd_replay(int argc, char **argv);
 int oc_cmd_merge(int argc, char **argv);
+int oc_cmd_calibrate(int argc, char **argv);
 int oc_cmd_llm(int argc, char **argv);
 int oc_cmd_annotate(int argc, char **argv);
 

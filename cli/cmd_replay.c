@@ -216,7 +216,7 @@ int oc_cmd_replay(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_replay_report rep = {.plans = plans, .n = n_plans, .opts = &ro};
+    struct oc_replay_report rep = {.plans = plans, .n = n_plans, .opts = &ro, .float_dtype = po.float_dtype};
     struct oc_rp_device dev = {0};
     if (!plan_only) {
         char err[512] = "";

@@ -142,9 +142,23 @@ void oc_cli_gpu_init(struct oc_cli_gpu *g) {
     g->reserve = 1ull << 30;
 }
 
+/* The factors an earlier --gpu-spec took from its file go back to their
+ * defaults, except those the user set. */
+static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
+    struct oc_perf_opts def;
+    oc_perf_defaults(&def);
+    if (!(g->set & OC_PERF_SET_COMPUTE))
+        memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
+    if (!(g->set & OC_PERF_SET_MEMORY))
+        g->perf.eff_memory = def.eff_memory;
+    if (!(g->set & OC_PERF_SET_LAUNCH))
+        g->perf.launch_s = def.launch_s;
+}
+
 static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
     (void)o;
     struct oc_cli_gpu *g = dest;
+    oc_cli_gpu_forget_measured(g);
     if (!(g->gpu = oc_gpu_find(v)))
         return oc_cli_usage_error("%s--gpu: unknown GPU '%s' (onnxcost gpus lists them; --gpu-spec FILE for others)",
                                   prefix, v ? v : "");
@@ -163,6 +177,8 @@ static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, co
     }
     g->gpu = &g->custom;
     g->spec_path = v;
+    oc_cli_gpu_forget_measured(g);
+    oc_perf_use_measured(&g->custom, g->set, &g->perf);
     return OC_PARSE_GO;
 }
 
@@ -188,6 +204,22 @@ static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) 
     if (end == v || *end || !(x >= 0 && x <= 1e6))
         return false;
     ((struct oc_cli_gpu *)dest)->perf.launch_s = x * 1e-6;
+    ((struct oc_cli_gpu *)dest)->set |= OC_PERF_SET_LAUNCH;
+    return true;
+}
+
+/* --efficiency sets every unit's (a calibrated file's per-unit factors
+ * included); --mem-efficiency the memory factor */
+static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char *v) {
+    struct oc_cli_gpu *g = dest;
+    if (!oc_opt_fraction(o, dest, v))
+        return false;
+    if (o->offset == offsetof(struct oc_cli_gpu, perf.eff_compute)) {
+        g->set |= OC_PERF_SET_COMPUTE;
+        memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
+    } else {
+        g->set |= OC_PERF_SET_MEMORY;
+    }
     return true;
 }
 
@@ -207,10 +239,14 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
                      "precision comes from the tensors, or from --dtype",
                      0, 0, 0, "auto, fp32, tf32 or fp16", oc_opt_math),
-    OC_OPT_PARSE_ROW("--efficiency", "X", "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6)",
-                     offsetof(struct oc_cli_gpu, perf.eff_compute), 0, 0, "a fraction 0 < X <= 1", oc_opt_fraction),
+    OC_OPT_PARSE_ROW("--efficiency", "X",
+                     "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6, or\n"
+                     "the factors a calibrated --gpu-spec file gives)",
+                     offsetof(struct oc_cli_gpu, perf.eff_compute), 0, 0, "a fraction 0 < X <= 1",
+                     oc_opt_gpu_efficiency),
     OC_OPT_PARSE_ROW("--mem-efficiency", "X", "fraction of DRAM bandwidth reached (default 0.8)",
-                     offsetof(struct oc_cli_gpu, perf.eff_memory), 0, 0, "a fraction 0 < X <= 1", oc_opt_fraction),
+                     offsetof(struct oc_cli_gpu, perf.eff_memory), 0, 0, "a fraction 0 < X <= 1",
+                     oc_opt_gpu_efficiency),
     OC_OPT_PARSE_ROW("--launch-us", "X", "per-kernel overhead in microseconds (default 5)", 0, 0, 0,
                      "microseconds >= 0", oc_opt_launch_us),
     OC_OPT_FLAG_ROW("--additive", NULL, "time = compute + memory (PALEO) instead of the maximum",

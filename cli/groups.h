@@ -55,6 +55,7 @@ struct oc_cli_gpu {
     struct oc_gpu custom;     /* the --gpu-spec device                    */
     char custom_name[512];    /* its strings                              */
     struct oc_perf_opts perf; /* call oc_cli_gpu_init first               */
+    unsigned set;             /* OC_PERF_SET_*: factors given as options  */
     bool fit;
     uint64_t reserve;
 };

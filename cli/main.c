@@ -7,6 +7,7 @@
  *   onnxcost replay MODEL [options]  (GPU plugin)
  *   onnxcost annotate MODEL -o OUT
  *   onnxcost merge RESULT.json ...
+ *   onnxcost calibrate RESULT.json ... [--check RESULT.json] [-o SPEC.json]
  *   onnxcost ops [--format text|md]
  *   onnxcost --version | --help
  */
@@ -30,6 +31,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"annotate", oc_cmd_annotate, "write the model with shapes and costs inside, for Netron"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
+    {"calibrate", oc_cmd_calibrate, "fit the GPU model's efficiencies to replay results"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},

@@ -4,6 +4,8 @@
  */
 #include "results.h"
 
+#include "../analyzer/dtype.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -94,6 +96,16 @@ void oc_rp_file_free(struct oc_rp_file *f) {
     memset(f, 0, sizeof *f);
 }
 
+const char *const oc_rp_math_names[3] = {"fp32", "tf32", "fp16"};
+
+/* "f32" -> 1: the names oc_dtype_name writes; 0 for none or unknown */
+static int32_t oc_rp_dtype_code(const char *name) {
+    for (int32_t dt = 1; name && dt < OC_DT_COUNT; dt++)
+        if (strcmp(name, oc_dtype_name(dt)) == 0)
+            return dt;
+    return 0;
+}
+
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     json_error_t je;
@@ -121,6 +133,11 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
     out->path = oc_rp_dup(path);
     out->device = oc_rp_dup(json_string_value(json_object_get(dev, "name")));
     out->model = oc_rp_dup(json_string_value(json_object_get(root, "model")));
+    out->math = OC_RP_MATH_FP32;
+    const char *math = json_string_value(json_object_get(json_object_get(root, "options"), "math"));
+    for (int32_t k = 0; math && k < 3; k++)
+        if (strcmp(math, oc_rp_math_names[k]) == 0)
+            out->math = k;
     out->nodes = calloc(n ? n : 1, sizeof *out->nodes);
     if (!out->path || !out->device || !out->model || !out->nodes) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
@@ -142,8 +159,14 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
             st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
             goto done;
         }
-        fn->est_flops = oc_rp_num(json_object_get(o, "estimate"), "flops");
+        const json_t *est = json_object_get(o, "estimate");
+        fn->est_flops = oc_rp_num(est, "flops");
+        fn->est_macs = oc_rp_num(est, "macs");
+        fn->est_bytes = oc_rp_num(est, "bytes_read") + oc_rp_num(est, "bytes_written");
+        fn->dtype = oc_rp_dtype_code(json_string_value(json_object_get(est, "dtype")));
         fn->measured = strcmp(fn->status, "measured") == 0;
+        fn->overhead = json_is_true(json_object_get(o, "replay_overhead"));
+        fn->kernels = (int32_t)json_integer_value(json_object_get(o, "kernels_per_rep"));
         const json_t *tm = json_object_get(o, "time_ns");
         fn->time_ns = oc_rp_num(tm, "median");
         const json_t *ct = json_object_get(o, "counters");

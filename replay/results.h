@@ -43,18 +43,26 @@ void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct
 struct oc_rp_file_node {
     char *name, *op, *status;
     double est_flops;
+    double est_macs;          /* > 0: a contraction (the model's tensor-core rule) */
+    double est_bytes;         /* bytes_read + bytes_written                   */
+    int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */
     double time_ns;           /* median; 0 when not measured                  */
     double flops;             /* measured, 0 when no counters                 */
     double dram_bytes;
+    int32_t kernels;          /* kernels per repetition                       */
     bool measured, has_counters;
+    bool overhead;            /* the replay ran extra work (replay_overhead)  */
 };
 struct oc_rp_file {
     char *path;
     char *device;             /* the device's name                            */
     char *model;
+    int32_t math;             /* enum oc_rp_math_mode of the run (--math)      */
     int32_t n_nodes;
     struct oc_rp_file_node *nodes;
 };
+/* --math names by enum oc_rp_math_mode: "fp32", "tf32", "fp16". */
+extern const char *const oc_rp_math_names[3];
 /* Reads a replay JSON file. OC_ERR_IO / OC_ERR_PARSE (not JSON, or not a
  * replay result) with one line in d. */
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d);

@@ -6,6 +6,7 @@
 #include "report_impl.h"
 
 #include "../analyzer/budget.h"
+#include "../replay/calibrate.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -76,14 +77,47 @@ static bool oc_unprintable(const char *s) {
     return false;
 }
 
+struct oc_spec_unit_key {
+    const char *key;
+    enum oc_unit unit;
+};
+
+/* "efficiency": {"fp32": 0.71, "tf32_tc": 0.45, "memory": 0.93, "launch_us": 2.9}
+ * (onnxcost calibrate writes it; docs/GPUS.md) */
+static bool oc_gpu_efficiency_load(const json_t *e, const struct oc_spec_unit_key *units, size_t n_units,
+                                   struct oc_gpu_efficiency *out, char *err, size_t esize) {
+    if (!json_is_object(e)) {
+        snprintf(err, esize, "bad key 'efficiency' (an object of factors expected)");
+        return false;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)e, key, val) {
+        double x = json_number_value(val);
+        bool launch = strcmp(key, "launch_us") == 0, ok = json_is_number(val);
+        double *dest = launch ? &out->launch_s : strcmp(key, "memory") == 0 ? &out->memory : NULL;
+        for (size_t k = 0; !dest && k < n_units; k++)
+            if (strcmp(key, units[k].key) == 0)
+                dest = &out->unit[units[k].unit];
+        if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
+            snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
+                     !dest ? "a unit key as for the peaks, \"memory\" or \"launch_us\" expected"
+                     : launch ? "microseconds >= 0 expected"
+                              : "a factor from 0.01 to 10 expected");
+            return false;
+        }
+        *dest = launch ? x * 1e-6 : x;
+        out->has_launch |= launch;
+    }
+    return true;
+}
+
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
-    static const struct {
-        const char *key;
-        enum oc_unit unit;
-    } units[] = {{"fp64", OC_UNIT_FP64},       {"fp64_tc", OC_UNIT_FP64_TC}, {"fp32", OC_UNIT_FP32},
+    static const struct oc_spec_unit_key units[] = {{"fp64", OC_UNIT_FP64},       {"fp64_tc", OC_UNIT_FP64_TC}, {"fp32", OC_UNIT_FP32},
                  {"fp16", OC_UNIT_FP16},       {"tf32_tc", OC_UNIT_TF32_TC}, {"fp16_tc", OC_UNIT_FP16_TC},
                  {"bf16_tc", OC_UNIT_BF16_TC}, {"fp8_tc", OC_UNIT_FP8_TC},   {"int8_tc", OC_UNIT_INT8_TC}};
-    static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link"};
+    static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link",
+                                        "efficiency", "calibration"};
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     memset(g, 0, sizeof *g);
@@ -101,6 +135,15 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
         for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
             known |= strcmp(key, other[k]) == 0;
         bool is_str = strcmp(key, "name") == 0 || strcmp(key, "link") == 0;
+        if (strcmp(key, "calibration") == 0) /* where the factors came from: informational */
+            continue;
+        if (strcmp(key, "efficiency") == 0) {
+            if (!oc_gpu_efficiency_load(val, units, sizeof units / sizeof units[0], &g->measured, err, esize)) {
+                json_decref(j);
+                return false;
+            }
+            continue;
+        }
         if (!known || (is_str ? !json_is_string(val) : !json_is_number(val) || json_number_value(val) < 0 ||
                                                             json_number_value(val) > 1e9)) {
             snprintf(err, esize, "bad key '%s' (%s)", key, known ? (is_str ? "a string expected" : "a number >= 0 expected")

@@ -38,9 +38,17 @@ static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, con
 void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source) {
     const struct oc_gpu *gpu = p->gpu;
     const struct oc_perf_opts *o = &p->opts;
-    oc_sbuf_printf(b, "Predicted on %s%s%s%s (math %s; efficiency compute %.2f, memory %.2f; launch %.1f us; %s)\n",
-                   gpu->name, spec_source ? " from " : "", spec_source ? spec_source : "",
-                   "", oc_math_name(o->math), o->eff_compute, o->eff_memory, o->launch_s * 1e6,
+    char eff[256] = "";
+    size_t k = 0;
+    for (int u = 0; u < OC_UNIT_COUNT && k < sizeof eff - 40; u++)
+        if (o->eff_unit[u] > 0)
+            k += (size_t)snprintf(eff + k, sizeof eff - k, "%s %s %.2f", k ? "," : " (calibrated:",
+                                  oc_unit_name((enum oc_unit)u), o->eff_unit[u]);
+    if (k)
+        snprintf(eff + k, sizeof eff - k, "; other units)");
+    oc_sbuf_printf(b, "Predicted on %s%s%s (math %s; efficiency compute%s %.2f, memory %.2f; launch %.1f us; %s)\n",
+                   gpu->name, spec_source ? " from " : "", spec_source ? spec_source : "", oc_math_name(o->math), eff,
+                   o->eff_compute, o->eff_memory, o->launch_s * 1e6,
                    o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
@@ -156,6 +164,14 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(o, "device", dev);
     json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
     json_object_set_new(opts, "efficiency_compute", json_real(p->opts.eff_compute));
+    json_t *units = json_object();
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (p->opts.eff_unit[u] > 0)
+            json_object_set_new(units, oc_unit_name((enum oc_unit)u), json_real(p->opts.eff_unit[u]));
+    if (json_object_size(units))
+        json_object_set_new(opts, "efficiency_units", units);
+    else
+        json_decref(units);
     json_object_set_new(opts, "efficiency_memory", json_real(p->opts.eff_memory));
     json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));

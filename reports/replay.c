@@ -9,6 +9,7 @@
  */
 #include "report_impl.h"
 
+#include "../analyzer/dtype.h"
 #include "../replay/plan_host.h"
 #include "../replay/results.h"
 
@@ -327,11 +328,10 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
     }
     if (r->opts) {
         json_t *o = json_object();
-        static const char *const maths[] = {"fp32", "tf32", "fp16"};
         json_object_set_new(o, "warmup_ms", json_real(r->opts->warmup_ms));
         json_object_set_new(o, "reps", json_integer(r->opts->reps));
         json_object_set_new(o, "flush_l2", json_boolean(r->opts->flush_l2));
-        json_object_set_new(o, "math", json_string(maths[r->opts->math % 3]));
+        json_object_set_new(o, "math", json_string(oc_rp_math_names[r->opts->math % 3]));
         json_object_set_new(o, "counters", json_boolean(r->opts->counters));
         json_object_set_new(o, "seed", json_integer((json_int_t)r->opts->seed));
         json_object_set_new(doc, "options", o);
@@ -348,6 +348,8 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
         json_object_set_new(est, "flops", json_integer((json_int_t)(nd->cost.flops > INT64_MAX ? INT64_MAX : nd->cost.flops)));
         json_object_set_new(est, "bytes_read", json_integer((json_int_t)(nd->cost.bytes_read > INT64_MAX ? INT64_MAX : nd->cost.bytes_read)));
         json_object_set_new(est, "bytes_written", json_integer((json_int_t)(nd->cost.bytes_written > INT64_MAX ? INT64_MAX : nd->cost.bytes_written)));
+        int32_t cdt = oc_node_compute_dtype(an->graph, nd, r->float_dtype);
+        json_object_set_new(est, "dtype", cdt ? json_string(oc_dtype_name(cdt)) : json_null());
         json_object_set_new(o, "estimate", est);
         if (!r->results) {
             json_object_set_new(o, "note", oc_jstr(p->reason));

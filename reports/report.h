@@ -17,6 +17,7 @@
 #include "../analyzer/sweep.h"
 #include "../analyzer/symbolic.h"
 #include "../analyzer/training.h"
+#include "../replay/calibrate.h"
 
 enum oc_format {
     OC_FORMAT_TEXT,
@@ -173,6 +174,7 @@ struct oc_replay_report {
     const struct oc_rp_device *device;   /* with results                       */
     const struct oc_rp_options *opts;
     const char *plugin_build;
+    int32_t float_dtype;                 /* replay --dtype (ONNX code), 0 = the model's */
 };
 enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_replay_report *r,
                                 const struct oc_report_spec *spec, struct oc_diag *d);
@@ -180,6 +182,35 @@ enum oc_status oc_report_replay(const struct oc_analysis *an, const struct oc_re
  * "onnxcost-merge/1"). */
 enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const struct oc_report_spec *spec,
                                struct oc_diag *d);
+
+/* `onnxcost calibrate`: efficiency factors fitted to replay results, and
+ * the model's error before and after, per file (text, md, json
+ * "onnxcost-calibration/1"). */
+struct oc_calib_file_report {
+    const char *path, *model, *device;
+    bool fit;                            /* fitted on (else checked on)        */
+    int32_t skipped;                     /* measured nodes without a model kernel */
+    struct oc_calib_error before, after;
+};
+struct oc_calib_report {
+    const char *measured_device;         /* the first file's device            */
+    const struct oc_gpu *base;           /* the peaks the factors multiply     */
+    const char *base_source;             /* --gpu-spec FILE, NULL: built-in    */
+    const struct oc_perf_opts *before;
+    const struct oc_calib_fit *fit;
+    const struct oc_calib_file_report *files;
+    int32_t n_files;
+    const char *spec_out;                /* -o FILE written, or NULL           */
+    const struct oc_calib_op_error *by_op; /* after the fit, worst first       */
+    int32_t n_by_op;
+    bool by_op_checked;                  /* over the --check files (else the fit files) */
+};
+enum oc_status oc_report_calibration(const struct oc_calib_report *r, const struct oc_report_spec *spec,
+                                     struct oc_diag *d);
+/* The base device with the fitted factors, as a --gpu-spec file
+ * (docs/GPUS.md), its provenance under "calibration". */
+enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_calib_report *r,
+                                  const struct oc_report_spec *spec, struct oc_diag *d);
 
 /* `onnxcost llm`: the generation view (text, md, json "onnxcost-llm/1"). */
 enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,

@@ -354,5 +354,27 @@ if not only:
     else:
         fail("merge", p.stdout[:200] + p.stderr[:200])
 
+# onnxcost calibrate on ocsim's results: ocsim times a kernel as 2 us + FLOPs
+# at 50 TFLOP/s + bytes at 2 TB/s (an additive roofline), so against the
+# built-in H100 SXM (67 TFLOP/s FP32, 3,350 GB/s) the fit with --additive
+# must find FP32 50/67, memory 2000/3350 and 2 us (ocsim moves the kernels'
+# own bytes, close to the model's). The spec it writes is read by --gpu-spec.
+r50 = os.path.join(TMP, "resnet50.json")
+if os.path.exists(r50):
+    spec = os.path.join(TMP, "h100-ocsim.json")
+    p = subprocess.run([BIN, "calibrate", r50, "--gpu", "h100", "--additive", "-o", spec, "--format", "json"],
+                       capture_output=True, text=True)
+    try:
+        eff = json.loads(p.stdout)["efficiency"]
+        want = {"fp32": 50 / 67, "memory": 2000 / 3350, "launch_us": 2.0}
+        off = {k: eff.get(k) for k, v in want.items() if not (eff.get(k) and abs(eff[k] / v - 1) <= 0.05)}
+        a = subprocess.run([BIN, mnist, "--gpu-spec", spec], capture_output=True, text=True)
+        if p.returncode == 0 and not off and a.returncode == 0 and "calibrated: FP32" in a.stdout:
+            ok("calibrate_on_ocsim", f"{eff} (want {want} within 5 %)")
+        else:
+            fail("calibrate_on_ocsim", f"exit {p.returncode}, off {off}: {p.stderr[:200]} {a.stderr[:200]}")
+    except (ValueError, KeyError) as e:
+        fail("calibrate_on_ocsim", f"{e}: {p.stdout[:200]} {p.stderr[:200]}")
+
 print(f"{passes} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

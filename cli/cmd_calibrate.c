@@ -1,0 +1,211 @@
+/*
+ * cmd_calibrate.c — `onnxcost calibrate FIT.json ... [--check HELD.json]
+ * [-o SPEC.json]`: the GPU model's efficiency factors fitted to replay
+ * results (replay/calibrate.c), the error before and after per file, and
+ * the calibrated device as a --gpu-spec file.
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../replay/calibrate.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char oc_calibrate_usage[] =
+    "usage: onnxcost calibrate RESULT.json ... [--check RESULT.json ...] [options]\n"
+    "\n"
+    "Fits the GPU model's efficiency factors (docs/MODEL.md: a compute factor per\n"
+    "unit, the memory factor and the per-kernel time) to replay results\n"
+    "(onnxcost replay --format json) and prints the per-node and total error of the\n"
+    "model before and after, for the files fitted on and for each --check file,\n"
+    "which the fit does not see. The GPU options give the model before the fit:\n"
+    "the peaks (--gpu or --gpu-spec, else the built-in GPU whose name matches the\n"
+    "results' device) and the starting factors; --math comes from each file.\n"
+    "\n";
+
+static const char oc_calibrate_footer[] =
+    "\n"
+    "example:\n"
+    "  onnxcost calibrate resnet50-h100.json --check gpt2-h100.json -o h100.json\n"
+    "  onnxcost distilbert.onnx --gpu-spec h100.json\n";
+
+enum { OC_CALIB_MAX_FILES = 32 };
+
+struct oc_calibrate_args {
+    enum oc_format format;
+    const char *spec_out;
+    const char *report_out;
+    const char *check[OC_CALIB_MAX_FILES];
+    int32_t n_check;
+};
+
+static int oc_opt_check(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_calibrate_args *a = dest;
+    if (!v)
+        return oc_cli_usage_error("%s--check takes a replay result file", prefix);
+    if (a->n_check == OC_CALIB_MAX_FILES)
+        return oc_cli_usage_error("%sat most %d --check files", prefix, OC_CALIB_MAX_FILES);
+    a->check[a->n_check++] = v;
+    return OC_PARSE_GO;
+}
+
+static const struct oc_opt oc_calibrate_opts[] = {
+    OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
+                    oc_opt_check),
+    OC_OPT_TEXT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
+                    offsetof(struct oc_calibrate_args, spec_out), "a file name"),
+    OC_OPT_TEXT_ROW("--report", NULL, "FILE", "write the report to FILE instead of standard output",
+                    offsetof(struct oc_calibrate_args, report_out), "a file name"),
+    OC_OPT_PARSE_ROW("--format", "FMT", "report as text (default), md or json (schema onnxcost-calibration/1)",
+                     offsetof(struct oc_calibrate_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON, 0, "text, md or json",
+                     oc_opt_format),
+};
+static const struct oc_opt_group oc_calibrate_group = {NULL, oc_calibrate_opts,
+                                                       sizeof oc_calibrate_opts / sizeof oc_calibrate_opts[0]};
+
+int oc_cmd_calibrate(int argc, char **argv) {
+    struct oc_calibrate_args a = {.format = OC_FORMAT_TEXT};
+    struct oc_cli_gpu g;
+    oc_cli_gpu_init(&g);
+    const struct oc_opt_use groups[] = {{&oc_calibrate_group, &a}, {&oc_group_gpu, &g}};
+    const struct oc_cmd_spec cmd = {"calibrate", "calibrate: ", oc_calibrate_usage, oc_calibrate_footer, groups, 2};
+    const char **paths = NULL;
+    int32_t n_fit = 0;
+    int rc = oc_cli_parse(&cmd, argc, argv, &paths, &n_fit);
+    if (rc != OC_PARSE_GO) {
+        free(paths);
+        return rc;
+    }
+    if (n_fit == 0 || n_fit + a.n_check > OC_CALIB_MAX_FILES) {
+        free(paths);
+        return oc_cli_usage_error(n_fit ? "calibrate: at most %d result files in all"
+                                        : "calibrate: no result files given (try 'onnxcost calibrate --help')",
+                                  OC_CALIB_MAX_FILES);
+    }
+    if (g.perf.math != OC_MATH_AUTO) {
+        free(paths);
+        return oc_cli_usage_error("calibrate: --math comes from each result file (its replay --math)");
+    }
+    int32_t n = n_fit + a.n_check;
+    struct oc_rp_file files[OC_CALIB_MAX_FILES];
+    struct oc_calib_file_report fr[OC_CALIB_MAX_FILES];
+    memset(files, 0, sizeof files);
+    memset(fr, 0, sizeof fr);
+    struct oc_calib_point *pts[OC_CALIB_MAX_FILES] = {0};
+    int32_t n_pts[OC_CALIB_MAX_FILES] = {0};
+    struct oc_calib_point *fit_pts = NULL;
+    int32_t n_fit_pts = 0, skipped = 0;
+    struct oc_calib_op_error *by_op = NULL;
+    int32_t n_by_op = 0;
+    struct oc_diag d = {0};
+    rc = OC_EXIT_OK;
+    for (int32_t k = 0; k < n; k++) {
+        const char *path = k < n_fit ? paths[k] : a.check[k - n_fit];
+        enum oc_status st = oc_rp_file_read(path, &files[k], &d);
+        if (st != OC_OK) {
+            rc = oc_cli_fail(path, st, d.msg);
+            goto done;
+        }
+    }
+    const struct oc_gpu *base = g.gpu;
+    if (!base && !(base = oc_gpu_find(files[0].device))) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "no built-in GPU is named '%s': give the peaks with --gpu NAME or --gpu-spec FILE (onnxcost gpus)",
+                 files[0].device);
+        rc = oc_cli_fail(files[0].path, OC_ERR_USAGE, msg);
+        goto done;
+    }
+    for (int32_t k = 1; k < n; k++)
+        if (strcmp(files[k].device, files[0].device) != 0) {
+            char msg[640];
+            snprintf(msg, sizeof msg, "measured on '%s', the first file on '%s': one calibration is for one device",
+                     files[k].device, files[0].device);
+            oc_cli_diag("warning", files[k].path, msg);
+        }
+    for (int32_t k = 0; k < n; k++) {
+        fr[k].skipped = 0;
+        if (!oc_calib_points(&files[k], base, &pts[k], &n_pts[k], &fr[k].skipped) ||
+            (k < n_fit && !oc_calib_points(&files[k], base, &fit_pts, &n_fit_pts, &skipped))) {
+            rc = oc_cli_fail(files[k].path, OC_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        if (!n_pts[k])
+            oc_cli_diag("warning", files[k].path, "no measured node with a kernel in the model: nothing to compare");
+    }
+    struct oc_calib_fit fit;
+    if (oc_calib_fit(base, &g.perf, fit_pts, n_fit_pts, &fit) != OC_OK) {
+        rc = oc_cli_fail(paths[0], OC_ERR_USAGE, "no measured node to fit on (was it replayed with a GPU?)");
+        goto done;
+    }
+    struct oc_gpu calibrated = *base;
+    calibrated.measured = fit.eff;
+    struct oc_perf_opts after = g.perf;
+    memset(after.eff_unit, 0, sizeof after.eff_unit);
+    oc_perf_use_measured(&calibrated, 0, &after);
+    for (int32_t k = 0; k < n; k++) {
+        fr[k].path = files[k].path;
+        fr[k].model = files[k].model;
+        fr[k].device = files[k].device;
+        fr[k].fit = k < n_fit;
+        oc_calib_error(base, &g.perf, pts[k], n_pts[k], &fr[k].before);
+        oc_calib_error(base, &after, pts[k], n_pts[k], &fr[k].after);
+    }
+    /* by op type after the fit, over the files the fit did not see (else those it did) */
+    struct oc_calib_point *pool = NULL;
+    int32_t n_pool = 0, unused = 0;
+    for (int32_t k = a.n_check ? n_fit : 0; k < (a.n_check ? n : n_fit); k++)
+        if (!oc_calib_points(&files[k], base, &pool, &n_pool, &unused)) {
+            free(pool);
+            rc = oc_cli_fail(files[k].path, OC_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    bool op_ok = oc_calib_by_op(base, &after, pool, n_pool, &by_op, &n_by_op);
+    free(pool);
+    if (!op_ok) {
+        rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    struct oc_calib_report rep = {.measured_device = files[0].device,
+                                  .base = base,
+                                  .base_source = g.spec_path,
+                                  .before = &g.perf,
+                                  .fit = &fit,
+                                  .files = fr,
+                                  .n_files = n,
+                                  .spec_out = a.spec_out,
+                                  .by_op = by_op,
+                                  .n_by_op = n_by_op,
+                                  .by_op_checked = a.n_check > 0};
+    if (a.spec_out) {
+        FILE *sf = oc_cli_open_output(a.spec_out);
+        if (!sf) {
+            rc = OC_EXIT_INTERNAL;
+            goto done;
+        }
+        struct oc_report_spec ss = {
+            .version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file, .write_arg = sf};
+        if ((rc = oc_cli_close_output(sf, a.spec_out, oc_report_gpu_spec(base, &rep, &ss, &d) == OC_OK)) != OC_EXIT_OK)
+            goto done;
+    }
+    FILE *f = oc_cli_open_output(a.report_out);
+    if (!f) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f};
+    rc = oc_cli_close_output(f, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
+done:
+    free(by_op);
+    for (int32_t k = 0; k < n; k++) {
+        oc_rp_file_free(&files[k]);
+        free(pts[k]);
+    }
+    free(fit_pts);
+    free(paths);
+    return rc;
+}

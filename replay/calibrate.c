@@ -1,0 +1,272 @@
+/*
+ * calibrate.c — efficiency factors fitted to replay measurements (see
+ * calibrate.h for the model and the loss).
+ */
+#include "calibrate.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The static model's --math for a replay's --math: strict FP32 is no tensor
+ * cores, TF32 is fp32 contractions on TF32 tensor cores, and "fp16 (tensor
+ * cores allowed)" leaves the unit to the tensors' own precision. */
+static enum oc_math oc_calib_math(int32_t rp_math) {
+    switch (rp_math) {
+    case OC_RP_MATH_TF32:
+        return OC_MATH_TF32;
+    case OC_RP_MATH_FP16:
+        return OC_MATH_AUTO;
+    default:
+        return OC_MATH_FP32;
+    }
+}
+
+bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struct oc_calib_point **pts, int32_t *n,
+                     int32_t *skipped) {
+    for (int32_t i = 0; i < f->n_nodes; i++) {
+        const struct oc_rp_file_node *fn = &f->nodes[i];
+        if (!fn->measured)
+            continue;
+        if (!(fn->time_ns > 0) || !(fn->est_flops > 0 || fn->est_bytes > 0) || fn->overhead) {
+            (*skipped)++;
+            continue;
+        }
+        if (*n == 0 || (*n >= 16 && !(*n & (*n - 1)))) { /* room for 16, then doubled at each power of two */
+            size_t cap = *n ? 2 * (size_t)*n : 16;
+            struct oc_calib_point *p = realloc(*pts, cap * sizeof *p);
+            if (!p)
+                return false;
+            *pts = p;
+        }
+        double peak;
+        struct oc_calib_point *p = &(*pts)[(*n)++];
+        p->unit = oc_perf_unit(gpu, fn->dtype, fn->est_macs > 0, oc_calib_math(f->math), &peak);
+        p->flops = fn->est_flops;
+        p->bytes = fn->est_bytes;
+        p->measured_s = fn->time_ns * 1e-9;
+        p->op = fn->op;
+        p->kernels = fn->kernels;
+    }
+    return true;
+}
+
+/* the model's figures for a point (counts clamped into uint64_t) */
+static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
+                          struct oc_node_perf *np) {
+    double flops = p->flops < 1.8e19 ? p->flops : 1.8e19, bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
+    oc_perf_node(gpu, o, p->unit, gpu->peak[p->unit], (uint64_t)flops, (uint64_t)bytes, np);
+}
+
+double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p) {
+    struct oc_node_perf np;
+    oc_calib_node(gpu, o, p, &np);
+    return np.time;
+}
+
+static bool oc_calib_compute_bound(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                                   const struct oc_calib_point *p) {
+    struct oc_node_perf np;
+    oc_calib_node(gpu, o, p, &np);
+    return np.bound == OC_BOUND_COMPUTE && np.t_compute > 0;
+}
+
+static double oc_calib_loss(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts,
+                            int32_t n, double total) {
+    double loss = 0;
+    for (int32_t i = 0; i < n; i++) {
+        double pred = oc_calib_predict(gpu, o, &pts[i]);
+        double e = log(pred > 0 ? pred : 1e-12) - log(pts[i].measured_s);
+        loss += pts[i].measured_s / total * e * e;
+    }
+    return loss;
+}
+
+/* The coordinates: a compute factor per unit present, the memory factor
+ * (all in log space), the launch time (linear). */
+struct oc_calib_coord {
+    double *value;
+    double lo, hi;
+    bool log_space;
+};
+
+static void oc_calib_set(const struct oc_calib_coord *c, double x) { *c->value = c->log_space ? exp(x) : x; }
+
+/* One coordinate: a grid scan over its whole range, then golden section
+ * around the best grid point. Keeps the current value unless a candidate is
+ * strictly better. */
+static void oc_calib_descend(const struct oc_gpu *gpu, struct oc_perf_opts *o, const struct oc_calib_point *pts,
+                             int32_t n, double total, const struct oc_calib_coord *c, double *best) {
+    double x0 = c->log_space ? log(*c->value) : *c->value, bx = x0;
+    enum { GRID = 48 };
+    double step = (c->hi - c->lo) / GRID;
+    for (int k = 0; k <= GRID; k++) {
+        double x = c->lo + step * k;
+        oc_calib_set(c, x);
+        double l = oc_calib_loss(gpu, o, pts, n, total);
+        if (l < *best) {
+            *best = l;
+            bx = x;
+        }
+    }
+    double a = bx - step > c->lo ? bx - step : c->lo, b = bx + step < c->hi ? bx + step : c->hi;
+    const double g = 0.6180339887498949;
+    for (int it = 0; it < 40; it++) {
+        double x1 = b - g * (b - a), x2 = a + g * (b - a);
+        oc_calib_set(c, x1);
+        double l1 = oc_calib_loss(gpu, o, pts, n, total);
+        oc_calib_set(c, x2);
+        double l2 = oc_calib_loss(gpu, o, pts, n, total);
+        if (l1 < *best) {
+            *best = l1;
+            bx = x1;
+        }
+        if (l2 < *best) {
+            *best = l2;
+            bx = x2;
+        }
+        if (l1 < l2)
+            b = x2;
+        else
+            a = x1;
+    }
+    oc_calib_set(c, bx);
+}
+
+enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
+                            int32_t n, struct oc_calib_fit *out) {
+    memset(out, 0, sizeof *out);
+    if (n <= 0)
+        return OC_ERR_USAGE;
+    double total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        total += pts[i].measured_s;
+        out->n_unit[pts[i].unit]++;
+    }
+    out->n_points = n;
+    struct oc_perf_opts o = *base;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        o.eff_unit[u] = oc_perf_unit_efficiency(base, (enum oc_unit)u);
+    out->loss_before = oc_calib_loss(gpu, &o, pts, n, total);
+    struct oc_calib_coord c[OC_UNIT_COUNT + 2];
+    int nc = 0;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (out->n_unit[u])
+            c[nc++] = (struct oc_calib_coord){&o.eff_unit[u], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    c[nc++] = (struct oc_calib_coord){&o.eff_memory, log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
+    double best = out->loss_before;
+    for (int sweep = 0; sweep < 30; sweep++) {
+        double before = best;
+        for (int k = 0; k < nc; k++)
+            oc_calib_descend(gpu, &o, pts, n, total, &c[k], &best);
+        if (before - best <= 1e-12 * (before > 1 ? before : 1))
+            break;
+    }
+    out->loss_after = best;
+    /* a factor is reported only where some point depends on it */
+    bool unit_seen[OC_UNIT_COUNT] = {false};
+    int32_t memory_bound = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (oc_calib_compute_bound(gpu, &o, &pts[i])) {
+            unit_seen[pts[i].unit] = true;
+            out->n_unit_compute[pts[i].unit]++;
+        } else {
+            memory_bound++;
+        }
+    }
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        out->eff.unit[u] = unit_seen[u] ? o.eff_unit[u] : 0;
+    out->eff.memory = memory_bound ? o.eff_memory : 0;
+    out->eff.launch_s = o.launch_s;
+    out->eff.has_launch = true;
+    return OC_OK;
+}
+
+void oc_calib_error(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts, int32_t n,
+                    struct oc_calib_error *out) {
+    memset(out, 0, sizeof *out);
+    out->n_points = n;
+    for (int32_t i = 0; i < n; i++) {
+        out->measured_s += pts[i].measured_s;
+        out->predicted_s += oc_calib_predict(gpu, o, &pts[i]);
+    }
+    double *err = malloc((size_t)(n > 0 ? n : 1) * sizeof *err);
+    if (err) {
+        for (int32_t i = 0; i < n; i++) {
+            if (pts[i].measured_s < 0.01 * out->measured_s)
+                continue;
+            double pred = oc_calib_predict(gpu, o, &pts[i]);
+            err[out->n_major++] = fabs(log(pred > 0 ? pred : 1e-12) - log(pts[i].measured_s));
+        }
+        qsort(err, (size_t)out->n_major, sizeof *err, oc_rp_cmp_double);
+        out->median_abs_log = oc_rp_quantile(err, out->n_major, 0.5);
+        out->p90_abs_log = oc_rp_quantile(err, out->n_major, 0.9);
+        free(err);
+    } else {
+        out->n_major = -1; /* out of memory: no per-node figures */
+    }
+    out->total_error = out->measured_s > 0 ? out->predicted_s / out->measured_s - 1 : 0;
+}
+
+static int oc_calib_cmp_op(const void *a, const void *b) {
+    const struct oc_calib_op_error *x = a, *y = b;
+    double kx = x->time_share * x->median_abs_log, ky = y->time_share * y->median_abs_log;
+    return kx > ky ? -1 : kx < ky ? 1 : strcmp(x->op, y->op);
+}
+
+bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts, int32_t n,
+                    struct oc_calib_op_error **out, int32_t *n_out) {
+    *out = NULL;
+    *n_out = 0;
+    struct oc_calib_op_error *e = calloc((size_t)(n > 0 ? n : 1), sizeof *e);
+    double *err = malloc((size_t)(n > 0 ? n : 1) * sizeof *err);
+    double *pred = malloc((size_t)(n > 0 ? n : 1) * sizeof *pred);
+    if (!e || !err || !pred) {
+        free(e);
+        free(err);
+        free(pred);
+        return false;
+    }
+    double total = 0;
+    for (int32_t i = 0; i < n; i++) {
+        total += pts[i].measured_s;
+        pred[i] = oc_calib_predict(gpu, o, &pts[i]);
+    }
+    int32_t ne = 0;
+    /* op types are few (tens): grouped by linear search */
+    for (int32_t i = 0; i < n; i++) {
+        const char *op = pts[i].op ? pts[i].op : "?";
+        int32_t k = 0;
+        while (k < ne && strcmp(e[k].op, op) != 0)
+            k++;
+        if (k < ne)
+            continue;
+        struct oc_calib_op_error *g = &e[ne++];
+        g->op = op;
+        double meas = 0, pr = 0, kern = 0;
+        int32_t m = 0;
+        for (int32_t j = i; j < n; j++) {
+            if (strcmp(pts[j].op ? pts[j].op : "?", op) != 0)
+                continue;
+            meas += pts[j].measured_s;
+            pr += pred[j];
+            kern += pts[j].kernels;
+            err[m++] = fabs(log(pred[j] > 0 ? pred[j] : 1e-12) - log(pts[j].measured_s));
+        }
+        qsort(err, (size_t)m, sizeof *err, oc_rp_cmp_double);
+        g->n_points = m;
+        g->time_share = total > 0 ? meas / total : 0;
+        g->kernels_per_node = kern / m;
+        g->median_abs_log = oc_rp_quantile(err, m, 0.5);
+        g->total_error = meas > 0 ? pr / meas - 1 : 0;
+    }
+    qsort(e, (size_t)ne, sizeof *e, oc_calib_cmp_op);
+    free(err);
+    free(pred);
+    *out = e;
+    *n_out = ne;
+    return true;
+}

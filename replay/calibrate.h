@@ -1,0 +1,91 @@
+/*
+ * calibrate.h — the performance model's efficiency factors fitted to replay
+ * measurements, and the model's error against them (`onnxcost calibrate`,
+ * docs/MODEL.md "Calibration").
+ *
+ * A point is one measured node that the model gives a kernel: its unit (as
+ * the model picks it for the node's dtype, contraction and the replay's
+ * --math), FLOPs and bytes from the static analysis, and the median of its
+ * measured kernel time. The model predicts
+ *     time = max(FLOPs / (peak[unit] x e[unit]), bytes / (bandwidth x e_mem)) + launch
+ * and the fit chooses e[unit] for every unit present, e_mem and launch to
+ * minimise the time-weighted squared log error
+ *     sum_i  w_i (ln predicted_i - ln measured_i)^2,   w_i = measured_i / sum measured,
+ * so that the nodes that take the time decide, and a 2x miss costs the same
+ * whether the node is predicted too fast or too slow. Coordinate descent,
+ * each coordinate a grid scan then a golden-section refinement: no random
+ * start, the same input gives the same factors.
+ */
+#ifndef OC_REPLAY_CALIBRATE_H
+#define OC_REPLAY_CALIBRATE_H
+
+#include "results.h"
+
+#include "../analyzer/gpu.h"
+
+struct oc_calib_point {
+    enum oc_unit unit;
+    double flops, bytes;
+    double measured_s; /* median kernel time, > 0                       */
+    const char *op;    /* the op type (the file's string), or NULL      */
+    int32_t kernels;   /* kernels per repetition in the replay          */
+};
+
+/* Points of a replay result file on a device: measured nodes with a kernel
+ * in the model (FLOPs or bytes > 0) and a time > 0, unit chosen by
+ * oc_perf_unit for the file's --math. Nodes where the replay ran extra
+ * work (replay_overhead: asymmetric pads computed and cropped) are left
+ * out: their time is not the node's. Appends to *pts (realloc'd); false
+ * when out of memory. *skipped counts measured nodes left out. */
+bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struct oc_calib_point **pts, int32_t *n,
+                     int32_t *skipped);
+
+/* Bounds of the fitted factors. */
+#define OC_CALIB_EFF_MIN 0.01
+#define OC_CALIB_EFF_MAX 10.0
+#define OC_CALIB_LAUNCH_MAX 50e-6
+
+struct oc_calib_fit {
+    struct oc_gpu_efficiency eff; /* unit[u] > 0 where fitted                 */
+    int32_t n_points;
+    int32_t n_unit[OC_UNIT_COUNT];         /* points per unit                         */
+    int32_t n_unit_compute[OC_UNIT_COUNT]; /* of which compute-bound at the fit */
+    double loss_before, loss_after;        /* weighted mean squared log error          */
+};
+/* Fits the factors on pts, starting from `base` (its eff_compute, eff_memory
+ * and launch_s; math and additive as the prediction will use them). A unit
+ * whose points are all memory-bound at the fit keeps no factor of its own
+ * (its efficiency is not observable), and e_mem is kept at base when every
+ * point is compute-bound. OC_ERR_INVALID when no point. */
+enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
+                            int32_t n, struct oc_calib_fit *out);
+
+/* How far the model's per-node predictions are from the measurements. */
+struct oc_calib_error {
+    int32_t n_points;
+    int32_t n_major;       /* points with >= 1 % of the measured time       */
+    double median_abs_log; /* over the major points: |ln(predicted/measured)| */
+    double p90_abs_log;
+    double measured_s; /* sums over all points                          */
+    double predicted_s;
+    double total_error; /* predicted_s / measured_s - 1                  */
+};
+void oc_calib_error(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts, int32_t n,
+                    struct oc_calib_error *out);
+/* The error by op type, over the points of several files pooled: the
+ * worst-predicted kinds of node first (by their share of the time x their
+ * median error). *out is malloc'd; false when out of memory. */
+struct oc_calib_op_error {
+    const char *op;
+    int32_t n_points;
+    double time_share;       /* of the measured time of all points          */
+    double kernels_per_node; /* mean kernels per repetition                  */
+    double median_abs_log;   /* over all its points                          */
+    double total_error;      /* its predicted / measured - 1                 */
+};
+bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts, int32_t n,
+                    struct oc_calib_op_error **out, int32_t *n_out);
+/* The model's time for one point. */
+double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p);
+
+#endif

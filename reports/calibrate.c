@@ -1,0 +1,281 @@
+/*
+ * calibrate.c — `onnxcost calibrate`: the fitted efficiency factors and the
+ * model's error before and after, per replay file (text, md, json
+ * "onnxcost-calibration/1"), and the calibrated device as a --gpu-spec file.
+ */
+#include "report_impl.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* unit -> its key in a --gpu-spec file (docs/GPUS.md) */
+static const char *const oc_spec_unit_keys[OC_UNIT_COUNT] = {
+    [OC_UNIT_FP64] = "fp64",       [OC_UNIT_FP64_TC] = "fp64_tc", [OC_UNIT_FP32] = "fp32",
+    [OC_UNIT_FP16] = "fp16",       [OC_UNIT_TF32_TC] = "tf32_tc", [OC_UNIT_FP16_TC] = "fp16_tc",
+    [OC_UNIT_BF16_TC] = "bf16_tc", [OC_UNIT_FP8_TC] = "fp8_tc",   [OC_UNIT_INT8_TC] = "int8_tc"};
+
+static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report *r) {
+    const struct oc_calib_fit *f = r->fit;
+    bool any = false;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (f->eff.unit[u] > 0) {
+            oc_sbuf_printf(b, "%s%s %.3f (%d nodes, %d compute-bound)", any ? ", " : "", oc_unit_name((enum oc_unit)u),
+                           f->eff.unit[u], f->n_unit[u], f->n_unit_compute[u]);
+            any = true;
+        }
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (f->n_unit[u] && !(f->eff.unit[u] > 0)) {
+            oc_sbuf_printf(b, "%s%s not observable (%d nodes, all memory-bound)", any ? ", " : "",
+                           oc_unit_name((enum oc_unit)u), f->n_unit[u]);
+            any = true;
+        }
+    if (f->eff.memory > 0)
+        oc_sbuf_printf(b, "%smemory %.3f", any ? ", " : "", f->eff.memory);
+    else
+        oc_sbuf_printf(b, "%smemory not observable (every node compute-bound)", any ? ", " : "");
+    oc_sbuf_printf(b, ", launch %.2f us", f->eff.launch_s * 1e6);
+}
+
+static const struct oc_table_col oc_cal_cols[] = {
+    {"File", "file", OC_ALIGN_LEFT},
+    {"Role", "role", OC_ALIGN_LEFT},
+    {"Nodes", "nodes", OC_ALIGN_RIGHT},
+    {">=1 %", "major_nodes", OC_ALIGN_RIGHT},
+    {"Median |ln p/m| before", "median_abs_ln_before", OC_ALIGN_RIGHT},
+    {"after", "median_abs_ln_after", OC_ALIGN_RIGHT},
+    {"p90 before", "p90_abs_ln_before", OC_ALIGN_RIGHT},
+    {"after", "p90_abs_ln_after", OC_ALIGN_RIGHT},
+    {"Measured (ms)", "measured_ms", OC_ALIGN_RIGHT},
+    {"Predicted before (ms)", "predicted_before_ms", OC_ALIGN_RIGHT},
+    {"after (ms)", "predicted_after_ms", OC_ALIGN_RIGHT},
+    {"Total error before", "total_error_before", OC_ALIGN_RIGHT},
+    {"after", "total_error_after", OC_ALIGN_RIGHT},
+};
+
+static void oc_cal_table(const struct oc_calib_report *r, bool md, struct oc_table *t) {
+    oc_table_cols(t, oc_cal_cols, (int32_t)(sizeof oc_cal_cols / sizeof oc_cal_cols[0]));
+    for (int32_t k = 0; k < r->n_files; k++) {
+        const struct oc_calib_file_report *fr = &r->files[k];
+        char path[256];
+        oc_table_row(t);
+        if (md) {
+            oc_table_puts(t, fr->path);
+        } else {
+            oc_printable(fr->path, path, sizeof path);
+            oc_table_puts(t, path);
+        }
+        oc_table_puts(t, fr->fit ? "fit" : "check");
+        oc_table_cell(t, "%d", fr->before.n_points);
+        oc_table_cell(t, "%d", fr->before.n_major);
+        oc_table_cell(t, "%.3f", fr->before.median_abs_log);
+        oc_table_cell(t, "%.3f", fr->after.median_abs_log);
+        oc_table_cell(t, "%.3f", fr->before.p90_abs_log);
+        oc_table_cell(t, "%.3f", fr->after.p90_abs_log);
+        oc_table_cell(t, "%.3f", fr->before.measured_s * 1e3);
+        oc_table_cell(t, "%.3f", fr->before.predicted_s * 1e3);
+        oc_table_cell(t, "%.3f", fr->after.predicted_s * 1e3);
+        oc_table_cell(t, "%+.1f %%", fr->before.total_error * 100);
+        oc_table_cell(t, "%+.1f %%", fr->after.total_error * 100);
+    }
+}
+
+static const struct oc_table_col oc_cal_op_cols[] = {
+    {"Op", "op", OC_ALIGN_LEFT},
+    {"Nodes", "nodes", OC_ALIGN_RIGHT},
+    {"Time share", "time_share", OC_ALIGN_RIGHT},
+    {"Kernels/node", "kernels_per_node", OC_ALIGN_RIGHT},
+    {"Median |ln p/m|", "median_abs_ln", OC_ALIGN_RIGHT},
+    {"Total error", "total_error", OC_ALIGN_RIGHT},
+};
+
+static void oc_cal_op_table(const struct oc_calib_report *r, int32_t max_rows, struct oc_table *t) {
+    oc_table_cols(t, oc_cal_op_cols, (int32_t)(sizeof oc_cal_op_cols / sizeof oc_cal_op_cols[0]));
+    for (int32_t k = 0; k < r->n_by_op && k < max_rows; k++) {
+        const struct oc_calib_op_error *e = &r->by_op[k];
+        char op[128];
+        oc_printable(e->op, op, sizeof op);
+        oc_table_row(t);
+        oc_table_puts(t, op);
+        oc_table_cell(t, "%d", e->n_points);
+        oc_table_cell(t, "%.1f %%", e->time_share * 100);
+        oc_table_cell(t, "%.2f", e->kernels_per_node);
+        oc_table_cell(t, "%.3f", e->median_abs_log);
+        oc_table_cell(t, "%+.1f %%", e->total_error * 100);
+    }
+}
+
+static json_t *oc_cal_jerror(const struct oc_calib_error *e) {
+    json_t *o = json_object();
+    json_object_set_new(o, "median_abs_ln", json_real(e->median_abs_log));
+    json_object_set_new(o, "p90_abs_ln", json_real(e->p90_abs_log));
+    json_object_set_new(o, "predicted_s", json_real(e->predicted_s));
+    json_object_set_new(o, "total_error", json_real(e->total_error));
+    return o;
+}
+
+static json_t *oc_cal_jeff(const struct oc_gpu_efficiency *e) {
+    json_t *o = json_object();
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (e->unit[u] > 0)
+            json_object_set_new(o, oc_spec_unit_keys[u], json_real(round(e->unit[u] * 1e4) / 1e4));
+    if (e->memory > 0)
+        json_object_set_new(o, "memory", json_real(round(e->memory * 1e4) / 1e4));
+    if (e->has_launch)
+        json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
+    return o;
+}
+
+static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
+    json_t *doc = json_object(), *files = json_array(), *before = json_object();
+    json_object_set_new(doc, "schema", json_string("onnxcost-calibration/1"));
+    json_object_set_new(doc, "measured_device", oc_jstr(r->measured_device));
+    json_object_set_new(doc, "base_device", oc_jstr(r->base->name));
+    json_object_set_new(doc, "base_spec", r->base_source ? oc_jstr(r->base_source) : json_null());
+    json_object_set_new(before, "efficiency_compute", json_real(r->before->eff_compute));
+    json_object_set_new(before, "efficiency_memory", json_real(r->before->eff_memory));
+    json_object_set_new(before, "launch_s", json_real(r->before->launch_s));
+    json_object_set_new(doc, "before", before);
+    json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
+    json_object_set_new(doc, "points", json_integer(r->fit->n_points));
+    json_object_set_new(doc, "loss_before", json_real(r->fit->loss_before));
+    json_object_set_new(doc, "loss_after", json_real(r->fit->loss_after));
+    for (int32_t k = 0; k < r->n_files; k++) {
+        const struct oc_calib_file_report *fr = &r->files[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "path", oc_jstr(fr->path));
+        json_object_set_new(o, "model", oc_jstr(fr->model));
+        json_object_set_new(o, "device", oc_jstr(fr->device));
+        json_object_set_new(o, "role", json_string(fr->fit ? "fit" : "check"));
+        json_object_set_new(o, "nodes", json_integer(fr->before.n_points));
+        json_object_set_new(o, "nodes_left_out", json_integer(fr->skipped));
+        json_object_set_new(o, "major_nodes", json_integer(fr->before.n_major));
+        json_object_set_new(o, "measured_s", json_real(fr->before.measured_s));
+        json_object_set_new(o, "before", oc_cal_jerror(&fr->before));
+        json_object_set_new(o, "after", oc_cal_jerror(&fr->after));
+        json_array_append_new(files, o);
+    }
+    json_object_set_new(doc, "files", files);
+    json_t *ops = json_array();
+    for (int32_t k = 0; k < r->n_by_op; k++) {
+        const struct oc_calib_op_error *e = &r->by_op[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "op", oc_jstr(e->op));
+        json_object_set_new(o, "nodes", json_integer(e->n_points));
+        json_object_set_new(o, "time_share", json_real(e->time_share));
+        json_object_set_new(o, "kernels_per_node", json_real(e->kernels_per_node));
+        json_object_set_new(o, "median_abs_ln", json_real(e->median_abs_log));
+        json_object_set_new(o, "total_error", json_real(e->total_error));
+        json_array_append_new(ops, o);
+    }
+    json_object_set_new(doc, "by_op_after", ops);
+    json_object_set_new(doc, "by_op_over", json_string(r->by_op_checked ? "check" : "fit"));
+    json_object_set_new(doc, "spec_written", r->spec_out ? oc_jstr(r->spec_out) : json_null());
+    oc_sbuf_json(b, doc);
+}
+
+enum oc_status oc_report_calibration(const struct oc_calib_report *r, const struct oc_report_spec *spec,
+                                     struct oc_diag *d) {
+    struct oc_sbuf b = {0};
+    bool md = spec->format == OC_FORMAT_MD;
+    if (spec->format == OC_FORMAT_JSON) {
+        oc_cal_json(&b, r);
+    } else if (spec->format == OC_FORMAT_TEXT || md) {
+        char dev[256], base[256], src[256];
+        oc_printable(r->measured_device ? r->measured_device : "", dev, sizeof dev);
+        oc_printable(r->base->name, base, sizeof base);
+        oc_printable(r->base_source ? r->base_source : "", src, sizeof src);
+        oc_sbuf_printf(&b, "%sCalibration of the GPU model (docs/MODEL.md) on %s\n\n", md ? "## " : "", dev);
+        oc_sbuf_printf(&b, "%sbase device: %s%s%s; before: efficiency compute %.2f, memory %.2f, launch %.2f us\n",
+                       md ? "- " : "  ", base, r->base_source ? " from " : " (built-in)", src, r->before->eff_compute,
+                       r->before->eff_memory, r->before->launch_s * 1e6);
+        oc_sbuf_printf(&b, "%sfitted on %d nodes: ", md ? "- " : "  ", r->fit->n_points);
+        oc_cal_factors_text(&b, r);
+        oc_sbuf_printf(&b, "\n%stime-weighted mean squared ln error %.4f -> %.4f\n", md ? "- " : "  ",
+                       r->fit->loss_before, r->fit->loss_after);
+        if (r->spec_out) {
+            oc_printable(r->spec_out, src, sizeof src);
+            oc_sbuf_printf(&b, "%swritten to %s: use it with --gpu-spec %s\n", md ? "- " : "  ", src, src);
+        }
+        oc_sbuf_puts(&b, "\n");
+        struct oc_table t = {0};
+        oc_cal_table(r, md, &t);
+        if (md) {
+            oc_table_md(&b, &t);
+        } else {
+            struct oc_text_style st = {.indent = "", .rules = true};
+            oc_table_text(&b, &t, &st);
+        }
+        oc_table_free(&t);
+        if (r->n_by_op) {
+            oc_sbuf_printf(&b,
+                           "\n%sAfter the fit, by op type over the %s files, worst first (time share x median "
+                           "error):\n\n",
+                           md ? "" : "", r->by_op_checked ? "--check" : "fitted");
+            struct oc_table ot = {0};
+            oc_cal_op_table(r, md ? 20 : 10, &ot);
+            if (md) {
+                oc_table_md(&b, &ot);
+            } else {
+                struct oc_text_style st = {.indent = "  "};
+                oc_table_text(&b, &ot, &st);
+            }
+            oc_table_free(&ot);
+        }
+        oc_sbuf_printf(&b,
+                       "\n%sPer node: |ln(predicted/measured)| over the nodes with at least 1 %% of the file's "
+                       "measured time (0.095 is 10 %%, 0.693 is 2x). Total: predicted / measured - 1 over the "
+                       "nodes measured (kernel time; launch gaps are not in the measurement). The model "
+                       "counts one kernel per node; a node the replay ran as several kernels (Kernels/node) "
+                       "carries their fixed costs.\n",
+                       md ? "" : "");
+    } else {
+        return oc_diag_set(d, OC_ERR_USAGE, "calibrate reports come as text, md or json");
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
+
+enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_calib_report *r,
+                                  const struct oc_report_spec *spec, struct oc_diag *d) {
+    json_t *doc = json_object(), *cal = json_object(), *fitted = json_array(), *checked = json_array();
+    json_object_set_new(doc, "name", oc_jstr(gpu->name));
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (gpu->peak[u] > 0)
+            json_object_set_new(doc, oc_spec_unit_keys[u], json_real(gpu->peak[u] / 1e12));
+    json_object_set_new(doc, "memory_gib", json_real((double)gpu->mem_bytes / (1024.0 * 1024.0 * 1024.0)));
+    json_object_set_new(doc, "bandwidth_gbs", json_real(gpu->mem_bw / 1e9));
+    if (gpu->l2_bytes)
+        json_object_set_new(doc, "l2_mib", json_real((double)gpu->l2_bytes / (1024.0 * 1024.0)));
+    if (gpu->sms)
+        json_object_set_new(doc, "sms", json_integer(gpu->sms));
+    if (gpu->boost_mhz)
+        json_object_set_new(doc, "boost_mhz", json_integer(gpu->boost_mhz));
+    json_object_set_new(doc, "link_gbs", json_real(gpu->link_bw / 1e9));
+    json_object_set_new(doc, "link", oc_jstr(gpu->link));
+    json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
+    json_object_set_new(cal, "measured_device", oc_jstr(r->measured_device));
+    for (int32_t k = 0; k < r->n_files; k++)
+        json_array_append_new(r->files[k].fit ? fitted : checked, oc_jstr(r->files[k].path));
+    json_object_set_new(cal, "fitted_on", fitted);
+    json_object_set_new(cal, "checked_on", checked);
+    json_object_set_new(cal, "points", json_integer(r->fit->n_points));
+    json_object_set_new(cal, "additive", json_boolean(r->before->additive));
+    json_object_set_new(doc, "calibration", cal);
+    struct oc_sbuf b = {0};
+    /* 10 significant digits: datasheet figures read back as written (494.7, not 494.69999999999999) */
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (text) {
+        oc_sbuf_puts(&b, text);
+        oc_sbuf_puts(&b, "\n");
+        free(text);
+    } else {
+        b.oom = true;
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""cli.calibrate — `onnxcost calibrate` on replay results written here by
+hand: each node's time made by the roofline of docs/MODEL.md with known
+factors on the built-in H100 SXM (FP32 67 TFLOP/s, TF32-TC 494.7, 3,350
+GB/s), so the fit must find them again; the error figures before the fit
+computed here from the default factors; the spec file read back by
+--gpu-spec and the analysis's node times checked against the formula; the
+options that override a calibrated file; and the one-line refusals.
+
+Usage: calibrate_check.py ONNXCOST REPO
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+bin_, src = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp()
+fails = []
+
+FP32, TF32, BW = 67e12, 494.7e12, 3350e9
+TRUE = {"fp32": 0.7, "tf32": 0.45, "memory": 0.85, "launch": 3e-6}
+DEFAULT = {"fp32": 0.6, "tf32": 0.6, "memory": 0.8, "launch": 5e-6}
+
+
+def roofline(flops, bytes_, peak, e, m, launch):
+    return max(flops / (peak * e), bytes_ / (BW * m)) + launch
+
+
+def node(name, op, macs, flops, br, bw, t=None, status="measured", dtype="f32"):
+    n = {"name": name, "op": op, "kind": "gemm", "call": "",
+         "estimate": {"macs": macs, "flops": flops, "bytes_read": br, "bytes_written": bw, "dtype": dtype},
+         "status": status}
+    if status == "measured":
+        n["time_ns"] = {"median": t * 1e9, "p10": t * 1e9, "p90": t * 1e9, "min": t * 1e9, "reps": 10}
+        n["kernels_per_rep"] = 1
+    else:
+        n["reason"] = "no kernel" if status == "alias" else "no replay rule"
+    return n
+
+
+def result(path, math_, shapes, device="NVIDIA H100 80GB HBM3"):
+    """shapes: (op, macs, flops, bytes_read, bytes_written); times from TRUE"""
+    peak, e = (TF32, TRUE["tf32"]) if math_ == "tf32" else (FP32, TRUE["fp32"])
+    nodes = []
+    for i, (op, macs, flops, br, bw) in enumerate(shapes):
+        pk, ef = (peak, e) if macs else (FP32, TRUE["fp32"])  # elementwise stays on FP32 SIMT
+        nodes.append(node(f"n{i}", op, macs, flops, br, bw, roofline(flops, br + bw, pk, ef, TRUE["memory"], TRUE["launch"])))
+    nodes.append(node("view", "Reshape", 0, 0, 0, 0, status="alias"))
+    nodes.append(node("attn", "Attention", 0, 0, 0, 0, status="skipped"))
+    nodes.append(node("empty", "Identity", 0, 0, 0, 0, t=2e-6))  # measured, but no kernel in the model
+    crop = node("padded", "AveragePool", 0, 1 << 20, 4 << 20, 1 << 20, t=1e-3)  # ran extra work: not its time
+    crop["replay_overhead"] = True
+    nodes.append(crop)
+    doc = {"schema": "onnxcost-replay/1", "model": path.replace(".json", ".onnx"),
+           "device": {"name": device, "peak_fp32_flops": 66.9e12},
+           "options": {"math": math_, "reps": 10}, "nodes": nodes}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return nodes
+
+
+def mm(m, k, n):
+    return ("MatMul", m * k * n, 2 * m * k * n, 4 * (m * k + k * n), 4 * m * n)
+
+
+def elt(n):
+    return ("Add", 0, n, 8 * n, 4 * n)
+
+
+fit_shapes = [mm(1024, 1024, 1024), mm(2048, 1024, 4096), mm(512, 4096, 1024), mm(4096, 4096, 4096),
+              elt(1 << 20), elt(1 << 22), elt(1 << 24), elt(3 << 22), mm(64, 64, 64), mm(8, 1024, 1024)]
+held_shapes = [mm(3072, 768, 768), mm(3072, 768, 3072), mm(3072, 3072, 768), elt(3072 * 768), elt(3072 * 3072),
+               mm(1536, 2048, 2048)]
+fit_nodes = result(os.path.join(tmp, "fit.json"), "fp32", fit_shapes)
+held_nodes = result(os.path.join(tmp, "held.json"), "fp32", held_shapes)
+tf32_nodes = result(os.path.join(tmp, "tf32.json"), "tf32", fit_shapes)
+
+
+def run(*args, rc=0, err_is=None, err_has=None):
+    p = subprocess.run([bin_] + list(args), capture_output=True, text=True)
+    tag = " ".join(args)[:80]
+    if p.returncode != rc:
+        fails.append(f"{tag}: exit {p.returncode}, want {rc}: {p.stderr.strip()}")
+    if err_is is not None and p.stderr.strip() != err_is:
+        fails.append(f"{tag}: stderr {p.stderr.strip()!r}, want {err_is!r}")
+    if err_has is not None and err_has not in p.stderr:
+        fails.append(f"{tag}: stderr {p.stderr.strip()!r} lacks {err_has!r}")
+    return p
+
+
+def near(what, got, want, tol):
+    if not (abs(got - want) <= tol * abs(want) if want else abs(got) <= tol):
+        fails.append(f"{what}: {got!r}, want {want!r} within {tol}")
+
+
+def quantile(v, q):  # numpy's default (linear between closest ranks)
+    v = sorted(v)
+    if not v:
+        return 0.0
+    pos = q * (len(v) - 1)
+    i = int(pos)
+    return v[-1] if i >= len(v) - 1 else v[i] + (v[i + 1] - v[i]) * (pos - i)
+
+
+def errors(nodes, f):
+    """(median, p90 of |ln p/m| over nodes >= 1 % of the time, predicted / measured - 1) for factors f"""
+    pts = [n for n in nodes if n["status"] == "measured" and (n["estimate"]["flops"] or n["estimate"]["bytes_read"])
+           and not n.get("replay_overhead")]
+    meas = [n["time_ns"]["median"] * 1e-9 for n in pts]
+    pred = []
+    for n in pts:
+        e = n["estimate"]
+        pk, ef = (FP32, f["fp32"])
+        if e["macs"] and math_of[id(nodes)] == "tf32":
+            pk, ef = TF32, f["tf32"]
+        pred.append(roofline(e["flops"], e["bytes_read"] + e["bytes_written"], pk, ef, f["memory"], f["launch"]))
+    tot = sum(meas)
+    big = [abs(math.log(p / m)) for p, m in zip(pred, meas) if m >= 0.01 * tot]
+    return quantile(big, 0.5), quantile(big, 0.9), sum(pred) / tot - 1, len(pts), len(big)
+
+
+math_of = {id(fit_nodes): "fp32", id(held_nodes): "fp32", id(tf32_nodes): "tf32"}
+
+# fit on one file, check on another: the factors come back, the held-out error is ~0
+spec = os.path.join(tmp, "h100.json")
+p = run("calibrate", os.path.join(tmp, "fit.json"), "--check", os.path.join(tmp, "held.json"), "-o", spec,
+        "--format", "json")
+doc = json.loads(p.stdout or "{}")
+eff = doc.get("efficiency", {})
+near("fp32 factor", eff.get("fp32", 0), TRUE["fp32"], 2e-3)
+near("memory factor", eff.get("memory", 0), TRUE["memory"], 2e-3)
+near("launch_us", eff.get("launch_us", 0), TRUE["launch"] * 1e6, 2e-2)
+if "tf32_tc" in eff:
+    fails.append("a TF32 factor fitted from an FP32 run")
+if doc.get("base_device") != "NVIDIA H100 SXM5 80GB":
+    fails.append(f"base device {doc.get('base_device')!r}: the built-in H100 SXM by the CUDA device name")
+files = {f["role"]: f for f in doc.get("files", [])}
+for role, nodes in (("fit", fit_nodes), ("check", held_nodes)):
+    f = files.get(role, {})
+    med, p90, tot, npts, nmaj = errors(nodes, DEFAULT)
+    if f.get("nodes") != npts or f.get("major_nodes") != nmaj or f.get("nodes_left_out") != 2:
+        fails.append(f"{role}: nodes {f.get('nodes')}/{f.get('major_nodes')}/{f.get('nodes_left_out')}, "
+                     f"want {npts}/{nmaj}/2")
+    b, a = f.get("before", {}), f.get("after", {})
+    near(f"{role} median before", b.get("median_abs_ln", -1), med, 1e-9)
+    near(f"{role} p90 before", b.get("p90_abs_ln", -1), p90, 1e-9)
+    near(f"{role} total before", b.get("total_error", -1), tot, 1e-9)
+    near(f"{role} median after", a.get("median_abs_ln", 1), 0, 5e-3)
+    near(f"{role} total after", a.get("total_error", 1), 0, 5e-3)
+    near(f"{role} measured_s", f.get("measured_s", 0),
+         sum(n["time_ns"]["median"] * 1e-9 for n in nodes if n["status"] == "measured"
+             and n["estimate"]["flops"] and not n.get("replay_overhead")), 1e-12)
+ops = {o["op"]: o for o in doc.get("by_op_after", [])}
+if doc.get("by_op_over") != "check" or set(ops) != {"MatMul", "Add"} or ops["MatMul"]["nodes"] != 4 \
+        or ops["Add"]["nodes"] != 2 or abs(ops["MatMul"]["kernels_per_node"] - 1) > 0:
+    fails.append(f"by op type over the held-out file: {doc.get('by_op_over')} {ops}")
+
+# the spec file: the H100 row's peaks, the factors, where they came from
+s = json.load(open(spec))
+if s.get("fp32") != 67 or s.get("tf32_tc") != 494.7 or s.get("bandwidth_gbs") != 3350 or s.get("memory_gib") != 80:
+    fails.append(f"spec peaks {s}")
+if s.get("efficiency") != eff or s.get("calibration", {}).get("fitted_on") != [os.path.join(tmp, "fit.json")] \
+        or s["calibration"].get("checked_on") != [os.path.join(tmp, "held.json")]:
+    fails.append(f"spec efficiency/provenance {s.get('efficiency')} {s.get('calibration')}")
+
+# --gpu-spec uses them: every MNIST node's time is the roofline with the fitted factors
+mnist = os.path.join(src, "fixtures", "mnist", "examples_net.onnx")
+a = json.loads(run(mnist, "--gpu-spec", spec, "--format", "json").stdout or "{}")
+opts = a.get("gpu", {}).get("options", {})
+if opts.get("efficiency_units") != {"FP32": eff.get("fp32")} or opts.get("efficiency_memory") != eff.get("memory"):
+    fails.append(f"analysis options {opts}")
+checked = 0
+for n in a.get("nodes", []):
+    g = n.get("gpu")
+    if not g or not g.get("bound"):
+        continue
+    c = n
+    want = max(c["flops"] / (67e12 * eff["fp32"]), (c["bytes_read"] + c["bytes_written"]) / (BW * eff["memory"])) \
+        + eff["launch_us"] * 1e-6
+    near(f"MNIST {n['name']} time", g["time_s"], want, 1e-9)
+    checked += 1
+if checked < 5:
+    fails.append(f"only {checked} MNIST nodes timed")
+# an explicit option wins over the file, in either order
+o2 = json.loads(run(mnist, "--efficiency", "0.5", "--gpu-spec", spec, "--format", "json").stdout or "{}")["gpu"]["options"]
+if "efficiency_units" in o2 or o2["efficiency_compute"] != 0.5 or o2["efficiency_memory"] != eff["memory"]:
+    fails.append(f"--efficiency before --gpu-spec: {o2}")
+o3 = json.loads(run(mnist, "--gpu-spec", spec, "--mem-efficiency", "0.4", "--launch-us", "1", "--format",
+                    "json").stdout or "{}")["gpu"]["options"]
+if o3["efficiency_memory"] != 0.4 or o3["launch_s"] != 1e-6 or o3.get("efficiency_units") != {"FP32": eff["fp32"]}:
+    fails.append(f"--mem-efficiency/--launch-us after --gpu-spec: {o3}")
+o4 = json.loads(run(mnist, "--gpu-spec", spec, "--gpu", "h100", "--format", "json").stdout or "{}")["gpu"]["options"]
+if "efficiency_units" in o4 or o4["efficiency_memory"] != 0.8 or o4["launch_s"] != 5e-6:
+    fails.append(f"--gpu after a calibrated --gpu-spec keeps its factors: {o4}")
+txt = run(mnist, "--gpu-spec", spec).stdout
+if f"efficiency compute (calibrated: FP32 {eff['fp32']:.2f}; other units) 0.60, memory {eff['memory']:.2f}" not in txt:
+    fails.append("the text report does not name the calibrated factors:\n" + txt[:600])
+
+# TF32: the contractions' factor is TF32-TC's, the elementwise nodes' FP32's
+d2 = json.loads(run("calibrate", os.path.join(tmp, "tf32.json"), "--format", "json").stdout or "{}")
+near("tf32 factor", d2.get("efficiency", {}).get("tf32_tc", 0), TRUE["tf32"], 2e-3)
+if "fp32" in d2.get("efficiency", {}):  # FP32 nodes here are elementwise, all memory-bound
+    fails.append(f"an FP32 compute factor from memory-bound nodes only: {d2.get('efficiency')}")
+
+# the text report
+t = run("calibrate", os.path.join(tmp, "fit.json"), "--check", os.path.join(tmp, "held.json")).stdout
+for want in ("Calibration of the GPU model (docs/MODEL.md) on NVIDIA H100 80GB HBM3",
+             "base device: NVIDIA H100 SXM5 80GB (built-in); before: efficiency compute 0.60, memory 0.80, launch 5.00 us",
+             f"fitted on {len(fit_shapes)} nodes: FP32 0.70", "Median |ln p/m| before", " check "):
+    if want not in t:
+        fails.append(f"text report lacks {want!r}:\n{t}")
+
+# refusals: one line, exit 2
+fit = os.path.join(tmp, "fit.json")
+run("calibrate", rc=2, err_is="onnxcost: error: calibrate: no result files given (try 'onnxcost calibrate --help')")
+run("calibrate", fit, "--math", "fp32", rc=2,
+    err_is="onnxcost: error: calibrate: --math comes from each result file (its replay --math)")
+run("calibrate", fit, "--format", "csv", rc=2,
+    err_is="onnxcost: error: calibrate: --format takes text, md or json, got 'csv'")
+run("calibrate", os.path.join(tmp, "nope.json"), rc=2,
+    err_is=f"onnxcost: error: {tmp}/nope.json: cannot read: No such file or directory")
+run("calibrate", mnist, rc=2, err_has=f"onnxcost: error: {mnist}: not JSON")
+odd = os.path.join(tmp, "odd.json")
+result(odd, "fp32", fit_shapes, device="Some Accelerator 9000")
+run("calibrate", odd, rc=2, err_is=f"onnxcost: error: {odd}: no built-in GPU is named 'Some Accelerator 9000': "
+    "give the peaks with --gpu NAME or --gpu-spec FILE (onnxcost gpus)")
+p = run("calibrate", odd, "--gpu", "h100", "--check", fit,
+        err_is=f"onnxcost: warning: {fit}: measured on 'NVIDIA H100 80GB HBM3', the first file on "
+        "'Some Accelerator 9000': one calibration is for one device")
+empty = os.path.join(tmp, "empty.json")
+with open(empty, "w") as f:
+    json.dump({"schema": "onnxcost-replay/1", "model": "m", "device": {"name": "NVIDIA H200"}, "nodes": []}, f)
+run("calibrate", empty, rc=2, err_is=f"onnxcost: warning: {empty}: no measured node with a kernel in the model: "
+    f"nothing to compare\nonnxcost: error: {empty}: no measured node to fit on (was it replayed with a GPU?)")
+run("calibrate", fit, "-o", os.path.join(tmp, "no", "such", "dir.json"), rc=3)
+
+if fails:
+    print("\n".join("FAIL " + f for f in fails))
+    sys.exit(1)
+print("cli.calibrate: ok")

@@ -1,0 +1,237 @@
+/*
+ * test_calibrate.c — the efficiency fit (replay/calibrate.c): factors
+ * recovered from times made by the roofline formula written out here, a
+ * factor left unset when nothing depends on it, the error figures worked
+ * out by hand, the factors taken into the options (and not over the
+ * user's), and the calibrated spec file read back by --gpu-spec's reader.
+ */
+#include "testutil.h"
+
+#include "../../replay/calibrate.h"
+#include "../../reports/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define REL(a, b, tol) assert_true(fabs((a) / (b)-1) <= (tol))
+
+/* 10 TFLOP/s FP32, 100 TFLOP/s TF32, 1 TB/s */
+static struct oc_gpu test_gpu(void) {
+    struct oc_gpu g = {
+        .id = "t", .name = "Test GPU", .mem_bw = 1e12, .mem_bytes = 16ull << 30, .link_bw = 16e9, .link = "PCIe"};
+    g.peak[OC_UNIT_FP32] = 10e12;
+    g.peak[OC_UNIT_TF32_TC] = 100e12;
+    return g;
+}
+
+/* the roofline with factors, as docs/MODEL.md writes it */
+static double roofline(double flops, double peak, double e, double moved, double m, double launch) {
+    double tc = flops / (peak * e), tm = moved / (1e12 * m);
+    return (tc > tm ? tc : tm) + launch;
+}
+
+static void fit_recovers_factors(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    /* true factors: FP32 0.7, TF32-TC 0.4, memory 0.85, 3 us per kernel */
+    struct oc_calib_point p[12];
+    int n = 0;
+    for (int k = 1; k <= 4; k++) { /* compute-bound FP32: 1-4 GFLOP over 1 MB */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, 0, "MatMul", 1};
+        p[n].measured_s = roofline(k * 1e9, 10e12, 0.7, 1e6, 0.85, 3e-6);
+        n++;
+    }
+    for (int k = 1; k <= 4; k++) { /* compute-bound TF32: 5-20 GFLOP over 2 MB */
+        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, 0, "Conv", 1};
+        p[n].measured_s = roofline(k * 5e9, 100e12, 0.4, 2e6, 0.85, 3e-6);
+        n++;
+    }
+    for (int k = 1; k <= 4; k++) { /* memory-bound FP32: 1 MFLOP over 10-40 MB */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, 0, "Add", 1};
+        p[n].measured_s = roofline(1e6, 10e12, 0.7, k * 1e7, 0.85, 3e-6);
+        n++;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    assert_int_equal(fit.n_points, 12);
+    assert_int_equal(fit.n_unit[OC_UNIT_FP32], 8);
+    assert_int_equal(fit.n_unit[OC_UNIT_TF32_TC], 4);
+    assert_int_equal(fit.n_unit_compute[OC_UNIT_FP32], 4);
+    REL(fit.eff.unit[OC_UNIT_FP32], 0.7, 1e-3);
+    REL(fit.eff.unit[OC_UNIT_TF32_TC], 0.4, 1e-3);
+    REL(fit.eff.memory, 0.85, 1e-3);
+    assert_true(fit.eff.has_launch);
+    REL(fit.eff.launch_s, 3e-6, 1e-2);
+    assert_true(fit.loss_after < 1e-6 && fit.loss_before > 0.01);
+    assert_true(fit.eff.unit[OC_UNIT_FP16_TC] == 0);
+}
+
+static void fit_unobservable(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    /* every point memory-bound: no compute factor can be read from them */
+    struct oc_calib_point p[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, 0, "Add", 1};
+        p[k].measured_s = (k + 1) * 1e8 / (1e12 * 0.5) + 2e-6;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, 3, &fit), OC_OK);
+    assert_true(fit.eff.unit[OC_UNIT_FP32] == 0);
+    assert_int_equal(fit.n_unit_compute[OC_UNIT_FP32], 0);
+    REL(fit.eff.memory, 0.5, 1e-3);
+    assert_int_equal(oc_calib_fit(&g, &base, p, 0, &fit), OC_ERR_USAGE);
+}
+
+static void error_figures(void **state) {
+    (void)state;
+    struct oc_gpu g = {.id = "e", .name = "E", .mem_bw = 1e12};
+    g.peak[OC_UNIT_FP32] = 1e12;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    o.eff_compute = 1;
+    o.eff_memory = 1;
+    o.launch_s = 0;
+    /* predicted 1 ms each (1 GFLOP at 1 TFLOP/s, bytes negligible); measured
+       1, 2, 0.5 and 1.25 ms, and a node of 0.002 ms predicted 0.001 ms, below
+       1 % of the 4.752 ms measured. |ln|: 0, ln 2, ln 2, ln 1.25 =
+       0, 0.22314, 0.69315, 0.69315 sorted: median (0.22314 + 0.69315) / 2 =
+       0.45815, p90 at rank 0.9 x 3 = 2.7: 0.69315. Total 4.001 / 4.752 - 1 */
+    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, 1e-3, "MatMul", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, 2e-3, "Conv", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, 0.5e-3, "MatMul", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, 1.25e-3, "Conv", 3},
+                                  {OC_UNIT_FP32, 1e6, 1, 2e-6, "Add", 1}};
+    struct oc_calib_error e;
+    oc_calib_error(&g, &o, p, 5, &e);
+    assert_int_equal(e.n_points, 5);
+    assert_int_equal(e.n_major, 4);
+    REL(e.median_abs_log, (log(1.25) + log(2)) / 2, 1e-6);
+    REL(e.p90_abs_log, log(2), 1e-6);
+    REL(e.measured_s, 4.752e-3, 1e-9);
+    REL(e.predicted_s, 4.001e-3, 1e-6);
+    REL(e.total_error, 4.001 / 4.752 - 1, 1e-5);
+    /* by op type: Conv 3.25 of 4.752 ms, |ln| ln 2 and ln 1.25 (median their
+       mean), 2 kernels per node, predicted 2 / 3.25 - 1; MatMul 1.5 ms, |ln|
+       0 and ln 2; Add 0.002 ms. Worst first by share x median error:
+       Conv 0.684 x 0.458, MatMul 0.316 x 0.347, Add */
+    struct oc_calib_op_error *ops;
+    int32_t n_ops;
+    assert_true(oc_calib_by_op(&g, &o, p, 5, &ops, &n_ops));
+    assert_int_equal(n_ops, 3);
+    assert_string_equal(ops[0].op, "Conv");
+    assert_string_equal(ops[1].op, "MatMul");
+    assert_string_equal(ops[2].op, "Add");
+    assert_int_equal(ops[0].n_points, 2);
+    REL(ops[0].time_share, 3.25 / 4.752, 1e-9);
+    REL(ops[0].kernels_per_node, 2, 1e-12);
+    REL(ops[0].median_abs_log, (log(2) + log(1.25)) / 2, 1e-6);
+    REL(ops[0].total_error, 2 / 3.25 - 1, 1e-6);
+    REL(ops[1].median_abs_log, log(2) / 2, 1e-6);
+    REL(ops[2].median_abs_log, log(2), 1e-6);
+    free(ops);
+}
+
+static void measured_into_options(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    g.measured.unit[OC_UNIT_FP32] = 0.8;
+    g.measured.memory = 0.9;
+    g.measured.launch_s = 1e-6;
+    g.measured.has_launch = true;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    assert_true(oc_perf_use_measured(&g, 0, &o));
+    assert_true(oc_perf_unit_efficiency(&o, OC_UNIT_FP32) == 0.8);
+    assert_true(oc_perf_unit_efficiency(&o, OC_UNIT_TF32_TC) == 0.6); /* not measured: --efficiency's default */
+    assert_true(o.eff_memory == 0.9 && o.launch_s == 1e-6);
+    /* 1 GFLOP FP32 over 1 MB: 1e9 / (10e12 x 0.8) = 125 us + 1 us */
+    struct oc_node_perf np;
+    oc_perf_node(&g, &o, OC_UNIT_FP32, 10e12, 1000000000, 1000000, &np);
+    REL(np.time, 126e-6, 1e-12);
+    /* what the user set stays */
+    oc_perf_defaults(&o);
+    o.eff_memory = 0.5;
+    o.launch_s = 7e-6;
+    assert_true(oc_perf_use_measured(&g, OC_PERF_SET_MEMORY | OC_PERF_SET_LAUNCH, &o));
+    assert_true(o.eff_memory == 0.5 && o.launch_s == 7e-6 && o.eff_unit[OC_UNIT_FP32] == 0.8);
+    oc_perf_defaults(&o);
+    assert_false(oc_perf_use_measured(&g, OC_PERF_SET_COMPUTE | OC_PERF_SET_MEMORY | OC_PERF_SET_LAUNCH, &o));
+}
+
+static int file_write(void *arg, const char *data, size_t n) { return fwrite(data, 1, n, arg) == n ? 0 : -1; }
+
+static void spec_round_trip(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    struct oc_calib_fit fit = {.n_points = 12};
+    fit.eff.unit[OC_UNIT_FP32] = 0.71234;
+    fit.eff.unit[OC_UNIT_TF32_TC] = 1.5; /* above 1: Winograd, L2 */
+    fit.eff.memory = 0.93;
+    fit.eff.launch_s = 2.5e-6;
+    fit.eff.has_launch = true;
+    struct oc_calib_file_report fr = {.path = "fit.json", .fit = true};
+    struct oc_perf_opts before;
+    oc_perf_defaults(&before);
+    struct oc_calib_report r = {
+        .measured_device = "NVIDIA Test", .base = &g, .before = &before, .fit = &fit, .files = &fr, .n_files = 1};
+    char path[] = "/tmp/oc_calib_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    struct oc_report_spec spec = {.version = 1, .format = OC_FORMAT_JSON, .write = file_write, .write_arg = f};
+    struct oc_diag d = {0};
+    assert_int_equal(oc_report_gpu_spec(&g, &r, &spec, &d), OC_OK);
+    fclose(f);
+    struct oc_gpu back;
+    char names[512], err[256];
+    assert_true(oc_gpu_spec_load(path, &back, names, sizeof names, err, sizeof err));
+    assert_string_equal(back.name, "Test GPU");
+    assert_true(back.peak[OC_UNIT_FP32] == 10e12 && back.peak[OC_UNIT_TF32_TC] == 100e12 && back.mem_bw == 1e12);
+    REL(back.measured.unit[OC_UNIT_FP32], 0.7123, 1e-9); /* four decimals */
+    REL(back.measured.unit[OC_UNIT_TF32_TC], 1.5, 1e-12);
+    REL(back.measured.memory, 0.93, 1e-12);
+    assert_true(back.measured.has_launch);
+    REL(back.measured.launch_s, 2.5e-6, 1e-9);
+    assert_true(back.measured.unit[OC_UNIT_FP16_TC] == 0);
+    unlink(path);
+    /* bad factors are refused, naming the key */
+    static const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"fp33\":0.5}}",
+         "bad key 'efficiency.fp33'"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"fp32\":0}}",
+         "bad key 'efficiency.fp32' (a factor from 0.01 to 10 expected)"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"memory\":11}}",
+         "bad key 'efficiency.memory' (a factor from 0.01 to 10 expected)"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"launch_us\":-1}}",
+         "bad key 'efficiency.launch_us' (microseconds >= 0 expected)"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":0.5}",
+         "bad key 'efficiency' (an object of factors expected)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char p2[] = "/tmp/oc_calib_XXXXXX";
+        int fd2 = mkstemp(p2);
+        assert_true(fd2 >= 0);
+        assert_true(write(fd2, bad[k].json, strlen(bad[k].json)) == (ssize_t)strlen(bad[k].json));
+        close(fd2);
+        assert_false(oc_gpu_spec_load(p2, &back, names, sizeof names, err, sizeof err));
+        assert_non_null(strstr(err, bad[k].msg));
+        unlink(p2);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
+        cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
