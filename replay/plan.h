@@ -276,15 +276,38 @@ struct oc_rp_plan {
     int32_t cast_to;               /* OC_RPK_CAST: output dtype                */
 };
 
+/* A binary op's output dims for cudnnOpTensor, which takes at most 5:
+ * neighbouring dims where input 1 is full on both or broadcast on both merge
+ * (size-1 dims dropped), the same data in fewer dims. Returns the merged rank;
+ * dims[] and bcast[] (input 1 broadcast along that dim) get that many. */
+static inline int32_t oc_rp_binary_merge(const struct oc_rp_plan *p, int64_t *dims, bool *bcast) {
+    const struct oc_rp_eltwise *e = &p->u.ew;
+    int32_t r = 0;
+    for (int32_t d = 0; d < e->rank; d++) {
+        if (e->dims[d] == 1)
+            continue;
+        bool b = e->stride[1][d] == 0;
+        if (r > 0 && bcast[r - 1] == b) {
+            dims[r - 1] *= e->dims[d];
+        } else {
+            dims[r] = e->dims[d];
+            bcast[r++] = b;
+        }
+    }
+    return r;
+}
+
 /* A binary op runs as cudnnOpTensor when cuDNN can take it: a float op it
- * has, input 0 of the output's shape (only input 1 may broadcast), rank <= 8
- * (the plugin and the planner's call names both ask this). */
+ * has, input 0 of the output's shape (only input 1 may broadcast), at most 5
+ * dims once merged (the plugin and the planner's call names both ask this). */
 static inline bool oc_rp_binary_uses_cudnn(const struct oc_rp_plan *p) {
     int32_t dt = p->in[0].dtype, op = p->u.ew.op;
     bool fl = dt == 1 || dt == 10 || dt == 16;
     bool has = op == OC_EW_ADD || op == OC_EW_SUB || op == OC_EW_MUL || op == OC_EW_MAX || op == OC_EW_MIN;
+    int64_t dims[OC_RP_MAX_RANK];
+    bool bcast[OC_RP_MAX_RANK];
     return p->kind == OC_RPK_BINARY && fl && has && p->u.ew.same_shape_a && p->in[1].dtype == dt &&
-           p->out[0].dtype == dt && p->u.ew.rank >= 1;
+           p->out[0].dtype == dt && p->u.ew.rank >= 1 && oc_rp_binary_merge(p, dims, bcast) <= 5;
 }
 
 #endif

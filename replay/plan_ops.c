@@ -772,7 +772,9 @@ PLANNER(oc_rp_lrn) {
         oc_rp_refuse(p, "LRN of rank %d, size %lld (cuDNN: size 1 to 16)", x->rank, (long long)size);
         return;
     }
-    if (bias < 1e-5f || beta < 0.01f) { /* CUDNN_LRN_MIN_K, CUDNN_LRN_MIN_BETA */
+    /* CUDNN_LRN_MIN_K and CUDNN_LRN_MIN_BETA are doubles, and cuDNN compares the
+       doubles it is given: 1e-5f and 0.01f are below them */
+    if ((double)bias < 1e-5 || (double)beta < 0.01) {
         oc_rp_refuse(p, "LRN bias %g, beta %g (cuDNN: bias >= 1e-5, beta >= 0.01)", (double)bias, (double)beta);
         return;
     }

@@ -286,6 +286,8 @@ static void oc_nc_dims(const int64_t *dims, int32_t nsp, int64_t *out, int32_t *
 }
 
 static void oc_rt_free(struct oc_node_rt *rt) {
+    /* a failed launch leaves earlier work queued, and cudaFree "may" not wait for it */
+    (void)cudaStreamSynchronize(G.stream);
     for (int i = 0; i < OC_RP_MAX_IN; i++)
         cudaFree(rt->in[i]);
     for (int i = 0; i < OC_RP_MAX_OUT; i++)
@@ -339,8 +341,14 @@ static bool oc_alloc(void **p, int64_t numel, int32_t dt, char *err, size_t n) {
         }                                                                                          \
     } while (0)
 
-static cudnnMathType_t oc_dnn_math(const struct oc_rp_options *o) {
-    return o->math == OC_RP_MATH_FP32 ? CUDNN_FMA_MATH
+/* FP32: no tensor cores. TF32: the default math (TF32 allowed for fp32 data);
+ * 16-bit data gets CUDNN_TENSOR_OP_MATH, which PyTorch and ONNX Runtime set
+ * before the algorithm search (without it Find may skip tensor-core
+ * algorithms). FP16: conversion allowed for fp32 data. */
+static cudnnMathType_t oc_dnn_math(const struct oc_rp_options *o, int32_t dtype) {
+    bool half = dtype == 10 || dtype == 16;
+    return o->math == OC_RP_MATH_FP32   ? CUDNN_FMA_MATH
+           : half                       ? CUDNN_TENSOR_OP_MATH
            : o->math == OC_RP_MATH_TF32 ? CUDNN_DEFAULT_MATH
                                         : CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
 }
@@ -416,7 +424,7 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
     DNN(cudnnCreateConvolutionDescriptor(&rt->conv));
     DNN(cudnnSetConvolutionNdDescriptor(rt->conv, ns, pad, str, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     DNN(cudnnSetConvolutionGroupCount(rt->conv, (int)cv->group));
-    DNN(cudnnSetConvolutionMathType(rt->conv, oc_dnn_math(rt->o)));
+    DNN(cudnnSetConvolutionMathType(rt->conv, oc_dnn_math(rt->o, dt)));
     if (!tr) {
         /* cuDNN's own output shape must be the one we planned */
         int od[OC_RP_MAX_RANK];
@@ -517,6 +525,14 @@ static bool oc_setup_pool(struct oc_node_rt *rt, char *err, size_t n) {
                                                                     : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
     DNN(cudnnCreatePoolingDescriptor(&rt->pool));
     DNN(cudnnSetPoolingNdDescriptor(rt->pool, mode, CUDNN_PROPAGATE_NAN, ns, win, pad, str));
+    /* cuDNN's own output shape must be the one we planned (as for Conv) */
+    int od[OC_RP_MAX_RANK];
+    DNN(cudnnGetPoolingNdForwardOutputDim(rt->pool, rt->t[0], yr, od));
+    for (int i = 0; i < yr; i++)
+        if (od[i] != yd[i]) {
+            oc_set_err(err, n, "cuDNN's pooling output dim %d is %d, the plan's %lld", i, od[i], (long long)yd[i]);
+            return false;
+        }
     snprintf(rt->call, sizeof rt->call, "cudnnPoolingForward");
     snprintf(rt->algo_name, sizeof rt->algo_name, "%s", pl->global ? "global window" : "");
     return true;
@@ -551,9 +567,14 @@ static bool oc_setup_gemm(struct oc_node_rt *rt, char *err, size_t n) {
             h[b + i] = (char *)rt->in[0] + ob * es;      /* cuBLAS B = ONNX A */
             h[2 * b + i] = (char *)rt->out[0] + (int64_t)i * g->stride_c * es;
         }
+        /* on the replay's stream, then waited for: cudaMemcpy from pageable memory
+           goes on the legacy stream, which a non-blocking stream does not wait for,
+           and may return before the copy lands */
         cudaError_t ce = cudaMalloc((void **)&rt->ptrs, 3 * b * sizeof *h);
         if (ce == cudaSuccess)
-            ce = cudaMemcpy(rt->ptrs, h, 3 * b * sizeof *h, cudaMemcpyHostToDevice);
+            ce = cudaMemcpyAsync(rt->ptrs, h, 3 * b * sizeof *h, cudaMemcpyHostToDevice, G.stream);
+        if (ce == cudaSuccess)
+            ce = cudaStreamSynchronize(G.stream);
         free(h);
         if (ce != cudaSuccess) {
             oc_set_err(err, n, "GEMM pointer arrays: %s", cudaGetErrorString(ce));
@@ -571,7 +592,7 @@ static bool oc_setup_gemm(struct oc_node_rt *rt, char *err, size_t n) {
                                                                                       : "cublasGemmBatchedEx",
              g->bias != OC_BIAS_NONE ? " + C copy" : "");
     snprintf(rt->algo_name, sizeof rt->algo_name, "%s",
-             rt->o->math == OC_RP_MATH_FP32   ? "COMPUTE_32F pedantic"
+             rt->o->math == OC_RP_MATH_FP32   ? "COMPUTE_32F_PEDANTIC"
              : rt->p->in[0].dtype != 1        ? "COMPUTE_32F"
              : rt->o->math == OC_RP_MATH_TF32 ? "COMPUTE_32F_FAST_TF32"
                                               : "COMPUTE_32F_FAST_16F");
@@ -652,27 +673,9 @@ static bool oc_setup_dnn_misc(struct oc_node_rt *rt, char *err, size_t n) {
             return true;
         }
         const struct oc_rp_eltwise *e = &p->u.ew;
-        /* cudnnOpTensor takes tensors of at most 5 dims: merge neighbouring
-           output dims where input 1 is full on both or broadcast on both
-           (size-1 dims dropped); the same data in fewer dims */
         int64_t cd[OC_RP_MAX_RANK], bd[OC_RP_MAX_RANK];
         bool bb[OC_RP_MAX_RANK];
-        int32_t r = 0;
-        for (int32_t d = 0; d < e->rank; d++) {
-            if (e->dims[d] == 1)
-                continue;
-            bool b = e->stride[1][d] == 0;
-            if (r > 0 && bb[r - 1] == b) {
-                cd[r - 1] *= e->dims[d];
-            } else {
-                cd[r] = e->dims[d];
-                bb[r++] = b;
-            }
-        }
-        if (r > 5) {
-            snprintf(rt->call, sizeof rt->call, "oc_k_binary");
-            return true;
-        }
+        int32_t r = oc_rp_binary_merge(p, cd, bb); /* <= 5: oc_rp_binary_uses_cudnn */
         for (int32_t d = 0; d < r; d++) /* input 1: 1 where it broadcasts */
             bd[d] = bb[d] ? 1 : cd[d];
         if (!oc_tdesc(&rt->t[0], dt, cd, r, err, n) || !oc_tdesc(&rt->t[1], dt, bd, r, err, n))
@@ -790,12 +793,15 @@ static bool oc_launch(struct oc_node_rt *rt, char *err, size_t n) {
     case OC_RPK_GEMM: {
         const struct oc_rp_gemm *g = &p->u.gemm;
         cudaDataType_t dt = oc_blas_type(p->in[0].dtype);
-        /* the _FAST_ compute types down-convert FP32 inputs: cuBLAS takes them
-           with CUDA_R_32F A/B/C only; 16-bit data runs COMPUTE_32F (tensor cores
-           under the default math mode) */
-        cublasComputeType_t ct = rt->o->math == OC_RP_MATH_FP32 || dt != CUDA_R_32F ? CUBLAS_COMPUTE_32F
-                                 : rt->o->math == OC_RP_MATH_TF32                   ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                                    : CUBLAS_COMPUTE_32F_FAST_16F;
+        /* strict FP32 asks for it in the compute type itself: the header ties
+           CUBLAS_PEDANTIC_MATH to the pedantic compute types only for the legacy
+           calls, so the handle's math mode alone may leave 16-bit data on tensor
+           cores. The _FAST_ types down-convert FP32 inputs (CUDA_R_32F A/B/C
+           only); 16-bit data otherwise runs COMPUTE_32F (tensor cores) */
+        cublasComputeType_t ct = rt->o->math == OC_RP_MATH_FP32 ? CUBLAS_COMPUTE_32F_PEDANTIC
+                                 : dt != CUDA_R_32F             ? CUBLAS_COMPUTE_32F
+                                 : rt->o->math == OC_RP_MATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                  : CUBLAS_COMPUTE_32F_FAST_16F;
         float alpha = (float)g->alpha, beta = (float)g->beta;
         if (g->bias != OC_BIAS_NONE)
             CU(oc_k_copy(oc_elem_bytes(p->out[0].dtype), rt->in[2], rt->out[0], &g->bias_copy, s));
@@ -973,13 +979,23 @@ static void oc_time_node(const struct oc_rp_options *o, struct oc_node_rt *rt, i
             goto out;
         }
         size_t used = 0;
+        /* a kernel record with 0/0 (or reversed) timestamps: CUPTI could not time
+           it ("for lack of device memory", cupti_activity.h). Its repetition is
+           left out rather than counted short. */
+        int32_t untimed = 0;
         for (int64_t j = 0; j < nk; j++) {
             if ((ks[j].id >> 32) != (uint64_t)(idx + 1))
                 continue; /* the L2 flush and anything outside the node */
             uint32_t rep = (uint32_t)ks[j].id;
             if (rep >= (uint32_t)reps)
                 continue;
-            times[rep] += (double)(ks[j].end_ns - ks[j].start_ns);
+            if ((ks[j].start_ns == 0 && ks[j].end_ns == 0) || ks[j].end_ns < ks[j].start_ns) {
+                if (!isnan(times[rep]))
+                    untimed++;
+                times[rep] = NAN;
+            } else if (!isnan(times[rep])) {
+                times[rep] += (double)(ks[j].end_ns - ks[j].start_ns);
+            }
             if (rep == 0) {
                 r->n_kernels++;
                 int w = snprintf(r->kernels + used, sizeof r->kernels - used, "%s%s", used ? "; " : "",
@@ -989,12 +1005,29 @@ static void oc_time_node(const struct oc_rp_options *o, struct oc_node_rt *rt, i
             }
         }
         free(ks);
-        if (dropped)
+        int32_t kept = 0;
+        for (int32_t k = 0; k < reps; k++)
+            if (!isnan(times[k]))
+                times[kept++] = times[k];
+        if (kept == 0) {
+            oc_fail(r, "CUPTI gave no timestamps for the node's kernels (0/0 records: CUPTI lacked device memory?)");
+            goto out;
+        }
+        if (untimed)
+            snprintf(r->reason, sizeof r->reason,
+                     "%d of %d repetitions left out: CUPTI gave kernel records without timestamps", (int)(reps - kept),
+                     (int)reps);
+        else if (dropped)
             snprintf(r->reason, sizeof r->reason, "%llu activity records dropped", (unsigned long long)dropped);
+        reps = kept;
     } else if (ev) {
         for (int32_t k = 0; k < reps; k++) {
             float ms = 0;
-            cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]);
+            cudaError_t ee = cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]);
+            if (ee != cudaSuccess) {
+                oc_fail(r, cudaGetErrorString(ee));
+                goto out;
+            }
             times[k] = (double)ms * 1e6;
         }
         snprintf(r->kernels, sizeof r->kernels, "(CUDA events: kernel names need CUPTI tracing)");
@@ -1022,6 +1055,15 @@ struct oc_pass_arg {
 static int oc_profile_pass(void *arg) {
     struct oc_pass_arg *a = arg;
     const char *name = a->rt->p->name && a->rt->p->name[0] ? a->rt->p->name : a->rt->p->op_type;
+    /* --cold: every pass (the DRAM counters' one included) starts from a flushed
+       L2, as the timed repetitions did; the flush runs outside the range */
+    if (a->rt->o->flush_l2 &&
+        (oc_k_l2_flush(G.flush, (int64_t)G.flush_bytes, G.sink, (oc_stream_t)G.stream) != 0 ||
+         cudaStreamSynchronize(G.stream) != cudaSuccess)) {
+        a->ok = false;
+        snprintf(a->err, sizeof a->err, "the L2 flush kernel failed (--cold)");
+        return -1;
+    }
     if (oc_rp_profiler_push(a->prof, name) != 0)
         return -1;
     bool ok = oc_launch(a->rt, a->err, sizeof a->err);
@@ -1118,6 +1160,14 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
                     snprintf(r->reason, sizeof r->reason, "no counters: %.140s", e);
                 } else if (oc_rp_profiler_collect(prof, oc_profile_pass, &a, e, sizeof e) != 0 || !a.ok) {
                     snprintf(r->reason, sizeof r->reason, "no counters: %.140s", a.ok ? e : a.err);
+                    if (a.ok && oc_rp_profiler_fatal(prof)) {
+                        /* the session's, not the node's: the same for every node left */
+                        for (int32_t j = i + 1; j < n; j++)
+                            if (results[j].status == OC_RPS_MEASURED && !results[j].reason[0])
+                                snprintf(results[j].reason, sizeof results[j].reason, "no counters: %.140s", e);
+                        oc_rt_free(&rt);
+                        break;
+                    }
                 } else if (oc_rp_profiler_range(prof, 0, &nm, &c) == 0) {
                     r->has_counters = (c.have & (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ)) ==
                                       (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ);

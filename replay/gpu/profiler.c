@@ -22,7 +22,9 @@
 #include <cupti_profiler_host.h>
 #pragma GCC diagnostic pop
 
-#define OC_RP_MAX_RANGES (1 << 20)
+/* ranges per collect: the plugin uses 1 (one node per collect); a third-party
+   report has SetConfig failing above about 2,000 ranges on CUDA 13 */
+#define OC_RP_MAX_RANGES 1024
 
 struct oc_rp_profiler {
     CUcontext ctx;
@@ -48,6 +50,9 @@ struct oc_rp_profiler {
     int32_t cursor;     /* ranges pushed in the current pass */
     int32_t depth;      /* open ranges (0 or 1) */
     int push_failed;
+    int broken;         /* a collect failed after Start: re-enable before the next */
+    int fatal;          /* the last failure is the session's (privileges, another
+                           profiler, virtualization): no later collect can work */
     char **pushed;      /* names pushed in pass 0, [max_ranges] */
     int32_t n_pushed;
 
@@ -222,6 +227,35 @@ static int setup_counter_data(struct oc_rp_profiler *p, char *err, size_t errn)
     return 0;
 }
 
+/* Disable and enable the range profiler again on the context: a fresh object
+ * with fresh counter data, after a collect that stopped between passes. */
+static int reenable(struct oc_rp_profiler *p, char *err, size_t errn)
+{
+    CUpti_RangeProfiler_Disable_Params d = {
+        .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = p->rp,
+    };
+    (void)cuptiRangeProfilerDisable(&d);
+    p->rp = NULL;
+    free(p->counter_data);
+    p->counter_data = NULL;
+    p->counter_data_size = 0;
+    CUpti_RangeProfiler_Enable_Params en = {
+        .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE,
+        .ctx = p->ctx,
+    };
+    CUptiResult r = cuptiRangeProfilerEnable(&en);
+    if (r != CUPTI_SUCCESS || !en.pRangeProfilerObject) {
+        cupti_fail(err, errn, r, "cuptiRangeProfilerEnable (again, after a failed collect)");
+        p->fatal = 1;
+        return -1;
+    }
+    p->rp = en.pRangeProfilerObject;
+    p->broken = 0;
+    p->needs_reset = 1;
+    return 0;
+}
+
 static void free_names(char **v, int32_t n)
 {
     if (!v)
@@ -393,6 +427,19 @@ int oc_rp_profiler_begin(struct oc_rp_profiler **out, int32_t math, int32_t max_
         goto fail;
     }
     p->host = hi.pHostObject;
+    /* evaluate with a host object that scheduled the same metrics, as NVIDIA's
+       range_profiling sample does (the header does not say whether it matters) */
+    CUpti_Profiler_Host_ConfigAddMetrics_Params am = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+        .pHostObject = p->host,
+        .ppMetricNames = p->names,
+        .numMetrics = (size_t)p->set.n,
+    };
+    r = cuptiProfilerHostConfigAddMetrics(&am);
+    if (r != CUPTI_SUCCESS) {
+        cupti_fail(err, errn, r, "cuptiProfilerHostConfigAddMetrics(evaluation, %d metrics)", (int)p->set.n);
+        goto fail;
+    }
 
     /* enable on the context, counter data, config */
     CUpti_RangeProfiler_Enable_Params en = {
@@ -453,6 +500,11 @@ void oc_rp_profiler_end(struct oc_rp_profiler *p)
     free(p->config);
     free(p->counter_data);
     free(p);
+}
+
+int oc_rp_profiler_fatal(const struct oc_rp_profiler *p)
+{
+    return p ? p->fatal : 1;
 }
 
 const struct oc_rp_metric_set *oc_rp_profiler_metrics(const struct oc_rp_profiler *p)
@@ -563,9 +615,14 @@ int oc_rp_profiler_collect(struct oc_rp_profiler *p, int (*pass)(void *arg), voi
     }
     clear_decoded(p);
     p->last_err[0] = '\0';
+    if (p->broken && reenable(p, err, errn) != 0)
+        return -1;
     if (p->needs_reset && setup_counter_data(p, err, errn) != 0)
         return -1;
     p->needs_reset = 1;
+    /* from the first Start on, a failure leaves passes pending and no decode:
+       the next collect re-enables the profiler rather than re-configure it */
+    p->broken = 1;
 
     /* CUPTI decides the number of passes; this only guards against a loop */
     const int32_t max_passes = 2 * (p->set.passes > 0 ? p->set.passes : 1) + 8;
@@ -583,6 +640,7 @@ int oc_rp_profiler_collect(struct oc_rp_profiler *p, int (*pass)(void *arg), voi
         r = cuptiRangeProfilerStart(&st);
         if (r != CUPTI_SUCCESS) {
             cupti_fail(err, errn, r, "cuptiRangeProfilerStart(pass %d)", (int)k);
+            p->fatal = cupti_hint(r)[0] != '\0';
             return -1;
         }
 
@@ -620,6 +678,7 @@ int oc_rp_profiler_collect(struct oc_rp_profiler *p, int (*pass)(void *arg), voi
         r = cuptiRangeProfilerStop(&sp);
         if (r != CUPTI_SUCCESS) {
             cupti_fail(err, errn, r, "cuptiRangeProfilerStop(pass %d)", (int)k);
+            p->fatal = cupti_hint(r)[0] != '\0';
             return -1;
         }
         if (prc != 0) {
@@ -679,6 +738,7 @@ int oc_rp_profiler_collect(struct oc_rp_profiler *p, int (*pass)(void *arg), voi
         }
     }
     p->collected = 1;
+    p->broken = 0;
     return 0;
 }
 

@@ -4,12 +4,13 @@
  * Usage (device already current: cudaSetDevice + cudaFree(0) done):
  *
  *     struct oc_rp_profiler *p;
- *     if (oc_rp_profiler_begin(&p, OC_MATH_FP32, n_nodes, err, sizeof err) != 0)
+ *     if (oc_rp_profiler_begin(&p, OC_MATH_FP32, 1, err, sizeof err) != 0)
  *         -> timing only, print err
- *     oc_rp_profiler_collect(p, run_all_nodes, ctx, err, sizeof err);
- *         run_all_nodes() is called once per pass; it launches every node between
- *         oc_rp_profiler_push(p, node_name) and oc_rp_profiler_pop(p), in the same
- *         order every pass, and must be idempotent (outputs never alias inputs).
+ *     per node: oc_rp_profiler_collect(p, run_node, ctx, err, sizeof err);
+ *         run_node() is called once per pass; it launches the node between
+ *         oc_rp_profiler_push(p, node_name) and oc_rp_profiler_pop(p), the same
+ *         way every pass, and must be idempotent (outputs never alias inputs).
+ *         (Several ranges per collect work too, up to max_ranges <= 1024.)
  *     for (i = 0; i < oc_rp_profiler_n_ranges(p); i++)
  *         oc_rp_profiler_range(p, i, &name, &counters);
  *     oc_rp_profiler_end(p);
@@ -62,6 +63,13 @@ int32_t oc_rp_profiler_n_ranges(const struct oc_rp_profiler *p);
 /* Range i's name (valid until oc_rp_profiler_end or the next collect) and its
  * counters.  0, or -1 (bad index, not collected, or evaluation failed). */
 int oc_rp_profiler_range(struct oc_rp_profiler *p, int32_t i, const char **name, struct oc_rp_counters *out);
+
+/* After a failed collect: nonzero when the failure is the session's (missing
+ * privileges, another profiler, a virtualized device; or the profiler could
+ * not be enabled again), so that no later collect can succeed. A collect that
+ * failed for its own node's reason leaves the profiler usable: the next one
+ * disables and enables it again first. */
+int oc_rp_profiler_fatal(const struct oc_rp_profiler *p);
 
 /* Ranges CUPTI dropped in the last collect (counter data too small). */
 int32_t oc_rp_profiler_dropped(const struct oc_rp_profiler *p);

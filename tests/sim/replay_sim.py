@@ -346,6 +346,56 @@ if not only:
             ok("vgg_small_device", f"{len(f)} failed ({f[0]['reason'][:60]}), {len(m)} measured")
         else:
             fail("vgg_small_device", str([(n["name"], n.get("reason")) for n in f][:3]))
+    # behaviours the CUDA 13 headers document and ocsim now imitates (docs/REPLAY.md,
+    # "Checked against the headers"): kernel records without timestamps ...
+    p, d, lines = run("mnist_zero_ts_all", mnist, FAST + ["--no-counters"], {"OCSIM_ZERO_TS": "1"})
+    if check_clean("mnist_zero_ts_all", p, d, lines, allow_failed=True):
+        k = [n for n in d["nodes"] if n["status"] not in ("alias", "skipped")]
+        if k and all(n["status"] == "failed" and "no timestamps" in n["reason"] for n in k):
+            ok("mnist_zero_ts_all", f"{len(k)} nodes failed: {k[0]['reason'][:70]}")
+        else:
+            fail("mnist_zero_ts_all", str([(n["name"], n["status"], n.get("reason")) for n in k][:3]))
+    p, d, lines = run("mnist_zero_ts_some", mnist, ["--reps", "10", "--warmup", "0", "--no-counters"],
+                      {"OCSIM_ZERO_TS": "7"})
+    w = json.load(open(os.path.join(TMP, "mnist_warm.json"))) if os.path.exists(os.path.join(TMP, "mnist_warm.json")) \
+        else None
+    if check_clean("mnist_zero_ts_some", p, d, lines) and w:
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        left = [n for n in m if "repetitions left out" in n.get("reason", "")]
+        same = all(a.get("time_ns", {}).get("median") == b.get("time_ns", {}).get("median")
+                   for a, b in zip(d["nodes"], w["nodes"]) if a["status"] == "measured")
+        if left and same and all(n["time_ns"]["reps"] < 10 for n in left):
+            ok("mnist_zero_ts_some", f"{len(left)} nodes with repetitions left out, medians unchanged")
+        else:
+            fail("mnist_zero_ts_some", f"{len(left)} left out, medians same: {same}")
+    # ... a profiler Start failing mid-session (pass 1 of the second node): that node
+    # has no counters, the profiler is enabled afresh, the others are counted
+    p, d, lines = run("mnist_fail_start", mnist, FAST, {"OCSIM_FAIL_START": "4"})
+    if check_clean("mnist_fail_start", p, d, lines):
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        without = [n for n in m if "counters" not in n]
+        if len(without) == 1 and "cuptiRangeProfilerStart(pass 1)" in without[0]["reason"] and len(m) > 2:
+            ok("mnist_fail_start", f"{without[0]['name']}: {without[0]['reason'][:70]}; {len(m) - 1} counted")
+        else:
+            fail("mnist_fail_start", str([(n["name"], n.get("reason")) for n in without]))
+    # ... privileges refused at Start: the session stops at the first node, one reason for all
+    p, d, lines = run("mnist_no_profiler_start", mnist, FAST, {"OCSIM_NO_PROFILER": "start"})
+    if check_clean("mnist_no_profiler_start", p, d, lines):
+        m = [n for n in d["nodes"] if n["status"] == "measured"]
+        starts = sum(1 for ln in lines if ln.startswith("P\t"))
+        if m and all("counters" not in n and "INSUFFICIENT_PRIVILEGES" in n.get("reason", "") for n in m) and \
+                starts == 0:
+            ok("mnist_no_profiler_start", m[0]["reason"][:90])
+        else:
+            fail("mnist_no_profiler_start", str([(n["name"], n.get("reason")) for n in m][:3]))
+    # ... and strict FP32 on 16-bit data asks cuBLAS for it in the compute type
+    d = check_model("mnist_fp16_strict", mnist, FAST + ["--dtype", "fp16", "--math", "fp32"])
+    if d:
+        g = [n for n in d["nodes"] if n["op"] == "Gemm" and n["status"] == "measured"]
+        if g and all(n["counters"]["tensor_flops"] == 0 and "PEDANTIC" in n["algo"] for n in g):
+            ok("mnist_fp16_strict_no_tensor_cores", g[0]["algo"])
+        else:
+            fail("mnist_fp16_strict_no_tensor_cores", str([(n.get("algo"), n.get("counters")) for n in g]))
     # results read back: merge of two runs
     m1, m2 = os.path.join(TMP, "mnist_cold.json"), os.path.join(TMP, "mnist_warm.json")
     p = subprocess.run([BIN, "merge", m1, m2], capture_output=True, text=True)

@@ -27,8 +27,9 @@
  * Work of one GEMM (one sim_launch on the handle's stream; m or n or the
  * batch 0: no kernel, as cuBLAS returns at once): MACs = m*n*k*batch (x4 for
  * complex types). Tensor cores (tensor = 2*MACs) for the _FAST_ compute types,
- * for COMPUTE_32F with 16-bit or 8-bit inputs and COMPUTE_16F unless the math
- * mode is CUBLAS_PEDANTIC_MATH, for COMPUTE_32F with FP32 inputs under the
+ * for COMPUTE_32F with 16-bit or 8-bit inputs whatever the math mode (the
+ * header leaves CUBLAS_PEDANTIC_MATH's effect on them open), for COMPUTE_16F
+ * unless the math mode is CUBLAS_PEDANTIC_MATH, for COMPUTE_32F with FP32 inputs under the
  * TF32 / tensor-op / BF16x9 math modes, and for the integer compute types;
  * else ffma (COMPUTE_32F[_PEDANTIC]), hfma (COMPUTE_16F[_PEDANTIC]) or dfma
  * (COMPUTE_64F*) = MACs. The blend: alpha != 1 adds one multiply per element
@@ -350,7 +351,11 @@ static enum sb_path sb_path(const struct sb_gemm *g, cublasMath_t math) {
                            base == CUBLAS_FP32_EMULATED_BF16X9_MATH
                        ? SB_TENSOR
                        : SB_FFMA;
-        return base == CUBLAS_PEDANTIC_MATH ? SB_FFMA : SB_TENSOR;
+        /* 16-bit inputs: cublas_api.h ties CUBLAS_PEDANTIC_MATH to the pedantic
+           compute types only for the legacy calls, so ocsim takes the reading a
+           GPU may give: tensor cores whatever the math mode (strict FP32 must ask
+           for CUBLAS_COMPUTE_32F_PEDANTIC) */
+        return SB_TENSOR;
     case CUBLAS_COMPUTE_16F:
         return base == CUBLAS_PEDANTIC_MATH ? SB_HFMA : SB_TENSOR;
     case CUBLAS_COMPUTE_16F_PEDANTIC:

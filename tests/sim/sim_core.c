@@ -84,6 +84,11 @@ static bool env_on(const char *name) {
     return v && *v && strcmp(v, "0") != 0;
 }
 
+static long env_long(const char *name) {
+    const char *v = getenv(name);
+    return v ? strtol(v, NULL, 10) : 0;
+}
+
 /* ---- allocations ---------------------------------------------------------------- */
 
 struct sim_alloc {
@@ -331,20 +336,33 @@ cudaError_t cudaFree(void *p) {
     return rt_err(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    cudaError_t e = need_ctx();
-    if (e != cudaSuccess)
-        return e;
+static cudaError_t sim_memcpy(const char *call, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    (void)call;
     if (count == 0)
         return cudaSuccess;
     bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice ||
                    (kind == cudaMemcpyDefault && find_alloc(dst));
     bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice ||
                    (kind == cudaMemcpyDefault && find_alloc(src));
-    if ((dst_dev && sim_span("cudaMemcpy", "dst", dst, count)) || (src_dev && sim_span("cudaMemcpy", "src", src, count)))
+    if ((dst_dev && sim_span(call, "dst", dst, count)) || (src_dev && sim_span(call, "src", src, count)))
         return rt_err(cudaErrorInvalidValue);
     memmove(dst, src, count);
     return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    cudaError_t e = need_ctx();
+    return e != cudaSuccess ? e : sim_memcpy("cudaMemcpy", dst, src, count, kind);
+}
+
+/* synchronous here: ocsim's streams run every call when it is made */
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t s) {
+    cudaError_t e = need_ctx();
+    if (e != cudaSuccess)
+        return e;
+    if (sim_stream("cudaMemcpyAsync", s))
+        return rt_err(cudaErrorInvalidResourceHandle);
+    return sim_memcpy("cudaMemcpyAsync", dst, src, count, kind);
 }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t s) {
@@ -673,11 +691,16 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag) {
                 x.correlationId = r->corr;
                 memcpy(at, &x, sizeof x);
             } else {
+                /* OCSIM_ZERO_TS=N: every Nth kernel record without timestamps (0/0), as
+                   CUPTI gives them when it cannot time a kernel (cupti_activity.h) */
+                static long kernel_records;
+                long zero_every = env_long("OCSIM_ZERO_TS");
+                bool untimed = zero_every > 0 && ++kernel_records % zero_every == 0;
                 CUpti_ActivityKernel10 k;
                 memset(&k, 0, sizeof k);
                 k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-                k.start = r->start;
-                k.end = r->end;
+                k.start = untimed ? 0 : r->start;
+                k.end = untimed ? 0 : r->end;
                 k.correlationId = r->corr;
                 k.name = r->name;
                 k.deviceId = 0;
@@ -860,8 +883,9 @@ CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailab
         sim_fail("cuptiProfilerGetCounterAvailability", "ctx is not the current context");
         return CUPTI_ERROR_INVALID_CONTEXT;
     }
-    /* where missing privileges show up (research note 2.6) */
-    if (env_on("OCSIM_NO_PROFILER"))
+    /* where missing privileges show up (research note 2.6); OCSIM_NO_PROFILER=start
+       moves them to cuptiRangeProfilerStart, where a third-party report saw them */
+    if (env_on("OCSIM_NO_PROFILER") && strcmp(getenv("OCSIM_NO_PROFILER"), "start") != 0)
         return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
     if (!p->pCounterAvailabilityImage) {
         p->counterAvailabilityImageSize = AVAIL_SIZE;
@@ -1145,8 +1169,11 @@ CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_Cou
                  p->counterDataSize, o->cd_bytes);
         return CUPTI_ERROR_INVALID_PARAMETER;
     }
-    if (o->started) {
-        sim_fail("cuptiRangeProfilerCounterDataImageInitialize", "between Start and Stop");
+    if (o->started || (o->configured && o->pass > 0)) {
+        /* the headers document no re-initialisation while passes are pending:
+           ocsim refuses it (Disable and Enable again instead) */
+        sim_fail("cuptiRangeProfilerCounterDataImageInitialize", "%s",
+                 o->started ? "between Start and Stop" : "while the session has passes left");
         return CUPTI_ERROR_INVALID_OPERATION;
     }
     memset(p->pCounterData, 0, p->counterDataSize);
@@ -1165,8 +1192,8 @@ CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
     struct CUpti_RangeProfiler_Object *o = rp_of(call, p->pRangeProfilerObject);
     if (!o)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (o->started) {
-        sim_fail(call, "between Start and Stop");
+    if (o->started || (o->configured && o->pass > 0)) {
+        sim_fail(call, "%s", o->started ? "between Start and Stop" : "while the session has passes left");
         return CUPTI_ERROR_INVALID_OPERATION;
     }
     struct sim_config c;
@@ -1228,6 +1255,14 @@ CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p) {
                                                                   : "after the last pass (Decode, then set up again)");
         return CUPTI_ERROR_INVALID_OPERATION;
     }
+    /* OCSIM_NO_PROFILER=start: privileges refused here; OCSIM_FAIL_START=N: the Nth
+       Start of the process fails with an error of its own (a node's, not the session's) */
+    static long starts;
+    long fail_at = env_long("OCSIM_FAIL_START");
+    if (getenv("OCSIM_NO_PROFILER") && strcmp(getenv("OCSIM_NO_PROFILER"), "start") == 0)
+        return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+    if (fail_at > 0 && ++starts == fail_at)
+        return CUPTI_ERROR_UNKNOWN;
     o->started = true;
     o->cursor = 0;
     o->open = -1;

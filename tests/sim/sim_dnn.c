@@ -1338,6 +1338,35 @@ cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, 
     return CUDNN_STATUS_SUCCESS;
 }
 
+/* Reference: out = 1 + (in + 2*pad - window)/stride per spatial dim, N and C
+ * the input's; BAD_PARAM when nbDims is not the input's rank, the descriptor
+ * was never set, or the window is larger than the padded input. */
+cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc,
+                                                const cudnnTensorDescriptor_t inputTensorDesc, int nbDims,
+                                                int outputTensorDimA[]) {
+    const char *call = __func__;
+    const struct cudnnPoolingStruct *p = sd_get(call, "poolingDesc", poolingDesc, SD_POOL);
+    if (p && !p->set) {
+        sim_fail(call, "poolingDesc %p was never set", (void *)poolingDesc);
+        return BAD;
+    }
+    const sd_tensor_t *x = p ? sd_tensor(call, "inputTensorDesc", inputTensorDesc) : NULL;
+    if (!x)
+        return BAD;
+    SIM_REQ(outputTensorDimA, BAD, "outputTensorDimA is NULL");
+    SIM_REQ(nbDims == x->nb && p->nb == x->nb - 2, BAD, "nbDims %d, the input has %d dims, the descriptor %d spatial",
+        nbDims, x->nb, p->nb);
+    outputTensorDimA[0] = x->dim[0];
+    outputTensorDimA[1] = x->dim[1];
+    for (int i = 0; i < p->nb; i++) {
+        int64_t padded = (int64_t)x->dim[2 + i] + 2 * (int64_t)p->pad[i];
+        SIM_REQ(padded >= p->win[i], BAD, "spatial dim %d: window %d is larger than the padded input (%lld)", i,
+            p->win[i], (long long)padded);
+        outputTensorDimA[2 + i] = (int)((padded - p->win[i]) / p->str[i] + 1);
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
 /* Reference: 2 or 3 spatial dims; BAD_PARAM when x's and y's N or C or data
  * types differ; NOT_SUPPORTED when the innermost stride of x or y is not 1;
  * y's spatial dims are cudnnGetPoolingNdForwardOutputDim's

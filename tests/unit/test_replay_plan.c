@@ -300,6 +300,25 @@ static void reductions_and_refusals(void **state) {
     /* a stray axes attribute: ReduceL2-18 takes axes as an input only */
     struct pbw stray[] = {pb_attr_ints("axes", 2, TU_DIMS(1, 3)), pb_attr_int("keepdims", 0)};
     struct pbw lrn[] = {pb_attr_int("size", 3), pb_attr_float("bias", 1e-6f)};
+    /* cuDNN compares its double limits 1e-5 and 0.01: the floats 1e-5f and
+       0.01f are just below them and are refused; 2e-5f and 0.011f pass */
+    struct pbw lrn_k[] = {pb_attr_int("size", 3), pb_attr_float("bias", 1e-5f)};
+    struct pbw lrn_beta[] = {pb_attr_int("size", 3), pb_attr_float("beta", 0.01f)};
+    struct pbw lrn_ok[] = {pb_attr_int("size", 3), pb_attr_float("bias", 2e-5f), pb_attr_float("beta", 0.011f)};
+    pbm_node(&pm, pb_node("lrn_k", "LRN", TU_LIST("x"), TU_LIST("lrn_k_y"), 2, lrn_k));
+    pbm_node(&pm, pb_node("lrn_beta", "LRN", TU_LIST("x"), TU_LIST("lrn_beta_y"), 2, lrn_beta));
+    pbm_node(&pm, pb_node("lrn_ok", "LRN", TU_LIST("x"), TU_LIST("lrn_ok_y"), 3, lrn_ok));
+    /* cudnnOpTensor takes 5 dims: a 6-d Add whose broadcast alternates merges
+       to nothing fewer (our kernel); one of equal shapes merges to 1 dim */
+    pbm_input(&pm, pb_value_info("a6", PB_FLOAT, 6, TU_DIMS(2, 3, 2, 3, 2, 3), NULL));
+    pbm_input(&pm, pb_value_info("b6", PB_FLOAT, 6, TU_DIMS(2, 1, 2, 1, 2, 1), NULL));
+    pbm_node(&pm, pb_node("add6_alt", "Add", TU_LIST("a6", "b6"), TU_LIST("add6_alt_y"), 0, NULL));
+    pbm_node(&pm, pb_node("add6_same", "Add", TU_LIST("a6", "a6"), TU_LIST("add6_same_y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("lrn_k_y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("lrn_beta_y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("lrn_ok_y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("add6_alt_y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("add6_same_y", PB_FLOAT, -1, NULL, NULL));
     pbm_node(&pm, pb_node("rs", "ReduceSum", TU_LIST("r", "ax1"), TU_LIST("rs_y"), 1, keep));
     pbm_node(&pm, pb_node("rl1", "ReduceL1", TU_LIST("r"), TU_LIST("rl1_y"), 1, noop));
     pbm_node(&pm, pb_node("rl2", "ReduceL2", TU_LIST("r2"), TU_LIST("rl2_y"), 2, stray));
@@ -329,6 +348,17 @@ static void reductions_and_refusals(void **state) {
     p = plan_of("lrn");
     assert_int_equal(p->kind, OC_RPK_NONE);
     assert_non_null(strstr(p->reason, "bias"));
+    p = plan_of("lrn_k");
+    assert_int_equal(p->kind, OC_RPK_NONE);
+    assert_non_null(strstr(p->reason, "bias"));
+    p = plan_of("lrn_beta");
+    assert_int_equal(p->kind, OC_RPK_NONE);
+    assert_non_null(strstr(p->reason, "beta"));
+    assert_int_equal(plan_of("lrn_ok")->kind, OC_RPK_LRN);
+    p = plan_of("add6_alt");
+    assert_int_equal(p->kind, OC_RPK_BINARY);
+    assert_string_equal(oc_rp_plan_call(p), "oc_k_binary");
+    assert_string_equal(oc_rp_plan_call(plan_of("add6_same")), "cudnnOpTensor");
     /* our binary kernel's integer arithmetic is int32 and int64 */
     p = plan_of("add8");
     assert_int_equal(p->kind, OC_RPK_NONE);
