@@ -16,13 +16,19 @@ static const char *const oc_spec_unit_keys[OC_UNIT_COUNT] = {
     [OC_UNIT_FP16] = "fp16",       [OC_UNIT_TF32_TC] = "tf32_tc", [OC_UNIT_FP16_TC] = "fp16_tc",
     [OC_UNIT_BF16_TC] = "bf16_tc", [OC_UNIT_FP8_TC] = "fp8_tc",   [OC_UNIT_INT8_TC] = "int8_tc"};
 
+/* a factor the search left at the end of its range: the data does not pin it */
+static bool oc_cal_bound(double x) {
+    return x >= OC_CALIB_EFF_MAX * 0.999 || x <= OC_CALIB_EFF_MIN * 1.001;
+}
+
 static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report *r) {
     const struct oc_calib_fit *f = r->fit;
     bool any = false;
     for (int u = 0; u < OC_UNIT_COUNT; u++)
         if (f->eff.unit[u] > 0) {
-            oc_sbuf_printf(b, "%s%s %.3f (%d nodes, %d compute-bound)", any ? ", " : "", oc_unit_name((enum oc_unit)u),
-                           f->eff.unit[u], f->n_unit[u], f->n_unit_compute[u]);
+            oc_sbuf_printf(b, "%s%s %.3f (%d nodes, %d compute-bound%s)", any ? ", " : "",
+                           oc_unit_name((enum oc_unit)u), f->eff.unit[u], f->n_unit[u], f->n_unit_compute[u],
+                           oc_cal_bound(f->eff.unit[u]) ? ", at the end of its range" : "");
             any = true;
         }
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -32,10 +38,12 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
             any = true;
         }
     if (f->eff.memory > 0)
-        oc_sbuf_printf(b, "%smemory %.3f", any ? ", " : "", f->eff.memory);
+        oc_sbuf_printf(b, "%smemory %.3f%s", any ? ", " : "", f->eff.memory,
+                       oc_cal_bound(f->eff.memory) ? " (at the end of its range)" : "");
     else
         oc_sbuf_printf(b, "%smemory not observable (every node compute-bound)", any ? ", " : "");
-    oc_sbuf_printf(b, ", launch %.2f us", f->eff.launch_s * 1e6);
+    oc_sbuf_printf(b, ", launch %.2f us%s", f->eff.launch_s * 1e6,
+                   f->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
 }
 
 static const struct oc_table_col oc_cal_cols[] = {
@@ -138,6 +146,15 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
     json_object_set_new(before, "launch_s", json_real(r->before->launch_s));
     json_object_set_new(doc, "before", before);
     json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
+    json_t *edge = json_array(); /* factors the search left at the end of their range */
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (r->fit->eff.unit[u] > 0 && oc_cal_bound(r->fit->eff.unit[u]))
+            json_array_append_new(edge, json_string(oc_unit_name((enum oc_unit)u)));
+    if (r->fit->eff.memory > 0 && oc_cal_bound(r->fit->eff.memory))
+        json_array_append_new(edge, json_string("memory"));
+    if (r->fit->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999)
+        json_array_append_new(edge, json_string("launch"));
+    json_object_set_new(doc, "at_range_end", edge);
     json_object_set_new(doc, "points", json_integer(r->fit->n_points));
     json_object_set_new(doc, "loss_before", json_real(r->fit->loss_before));
     json_object_set_new(doc, "loss_after", json_real(r->fit->loss_after));

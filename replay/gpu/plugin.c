@@ -494,7 +494,15 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
     }
     snprintf(rt->call, sizeof rt->call, "%s%s", tr ? "cudnnConvolutionBackwardData" : "cudnnConvolutionForward",
              cv->bias ? " + cudnnAddTensor" : "");
-    snprintf(rt->algo_name, sizeof rt->algo_name, "%s algo %d, %s", tr ? "bwd-data" : "fwd", rt->algo,
+    /* cudnnConvolutionFwdAlgo_t / cudnnConvolutionBwdDataAlgo_t (cudnn_ops.h), named:
+       a Winograd or FFT algorithm legitimately counts fewer FLOPs than the estimate */
+    static const char *const fwd[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
+                                      "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
+    static const char *const bwd[] = {"ALGO_0",     "ALGO_1",   "FFT", "FFT_TILING",
+                                      "WINOGRAD", "WINOGRAD_NONFUSED"};
+    const char *an = tr ? (rt->algo >= 0 && rt->algo < 6 ? bwd[rt->algo] : "?")
+                        : (rt->algo >= 0 && rt->algo < 8 ? fwd[rt->algo] : "?");
+    snprintf(rt->algo_name, sizeof rt->algo_name, "%s %s (%d), %s", tr ? "bwd-data" : "fwd", an, rt->algo,
              rt->algo_math == CUDNN_FMA_MATH                          ? "FMA math"
              : rt->algo_math == CUDNN_DEFAULT_MATH                    ? "default math"
              : rt->algo_math == CUDNN_TENSOR_OP_MATH                  ? "tensor-op math"

@@ -41,13 +41,13 @@ def node(name, op, macs, flops, br, bw, t=None, status="measured", dtype="f32"):
     return n
 
 
-def result(path, math_, shapes, device="NVIDIA H100 80GB HBM3"):
-    """shapes: (op, macs, flops, bytes_read, bytes_written); times from TRUE"""
-    peak, e = (TF32, TRUE["tf32"]) if math_ == "tf32" else (FP32, TRUE["fp32"])
+def result(path, math_, shapes, device="NVIDIA H100 80GB HBM3", f=TRUE):
+    """shapes: (op, macs, flops, bytes_read, bytes_written); times from the factors f"""
+    peak, e = (TF32, f["tf32"]) if math_ == "tf32" else (FP32, f["fp32"])
     nodes = []
     for i, (op, macs, flops, br, bw) in enumerate(shapes):
-        pk, ef = (peak, e) if macs else (FP32, TRUE["fp32"])  # elementwise stays on FP32 SIMT
-        nodes.append(node(f"n{i}", op, macs, flops, br, bw, roofline(flops, br + bw, pk, ef, TRUE["memory"], TRUE["launch"])))
+        pk, ef = (peak, e) if macs else (FP32, f["fp32"])  # elementwise stays on FP32 SIMT
+        nodes.append(node(f"n{i}", op, macs, flops, br, bw, roofline(flops, br + bw, pk, ef, f["memory"], f["launch"])))
     nodes.append(node("view", "Reshape", 0, 0, 0, 0, status="alias"))
     nodes.append(node("attn", "Attention", 0, 0, 0, 0, status="skipped"))
     nodes.append(node("empty", "Identity", 0, 0, 0, 0, t=2e-6))  # measured, but no kernel in the model
@@ -212,6 +212,18 @@ for want in ("Calibration of the GPU model (docs/MODEL.md) on NVIDIA H100 80GB H
              f"fitted on {len(fit_shapes)} nodes: FP32 0.70", "Median |ln p/m| before", " check "):
     if want not in t:
         fails.append(f"text report lacks {want!r}:\n{t}")
+
+# a factor beyond the search's range (memory 30 times the datasheet) is left at
+# the end of the range and said to be
+fast = os.path.join(tmp, "fast.json")
+result(fast, "fp32", fit_shapes, f=dict(TRUE, memory=30))
+d3 = json.loads(run("calibrate", fast, "--format", "json").stdout or "{}")
+if d3.get("at_range_end") != ["memory"] or d3.get("efficiency", {}).get("memory") != 10:
+    fails.append(f"memory beyond the range: {d3.get('efficiency')} {d3.get('at_range_end')}")
+if "memory 10.000 (at the end of its range)" not in run("calibrate", fast).stdout:
+    fails.append("the text report does not say the memory factor is at the end of its range")
+if d3.get("at_range_end") is None or doc.get("at_range_end") != []:
+    fails.append(f"a factor inside its range marked at its end: {doc.get('at_range_end')}")
 
 # refusals: one line, exit 2
 fit = os.path.join(tmp, "fit.json")

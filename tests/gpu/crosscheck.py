@@ -1,43 +1,58 @@
 #!/usr/bin/env python3
-"""The cross-checks of docs/REPLAY.md, run on a GPU machine in one go.
+"""The GPU checks of issue 16 and docs/REPLAY.md, as steps that device.sh runs
+one after another on a GPU machine. Every step appends what it ran and saw to
+--summary as soon as it has it, keeps its data in --work, and fails alone: a
+step that cannot run says why, and the next one starts.
 
-  1. GEMM M = N = K = 4096, FP32: onnxcost's counted FP32 FLOPs against
-     2 * 4096^3 and against Nsight Compute's SASS counters for the same
-     kernel; its time against the device's FP32 peak; the same under TF32.
-  2. Conv nodes of ResNet-50: onnxcost's FP32 FLOPs and DRAM bytes against
-     ncu's for the kernels of one repetition.
-  3. End to end: the sum of onnxcost's per-node medians against PyTorch
-     running the same module (ResNet-50 at batch 1 and 8, the GPT-2 of
-     tests/oracle/transformers.py at batch 1 x 128), FP32 with TF32 off,
-     exported to ONNX here so both run the same graph.
+  models     ResNet-50 (torchvision), GPT-2 small and DistilBERT-base
+             (tests/oracle/transformers.py) exported to ONNX, opset 17
+             (LayerNormalization as one node), random weights
+  gemm       MatMul 4096^3: strict FP32 and TF32; counted FP32 FLOPs against
+             2*4096^3 and against Nsight Compute on the same kernel
+  replay     onnxcost replay of the MNIST net, ResNet-50 at batch 1 (default
+             options, wall time: the replay-speed figure) and 32, GPT-2 and
+             DistilBERT at 1 x 128, strict FP32; every node accounted for
+  torch      the same models in PyTorch on the same GPU, eager and CUDA
+             graphs: end-to-end time against the sum of the replay's per-node
+             medians; peak memory against onnxcost's inference estimate
+  ncu        a Conv, a MatMul and a LayerNormalization node: onnxcost's FP32
+             FLOPs against Nsight Compute's SASS counters on the same kernels
+  calibrate  onnxcost calibrate fitted on each model and checked on the
+             others; predicted end to end before and after, against the
+             replay sum and PyTorch
+  table      measured against analytic FLOPs per Conv/Gemm/MatMul node, with
+             the cuDNN algorithm named
+  collect    the results as they are committed: <gpu>-<model>.json, the
+             calibrated spec, <gpu>.md; checked by tests/gpu/results_check.py
 
-Every step writes what it ran and saw into --out (a summary.md plus the
-replay JSON files); a step that cannot run says why and the rest go on.
 Needs python3 with torch, torchvision and onnx (the device image has them),
-and ncu on PATH for the Nsight Compute comparisons.
+and ncu on PATH for the Nsight Compute steps.
 
-Usage: crosscheck.py --onnxcost BIN --src REPO --out DIR [--quick]
+Usage: crosscheck.py STEP ... --onnxcost BIN --src REPO --work DIR --summary FILE
 """
 import argparse
 import csv
 import io
 import json
 import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 import traceback
 
 ap = argparse.ArgumentParser()
+ap.add_argument("steps", nargs="+")
 ap.add_argument("--onnxcost", required=True)
 ap.add_argument("--src", required=True)
-ap.add_argument("--out", required=True)
-ap.add_argument("--summary", help="where summary.md goes (default: in --out)")
-ap.add_argument("--quick", action="store_true", help="fewer repetitions, no GPT-2")
+ap.add_argument("--work", required=True)
+ap.add_argument("--summary", required=True)
 a = ap.parse_args()
-os.makedirs(a.out, exist_ok=True)
-summary = open(a.summary or os.path.join(a.out, "summary.md"), "a")
+os.makedirs(a.work, exist_ok=True)
+summary = open(a.summary, "a")
+sys.path.insert(0, os.path.join(a.src, "tests", "oracle"))
 
 
 def say(s=""):
@@ -46,19 +61,146 @@ def say(s=""):
     summary.flush()
 
 
-def sh(cmd, timeout=900, **kw):
+def sh(cmd, timeout=900, quiet=False, **kw):
     t = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
-    say(f"    $ {' '.join(cmd)}  -> exit {p.returncode} in {time.time() - t:.1f} s")
+    if not quiet or p.returncode != 0:
+        say(f"    $ {' '.join(cmd)[:300]}  -> exit {p.returncode} in {time.time() - t:.1f} s")
     if p.returncode != 0:
-        say("      " + (p.stderr or p.stdout).strip().replace("\n", "\n      ")[:2000])
+        say("      " + (p.stderr or p.stdout).strip().replace("\n", "\n      ")[:1500])
     return p
 
 
-def replay(model, tag, args):
-    out = os.path.join(a.out, tag + ".json")
-    p = sh([a.onnxcost, "replay", model, "--format", "json", "-o", out] + args)
-    return json.load(open(out)) if p.returncode == 0 else None
+def path(*parts):
+    return os.path.join(a.work, *parts)
+
+
+def load(name, default=None):
+    try:
+        return json.load(open(path(name)))
+    except (OSError, ValueError):
+        return default
+
+
+def store(name, obj):
+    json.dump(obj, open(path(name), "w"), indent=1)
+
+
+# models and bindings, one place: tag -> (onnx file, onnxcost bind args, torch builder key, batch, seq)
+MODELS = {
+    "mnist": (os.path.join(a.src, "fixtures", "mnist", "examples_net.onnx"), [], None),
+    "resnet50_b1": (path("resnet50.onnx"), ["--batch", "1"], ("resnet50", 1, None)),
+    "resnet50_b32": (path("resnet50.onnx"), ["--batch", "32"], ("resnet50", 32, None)),
+    "gpt2_b1x128": (path("gpt2.onnx"), ["--dim", "batch=1", "--dim", "sequence=128"], ("gpt2", 1, 128)),
+    "distilbert_b1x128": (path("distilbert.onnx"), ["--dim", "batch=1", "--dim", "sequence=128"],
+                          ("distilbert", 1, 128)),
+}
+
+
+def torch_model(key, batch, seq):
+    import torch
+    torch.manual_seed(0)
+    if key == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50(), (torch.randn(batch, 3, 224, 224),)
+    import transformers as oracle  # tests/oracle/transformers.py, not Hugging Face's
+    ids = torch.randint(0, 1000, (batch, seq))
+    if key == "gpt2":
+        return oracle.GPT2(), (ids,)
+    return oracle.DistilBert(), (ids, torch.ones_like(ids))
+
+
+def step_models():
+    import torch
+    import transformers as oracle
+    for key, names, outs in (("resnet50", ["x"], ["y"]), ("gpt2", ["input_ids"], ["logits"]),
+                             ("distilbert", ["input_ids", "attention_mask"], ["last_hidden_state"])):
+        out = path(key + ".onnx")
+        if os.path.exists(out):
+            say(f"- {key}: {out} already there")
+            continue
+        t = time.time()
+        model, args = torch_model(key, 1 if key == "resnet50" else 2, None if key == "resnet50" else 8)
+        dyn = {n: ({0: "batch"} if key == "resnet50" else {0: "batch", 1: "sequence"}) for n in names + outs}
+        kw = dict(input_names=names, output_names=outs, dynamic_axes=dyn, opset_version=17)
+        try:
+            oracle.onnx_export(model.eval(), args, out, **kw)
+        except Exception as e:  # a torch without the TorchScript exporter
+            say(f"    TorchScript export of {key} failed ({type(e).__name__}: {str(e)[:160]}); trying dynamo")
+            with torch.no_grad():
+                torch.onnx.export(model.eval(), args, out, dynamo=True, **kw)
+        say(f"- {key}: exported in {time.time() - t:.1f} s, {os.path.getsize(out) / 2**20:.1f} MiB")
+
+
+def replay(tag, extra, timeout=900):
+    model, bind, _ = MODELS[tag]
+    out = path(tag + ".json")
+    t = time.time()
+    p = sh([a.onnxcost, "replay", model, "--format", "json", "-o", out] + bind + extra, timeout=timeout)
+    wall = time.time() - t
+    walls = load("walltimes.json", {})
+    walls[tag] = {"wall_s": wall, "options": extra, "exit": p.returncode}
+    store("walltimes.json", walls)
+    return (json.load(open(out)) if p.returncode == 0 else None), wall
+
+
+def describe(tag, d, wall):
+    nodes = d["nodes"]
+    st = {s: sum(n["status"] == s for n in nodes) for s in ("measured", "alias", "skipped", "failed")}
+    meas = [n for n in nodes if n["status"] == "measured"]
+    total = sum(n["time_ns"]["median"] for n in meas) * 1e-6
+    counters = sum("counters" in n for n in meas)
+    say(f"- {tag}: {len(nodes)} nodes: {st['measured']} measured ({counters} with counters), {st['alias']} aliases, "
+        f"{st['skipped']} skipped, {st['failed']} failed; wall {wall:.1f} s; sum of medians {total:.3f} ms")
+    for n in [n for n in nodes if n["status"] in ("skipped", "failed")][:8]:
+        say(f"    {n['status']}: {n['name']} ({n['op']}): {n.get('reason', '')[:140]}")
+    by = {}
+    for n in meas:
+        by[n["op"]] = by.get(n["op"], 0) + n["time_ns"]["median"] * 1e-6
+    say("    by op: " + ", ".join(f"{k} {v:.3f} ms" for k, v in sorted(by.items(), key=lambda kv: -kv[1])[:8]))
+    if not d["device"].get("counters"):
+        say(f"    no counters: {d['device'].get('counters_reason', '')}")
+
+
+def step_gemm():
+    import onnx
+    from onnx import TensorProto, helper
+    m = path("gemm4096.onnx")
+    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"], name="gemm4096")], "g",
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4096, 4096]) for n in ("a", "b")],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4096, 4096])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), m)
+    MODELS["gemm4096"] = (m, [], None)
+    want = 2 * 4096 ** 3
+    for math_ in ("fp32", "tf32"):
+        d, _ = replay("gemm4096", ["--math", math_, "--reps", "50"])
+        if not d:
+            continue
+        os.replace(path("gemm4096.json"), path(f"gemm4096_{math_}.json"))
+        n = d["nodes"][0]
+        t = n["time_ns"]["median"] * 1e-9
+        peak = d["device"]["peak_fp32_flops"]
+        c = n.get("counters", {})
+        say(f"- {math_}: {n['call']} [{n['algo']}], {n['kernels_per_rep']} kernel(s) `{n['kernels'][:100]}`")
+        say(f"  median {t * 1e3:.3f} ms (p10 {n['time_ns']['p10'] * 1e-6:.3f}, p90 {n['time_ns']['p90'] * 1e-6:.3f}),"
+            f" {want / t / 1e12:.2f} TFLOP/s = {100 * want / t / peak:.1f} % of the FP32 peak {peak / 1e12:.1f} TFLOP/s")
+        if c:
+            say(f"  counted: FP32 {c['fp32_flops']:.6g} ({c['fp32_flops'] / want:.5f} of 2*4096^3), tensor "
+                f"{c['tensor_flops']:.6g} ({c['tensor_flops'] / want:.5f}), DRAM read "
+                f"{c['dram_read_bytes'] / 2**20:.1f} MiB, write {c['dram_write_bytes'] / 2**20:.1f} MiB")
+        else:
+            say(f"  no counters: {d['device'].get('counters_reason', n.get('reason', ''))}")
+    rows = ncu_rows([a.onnxcost, "replay", m, "--math", "fp32", "--reps", "1", "--warmup", "0", "--no-counters",
+                     "--format", "json", "-o", path("gemm4096_ncu_run.json")], "gemm4096")
+    ours = (load("gemm4096_fp32.json", {}).get("nodes", [{}])[0].get("counters") or {}).get("fp32_flops")
+    if rows:
+        big = [r for r in rows if not r["kernel"].startswith(("k_", "void k_", "oc_"))]
+        say(f"- ncu: {len(rows)} launches under ncu, {len(big)} not onnxcost's own; FP32 of the last: "
+            f"{big[-1]['fp32']:.6g} ({big[-1]['fp32'] / want:.5f} of 2*4096^3)" if big else "- ncu: no GEMM kernel")
+        if big and ours:
+            r = ours / big[-1]["fp32"]
+            say(f"  onnxcost {ours:.6g} / ncu {big[-1]['fp32']:.6g} = {r:.5f} "
+                f"(within 1 %: {'yes' if abs(r - 1) <= 0.01 else 'NO'})")
 
 
 SASS = ["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
@@ -66,21 +208,21 @@ SASS = ["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "smsp__sass_threa
 DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
 
 
-def ncu(cmd, tag):
-    """Per-launch metric rows of `cmd` under ncu (no clock or cache control, as
-    onnxcost replays), or None."""
-    exe = shutil.which("ncu")
+def ncu_rows(cmd, tag):
+    """Per-launch rows of `cmd` under ncu (no clock or cache control, as the
+    replay runs), or None."""
+    exe = shutil.which("ncu") or next((p for p in ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/ncu")
+                                       if os.path.exists(p)), None)
     if not exe:
-        say("    ncu not on PATH: skipped")
+        say("    ncu not found: skipped")
         return None
     p = sh([exe, "--metrics", ",".join(SASS + DRAM), "--csv", "--page", "raw", "--print-units", "base",
-            "--clock-control", "none", "--cache-control", "none", "--target-processes", "all"] + cmd, timeout=1500)
-    open(os.path.join(a.out, tag + ".ncu.csv"), "w").write(p.stdout)
+            "--clock-control", "none", "--cache-control", "none", "--target-processes", "all"] + cmd, timeout=1200)
+    open(path(tag + ".ncu.csv"), "w").write(p.stdout)
     if p.returncode != 0:
         return None
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    rows = [r for r in rows if r.get("Kernel Name") and r.get(SASS[2]) not in (None, "")]
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name") and r.get(SASS[2])]
 
     def num(r, k):
         try:
@@ -92,173 +234,306 @@ def ncu(cmd, tag):
              "read": num(r, DRAM[0]), "write": num(r, DRAM[1])} for r in rows]
 
 
-def step(title, fn):
-    say(f"\n## {title}\n")
-    try:
-        fn()
-    except Exception:
-        say("    step failed:\n```\n" + traceback.format_exc() + "```")
-
-
-import torch  # noqa: E402  (after the helpers: a missing torch still leaves a summary)
-
-dev = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA device visible to torch"
-say(f"# onnxcost replay cross-checks, {time.strftime('%Y-%m-%d %H:%M')}, {dev}")
-say(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}")
-
-
-def gemm():
-    import onnx
-    from onnx import TensorProto, helper
-    m = os.path.join(a.out, "gemm4096.onnx")
-    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"], name="gemm4096")], "g",
-                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4096, 4096]) for n in ("a", "b")],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4096, 4096])])
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), m)
-    want = 2 * 4096 ** 3
-    for math in ("fp32", "tf32"):
-        d = replay(m, f"gemm4096_{math}", ["--math", math, "--reps", "20" if a.quick else "100"])
-        if not d:
+def step_replay():
+    # ResNet-50 at batch 1 with the default options: the replay-speed figure
+    plan = [("mnist", ["--math", "fp32"]), ("resnet50_b1", ["--math", "fp32"]),
+            ("gpt2_b1x128", ["--math", "fp32", "--reps", "30", "--warmup", "5"]),
+            ("distilbert_b1x128", ["--math", "fp32", "--reps", "30", "--warmup", "5"]),
+            ("resnet50_b32", ["--math", "fp32", "--reps", "30", "--warmup", "5"])]
+    for tag, extra in plan:
+        if not os.path.exists(MODELS[tag][0]):
+            say(f"- {tag}: no model ({MODELS[tag][0]}): run the models step")
             continue
-        n = d["nodes"][0]
-        t = n["time_ns"]["median"] * 1e-9
-        peak = d["device"]["peak_fp32_flops"]
-        c = n.get("counters", {})
-        say(f"- {math}: {n['call']} [{n['algo']}], {n['kernels_per_rep']} kernel(s) `{n['kernels'][:90]}`")
-        say(f"  median {t * 1e3:.3f} ms (p10 {n['time_ns']['p10'] * 1e-6:.3f}, p90 {n['time_ns']['p90'] * 1e-6:.3f}),"
-            f" {want / t / 1e12:.2f} TFLOP/s = {100 * want / t / peak:.1f} % of the FP32 peak {peak / 1e12:.1f} TFLOP/s")
-        if c:
-            say(f"  counters: FP32 {c['fp32_flops']:.6g} ({c['fp32_flops'] / want:.5f} of 2*4096^3), tensor "
-                f"{c['tensor_flops']:.6g} ({c['tensor_flops'] / want:.5f}), DRAM read {c['dram_read_bytes'] / 2**20:.1f}"
-                f" MiB, write {c['dram_write_bytes'] / 2**20:.1f} MiB")
-        else:
-            say(f"  no counters: {d['device'].get('counters_reason', n.get('reason', ''))}")
-    rows = ncu([a.onnxcost, "replay", m, "--math", "fp32", "--reps", "1", "--warmup", "0", "--no-counters",
-                "--format", "json", "-o", os.path.join(a.out, "gemm4096_ncu_run.json")], "gemm4096")
-    if rows:
-        big = [r for r in rows if not r["kernel"].startswith(("k_", "void k_"))]
-        say(f"- ncu: {len(rows)} launches, {len(big)} not ours; FP32 per GEMM launch: "
-            + ", ".join(f"{r['fp32']:.6g}" for r in big[:6]))
-        try:
-            ours = json.load(open(os.path.join(a.out, "gemm4096_fp32.json")))["nodes"][0]["counters"]["fp32_flops"]
-            if big:
-                say(f"  onnxcost {ours:.6g} vs ncu {big[-1]['fp32']:.6g}: ratio {ours / big[-1]['fp32']:.5f}"
-                    f" (within 1 %: {'yes' if abs(ours / big[-1]['fp32'] - 1) <= 0.01 else 'NO'})")
-        except (OSError, KeyError, IndexError):
-            say("  (no onnxcost counters to compare)")
+        d, wall = replay(tag, extra)
+        if d:
+            describe(tag, d, wall)
+            p = sh([sys.executable, os.path.join(a.src, "tests", "gpu", "results_check.py"), path(tag + ".json")],
+                   quiet=True)
+            say("    " + (p.stdout.strip().splitlines() or ["?"])[-1][:300])
 
 
-def export(model, args, path, names, outs):
-    sys.path.insert(0, os.path.join(a.src, "tests", "oracle"))
-    import transformers as oracle  # tests/oracle/transformers.py, not Hugging Face's
-    kw = dict(input_names=names, output_names=outs, opset_version=17)
-    try:
-        oracle.onnx_export(model.eval(), args, path, **kw)
-    except Exception as e:  # a torch without the TorchScript exporter
-        say(f"    TorchScript export failed ({type(e).__name__}: {str(e)[:120]}); trying dynamo")
-        with torch.no_grad():
-            torch.onnx.export(model.eval(), args, path, dynamo=True, **kw)
+def cuda_time(fn, reps):
+    import torch
+    ts = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    ts.sort()
+    return {"median_ms": statistics.median(ts), "p10_ms": ts[len(ts) // 10], "p90_ms": ts[(9 * len(ts)) // 10]}
 
 
-def torch_time(model, args, reps):
+def step_torch():
+    import torch
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
-    model = model.cuda().eval()
-    args = tuple(x.cuda() for x in args)
-    ts = []
-    with torch.no_grad():
-        for _ in range(20):
+    res = load("torch.json", {})
+    for tag, (_, bind, tm) in MODELS.items():
+        if not tm:
+            continue
+        key, batch, seq = tm
+        model, args = torch_model(key, batch, seq or 1)
+        model = model.cuda().eval()
+        args = tuple(x.cuda() for x in args)
+        r = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version()}
+        with torch.no_grad():
+            for _ in range(20):
+                model(*args)
+            torch.cuda.synchronize()
+            r["eager"] = cuda_time(lambda: model(*args), 100)
+            try:
+                g = torch.cuda.CUDAGraph()
+                s = torch.cuda.Stream()
+                s.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(s):
+                    for _ in range(3):
+                        model(*args)
+                torch.cuda.current_stream().wait_stream(s)
+                with torch.cuda.graph(g):
+                    model(*args)
+                for _ in range(5):
+                    g.replay()
+                torch.cuda.synchronize()
+                r["graph"] = cuda_time(g.replay, 100)
+                del g
+            except Exception as e:
+                r["graph_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+            # peak memory of one inference: the allocator's high-water mark and
+            # the device's used memory, both from a state with only the weights
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            free0, total = torch.cuda.mem_get_info()
             model(*args)
-        torch.cuda.synchronize()
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            model(*args)
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e))
-    ts.sort()
-    return ts[len(ts) // 2], ts[len(ts) // 10], ts[(9 * len(ts)) // 10]
+            torch.cuda.synchronize()
+            r["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+            r["weights_and_inputs_bytes"] = base
+            r["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+            r["device_used_bytes"] = total - torch.cuda.mem_get_info()[0]
+        del model, args
+        torch.cuda.empty_cache()
+        # onnxcost's estimate for the same graph and batch: the inference need of --fit
+        model_path = MODELS[tag][0]
+        if os.path.exists(model_path):
+            p = sh([a.onnxcost, model_path, "--gpu", gpu_name(), "--fit", "--format", "json"] + bind, quiet=True)
+            if p.returncode == 0:
+                doc = json.loads(p.stdout)
+                fit = doc.get("gpu", {}).get("fit", {})
+                r["onnxcost_need_bytes"] = fit.get("need_bytes")
+                r["onnxcost_peak_activation_bytes"] = doc.get("totals", {}).get("peak_activation_bytes")
+                r["onnxcost_predicted_ms"] = doc.get("gpu", {}).get("latency_s", 0) * 1e3
+        res[tag] = r
+        store("torch.json", res)
+        rep = load(tag + ".json")
+        rsum = sum(n["time_ns"]["median"] for n in rep["nodes"] if n["status"] == "measured") * 1e-6 if rep else None
+        line = f"- {tag}: PyTorch eager {r['eager']['median_ms']:.3f} ms (p10 {r['eager']['p10_ms']:.3f}, " \
+               f"p90 {r['eager']['p90_ms']:.3f})"
+        if "graph" in r:
+            line += f", CUDA graph {r['graph']['median_ms']:.3f} ms"
+        else:
+            line += f", no CUDA graph ({r.get('graph_error', '')})"
+        if rsum:
+            line += f"; replay sum {rsum:.3f} ms = {rsum / r['eager']['median_ms']:.3f} x eager"
+            if "graph" in r:
+                line += f", {rsum / r['graph']['median_ms']:.3f} x graph"
+        say(line)
+        need = r.get("onnxcost_need_bytes")
+        say(f"    memory: PyTorch peak allocated {r['peak_allocated_bytes'] / 2**20:.1f} MiB (weights + inputs "
+            f"{r['weights_and_inputs_bytes'] / 2**20:.1f} MiB), reserved {r['peak_reserved_bytes'] / 2**20:.1f} MiB, "
+            f"device used {r['device_used_bytes'] / 2**20:.1f} MiB; onnxcost inference need "
+            + (f"{need / 2**20:.1f} MiB = {need / r['peak_allocated_bytes']:.3f} x allocated "
+               f"({'never below: ok' if need >= r['peak_allocated_bytes'] else 'BELOW the measurement'})"
+               if need else "not computed"))
 
 
-def e2e(tag, model, args, names, outs, extra):
-    path = os.path.join(a.out, tag + ".onnx")
-    export(model, args, path, names, outs)
-    d = replay(path, tag, ["--math", "fp32", "--reps", "20" if a.quick else "50"] + extra)
-    if not d:
-        return
-    nodes = d["nodes"]
-    meas = [n for n in nodes if n["status"] == "measured"]
-    other = [n for n in nodes if n["status"] in ("skipped", "failed")]
-    total = sum(n["time_ns"]["median"] for n in meas) * 1e-6
-    med, p10, p90 = torch_time(model, args, 50 if a.quick else 200)
-    say(f"- {tag}: {len(nodes)} nodes, {len(meas)} measured, "
-        f"{sum(n['status'] == 'alias' for n in nodes)} aliases, {len(other)} skipped/failed")
-    for n in other[:10]:
-        say(f"    {n['status']}: {n['name']} ({n['op']}): {n.get('reason', '')[:120]}")
-    say(f"  sum of per-node medians {total:.3f} ms; PyTorch forward median {med:.3f} ms "
-        f"(p10 {p10:.3f}, p90 {p90:.3f}); ratio {total / med:.3f}")
-    by = {}
-    for n in meas:
-        by[n["op"]] = by.get(n["op"], 0) + n["time_ns"]["median"] * 1e-6
-    say("  by op: " + ", ".join(f"{k} {v:.3f} ms" for k, v in sorted(by.items(), key=lambda kv: -kv[1])[:8]))
-    with_c = [n for n in meas if "counters" in n]
-    if with_c:
-        r = [n["counters"]["fp32_flops"] / n["estimate"]["flops"] for n in with_c
-             if n["op"] in ("Conv", "MatMul", "Gemm") and n["estimate"]["flops"] > 0]
-        if r:
-            r.sort()
-            say(f"  measured/estimated FP32 FLOPs over {len(r)} Conv/MatMul/Gemm nodes: min {r[0]:.3f}, "
-                f"median {r[len(r) // 2]:.3f}, max {r[-1]:.3f}")
-
-
-def resnet():
-    import torchvision
-    torch.manual_seed(0)
-    for b in (1, 8):
-        e2e(f"resnet50_b{b}", torchvision.models.resnet50(), (torch.randn(b, 3, 224, 224),), ["x"], ["y"], [])
-
-
-def conv_ncu():
-    p = os.path.join(a.out, "resnet50_b1.onnx")
-    d = json.load(open(os.path.join(a.out, "resnet50_b1.json")))
-    convs = [n for n in d["nodes"] if n["op"] == "Conv" and n["status"] == "measured" and "counters" in n]
-    pick = [convs[0], convs[len(convs) // 2], convs[-1]] if len(convs) >= 3 else convs
-    for n in pick:
+def step_ncu():
+    """One Conv (ResNet-50), one MatMul and one LayerNormalization (GPT-2):
+    the replay's counted FP32 FLOPs against ncu's for the kernels of the last
+    repetition, same node run alone under ncu with profiling off."""
+    picks = []
+    for tag, ops in (("resnet50_b1", ("Conv",)), ("gpt2_b1x128", ("MatMul", "Gemm")),
+                     ("gpt2_b1x128", ("LayerNormalization",))):
+        d = load(tag + ".json")
+        if not d:
+            say(f"- {tag}: no replay result: run the replay step")
+            continue
+        cands = [n for n in d["nodes"] if n["op"] in ops and n["status"] == "measured" and "counters" in n
+                 and n["name"]]
+        if cands:
+            picks.append((tag, max(cands, key=lambda n: n["time_ns"]["median"])))
+        else:
+            say(f"- {tag}: no measured {'/'.join(ops)} node with counters")
+    res = load("ncu.json", {})
+    for tag, n in picks:
         name = n["name"]
-        rx = "^" + "".join("\\" + ch if ch in ".^$*+?()[]{}|\\/" else ch for ch in name) + "$"
-        tag = "conv_" + "".join(ch if ch.isalnum() else "_" for ch in name)[-40:]
-        run_json = os.path.join(a.out, tag + "_ncu_run.json")
-        rows = ncu([a.onnxcost, "replay", p, "--nodes", rx, "--math", "fp32", "--reps", "1", "--warmup", "0",
-                    "--no-counters", "--format", "json", "-o", run_json], tag)
+        rx = "^" + re.escape(name) + "$"
+        safe = re.sub(r"[^A-Za-z0-9]+", "_", name)[-40:]
+        run_json = path(f"ncu_{safe}_run.json")
+        rows = ncu_rows([a.onnxcost, "replay", MODELS[tag][0], "--nodes", rx, "--math", "fp32", "--reps", "1",
+                         "--warmup", "0", "--no-counters", "--format", "json", "-o", run_json] + MODELS[tag][1],
+                        f"ncu_{safe}")
         if not rows:
             continue
         try:
-            k = json.load(open(run_json))
-            kn = next(x for x in k["nodes"] if x["name"] == name)["kernels_per_rep"]
-        except (OSError, StopIteration, KeyError):
+            kn = next(x for x in json.load(open(run_json))["nodes"] if x["name"] == name)["kernels_per_rep"]
+        except (OSError, StopIteration, KeyError, ValueError):
             kn = n["kernels_per_rep"]
         last = rows[-kn:] if kn else []
         f = sum(r["fp32"] for r in last)
         c = n["counters"]
-        say(f"- {name}: last repetition under ncu = {kn} kernel(s) {[r['kernel'][:40] for r in last]}")
-        say(f"  FP32: ncu {f:.6g}, onnxcost {c['fp32_flops']:.6g}, estimate {n['estimate']['flops']:.6g}; "
-            f"ratio onnxcost/ncu {c['fp32_flops'] / f if f else float('nan'):.5f}")
-        say(f"  DRAM read+write: ncu {sum(r['read'] + r['write'] for r in last) / 2**20:.2f} MiB, onnxcost "
-            f"{(c['dram_read_bytes'] + c['dram_write_bytes']) / 2**20:.2f} MiB (caches not flushed in either)")
+        ratio = c["fp32_flops"] / f if f else float("nan")
+        res[name] = {"model": tag, "op": n["op"], "algo": n.get("algo"), "ncu_fp32": f, "onnxcost_fp32": c["fp32_flops"],
+                     "estimate": n["estimate"]["flops"], "kernels": [r["kernel"] for r in last]}
+        store("ncu.json", res)
+        say(f"- {tag} {name} ({n['op']}, {n.get('algo', '')}): {kn} kernel(s) {[r['kernel'][:40] for r in last]}")
+        say(f"    FP32 FLOPs: ncu {f:.6g}, onnxcost {c['fp32_flops']:.6g} (ratio {ratio:.5f}, within 1 %: "
+            f"{'yes' if abs(ratio - 1) <= 0.01 else 'NO'}), estimate {n['estimate']['flops']:.6g}")
+        say(f"    DRAM read+write: ncu {sum(r['read'] + r['write'] for r in last) / 2**20:.2f} MiB, onnxcost "
+            f"{(c['dram_read_bytes'] + c['dram_write_bytes']) / 2**20:.2f} MiB (warm L2 in both)")
 
 
-def gpt2():
-    sys.path.insert(0, os.path.join(a.src, "tests", "oracle"))
-    import transformers as oracle
-    torch.manual_seed(0)
-    e2e("gpt2_b1x128", oracle.GPT2(), (torch.randint(0, 50257, (1, 128)),), ["input_ids"], ["logits"], [])
+def gpu_name():
+    """The device the replay ran on, as --gpu takes it (the built-in rows know
+    the CUDA names of the H100 and H200); h100, said once, when no built-in
+    row has that name or nothing was replayed yet."""
+    global GPU_NAME
+    if GPU_NAME:
+        return GPU_NAME
+    name = next((d["device"]["name"] for d in (load(t + ".json") for t in MODELS)
+                 if d and d.get("device", {}).get("name")), None)
+    ok = name and subprocess.run([a.onnxcost, MODELS["mnist"][0], "--gpu", name], capture_output=True).returncode == 0
+    if not ok:
+        say(f"    (no built-in GPU is named {name!r}: the peaks are the H100 SXM's)")
+    GPU_NAME = name if ok else "h100"
+    return GPU_NAME
 
 
-step("GEMM 4096^3 (FP32 and TF32)", gemm)
-step("End to end: ResNet-50 (torchvision), FP32", resnet)
-step("Conv nodes under Nsight Compute", conv_ncu)
-if not a.quick:
-    step("End to end: GPT-2 (tests/oracle/transformers.py), FP32, batch 1 x 128", gpt2)
-say("\ndone")
+GPU_NAME = None
+
+
+def predicted_ms(tag, spec):
+    model, bind, _ = MODELS[tag]
+    gpu = ["--gpu-spec", spec] if spec else ["--gpu", gpu_name()]
+    p = sh([a.onnxcost, model, "--math", "fp32", "--format", "json"] + gpu + bind, quiet=True)
+    return json.loads(p.stdout)["gpu"]["latency_s"] * 1e3 if p.returncode == 0 else None
+
+
+def step_calibrate():
+    tags = [t for t in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128", "resnet50_b32")
+            if os.path.exists(path(t + ".json"))]
+    if len(tags) < 2:
+        say(f"- only {tags} replayed: calibration needs two models (run the replay step)")
+        return
+    tor = load("torch.json", {})
+    say("| fitted on | checked on | median \\|ln p/m\\| before | after | p90 before | after | total before | after |")
+    say("|---|---|---:|---:|---:|---:|---:|---:|")
+    e2e = []
+    for fit in tags[:3]:
+        spec = path(f"calibrated-{fit}.json")
+        checks = [t for t in tags if t != fit]
+        p = sh([a.onnxcost, "calibrate", path(fit + ".json"), "--gpu", gpu_name(), "--format", "json", "-o", spec]
+               + sum((["--check", path(t + ".json")] for t in checks), []), quiet=True)
+        if p.returncode != 0:
+            continue
+        doc = json.loads(p.stdout)
+        store(f"calibration-{fit}.json", doc)
+        for f in doc["files"]:
+            b, af = f["before"], f["after"]
+            tag = os.path.basename(f["path"])[:-5]
+            say(f"| {fit} | {tag if f['role'] == 'check' else '(itself)'} | {b['median_abs_ln']:.3f} | "
+                f"{af['median_abs_ln']:.3f} | {b['p90_abs_ln']:.3f} | {af['p90_abs_ln']:.3f} | "
+                f"{100 * b['total_error']:+.1f} % | {100 * af['total_error']:+.1f} % |")
+        say(f"  factors fitted on {fit}: {doc['efficiency']}; worst op types after: "
+            + ", ".join(f"{o['op']} {o['median_abs_ln']:.2f} ({100 * o['time_share']:.0f} %)"
+                        for o in doc.get("by_op_after", [])[:4]))
+        for t in tags:
+            rep = load(t + ".json")
+            rsum = sum(n["time_ns"]["median"] for n in rep["nodes"] if n["status"] == "measured") * 1e-6
+            e2e.append((fit, t, predicted_ms(t, None), predicted_ms(t, spec), rsum,
+                        tor.get(t, {}).get("eager", {}).get("median_ms"), tor.get(t, {}).get("graph", {}).get("median_ms")))
+    say("\nEnd to end, strict FP32 (predicted latency of the whole graph, one launch per kernel-bearing node):\n")
+    say("| fitted on | model | predicted before (ms) | after (ms) | replay sum (ms) | PyTorch eager (ms) | CUDA graph (ms) "
+        "| after vs eager | after vs graph |")
+    say("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for fit, t, pb, pa, rs, eg, gr in e2e:
+        def f(x):
+            return f"{x:.3f}" if x else "-"
+
+        def err(p, m):
+            return f"{100 * (p / m - 1):+.1f} %" if p and m else "-"
+        say(f"| {fit} | {t}{' (fit)' if t == fit else ''} | {f(pb)} | {f(pa)} | {f(rs)} | {f(eg)} | {f(gr)} | "
+            f"{err(pa, eg)} | {err(pa, gr)} |")
+    store("e2e.json", e2e)
+
+
+def step_table():
+    say("| model | node | op | algorithm | estimate (FLOPs) | measured FP32 | tensor | measured / estimate |")
+    say("|---|---|---|---|---:|---:|---:|---:|")
+    lines = 0
+    for tag in ("resnet50_b1", "resnet50_b32", "gpt2_b1x128", "distilbert_b1x128", "mnist"):
+        d = load(tag + ".json")
+        if not d:
+            continue
+        for n in d["nodes"]:
+            c = n.get("counters")
+            if not c or n["op"] not in ("Conv", "Gemm", "MatMul", "LayerNormalization") or not n["estimate"]["flops"]:
+                continue
+            say(f"| {tag} | {n['name']} | {n['op']} | {n.get('algo', '')} | {n['estimate']['flops']:,} | "
+                f"{c['fp32_flops']:,.0f} | {c['tensor_flops']:,.0f} | {c['flops'] / n['estimate']['flops']:.4f} |")
+            lines += 1
+    if not lines:
+        say("(no measured node with counters)")
+
+
+def gpu_slug(name):
+    s = name.lower().replace("nvidia", "")
+    for k in ("h200", "h100", "a100", "l40s", "l4", "a10", "v100", "t4"):
+        if k in s:
+            return k
+    return re.sub(r"[^a-z0-9]+", "-", s).strip("-") or "gpu"
+
+
+def step_collect():
+    out = path("results")
+    os.makedirs(out, exist_ok=True)
+    slug = None
+    for tag in list(MODELS) + ["gemm4096_fp32", "gemm4096_tf32"]:
+        d = load(tag + ".json")
+        if not d or d.get("schema") != "onnxcost-replay/1":
+            continue
+        slug = slug or gpu_slug(d["device"]["name"])
+        d["model"] = os.path.basename(d["model"])  # the path on the GPU machine means nothing elsewhere
+        json.dump(d, open(os.path.join(out, f"{slug}-{tag.replace('_', '-')}.json"), "w"), indent=1)
+    if not slug:
+        say("- nothing to collect")
+        return
+    for fit in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128"):
+        if os.path.exists(path(f"calibrated-{fit}.json")):
+            shutil.copy(path(f"calibrated-{fit}.json"), os.path.join(out, f"{slug}-calibrated-on-{fit}.json"))
+    shutil.copy(a.summary, os.path.join(out, f"{slug}.md"))
+    p = sh([sys.executable, os.path.join(a.src, "tests", "gpu", "results_check.py"), out], quiet=True)
+    say(f"- {out}: " + "; ".join(p.stdout.strip().splitlines()[-8:]))
+
+
+STEPS = {"models": step_models, "gemm": step_gemm, "replay": step_replay, "torch": step_torch, "ncu": step_ncu,
+         "calibrate": step_calibrate, "table": step_table, "collect": step_collect}
+rc = 0
+for name in a.steps:
+    if name not in STEPS:
+        say(f"unknown step {name!r} (steps: {', '.join(STEPS)})")
+        rc = 2
+        continue
+    say(f"\n## {name}\n")
+    t = time.time()
+    try:
+        STEPS[name]()
+    except Exception:
+        say("step failed:\n```\n" + traceback.format_exc()[-3000:] + "```")
+        rc = 1
+    say(f"\n({name}: {time.time() - t:.1f} s)")
+sys.exit(rc)

@@ -1,48 +1,105 @@
 #!/usr/bin/env bash
-# device.sh KIT_DIR [quick|check|cross|all] — on a GPU machine, from the
-# repository root: run the replay from the kit that kit.sh gathered, against
-# the machine's own CUDA, cuDNN, cuBLAS and CUPTI, and leave everything it
-# printed: its text files in $OUT when set (the device tool brings back what
-# is there even when the command runs out of time, at most 8 files), else in
-# /tmp/onnxcost-gpu, where the JSON files go too (results.tgz in $OUT at the
-# end). docs/REPLAY.md, "On a GPU machine".
-#   check: nvidia-smi, a first replay (MNIST), tests/gpu/replay_check.sh
-#   cross: tests/gpu/crosscheck.py (ncu, PyTorch end to end)
+# device.sh KIT_DIR [STEP ...] — every GPU check of docs/REPLAY.md ("On a GPU
+# machine") in one run, from the repository root of a GPU machine, with the
+# kit that kit.sh gathered and the machine's own CUDA, cuDNN, cuBLAS and CUPTI.
+#
+# Steps, in this order by default (crosscheck.py says what each does):
+#   env  models  gemm  replay  torch  calibrate  table  collect  ncu  collect
+# Each step runs alone under `timeout`, its result line goes to progress.log at
+# once, and a failed or timed-out step never stops the next. The whole run
+# keeps to DEVICE_BUDGET_S seconds (default 540, inside the device tool's
+# 600 s per call); a step that would start too late is listed as not run.
+#
+# What comes back: at most 8 files in $OUT (else /tmp/onnxcost-gpu/out):
+#   progress.log  one line per step: ok / FAIL / TIMEOUT / not run, seconds
+#   env.txt       machine, driver, clocks, libraries, ncu, profiling permission
+#   summary.md    every figure, as each step finds it
+#   steps.log     everything the steps printed
+#   results.tgz   the data (replay JSON, ncu CSV, torch.json, results/ for
+#                 docs/results), re-packed after every step
+# A later call that runs more steps picks up an earlier call's data when
+# KIT_DIR/prev.tgz is that call's results.tgz.
 set -u
 kit=$(cd "$1" && pwd)
-what=${2:-all}
+shift
+steps=${*:-env models gemm replay torch calibrate table collect ncu collect}
+start=$(date +%s)
+deadline=$((start + ${DEVICE_BUDGET_S:-540}))
 work=/tmp/onnxcost-gpu
-out=${OUT:-$work}
+out=${OUT:-$work/out}
 mkdir -p "$work" "$out"
+[ -f "$kit/prev.tgz" ] && tar -C "$work" -xzf "$kit/prev.tgz" 2>/dev/null
+progress=$out/progress.log
+: >"$progress"
+note() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$progress"; }
+pack() { # results.tgz: everything but the exported models, replaced whole
+    tar -C "$work" --exclude=./out --exclude='*.onnx' --exclude='*.tmp' -czf "$work/results.tgz.tmp" . 2>/dev/null &&
+        mv "$work/results.tgz.tmp" "$out/results.tgz"
+}
+
+# the machine's own CUDA libraries, found where images put them (the system
+# CUDA, PyTorch's nvidia-* wheels)
 dirs=""
 for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcupti.so.13 libcudnn.so.9; do
     p=$(find /usr/local/cuda*/ /usr/lib /opt /usr/local/lib -name "$lib" 2>/dev/null | head -1)
     if [ -z "$p" ]; then
-        echo "device.sh: $lib not found on this machine" | tee -a "$out/env.txt"
+        p=$(python3 -c "import nvidia, os, glob; r=[g for d in nvidia.__path__ for g in glob.glob(os.path.join(d, '*', 'lib', '$lib'))]; print(r[0] if r else '')" 2>/dev/null)
+    fi
+    if [ -z "$p" ]; then
+        note "device.sh: $lib not found on this machine"
         continue
     fi
     d=$(dirname "$p")
     case ":$dirs:" in *":$d:"*) ;; *) dirs=$dirs:$d ;; esac
 done
 export LD_LIBRARY_PATH=$kit$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ONNXCOST_GPU_PLUGIN=$kit/libonnxcost_gpu.so
-{
+export ONNXCOST_GPU_PLUGIN=${ONNXCOST_GPU_PLUGIN:-$kit/libonnxcost_gpu.so}
+export PYTHONUNBUFFERED=1
+bin=$kit/onnxcost
+command -v ncu >/dev/null || for f in $(find /usr/local /opt -maxdepth 6 -name ncu -type f 2>/dev/null | head -1); do
+    export PATH=$PATH:$(dirname "$f")
+done
+export bin dirs
+
+env_step() {
+    echo "date: $(date -u)"
+    echo "uname -r: $(uname -r)   runtime: $(cat /proc/1/cgroup 2>/dev/null | head -1)"
+    echo "user: $(id)"
     echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+    nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,persistence_mode,compute_mode,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,temperature.gpu --format=csv
+    nvidia-smi -q -d PERFORMANCE,CLOCK 2>&1 | head -60
+    echo "profiling restricted to admins: $(grep -h RmProfilingAdminOnly /proc/driver/nvidia/params 2>/dev/null || echo unknown)"
+    for l in $(echo "$dirs" | tr ':' ' '); do ls "$l" | grep -E '^lib(cudart|cublas|cublasLt|cupti|cudnn)\.so\.[0-9]+\.' ; done
     ldd "$ONNXCOST_GPU_PLUGIN"
     command -v ncu && ncu --version | tail -1
-} >>"$out/env.txt" 2>&1
-bin=$kit/onnxcost
-if [ "$what" = check ] || [ "$what" = all ] || [ "$what" = quick ]; then
-    "$bin" replay fixtures/mnist/examples_net.onnx --reps 20 2>&1 | tee "$out/mnist.txt"
-    "$bin" replay fixtures/mnist/examples_net.onnx --reps 20 --format json -o "$work/mnist.json" 2>&1
-    [ "$what" = quick ] || bash tests/gpu/replay_check.sh "$bin" . python3 2>&1 | tee "$out/replay_check.txt"
-fi
-if [ "$what" = cross ] || [ "$what" = all ] || [ "$what" = quick ]; then
-    PYTHONUNBUFFERED=1 python3 tests/gpu/crosscheck.py --onnxcost "$bin" --src . --out "$work/cross" \
-        --summary "$out/summary.md" \
-        $([ "$what" = quick ] && echo --quick) 2>&1 | tail -200
-fi
-if [ -n "${OUT:-}" ]; then
-    tar -C "$work" -czf "$OUT/results.tgz" . 2>/dev/null
-fi
+    python3 -c "import torch, torchvision, onnx; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, 'onnx', onnx.__version__); p = torch.cuda.get_device_properties(0); print(p.name, p.multi_processor_count, 'SMs', p.total_memory // 2**20, 'MiB', getattr(p, 'L2_cache_size', 0) // 2**20, 'MiB L2')"
+    "$bin" --version
+    "$bin" replay fixtures/mnist/examples_net.onnx --reps 20
+}
+
+for s in $steps; do
+    now=$(date +%s)
+    left=$((deadline - now))
+    if [ "$left" -lt 20 ]; then
+        note "$s: not run (the run's budget is spent; run it in a later call)"
+        continue
+    fi
+    t0=$now
+    echo "=== $s ($(date -u +%H:%M:%S), ${left} s left)" >>"$out/steps.log"
+    if [ "$s" = env ]; then
+        export -f env_step
+        timeout -k 5 "$left" bash -c env_step >"$out/env.txt" 2>&1
+    else
+        timeout -k 5 "$left" python3 tests/gpu/crosscheck.py "$s" --onnxcost "$bin" --src . --work "$work" \
+            --summary "$out/summary.md" >>"$out/steps.log" 2>&1
+    fi
+    rc=$?
+    case $rc in
+    0) what=ok ;;
+    124 | 137) what=TIMEOUT ;;
+    *) what="FAIL (exit $rc)" ;;
+    esac
+    note "$s: $what in $(($(date +%s) - t0)) s"
+    pack
+done
+note "done in $(($(date +%s) - start)) s"

@@ -426,5 +426,41 @@ if os.path.exists(r50):
     except (ValueError, KeyError) as e:
         fail("calibrate_on_ocsim", f"{e}: {p.stdout[:200]} {p.stderr[:200]}")
 
+# tests/gpu/results_check.py, the invariants of committed GPU results, holds
+# on every result above, and fails on a doctored one
+results = [os.path.join(TMP, f) for f in sorted(os.listdir(TMP)) if f.endswith(".json")]
+results = [f for f in results if '"onnxcost-replay/1"' in open(f).read()]
+checker = os.path.join(SRC, "tests", "gpu", "results_check.py")
+if results:
+    p = subprocess.run([sys.executable, checker, "--allow-sim"] + results, capture_output=True, text=True)
+    if p.returncode == 0:
+        ok("results_check", f"{len(results)} result files hold the invariants")
+    else:
+        fail("results_check", p.stdout[-600:] + p.stderr[-300:])
+    src = os.path.join(TMP, "mnist.json")
+    if os.path.exists(src):
+        doctored = []
+        for k, edit in enumerate(("flops", "reason", "time", "sim")):
+            d = json.load(open(src))
+            conv = next(n for n in d["nodes"] if n["op"] == "Conv")
+            if edit == "flops":  # twice the FLOPs of its algorithm's bound
+                conv["counters"]["fp32_flops"] *= 2
+                conv["counters"]["flops"] = sum(conv["counters"][x] for x in
+                                                ("fp32_flops", "fp16_flops", "fp64_flops", "tensor_flops"))
+                conv["derived"]["flops_ratio"] = conv["counters"]["flops"] / conv["estimate"]["flops"]
+            elif edit == "reason":
+                conv.update(status="skipped", reason="")
+            elif edit == "time":
+                conv["time_ns"]["p10"] = conv["time_ns"]["median"] * 2
+            path = os.path.join(TMP, f"doctored_{edit}.json")
+            json.dump(d, open(path, "w"))
+            args = [sys.executable, checker] + ([] if edit == "sim" else ["--allow-sim"]) + [path]
+            q = subprocess.run(args, capture_output=True, text=True)
+            doctored.append((edit, q.returncode, q.stdout.strip().splitlines()[-1:]))
+        if all(rc == 1 for _, rc, _ in doctored):
+            ok("results_check_fails", "; ".join(f"{e}: {o[0].strip()[:60] if o else ''}" for e, _, o in doctored))
+        else:
+            fail("results_check_fails", str(doctored))
+
 print(f"{passes} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The invariants every replay result must hold (docs/REPLAY.md, "Results").
+
+Run on the committed GPU results (ctest gpu.results: docs/results/*.json,
+skipped while there are none) and, to prove the checker itself, on ocsim's
+results in sim.replay (--allow-sim). Per file:
+
+  * the schema, and the device named with its driver, CUDA runtime, cuDNN,
+    cuBLAS and CUPTI versions and its peaks (a simulated device is refused
+    unless --allow-sim: simulated figures are never results);
+  * every node accounted for: measured, an alias, or skipped/failed with a
+    reason;
+  * a measured node: a median time > 0 with min <= p10 <= median <= p90,
+    at least one repetition, its kernels named (when CUPTI traced them);
+  * counters, where present: non-negative, FLOPs = FP32 + FP16 + FP64 +
+    tensor, the derived ratio = FLOPs / estimate;
+  * under strict FP32 (--math fp32), the measured FP32 FLOPs of Conv and
+    Gemm/MatMul nodes over onnxcost's estimate within the bounds of
+    BOUNDS for the algorithm the node names (not for a node run with
+    replay overhead, whose counters include the extra work).
+
+Usage: results_check.py [--allow-sim] FILE.json|FOLDER ...   (exit 77 when no result)
+"""
+import json
+import math
+import os
+import sys
+
+# measured FP32 FLOPs / estimated FLOPs, strict FP32, by op and algorithm.
+# Set before any GPU run from what each algorithm computes: the direct and
+# GEMM-based algorithms do the counted multiply-adds (the counters count only
+# predicated-on lanes, so tile padding adds nothing; the epilogue adds at most
+# one FLOP per output); Winograd does fewer; FFT anything. The first GPU run
+# confirms or corrects them (docs/REPLAY.md, "Results").
+BOUNDS = [
+    # (ops, algorithm substrings, low, high)
+    (("Conv",), ("WINOGRAD",), 0.05, 1.05),
+    (("Conv",), ("FFT",), 1e-6, 1e6),
+    (("Conv",), ("IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT"), 0.95, 1.35),
+    (("Gemm", "MatMul"), ("COMPUTE_32F_PEDANTIC",), 0.98, 1.35),
+]
+
+
+def bound_for(op, algo):
+    for ops, names, lo, hi in BOUNDS:
+        if op in ops and any(n in algo for n in names):
+            return lo, hi, next(n for n in names if n in algo)
+    return None
+
+
+def check(path, allow_sim):
+    bad = []
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError) as e:
+        return [f"cannot read: {e}"], {}
+    if d.get("schema") != "onnxcost-replay/1":
+        return [f"schema {d.get('schema')!r}, want onnxcost-replay/1"], {}
+    dev = d.get("device", {})
+    for k in ("name", "driver_version", "runtime_version", "cudnn_version", "cublas_version", "cupti_version",
+              "sm_count", "peak_fp32_flops", "peak_dram_bytes_per_s"):
+        if not dev.get(k):
+            bad.append(f"device.{k} missing or 0")
+    if "ocsim" in str(dev.get("name", "")) and not allow_sim:
+        bad.append(f"device {dev.get('name')!r} is simulated: not a result")
+    opts = d.get("options", {})
+    strict = opts.get("math") == "fp32"
+    nodes = d.get("nodes", [])
+    if not nodes:
+        bad.append("no nodes")
+    stats = {"measured": 0, "alias": 0, "skipped": 0, "failed": 0, "bounded": 0, "counters": 0}
+    for n in nodes:
+        who = f"node {n.get('name')!r} ({n.get('op')})"
+        st = n.get("status")
+        if st not in stats:
+            bad.append(f"{who}: status {st!r}")
+            continue
+        stats[st] += 1
+        if st in ("skipped", "failed") and not n.get("reason"):
+            bad.append(f"{who}: {st} without a reason")
+        if st != "measured":
+            continue
+        t = n.get("time_ns", {})
+        med, p10, p90, mn = (t.get(k, -1) for k in ("median", "p10", "p90", "min"))
+        if not (med > 0 and 0 < mn <= p10 <= med <= p90) or t.get("reps", 0) < 1:
+            bad.append(f"{who}: times {t}")
+        traced = "CUDA events" not in n.get("reason", "")
+        if traced and (n.get("kernels_per_rep", 0) < 1 or not n.get("kernels")):
+            bad.append(f"{who}: no kernel named ({n.get('kernels_per_rep')} per repetition)")
+        c = n.get("counters")
+        if not c:
+            continue
+        stats["counters"] += 1
+        parts = ("fp32_flops", "fp16_flops", "fp64_flops", "tensor_flops", "dram_read_bytes", "dram_write_bytes")
+        if any(not isinstance(c.get(k), (int, float)) or c[k] < 0 for k in parts + ("flops",)):
+            bad.append(f"{who}: counters {c}")
+            continue
+        total = c["fp32_flops"] + c["fp16_flops"] + c["fp64_flops"] + c["tensor_flops"]
+        if not math.isclose(c["flops"], total, rel_tol=1e-9, abs_tol=1e-6):
+            bad.append(f"{who}: flops {c['flops']} is not the sum of its parts {total}")
+        est = n.get("estimate", {}).get("flops", 0)
+        ratio = n.get("derived", {}).get("flops_ratio")
+        if est > 0 and c["flops"] > 0 and (ratio is None or not math.isclose(ratio, c["flops"] / est, rel_tol=1e-9)):
+            bad.append(f"{who}: derived flops_ratio {ratio}, counters give {c['flops'] / est}")
+        # a node the replay ran with extra work (asymmetric pads computed and
+        # cropped) counts that work too: no bound applies
+        b = bound_for(n.get("op"), n.get("algo", "")) if strict and est > 0 and not n.get("replay_overhead") else None
+        if b:
+            stats["bounded"] += 1
+            lo, hi, name = b
+            r = c["fp32_flops"] / est
+            if not lo <= r <= hi:
+                bad.append(f"{who}: measured/estimated FP32 FLOPs {r:.4f} outside {lo}..{hi} for {name} "
+                           f"({n.get('algo')})")
+    return bad, stats
+
+
+def main(argv):
+    allow_sim = "--allow-sim" in argv
+    files = []
+    for a in argv:
+        if a == "--allow-sim":
+            continue
+        if os.path.isdir(a):  # a folder: its replay results (other JSON files, e.g. a calibration, are not)
+            for f in sorted(os.listdir(a)):
+                p = os.path.join(a, f)
+                if f.endswith(".json") and '"onnxcost-replay/1"' in open(p, errors="replace").read(4096):
+                    files.append(p)
+        else:
+            files.append(a)
+    if not files:
+        print("skipped: no replay results to check (docs/results/ holds none yet)")
+        return 77
+    fails = 0
+    for f in files:
+        bad, stats = check(f, allow_sim)
+        if bad:
+            fails += 1
+            print(f"FAIL {f}: {len(bad)} problems")
+            for b in bad[:20]:
+                print(f"  {b}")
+        else:
+            print(f"ok   {f}: {stats['measured']} measured ({stats['counters']} with counters, {stats['bounded']} "
+                  f"within their algorithm's FLOP bounds), {stats['alias']} aliases, {stats['skipped']} skipped, "
+                  f"{stats['failed']} failed, each with its reason")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
