@@ -234,10 +234,22 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
 }
 
-/* Shape arithmetic whose every output is a known integer tensor (Shape,
- * Gather on shapes, Concat of dims, ...) is folded to constants by
- * runtimes: no kernel. */
-static bool oc_node_folded(const struct oc_graph *g, const struct oc_node *n) {
+bool oc_node_constant(const struct oc_graph *g, const struct oc_node *n) {
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+        return false;
+    if (strcmp(n->op_type, "Constant") == 0)
+        return true;
+    if (strcmp(n->op_type, "ConstantOfShape") != 0 && strcmp(n->op_type, "Range") != 0)
+        return false;
+    for (int32_t k = 0; k < n->n_in; k++)
+        if (n->in[k] >= 0 && !g->values[n->in[k]].ival && !g->values[n->in[k]].fval)
+            return false;
+    return true;
+}
+
+bool oc_node_folded(const struct oc_graph *g, const struct oc_node *n) {
+    if (oc_node_constant(g, n))
+        return true;
     int32_t outs = 0;
     for (int32_t k = 0; k < n->n_out; k++) {
         if (n->out[k] < 0)

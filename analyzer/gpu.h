@@ -141,6 +141,15 @@ struct oc_perf {
     double tokens_per_s;
 };
 
+/* Nodes that run no kernel per inference, a rule the model and the replay
+ * share: a constant (Constant, and ConstantOfShape or Range of inputs known
+ * before running), which runtimes fold into the graph's constants; and shape
+ * arithmetic whose every output is a known integer tensor (Shape, Gather on
+ * shapes, Concat of dims, ...), which runtimes fold or compute on the host. */
+bool oc_node_folded(const struct oc_graph *g, const struct oc_node *n);
+/* The first kind alone. */
+bool oc_node_constant(const struct oc_graph *g, const struct oc_node *n);
+
 /* Node precision: --dtype if set, else the first float output's type, else
  * the first float input's; 0 when the node has no float tensor. */
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override);

@@ -6,6 +6,7 @@
 #include "plan_host.h"
 
 #include "../analyzer/dtype.h"
+#include "../analyzer/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,15 @@ void oc_rp_plan_node(struct oc_analysis *an, int32_t node, const struct oc_rp_pl
     p->kind = OC_RPK_NONE;
     if (n->status != OC_OK) {
         snprintf(p->reason, sizeof p->reason, "not analyzed: %s", n->reason ? n->reason : "shapes unknown");
+        return;
+    }
+    /* the GPU model's rule (oc_node_folded): constants and known shape arithmetic run no kernel */
+    if (oc_node_folded(g, n)) {
+        p->kind = OC_RPK_ALIAS;
+        snprintf(p->reason, sizeof p->reason, "%s",
+                 oc_node_constant(g, n)
+                     ? "a constant: folded by runtimes, no kernel per inference"
+                     : "shape arithmetic known before running: runtimes fold it or compute it on the host, no kernel");
         return;
     }
     oc_rp_plan_fn fn = oc_rp_planner(n->def);

@@ -369,6 +369,53 @@ static void reductions_and_refusals(void **state) {
     assert_string_equal(p->reason, "output 0 is empty: no work, no kernel");
 }
 
+/* The rule the GPU model and the replay share (oc_node_folded): constants
+ * (Constant, ConstantOfShape of a known shape) and shape arithmetic whose
+ * outputs are known integers run no kernel; here only the two Adds do, in
+ * the plan and in the model's kernel count alike. */
+static void folded_like_the_model(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 3), NULL));
+    struct pbw cv = pb_tensor_f32("cv", 1, TU_DIMS(3));
+    struct pbw c_attr[] = {pb_attr_tensor("value", &cv)};
+    pbm_node(&pm, pb_node("c", "Constant", NULL, TU_LIST("c_y"), 1, c_attr));
+    pbm_node(&pm, pb_node("add1", "Add", TU_LIST("x", "c_y"), TU_LIST("y"), 0, NULL));
+    pbm_node(&pm, pb_node("shape", "Shape", TU_LIST("y"), TU_LIST("s"), 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("i0", 0, NULL, TU_DIMS(0)));
+    pbm_init(&pm, pb_tensor_i64("ax0", 1, TU_DIMS(1), TU_DIMS(0)));
+    pbm_init(&pm, pb_tensor_i64("minus1", 1, TU_DIMS(1), TU_DIMS(-1)));
+    pbm_init(&pm, pb_tensor_i64("dims23", 1, TU_DIMS(2), TU_DIMS(2, 3)));
+    pbm_node(&pm, pb_node("gather", "Gather", TU_LIST("s", "i0"), TU_LIST("g"), 0, NULL));
+    pbm_node(&pm, pb_node("unsq", "Unsqueeze", TU_LIST("g", "ax0"), TU_LIST("u"), 0, NULL));
+    struct pbw axis0[] = {pb_attr_int("axis", 0)};
+    pbm_node(&pm, pb_node("cat", "Concat", TU_LIST("u", "minus1"), TU_LIST("newshape"), 1, axis0));
+    pbm_node(&pm, pb_node("reshape", "Reshape", TU_LIST("y", "newshape"), TU_LIST("z"), 0, NULL));
+    pbm_node(&pm, pb_node("zeros", "ConstantOfShape", TU_LIST("dims23"), TU_LIST("k"), 0, NULL));
+    pbm_node(&pm, pb_node("add2", "Add", TU_LIST("z", "k"), TU_LIST("out"), 0, NULL));
+    pbm_output(&pm, pb_value_info("out", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    const char *constants[] = {"c", "zeros"}, *shapes[] = {"gather", "unsq", "cat"};
+    for (int i = 0; i < 2; i++) {
+        const struct oc_rp_plan *p = plan_of(constants[i]);
+        assert_int_equal(p->kind, OC_RPK_ALIAS);
+        assert_string_equal(p->reason, "a constant: folded by runtimes, no kernel per inference");
+    }
+    for (int i = 0; i < 3; i++) {
+        const struct oc_rp_plan *p = plan_of(shapes[i]);
+        assert_int_equal(p->kind, OC_RPK_ALIAS);
+        assert_non_null(strstr(p->reason, "shape arithmetic known before running"));
+    }
+    assert_int_equal(plan_of("add1")->kind, OC_RPK_BINARY);
+    assert_int_equal(plan_of("add2")->kind, OC_RPK_BINARY);
+    struct oc_perf perf;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    assert_int_equal(oc_perf_estimate(an, oc_gpu_find("h100"), &o, &perf), OC_OK);
+    assert_int_equal(perf.n_kernels, 2);
+    oc_perf_free(&perf);
+}
+
 /* CastLike: a cast to the second input's type, which is not read */
 static void castlike(void **state) {
     (void)state;
@@ -608,6 +655,7 @@ int main(void) {
         cmocka_unit_test_teardown(reductions_and_refusals, tu_teardown),
         cmocka_unit_test_teardown(reduce_axes_attribute, tu_teardown),
         cmocka_unit_test_teardown(castlike, tu_teardown),
+        cmocka_unit_test_teardown(folded_like_the_model, tu_teardown),
         cmocka_unit_test_teardown(ort_fused_ops, tu_teardown),
         cmocka_unit_test_teardown(mish, tu_teardown),
         cmocka_unit_test(fill_ranges),
