@@ -9,6 +9,8 @@
 # once, and a failed or timed-out step never stops the next. The whole run
 # keeps to DEVICE_BUDGET_S seconds (default 540, inside the device tool's
 # 600 s per call); a step that would start too late is listed as not run.
+# DEVICE_STEP_TIMEOUT_S caps each step (default: what is left of the budget);
+# DEVICE_WORK is the data folder (default /tmp/onnxcost-gpu).
 #
 # What comes back: at most 8 files in $OUT (else /tmp/onnxcost-gpu/out):
 #   progress.log  one line per step: ok / FAIL / TIMEOUT / not run, seconds
@@ -25,7 +27,7 @@ shift
 steps=${*:-env models gemm replay torch calibrate table collect ncu collect}
 start=$(date +%s)
 deadline=$((start + ${DEVICE_BUDGET_S:-540}))
-work=/tmp/onnxcost-gpu
+work=${DEVICE_WORK:-/tmp/onnxcost-gpu}
 out=${OUT:-$work/out}
 mkdir -p "$work" "$out"
 [ -f "$kit/prev.tgz" ] && tar -C "$work" -xzf "$kit/prev.tgz" 2>/dev/null
@@ -85,7 +87,8 @@ for s in $steps; do
         continue
     fi
     t0=$now
-    echo "=== $s ($(date -u +%H:%M:%S), ${left} s left)" >>"$out/steps.log"
+    [ -n "${DEVICE_STEP_TIMEOUT_S:-}" ] && [ "$DEVICE_STEP_TIMEOUT_S" -lt "$left" ] && left=$DEVICE_STEP_TIMEOUT_S
+    echo "=== $s ($(date -u +%H:%M:%S), ${left} s for it)" >>"$out/steps.log"
     if [ "$s" = env ]; then
         export -f env_step
         timeout -k 5 "$left" bash -c env_step >"$out/env.txt" 2>&1
