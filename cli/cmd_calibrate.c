@@ -95,10 +95,10 @@ int oc_cmd_calibrate(int argc, char **argv) {
     struct oc_calib_file_report fr[OC_CALIB_MAX_FILES];
     memset(files, 0, sizeof files);
     memset(fr, 0, sizeof fr);
-    struct oc_calib_point *pts[OC_CALIB_MAX_FILES] = {0};
-    int32_t n_pts[OC_CALIB_MAX_FILES] = {0};
-    struct oc_calib_point *fit_pts = NULL;
-    int32_t n_fit_pts = 0, skipped = 0;
+    /* every file's points in one array, the fitted files' first: file k's are
+       all[off[k] .. off[k + 1]) */
+    struct oc_calib_point *all = NULL;
+    int32_t off[OC_CALIB_MAX_FILES + 1] = {0};
     struct oc_calib_op_error *by_op = NULL;
     int32_t n_by_op = 0;
     struct oc_diag d = {0};
@@ -128,17 +128,16 @@ int oc_cmd_calibrate(int argc, char **argv) {
             oc_cli_diag("warning", files[k].path, msg);
         }
     for (int32_t k = 0; k < n; k++) {
-        fr[k].skipped = 0;
-        if (!oc_calib_points(&files[k], base, &pts[k], &n_pts[k], &fr[k].skipped) ||
-            (k < n_fit && !oc_calib_points(&files[k], base, &fit_pts, &n_fit_pts, &skipped))) {
+        off[k + 1] = off[k];
+        if (!oc_calib_points(&files[k], base, &all, &off[k + 1], &fr[k].skipped)) {
             rc = oc_cli_fail(files[k].path, OC_ERR_NOMEM, "out of memory");
             goto done;
         }
-        if (!n_pts[k])
+        if (off[k + 1] == off[k])
             oc_cli_diag("warning", files[k].path, "no measured node with a kernel in the model: nothing to compare");
     }
     struct oc_calib_fit fit;
-    if (oc_calib_fit(base, &g.perf, fit_pts, n_fit_pts, &fit) != OC_OK) {
+    if (oc_calib_fit(base, &g.perf, all, off[n_fit], &fit) != OC_OK) {
         rc = oc_cli_fail(paths[0], OC_ERR_USAGE, "no measured node to fit on (was it replayed with a GPU?)");
         goto done;
     }
@@ -152,21 +151,12 @@ int oc_cmd_calibrate(int argc, char **argv) {
         fr[k].model = files[k].model;
         fr[k].device = files[k].device;
         fr[k].fit = k < n_fit;
-        oc_calib_error(base, &g.perf, pts[k], n_pts[k], &fr[k].before);
-        oc_calib_error(base, &after, pts[k], n_pts[k], &fr[k].after);
+        oc_calib_error(base, &g.perf, all + off[k], off[k + 1] - off[k], &fr[k].before);
+        oc_calib_error(base, &after, all + off[k], off[k + 1] - off[k], &fr[k].after);
     }
     /* by op type after the fit, over the files the fit did not see (else those it did) */
-    struct oc_calib_point *pool = NULL;
-    int32_t n_pool = 0, unused = 0;
-    for (int32_t k = a.n_check ? n_fit : 0; k < (a.n_check ? n : n_fit); k++)
-        if (!oc_calib_points(&files[k], base, &pool, &n_pool, &unused)) {
-            free(pool);
-            rc = oc_cli_fail(files[k].path, OC_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-    bool op_ok = oc_calib_by_op(base, &after, pool, n_pool, &by_op, &n_by_op);
-    free(pool);
-    if (!op_ok) {
+    int32_t from = a.n_check ? off[n_fit] : 0, to = a.n_check ? off[n] : off[n_fit];
+    if (!oc_calib_by_op(base, &after, all + from, to - from, &by_op, &n_by_op)) {
         rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -201,11 +191,9 @@ int oc_cmd_calibrate(int argc, char **argv) {
     rc = oc_cli_close_output(f, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
 done:
     free(by_op);
-    for (int32_t k = 0; k < n; k++) {
+    for (int32_t k = 0; k < n; k++)
         oc_rp_file_free(&files[k]);
-        free(pts[k]);
-    }
-    free(fit_pts);
+    free(all);
     free(paths);
     return rc;
 }
