@@ -77,9 +77,11 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
                    s->kv_heads, s->head_dim, oc_dtype_name(s->kv_dtype), s->weight_bits);
     oc_sbuf_printf(b, "%sdims: batch = %s, new tokens = %s, past = %s%s%s\n", bullet, s->batch_dim, s->new_dim,
                    s->past_dim, s->total_dim ? ", past + new = " : "", s->total_dim ? s->total_dim : "");
-    if (o->gpu)
-        oc_sbuf_printf(b, "%spredicted on %s (docs/MODEL.md: efficiency compute %.2f, memory %.2f)\n", bullet,
-                       o->gpu->name, o->perf.eff_compute, o->perf.eff_memory);
+    if (o->gpu) {
+        oc_sbuf_printf(b, "%spredicted on %s (docs/MODEL.md: ", bullet, o->gpu->name);
+        oc_perf_efficiency_text(b, &o->perf);
+        oc_sbuf_puts(b, ")\n");
+    }
     oc_sbuf_puts(b, md ? "\n" : "");
     oc_sbuf_printf(b, "%sPrefill (batch %lld, prompt %lld tokens):\n", md ? "#### " : "", (long long)o->batch,
                    (long long)o->prompt);

@@ -35,20 +35,24 @@ static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, con
         oc_sbuf_puts(b, "  largest batch: the model has no free batch dim (--batch changes nothing)\n");
 }
 
+void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o) {
+    oc_sbuf_puts(b, "efficiency compute");
+    bool any = false;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (o->eff_unit[u] > 0) {
+            oc_sbuf_printf(b, "%s %s %.2f", any ? "," : " (calibrated:", oc_unit_name((enum oc_unit)u), o->eff_unit[u]);
+            any = true;
+        }
+    oc_sbuf_printf(b, "%s %.2f, memory %.2f", any ? "; other units)" : "", o->eff_compute, o->eff_memory);
+}
+
 void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source) {
     const struct oc_gpu *gpu = p->gpu;
     const struct oc_perf_opts *o = &p->opts;
-    char eff[256] = "";
-    size_t k = 0;
-    for (int u = 0; u < OC_UNIT_COUNT && k < sizeof eff - 40; u++)
-        if (o->eff_unit[u] > 0)
-            k += (size_t)snprintf(eff + k, sizeof eff - k, "%s %s %.2f", k ? "," : " (calibrated:",
-                                  oc_unit_name((enum oc_unit)u), o->eff_unit[u]);
-    if (k)
-        snprintf(eff + k, sizeof eff - k, "; other units)");
-    oc_sbuf_printf(b, "Predicted on %s%s%s (math %s; efficiency compute%s %.2f, memory %.2f; launch %.1f us; %s)\n",
-                   gpu->name, spec_source ? " from " : "", spec_source ? spec_source : "", oc_math_name(o->math), eff,
-                   o->eff_compute, o->eff_memory, o->launch_s * 1e6,
+    oc_sbuf_printf(b, "Predicted on %s%s%s (math %s; ", gpu->name, spec_source ? " from " : "",
+                   spec_source ? spec_source : "", oc_math_name(o->math));
+    oc_perf_efficiency_text(b, o);
+    oc_sbuf_printf(b, "; launch %.1f us; %s)\n", o->launch_s * 1e6,
                    o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);

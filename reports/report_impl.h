@@ -120,6 +120,9 @@ struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_
 /* The "Predicted on ..." and "Peaks" lines; compare and sweep print them
  * above their tables. "Fit (...): against N GiB usable" for a table of fits. */
 void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source);
+/* "efficiency compute 0.60, memory 0.80", naming per-unit calibrated factors:
+ * "efficiency compute (calibrated: FP32 0.71; other units) 0.60, memory 0.93" */
+void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o);
 void oc_gpu_text_fit_header(struct oc_sbuf *b, const struct oc_fit *f, const struct oc_gpu *gpu);
 /* {"device", "options"} of a prediction, and {"mode", "reserve_bytes",
  * "usable_bytes"} of a fit: what a table of models or bindings shares. */
