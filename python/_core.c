@@ -51,6 +51,9 @@ typedef struct {
     struct oc_module *mods;  /* --depth rows (in the analysis' arena), or NULL    */
     int32_t n_mods;
     const struct oc_gpu *gpu;
+    struct oc_gpu custom;    /* a gpu_spec file's device (gpu points at it)        */
+    char custom_name[512];   /* its strings                                       */
+    char *spec_path;         /* the gpu_spec file, or NULL                         */
     struct oc_perf perf;
     char dtype_name[16];     /* --dtype in force, or ""                           */
     struct oc_binding *dims;
@@ -67,6 +70,7 @@ static void oc_handle_dealloc(oc_handle *h) {
     PyMem_Free(h->dims);
     PyMem_Free(h->name);
     PyMem_Free(h->path);
+    PyMem_Free(h->spec_path);
     Py_XDECREF(h->source);
     Py_TYPE(h)->tp_free((PyObject *)h);
 }
@@ -180,7 +184,7 @@ static int oc_py_text_write(void *arg, const char *data, size_t n) {
 }
 
 static struct oc_report_spec oc_handle_spec(oc_handle *h, enum oc_format f, struct oc_gpu_report *gr) {
-    *gr = (struct oc_gpu_report){&h->perf, NULL, NULL, OC_BALANCE_TIME, NULL, NULL};
+    *gr = (struct oc_gpu_report){&h->perf, NULL, NULL, OC_BALANCE_TIME, NULL, h->spec_path};
     struct oc_report_spec spec = {.version = 1,
                                   .format = f,
                                   .model_path = h->name,
@@ -345,18 +349,20 @@ static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
     return true;
 }
 
-/* analyze(source, name, dims, batch, gpu, dtype, depth, symbolic) -> Handle.
- * source is a path (str) or the file's bytes. */
+/* analyze(source, name, dims, batch, gpu, dtype, depth, symbolic, gpu_spec) -> Handle.
+ * source is a path (str) or the file's bytes; gpu_spec a --gpu-spec file. */
 static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     (void)self;
-    static char *kwlist[] = {"source", "name", "dims", "batch", "gpu", "dtype", "depth", "symbolic", NULL};
+    static char *kwlist[] = {"source", "name", "dims", "batch", "gpu", "dtype", "depth", "symbolic", "gpu_spec", NULL};
     PyObject *source, *dims = Py_None;
-    const char *name, *gpu = NULL, *dtype = NULL;
+    const char *name, *gpu = NULL, *dtype = NULL, *gpu_spec = NULL;
     long long batch = 0;
     int depth = 0, symbolic = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|OLzzip:analyze", kwlist, &source, &name, &dims, &batch, &gpu,
-                                     &dtype, &depth, &symbolic))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|OLzzipz:analyze", kwlist, &source, &name, &dims, &batch, &gpu,
+                                     &dtype, &depth, &symbolic, &gpu_spec))
         return NULL;
+    if (gpu && gpu_spec)
+        return PyErr_Format(PyExc_ValueError, "gpu and gpu_spec: give one (a built-in GPU or a spec file)");
     if (batch < 0)
         return PyErr_Format(PyExc_ValueError, "batch must be >= 0 (0: none), not %lld", batch);
     if (depth < 0 || depth > 64)
@@ -395,6 +401,21 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     if (gpu && !(h->gpu = oc_gpu_find(gpu))) {
         Py_DECREF(h);
         return PyErr_Format(PyExc_ValueError, "unknown GPU '%s' (onnxcost.gpus() lists them)", gpu);
+    }
+    if (gpu_spec) { /* as --gpu-spec: the device, and the factors a calibrated file measured */
+        char err[256];
+        h->spec_path = PyMem_Malloc(strlen(gpu_spec) + 1);
+        if (!h->spec_path) {
+            Py_DECREF(h);
+            return PyErr_NoMemory();
+        }
+        strcpy(h->spec_path, gpu_spec);
+        if (!oc_gpu_spec_load(gpu_spec, &h->custom, h->custom_name, sizeof h->custom_name, err, sizeof err)) {
+            Py_DECREF(h);
+            return PyErr_Format(PyExc_ValueError, "%s: %s", gpu_spec, err);
+        }
+        h->gpu = &h->custom;
+        oc_perf_use_measured(&h->custom, 0, &popts);
     }
 
     if (PyBytes_Check(source)) {

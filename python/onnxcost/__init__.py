@@ -161,12 +161,14 @@ def _source(model, name):
 
 def analyze(model, dims: dict | None = None, batch: int | None = None, gpu: str | None = None,
             dtype: str | None = None, depth: int | None = None, symbolic: bool = True,
-            name: str | None = None) -> Analysis:
+            name: str | None = None, gpu_spec: str | os.PathLike | None = None) -> Analysis:
     """Analyzes a model: a path, the file's bytes, or an onnx.ModelProto.
 
     dims      {name: size} for symbolic dims (the CLI's --dim NAME=SIZE)
     batch     the first dim of every input whose first dim is symbolic (--batch)
     gpu       predict time on a built-in GPU (``gpus()`` lists them; --gpu)
+    gpu_spec  the same on a device described in a JSON file, with the efficiency
+              factors ``onnxcost calibrate`` measured when it has them (--gpu-spec)
     dtype     price every float tensor as fp64, fp32, fp16, bf16, fp8, int8, int4 (--dtype)
     depth     also group nodes into modules down to this depth (--depth)
     symbolic  keep unbound dims as exact formulas (default, as the CLI does)
@@ -180,7 +182,8 @@ def analyze(model, dims: dict | None = None, batch: int | None = None, gpu: str 
         raise ValueError(f"batch must be a positive int, not {batch!r}")
     if depth is not None and (not isinstance(depth, int) or not 1 <= depth <= 64):
         raise ValueError(f"depth must be an int from 1 to 64, not {depth!r}")
-    handle = _core.analyze(source, shown, dims, batch or 0, gpu, dtype, depth or 0, bool(symbolic))
+    spec = os.fsdecode(gpu_spec) if gpu_spec is not None else None
+    handle = _core.analyze(source, shown, dims, batch or 0, gpu, dtype, depth or 0, bool(symbolic), spec)
     a = Analysis(handle)
     if not a.complete:
         c = a.coverage

@@ -180,6 +180,31 @@ def test_wrong_model_type():
         onnxcost.analyze(42)
 
 
+def test_gpu_spec_as_the_cli(tmp_path):
+    """gpu_spec= is --gpu-spec: a described device, with the efficiency
+    factors a calibration measured (docs/MODEL.md, "Calibration")."""
+    spec = tmp_path / "calibrated.json"
+    spec.write_text(json.dumps({"name": "Test GPU", "fp32": 50, "tf32_tc": 400, "memory_gib": 40, "bandwidth_gbs": 2000,
+                                "efficiency": {"fp32": 0.7, "memory": 0.9, "launch_us": 2.5},
+                                "calibration": {"fitted_on": ["r.json"]}}))
+    a = onnxcost.analyze(MNIST, batch=2, gpu_spec=spec)
+    assert a.to_dict() == cli_json(MNIST, "--batch", "2", "--gpu-spec", str(spec))
+    assert a.to_text() == cli(MNIST, "--batch", "2", "--gpu-spec", str(spec), "-q").stdout
+    opts = a.to_dict()["gpu"]["options"]
+    assert opts["efficiency_units"] == {"FP32": 0.7} and opts["efficiency_memory"] == 0.9
+    assert opts["launch_s"] == pytest.approx(2.5e-6)
+    # a node's time is the roofline with those factors: FLOPs / (50e12 x 0.7) vs bytes / (2000e9 x 0.9), + 2.5 us
+    n = next(n for n in a.nodes if n["op_type"] == "Conv")
+    want = max(n["flops"] / (50e12 * 0.7), (n["bytes_read"] + n["bytes_written"]) / (2000e9 * 0.9)) + 2.5e-6
+    assert n["gpu"]["time_s"] == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match="give one"):
+        onnxcost.analyze(MNIST, gpu="h100", gpu_spec=spec)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "efficiency": {"fp32": 0}}')
+    with pytest.raises(ValueError, match=r"bad.json: bad key 'efficiency.fp32' \(a factor from 0.01 to 10"):
+        onnxcost.analyze(MNIST, gpu_spec=bad)
+
+
 def test_gpus_match_the_cli():
     listed = cli("gpus", "--format", "md").stdout
     for name in onnxcost.gpus():
