@@ -498,6 +498,50 @@ def gpu_slug(name):
     return re.sub(r"[^a-z0-9]+", "-", s).strip("-") or "gpu"
 
 
+def results_header(slug):
+    """The summary's head: the device, driver, CUDA/cuDNN/cuBLAS/CUPTI versions,
+    clocks and cache settings the figures were taken with (from a replay
+    result and device.sh's env.txt beside the summary)."""
+    d = next((x for x in (load(t + ".json") for t in list(MODELS) + ["gemm4096_fp32"]) if x), None)
+    dev = d["device"] if d else {}
+    env = ""
+    try:
+        env = open(os.path.join(os.path.dirname(os.path.abspath(a.summary)), "env.txt")).read()
+    except OSError:
+        pass
+
+    def ver(v, scale=1000):  # 13000 -> 13.0, 91900 (cuDNN) -> 9.19.0
+        if not v:
+            return "?"
+        if scale == 10000:
+            return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+        return f"{v // 1000}.{v % 1000 // 10}"
+
+    smi = [ln for ln in env.splitlines() if ln.startswith("name, driver_version")]
+    row = env.splitlines()[env.splitlines().index(smi[0]) + 1] if smi else ""
+    kernel = next((ln for ln in env.splitlines() if ln.startswith("uname -r")), "uname -r: ?")
+    torch_line = next((ln for ln in env.splitlines() if ln.startswith("torch ")), "")
+    rows = [
+        ("device", f"{dev.get('name', '?')}, compute capability {dev.get('compute_capability', '?')}, "
+                   f"{dev.get('sm_count', '?')} SMs, {dev.get('memory_bytes', 0) / 2**30:.1f} GiB, "
+                   f"L2 {dev.get('l2_bytes', 0) / 2**20:.0f} MiB, chip {dev.get('chip', '?')}"),
+        ("nvidia-smi", f"{smi[0]} / {row}" if smi else "(no env.txt)"),
+        ("kernel", kernel.split(":", 1)[1].strip()),
+        ("CUDA driver API / runtime", f"{ver(dev.get('driver_version'))} / {ver(dev.get('runtime_version'))}"),
+        ("cuDNN / cuBLAS / CUPTI", f"{ver(dev.get('cudnn_version'), 10000)} / {dev.get('cublas_version', '?')} / "
+                                   f"{dev.get('cupti_version', '?')}"),
+        ("peaks from the attributes", f"FP32 {dev.get('peak_fp32_flops', 0) / 1e12:.1f} TFLOP/s, DRAM "
+                                      f"{dev.get('peak_dram_bytes_per_s', 0) / 1e9:.0f} GB/s (maximum clocks)"),
+        ("counters", "yes" if dev.get("counters") else f"no: {dev.get('counters_reason', '?')}"),
+        ("replay settings", "strict FP32 (--math fp32) unless named; L2 warm (no --cold); clocks as the driver "
+                            "sets them (no locking)"),
+        ("ncu settings", "--clock-control none --cache-control none (as the replay runs)"),
+        ("PyTorch", torch_line or "?"),
+    ]
+    head = f"# onnxcost replay on {dev.get('name', slug)} ({time.strftime('%Y-%m-%d')})\n\n| | |\n|---|---|\n"
+    return head + "".join(f"| {k} | {v.replace('|', '/')} |\n" for k, v in rows)
+
+
 def step_collect():
     out = path("results")
     os.makedirs(out, exist_ok=True)
@@ -515,7 +559,8 @@ def step_collect():
     for fit in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128"):
         if os.path.exists(path(f"calibrated-{fit}.json")):
             shutil.copy(path(f"calibrated-{fit}.json"), os.path.join(out, f"{slug}-calibrated-on-{fit}.json"))
-    shutil.copy(a.summary, os.path.join(out, f"{slug}.md"))
+    with open(os.path.join(out, f"{slug}.md"), "w") as md:
+        md.write(results_header(slug) + "\n" + open(a.summary).read())
     p = sh([sys.executable, os.path.join(a.src, "tests", "gpu", "results_check.py"), out], quiet=True)
     say(f"- {out}: " + "; ".join(p.stdout.strip().splitlines()[-8:]))
 

@@ -41,6 +41,8 @@ check gemm_figures "grep -q 'counted: FP32 1.37439e+11 (1.00000 of 2\*4096^3)' $
 tar -tzf "$tmp/a/results.tgz" >"$tmp/a.list"
 check tgz_data "grep -q 'gemm4096_fp32.json' $tmp/a.list && grep -q 'results/h100-gemm4096-fp32.json' $tmp/a.list &&
     ! grep -q '\.onnx\$' $tmp/a.list"
+check summary_head "tar -xzOf $tmp/a/results.tgz ./results/h100.md | grep -q '^| cuDNN / cuBLAS / CUPTI | 9\.' &&
+    tar -xzOf $tmp/a/results.tgz ./results/h100.md | head -1 | grep -q '^# onnxcost replay on ocsim H100'"
 # a step that runs out of time is TIMEOUT, what finished before it still comes
 # back, the next step runs; past the budget, steps are listed as not run
 run "$tmp/b" 300 3 gemm models table
