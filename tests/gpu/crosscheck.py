@@ -49,6 +49,7 @@ ap.add_argument("--onnxcost", required=True)
 ap.add_argument("--src", required=True)
 ap.add_argument("--work", required=True)
 ap.add_argument("--summary", required=True)
+ap.add_argument("--tag", help="torch1: the model to measure (the torch step runs one process per model)")
 a = ap.parse_args()
 os.makedirs(a.work, exist_ok=True)
 summary = open(a.summary, "a")
@@ -266,65 +267,77 @@ def cuda_time(fn, reps):
     return {"median_ms": statistics.median(ts), "p10_ms": ts[len(ts) // 10], "p90_ms": ts[(9 * len(ts)) // 10]}
 
 
-def step_torch():
+def torch_measure(tag):
+    """One model in PyTorch, in a process of its own (a failed CUDA-graph
+    capture can leave the process's CUDA state unusable): eager time, peak
+    memory of one inference, then the CUDA-graph time. Prints one JSON line."""
     import torch
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
+    key, batch, seq = MODELS[tag][2]
+    model, args = torch_model(key, batch, seq or 1)
+    model = model.cuda().eval()
+    args = tuple(x.cuda() for x in args)
+    r = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version()}
+    with torch.no_grad():
+        for _ in range(20):
+            model(*args)
+        torch.cuda.synchronize()
+        r["eager"] = cuda_time(lambda: model(*args), 100)
+        # peak memory of one inference: the allocator's high-water mark and the
+        # device's used memory, from a state with only the weights and inputs
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        r["weights_and_inputs_bytes"] = torch.cuda.memory_allocated()
+        total = torch.cuda.mem_get_info()[1]
+        model(*args)
+        torch.cuda.synchronize()
+        r["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+        r["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+        r["device_used_bytes"] = total - torch.cuda.mem_get_info()[0]
+        print(json.dumps(r), flush=True)  # what is measured so far, if the capture below breaks the process
+        try:
+            g = torch.cuda.CUDAGraph()
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    model(*args)
+            torch.cuda.current_stream().wait_stream(side)
+            with torch.cuda.graph(g):
+                model(*args)
+            for _ in range(5):
+                g.replay()
+            torch.cuda.synchronize()
+            r["graph"] = cuda_time(g.replay, 100)
+        except Exception as e:
+            r["graph_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+    print(json.dumps(r), flush=True)
+
+
+def step_torch():
     res = load("torch.json", {})
-    for tag, (_, bind, tm) in MODELS.items():
+    for tag, (model_path, bind, tm) in MODELS.items():
         if not tm:
             continue
-        key, batch, seq = tm
-        model, args = torch_model(key, batch, seq or 1)
-        model = model.cuda().eval()
-        args = tuple(x.cuda() for x in args)
-        r = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version()}
-        with torch.no_grad():
-            for _ in range(20):
-                model(*args)
-            torch.cuda.synchronize()
-            r["eager"] = cuda_time(lambda: model(*args), 100)
-            try:
-                g = torch.cuda.CUDAGraph()
-                s = torch.cuda.Stream()
-                s.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(s):
-                    for _ in range(3):
-                        model(*args)
-                torch.cuda.current_stream().wait_stream(s)
-                with torch.cuda.graph(g):
-                    model(*args)
-                for _ in range(5):
-                    g.replay()
-                torch.cuda.synchronize()
-                r["graph"] = cuda_time(g.replay, 100)
-                del g
-            except Exception as e:
-                r["graph_error"] = f"{type(e).__name__}: {str(e)[:200]}"
-            # peak memory of one inference: the allocator's high-water mark and
-            # the device's used memory, both from a state with only the weights
-            torch.cuda.synchronize()
-            torch.cuda.empty_cache()
-            torch.cuda.reset_peak_memory_stats()
-            base = torch.cuda.memory_allocated()
-            free0, total = torch.cuda.mem_get_info()
-            model(*args)
-            torch.cuda.synchronize()
-            r["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
-            r["weights_and_inputs_bytes"] = base
-            r["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
-            r["device_used_bytes"] = total - torch.cuda.mem_get_info()[0]
-        del model, args
-        torch.cuda.empty_cache()
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src",
+                            a.src, "--work", a.work, "--summary", os.devnull, "--tag", tag],
+                           capture_output=True, text=True, timeout=600)
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        if not lines:
+            say(f"- {tag}: PyTorch failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-600:]}")
+            continue
+        r = json.loads(lines[-1])
+        if p.returncode != 0 and "graph" not in r:
+            r.setdefault("graph_error", f"the capture ended the process (exit {p.returncode}): "
+                                        f"{p.stderr.strip()[-200:]}")
         # onnxcost's estimate for the same graph and batch: the inference need of --fit
-        model_path = MODELS[tag][0]
         if os.path.exists(model_path):
-            p = sh([a.onnxcost, model_path, "--gpu", gpu_name(), "--fit", "--format", "json"] + bind, quiet=True)
-            if p.returncode == 0:
-                doc = json.loads(p.stdout)
-                fit = doc.get("gpu", {}).get("fit", {})
-                r["onnxcost_need_bytes"] = fit.get("need_bytes")
+            q = sh([a.onnxcost, model_path, "--gpu", gpu_name(), "--fit", "--format", "json"] + bind, quiet=True)
+            if q.returncode == 0:
+                doc = json.loads(q.stdout)
+                r["onnxcost_need_bytes"] = doc.get("gpu", {}).get("fit", {}).get("need_bytes")
                 r["onnxcost_peak_activation_bytes"] = doc.get("totals", {}).get("peak_activation_bytes")
                 r["onnxcost_predicted_ms"] = doc.get("gpu", {}).get("latency_s", 0) * 1e3
         res[tag] = r
@@ -333,10 +346,8 @@ def step_torch():
         rsum = sum(n["time_ns"]["median"] for n in rep["nodes"] if n["status"] == "measured") * 1e-6 if rep else None
         line = f"- {tag}: PyTorch eager {r['eager']['median_ms']:.3f} ms (p10 {r['eager']['p10_ms']:.3f}, " \
                f"p90 {r['eager']['p90_ms']:.3f})"
-        if "graph" in r:
-            line += f", CUDA graph {r['graph']['median_ms']:.3f} ms"
-        else:
-            line += f", no CUDA graph ({r.get('graph_error', '')})"
+        line += f", CUDA graph {r['graph']['median_ms']:.3f} ms" if "graph" in r else \
+            f", no CUDA graph ({r.get('graph_error', '')})"
         if rsum:
             line += f"; replay sum {rsum:.3f} ms = {rsum / r['eager']['median_ms']:.3f} x eager"
             if "graph" in r:
@@ -567,6 +578,9 @@ def step_collect():
 
 STEPS = {"models": step_models, "gemm": step_gemm, "replay": step_replay, "torch": step_torch, "ncu": step_ncu,
          "calibrate": step_calibrate, "table": step_table, "collect": step_collect}
+if a.steps == ["torch1"]:  # one model's PyTorch figures, for the torch step
+    torch_measure(a.tag)
+    sys.exit(0)
 rc = 0
 for name in a.steps:
     if name not in STEPS:
