@@ -70,14 +70,12 @@ static bool oc_opt_replay_dtype(const struct oc_opt *o, void *dest, const char *
 static bool oc_opt_replay_math(const struct oc_opt *o, void *dest, const char *v) {
     (void)o;
     int32_t *m = &((struct oc_replay_args *)dest)->ro.math;
-    if (strcmp(v, "fp32") == 0)
-        *m = OC_RP_MATH_FP32;
-    else if (strcmp(v, "tf32") == 0)
-        *m = OC_RP_MATH_TF32;
-    else if (strcmp(v, "fp16") == 0)
-        *m = OC_RP_MATH_FP16;
-    else
+    int32_t k = 0;
+    while (k < 3 && strcmp(v, oc_rp_math_names[k]) != 0) /* by enum oc_rp_math_mode */
+        k++;
+    if (k == 3)
         return false;
+    *m = k;
     return true;
 }
 

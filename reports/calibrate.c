@@ -10,16 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* unit -> its key in a --gpu-spec file (docs/GPUS.md) */
-static const char *const oc_spec_unit_keys[OC_UNIT_COUNT] = {
-    [OC_UNIT_FP64] = "fp64",       [OC_UNIT_FP64_TC] = "fp64_tc", [OC_UNIT_FP32] = "fp32",
-    [OC_UNIT_FP16] = "fp16",       [OC_UNIT_TF32_TC] = "tf32_tc", [OC_UNIT_FP16_TC] = "fp16_tc",
-    [OC_UNIT_BF16_TC] = "bf16_tc", [OC_UNIT_FP8_TC] = "fp8_tc",   [OC_UNIT_INT8_TC] = "int8_tc"};
-
 /* a factor the search left at the end of its range: the data does not pin it */
-static bool oc_cal_bound(double x) {
-    return x >= OC_CALIB_EFF_MAX * 0.999 || x <= OC_CALIB_EFF_MIN * 1.001;
-}
+static bool oc_cal_bound(double x) { return x >= OC_CALIB_EFF_MAX * 0.999 || x <= OC_CALIB_EFF_MIN * 1.001; }
 
 static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report *r) {
     const struct oc_calib_fit *f = r->fit;

@@ -77,15 +77,22 @@ static bool oc_unprintable(const char *s) {
     return false;
 }
 
-struct oc_spec_unit_key {
-    const char *key;
-    enum oc_unit unit;
-};
+const char *const oc_spec_unit_keys[OC_UNIT_COUNT] = {
+    [OC_UNIT_FP64] = "fp64",       [OC_UNIT_FP64_TC] = "fp64_tc", [OC_UNIT_FP32] = "fp32",
+    [OC_UNIT_FP16] = "fp16",       [OC_UNIT_TF32_TC] = "tf32_tc", [OC_UNIT_FP16_TC] = "fp16_tc",
+    [OC_UNIT_BF16_TC] = "bf16_tc", [OC_UNIT_FP8_TC] = "fp8_tc",   [OC_UNIT_INT8_TC] = "int8_tc"};
+
+/* the unit a spec-file key names, or -1 */
+static int oc_spec_unit(const char *key) {
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (strcmp(key, oc_spec_unit_keys[u]) == 0)
+            return u;
+    return -1;
+}
 
 /* "efficiency": {"fp32": 0.71, "tf32_tc": 0.45, "memory": 0.93, "launch_us": 2.9}
  * (onnxcost calibrate writes it; docs/GPUS.md) */
-static bool oc_gpu_efficiency_load(const json_t *e, const struct oc_spec_unit_key *units, size_t n_units,
-                                   struct oc_gpu_efficiency *out, char *err, size_t esize) {
+static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *out, char *err, size_t esize) {
     if (!json_is_object(e)) {
         snprintf(err, esize, "bad key 'efficiency' (an object of factors expected)");
         return false;
@@ -95,10 +102,11 @@ static bool oc_gpu_efficiency_load(const json_t *e, const struct oc_spec_unit_ke
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
         bool launch = strcmp(key, "launch_us") == 0, ok = json_is_number(val);
-        double *dest = launch ? &out->launch_s : strcmp(key, "memory") == 0 ? &out->memory : NULL;
-        for (size_t k = 0; !dest && k < n_units; k++)
-            if (strcmp(key, units[k].key) == 0)
-                dest = &out->unit[units[k].unit];
+        int unit = oc_spec_unit(key);
+        double *dest = launch                         ? &out->launch_s
+                       : strcmp(key, "memory") == 0 ? &out->memory
+                       : unit >= 0                  ? &out->unit[unit]
+                                                    : NULL;
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks, \"memory\" or \"launch_us\" expected"
@@ -113,9 +121,6 @@ static bool oc_gpu_efficiency_load(const json_t *e, const struct oc_spec_unit_ke
 }
 
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
-    static const struct oc_spec_unit_key units[] = {{"fp64", OC_UNIT_FP64},       {"fp64_tc", OC_UNIT_FP64_TC}, {"fp32", OC_UNIT_FP32},
-                 {"fp16", OC_UNIT_FP16},       {"tf32_tc", OC_UNIT_TF32_TC}, {"fp16_tc", OC_UNIT_FP16_TC},
-                 {"bf16_tc", OC_UNIT_BF16_TC}, {"fp8_tc", OC_UNIT_FP8_TC},   {"int8_tc", OC_UNIT_INT8_TC}};
     static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link",
                                         "efficiency", "calibration"};
     json_error_t je;
@@ -130,15 +135,14 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     json_t *val;
     json_object_foreach(j, key, val) {
         bool known = false;
-        for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
-            known |= strcmp(key, units[k].key) == 0;
+        known |= oc_spec_unit(key) >= 0;
         for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
             known |= strcmp(key, other[k]) == 0;
         bool is_str = strcmp(key, "name") == 0 || strcmp(key, "link") == 0;
         if (strcmp(key, "calibration") == 0) /* where the factors came from: informational */
             continue;
         if (strcmp(key, "efficiency") == 0) {
-            if (!oc_gpu_efficiency_load(val, units, sizeof units / sizeof units[0], &g->measured, err, esize)) {
+            if (!oc_gpu_efficiency_load(val, &g->measured, err, esize)) {
                 json_decref(j);
                 return false;
             }
@@ -170,8 +174,8 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
     g->id = g->name = name;
     g->link = name + strlen(name) + 1;
-    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
-        g->peak[units[k].unit] = json_number_value(json_object_get(j, units[k].key)) * 1e12;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        g->peak[u] = json_number_value(json_object_get(j, oc_spec_unit_keys[u])) * 1e12;
     g->mem_bytes = (uint64_t)(mem * 1024.0 * 1024.0 * 1024.0);
     g->mem_bw = bw * 1e9;
     g->l2_bytes = (uint64_t)(json_number_value(json_object_get(j, "l2_mib")) * 1024.0 * 1024.0);

@@ -120,6 +120,9 @@ struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_
 /* The "Predicted on ..." and "Peaks" lines; compare and sweep print them
  * above their tables. "Fit (...): against N GiB usable" for a table of fits. */
 void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source);
+/* A unit's key in a --gpu-spec file ("fp32", "tf32_tc", ...; docs/GPUS.md),
+ * by enum oc_unit: what the reader takes and the calibrated spec writes. */
+extern const char *const oc_spec_unit_keys[OC_UNIT_COUNT];
 /* "efficiency compute 0.60, memory 0.80", naming per-unit calibrated factors:
  * "efficiency compute (calibrated: FP32 0.71; other units) 0.60, memory 0.93" */
 void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o);
