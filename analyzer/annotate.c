@@ -19,15 +19,11 @@
 #include "graph.h"
 #include "model.h"
 #include "onnx.pb-c.h"
+#include "outfile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum { OC_WT_VARINT = 0, OC_WT_I64 = 1, OC_WT_LEN = 2, OC_WT_I32 = 5 };
 enum { OC_MODEL_GRAPH = 7, OC_MODEL_METADATA = 14 };
@@ -671,42 +667,11 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
 enum oc_status oc_annotate_file(FILE *in, const struct oc_model *m, const struct oc_analysis *an,
                                 const struct oc_annotate_opts *o, const char *out_path,
                                 struct oc_annotate_stats *stats, struct oc_diag *d) {
-    char *real = realpath(out_path, NULL); /* a symlink keeps pointing at the annotated file */
-    const char *dest = real ? real : out_path;
-    const char *slash = strrchr(dest, '/');
-    size_t dir_len = slash ? (size_t)(slash - dest) + 1 : 0;
-    char *tmp = malloc(dir_len + 64);
-    if (!tmp) {
-        free(real);
-        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-    }
-    struct stat sb;
-    bool replaces = stat(dest, &sb) == 0;
-    int fd = -1;
-    for (unsigned k = 0; fd < 0 && k < 100; k++) { /* 0666 less the umask, as a new file gets */
-        snprintf(tmp, dir_len + 64, "%.*s.onnxcost-annotate-%ld-%u", (int)dir_len, dest, (long)getpid(), k);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    FILE *out = fd >= 0 && (!replaces || fchmod(fd, sb.st_mode & 07777) == 0) ? fdopen(fd, "wb") : NULL;
-    enum oc_status st;
-    if (!out) {
-        st = oc_diag_set(d, OC_ERR_IO, "%s", strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-    } else {
-        st = oc_annotate_write(in, m, an, o, out, stats, d);
-        if (fclose(out) != 0 && st == OC_OK)
-            st = oc_diag_set(d, OC_ERR_IO, "%s", strerror(errno));
-        if (st == OC_OK && rename(tmp, dest) != 0)
-            st = oc_diag_set(d, OC_ERR_IO, "%s", strerror(errno));
-        if (st != OC_OK)
-            unlink(tmp);
-    }
-    free(tmp);
-    free(real);
-    return st;
+    struct oc_outfile out;
+    enum oc_status st = oc_outfile_open(&out, out_path, d);
+    if (st != OC_OK)
+        return st;
+    st = oc_annotate_write(in, m, an, o, out.f, stats, d);
+    enum oc_status cst = oc_outfile_close(&out, st == OC_OK, d);
+    return st != OC_OK ? st : cst;
 }

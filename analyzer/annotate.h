@@ -59,11 +59,11 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
                                  const struct oc_annotate_opts *o, FILE *out, struct oc_annotate_stats *stats,
                                  struct oc_diag *d);
 
-/* The same into the file out_path, which may be the input: written beside it
- * (beside the file a symlink names), then renamed over it, keeping the mode
- * of the file it replaces (a new file gets 0666 less the umask). On failure
- * nothing is left behind; OC_ERR_IO when the output cannot be written, with
- * the reason (without the file name) in d. */
+/* The same into the file out_path, which may be the input, as outfile.h
+ * writes every output: a regular file replaced whole by rename (owner, group
+ * and mode kept), a device or FIFO written through, anything else refused.
+ * On failure nothing is left behind; OC_ERR_IO or OC_ERR_USAGE when the
+ * output cannot be written, with the reason (without the file name) in d. */
 enum oc_status oc_annotate_file(FILE *in, const struct oc_model *m, const struct oc_analysis *an,
                                 const struct oc_annotate_opts *o, const char *out_path,
                                 struct oc_annotate_stats *stats, struct oc_diag *d);

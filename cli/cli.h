@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "../analyzer/oc.h"
+#include "../analyzer/outfile.h"
 
 enum oc_exit {
     OC_EXIT_OK = 0,       /* success                                        */
@@ -68,13 +69,18 @@ int32_t oc_cli_terminal_width(void);
 int oc_cli_write_file(void *arg, const char *data, size_t n);
 /* Flushes and closes stdout; false when anything written was lost. */
 bool oc_cli_close_stdout(void);
-/* The report's destination: path opened for writing, or stdout when path
- * is NULL; NULL after printing "cannot open for writing". */
-FILE *oc_cli_open_output(const char *path);
-/* Closes what oc_cli_open_output gave; `ok` says the report was rendered.
- * Prints "cannot write the report" and returns OC_EXIT_INTERNAL when
- * anything failed, else OC_EXIT_OK. */
-int oc_cli_close_output(FILE *f, const char *path, bool ok);
+/* The report's destination: path opened as outfile.h writes every output
+ * (a temporary file renamed into place, a device or FIFO written through),
+ * or stdout when path is NULL; false after printing why it cannot be
+ * written. */
+bool oc_cli_open_output(struct oc_outfile *o, const char *path);
+/* Closes what oc_cli_open_output gave; `ok` says the report was rendered,
+ * and only then does the file take its place. Prints "cannot write the
+ * report" and returns OC_EXIT_INTERNAL when anything failed, else
+ * OC_EXIT_OK. */
+int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok);
+/* Closes it after an error was printed: the target stays as it was. */
+void oc_cli_discard_output(struct oc_outfile *o);
 
 #define OC_VERSION "0.1.0"
 

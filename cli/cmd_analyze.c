@@ -275,11 +275,12 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (!a.quiet)
         oc_cli_analysis_warnings(path, an, sym);
 
-    FILE *f = oc_cli_open_output(out_path);
-    if (!f) {
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, out_path)) {
         rc = OC_EXIT_INTERNAL;
         goto free_model;
     }
+    FILE *f = f_out.f;
     if (a.depth > 0) {
         st = oc_modules_build(an, (int32_t)a.depth, &mods, &n_mods, &d);
         if (st == OC_OK && sym)
@@ -287,7 +288,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (st != OC_OK) {
             oc_cli_diag("error", path, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
             rc = OC_EXIT_INTERNAL;
-            oc_cli_close_output(f, out_path, true);
+            oc_cli_discard_output(&f_out);
             goto free_model;
         }
     }
@@ -296,7 +297,7 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (!oc_baseline_load(a.baseline_path, &baseline, err, sizeof err)) {
             oc_cli_diag("error", a.baseline_path, err);
             rc = OC_EXIT_INPUT;
-            oc_cli_close_output(f, out_path, true);
+            oc_cli_discard_output(&f_out);
             goto free_model;
         }
     }
@@ -323,7 +324,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     }
     if (st != OC_OK) {
         rc = oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
-        oc_cli_close_output(f, out_path, true);
+        oc_cli_discard_output(&f_out);
         goto free_model;
     }
     struct oc_report_spec spec = {1,
@@ -344,7 +345,7 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   gpu ? &gr : NULL,
                                   a.columns};
     st = oc_report_render(an, &spec, &d);
-    rc = oc_cli_close_output(f, out_path, st == OC_OK);
+    rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
     int budget_rc = oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
     if (rc == OC_EXIT_OK)
         rc = budget_rc;

@@ -172,23 +172,25 @@ int oc_cmd_calibrate(int argc, char **argv) {
                                   .n_by_op = n_by_op,
                                   .by_op_checked = a.n_check > 0};
     if (a.spec_out) {
-        FILE *sf = oc_cli_open_output(a.spec_out);
-        if (!sf) {
+        struct oc_outfile sf_out;
+        if (!oc_cli_open_output(&sf_out, a.spec_out)) {
             rc = OC_EXIT_INTERNAL;
             goto done;
         }
+        FILE *sf = sf_out.f;
         struct oc_report_spec ss = {
             .version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file, .write_arg = sf};
-        if ((rc = oc_cli_close_output(sf, a.spec_out, oc_report_gpu_spec(base, &rep, &ss, &d) == OC_OK)) != OC_EXIT_OK)
+        if ((rc = oc_cli_close_output(&sf_out, a.spec_out, oc_report_gpu_spec(base, &rep, &ss, &d) == OC_OK)) != OC_EXIT_OK)
             goto done;
     }
-    FILE *f = oc_cli_open_output(a.report_out);
-    if (!f) {
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, a.report_out)) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
+    FILE *f = f_out.f;
     struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(f, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
+    rc = oc_cli_close_output(&f_out, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
 done:
     free(by_op);
     for (int32_t k = 0; k < n; k++)

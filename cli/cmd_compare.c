@@ -108,16 +108,17 @@ int oc_cmd_compare(int argc, char **argv) {
                             &e[i]);
     if (rc != OC_EXIT_OK)
         goto done;
-    FILE *f = oc_cli_open_output(out_path);
-    if (!f) {
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, out_path)) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
+    FILE *f = f_out.f;
     struct oc_gpu_report gr = {.spec_source = gg.spec_path};
     struct oc_report_spec spec = {
         .version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f, .gpu = gg.gpu ? &gr : NULL};
     struct oc_diag d = {0};
-    rc = oc_cli_close_output(f, out_path, oc_report_compare(e, n, &spec, &d) == OC_OK);
+    rc = oc_cli_close_output(&f_out, out_path, oc_report_compare(e, n, &spec, &d) == OC_OK);
 done:
     for (int32_t i = 0; models && ans && perfs && i < n; i++) {
         oc_perf_free(&perfs[i]);

@@ -236,14 +236,15 @@ int oc_cmd_replay(int argc, char **argv) {
         rep.device = &dev;
         rep.plugin_build = api->build;
     }
-    FILE *f = oc_cli_open_output(out_path);
-    if (!f) {
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, out_path)) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
+    FILE *f = f_out.f;
     struct oc_report_spec spec = {
         .version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(f, out_path, oc_report_replay(an, &rep, &spec, &d) == OC_OK);
+    rc = oc_cli_close_output(&f_out, out_path, oc_report_replay(an, &rep, &spec, &d) == OC_OK);
 done:
     if (a.have_re)
         regfree(&a.re);

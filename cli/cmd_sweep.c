@@ -151,11 +151,12 @@ int oc_cmd_sweep(int argc, char **argv) {
                      a.dims[i].name, a.dims[i].name);
             oc_cli_diag("warning", path, msg);
         }
-    FILE *f = oc_cli_open_output(out_path);
-    if (!f) {
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, out_path)) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
+    FILE *f = f_out.f;
     struct oc_gpu_report gr = {.spec_source = gg.spec_path};
     struct oc_report_spec spec = {.version = 1,
                                   .format = a.format,
@@ -163,7 +164,7 @@ int oc_cmd_sweep(int argc, char **argv) {
                                   .write = oc_cli_write_file,
                                   .write_arg = f,
                                   .gpu = gg.gpu ? &gr : NULL};
-    rc = oc_cli_close_output(f, out_path,
+    rc = oc_cli_close_output(&f_out, out_path,
                              oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d) == OC_OK);
 done:
     free(rows);

@@ -92,17 +92,33 @@ bool oc_cli_close_stdout(void) {
     return ok;
 }
 
-FILE *oc_cli_open_output(const char *path) {
-    FILE *f = path ? fopen(path, "w") : stdout;
-    if (!f)
-        oc_cli_usage_error("%s: cannot open for writing", path);
-    return f;
+bool oc_cli_open_output(struct oc_outfile *o, const char *path) {
+    if (!path) {
+        *o = (struct oc_outfile){stdout, NULL, NULL};
+        return true;
+    }
+    struct oc_diag d = {0};
+    if (oc_outfile_open(o, path, &d) == OC_OK)
+        return true;
+    oc_cli_diag("error", path, d.msg);
+    return false;
 }
 
-int oc_cli_close_output(FILE *f, const char *path, bool ok) {
-    ok = (f == stdout ? oc_cli_close_stdout() : fclose(f) == 0) && ok;
+int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok) {
+    if (o->f == stdout) {
+        ok = oc_cli_close_stdout() && ok;
+        o->f = NULL;
+    } else {
+        ok = oc_outfile_close(o, ok, NULL) == OC_OK && ok;
+    }
     if (ok)
         return OC_EXIT_OK;
     fprintf(stderr, "onnxcost: error: %s: cannot write the report\n", path ? path : "standard output");
     return OC_EXIT_INTERNAL;
+}
+
+void oc_cli_discard_output(struct oc_outfile *o) {
+    if (o->f == stdout)
+        o->f = NULL; /* what was printed stays printed */
+    oc_outfile_close(o, false, NULL);
 }

@@ -295,5 +295,7 @@ int oc_cli_listing(int argc, char **argv, const char *name, const char *usage,
         return rc;
     struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = stdout};
     struct oc_diag d = {0};
-    return oc_cli_close_output(stdout, NULL, render(&spec, &d) == OC_OK);
+    struct oc_outfile out;
+    oc_cli_open_output(&out, NULL);
+    return oc_cli_close_output(&out, NULL, render(&spec, &d) == OC_OK);
 }
