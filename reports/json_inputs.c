@@ -9,6 +9,7 @@
 #include "../replay/calibrate.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +121,25 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     return true;
 }
 
+/* The numeric keys of a spec file besides the peaks, each with its range
+ * (docs/GPUS.md): a value outside it is refused with the range in words. */
+static const struct {
+    const char *key;
+    double lo, hi;
+    bool whole;
+    const char *range;
+} oc_spec_numbers[] = {
+    {"memory_gib", 0, 1048576, false, "GiB from 0 to 1,048,576"},
+    {"bandwidth_gbs", 0, 1e6, false, "GB/s from 0 to 1,000,000"},
+    {"l2_mib", 0, 1048576, false, "MiB from 0 to 1,048,576"},
+    {"sms", 0, 1e6, true, "a whole number from 0 to 1,000,000"},
+    {"boost_mhz", 0, 1e5, true, "a whole number of MHz from 0 to 100,000"},
+    {"link_gbs", 0, 1e6, false, "GB/s from 0 to 1,000,000"},
+};
+#define OC_SPEC_PEAK_RANGE "TFLOP/s from 0 to 1,000,000"
+#define OC_SPEC_NAME_MAX 96 /* bytes of "name" and "link": a report header line, not a document */
+
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
-    static const char *const other[] = {"name", "memory_gib", "bandwidth_gbs", "l2_mib", "sms", "boost_mhz", "link_gbs", "link",
-                                        "efficiency", "calibration"};
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     memset(g, 0, sizeof *g);
@@ -134,11 +151,6 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     const char *key;
     json_t *val;
     json_object_foreach(j, key, val) {
-        bool known = false;
-        known |= oc_spec_unit(key) >= 0;
-        for (size_t k = 0; k < sizeof other / sizeof other[0]; k++)
-            known |= strcmp(key, other[k]) == 0;
-        bool is_str = strcmp(key, "name") == 0 || strcmp(key, "link") == 0;
         if (strcmp(key, "calibration") == 0) /* where the factors came from: informational */
             continue;
         if (strcmp(key, "efficiency") == 0) {
@@ -148,10 +160,30 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
             }
             continue;
         }
-        if (!known || (is_str ? !json_is_string(val) : !json_is_number(val) || json_number_value(val) < 0 ||
-                                                            json_number_value(val) > 1e9)) {
-            snprintf(err, esize, "bad key '%s' (%s)", key, known ? (is_str ? "a string expected" : "a number >= 0 expected")
-                                                                 : "unknown key; see docs/GPUS.md");
+        const char *why = NULL;
+        if (strcmp(key, "name") == 0 || strcmp(key, "link") == 0) {
+            why = !json_is_string(val)                              ? "a string expected"
+                  : strlen(json_string_value(val)) > OC_SPEC_NAME_MAX ? "at most 96 bytes expected"
+                                                                      : NULL;
+        } else {
+            const char *range = oc_spec_unit(key) >= 0 ? OC_SPEC_PEAK_RANGE : NULL;
+            double lo = 0, hi = 1e6, x = json_number_value(val);
+            bool whole = false;
+            for (size_t k = 0; !range && k < sizeof oc_spec_numbers / sizeof oc_spec_numbers[0]; k++)
+                if (strcmp(key, oc_spec_numbers[k].key) == 0) {
+                    range = oc_spec_numbers[k].range;
+                    lo = oc_spec_numbers[k].lo;
+                    hi = oc_spec_numbers[k].hi;
+                    whole = oc_spec_numbers[k].whole;
+                }
+            if (!range)
+                why = "unknown key; see docs/GPUS.md";
+            else if (!json_is_number(val) || !(x >= lo && x <= hi) || (whole && x != floor(x)))
+                why = range;
+        }
+        if (why) {
+            snprintf(err, esize, "bad key '%s' (%s%s)", key, why,
+                     strchr(why, ';') || strstr(why, "expected") ? "" : " expected");
             json_decref(j);
             return false;
         }

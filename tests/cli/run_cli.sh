@@ -245,7 +245,14 @@ expect gpu_spec_short 2 "$E $tmp/gpu1.json: needs \"name\", and \"fp32\", \"memo
 echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "tflops": 3}' >"$tmp/gpu2.json"
 expect gpu_spec_key 2 "$E $tmp/gpu2.json: bad key 'tflops' (unknown key; see docs/GPUS.md)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu2.json"
 echo '{"name": "x", "fp32": "fast", "memory_gib": 1, "bandwidth_gbs": 1}' >"$tmp/gpu3.json"
-expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (a number >= 0 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
+expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (TFLOP/s from 0 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
+# each key within its range, said in the refusal (1e300 GiB is a number >= 0, yet no device)
+echo '{"name": "x", "fp32": 1, "memory_gib": 1e300, "bandwidth_gbs": 1}' >"$tmp/gpu4.json"
+expect gpu_spec_range 2 "$E $tmp/gpu4.json: bad key 'memory_gib' (GiB from 0 to 1,048,576 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu4.json"
+echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "sms": 1.5}' >"$tmp/gpu5.json"
+expect gpu_spec_whole 2 "$E $tmp/gpu5.json: bad key 'sms' (a whole number from 0 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu5.json"
+printf '{"name": "%0200d", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1}' 0 >"$tmp/gpu6.json"
+expect gpu_spec_name 2 "$E $tmp/gpu6.json: bad key 'name' (at most 96 bytes expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu6.json"
 expect gpu_eff 2 "$E --efficiency takes a fraction 0 < X <= 1, got '0'" -- "$fx/mnist/examples_net.onnx" --gpu t4 --efficiency 0
 expect gpu_math 2 "$E --math takes auto, fp32, tf32 or fp16, got 'int3'" -- "$fx/mnist/examples_net.onnx" --gpu t4 --math int3
 # the seed-003 question on the MNIST net: the table has the roofline columns
