@@ -76,9 +76,26 @@ static char *oc_rp_dup(const char *s) {
     return d;
 }
 
-static double oc_rp_num(const json_t *o, const char *key) {
+/* A count the replay writes (an estimate, a byte or FLOP counter): a number
+ * from 0 to INT64_MAX, where the writer clamps; absent is 0 unless required
+ * (of the estimate, only "flops" is: hand-written results give no more).
+ * false with what is wrong in why. */
+static bool oc_rp_count(const json_t *o, const char *key, bool required, double *out, const char **why) {
     const json_t *v = json_object_get(o, key);
-    return json_is_number(v) ? json_number_value(v) : 0.0;
+    *out = 0;
+    if (!v && !required)
+        return true;
+    if (!json_is_number(v)) {
+        *why = v ? "is not a number" : "is missing";
+        return false;
+    }
+    double x = json_number_value(v);
+    if (!(x >= 0 && x <= 9.223372036854775807e18)) {
+        *why = "is not a count from 0 to 2^63-1";
+        return false;
+    }
+    *out = x;
+    return true;
 }
 
 void oc_rp_file_free(struct oc_rp_file *f) {
@@ -97,6 +114,9 @@ void oc_rp_file_free(struct oc_rp_file *f) {
 }
 
 const char *const oc_rp_math_names[3] = {"fp32", "tf32", "fp16"};
+
+/* the statuses a replay writes (reports/replay.c) */
+static const char *const oc_rp_status_names[] = {"measured", "alias", "skipped", "failed"};
 
 /* "f32" -> 1: the names oc_dtype_name writes; 0 for none or unknown */
 static int32_t oc_rp_dtype_code(const char *name) {
@@ -133,11 +153,18 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
     out->path = oc_rp_dup(path);
     out->device = oc_rp_dup(json_string_value(json_object_get(dev, "name")));
     out->model = oc_rp_dup(json_string_value(json_object_get(root, "model")));
-    out->math = OC_RP_MATH_FP32;
-    const char *math = json_string_value(json_object_get(json_object_get(root, "options"), "math"));
+    out->math = -1;
+    const json_t *jmath = json_object_get(json_object_get(root, "options"), "math");
+    const char *math = json_string_value(jmath);
     for (int32_t k = 0; math && k < 3; k++)
         if (strcmp(math, oc_rp_math_names[k]) == 0)
             out->math = k;
+    if (!jmath) /* a result without options: the replay's default */
+        out->math = OC_RP_MATH_FP32;
+    if (out->math < 0) {
+        st = oc_diag_set(d, OC_ERR_PARSE, "options.math is not \"fp32\", \"tf32\" or \"fp16\"");
+        goto done;
+    }
     out->nodes = calloc(n ? n : 1, sizeof *out->nodes);
     if (!out->path || !out->device || !out->model || !out->nodes) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
@@ -159,22 +186,64 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
             st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
             goto done;
         }
-        const json_t *est = json_object_get(o, "estimate");
-        fn->est_flops = oc_rp_num(est, "flops");
-        fn->est_macs = oc_rp_num(est, "macs");
-        fn->est_bytes = oc_rp_num(est, "bytes_read") + oc_rp_num(est, "bytes_written");
-        fn->dtype = oc_rp_dtype_code(json_string_value(json_object_get(est, "dtype")));
+        /* every field a reader uses, checked: a record that cannot be used is
+           an error naming the node, never a node dropped without a word */
+        const char *field = NULL, *why = NULL;
+        const json_t *est = json_object_get(o, "estimate"), *jdt = json_object_get(est, "dtype");
+        double rd = 0, wr = 0, dr = 0, dw = 0;
+        bool known_status = false;
+        for (size_t k = 0; k < sizeof oc_rp_status_names / sizeof oc_rp_status_names[0]; k++)
+            known_status |= strcmp(fn->status, oc_rp_status_names[k]) == 0;
         fn->measured = strcmp(fn->status, "measured") == 0;
-        fn->overhead = json_is_true(json_object_get(o, "replay_overhead"));
-        fn->kernels = (int32_t)json_integer_value(json_object_get(o, "kernels_per_rep"));
-        const json_t *tm = json_object_get(o, "time_ns");
-        fn->time_ns = oc_rp_num(tm, "median");
-        const json_t *ct = json_object_get(o, "counters");
-        if (json_is_object(ct)) {
-            fn->has_counters = true;
-            fn->flops = oc_rp_num(ct, "flops");
-            fn->dram_bytes = oc_rp_num(ct, "dram_read_bytes") + oc_rp_num(ct, "dram_write_bytes");
+        if (!known_status) {
+            field = "status", why = "is not measured, alias, skipped or failed";
+        } else if (!json_is_object(est)) {
+            field = "estimate", why = "is missing";
+        } else if (!oc_rp_count(est, "flops", true, &fn->est_flops, &why)) {
+            field = "estimate.flops";
+        } else if (!oc_rp_count(est, "macs", false, &fn->est_macs, &why)) {
+            field = "estimate.macs";
+        } else if (!oc_rp_count(est, "bytes_read", false, &rd, &why)) {
+            field = "estimate.bytes_read";
+        } else if (!oc_rp_count(est, "bytes_written", false, &wr, &why)) {
+            field = "estimate.bytes_written";
+        } else if (jdt && !json_is_null(jdt) && !oc_rp_dtype_code(json_string_value(jdt))) {
+            field = "estimate.dtype", why = "is not a dtype name (f32, f16, bf16, ...)";
         }
+        fn->est_bytes = rd + wr;
+        fn->dtype = oc_rp_dtype_code(json_string_value(jdt));
+        const json_t *tm = json_object_get(o, "time_ns"), *med = json_object_get(tm, "median");
+        const json_t *kern = json_object_get(o, "kernels_per_rep"), *ovh = json_object_get(o, "replay_overhead");
+        if (!field && fn->measured) {
+            if (!json_is_number(med))
+                field = "time_ns.median", why = med ? "is not a number" : "is missing";
+            else if (!(json_number_value(med) > 0 && json_number_value(med) < 1e15))
+                field = "time_ns.median", why = "is not a time from 0 to 1e15 ns (a measured node took some time)";
+            else if (kern && (!json_is_integer(kern) || json_integer_value(kern) < 0 || json_integer_value(kern) > INT32_MAX))
+                field = "kernels_per_rep", why = "is not a whole number from 0 to 2^31-1";
+            else if (ovh && !json_is_boolean(ovh))
+                field = "replay_overhead", why = "is not true or false";
+        }
+        const json_t *ct = json_object_get(o, "counters");
+        if (!field && ct && !json_is_null(ct)) {
+            if (!json_is_object(ct))
+                field = "counters", why = "is not an object";
+            else if (!oc_rp_count(ct, "flops", false, &fn->flops, &why))
+                field = "counters.flops";
+            else if (!oc_rp_count(ct, "dram_read_bytes", false, &dr, &why))
+                field = "counters.dram_read_bytes";
+            else if (!oc_rp_count(ct, "dram_write_bytes", false, &dw, &why))
+                field = "counters.dram_write_bytes";
+            fn->has_counters = true;
+            fn->dram_bytes = dr + dw;
+        }
+        if (field) {
+            st = oc_diag_set(d, OC_ERR_PARSE, "node %zu '%.200s' (%.64s): %s %s", i, fn->name, fn->op, field, why);
+            goto done;
+        }
+        fn->time_ns = fn->measured ? json_number_value(med) : 0;
+        fn->kernels = fn->measured ? (int32_t)json_integer_value(kern) : 0;
+        fn->overhead = json_is_true(ovh);
     }
 done:
     json_decref(root);

@@ -249,6 +249,69 @@ run("calibrate", empty, rc=2, err_is=f"onnxcost: warning: {empty}: no measured n
     f"nothing to compare\nonnxcost: error: {empty}: no measured node to fit on (was it replayed with a GPU?)")
 run("calibrate", fit, "-o", os.path.join(tmp, "no", "such", "dir.json"), rc=3)
 
+# bad records: one line naming the file, the node and the field, exit 2, and
+# no spec written; nothing is dropped silently (each case broke node n0 of a
+# good file, which calibrate used to fit on with a dropped or absurd point)
+def doctored(tag, change):
+    with open(fit) as f:
+        doc = json.load(f)
+    change(doc, doc["nodes"][0])
+    path = os.path.join(tmp, f"bad_{tag}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def set_time(v):
+    def f(doc, n):
+        n["time_ns"]["median"] = v
+    return f
+
+
+def set_est(key, v):
+    def f(doc, n):
+        n["estimate"][key] = v
+    return f
+
+
+def drop_time(doc, n):
+    del n["time_ns"]
+
+
+def set_key(key, v):
+    def f(doc, n):
+        n[key] = v
+    return f
+
+
+def set_math(doc, n):
+    doc["options"]["math"] = "int4"
+
+
+N0 = "node 0 'n0' (MatMul)"
+bad_records = [
+    ("neg_time", set_time(-5.0), f"{N0}: time_ns.median is not a time from 0 to 1e15 ns (a measured node took some time)"),
+    ("zero_time", set_time(0), f"{N0}: time_ns.median is not a time from 0 to 1e15 ns (a measured node took some time)"),
+    ("str_time", set_time("fast"), f"{N0}: time_ns.median is not a number"),
+    ("no_time", drop_time, f"{N0}: time_ns.median is missing"),
+    ("neg_flops", set_est("flops", -1), f"{N0}: estimate.flops is not a count from 0 to 2^63-1"),
+    ("huge_flops", set_est("flops", 1e300), f"{N0}: estimate.flops is not a count from 0 to 2^63-1"),
+    ("neg_bytes", set_est("bytes_read", -4096), f"{N0}: estimate.bytes_read is not a count from 0 to 2^63-1"),
+    ("bad_dtype", set_est("dtype", "f33"), f"{N0}: estimate.dtype is not a dtype name (f32, f16, bf16, ...)"),
+    ("neg_kernels", set_key("kernels_per_rep", -3), f"{N0}: kernels_per_rep is not a whole number from 0 to 2^31-1"),
+    ("bad_status", set_key("status", "timed"), f"{N0}: status is not measured, alias, skipped or failed"),
+    ("no_estimate", set_key("estimate", None), f"{N0}: estimate is missing"),
+]
+for tag, change, msg in bad_records:
+    path = doctored(tag, change)
+    spec = os.path.join(tmp, f"spec_{tag}.json")
+    run("calibrate", path, "-o", spec, rc=2, err_is=f"onnxcost: error: {path}: {msg}")
+    run("calibrate", fit, "--check", path, rc=2, err_is=f"onnxcost: error: {path}: {msg}")
+    if os.path.exists(spec):
+        fails.append(f"{tag}: a spec was written from a bad record")
+path = doctored("math", set_math)
+run("calibrate", path, rc=2, err_is=f"onnxcost: error: {path}: options.math is not \"fp32\", \"tf32\" or \"fp16\"")
+
 if fails:
     print("\n".join("FAIL " + f for f in fails))
     sys.exit(1)
