@@ -491,12 +491,22 @@ uint64_t oc_fit_need_inference(const struct oc_analysis *an) {
     return s < w ? UINT64_MAX : s;
 }
 
-uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt) {
-    if (!training)
-        return oc_fit_need_inference(an);
-    struct oc_training tr;
-    oc_training_estimate(an, opt, 0, &tr);
-    return tr.total_bytes;
+uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, bool *exact) {
+    bool ex = oc_totals_exact(&an->totals) && an->totals.peak_complete;
+    uint64_t need = oc_fit_need_inference(an);
+    if (training) {
+        struct oc_training tr;
+        oc_training_estimate(an, opt, 0, &tr);
+        need = tr.total_bytes;
+        ex = ex && tr.complete;
+    }
+    if (exact)
+        *exact = ex;
+    return need;
+}
+
+enum oc_fit_verdict oc_fit_verdict(uint64_t need, bool need_exact, uint64_t usable) {
+    return need > usable ? OC_FIT_NO : need_exact ? OC_FIT_YES : OC_FIT_MAYBE;
 }
 
 /* Need at one batch size; *work is the analysis the probes share (built by
@@ -510,7 +520,7 @@ static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_ana
     if (st == OC_OK)
         st = oc_analysis_rerun(*work, &o, d);
     if (st == OC_OK)
-        *need = oc_fit_need(*work, training, opt);
+        *need = oc_fit_need(*work, training, opt, NULL);
     return st;
 }
 
@@ -576,7 +586,7 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
                               enum oc_optimizer opt, uint64_t reserve, struct oc_fit *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     out->training = training;
-    out->need = oc_fit_need(an, training, opt);
+    out->need = oc_fit_need(an, training, opt, &out->need_exact);
     out->reserve = reserve;
     out->usable = oc_gpu_usable(gpu, reserve);
     return oc_fit_max_batch(m, opts, training, opt, out->usable, &out->max_batch, &out->max_batch_capped, d);

@@ -215,8 +215,15 @@ void oc_pipeline_free(struct oc_pipeline *pl);
  * (float parameters and quantized weights alike) + peak activations
  * (liveness); training = training.h's total. */
 uint64_t oc_fit_need_inference(const struct oc_analysis *an);
-/* The memory a binding needs: training (with optimizer opt) or inference. */
-uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt);
+/* The memory a binding needs: training (with optimizer opt) or inference;
+ * *exact (may be NULL) false when it is a lower bound (nodes without a
+ * cost, tensors of unknown size: oc_totals_exact, the peak's completeness,
+ * the training estimate's). */
+uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, bool *exact);
+/* Whether a need fits in usable bytes: a need that is a lower bound proves
+ * only that it does not fit. */
+enum oc_fit_verdict { OC_FIT_NO, OC_FIT_YES, OC_FIT_MAYBE };
+enum oc_fit_verdict oc_fit_verdict(uint64_t need, bool need_exact, uint64_t usable);
 /* Largest --batch (1 .. cap) whose need is <= usable, re-analysing the
  * model per probe (doubling, then bisection; need grows with the batch).
  * *max_batch = 0 when batch 1 does not fit, -1 when the need does not
@@ -230,6 +237,8 @@ enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyz
 struct oc_fit {
     bool training;          /* the need is a training step's (--optimizer)   */
     uint64_t need;          /* bytes at the analyzed binding                 */
+    bool need_exact;        /* false: need is a lower bound, so "fits" is a
+                               maybe and max_batch an upper bound            */
     uint64_t reserve;       /* kept back for the CUDA context and workspaces */
     uint64_t usable;        /* device memory - reserve                       */
     int64_t max_batch;      /* largest --batch that fits; 0 none; -1 unknown

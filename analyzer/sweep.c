@@ -12,10 +12,11 @@ static enum oc_status oc_sweep_predict(const struct oc_analysis *an, const struc
     struct oc_perf p;
     if (oc_perf_estimate(an, gpu->gpu, &gpu->opts, &p) != OC_OK)
         return OC_ERR_NOMEM;
-    *out = (struct oc_sweep_perf){p.time, p.samples_per_s, p.tokens_per_s, p.n_unknown, 0, false};
+    *out = (struct oc_sweep_perf){p.time, p.samples_per_s, p.tokens_per_s, p.n_unknown, 0, OC_FIT_NO};
     if (gpu->fit) {
-        out->need = oc_fit_need_inference(an);
-        out->fits = out->need <= gpu->usable;
+        bool exact;
+        out->need = oc_fit_need(an, false, OC_OPT_SGD, &exact);
+        out->fit = oc_fit_verdict(out->need, exact, gpu->usable);
     }
     oc_perf_free(&p);
     return OC_OK;

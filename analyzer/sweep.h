@@ -34,7 +34,7 @@ struct oc_sweep_perf {
     double samples_per_s, tokens_per_s; /* 0 when unknown                  */
     int32_t n_untimed;                 /* nodes without a cost             */
     uint64_t need;                     /* with fit: inference memory       */
-    bool fits;
+    enum oc_fit_verdict fit;           /* with fit: need against usable    */
 };
 struct oc_sweep_row {
     int64_t values[OC_SWEEP_MAX_DIMS]; /* the binding of each swept dim   */

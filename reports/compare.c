@@ -78,10 +78,14 @@ static double oc_cmp_num(const struct oc_cmp_value *v, int c) {
     return oc_cmp_cols[c].kind == OC_CMP_MS || oc_cmp_cols[c].kind == OC_CMP_RATE ? v->x : (double)v->u;
 }
 
-/* The mark of a bound, "" when column c of a model is exact: totals of
- * an incomplete analysis (oc_totals_exact) are lower bounds, so its time
- * is one too, and its throughput and largest batch upper bounds. */
-static const char *oc_cmp_bound(const struct oc_compare_entry *e, int c, bool md) {
+/* What a value is: exact, a lower bound, an upper bound, or neither
+ * (both: a capped search over lower-bound needs). */
+enum oc_cmp_bound { OC_CMP_EXACT, OC_CMP_LOWER, OC_CMP_UPPER, OC_CMP_UNKNOWN };
+
+/* Column c of a model: totals of an incomplete analysis (oc_totals_exact)
+ * are lower bounds, so its time is one too, and its throughput and largest
+ * batch upper bounds. */
+static enum oc_cmp_bound oc_cmp_bound_of(const struct oc_compare_entry *e, int c) {
     const struct oc_totals *t = &e->an->totals;
     bool saturated = (t->flags & OC_COST_OVERFLOW) != 0, exact = oc_totals_exact(t);
     bool lower = false, upper = false;
@@ -101,14 +105,46 @@ static const char *oc_cmp_bound(const struct oc_compare_entry *e, int c, bool md
         break;
     case OC_CMP_MAX_BATCH:
         lower = e->fit && e->fit->max_batch_capped;
-        upper = !exact || !t->peak_complete;
+        upper = e->fit && !e->fit->need_exact;
         break;
     default:
         lower = !exact;
     }
-    if (lower && upper)
-        return "~ ";
-    return lower ? (md ? "≥ " : ">= ") : upper ? (md ? "≤ " : "<= ") : "";
+    return lower && upper ? OC_CMP_UNKNOWN : lower ? OC_CMP_LOWER : upper ? OC_CMP_UPPER : OC_CMP_EXACT;
+}
+
+static const char *oc_cmp_mark(enum oc_cmp_bound k, bool md) {
+    return k == OC_CMP_UNKNOWN ? "~ " : k == OC_CMP_LOWER ? (md ? "≥ " : ">= ") : k == OC_CMP_UPPER ? (md ? "≤ " : "<= ") : "";
+}
+
+static const char *oc_cmp_bound(const struct oc_compare_entry *e, int c, bool md) {
+    return oc_cmp_mark(oc_cmp_bound_of(e, c), md);
+}
+
+/* What v / v0 is, from what each is: a lower bound over an exact value or an
+ * upper bound is a lower bound, and so on; two bounds of one kind say
+ * nothing of the ratio. */
+static enum oc_cmp_bound oc_cmp_ratio_bound(enum oc_cmp_bound v, enum oc_cmp_bound v0) {
+    if (v == OC_CMP_UNKNOWN || v0 == OC_CMP_UNKNOWN || (v != OC_CMP_EXACT && v == v0))
+        return OC_CMP_UNKNOWN;
+    if (v == OC_CMP_LOWER || v0 == OC_CMP_UPPER)
+        return OC_CMP_LOWER;
+    return v == OC_CMP_UPPER || v0 == OC_CMP_LOWER ? OC_CMP_UPPER : OC_CMP_EXACT;
+}
+
+/* Whether a bound of model e in column c leaves room to beat x: a lower
+ * bound below it where smaller wins, an upper bound above it where larger
+ * wins, and a value known to be neither always. */
+static bool oc_cmp_may_beat(const struct oc_compare_entry *e, int c, double x) {
+    struct oc_cmp_value v = oc_cmp_value(e, c);
+    enum oc_cmp_bound k = oc_cmp_bound_of(e, c);
+    if (!v.known || k == OC_CMP_EXACT)
+        return false;
+    if (k == OC_CMP_UNKNOWN)
+        return true;
+    if (oc_cmp_cols[c].larger_better)
+        return k == OC_CMP_LOWER || oc_cmp_num(&v, c) > x;
+    return k == OC_CMP_UPPER || oc_cmp_num(&v, c) < x;
 }
 
 /* The columns a comparison shows, in order; returns how many. */
@@ -139,9 +175,14 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
                 continue; /* under "gpu" */
             struct oc_cmp_value v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
             char key[64];
+            enum oc_cmp_bound rb = oc_cmp_ratio_bound(oc_cmp_bound_of(&e[i], c), oc_cmp_bound_of(&e[0], c));
             json_object_set_new(o, oc_cmp_cols[c].key, json_integer((json_int_t)v.u));
             snprintf(key, sizeof key, "%s_ratio", oc_cmp_cols[c].key);
-            json_object_set_new(o, key, v0.u ? json_real((double)v.u / (double)v0.u) : json_null());
+            json_object_set_new(o, key, v0.u && rb != OC_CMP_UNKNOWN ? json_real((double)v.u / (double)v0.u) : json_null());
+            if (rb == OC_CMP_LOWER || rb == OC_CMP_UPPER) { /* the ratio of a bound is a bound */
+                snprintf(key, sizeof key, "%s_ratio_bound", oc_cmp_cols[c].key);
+                json_object_set_new(o, key, json_string(rb == OC_CMP_LOWER ? "lower" : "upper"));
+            }
         }
         /* false: macs, flops and memory are lower bounds (nodes without a cost) */
         json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&e[i].an->totals)));
@@ -157,7 +198,8 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
             if (e[i].fit) {
                 const struct oc_fit *f = e[i].fit;
                 json_object_set_new(g, "need_bytes", json_integer((json_int_t)f->need));
-                json_object_set_new(g, "fits", json_boolean(f->need <= f->usable));
+                json_object_set_new(g, "fits", oc_fit_json(oc_fit_verdict(f->need, f->need_exact, f->usable)));
+                json_object_set_new(g, "need_exact", json_boolean(f->need_exact));
                 json_object_set_new(g, "max_batch", f->max_batch >= 0 ? json_integer(f->max_batch) : json_null());
                 json_object_set_new(g, "max_batch_capped", json_boolean(f->max_batch_capped));
             }
@@ -196,6 +238,9 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             if (!best[k].known || better)
                 best[k] = v;
         }
+        for (int32_t i = 0; best[k].known && i < n; i++)
+            if (oc_cmp_may_beat(&e[i], c, oc_cmp_num(&best[k], c)))
+                best[k].known = false;
     }
     struct oc_sbuf b = {0};
     if (spec->format == OC_FORMAT_JSON) {
@@ -252,15 +297,18 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             const char *lb = oc_cmp_bound(&e[i], c, md);
             bool is_best = !*lb && best[k].known && oc_cmp_num(&v, c) == oc_cmp_num(&best[k], c) && v.u == best[k].u;
             double x0 = oc_cmp_num(&v0, c);
+            enum oc_cmp_bound rb = oc_cmp_ratio_bound(oc_cmp_bound_of(&e[i], c), oc_cmp_bound_of(&e[0], c));
             if (i == 0 || !v0.known || x0 == 0)
                 oc_table_cell(&t, "%s%s%s", lb, num, is_best && n > 1 ? " *" : "");
+            else if (rb == OC_CMP_UNKNOWN) /* two lower bounds: no ratio */
+                oc_table_cell(&t, "%s%s (?x)%s", lb, num, is_best ? " *" : "");
             else
-                oc_table_cell(&t, "%s%s (%.2fx)%s", lb, num, oc_cmp_num(&v, c) / x0, is_best ? " *" : "");
+                oc_table_cell(&t, "%s%s (%s%.2fx)%s", lb, num, oc_cmp_mark(rb, md), oc_cmp_num(&v, c) / x0,
+                              is_best ? " *" : "");
         }
         if (e[0].fit) {
             const struct oc_fit *f = e[i].fit;
-            const struct oc_totals *tt = &e[i].an->totals;
-            oc_table_cell(&t, "%s", !f ? "" : oc_fit_word(f->need, f->usable, oc_totals_exact(tt) && tt->peak_complete));
+            oc_table_cell(&t, "%s", !f ? "" : oc_fit_word(oc_fit_verdict(f->need, f->need_exact, f->usable)));
         }
         if (csv)
             oc_table_cell(&t, "%s", oc_totals_exact(&e[i].an->totals) ? "true" : "false");
@@ -282,6 +330,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "
                                  "to the first model\n"
                                : "* = smallest in its column; (Nx) = ratio to the first model\n");
+    bool any_bound = false;
     for (int32_t i = 0; i < n; i++) {
         const struct oc_totals *tt = &e[i].an->totals;
         if (oc_totals_exact(tt))
@@ -293,7 +342,13 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         oc_fmt_incomplete(&b, tt);
         oc_sbuf_puts(&b, md ? "; its values marked ≥ are lower bounds" : "; its values marked >= are lower bounds");
         oc_sbuf_puts(&b, !e[0].perf ? "\n" : md ? ", ≤ upper bounds\n" : ", <= upper bounds\n");
+        any_bound = true;
     }
+    if (any_bound)
+        oc_sbuf_puts(&b, md ? "\nA ratio marked ≥ or ≤ is a bound, (?x) unknown; no value is marked best while a bound "
+                              "could beat it.\n"
+                            : "A ratio marked >= or <= is a bound, (?x) unknown; no value is marked best while a bound "
+                              "could beat it.\n");
 flush:;
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);

@@ -12,22 +12,30 @@ const char *oc_bound_name(enum oc_bound b) {
     return b == OC_BOUND_MEMORY ? "memory" : b == OC_BOUND_COMPUTE ? "compute" : "-";
 }
 
-const char *oc_fit_word(uint64_t need, uint64_t usable, bool need_exact) {
-    return need > usable ? "no" : need_exact ? "yes" : "maybe";
+const char *oc_fit_word(enum oc_fit_verdict v) {
+    return v == OC_FIT_NO ? "no" : v == OC_FIT_YES ? "yes" : "maybe";
+}
+
+json_t *oc_fit_json(enum oc_fit_verdict v) {
+    return v == OC_FIT_MAYBE ? json_null() : json_boolean(v == OC_FIT_YES);
 }
 
 static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_fit *f,
                             const struct oc_gpu *gpu) {
-    bool fits = f->need <= f->usable;
-    oc_sbuf_printf(b, "Fit (%s): needs %.2f GiB of %.2f GiB usable (%.2f GiB on the device, %.2f GiB reserve): %s\n",
-                   f->training ? "training step" : "inference", oc_gib(f->need), oc_gib(f->usable),
-                   oc_gib(gpu->mem_bytes), oc_gib(f->reserve), fits ? "fits" : "DOES NOT FIT");
+    enum oc_fit_verdict v = oc_fit_verdict(f->need, f->need_exact, f->usable);
+    oc_sbuf_printf(b, "Fit (%s): needs %s%.2f GiB of %.2f GiB usable (%.2f GiB on the device, %.2f GiB reserve): %s\n",
+                   f->training ? "training step" : "inference", f->need_exact ? "" : ">= ", oc_gib(f->need),
+                   oc_gib(f->usable), oc_gib(gpu->mem_bytes), oc_gib(f->reserve),
+                   v == OC_FIT_NO    ? "DOES NOT FIT"
+                   : v == OC_FIT_YES ? "fits"
+                                     : "MAY NOT FIT (the need is a lower bound: nodes without a cost)");
     if (an->totals.peak_node >= 0) {
         char buf[256];
         oc_sbuf_printf(b, "  activation peak at node %s\n", oc_node_label(&an->graph->nodes[an->totals.peak_node], buf, sizeof buf));
     }
-    if (f->max_batch > 0)
-        oc_sbuf_printf(b, "  largest batch that fits: %s%lld\n", f->max_batch_capped ? ">= " : "",
+    if (f->max_batch > 0) /* from needs that are lower bounds: at most this */
+        oc_sbuf_printf(b, "  largest batch that fits: %s%lld\n",
+                       f->max_batch_capped ? (f->need_exact ? ">= " : "~ ") : f->need_exact ? "" : "<= ",
                        (long long)f->max_batch);
     else if (f->max_batch == 0)
         oc_sbuf_puts(b, "  largest batch that fits: none (batch 1 does not fit)\n");
@@ -215,7 +223,8 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
         json_object_set_new(fj, "need_bytes", json_integer((json_int_t)f->need));
         json_object_set_new(fj, "reserve_bytes", json_integer((json_int_t)f->reserve));
         json_object_set_new(fj, "usable_bytes", json_integer((json_int_t)f->usable));
-        json_object_set_new(fj, "fits", json_boolean(f->need <= f->usable));
+        json_object_set_new(fj, "fits", oc_fit_json(oc_fit_verdict(f->need, f->need_exact, f->usable)));
+        json_object_set_new(fj, "need_exact", json_boolean(f->need_exact));
         json_object_set_new(fj, "max_batch", f->max_batch >= 0 ? json_integer(f->max_batch) : json_null());
         json_object_set_new(fj, "max_batch_capped", json_boolean(f->max_batch_capped));
         json_object_set_new(fj, "peak_node", an->totals.peak_node >= 0

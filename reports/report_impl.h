@@ -133,7 +133,10 @@ struct json_t *oc_gpu_json_setup(const struct oc_perf *p);
 struct json_t *oc_gpu_json_fit_setup(const struct oc_fit *f);
 /* "yes" when need fits in usable, "no" when it does not, "maybe" when
  * need is only a lower bound that fits (an incomplete analysis). */
-const char *oc_fit_word(uint64_t need, uint64_t usable, bool need_exact);
+/* "yes", "no" or "maybe" (a need that is a lower bound within the usable
+ * memory); in JSON true, false or null. */
+const char *oc_fit_word(enum oc_fit_verdict v);
+struct json_t *oc_fit_json(enum oc_fit_verdict v);
 struct json_t *oc_gpu_json_node(const struct oc_node_perf *np);
 const char *oc_bound_name(enum oc_bound b);
 

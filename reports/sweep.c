@@ -94,7 +94,7 @@ static void oc_sweep_table(struct oc_table *t, const struct oc_sweep_row *rows, 
                 oc_table_cell(t, "%llu", (unsigned long long)p->need);
             else
                 oc_table_cell(t, "%s%.2f", need_exact ? "" : ">= ", oc_mib(p->need));
-            oc_table_cell(t, "%s", oc_fit_word(p->need, gpu->usable, need_exact));
+            oc_table_cell(t, "%s", oc_fit_word(p->fit));
         }
     complete:
         if (csv)
@@ -158,7 +158,7 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
                 json_object_set_new(g, "nodes_not_timed", json_integer(p->n_untimed));
                 if (gpu->fit) {
                     json_object_set_new(g, "need_bytes", json_integer((json_int_t)p->need));
-                    json_object_set_new(g, "fits", json_boolean(p->fits));
+                    json_object_set_new(g, "fits", oc_fit_json(p->fit)); /* null: maybe */
                 }
                 json_object_set_new(o, "gpu", g);
             }
