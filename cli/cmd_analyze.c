@@ -304,9 +304,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_training training;
     if (train)
         oc_training_estimate(an, tr.optimizer, a.samples, &training);
-    struct oc_data_parallel dp;
+    struct oc_data_parallel dp, step;
     struct oc_fit fitr = {0};
-    struct oc_gpu_report gr = {&perf, NULL, NULL, a.balance, NULL, gg.spec_path};
+    struct oc_gpu_report gr = {&perf, NULL, NULL, a.balance, NULL, gg.spec_path, NULL};
     if (gpu) {
         st = oc_perf_estimate(an, gpu, &popts, &perf);
         if (st == OC_OK && a.n_stages)
@@ -318,6 +318,10 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (a.n_gpus) {
             oc_data_parallel(&perf, an, &training, (int32_t)a.n_gpus, &dp);
             gr.dp = &dp;
+        }
+        if (train && st == OC_OK) { /* what a user training reads first: the step, not the forward pass */
+            oc_data_parallel(&perf, an, &training, 1, &step);
+            gr.train_step = &step;
         }
         if (a.n_stages)
             gr.pipeline = &pipe;

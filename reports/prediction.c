@@ -82,9 +82,20 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
     const struct oc_gpu *gpu = p->gpu;
     const struct oc_perf_opts *o = &p->opts;
     oc_gpu_text_header(b, p, gr->spec_source);
-    oc_sbuf_printf(b, "  Latency (ms): %.3f over %d kernels (%d compute-bound, %d memory-bound; %.1f %% of the time "
+    const char *lb = p->n_unknown ? ">= " : "", *ub = p->n_unknown ? "<= " : "";
+    if (gr->train_step && spec->training) {
+        const struct oc_data_parallel *s = gr->train_step;
+        oc_sbuf_printf(b, "  Training step (ms, %s): %s%.3f = forward %.3f + backward %.3f + update %.3f\n",
+                       oc_optimizer_name(spec->training->optimizer), lb, s->step1 * 1e3, s->forward * 1e3,
+                       s->backward * 1e3, s->update * 1e3);
+        if (p->samples_per_s > 0 && s->step1 > 0)
+            oc_sbuf_printf(b, "  Training throughput: %s%.1f samples/s at batch %lld\n", ub,
+                           (double)p->batch / s->step1, (long long)p->batch);
+        oc_sbuf_puts(b, "  Inference (the forward pass alone):\n");
+    }
+    oc_sbuf_printf(b, "  Latency (ms): %s%.3f over %d kernels (%d compute-bound, %d memory-bound; %.1f %% of the time "
                       "memory-bound, %.3f ms launch overhead)\n",
-                   p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
+                   lb, p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
                    p->time > 0 ? 100.0 * p->time_memory / p->time : 0.0, p->launch_time * 1e3);
     if (p->n_unknown)
         oc_sbuf_printf(b, "  (%d nodes without a cost are not timed: a lower bound)\n", p->n_unknown);
@@ -97,9 +108,11 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
         oc_sbuf_puts(b, ": bind the dims with --dim/--batch for real sizes)\n");
     }
     if (p->samples_per_s > 0)
-        oc_sbuf_printf(b, "  Throughput: %.1f samples/s at batch %lld\n", p->samples_per_s, (long long)p->batch);
+        oc_sbuf_printf(b, "  Throughput: %s%.1f samples/s at batch %lld%s\n", ub, p->samples_per_s, (long long)p->batch,
+                       gr->train_step ? " (inference)" : "");
     if (p->tokens_per_s > 0)
-        oc_sbuf_printf(b, "  Throughput: %.0f tokens/s (%lld tokens per pass)\n", p->tokens_per_s, (long long)p->tokens);
+        oc_sbuf_printf(b, "  Throughput: %s%.0f tokens/s (%lld tokens per pass)%s\n", ub, p->tokens_per_s,
+                       (long long)p->tokens, gr->train_step ? " (inference)" : "");
     if (gr->fit)
         oc_gpu_text_fit(b, an, gr->fit, gpu);
     if (gr->dp) {
@@ -216,6 +229,19 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     json_object_set_new(o, "untimed_nodes", json_integer(p->n_unknown));
     json_object_set_new(o, "samples_per_s", p->samples_per_s > 0 ? json_real(p->samples_per_s) : json_null());
     json_object_set_new(o, "tokens_per_s", p->tokens_per_s > 0 ? json_real(p->tokens_per_s) : json_null());
+    if (gr->train_step && spec->training) { /* the step of --optimizer on one GPU; the above is inference */
+        const struct oc_data_parallel *s = gr->train_step;
+        json_t *tj = json_object();
+        json_object_set_new(tj, "optimizer", json_string(oc_optimizer_name(spec->training->optimizer)));
+        json_object_set_new(tj, "step_s", json_real(s->step1));
+        json_object_set_new(tj, "forward_s", json_real(s->forward));
+        json_object_set_new(tj, "backward_s", json_real(s->backward));
+        json_object_set_new(tj, "update_s", json_real(s->update));
+        json_object_set_new(tj, "samples_per_s", p->samples_per_s > 0 && s->step1 > 0
+                                                     ? json_real((double)p->batch / s->step1)
+                                                     : json_null());
+        json_object_set_new(o, "training_step", tj);
+    }
     if (gr->fit) {
         const struct oc_fit *f = gr->fit;
         json_t *fj = json_object();

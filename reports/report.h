@@ -99,6 +99,8 @@ struct oc_gpu_report {
     enum oc_balance balance;
     const struct oc_fit *fit;            /* --fit                     */
     const char *spec_source;             /* --gpu-spec file, or NULL  */
+    const struct oc_data_parallel *train_step; /* --optimizer: the training
+                                            step on one GPU, reported first */
 };
 
 struct oc_report_spec {

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (oc_perf_estimate(an, gpu, &po, &perf) == OC_OK) {
             oc_data_parallel(&perf, an, &tr, 4, &dp);
             (void)oc_pipeline_split(&perf, an, 3, OC_BALANCE_TIME, &pl);
-            struct oc_gpu_report gr = {&perf, &dp, &pl, OC_BALANCE_TIME, NULL, NULL};
+            struct oc_gpu_report gr = {&perf, &dp, &pl, OC_BALANCE_TIME, NULL, NULL, NULL};
             for (int f = 0; f < OC_FORMAT_COUNT; f++) {
                 struct oc_report_spec spec = {.version = 1, .format = (enum oc_format)f, .model_path = "fuzz.onnx",
                                               .write = oc_discard, .training = &tr, .gpu = &gr};

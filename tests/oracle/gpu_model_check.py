@@ -112,6 +112,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check("speedup serial", dp["speedup_serial"], 4 * step1 / (step1 + ar))
     check("speedup overlap", dp["speedup_overlap"], 4 * step1 / (latency + max(bwd, ar) + upd))
 
+    # --optimizer with --gpu (no --gpus): the step a user training reads first,
+    # forward + backward + update by hand as above (momentum streams 5 x the
+    # gradient bytes: read w, g, m, write w, m), and its samples/s; the
+    # latency and samples/s stay the forward pass's
+    t = run("--batch", str(N), "--optimizer", "momentum")
+    ts = t["gpu"]["training_step"]
+    upd_m = 5 * grad / (BW * EFF_M) + LAUNCH
+    check("train step optimizer", ts["optimizer"], "momentum")
+    check("train step forward", ts["forward_s"], latency)
+    check("train step backward", ts["backward_s"], bwd)
+    check("train step update", ts["update_s"], upd_m)
+    check("train step", ts["step_s"], latency + bwd + upd_m)
+    check("train samples/s", ts["samples_per_s"], N / (latency + bwd + upd_m))
+    check("inference samples/s beside it", t["gpu"]["samples_per_s"], N / latency)
+    text = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "-q", "--efficiency", str(EFF_C),
+                           "--mem-efficiency", str(EFF_M), "--launch-us", str(LAUNCH * 1e6), "--batch", str(N),
+                           "--optimizer", "momentum"], capture_output=True, text=True).stdout
+    lines = text[text.index("Predicted on"):].splitlines()
+    want = f"  Training step (ms, momentum): {(latency + bwd + upd_m) * 1e3:.3f} = forward {latency * 1e3:.3f}"
+    check("text: the training step first", lines[2].startswith(want), True)
+    check("text: training samples/s second",
+          lines[3] == f"  Training throughput: {N / (latency + bwd + upd_m):.1f} samples/s at batch {N}", True)
+    check("text: inference labelled", any(line.endswith(f"samples/s at batch {N} (inference)") for line in lines), True)
+
     # pipeline, 2 stages by time: the better of the two cuts
     cuts = [((times["fc1"],), times["act"] + times["fc2"], 4 * N * H),
             ((times["fc1"] + times["act"]), times["fc2"], 4 * N * H)]
