@@ -6,6 +6,7 @@
 #include "attr.h"
 #include "dtype.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,39 @@ enum oc_status oc_llm_recognise(const struct oc_analysis *an, struct oc_llm_shap
         out->head_dim = (int32_t)first->dims[last_static].value;
     }
     out->kv_dtype = first->dtype;
+    /* the KV figures from the cache inputs' declared shapes: every dim static
+       but the batch and the past */
+    uint64_t per_token_bits = 0, fixed_bits = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const struct oc_value *v = &g->values[g->inputs[i]];
+        const char *conv;
+        bool fx, grows = false, ok = v->rank >= 0 && oc_dtype_bits(v->dtype) > 0;
+        if (oc_llm_cache_layer(v->name, &conv, &fx) < 0)
+            continue;
+        uint64_t bits = ok ? (uint64_t)oc_dtype_bits(v->dtype) : 0;
+        for (int32_t a = 0; ok && a < v->rank; a++) {
+            const char *sym = oc_llm_sym(v, a);
+            if (oc_llm_same(sym, out->past_dim) && !grows)
+                grows = true;
+            else if (oc_llm_same(sym, out->batch_dim))
+                continue;
+            else
+                ok = v->dims[a].value >= 0 && !oc_mul_u64(bits, (uint64_t)v->dims[a].value, &bits);
+        }
+        if (!ok)
+            return oc_diag_set(d, OC_ERR_USAGE,
+                               "cache input '%s' has a dim other than the batch (%s) and the past (%s) that is not a "
+                               "number: the KV bytes per token cannot be read from it",
+                               v->name, out->batch_dim, out->past_dim);
+        if (grows) {
+            per_token_bits += bits;
+        } else {
+            fixed_bits += bits;
+            out->n_fixed_state++;
+        }
+    }
+    out->kv_bytes_per_token = per_token_bits / 8;
+    out->fixed_state_bytes = fixed_bits / 8;
     const struct oc_value *mask = oc_llm_input(g, "attention_mask");
     const char *total = oc_llm_sym(mask, 1);
     if (total && !oc_llm_same(total, out->new_dim) && !oc_llm_same(total, out->past_dim))
@@ -172,12 +206,19 @@ enum oc_status oc_llm_point(struct oc_analysis *an, const struct oc_llm_shape *s
     out->flops = t->flops;
     out->bytes = t->bytes_read + t->bytes_written < t->bytes_read ? UINT64_MAX : t->bytes_read + t->bytes_written;
     out->exact = oc_totals_exact(t);
+    out->need_exact = out->exact && t->peak_complete;
     out->need_bytes = oc_fit_need_inference(an);
+    out->presents_known = true;
     for (int32_t i = 0; i < g->n_outputs; i++) {
         const struct oc_value *v = &g->values[g->outputs[i]];
         uint64_t n;
-        if (oc_llm_is_present(v->name) && oc_value_bytes(v, &n))
+        if (!oc_llm_is_present(v->name))
+            continue;
+        out->n_presents++;
+        if (oc_value_bytes(v, &n))
             out->kv_bytes += n;
+        else
+            out->presents_known = false;
     }
     if (!gpu)
         return OC_OK;
@@ -299,6 +340,76 @@ static enum oc_status oc_llm_crossover(struct oc_analysis *an, const struct oc_l
     return OC_OK;
 }
 
+static void oc_llm_warn(struct oc_llm_view *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void oc_llm_warn(struct oc_llm_view *v, const char *fmt, ...) {
+    if (v->n_warnings == (int32_t)(sizeof v->warnings / sizeof v->warnings[0]))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->warnings[v->n_warnings++], sizeof v->warnings[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The KV figure is the cache inputs' (recognise). The present outputs are
+ * checked against it at the decode step and 8 tokens further: a cache that
+ * does not grow is refused as a fixed-length one; a present that holds or
+ * grows by other than the inputs declare (a Cast of the cache, a Tile of
+ * heads, presents that copy the pasts) is a warning naming both figures, as
+ * is a header (layers x KV heads x head size x dtype x 2) that is not the
+ * inputs' sum; presents without a size, or none, are said to be unchecked. */
+static enum oc_status oc_llm_presents(struct oc_analysis *an, const struct oc_llm_opts *o, struct oc_llm_view *v,
+                                      struct oc_diag *d) {
+    const struct oc_llm_shape *s = &v->shape;
+    char a[32], b[32];
+    v->kv_bytes_per_token = s->kv_bytes_per_token;
+    uint64_t header = (uint64_t)s->layers * (uint64_t)s->kv_heads * (uint64_t)s->head_dim * 2 *
+                      (uint64_t)oc_dtype_bits(s->kv_dtype) / 8;
+    if (s->kv_heads > 0 && header != s->kv_bytes_per_token)
+        oc_llm_warn(v, "the header's %d layers x %d KV heads x %d x %s x 2 = %llu bytes per token, the cache inputs "
+                       "declare %llu: the figures below use the cache inputs'",
+                    s->layers, s->kv_heads, s->head_dim, oc_dtype_name(s->kv_dtype), (unsigned long long)header,
+                    (unsigned long long)s->kv_bytes_per_token);
+    if (v->decode.n_presents == 0) {
+        oc_llm_warn(v, "no output is named present*: the cache's growth is not checked against the outputs");
+        return OC_OK;
+    }
+    if (!v->decode.presents_known) {
+        oc_llm_warn(v, "the present outputs have no known size (a length taken from data?): the KV figures are "
+                       "the cache inputs', unchecked");
+        return OC_OK;
+    }
+    /* 8 tokens earlier (later for a short context, within the model's positions) */
+    int64_t step = o->context > 8 ? -8 : 8;
+    struct oc_llm_point other;
+    enum oc_status st = oc_llm_point(an, s, o->batch, 1, o->context - 1 + step, NULL, NULL, &other, d);
+    if (st == OC_ERR_NOMEM)
+        return st;
+    if (st != OC_OK || !other.presents_known) {
+        oc_llm_warn(v, "the present outputs could not be sized at a second context: the cache's growth is not "
+                       "checked against them");
+        return OC_OK;
+    }
+    const struct oc_llm_point *lo = step < 0 ? &other : &v->decode, *hi = step < 0 ? &v->decode : &other;
+    if (hi->kv_bytes == lo->kv_bytes)
+        return oc_diag_set(d, OC_ERR_USAGE,
+                           "the present outputs do not grow with the context (%llu bytes at contexts %lld and %lld): "
+                           "a KV cache of fixed length is not modelled yet",
+                           (unsigned long long)hi->kv_bytes, (long long)o->context, (long long)(o->context + step));
+    v->presents_checked = true;
+    v->present_growth = hi->kv_bytes > lo->kv_bytes ? (hi->kv_bytes - lo->kv_bytes) / ((uint64_t)o->batch * 8) : 0;
+    uint64_t want = s->kv_bytes_per_token * (uint64_t)o->batch * (uint64_t)o->context;
+    if (v->present_growth != s->kv_bytes_per_token || v->decode.kv_bytes != want) {
+        snprintf(a, sizeof a, "%llu", (unsigned long long)v->decode.kv_bytes);
+        snprintf(b, sizeof b, "%llu", (unsigned long long)want);
+        oc_llm_warn(v, "the present outputs grow by %llu bytes per token and hold %s bytes at context %lld, batch "
+                       "%lld; the cache inputs declare %llu bytes per token (%s at that context): the figures below "
+                       "use the cache inputs'",
+                    (unsigned long long)v->present_growth, a, (long long)o->context, (long long)o->batch,
+                    (unsigned long long)s->kv_bytes_per_token, b);
+    }
+    return OC_OK;
+}
+
 enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, struct oc_llm_view *v,
                            struct oc_diag *d) {
     memset(v, 0, sizeof *v);
@@ -311,7 +422,9 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     v->weight_bytes = an->totals.initializer_bytes;
     if ((st = oc_llm_point(an, s, o->batch, 1, o->context - 1, o->gpu, &o->perf, &v->decode, d)) != OC_OK)
         return st;
-    v->kv_bytes_per_token = v->decode.kv_bytes / (uint64_t)o->batch / (uint64_t)o->context;
+    v->need_exact = v->decode.need_exact;
+    if ((st = oc_llm_presents(an, o, v, d)) != OC_OK)
+        return st;
     /* the request: the prefill gives the first token, each further token one
        decode step over a past of prompt + k - 1 */
     v->request_seconds = v->prefill.seconds;

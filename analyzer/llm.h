@@ -28,6 +28,13 @@ struct oc_llm_shape {
     const char *new_dim;
     const char *past_dim;
     const char *total_dim;  /* past + new (attention mask), or NULL               */
+    /* The cache as its inputs declare it, the one source of the KV figures:
+       bytes per position of one sequence summed over the cache inputs that
+       grow with the past dim (their static dims x dtype), and the bytes of
+       one sequence's cache inputs that do not (a fixed-size state). */
+    uint64_t kv_bytes_per_token;
+    uint64_t fixed_state_bytes;
+    int32_t n_fixed_state;       /* cache inputs without the past dim          */
 };
 
 /* Reads the cache from a prepared analysis (oc_analysis_prepare). A graph
@@ -40,8 +47,11 @@ struct oc_llm_point {
     uint64_t macs, flops;    /* the analysis' totals                        */
     uint64_t bytes;          /* bytes moved: every node's reads and writes   */
     uint64_t kv_bytes;       /* the present (cache) outputs                  */
+    int32_t n_presents;      /* outputs named present*                       */
+    bool presents_known;     /* every one of them has a known size           */
     uint64_t need_bytes;     /* parameters + liveness peak (docs/MODEL.md)   */
     bool exact;              /* oc_totals_exact: else the counts are lower bounds */
+    bool need_exact;         /* need_bytes too (the liveness peak complete)  */
     bool timed;              /* a GPU was given                              */
     double seconds;          /* predicted                                   */
     enum oc_bound bound;     /* memory when the memory-bound nodes take most of it */
@@ -89,7 +99,17 @@ struct oc_llm_view {
     bool request_exact;
     uint64_t weight_bytes;                      /* every initializer (packed low-bit
                                                    weights, scales, zero points)  */
-    uint64_t kv_bytes_per_token;                /* all layers, one sequence     */
+    uint64_t kv_bytes_per_token;                /* all layers, one sequence: the
+                                                   cache inputs' (shape above)  */
+    uint64_t present_growth;                    /* the present outputs' bytes per
+                                                   new token and sequence, when
+                                                   known (presents_checked)     */
+    bool presents_checked;
+    bool need_exact;                            /* the decode need is exact: else
+                                                   max_batch is an upper bound  */
+    int32_t n_warnings;                         /* where the figures disagree or
+                                                   rest on an assumption        */
+    char warnings[4][384];
     int64_t max_batch;                          /* at `context`; -1 without a GPU,
                                                    0 when batch 1 does not fit  */
     bool max_batch_capped;

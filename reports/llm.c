@@ -71,7 +71,7 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     const struct oc_llm_shape *s = &v->shape;
     char n1[48], n2[48];
     const char *bullet = md ? "- " : "  ";
-    const char *ge = md ? "≥ " : ">= ";
+    const char *ge = md ? "≥ " : ">= ", *le = md ? "≤ " : "<= ";
     oc_sbuf_printf(b, "%sDecoder with a KV cache (%s)\n", md ? "### " : "", s->convention);
     oc_sbuf_printf(b, "%s%d layers, %d KV heads x %d (head size), KV cache %s, weights %d-bit\n", bullet, s->layers,
                    s->kv_heads, s->head_dim, oc_dtype_name(s->kv_dtype), s->weight_bits);
@@ -129,25 +129,41 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     oc_sbuf_puts(b, md ? "\n" : "");
     if (v->prefill.timed) {
         double tok = (double)o->batch * (double)o->generate;
-        oc_sbuf_printf(b, "%sRequest (prompt %lld + generate %lld, batch %lld): %s%.3f ms, %.1f tokens/s\n",
-                       md ? "#### " : "", (long long)o->prompt, (long long)o->generate, (long long)o->batch,
-                       v->request_exact ? "" : ge, v->request_seconds * 1e3,
-                       v->request_seconds > 0 ? tok / v->request_seconds : 0.0);
+        oc_sbuf_printf(b, "%sRequest (prompt %lld + generate %lld, batch %lld): %s%.3f ms, ", md ? "#### " : "",
+                       (long long)o->prompt, (long long)o->generate, (long long)o->batch, v->request_exact ? "" : ge,
+                       v->request_seconds * 1e3);
+        if (v->request_seconds > 0) /* from a lower-bound time: at most this */
+            oc_sbuf_printf(b, "%s%.1f tokens/s\n", v->request_exact ? "" : le, tok / v->request_seconds);
+        else
+            oc_sbuf_puts(b, "tokens/s unknown (no node has a time)\n");
         oc_sbuf_puts(b, md ? "\n" : "");
     }
     oc_sbuf_printf(b, "%sKV cache and memory:\n", md ? "#### " : "");
-    oc_sbuf_printf(b, "%sKV bytes per token (all layers): %s; per request at context %lld: %.2f MiB\n", bullet,
-                   oc_fmt_thousands(v->kv_bytes_per_token, n1, sizeof n1), (long long)o->context,
-                   oc_mib(v->kv_bytes_per_token * (uint64_t)o->context));
+    oc_sbuf_printf(b, "%sKV bytes per token (all layers): %s, from the cache inputs' shapes (%s); per request at "
+                      "context %lld: %.2f MiB\n",
+                   bullet, oc_fmt_thousands(v->kv_bytes_per_token, n1, sizeof n1),
+                   !v->presents_checked ? "the present outputs unchecked"
+                   : v->present_growth == v->kv_bytes_per_token ? "the present outputs agree"
+                                                                : "the present outputs disagree",
+                   (long long)o->context, oc_mib(v->kv_bytes_per_token * (uint64_t)o->context));
+    if (s->n_fixed_state)
+        oc_sbuf_printf(b, "%splus %s bytes per sequence of fixed-size state (%d cache inputs without the past dim)\n",
+                       bullet, oc_fmt_thousands(s->fixed_state_bytes, n1, sizeof n1), s->n_fixed_state);
+    for (int32_t k = 0; k < v->n_warnings; k++)
+        oc_sbuf_printf(b, md ? "\n> **Warning:** %s\n\n" : "WARNING: %s\n", v->warnings[k]);
     oc_sbuf_printf(b, "%sweights: %.2f MiB\n", bullet, oc_mib(v->weight_bytes));
     if (v->max_batch >= 0) {
         oc_sbuf_printf(b, "%slargest batch at context %lld on %s (%.2f GiB, %.2f GiB reserve): %s%lld\n", bullet,
                        (long long)o->context, o->gpu->name, (double)o->gpu->mem_bytes / 1073741824.0,
-                       (double)o->reserve / 1073741824.0, v->max_batch_capped ? ge : "", (long long)v->max_batch);
+                       (double)o->reserve / 1073741824.0,
+                       v->max_batch_capped ? (v->need_exact ? ge : "~ ") : v->need_exact ? "" : le,
+                       (long long)v->max_batch);
+        const char *from_lb = v->decode.exact ? "" : " (from lower-bound costs)";
         if (v->crossover_batch > 0)
-            oc_sbuf_printf(b, "%sdecode turns compute-bound from batch %lld\n", bullet, (long long)v->crossover_batch);
+            oc_sbuf_printf(b, "%sdecode turns compute-bound from batch %lld%s\n", bullet, (long long)v->crossover_batch,
+                           from_lb);
         else
-            oc_sbuf_printf(b, "%sdecode stays memory-bound up to the largest batch\n", bullet);
+            oc_sbuf_printf(b, "%sdecode stays memory-bound up to the largest batch%s\n", bullet, from_lb);
     }
     if (!v->prefill.exact || !v->decode.exact)
         oc_sbuf_puts(b, md ? "\n> **Incomplete:** some nodes have no cost; values marked ≥ are lower bounds.\n"
@@ -186,6 +202,14 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(l, "generate", json_integer(o->generate));
     json_object_set_new(l, "context", json_integer(o->context));
     json_object_set_new(l, "kv_bytes_per_token", json_integer((json_int_t)v->kv_bytes_per_token));
+    json_object_set_new(l, "kv_source", json_string("cache_inputs"));
+    json_object_set_new(l, "present_growth_per_token",
+                        v->presents_checked ? json_integer((json_int_t)v->present_growth) : json_null());
+    json_object_set_new(l, "fixed_state_bytes", json_integer((json_int_t)s->fixed_state_bytes));
+    json_t *warns = json_array();
+    for (int32_t k = 0; k < v->n_warnings; k++)
+        json_array_append_new(warns, json_string(v->warnings[k]));
+    json_object_set_new(l, "warnings", warns);
     json_object_set_new(l, "weight_bytes", json_integer((json_int_t)v->weight_bytes));
     json_object_set_new(pre, "macs", json_integer((json_int_t)v->prefill.macs));
     json_object_set_new(pre, "flops", json_integer((json_int_t)v->prefill.flops));
@@ -206,8 +230,10 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(dec, "macs_formula", oc_llm_jformula(&v->decode_macs));
     json_object_set_new(l, "decode", dec);
     json_object_set_new(l, "request_seconds", v->prefill.timed ? json_real(v->request_seconds) : json_null());
+    json_object_set_new(l, "request_complete", json_boolean(v->request_exact));
     json_object_set_new(l, "max_batch", v->max_batch >= 0 ? json_integer(v->max_batch) : json_null());
     json_object_set_new(l, "max_batch_capped", json_boolean(v->max_batch_capped));
+    json_object_set_new(l, "need_exact", json_boolean(v->need_exact)); /* false: max_batch is at most that */
     json_object_set_new(l, "crossover_batch", v->crossover_batch > 0 ? json_integer(v->crossover_batch) : json_null());
     if (o->gpu)
         json_object_set_new(l, "gpu", json_string(o->gpu->id));
