@@ -248,6 +248,13 @@ static enum oc_status oc_run_graph(struct oc_run *r, struct oc_graph *g);
 static enum oc_status oc_run_subgraph(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
                                       const struct oc_value *const *bind, struct oc_subgraph *out);
 
+/* oc_note_fn as the driver keeps it: an analysis warning naming the node. */
+static enum oc_status oc_run_note(struct oc_op_ctx *c, const char *text) {
+    struct oc_run *r = c->driver;
+    char lab[256];
+    return oc_warn(r, oc_arena_printf(&r->an->arena, "node %s: %s", oc_node_label(c->node, lab, sizeof lab), text));
+}
+
 /* A node can be folded: every output's shape and every present input's
  * contents it reads are known (or readable from a small tensor in the file). */
 static bool oc_fold_ready(const struct oc_graph *g, const struct oc_node *n) {
@@ -369,7 +376,7 @@ static enum oc_status oc_infer_node(struct oc_run *r, struct oc_graph *g, struct
         return n->reason ? OC_OK : oc_nomem(r);
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, a, &nd, r, oc_run_subgraph};
+    struct oc_op_ctx ctx = {g, n, a, &nd, r, oc_run_subgraph, oc_run_note};
     enum oc_status st = def->infer(&ctx);
     switch (st) {
     case OC_OK:
@@ -472,7 +479,7 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
         return;
     }
     struct oc_diag nd = {0};
-    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r, oc_run_subgraph};
+    struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r, oc_run_subgraph, oc_run_note};
     if (n->def->cost(&ctx, &n->cost) != OC_OK) {
         n->cost.flags |= OC_COST_UNKNOWN;
         return;

@@ -423,6 +423,13 @@ enum oc_status oc_llm_view(struct oc_analysis *an, const struct oc_llm_opts *o, 
     if ((st = oc_llm_point(an, s, o->batch, 1, o->context - 1, o->gpu, &o->perf, &v->decode, d)) != OC_OK)
         return st;
     v->need_exact = v->decode.need_exact;
+    int32_t n_assumed = 0, first_assumed = -1; /* assumptions the rules made, at the decode step */
+    for (int32_t k = 0; k < an->n_warnings; k++)
+        if (strstr(an->warnings[k], ": assumed: ") && n_assumed++ == 0)
+            first_assumed = k;
+    if (n_assumed)
+        oc_llm_warn(v, "%s%s", an->warnings[first_assumed],
+                    n_assumed > 1 ? " (the same for the other attention nodes)" : "");
     if ((st = oc_llm_presents(an, o, v, d)) != OC_OK)
         return st;
     /* the request: the prefill gives the first token, each further token one

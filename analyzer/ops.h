@@ -30,6 +30,10 @@ struct oc_subgraph;
 typedef enum oc_status (*oc_subgraph_fn)(struct oc_op_ctx *c, const char *attr, int32_t n_bind,
                                          const struct oc_value *const *bind, struct oc_subgraph *out);
 
+/* A warning of the analysis about the node (an assumption a rule made),
+ * prefixed with the node's label by the driver. */
+typedef enum oc_status (*oc_note_fn)(struct oc_op_ctx *c, const char *text);
+
 struct oc_op_ctx {
     struct oc_graph *g;
     struct oc_node *node;
@@ -38,6 +42,7 @@ struct oc_op_ctx {
     void *driver;          /* the analysis run, opaque to rules                    */
     oc_subgraph_fn subgraph; /* set by the driver: rules call back through it,
                                 never into analyze.c by name                       */
+    oc_note_fn note;         /* likewise                                           */
 };
 
 typedef enum oc_status (*oc_infer_fn)(struct oc_op_ctx *c);

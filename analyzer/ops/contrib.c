@@ -210,6 +210,7 @@ OC_COST(oc_ms_mha_cost) {
 
 struct oc_gqa_dims {
     int64_t b, s, heads, kv_heads, h, past, total;
+    bool assumed; /* total taken as past + s without its value */
 };
 
 static enum oc_status oc_gqa_dims(struct oc_op_ctx *c, struct oc_gqa_dims *g) {
@@ -232,14 +233,20 @@ static enum oc_status oc_gqa_dims(struct oc_op_ctx *c, struct oc_gqa_dims *g) {
      * onnxruntime-genai and the model builders: present = past + S. (With a
      * shared past/present buffer the run-time present is the buffer, `past`:
      * S more than that, never less.) */
+    /* When it is computed from data instead (onnxruntime-genai's builders
+     * take it from a ReduceSum of the attention mask), the same holds for
+     * the all-ones mask a generation runtime feeds: assumed, and said
+     * (g->assumed; the rule's caller notes it). */
     int64_t n;
     const int64_t *tv = oc_in_ints(c, 6, &n);
     const struct oc_value *tin = oc_in(c, 6);
+    g->assumed = false;
     if (tv && n == 1 && g->past >= 0)
         g->total = tv[0] > g->past ? tv[0] : g->past;
-    else if (!tv && tin && tin->kind == OC_VALUE_INPUT && g->past >= 0 && g->s >= 0)
+    else if (!tv && tin && g->past >= 0 && g->s >= 0) {
         g->total = oc_dim_add(g->past, g->s);
-    else
+        g->assumed = tin->kind != OC_VALUE_INPUT;
+    } else
         g->total = OC_DIM_UNKNOWN;
     return OC_OK;
 }
@@ -257,6 +264,9 @@ OC_RULE(oc_ms_gqa_infer) {
         return st;
     if (g.total < 0)
         return OC_FAIL(c, OC_ERR_SHAPE, "present length needs the value of input 'total_sequence_length'");
+    if (g.assumed && c->note)
+        return c->note(c, "assumed: total_sequence_length, computed from data (as from the attention mask), is past + "
+                          "new tokens, as for the all-ones mask generation runtimes feed (docs/LLM.md)");
     return OC_OK;
 }
 
