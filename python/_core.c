@@ -184,7 +184,7 @@ static int oc_py_text_write(void *arg, const char *data, size_t n) {
 }
 
 static struct oc_report_spec oc_handle_spec(oc_handle *h, enum oc_format f, struct oc_gpu_report *gr) {
-    *gr = (struct oc_gpu_report){&h->perf, NULL, NULL, OC_BALANCE_TIME, NULL, h->spec_path};
+    *gr = (struct oc_gpu_report){&h->perf, NULL, NULL, OC_BALANCE_TIME, NULL, h->spec_path, NULL};
     struct oc_report_spec spec = {.version = 1,
                                   .format = f,
                                   .model_path = h->name,
@@ -310,7 +310,7 @@ static PyTypeObject oc_handle_type = {
     .tp_methods = oc_handle_methods,
 };
 
-/* dims: a dict {name: int >= 0} into h->dims (names copied). */
+/* dims: a dict {name: int >= 1} into h->dims (names copied). */
 static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
     if (dims == Py_None)
         return true;
@@ -330,10 +330,11 @@ static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
             PyErr_SetString(PyExc_TypeError, "dims: names must be str");
             return false;
         }
+        /* as --dim NAME=N: a positive int (a bool is not a size; 2**63 overflows) */
         long long value = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLong(v) : -1;
-        if (value < 0) {
+        if (value < 1) {
             PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "dims: %R must be an int >= 0, not %R", k, v);
+            PyErr_Format(PyExc_ValueError, "dims: %R must be a positive int below 2**63, not %R", k, v);
             return false;
         }
         const char *name = PyUnicode_AsUTF8(k);

@@ -178,9 +178,9 @@ def analyze(model, dims: dict | None = None, batch: int | None = None, gpu: str 
     refused, and warns IncompleteAnalysisWarning when nodes have no cost.
     """
     source, shown = _source(model, name)
-    if batch is not None and (not isinstance(batch, int) or batch < 1):
-        raise ValueError(f"batch must be a positive int, not {batch!r}")
-    if depth is not None and (not isinstance(depth, int) or not 1 <= depth <= 64):
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch < 2**63):
+        raise ValueError(f"batch must be a positive int below 2**63, not {batch!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 64):
         raise ValueError(f"depth must be an int from 1 to 64, not {depth!r}")
     spec = os.fsdecode(gpu_spec) if gpu_spec is not None else None
     handle = _core.analyze(source, shown, dims, batch or 0, gpu, dtype, depth or 0, bool(symbolic), spec)
