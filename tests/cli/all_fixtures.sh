@@ -3,8 +3,11 @@
 # the 63 real models of fixtures/corpus) through every report format and the
 # heavier options: each run must end with exit 0 (or 1 for the budget run, or 4
 # when the budget meets only a lower bound)
-# or with exit 2 and exactly one stderr line naming the file; never a signal,
-# and never a sanitizer report (run this under the -DONNXCOST_SANITIZE=ON
+# or with exit 2 and exactly one stderr line naming the file; never a signal.
+# Exit 2 only where expected: the files tests/refused.txt lists (each with its
+# reason), for every command, and for `onnxcost llm` every file but the
+# decoders listed below; a listed file that is not refused fails too. Never a
+# sanitizer report (run this under the -DONNXCOST_SANITIZE=ON
 # build to check memory and undefined behaviour) or a valgrind error (set
 # ONNXCOST_VALGRIND=1 to run each command under memcheck).
 # JSON output must parse; HTML must be one document.
@@ -22,6 +25,26 @@ if [ "${ONNXCOST_VALGRIND:-0}" = 1 ]; then
     wrap=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect)
 fi
 
+# the files refused (path under fixtures/, reason): tests/refused.txt
+declare -A refused=()
+while read -r path _; do
+    case $path in '' | '#'*) continue ;; esac
+    refused[$path]=1
+    if [ ! -e "$src/fixtures/$path" ]; then
+        echo "FAIL tests/refused.txt lists $path, which is not under fixtures/"
+        fail=1
+    fi
+done <"$src/tests/refused.txt"
+# the decoders `onnxcost llm` takes (a KV cache that grows with a symbolic past
+# dim); it refuses every other file: not a decoder, or (the static-scatter
+# decoder) a KV cache of fixed length, which it does not model yet
+declare -A decoders=(
+    [corpus/microsoft+onnxruntime-genai/test__models__hf-internal-testing__tiny-qwen35-cuda__decoder.onnx]=1
+    [corpus/microsoft+onnxruntime-genai/test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx]=1
+    [corpus/microsoft+onnxruntime-genai/test__test_models__hf-internal-testing__tiny-random-LlamaForCausalLM-fp16__model/model.onnx]=1
+)
+refusals=0
+
 cmd=() # the command before the file: analyze by default
 check() { # file label args...
     local f=$1 label=$2
@@ -37,6 +60,19 @@ check() { # file label args...
     fi
     local lines
     lines=$(grep -vc '^onnxcost: warning\|^onnxcost: budget exceeded\|^onnxcost: budget not verified' "$tmp/err")
+    local rel=${f#"$src/fixtures/"} expect=0
+    if [ -n "${refused[$rel]:-}" ] || { [ "${cmd[0]:-}" = llm ] && [ -z "${decoders[$rel]:-}" ]; }; then
+        expect=1
+    fi
+    if [ "$rc" = 2 ] && [ "$expect" = 0 ]; then
+        echo "FAIL $f [$label]: refused (exit 2), but not an expected refusal (tests/refused.txt):"
+        head -1 "$tmp/err"
+        fail=1
+    elif [ "$rc" != 2 ] && [ "$expect" = 1 ]; then
+        echo "FAIL $f [$label]: exit $rc, but expected a refusal (listed in tests/refused.txt, or llm on a non-decoder)"
+        fail=1
+    fi
+    if [ "$rc" = 2 ] && [ "$expect" = 1 ]; then refusals=$((refusals + 1)); fi
     case $rc in
     0 | 1) ;;
     4) # a budget kept only by a lower bound: says which, naming the file
@@ -105,7 +141,7 @@ while IFS= read -r -d '' f; do
     cmd=()
 done < <(find "$src/fixtures" -name '*.onnx' -print0 | sort -z)
 
-echo "$runs runs"
+echo "$runs runs, $refusals refused as expected (${#refused[@]} files in tests/refused.txt, llm: ${#decoders[@]} decoders taken)"
 if [ "$runs" -lt "$min_runs" ]; then
     echo "FAIL: expected the fixtures and the corpus (at least $min_runs runs), found $runs"
     fail=1

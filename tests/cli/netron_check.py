@@ -3,10 +3,15 @@
 serves the viewer) opens the annotated MNIST net and the ORT-fused tiny GPT-2
 in headless Chromium, driven over the DevTools protocol.
 
-Checks: every shape the annotation wrote into value_info is drawn on its edge
-(none of the intermediate ones are on the original file); clicking a Conv
-node opens its properties with the onnxcost description line and the
-metadata values. Exit 77 when netron, websocket-client or chromium is missing.
+Checks: every shape the annotation wrote into value_info is drawn on its edge:
+Netron names each edge after its value (path#edge-NAME, its label
+text#edge-label-edge-NAME), and for every value added the label must read
+its shape, and its edges must run from the box of the node that produces the
+value to the boxes of exactly the nodes that consume it (the rendered
+path's ends on the rendered node boxes); the original file shows fewer of
+those labels. Clicking a Conv node opens its properties with the onnxcost
+description line and the metadata values. Exit 77 when netron,
+websocket-client or chromium is missing.
 usage: netron_check.py ONNXCOST FIXTURES_DIR
 """
 import base64
@@ -113,6 +118,58 @@ def edge_label(vi):
     return "×".join(str(d.dim_value) if d.HasField("dim_value") else d.dim_param for d in dims)
 
 
+# the graph laid out: every edge path drawn, every edge label placed (Netron
+# adds them first and places them after the layout, which may come later)
+LAID_OUT_JS = r"""(() => { const p = [...document.querySelectorAll('path.edge-path')];
+  return p.length > 0 && p.every(e => e.getAttribute('d'))
+    && [...document.querySelectorAll('text.edge-label')].every(t => t.style.opacity === '1'); })()"""
+# the drawn graph: node boxes by id, edge paths with their two ends, edge labels (page coordinates)
+GRAPH_JS = r"""(() => {
+  const end = (p, at) => { const q = p.getPointAtLength(at), m = p.getScreenCTM();
+    return [q.x * m.a + q.y * m.c + m.e, q.x * m.b + q.y * m.d + m.f]; };
+  return {
+    nodes: [...document.querySelectorAll('g[id^="node-"], g[id^="input-"], g[id^="output-"]')].map(g => {
+      const r = g.getBoundingClientRect(); return [g.id, [r.left, r.top, r.right, r.bottom]]; }),
+    edges: [...document.querySelectorAll('path.edge-path')].map(p => ({id: p.id, ends: [end(p, 0),
+      end(p, p.getTotalLength())]})),
+    labels: [...document.querySelectorAll('text.edge-label')].map(t => ({id: t.id, text: t.textContent})),
+  };
+})()"""
+
+
+def node_at(nodes, point, tol=1.5):
+    """The id of the drawn node whose box the point is on (an edge ends on its border)."""
+    x, y = point
+    on = [i for i, (l, t, r, b) in nodes if l - tol <= x <= r + tol and t - tol <= y <= b + tol]
+    return on[0] if len(on) == 1 else None
+
+
+def edge_problems(drawn, model, added):
+    """For each value added: (its label drawn with its shape on every edge of
+    it, its edges from its producer's box to its consumers' boxes) -> the
+    values whose edges are right, and what is wrong with the others."""
+    producer = {o: n.name for n in model.graph.node for o in n.output}
+    consumers = {}
+    for n in model.graph.node:
+        for i in n.input:
+            consumers.setdefault(i, set()).add(n.name)
+    right, wrong = [], []
+    for v in added:
+        want = edge_label(v)
+        labels = [lb["text"] for lb in drawn["labels"] if lb["id"] == f"edge-label-edge-{v.name}"]
+        ends = [tuple(node_at(drawn["nodes"], p) for p in e["ends"]) for e in drawn["edges"]
+                if e["id"] == f"edge-{v.name}"]
+        # Netron's ids of named nodes (the graphs checked here name every node)
+        want_ends = {(f"node-name-{producer.get(v.name)}", f"node-name-{c}") for c in consumers.get(v.name, ())}
+        if not labels or any(t != want for t in labels):
+            wrong.append(f"{v.name}: labels {labels}, want {want!r}")
+        elif len(labels) != len(ends) or set(ends) != want_ends:
+            wrong.append(f"{v.name}: {len(labels)} labels on edges {sorted(ends, key=str)}, want {sorted(want_ends)}")
+        else:
+            right.append(v.name)
+    return right, wrong
+
+
 def main():
     oc, fixtures = sys.argv[1], sys.argv[2]
     # (model, flags, the node to open, whether Netron labels this graph's edges:
@@ -138,15 +195,15 @@ def main():
                 constants = {o for n in annotated.graph.node if n.op_type == "Constant" for o in n.output}
                 added = [v for v in annotated.graph.value_info  # Netron draws a Constant inside its consumer
                          if v.name not in {x.name for x in onnx.load(model).graph.value_info} and v.name not in constants]
-                labels = {edge_label(v) for v in added}
                 shown = {}
                 for which, path in (("original", model), ("annotated", out)):
                     srv = netron.start(path, ("localhost", free_port()), browse=False)
                     url = f"http://{srv[0]}:{srv[1]}/" if isinstance(srv, tuple) else f"http://localhost:{srv}/"
                     n = page.open(url)
                     check(f"{name} ({which}): Netron draws the graph", bool(n), str(n))
-                    text = page.js("document.body.innerText") or ""
-                    shown[which] = {label for label in labels if label in text.split("\n")}
+                    check(f"{name} ({which}): Netron lays the graph out", bool(page.wait(LAID_OUT_JS)))
+                    shown[which] = edge_problems(page.js(GRAPH_JS) or {"nodes": [], "edges": [], "labels": []},
+                                                 annotated, added)
                     if which == "annotated":
                         page.screenshot(os.path.join(tmp, name + ".png"))
                         time.sleep(0.5)
@@ -159,10 +216,12 @@ def main():
                               "METADATA" in props.upper() and all(v in props for v in values), props[-400:])
                     netron.stop(srv)
                 if edges:
-                    check(f"{name}: every added shape on its edge ({len(shown['annotated'])} of {len(labels)})",
-                          shown["annotated"] == labels, str(sorted(labels - shown["annotated"])[:5]))
-                    check(f"{name}: the original shows fewer of them ({len(shown['original'])})",
-                          len(shown["original"]) < len(labels))
+                    right, wrong = shown["annotated"]
+                    check(f"{name}: every added shape on its edge, from its producer to its consumers "
+                          f"({len(right)} of {len(added)})", len(right) == len(added) and len(added) > 0,
+                          "; ".join(wrong[:5]))
+                    check(f"{name}: the original shows fewer of them ({len(shown['original'][0])})",
+                          len(shown["original"][0]) < len(added))
         finally:
             chrome.kill()
             chrome.wait()

@@ -2,7 +2,8 @@
 # Golden-file tests: every report format on two fixtures, compared byte for
 # byte with tests/golden/*. The numbers inside were checked independently
 # (tests/cli, tests/unit, the oracles); these files pin the layout.
-# ONNXCOST_UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
+# ONNXCOST_UPDATE_GOLDEN=1 rewrites them (review the diff before committing)
+# and exits 1: a run that rewrote the files compared nothing, never a pass.
 # usage: run_golden.sh ONNXCOST SOURCE_DIR
 set -u
 bin=$1
@@ -29,5 +30,9 @@ for fx in torchsummary_net examples_net; do
         fi
     done
 done
+if [ "${ONNXCOST_UPDATE_GOLDEN:-0}" = 1 ]; then
+    echo "ONNXCOST_UPDATE_GOLDEN=1: tests/golden rewritten, nothing compared (exit 1); review the diff, rerun without it"
+    exit 1
+fi
 echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+[ "$fail" = 0 ] && [ "$pass" = 10 ]

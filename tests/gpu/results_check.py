@@ -117,21 +117,35 @@ def check(path, allow_sim):
 
 def main(argv):
     allow_sim = "--allow-sim" in argv
-    files = []
+    files, unreadable = [], []
     for a in argv:
         if a == "--allow-sim":
             continue
         if os.path.isdir(a):  # a folder: its replay results (other JSON files, e.g. a calibration, are not)
             for f in sorted(os.listdir(a)):
                 p = os.path.join(a, f)
-                if f.endswith(".json") and '"onnxcost-replay/1"' in open(p, errors="replace").read(4096):
+                if not f.endswith(".json"):
+                    continue
+                try:  # decided by the parsed schema key, wherever it sits in the file
+                    with open(p, encoding="utf-8") as fh:
+                        schema = json.load(fh).get("schema")
+                except (OSError, ValueError, AttributeError) as e:
+                    unreadable.append(f"{p}: not a JSON object ({e})")
+                    continue
+                if schema == "onnxcost-replay/1":
                     files.append(p)
+                else:
+                    print(f"not a replay result: {p} (schema {schema!r})")
         else:
             files.append(a)
+    for u in unreadable:  # a file of the folder that cannot be told apart is never skipped
+        print(f"FAIL {u}")
     if not files:
+        if unreadable:
+            return 1
         print("skipped: no replay results to check (docs/results/ holds none yet)")
         return 77
-    fails = 0
+    fails = len(unreadable)
     for f in files:
         bad, stats = check(f, allow_sim)
         if bad:

@@ -3,6 +3,10 @@
 fixtures/corpus (GPT-2 with ORT's fused Attention, Llama as exported by
 optimum, Qwen with GroupQueryAttention):
 
+- layers, KV heads and head size read from the file itself (the declared
+  shapes of its cache inputs, past_key_values.N.key/value [batch, KV heads,
+  past, head size] or ORT's past_N [2, batch, heads, past, head size]), and
+  onnxcost's own figures for them must equal those;
 - the KV cache bytes per token against the present.* tensors ONNX Runtime
   returns (batch 2, past 5, one new token), divided by batch x (past + new);
 - the MACs of a decode step at two contexts against the closed form
@@ -12,35 +16,52 @@ optimum, Qwen with GroupQueryAttention):
   come from the attention nodes' num_heads (fused) or q_proj's width;
 - the prefill's MACs at S tokens against W x S + 2 x layers x heads x head
   size x S^2 (attention counted in full, the default convention), and with
-  --causal half against S(S+1)/2 pairs instead of S^2.
+  --causal half against S(S+1)/2 pairs instead of S^2;
+- every (batch, context) of the decode table: the step's MACs, analyzed at
+  that batch and context, against batch x (W + 2 x layers x heads x head size
+  x context), and the table's FLOPs against that analysis' FLOPs.
 
-Exit 77 when onnx or onnxruntime is missing.
+Then Llama-shaped graphs of bench/gen_llama.py and a GPT-2 exported here
+from transformers, against the closed forms of their known configurations.
+At least MIN_CHECKS comparisons must have been made.
+Exit 77, before anything runs, when onnx, onnxruntime, torch or transformers
+is missing.
 """
 import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
+here = os.path.dirname(os.path.abspath(__file__))  # holds a transformers.py of its own
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != here]
 try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, numpy_helper
-except ImportError:
-    print("skipped: onnx, onnxruntime or numpy is not installed")
+    import torch
+    from onnx import TensorProto, numpy_helper  # noqa: F401
+    from onnxruntime.transformers import optimizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+except ImportError as e:
+    print(f"SKIP: {e} (needs onnx, onnxruntime, numpy, torch and transformers)")
     sys.exit(77)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--onnxcost", required=True)
 ap.add_argument("--fixtures", required=True)
 args = ap.parse_args()
-fails = 0
+fails = checks = 0
+# comparisons a run must make (164 on 2026-11-25: 3 corpus decoders with 18
+# rows of decode table each, 2 generated Llamas, the GPT-2 export)
+MIN_CHECKS = 160
 
 
 def check(name, got, want):
-    global fails
+    global fails, checks
+    checks += 1
     if got != want:
         print(f"FAIL {name}: got {got!r}, want {want!r}")
         fails += 1
@@ -88,6 +109,29 @@ def heads(m, head_dim):
     return None
 
 
+def kv_config(m):
+    """(layers, KV heads, head size) from the declared shapes of the cache
+    inputs; None when they are not of a known form or differ between layers."""
+    def dims(vi):
+        return [d.dim_value if d.HasField("dim_value") else d.dim_param for d in vi.type.tensor_type.shape.dim]
+
+    fused = [dims(i) for i in m.graph.input if re.fullmatch(r"past_\d+", i.name)]
+    if fused:  # ORT's fused Attention: [2 (key, value), batch, heads, past, head size]
+        per_layer = {(d[2], d[4]) for d in fused if len(d) == 5 and d[0] == 2}
+        layers = len(fused)
+    else:  # past_key_values.N.key / .value: [batch, KV heads, past, head size]
+        caches = {(int(k.group(1)), k.group(2)): dims(i) for i in m.graph.input
+                  for k in [re.fullmatch(r"past_key_values\.(\d+)\.(key|value)", i.name)] if k}
+        layers = len({n for n, _ in caches})
+        if sorted(caches) != sorted((n, kv) for n in range(layers) for kv in ("key", "value")):
+            return None
+        per_layer = {(d[1], d[3]) for d in caches.values() if len(d) == 4}
+    if layers == 0 or len(per_layer) != 1:
+        return None
+    kv, d = per_layer.pop()
+    return (layers, kv, d) if isinstance(kv, int) and isinstance(d, int) else None
+
+
 def feeds(sess, b, past, new):
     out = {}
     ids = sess.get_inputs()[0]
@@ -124,12 +168,22 @@ for path in decoders:
     check(f"{name}: KV bytes per token (ORT present tensors)", v["kv_bytes_per_token"], present // (B * (P + S)))
     check(f"{name}: present bytes divide evenly", present % (B * (P + S)), 0)
 
-    W, L, D = weights_read(m), v["layers"], v["head_dim"]
+    cfg = kv_config(m)
+    if cfg is None:
+        check(f"{name}: layers, KV heads and head size readable from the cache inputs", None, "(L, KV, D)")
+        continue
+    L, KV, D = cfg
+    check(f"{name}: layers, KV heads, head size (the cache inputs' shapes)", (v["layers"], v["kv_heads"],
+                                                                             v["head_dim"]), (L, KV, D))
+    W = weights_read(m)
     c1, c2 = 40, 104
     d1 = llm(path, "--context", str(c1), "--prompt", "1", "--generate", "1")["decode"]["macs"]
     d2 = llm(path, "--context", str(c2), "--prompt", "1", "--generate", "1")["decode"]["macs"]
     slope = (d2 - d1) // (c2 - c1)
     H = heads(m, D)
+    if H is None:
+        check(f"{name}: query heads found in the file", None, "num_heads or q_proj")
+        continue
     check(f"{name}: decode MACs per context step = 2 x layers x heads x head size", slope, 2 * L * H * D)
     check(f"{name}: decode MACs at context {c1} = W + slope x context", d1, W + 2 * L * H * D * c1)
     St = 9
@@ -140,16 +194,22 @@ for path in decoders:
     check(f"{name}: causal-half prefill MACs = W x S + 2 x layers x heads x head size x S(S+1)/2", pf["macs"],
           W * St + 2 * L * H * D * St * (St + 1) // 2)
     check(f"{name}: causal-half prefill says so", pf["attention"], "causal_half")
-    # the decode table (other batches and contexts than the fit's) on the
-    # fitted formula of the step's FLOPs
+    # the decode table (other batches and contexts than the fit's): each row's
+    # MACs, analyzed at its batch and context, on the closed form, and the
+    # row's FLOPs equal to that analysis'; the fitted MACs formula is the
+    # closed form's
     t = llm(path, "--batch", "3", "--context", "200", "--prompt", "1", "--generate", "1")
-    f = t["decode"]["flops_formula"]
-    check(f"{name}: a FLOPs formula was fitted", f is not None, True)
-    for r in t["decode_table"] if f else []:
+    check(f"{name}: decode MACs formula = batch x W + batch x context x 2 x layers x heads x head size",
+          t["decode"]["macs_formula"], {"constant": 0, "batch": W, "context": 0, "batch_context": 2 * L * H * D})
+    check(f"{name}: a decode table", len(t["decode_table"]) >= 10, True)
+    for r in t["decode_table"]:
         b, c = r["batch"], r["context"]
-        check(f"{name}: table FLOPs at batch {b}, context {c} on the formula", r["flops"],
-              f["constant"] + f["batch"] * b + f["context"] * c + f["batch_context"] * b * c)
-    print(f"{name}: {L} layers, {H} heads x {D}, W = {W}; KV {v['kv_bytes_per_token']} B/token")
+        at = llm(path, "--batch", str(b), "--context", str(c), "--prompt", "1", "--generate", "1")["decode"]
+        check(f"{name}: decode MACs at batch {b}, context {c} = batch x (W + 2 x layers x heads x head size x "
+              "context)", at["macs"], b * (W + 2 * L * H * D * c))
+        check(f"{name}: table FLOPs at batch {b}, context {c} = the step analyzed there", r["flops"], at["flops"])
+    print(f"{name}: {L} layers, {H} heads x {D} ({KV} KV heads), W = {W}; KV {v['kv_bytes_per_token']} B/token; "
+          f"{len(t['decode_table'])} table rows")
 
 # Llama-shaped graphs from bench/gen_llama.py (weights external, never read):
 # LLaMA-7B and a small grouped-query one, against the closed forms
@@ -214,66 +274,62 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
 # same file fused by ONNX Runtime's transformer optimizer (SkipLayerNorm,
 # FastGelu, ...): MACs and KV bytes must agree between the two, and match the
 # closed form; FLOPs may differ by the elementwise conventions of the fused ops.
-here = os.path.dirname(os.path.abspath(__file__))  # holds a transformers.py of its own
-sys.path = [p for p in sys.path if os.path.abspath(p or ".") != here]
-try:
-    import torch
-    from onnxruntime.transformers import optimizer
-    from transformers import GPT2Config, GPT2LMHeadModel
-except ImportError as e:
-    torch = None
-    print(f"note: the exported GPT-2 is not checked ({e})")
-if torch is not None:
-    L, NH, H, V = 2, 4, 64, 500
-    D = H // NH
-    model = GPT2LMHeadModel(GPT2Config(n_layer=L, n_head=NH, n_embd=H, vocab_size=V, n_positions=256)).eval()
+L, NH, H, V = 2, 4, 64, 500
+D = H // NH
+model = GPT2LMHeadModel(GPT2Config(n_layer=L, n_head=NH, n_embd=H, vocab_size=V, n_positions=256)).eval()
 
-    class WithCache(torch.nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
 
-        def forward(self, input_ids, attention_mask, *flat):
-            pkv = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2))
-            o = self.m(input_ids=input_ids, attention_mask=attention_mask, past_key_values=pkv, use_cache=True)
-            return (o.logits, *[t for kv in o.past_key_values for t in kv])
+class WithCache(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
 
-    names = [f"past_key_values.{i}.{k}" for i in range(L) for k in ("key", "value")]
-    outs = ["logits"] + [f"present.{i}.{k}" for i in range(L) for k in ("key", "value")]
-    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
-           "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-           "logits": {0: "batch_size", 1: "sequence_length"}}
-    dyn.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in names})
-    dyn.update({n: {0: "batch_size", 2: "total_sequence_length"} for n in outs[1:]})
-    with tempfile.TemporaryDirectory() as tmp:
-        plain, fused = os.path.join(tmp, "gpt2.onnx"), os.path.join(tmp, "gpt2_fused.onnx")
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(WithCache(model), (torch.ones(1, 2, dtype=torch.long), torch.ones(1, 5, dtype=torch.long),
-                                                 *[torch.zeros(1, NH, 3, D) for _ in names]),
-                              plain, input_names=["input_ids", "attention_mask"] + names, output_names=outs,
-                              dynamic_axes=dyn, opset_version=14)
-        import contextlib
-        import io
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            optimizer.optimize_model(plain, model_type="gpt2", num_heads=NH, hidden_size=H,
-                                     opt_level=0).save_model_to_file(fused)
-        m = onnx.load(plain)
-        fused_ops = {n.op_type for n in onnx.load(fused).graph.node}
-        check("gpt2 export: the optimizer fused something", bool(fused_ops & {"SkipLayerNormalization", "FastGelu",
-                                                                           "BiasGelu", "Attention"}), True)
-        W = weights_read(m)
-        for c in (12, 100):
-            a = llm(plain, "--context", str(c), "--prompt", "7", "--generate", "1")
-            b = llm(fused, "--context", str(c), "--prompt", "7", "--generate", "1")
-            check(f"gpt2 export: decode MACs at context {c}", a["decode"]["macs"], W + 2 * L * NH * D * c)
-            check(f"gpt2 export: fused decode MACs at context {c}", b["decode"]["macs"], a["decode"]["macs"])
-        check("gpt2 export: prefill MACs at 7 tokens", a["prefill"]["macs"], W * 7 + 2 * L * NH * D * 49)
-        check("gpt2 export: fused prefill MACs", b["prefill"]["macs"], a["prefill"]["macs"])
-        check("gpt2 export: KV bytes per token", (a["kv_bytes_per_token"], b["kv_bytes_per_token"]),
-              (2 * L * NH * D * 4,) * 2)
-        print(f"gpt2 export: W = {W}, fused ops {sorted(fused_ops & {'SkipLayerNormalization', 'FastGelu', 'Attention'})}")
+    def forward(self, input_ids, attention_mask, *flat):
+        pkv = tuple((flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2))
+        o = self.m(input_ids=input_ids, attention_mask=attention_mask, past_key_values=pkv, use_cache=True)
+        return (o.logits, *[t for kv in o.past_key_values for t in kv])
 
+
+names = [f"past_key_values.{i}.{k}" for i in range(L) for k in ("key", "value")]
+outs = ["logits"] + [f"present.{i}.{k}" for i in range(L) for k in ("key", "value")]
+dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+       "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+       "logits": {0: "batch_size", 1: "sequence_length"}}
+dyn.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in names})
+dyn.update({n: {0: "batch_size", 2: "total_sequence_length"} for n in outs[1:]})
+with tempfile.TemporaryDirectory() as tmp:
+    plain, fused = os.path.join(tmp, "gpt2.onnx"), os.path.join(tmp, "gpt2_fused.onnx")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(WithCache(model), (torch.ones(1, 2, dtype=torch.long), torch.ones(1, 5, dtype=torch.long),
+                                             *[torch.zeros(1, NH, 3, D) for _ in names]),
+                          plain, input_names=["input_ids", "attention_mask"] + names, output_names=outs,
+                          dynamic_axes=dyn, opset_version=14)
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        optimizer.optimize_model(plain, model_type="gpt2", num_heads=NH, hidden_size=H,
+                                 opt_level=0).save_model_to_file(fused)
+    m = onnx.load(plain)
+    fused_ops = {n.op_type for n in onnx.load(fused).graph.node}
+    check("gpt2 export: the optimizer fused something", bool(fused_ops & {"SkipLayerNormalization", "FastGelu",
+                                                                       "BiasGelu", "Attention"}), True)
+    W = weights_read(m)
+    for c in (12, 100):
+        a = llm(plain, "--context", str(c), "--prompt", "7", "--generate", "1")
+        b = llm(fused, "--context", str(c), "--prompt", "7", "--generate", "1")
+        check(f"gpt2 export: decode MACs at context {c}", a["decode"]["macs"], W + 2 * L * NH * D * c)
+        check(f"gpt2 export: fused decode MACs at context {c}", b["decode"]["macs"], a["decode"]["macs"])
+    check("gpt2 export: prefill MACs at 7 tokens", a["prefill"]["macs"], W * 7 + 2 * L * NH * D * 49)
+    check("gpt2 export: fused prefill MACs", b["prefill"]["macs"], a["prefill"]["macs"])
+    check("gpt2 export: KV bytes per token", (a["kv_bytes_per_token"], b["kv_bytes_per_token"]),
+          (2 * L * NH * D * 4,) * 2)
+    print(f"gpt2 export: W = {W}, fused ops {sorted(fused_ops & {'SkipLayerNormalization', 'FastGelu', 'Attention'})}")
+
+print(f"{checks} comparisons (at least {MIN_CHECKS})")
+if checks < MIN_CHECKS:
+    print(f"FAIL: {checks} comparisons made, want at least {MIN_CHECKS}")
+    fails += 1
 print(f"llm view: {'ok' if not fails else str(fails) + ' failed'}")
 sys.exit(1 if fails else 0)

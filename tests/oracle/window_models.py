@@ -20,9 +20,12 @@ allows it:
   torchvision swin_v2_t at 256 and 288;
   Hugging Face transformers SwinModel (swin-tiny config) at 224, batch 1, 3
     (its export fixes height and width: the trace computes its pads in Python);
-  torchvision maxvit_t at 224 when the installed torchvision has it (0.15+).
+  torchvision maxvit_t at 224.
 
-Exit 0 when all agree, 1 otherwise, 77 when torch/onnx/onnxruntime are missing.
+Every case is checked at each of its bindings, 8 runs in all (fewer with
+--only): a run short of that fails.
+Exit 0 when all agree, 1 otherwise, 77 (before any case runs) when
+torch/onnx/onnxruntime/transformers or a torchvision model of CASES is missing.
 """
 import argparse
 import json
@@ -125,23 +128,27 @@ def main():
     ap.add_argument("--onnxcost", required=True)
     ap.add_argument("--only", help="one case label")
     a = ap.parse_args()
+    cases = [c for c in CASES if not a.only or c[0] == a.only]
+    if not cases:
+        print(f"FAIL: no case named {a.only!r}")
+        return 1
+    # what the cases need, before any runs: a missing one skips the whole test
+    missing = [f"{label}: torchvision {__import__('torchvision').__version__} has no {spec[1]}"
+               for label, spec, *_ in cases if spec[0] == "tv" and not hasattr(tvm, spec[1])]
+    if any(spec[0] == "hf" for _, spec, *_ in cases):
+        try:
+            import transformers  # noqa: F401
+        except ImportError as e:
+            missing.append(f"transformers: {e}")
+    if missing:
+        print("SKIP: " + "; ".join(missing))
+        return 77
+    want_runs = sum(len(c[4]) for c in cases)
     zero_symbolic()
     rng = np.random.default_rng(0)
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for label, spec, size, dyn_hw, binds in CASES:
-            if a.only and label != a.only:
-                continue
-            if spec[0] == "tv" and not hasattr(tvm, spec[1]):
-                print(f"note {label}: not in this torchvision ({tvm.__name__} of torchvision "
-                      f"{__import__('torchvision').__version__}); not checked")
-                continue
-            if spec[0] == "hf":
-                try:
-                    import transformers  # noqa: F401
-                except ImportError:
-                    print(f"note {label}: transformers is not installed; not checked")
-                    continue
+        for label, spec, size, dyn_hw, binds in cases:
             model = build(spec)
             path = os.path.join(tmp, f"{label}.onnx")
             in_name = "pixel_values" if spec[0] == "hf" else "x"
@@ -184,7 +191,10 @@ def main():
                     print(f"ok   {tag}: {cov['nodes']} nodes all shaped and costed, MACs {t['macs']:,} = PyTorch, "
                           f"{len(truth)} tensors = ONNX Runtime")
                 sys.stdout.flush()
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed, of the {want_runs} runs every case at each binding makes")
+    if passed + failed < want_runs:
+        print(f"FAIL: {passed + failed} runs checked, want {want_runs}")
+        return 1
     return 1 if failed else 0
 
 

@@ -7,7 +7,9 @@
 # The oracles the tests use (pytest, torch, torchvision, transformers, onnx,
 # pandas) are borrowed from the development venv through a .pth file, which
 # puts them after the fresh venv's own site-packages: the onnxcost imported
-# is always the installed wheel's.
+# is always the installed wheel's. With one of them missing the whole test is
+# skipped (exit 77) before anything runs; in the run, a skipped test fails it
+# (it checked nothing), and so does a run of fewer than MIN_TESTS tests.
 #
 # usage: package_check.sh PYTHON SOURCE_DIR ONNXCOST_CLI   (exit 77: skipped)
 set -euo pipefail
@@ -16,6 +18,13 @@ if ! "$py" -c "import scikit_build_core, pytest" 2>/dev/null; then
     echo "SKIP: $py lacks scikit-build-core or pytest (bash .ci/install-deps installs them)"
     exit 77
 fi
+missing=$("$py" -c "import importlib.util as u
+print(' '.join(m for m in ('numpy', 'onnx', 'pandas', 'torch', 'torchvision', 'transformers') if not u.find_spec(m)))")
+if [ -n "$missing" ]; then
+    echo "SKIP: $py lacks $missing, which python/tests use as oracles (bash .ci/install-deps installs them)"
+    exit 77
+fi
+MIN_TESTS=90 # 92 collected on 2026-11-25
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -47,4 +56,20 @@ PY
 "$py" -c "import site; print('\n'.join(site.getsitepackages()))" \
     >"$("$tmp/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/oracles.pth"
 cd "$tmp"
-ONNXCOST_SRC=$src ONNXCOST_CLI=$cli "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests"
+rc=0
+ONNXCOST_SRC=$src ONNXCOST_CLI=$cli "$tmp/venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
+    --junitxml="$tmp/junit.xml" "$src/python/tests" || rc=$?
+# every oracle is installed (checked above): a skip is a test that checked nothing
+"$py" - "$tmp/junit.xml" "$MIN_TESTS" <<'PY' || rc=1
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = list(root.iter("testcase"))
+skipped = [(c.get("classname"), c.get("name"), c.find("skipped").get("message")) for c in cases
+           if c.find("skipped") is not None]
+for s in skipped:
+    print("FAIL skipped: %s::%s (%s)" % s)
+print(f"{len(cases)} tests run (at least {sys.argv[2]}), {len(skipped)} skipped (want none)")
+sys.exit(1 if skipped or len(cases) < int(sys.argv[2]) else 0)
+PY
+exit $rc
