@@ -73,6 +73,8 @@ enum oc_status oc_outfile_open(struct oc_outfile *o, const char *path, struct oc
         return oc_diag_set(d, OC_ERR_USAGE, "cannot write: %s",
                            S_ISDIR(sb.st_mode) ? "is a directory"
                                                : "not a regular file, a character device or a FIFO");
+    if (exists && access(path, W_OK) != 0) /* a file the user may not write is not replaced either */
+        return oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
     o->dest = exists ? realpath(path, NULL) : oc_outfile_dup(path); /* a symlink keeps pointing at the file */
     if (!o->dest)
         return oc_diag_set(d, errno == ENOMEM ? OC_ERR_NOMEM : OC_ERR_IO, "cannot write: %s", strerror(errno));

@@ -13,7 +13,8 @@
  *     in place, as a shell's `>` would: same inode, owner and mode;
  *   - a character device (/dev/null, a terminal) or a FIFO is written
  *     through, never replaced;
- *   - anything else (a directory, a socket, a block device) is refused.
+ *   - anything else (a directory, a socket, a block device), and a file the
+ *     user may not write, is refused.
  */
 #ifndef OC_OUTFILE_H
 #define OC_OUTFILE_H

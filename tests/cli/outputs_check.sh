@@ -122,6 +122,34 @@ if [ $rc != 2 ] || [ "$(cat "$tmp/keep")" != old ] || ls -A "$tmp" | grep -q '^\
     bad "failed run: exit $rc, the old file now: $(head -c 40 "$tmp/keep")"
 else ok; fi
 
+# as another user (when root can become one): a file they may not write is
+# refused, not replaced; another user's file they may write is rewritten in
+# place, its owner kept (they cannot give a new file away)
+if [ $root = 1 ] && command -v setpriv >/dev/null; then
+    d=$tmp/nobody
+    mkdir "$d"
+    chmod 777 "$tmp" "$d"
+    echo old >"$d/ro.txt"
+    chmod 444 "$d/ro.txt"
+    echo old >"$d/theirs.txt"
+    chmod 666 "$d/theirs.txt"
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" "$@"; }
+    as_nobody "$mnist" -o "$d/ro.txt" >/dev/null 2>"$tmp/err"
+    rc=$?
+    if [ $rc != 3 ] || [ "$(cat "$d/ro.txt")" != old ] ||
+        [ "$(cat "$tmp/err")" != "onnxcost: error: $d/ro.txt: cannot write: Permission denied" ]; then
+        bad "read-only file: exit $rc, $(head -c 200 "$tmp/err")"
+    else ok; fi
+    as_nobody "$mnist" -o "$d/theirs.txt" >/dev/null 2>&1
+    rc=$?
+    if [ $rc != 0 ] || [ "$(stat -c %u "$d/theirs.txt")" != 0 ] || ! grep -q "Total params" "$d/theirs.txt"; then
+        bad "another user's writable file: exit $rc, owner $(stat -c %u "$d/theirs.txt")"
+    else ok; fi
+    if [ "$(cd "$d" && ls -A | tr '\n' ' ')" != "ro.txt theirs.txt " ]; then
+        bad "as another user: files left: $(cd "$d" && ls -A | tr '\n' ' ')"
+    else ok; fi
+fi
+
 # annotate: the same for OUT, and in place on the input
 d=$tmp/annotate
 mkdir "$d"
