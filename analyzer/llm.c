@@ -360,7 +360,6 @@ static void oc_llm_warn(struct oc_llm_view *v, const char *fmt, ...) {
 static enum oc_status oc_llm_presents(struct oc_analysis *an, const struct oc_llm_opts *o, struct oc_llm_view *v,
                                       struct oc_diag *d) {
     const struct oc_llm_shape *s = &v->shape;
-    char a[32], b[32];
     v->kv_bytes_per_token = s->kv_bytes_per_token;
     uint64_t header = (uint64_t)s->layers * (uint64_t)s->kv_heads * (uint64_t)s->head_dim * 2 *
                       (uint64_t)oc_dtype_bits(s->kv_dtype) / 8;
@@ -399,13 +398,12 @@ static enum oc_status oc_llm_presents(struct oc_analysis *an, const struct oc_ll
     v->present_growth = hi->kv_bytes > lo->kv_bytes ? (hi->kv_bytes - lo->kv_bytes) / ((uint64_t)o->batch * 8) : 0;
     uint64_t want = s->kv_bytes_per_token * (uint64_t)o->batch * (uint64_t)o->context;
     if (v->present_growth != s->kv_bytes_per_token || v->decode.kv_bytes != want) {
-        snprintf(a, sizeof a, "%llu", (unsigned long long)v->decode.kv_bytes);
-        snprintf(b, sizeof b, "%llu", (unsigned long long)want);
-        oc_llm_warn(v, "the present outputs grow by %llu bytes per token and hold %s bytes at context %lld, batch "
-                       "%lld; the cache inputs declare %llu bytes per token (%s at that context): the figures below "
+        oc_llm_warn(v, "the present outputs grow by %llu bytes per token and hold %llu bytes at context %lld, batch "
+                       "%lld; the cache inputs declare %llu bytes per token (%llu at that context): the figures below "
                        "use the cache inputs'",
-                    (unsigned long long)v->present_growth, a, (long long)o->context, (long long)o->batch,
-                    (unsigned long long)s->kv_bytes_per_token, b);
+                    (unsigned long long)v->present_growth, (unsigned long long)v->decode.kv_bytes,
+                    (long long)o->context, (long long)o->batch, (unsigned long long)s->kv_bytes_per_token,
+                    (unsigned long long)want);
     }
     return OC_OK;
 }

@@ -11,8 +11,11 @@ bias drawn), Max/AveragePool, Transpose, Reshape and Flatten whose target
 shape is computed by the integer shape arithmetic exporters emit
 (Shape -> Slice/Gather -> Unsqueeze -> Concat), Slice (negative starts,
 steps of -1 and 2), Pad, Gather with constant indices, Concat, ReduceSum
-(axes as an input) and ReduceMean, Softmax, Unsqueeze and Squeeze. The
-batch dim stays at axis 0, so every graph is valid at any batch.
+(axes as an input) and ReduceMean, Softmax, Unsqueeze and Squeeze,
+LayerNormalization, If (branches reading the outer graph), and the
+com.microsoft ops ONNX Runtime's fusions emit (Gelu, FastGelu, QuickGelu,
+BiasGelu, SkipLayerNormalization). The batch dim stays at axis 0, so every
+graph is valid at any batch.
 
 For each graph and each of two batches, required:
   - every concrete tensor shape onnxcost infers equals ONNX Runtime's;
@@ -94,7 +97,9 @@ class Gen:
         r = self.r
         rank = len(s)
         choices = ["unary", "binary", "where", "matmul", "transpose", "reshape", "slice", "pad", "gather",
-                   "concat", "reduce", "softmax", "unsqueeze", "flatten"]
+                   "concat", "reduce", "softmax", "unsqueeze", "flatten", "layernorm", "contrib", "if"]
+        if rank == 3:
+            choices += ["skiplayernorm"]
         if rank == 4:
             choices += ["conv", "conv", "pool"]
         if rank == 2:
@@ -104,6 +109,32 @@ class Gen:
         if rank >= 6 or max(s[1:] or [1]) > 64 or int(np.prod(s[1:])) > 4096:
             choices = ["reduce", "slice", "flatten", "gather"] if rank > 1 else ["unary"]
         op = r.choice(choices)
+        if op == "layernorm":
+            ax = r.choice([-1] + list(range(1, rank)))
+            norm = s[ax:] if ax != -1 else s[-1:]
+            ins = [x, self.const(np.ones(norm, np.float32), "g")]
+            if r.random() < 0.5:
+                ins.append(self.const(np.zeros(norm, np.float32), "b"))
+            return self.node("LayerNormalization", ins, axis=ax), s
+        if op == "contrib":  # what ONNX Runtime's fusions emit
+            kind = r.choice(["Gelu", "FastGelu", "QuickGelu", "BiasGelu"])
+            if kind == "BiasGelu":
+                return self.node(kind, [x, self.const(np.zeros(s[-1], np.float32), "b")], domain="com.microsoft"), s
+            return self.node(kind, [x], domain="com.microsoft"), s
+        if op == "skiplayernorm":
+            ins = [x, self.node("Relu", [x]), self.const(np.ones(s[-1], np.float32), "g"),
+                   self.const(np.zeros(s[-1], np.float32), "b")]
+            return self.node("SkipLayerNormalization", ins, domain="com.microsoft"), s
+        if op == "if":  # control flow: the branches read x from the outer graph
+            total = self.node("ReduceSum", [x], keepdims=0)
+            cond = self.node("Greater", [total, self.const(np.array(0.0, np.float32))])
+            branches = []
+            for br in ("then", "else"):
+                out = self.name(br + "_")
+                op_ = r.choice(["Relu", "Sigmoid", "Neg", "Tanh"])
+                branches.append(helper.make_graph([helper.make_node(op_, [x], [out])], br, [],
+                                                  [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)]))
+            return self.node("If", [cond], then_branch=branches[0], else_branch=branches[1]), s
         if op == "unary":
             return self.node(r.choice(["Relu", "Sigmoid", "Tanh", "Neg", "Abs"]), [x]), s
         if op in ("binary", "where"):
@@ -241,7 +272,8 @@ class Gen:
             x, shape = self.step(x, shape)
         g = helper.make_graph(self.nodes, "gen", [helper.make_tensor_value_info("x", TensorProto.FLOAT, s)],
                               [helper.make_tensor_value_info(x, TensorProto.FLOAT, None)], self.inits)
-        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                                 ir_version=8)
 
 
 def decoder(rng):
