@@ -26,9 +26,12 @@ For each graph and each of two batches, required:
     makes on its own (Conv: N·Cout·Ho·Wo·Cin/g·kh·kw; MatMul and Gemm:
     M·K·N, from ONNX Runtime's shapes).
 One graph in ten is instead a decoder with a KV cache of random layout
-(layers, KV heads, head size, f16/f32, the past on axis 1 or 2): onnxcost
-llm's KV bytes per token must equal the growth per token of the presents
-ONNX Runtime returns, and the count by hand, with no warning.
+(layers, KV heads, head size, f16/f32, the past on axis 1 or 2; or through
+com.microsoft GroupQueryAttention, its total length from the mask's shape or
+from its contents): onnxcost llm's KV bytes per token must equal the growth
+per token of the presents ONNX Runtime returns (an all-ones mask) and the
+count by hand, the decode step complete, with no warning but the stated
+assumption of a length taken from the mask's contents.
 A mismatch writes the graph to --keep DIR (to become a fixture) and fails.
 
 usage: gen_graphs.py --onnxcost BIN --fold-dump BIN [--seed S] [--seconds T | --graphs N]
@@ -97,7 +100,7 @@ class Gen:
         r = self.r
         rank = len(s)
         choices = ["unary", "binary", "where", "matmul", "transpose", "reshape", "slice", "pad", "gather",
-                   "concat", "reduce", "softmax", "unsqueeze", "flatten", "layernorm", "contrib", "if"]
+                   "concat", "reduce", "softmax", "unsqueeze", "flatten", "layernorm", "contrib", "if", "loop"]
         if rank == 3:
             choices += ["skiplayernorm"]
         if rank == 4:
@@ -135,6 +138,23 @@ class Gen:
                 branches.append(helper.make_graph([helper.make_node(op_, [x], [out])], br, [],
                                                   [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)]))
             return self.node("If", [cond], then_branch=branches[0], else_branch=branches[1]), s
+        if op == "loop":  # a counted Loop: x carried through an op, and a scan output of every iteration
+            m = r.randint(1, 3)
+            body_op = r.choice(["Relu", "Sigmoid", "Neg", "Tanh"])
+            b_in = [helper.make_tensor_value_info("it", TensorProto.INT64, []),
+                    helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                    helper.make_tensor_value_info("x_in", TensorProto.FLOAT, None)]
+            b_out = [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+                     helper.make_tensor_value_info("x_out", TensorProto.FLOAT, None),
+                     helper.make_tensor_value_info("scan", TensorProto.FLOAT, None)]
+            body = helper.make_graph([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                                      helper.make_node(body_op, ["x_in"], ["x_out"]),
+                                      helper.make_node("Relu", ["x_in"], ["scan"])], "body", b_in, b_out)
+            outs = [self.name("loop_"), self.name("scan_")]
+            self.nodes.append(helper.make_node("Loop", [self.const(np.array(m, np.int64)), self.const(np.array(True)), x],
+                                               outs, name=outs[0] + "_n", body=body))
+            self.ops["Loop"] += 1
+            return outs[0], s
         if op == "unary":
             return self.node(r.choice(["Relu", "Sigmoid", "Tanh", "Neg", "Abs"]), [x]), s
         if op in ("binary", "where"):
@@ -281,6 +301,8 @@ def decoder(rng):
     dtype, the past axis (1 or 2 of [batch, ., ., head]); its KV bytes per
     token by hand: layers x 2 x heads x head size x dtype bytes."""
     r = rng
+    if r.random() < 0.4:
+        return gqa_decoder(r)
     L, H, D = r.randint(1, 3), r.randint(1, 4), r.choice([2, 4, 8])
     dt, nbytes = r.choice([(TensorProto.FLOAT, 4), (TensorProto.FLOAT16, 2)])
     past_axis = r.choice([1, 2])
@@ -312,6 +334,52 @@ def decoder(rng):
         L * 2 * H * D * nbytes, (H, D, past_axis, dt)
 
 
+def gqa_decoder(r):
+    """The same through com.microsoft GroupQueryAttention (f32, head size a
+    multiple of 8 as ONNX Runtime's CPU kernel wants), its total length from
+    the mask's shape or, as onnxruntime-genai's builders emit it, from a
+    ReduceSum of the mask's contents (then assumed past + new: a warning)."""
+    L, KV, D = r.randint(1, 3), r.randint(1, 2), r.choice([8, 16])
+    NH = KV * r.randint(1, 2)
+    from_data = r.random() < 0.5
+    E, V = NH * D, 16
+    ins = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+           helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total"])]
+    outs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, None)]
+    inits = [numpy_helper.from_array(np.zeros((V, E), np.float32), "emb"),
+             numpy_helper.from_array(np.zeros((E, V), np.float32), "head"),
+             numpy_helper.from_array(np.zeros((E, KV * D), np.float32), "wk"),
+             numpy_helper.from_array(np.array([1], np.int64), "one"),
+             numpy_helper.from_array(np.array(1, np.int64), "one_s")]
+    nodes = [helper.make_node("Gather", ["emb", "input_ids"], ["x"]), helper.make_node("MatMul", ["x", "wk"], ["k"]),
+             helper.make_node("ReduceSum", ["attention_mask", "one"], ["msum"], keepdims=0),
+             helper.make_node("Sub", ["msum", "one"], ["msum1"]),
+             helper.make_node("Cast", ["msum1"], ["seqlens_k"], to=TensorProto.INT32)]
+    if from_data:
+        nodes += [helper.make_node("ReduceMax", ["msum"], ["tlen"], keepdims=0)]
+    else:
+        nodes += [helper.make_node("Shape", ["attention_mask"], ["mshape"]),
+                  helper.make_node("Gather", ["mshape", "one_s"], ["tlen"], axis=0)]
+    nodes.append(helper.make_node("Cast", ["tlen"], ["total_len"], to=TensorProto.INT32))
+    last = "x"
+    for l in range(L):
+        for kvn in ("key", "value"):
+            ins.append(helper.make_tensor_value_info(f"past_key_values.{l}.{kvn}", TensorProto.FLOAT,
+                                                     ["batch", KV, "past", D]))
+            outs.append(helper.make_tensor_value_info(f"present.{l}.{kvn}", TensorProto.FLOAT, None))
+        nodes.append(helper.make_node(
+            "GroupQueryAttention", [last, "k", "k", f"past_key_values.{l}.key", f"past_key_values.{l}.value",
+                                    "seqlens_k", "total_len"],
+            [f"attn{l}", f"present.{l}.key", f"present.{l}.value"], domain="com.microsoft",
+            num_heads=NH, kv_num_heads=KV))
+        last = f"attn{l}"
+    nodes.append(helper.make_node("MatMul", [last, "head"], ["logits"]))
+    g = helper.make_graph(nodes, "gqa_decoder", ins, outs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                          ir_version=8)
+    return m, L * 2 * KV * D * 4, (KV, D, 2, TensorProto.FLOAT)
+
+
 def check_decoder(args, model, path, kv, layout, stats):
     """'' when onnxcost llm's KV bytes per token equal the growth of ONNX
     Runtime's presents and the hand count, with no warning"""
@@ -321,6 +389,8 @@ def check_decoder(args, model, path, kv, layout, stats):
     sizes = []
     for past in (3, 7):
         feed = {"input_ids": np.ones((1, 1), np.int64)}
+        if any(i.name == "attention_mask" for i in sess.get_inputs()):  # all ones, as generation runtimes feed it
+            feed["attention_mask"] = np.ones((1, past + 1), np.int64)
         for i in sess.get_inputs():
             if i.name.startswith("past"):
                 feed[i.name] = np.zeros((1, H, past, D) if past_axis == 2 else (1, past, H, D), npdt)
@@ -333,7 +403,10 @@ def check_decoder(args, model, path, kv, layout, stats):
         return f"llm exit {run.returncode}: {run.stderr.strip()[:200]}"
     v = json.loads(run.stdout)["llm"]
     stats["decoders"] += 1
-    if not v["kv_bytes_per_token"] == growth == kv or v["warnings"]:
+    # the one warning allowed: the length a GroupQueryAttention takes from the mask's contents, assumed
+    warnings = [w for w in v["warnings"] if "assumed: total_sequence_length" not in w]
+    stats["assumed_lengths"] += len(v["warnings"]) - len(warnings)
+    if not v["kv_bytes_per_token"] == growth == kv or warnings or not v["decode"]["complete"]:
         return f"llm KV bytes per token {v['kv_bytes_per_token']}, ORT's presents grow by {growth}, by hand {kv}; " \
                f"warnings {v['warnings']}"
     return ""
@@ -443,7 +516,8 @@ def main():
     dt = time.time() - t0
     print(f"{stats['graphs']} graphs in {dt:.0f} s (seed {args.seed}), {len(ops)} op types, {sum(ops.values())} nodes, "
           f"{stats['tensors']} tensor shapes, {stats['folded']} folded values, {stats['macs_checked']} MAC totals "
-          f"compared, {stats['decoders']} decoders' KV bytes per token; {len(mismatches)} mismatches")
+          f"compared, {stats['decoders']} decoders' KV bytes per token ({stats['assumed_lengths']} with a length assumed); "
+          f"{len(mismatches)} mismatches")
     print("ops: " + ", ".join(f"{k} {v}" for k, v in sorted(ops.items())))
     if stats["graphs"] < args.min_graphs:
         print(f"FAIL only {stats['graphs']} graphs, want at least {args.min_graphs}")
