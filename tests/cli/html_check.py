@@ -26,9 +26,10 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import Page  # noqa: E402
 
 BAR_FILL = {"bar": "rgb(78, 121, 167)", "bar2": "rgb(242, 142, 43)"}  # #4e79a7, #f28e2b
 CHARTS_JS = """[...document.querySelectorAll('svg.chart')].map(svg => {
@@ -47,40 +48,6 @@ CHARTS_JS = """[...document.querySelectorAll('svg.chart')].map(svg => {
     max: [...svg.querySelectorAll('text')].map(t => t.textContent).filter(t => t.startsWith('max ')),
   };
 })"""
-
-
-class Page:
-    """One Chromium tab over the DevTools protocol (as tests/cli/netron_check.py)."""
-
-    def __init__(self, port, websocket):
-        for _ in range(100):
-            try:
-                pages = json.load(urllib.request.urlopen(f"http://localhost:{port}/json"))
-                break
-            except OSError:
-                time.sleep(0.1)
-        url = [p for p in pages if p["type"] == "page"][0]["webSocketDebuggerUrl"]
-        self.ws = websocket.create_connection(url, timeout=60)
-        self.id = 0
-        self.call("Page.enable")
-
-    def call(self, method, **params):
-        self.id += 1
-        self.ws.send(json.dumps({"id": self.id, "method": method, "params": params}))
-        while True:
-            m = json.loads(self.ws.recv())
-            if m.get("id") == self.id:
-                return m.get("result", m)
-
-    def js(self, expr):
-        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
-        return r.get("result", {}).get("value")
-
-    def open(self, url):
-        self.call("Page.navigate", url=url)
-        end = time.time() + 20
-        while time.time() < end and self.js("document.readyState") != "complete":
-            time.sleep(0.1)
 
 
 def formula_value(expr, point):

@@ -15,7 +15,6 @@ websocket-client or chromium is missing.
 usage: netron_check.py ONNXCOST FIXTURES_DIR
 """
 import base64
-import json
 import os
 import shutil
 import socket
@@ -23,7 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import devtools  # noqa: E402
 
 try:
     import netron
@@ -52,41 +53,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Page:
-    """One Chromium tab over the DevTools protocol."""
+class Page(devtools.Page):
+    """A tab on Netron: opening waits for the served app's graph."""
 
     def __init__(self, port):
-        for _ in range(100):
-            try:
-                pages = json.load(urllib.request.urlopen(f"http://localhost:{port}/json"))
-                break
-            except OSError:
-                time.sleep(0.1)
-        url = [p for p in pages if p["type"] == "page"][0]["webSocketDebuggerUrl"]
-        self.ws = websocket.create_connection(url, timeout=60)
-        self.id = 0
-        self.call("Page.enable")
-
-    def call(self, method, **params):
-        self.id += 1
-        self.ws.send(json.dumps({"id": self.id, "method": method, "params": params}))
-        while True:
-            m = json.loads(self.ws.recv())
-            if m.get("id") == self.id:
-                return m.get("result", m)
-
-    def js(self, expr):
-        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
-        return r.get("result", {}).get("value")
-
-    def wait(self, expr, seconds=20):
-        end = time.time() + seconds
-        while time.time() < end:
-            v = self.js(expr)
-            if v:
-                return v
-            time.sleep(0.2)
-        return None
+        super().__init__(port, websocket)
 
     def open(self, url):
         self.call("Page.navigate", url=url)
