@@ -16,6 +16,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char oc_replay_usage[] = "usage: onnxcost replay MODEL.onnx [options]\n"
@@ -79,6 +80,17 @@ static bool oc_opt_replay_math(const struct oc_opt *o, void *dest, const char *v
     return true;
 }
 
+static bool oc_opt_replay_conv_algo(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    static const char *const names[OC_RP_N_CONV_FWD_ALGOS] = {OC_RP_CONV_FWD_ALGOS};
+    for (int32_t k = 0; k < OC_RP_N_CONV_FWD_ALGOS; k++)
+        if (strcasecmp(v, names[k]) == 0) {
+            ((struct oc_replay_args *)dest)->ro.conv_algo = k + 1;
+            return true;
+        }
+    return false;
+}
+
 static int oc_opt_nodes(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
     (void)o;
     struct oc_replay_args *a = dest;
@@ -113,6 +125,12 @@ static const struct oc_opt oc_replay_opts[] = {
                      "fp32 (strict FP32 FMA, default), tf32 (TF32 tensor cores for\n"
                      "Conv/Gemm/MatMul) or fp16 (tensor cores allowed)",
                      0, 0, 0, "fp32, tf32 or fp16", oc_opt_replay_math),
+    OC_OPT_PARSE_ROW("--conv-algo", "NAME",
+                     "run every Conv with this cuDNN forward algorithm instead of\n"
+                     "the fastest Find reports (IMPLICIT_GEMM, IMPLICIT_PRECOMP_GEMM,\n"
+                     "GEMM, DIRECT, FFT, FFT_TILING, WINOGRAD, WINOGRAD_NONFUSED);\n"
+                     "a Conv it cannot run fails with the reason",
+                     0, 0, 0, "a cuDNN forward algorithm name", oc_opt_replay_conv_algo),
     OC_OPT_INT_ROW("--device", "N", "CUDA device ordinal (default 0)", offsetof(struct oc_replay_args, device), 0, 1023,
                    "a device ordinal"),
     OC_OPT_FLAG_ROW("--no-counters", NULL, "timing only (no CUPTI profiler session)",

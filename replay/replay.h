@@ -18,10 +18,17 @@
 
 #include <stddef.h>
 
-#define OC_REPLAY_ABI 2 /* 2: unary bias, SkipLayerNormalization, QuickGelu in the plan */
+#define OC_REPLAY_ABI 3 /* 3: --conv-algo in the options */
 #define OC_REPLAY_ENTRY "onnxcost_replay_api_v1"
 
 enum oc_rp_math_mode { OC_RP_MATH_FP32, OC_RP_MATH_TF32, OC_RP_MATH_FP16 };
+
+/* cuDNN's forward convolution algorithms, by cudnnConvolutionFwdAlgo_t value
+   (cudnn_ops.h): the names --conv-algo takes and the results print */
+#define OC_RP_CONV_FWD_ALGOS                                                                               \
+    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD",           \
+        "WINOGRAD_NONFUSED"
+#define OC_RP_N_CONV_FWD_ALGOS 8
 
 struct oc_rp_options {
     int32_t device;           /* CUDA device ordinal (--device)                  */
@@ -32,6 +39,8 @@ struct oc_rp_options {
     int32_t math;             /* enum oc_rp_math_mode (--math)                   */
     bool counters;            /* collect CUPTI counters (off: timing only)       */
     uint64_t seed;            /* input data                                      */
+    int32_t conv_algo;        /* Conv: 0 = the fastest Find reports; k + 1 = the
+                                 cudnnConvolutionFwdAlgo_t k (--conv-algo)     */
 };
 
 struct oc_rp_device {

@@ -188,6 +188,10 @@ static void oc_rp_device_lines(struct oc_sbuf *b, const struct oc_replay_report 
                    dv->counters ? "" : dv->counters_reason, dv->counters ? "" : ")", eol);
     oc_sbuf_printf(b, "Timing: CUPTI kernel records, median of the repetitions%s%s",
                    r->opts && r->opts->flush_l2 ? ", L2 flushed before each" : ", L2 warm", eol);
+    static const char *const conv_algos[OC_RP_N_CONV_FWD_ALGOS] = {OC_RP_CONV_FWD_ALGOS};
+    if (r->opts && r->opts->conv_algo > 0 && r->opts->conv_algo <= OC_RP_N_CONV_FWD_ALGOS)
+        oc_sbuf_printf(b, "Conv algorithm: %s for every Conv (--conv-algo), not Find's fastest%s",
+                       conv_algos[r->opts->conv_algo - 1], eol);
 }
 
 static const char oc_rp_footer[] = "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
@@ -334,6 +338,10 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
         json_object_set_new(o, "math", json_string(oc_rp_math_names[r->opts->math % 3]));
         json_object_set_new(o, "counters", json_boolean(r->opts->counters));
         json_object_set_new(o, "seed", json_integer((json_int_t)r->opts->seed));
+        static const char *const conv_algos[OC_RP_N_CONV_FWD_ALGOS] = {OC_RP_CONV_FWD_ALGOS};
+        int32_t ca = r->opts->conv_algo - 1;
+        json_object_set_new(o, "conv_algo", ca >= 0 && ca < OC_RP_N_CONV_FWD_ALGOS ? json_string(conv_algos[ca])
+                                                                                  : json_null());
         json_object_set_new(doc, "options", o);
     }
     for (int32_t i = 0; i < r->n; i++) {

@@ -438,7 +438,22 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
     void *y = rt->ext ? rt->ext : rt->out[0];
     size_t ws_cap = 256u << 20;
     void *ws = NULL;
-    if (!rt->algo_fixed) {
+    if (!rt->algo_fixed && !tr && rt->o->conv_algo > 0) {
+        /* --conv-algo: the named algorithm with the math of --math; one cuDNN
+           cannot run for this convolution fails the node (the workspace query
+           below says CUDNN_STATUS_NOT_SUPPORTED) */
+        static const char *const names[OC_RP_N_CONV_FWD_ALGOS] = {OC_RP_CONV_FWD_ALGOS};
+        rt->algo = rt->o->conv_algo - 1;
+        rt->algo_math = (int)oc_dnn_math(rt->o, p->in[0].dtype);
+        size_t probe = 0;
+        cudnnStatus_t ps = cudnnGetConvolutionForwardWorkspaceSize(G.dnn, rt->t[0], rt->filt, rt->conv, rt->t[1],
+                                                                   (cudnnConvolutionFwdAlgo_t)rt->algo, &probe);
+        if (ps != CUDNN_STATUS_SUCCESS) {
+            oc_set_err(err, n, "cuDNN cannot run %s for this convolution (--conv-algo): %s",
+                       rt->algo < OC_RP_N_CONV_FWD_ALGOS ? names[rt->algo] : "?", cudnnGetErrorString(ps));
+            return false;
+        }
+    } else if (!rt->algo_fixed) {
         if (cudaMalloc(&ws, ws_cap) != cudaSuccess)
             ws = NULL;
         int got = 0, k = 0;
@@ -496,8 +511,7 @@ static bool oc_setup_conv(struct oc_node_rt *rt, char *err, size_t n) {
              cv->bias ? " + cudnnAddTensor" : "");
     /* cudnnConvolutionFwdAlgo_t / cudnnConvolutionBwdDataAlgo_t (cudnn_ops.h), named:
        a Winograd or FFT algorithm legitimately counts fewer FLOPs than the estimate */
-    static const char *const fwd[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM",     "DIRECT",
-                                      "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
+    static const char *const fwd[OC_RP_N_CONV_FWD_ALGOS] = {OC_RP_CONV_FWD_ALGOS};
     static const char *const bwd[] = {"ALGO_0",     "ALGO_1",   "FFT", "FFT_TILING",
                                       "WINOGRAD", "WINOGRAD_NONFUSED"};
     const char *an = tr ? (rt->algo >= 0 && rt->algo < 6 ? bwd[rt->algo] : "?")

@@ -280,6 +280,10 @@ def torch_measure(tag):
     model = model.cuda().eval()
     args = tuple(x.cuda() for x in args)
     r = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version()}
+    torch.cuda.synchronize()
+    # before any forward: the weights (parameters and buffers) and the inputs
+    r["weights_and_inputs_bytes"] = torch.cuda.memory_allocated()
+    r["weight_bytes"] = sum(t.numel() * t.element_size() for t in list(model.parameters()) + list(model.buffers()))
     with torch.no_grad():
         for _ in range(20):
             model(*args)
@@ -289,11 +293,15 @@ def torch_measure(tag):
         # device's used memory, from a state with only the weights and inputs
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-        r["weights_and_inputs_bytes"] = torch.cuda.memory_allocated()
+        # what the forwards left allocated with their outputs gone: the
+        # libraries' persistent workspaces (cuBLAS keeps one per stream in
+        # PyTorch's allocator), not the model's memory
+        r["library_workspace_bytes"] = max(0, torch.cuda.memory_allocated() - r["weights_and_inputs_bytes"])
         total = torch.cuda.mem_get_info()[1]
         model(*args)
         torch.cuda.synchronize()
         r["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+        r["model_peak_bytes"] = r["peak_allocated_bytes"] - r["library_workspace_bytes"]
         r["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
         r["device_used_bytes"] = total - torch.cuda.mem_get_info()[0]
         print(json.dumps(r), flush=True)  # what is measured so far, if the capture below breaks the process
@@ -316,6 +324,16 @@ def torch_measure(tag):
     print(json.dumps(r), flush=True)
 
 
+def torch_env():
+    """The environment for PyTorch on the GPU: without the CUDA library folders
+    device.sh put first for the replay, since PyTorch refuses a cuDNN older than
+    the one it bundles (seen on the H200: 9.14 on the path, 9.19 in the wheel)."""
+    env = dict(os.environ)
+    if "ONNXCOST_TORCH_LD_LIBRARY_PATH" in env:
+        env["LD_LIBRARY_PATH"] = env["ONNXCOST_TORCH_LD_LIBRARY_PATH"]
+    return env
+
+
 def step_torch():
     res = load("torch.json", {})
     for tag, (model_path, bind, tm) in MODELS.items():
@@ -323,7 +341,7 @@ def step_torch():
             continue
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src",
                             a.src, "--work", a.work, "--summary", os.devnull, "--tag", tag],
-                           capture_output=True, text=True, timeout=600)
+                           capture_output=True, text=True, timeout=600, env=torch_env())
         lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
         if not lines:
             say(f"- {tag}: PyTorch failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-600:]}")
@@ -338,6 +356,8 @@ def step_torch():
             if q.returncode == 0:
                 doc = json.loads(q.stdout)
                 r["onnxcost_need_bytes"] = doc.get("gpu", {}).get("fit", {}).get("need_bytes")
+                r["onnxcost_reserve_bytes"] = doc.get("gpu", {}).get("fit", {}).get("reserve_bytes")
+                r["onnxcost_weight_bytes"] = doc.get("totals", {}).get("params_bytes")
                 r["onnxcost_peak_activation_bytes"] = doc.get("totals", {}).get("peak_activation_bytes")
                 r["onnxcost_predicted_ms"] = doc.get("gpu", {}).get("latency_s", 0) * 1e3
         res[tag] = r
@@ -353,45 +373,78 @@ def step_torch():
             if "graph" in r:
                 line += f", {rsum / r['graph']['median_ms']:.3f} x graph"
         say(line)
-        need = r.get("onnxcost_need_bytes")
-        say(f"    memory: PyTorch peak allocated {r['peak_allocated_bytes'] / 2**20:.1f} MiB (weights + inputs "
-            f"{r['weights_and_inputs_bytes'] / 2**20:.1f} MiB), reserved {r['peak_reserved_bytes'] / 2**20:.1f} MiB, "
-            f"device used {r['device_used_bytes'] / 2**20:.1f} MiB; onnxcost inference need "
-            + (f"{need / 2**20:.1f} MiB = {need / r['peak_allocated_bytes']:.3f} x allocated "
-               f"({'never below: ok' if need >= r['peak_allocated_bytes'] else 'BELOW the measurement'})"
-               if need else "not computed"))
+        say("    " + memory_line(r))
+
+
+def memory_line(r):
+    """PyTorch's memory of one inference beside onnxcost's: the model's peak
+    (the allocator's high-water mark less the libraries' persistent
+    workspaces) against the inference need, and the device's used memory
+    against the need plus --fit's reserve (the CUDA context, libraries and
+    workspaces)."""
+    mib = 2 ** 20
+    s = f"memory: PyTorch peak allocated {r['peak_allocated_bytes'] / mib:.1f} MiB"
+    if "model_peak_bytes" not in r:  # a result from before the workspace was measured
+        return s + f", device used {r['device_used_bytes'] / mib:.1f} MiB"
+    s += (f" = weights + inputs {r['weights_and_inputs_bytes'] / mib:.1f} MiB (weights {r['weight_bytes'] / mib:.1f})"
+          f" + library workspace {r['library_workspace_bytes'] / mib:.1f} + activations "
+          f"{(r['model_peak_bytes'] - r['weights_and_inputs_bytes']) / mib:.1f}; device used "
+          f"{r['device_used_bytes'] / mib:.1f} MiB")
+    need, res = r.get("onnxcost_need_bytes"), r.get("onnxcost_reserve_bytes")
+    if not need:
+        return s + "; onnxcost: not computed"
+    s += (f"; onnxcost need {need / mib:.1f} MiB (weights {(r.get('onnxcost_weight_bytes') or 0) / mib:.1f}) = "
+          f"{need / r['model_peak_bytes']:.3f} x the model's peak "
+          f"({'not below' if need >= r['model_peak_bytes'] else 'BELOW'})")
+    if res is not None:
+        s += (f"; need + reserve {(need + res) / mib:.1f} MiB vs device used: "
+              f"{'covers it' if need + res >= r['device_used_bytes'] else 'BELOW'}")
+    return s
 
 
 def step_ncu():
-    """One Conv (ResNet-50), one MatMul and one LayerNormalization (GPT-2):
+    """Convs (ResNet-50's slowest, a Winograd one, MNIST's first, whose count
+    most exceeds the estimate), one MatMul and one LayerNormalization (GPT-2):
     the replay's counted FP32 FLOPs against ncu's for the kernels of the last
-    repetition, same node run alone under ncu with profiling off."""
+    repetition, the same node run alone under ncu with profiling off. A Conv
+    runs under ncu with the algorithm the replay's Find chose (--conv-algo):
+    under ncu Find times differently and picks another."""
     picks = []
-    for tag, ops in (("resnet50_b1", ("Conv",)), ("gpt2_b1x128", ("MatMul", "Gemm")),
-                     ("gpt2_b1x128", ("LayerNormalization",))):
+    for tag, ops, algo, key in (("resnet50_b1", ("Conv",), "", "time"), ("resnet50_b1", ("Conv",), "WINOGRAD", "time"),
+                                ("mnist", ("Conv",), "", "ratio"), ("gpt2_b1x128", ("MatMul", "Gemm"), "", "time"),
+                                ("gpt2_b1x128", ("LayerNormalization",), "", "time")):
         d = load(tag + ".json")
         if not d:
             say(f"- {tag}: no replay result: run the replay step")
             continue
         cands = [n for n in d["nodes"] if n["op"] in ops and n["status"] == "measured" and "counters" in n
-                 and n["name"]]
+                 and n["name"] and algo in n.get("algo", "") and n not in [x for _, x in picks]]
         if cands:
-            picks.append((tag, max(cands, key=lambda n: n["time_ns"]["median"])))
+            picks.append((tag, max(cands, key=lambda n: n["time_ns"]["median"] if key == "time" else
+                                   n["counters"]["fp32_flops"] / max(1, n["estimate"]["flops"]))))
         else:
-            say(f"- {tag}: no measured {'/'.join(ops)} node with counters")
+            say(f"- {tag}: no measured {'/'.join(ops)} node{' on ' + algo if algo else ''} with counters")
     res = load("ncu.json", {})
     for tag, n in picks:
         name = n["name"]
         rx = "^" + re.escape(name) + "$"
         safe = re.sub(r"[^A-Za-z0-9]+", "_", name)[-40:]
         run_json = path(f"ncu_{safe}_run.json")
+        m = re.match(r"fwd (\w+) \(", n.get("algo", ""))
+        pin = ["--conv-algo", m.group(1)] if n["op"] == "Conv" and m else []
         rows = ncu_rows([a.onnxcost, "replay", MODELS[tag][0], "--nodes", rx, "--math", "fp32", "--reps", "1",
-                         "--warmup", "0", "--no-counters", "--format", "json", "-o", run_json] + MODELS[tag][1],
+                         "--warmup", "0", "--no-counters", "--format", "json", "-o", run_json] + pin + MODELS[tag][1],
                         f"ncu_{safe}")
         if not rows:
             continue
+        # under ncu CUPTI cannot trace, so that run times with CUDA events and
+        # names no kernels: the kernels of a repetition are the counted run's
         try:
-            kn = next(x for x in json.load(open(run_json))["nodes"] if x["name"] == name)["kernels_per_rep"]
+            x = next(x for x in json.load(open(run_json))["nodes"] if x["name"] == name)
+            kn = x.get("kernels_per_rep") or n["kernels_per_rep"]
+            if pin and x.get("algo", "").split(",")[0] != n["algo"].split(",")[0]:
+                say(f"- {tag} {name}: under ncu it ran {x.get('algo')}, not {n['algo']}: not compared")
+                continue
         except (OSError, StopIteration, KeyError, ValueError):
             kn = n["kernels_per_rep"]
         last = rows[-kn:] if kn else []

@@ -54,6 +54,9 @@ for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcupti.so.13 libc
     d=$(dirname "$p")
     case ":$dirs:" in *":$d:"*) ;; *) dirs=$dirs:$d ;; esac
 done
+# PyTorch brings its own cuDNN and refuses an older one found first: its steps
+# run with the kit and the machine's own path only (crosscheck.py torch_env)
+export ONNXCOST_TORCH_LD_LIBRARY_PATH=$kit${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH=$kit$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ONNXCOST_GPU_PLUGIN=${ONNXCOST_GPU_PLUGIN:-$kit/libonnxcost_gpu.so}
 export PYTHONUNBUFFERED=1

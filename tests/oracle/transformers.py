@@ -23,6 +23,10 @@ class GPT2Attention(nn.Module):
         self.c_attn = nn.Linear(d, 3 * d)
         self.c_proj = nn.Linear(d, d)
         self.register_buffer("bias", torch.tril(torch.ones(n_ctx, n_ctx, dtype=torch.bool)).view(1, 1, n_ctx, n_ctx))
+        # the masked score as a buffer, on the model's device: a CPU tensor
+        # made in forward is a host-to-device copy, which a CUDA graph
+        # capture refuses (tests/gpu/crosscheck.py times GPT-2 in one)
+        self.register_buffer("masked_bias", torch.tensor(torch.finfo(torch.float32).min), persistent=False)
 
     def forward(self, x):
         b, t, d = x.size()
@@ -32,7 +36,7 @@ class GPT2Attention(nn.Module):
         v = v.view(b, t, self.heads, d // self.heads).transpose(1, 2)
         att = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d // self.heads)
         mask = self.bias[:, :, :t, :t]
-        att = torch.where(mask, att, torch.tensor(torch.finfo(att.dtype).min, dtype=att.dtype))
+        att = torch.where(mask, att, self.masked_bias.to(att.dtype))
         att = F.softmax(att, dim=-1)
         y = torch.matmul(att, v).transpose(1, 2).contiguous().view(b, t, d)
         return self.c_proj(y)

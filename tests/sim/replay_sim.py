@@ -297,6 +297,29 @@ if not only:
         else:
             fail("cold_flush_outside_nodes", f"{flushes} flushes; times {ta} vs {tb}")
     check_model("mnist_no_counters", mnist, FAST + ["--no-counters"], want_counters=False)
+    # --conv-algo: every Conv runs the named algorithm (a GPU session compares
+    # one node under ncu with the replay's counters on the same algorithm);
+    # one cuDNN cannot run fails that node with the reason, the rest still runs
+    d = check_model("mnist_conv_algo", mnist, FAST + ["--conv-algo", "implicit_precomp_gemm"])
+    if d:
+        c = [n for n in d["nodes"] if n["op"] == "Conv"]
+        if c and all(n["status"] == "measured" and "IMPLICIT_PRECOMP_GEMM (1)" in n["algo"] for n in c) and \
+                d["options"].get("conv_algo") == "IMPLICIT_PRECOMP_GEMM":
+            ok("mnist_conv_algo", f"{len(c)} Convs on IMPLICIT_PRECOMP_GEMM")
+        else:
+            fail("mnist_conv_algo", str([(n["name"], n.get("algo")) for n in c]))
+    p, d, lines = run("mnist_conv_algo_unsupported", mnist, FAST + ["--conv-algo", "WINOGRAD"])
+    other = [ln for ln in p.stderr.splitlines() if ln.startswith("ocsim:") and "does not support" not in ln]
+    if p.returncode == 0 and d and not other:
+        c = [n for n in d["nodes"] if n["op"] == "Conv"]
+        rest = [n for n in d["nodes"] if n["op"] != "Conv" and n["status"] == "failed"]
+        if c and all(n["status"] == "failed" and "cannot run WINOGRAD" in n.get("reason", "") and
+                     "NOT_SUPPORTED" in n["reason"] for n in c) and not rest:
+            ok("mnist_conv_algo_unsupported", c[0]["reason"][:90])
+        else:
+            fail("mnist_conv_algo_unsupported", str([(n["name"], n["status"], n.get("reason")) for n in c + rest]))
+    else:
+        fail("mnist_conv_algo_unsupported", f"exit {p.returncode}: {(other or [p.stderr])[0][:300]}")
     # --nodes: the rest is listed as left out
     p, d, _ = run("mnist_nodes", mnist, FAST + ["--nodes", "^Gemm$"])
     if check_clean("mnist_nodes", p, d, []):
