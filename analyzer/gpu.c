@@ -128,11 +128,21 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
     const struct oc_gpu_efficiency *m = &gpu->measured;
     bool took = false;
     if (!(set & OC_PERF_SET_COMPUTE))
-        for (int u = 0; u < OC_UNIT_COUNT; u++)
+        for (int u = 0; u < OC_UNIT_COUNT; u++) {
             if (m->unit[u] > 0) {
                 o->eff_unit[u] = m->unit[u];
                 took = true;
             }
+            if (m->conv_unit[u] > 0) {
+                o->eff_conv_unit[u] = m->conv_unit[u];
+                took = true;
+            }
+        }
+    for (int k = 0; !(set & OC_PERF_SET_COMPUTE) && k < 2; k++)
+        if (m->parallel_outputs[k] > 0) {
+            o->parallel_outputs[k] = m->parallel_outputs[k];
+            took = true;
+        }
     if (!(set & OC_PERF_SET_MEMORY) && m->memory > 0) {
         o->eff_memory = m->memory;
         took = true;
@@ -146,6 +156,20 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
 
 double oc_perf_unit_efficiency(const struct oc_perf_opts *o, enum oc_unit u) {
     return (unsigned)u < OC_UNIT_COUNT && o->eff_unit[u] > 0 ? o->eff_unit[u] : o->eff_compute;
+}
+
+double oc_perf_class_efficiency(const struct oc_perf_opts *o, enum oc_unit u, bool conv) {
+    if (conv && (unsigned)u < OC_UNIT_COUNT && o->eff_conv_unit[u] > 0)
+        return o->eff_conv_unit[u];
+    return oc_perf_unit_efficiency(o, u);
+}
+
+bool oc_perf_conv_op(const char *op_type) {
+    static const char *const conv[] = {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "FusedConv", "NhwcConv"};
+    for (size_t i = 0; op_type && i < sizeof conv / sizeof conv[0]; i++)
+        if (strcmp(op_type, conv[i]) == 0)
+            return true;
+    return false;
 }
 
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
@@ -217,6 +241,11 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
+    oc_perf_node_class(gpu, o, unit, false, 0, peak, flops, bytes, out);
+}
+
+void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
+                        double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
     memset(out, 0, sizeof *out);
     out->known = true;
     out->unit = unit;
@@ -226,7 +255,10 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     out->ai = bytes ? (double)flops / (double)bytes : 0;
     double roof = out->ai * gpu->mem_bw;
     out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
-    out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_unit_efficiency(o, unit)) : 0;
+    out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_class_efficiency(o, unit, conv)) : 0;
+    double fill = o->parallel_outputs[conv ? 1 : 0];
+    if (outputs > 0 && fill > outputs)
+        out->t_compute *= fill / outputs;
     out->t_memory = gpu->mem_bw > 0 ? (double)bytes / (gpu->mem_bw * o->eff_memory) : 0;
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
@@ -296,7 +328,10 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         double peak;
         int32_t dt = oc_node_compute_dtype(g, n, o->dtype);
         enum oc_unit u = oc_perf_unit(gpu, dt, n->cost.macs > 0, o->math, &peak);
-        oc_perf_node(gpu, o, u, peak, flops, bytes, np);
+        uint64_t outputs = 0;
+        if (n->cost.macs == 0 || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
+            outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
+        oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs, peak, flops, bytes, np);
         out->time += np->time;
         if (peak > 0)
             out->ideal_compute += (double)flops / peak;

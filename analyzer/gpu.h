@@ -47,6 +47,14 @@ enum oc_unit {
  * Winograd convolutions, data served from L2 instead of DRAM). */
 struct oc_gpu_efficiency {
     double unit[OC_UNIT_COUNT]; /* compute, per unit                          */
+    double conv_unit[OC_UNIT_COUNT]; /* convolutions' compute, per unit (cuDNN's
+                                   kernels reach another fraction of the peak
+                                   than cuBLAS's); 0 = unit[]                 */
+    /* The outputs a contraction needs to fill the device, for the
+       convolutions [1] and the other contractions [0]: one with fewer output
+       elements runs at outputs / this of its efficiency (too few tiles for
+       the SMs). 0 = not measured (no such penalty). */
+    double parallel_outputs[2];
     double memory;
     double launch_s;            /* per kernel, seconds; valid when has_launch  */
     bool has_launch;
@@ -93,6 +101,8 @@ struct oc_perf_opts {
                             it; 0 = each node's own tensor type              */
     double eff_compute;  /* (0, 1]: fraction of peak FLOP/s reached          */
     double eff_unit[OC_UNIT_COUNT]; /* a calibrated factor per unit; 0 = eff_compute */
+    double eff_conv_unit[OC_UNIT_COUNT]; /* convolutions' own; 0 = as eff_unit   */
+    double parallel_outputs[2]; /* as in oc_gpu_efficiency; 0 = none          */
     double eff_memory;   /* (0, 1]: fraction of DRAM bandwidth reached       */
     double eff_comm;     /* (0, 1]: fraction of link bandwidth (all-reduce)  */
     double launch_s;     /* per-kernel overhead, seconds                     */
@@ -110,6 +120,12 @@ enum { OC_PERF_SET_COMPUTE = 1, OC_PERF_SET_MEMORY = 2, OC_PERF_SET_LAUNCH = 4 }
 bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf_opts *o);
 /* The compute efficiency the model uses for a unit. */
 double oc_perf_unit_efficiency(const struct oc_perf_opts *o, enum oc_unit u);
+/* ... for a unit and a kind of node: a convolution takes the convolutions'
+ * factor where one was measured, else the unit's. */
+double oc_perf_class_efficiency(const struct oc_perf_opts *o, enum oc_unit u, bool conv);
+/* Convolutions for the model's efficiency: Conv, ConvTranspose,
+ * ConvInteger, QLinearConv and ONNX Runtime's FusedConv and NhwcConv. */
+bool oc_perf_conv_op(const char *op_type);
 
 enum oc_bound { OC_BOUND_NONE, OC_BOUND_MEMORY, OC_BOUND_COMPUTE };
 
@@ -160,6 +176,11 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 /* One node's roofline figures from its FLOPs and bytes. */
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
+/* The same for one kind of node: conv true for a convolution
+ * (oc_perf_class_efficiency); outputs > 0, a contraction's output elements,
+ * slows it by parallel_outputs / outputs where that is above 1. */
+void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
+                        double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
 
 /* Every node of an analysis; OC_ERR_NOMEM on allocation failure. */
 enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,

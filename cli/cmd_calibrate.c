@@ -145,6 +145,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
     calibrated.measured = fit.eff;
     struct oc_perf_opts after = g.perf;
     memset(after.eff_unit, 0, sizeof after.eff_unit);
+    memset(after.eff_conv_unit, 0, sizeof after.eff_conv_unit);
+    memset(after.parallel_outputs, 0, sizeof after.parallel_outputs);
     oc_perf_use_measured(&calibrated, 0, &after);
     for (int32_t k = 0; k < n; k++) {
         fr[k].path = files[k].path;

@@ -147,8 +147,10 @@ void oc_cli_gpu_init(struct oc_cli_gpu *g) {
 static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
     struct oc_perf_opts def;
     oc_perf_defaults(&def);
-    if (!(g->set & OC_PERF_SET_COMPUTE))
+    if (!(g->set & OC_PERF_SET_COMPUTE)) {
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
+        memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
+    }
     if (!(g->set & OC_PERF_SET_MEMORY))
         g->perf.eff_memory = def.eff_memory;
     if (!(g->set & OC_PERF_SET_LAUNCH))
@@ -217,6 +219,8 @@ static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char
     if (o->offset == offsetof(struct oc_cli_gpu, perf.eff_compute)) {
         g->set |= OC_PERF_SET_COMPUTE;
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
+        memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
+        memset(g->perf.parallel_outputs, 0, sizeof g->perf.parallel_outputs);
     } else {
         g->set |= OC_PERF_SET_MEMORY;
     }

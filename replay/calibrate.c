@@ -45,6 +45,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         struct oc_calib_point *p = &(*pts)[(*n)++];
         p->unit = oc_perf_unit(gpu, fn->dtype, fn->est_macs > 0, oc_calib_math(f->math), &peak);
         p->flops = fn->est_flops;
+        p->conv = oc_perf_conv_op(fn->op);
+        p->outputs = fn->est_macs > 0 ? fn->est_outputs : 0;
         p->bytes = fn->est_bytes;
         p->measured_s = fn->time_ns * 1e-9;
         p->op = fn->op;
@@ -57,7 +59,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
                           struct oc_node_perf *np) {
     double flops = p->flops < 1.8e19 ? p->flops : 1.8e19, bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
-    oc_perf_node(gpu, o, p->unit, gpu->peak[p->unit], (uint64_t)flops, (uint64_t)bytes, np);
+    oc_perf_node_class(gpu, o, p->unit, p->conv, p->outputs, gpu->peak[p->unit], (uint64_t)flops, (uint64_t)bytes,
+                       np);
 }
 
 double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p) {
@@ -135,6 +138,20 @@ static void oc_calib_descend(const struct oc_gpu *gpu, struct oc_perf_opts *o, c
     oc_calib_set(c, bx);
 }
 
+/* Coordinate descent over c[0..nc) from the current values (loss `best`),
+   up to 30 sweeps; the loss reached. */
+static double oc_calib_sweeps(const struct oc_gpu *gpu, struct oc_perf_opts *o, const struct oc_calib_point *pts,
+                              int32_t n, double total, const struct oc_calib_coord *c, int nc, double best) {
+    for (int sweep = 0; sweep < 30; sweep++) {
+        double before = best;
+        for (int k = 0; k < nc; k++)
+            oc_calib_descend(gpu, o, pts, n, total, &c[k], &best);
+        if (before - best <= 1e-12 * (before > 1 ? before : 1))
+            break;
+    }
+    return best;
+}
+
 enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
                             int32_t n, struct oc_calib_fit *out) {
     memset(out, 0, sizeof *out);
@@ -143,42 +160,86 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     double total = 0;
     for (int32_t i = 0; i < n; i++) {
         total += pts[i].measured_s;
-        out->n_unit[pts[i].unit]++;
+        if (pts[i].conv)
+            out->n_conv_unit[pts[i].unit]++;
+        else
+            out->n_unit[pts[i].unit]++;
     }
     out->n_points = n;
     struct oc_perf_opts o = *base;
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
+    for (int u = 0; u < OC_UNIT_COUNT; u++) {
+        o.eff_conv_unit[u] = oc_perf_class_efficiency(base, (enum oc_unit)u, true);
         o.eff_unit[u] = oc_perf_unit_efficiency(base, (enum oc_unit)u);
+    }
     out->loss_before = oc_calib_loss(gpu, &o, pts, n, total);
-    struct oc_calib_coord c[OC_UNIT_COUNT + 2];
-    int nc = 0;
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
+    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 4], par[2];
+    int nc = 0, np = 0;
+    /* the parallelism term of a class, where its contractions of known size
+       span at least 10x (else it and the efficiency trade one for the other):
+       from 1 (no penalty) up */
+    double lo[2] = {0, 0}, hi[2] = {0, 0};
+    for (int32_t i = 0; i < n; i++) {
+        int k = pts[i].conv ? 1 : 0;
+        double x = pts[i].outputs;
+        if (x > 0) {
+            lo[k] = lo[k] > 0 && lo[k] < x ? lo[k] : x;
+            hi[k] = hi[k] > x ? hi[k] : x;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (lo[k] > 0 && hi[k] >= 10 * lo[k]) {
+            if (!(o.parallel_outputs[k] >= 1))
+                o.parallel_outputs[k] = 1;
+            par[np++] = (struct oc_calib_coord){&o.parallel_outputs[k], 0, log(OC_CALIB_PARALLEL_MAX), true};
+        }
+    for (int u = 0; u < OC_UNIT_COUNT; u++) {
         if (out->n_unit[u])
             c[nc++] = (struct oc_calib_coord){&o.eff_unit[u], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+        if (out->n_conv_unit[u])
+            c[nc++] = (struct oc_calib_coord){&o.eff_conv_unit[u], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    }
     c[nc++] = (struct oc_calib_coord){&o.eff_memory, log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
     c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
-    double best = out->loss_before;
-    for (int sweep = 0; sweep < 30; sweep++) {
-        double before = best;
-        for (int k = 0; k < nc; k++)
-            oc_calib_descend(gpu, &o, pts, n, total, &c[k], &best);
-        if (before - best <= 1e-12 * (before > 1 ? before : 1))
-            break;
+    /* two fits from the same start, without the parallelism terms and with
+       them; theirs is kept only when it cuts the loss by more than 10 %
+       (else it fits noise: on ocsim, which has no such effect, a free term
+       shifts the other factors) */
+    struct oc_perf_opts start = o;
+    double best = oc_calib_sweeps(gpu, &o, pts, n, total, c, nc, out->loss_before);
+    if (np) {
+        struct oc_perf_opts plain = o;
+        o = start;
+        for (int k = 0; k < np; k++)
+            c[nc++] = par[k];
+        double with = oc_calib_sweeps(gpu, &o, pts, n, total, c, nc, out->loss_before);
+        if (with < 0.9 * best)
+            best = with;
+        else
+            o = plain;
     }
     out->loss_after = best;
     /* a factor is reported only where some point depends on it */
-    bool unit_seen[OC_UNIT_COUNT] = {false};
+    bool unit_seen[OC_UNIT_COUNT] = {false}, conv_seen[OC_UNIT_COUNT] = {false};
     int32_t memory_bound = 0;
     for (int32_t i = 0; i < n; i++) {
         if (oc_calib_compute_bound(gpu, &o, &pts[i])) {
-            unit_seen[pts[i].unit] = true;
-            out->n_unit_compute[pts[i].unit]++;
+            (pts[i].conv ? conv_seen : unit_seen)[pts[i].unit] = true;
+            (pts[i].conv ? out->n_conv_unit_compute : out->n_unit_compute)[pts[i].unit]++;
         } else {
             memory_bound++;
         }
     }
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
+    for (int u = 0; u < OC_UNIT_COUNT; u++) {
         out->eff.unit[u] = unit_seen[u] ? o.eff_unit[u] : 0;
+        out->eff.conv_unit[u] = conv_seen[u] ? o.eff_conv_unit[u] : 0;
+    }
+    /* a parallelism term is reported where it slows some point down */
+    for (int k = 0; k < 2; k++) {
+        bool bites = false;
+        for (int32_t i = 0; i < n && !bites; i++)
+            bites = (pts[i].conv ? 1 : 0) == k && pts[i].outputs > 0 && pts[i].outputs < o.parallel_outputs[k];
+        out->eff.parallel_outputs[k] = bites ? o.parallel_outputs[k] : 0;
+    }
     out->eff.memory = memory_bound ? o.eff_memory : 0;
     out->eff.launch_s = o.launch_s;
     out->eff.has_launch = true;

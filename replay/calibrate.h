@@ -5,10 +5,18 @@
  *
  * A point is one measured node that the model gives a kernel: its unit (as
  * the model picks it for the node's dtype, contraction and the replay's
- * --math), FLOPs and bytes from the static analysis, and the median of its
- * measured kernel time. The model predicts
- *     time = max(FLOPs / (peak[unit] x e[unit]), bytes / (bandwidth x e_mem)) + launch
- * and the fit chooses e[unit] for every unit present, e_mem and launch to
+ * --math), whether it is a convolution, FLOPs and bytes from the static
+ * analysis, and the median of its measured kernel time. The model predicts
+ *     time = max(FLOPs / (peak[unit] x e[class][unit]), bytes / (bandwidth x e_mem)) + launch
+ * with two classes of compute, convolutions and the rest (cuDNN's
+ * convolutions and cuBLAS's products reach very different fractions of one
+ * peak: on an H200 in strict FP32, 5 to 37 % against 30 to 41 %,
+ * docs/results/h200.md). A contraction with fewer output elements than
+ * its class's parallel_outputs S cannot fill the device: its compute time is
+ * multiplied by S / outputs (ResNet-50's last convolutions at batch 1, 25 k
+ * outputs, ran 8x below their batch-32 efficiency). The fit chooses
+ * e[class][unit] for every class and unit present, S per class, e_mem and
+ * launch to
  * minimise the time-weighted squared log error
  *     sum_i  w_i (ln predicted_i - ln measured_i)^2,   w_i = measured_i / sum measured,
  * so that the nodes that take the time decide, and a 2x miss costs the same
@@ -26,6 +34,8 @@
 struct oc_calib_point {
     enum oc_unit unit;
     double flops, bytes;
+    bool conv;         /* a convolution (oc_perf_conv_op)                */
+    double outputs;    /* a contraction's output elements; 0 = other     */
     double measured_s; /* median kernel time, > 0                       */
     const char *op;    /* the op type (the file's string), or NULL      */
     int32_t kernels;   /* kernels per repetition in the replay          */
@@ -44,12 +54,15 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_EFF_MIN 0.01
 #define OC_CALIB_EFF_MAX 10.0
 #define OC_CALIB_LAUNCH_MAX 50e-6
+#define OC_CALIB_PARALLEL_MAX 1e8
 
 struct oc_calib_fit {
     struct oc_gpu_efficiency eff; /* unit[u] > 0 where fitted                 */
     int32_t n_points;
     int32_t n_unit[OC_UNIT_COUNT];         /* points per unit                         */
     int32_t n_unit_compute[OC_UNIT_COUNT]; /* of which compute-bound at the fit */
+    int32_t n_conv_unit[OC_UNIT_COUNT];    /* the same for the convolutions     */
+    int32_t n_conv_unit_compute[OC_UNIT_COUNT];
     double loss_before, loss_after;        /* weighted mean squared log error          */
 };
 /* Fits the factors on pts, starting from `base` (its eff_compute, eff_memory

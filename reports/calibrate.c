@@ -24,9 +24,29 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
             any = true;
         }
     for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (f->eff.conv_unit[u] > 0) {
+            oc_sbuf_printf(b, "%sconvolutions %s %.3f (%d nodes, %d compute-bound%s)", any ? ", " : "",
+                           oc_unit_name((enum oc_unit)u), f->eff.conv_unit[u], f->n_conv_unit[u],
+                           f->n_conv_unit_compute[u], oc_cal_bound(f->eff.conv_unit[u]) ? ", at the end of its range" : "");
+            any = true;
+        }
+    for (int u = 0; u < OC_UNIT_COUNT; u++) {
         if (f->n_unit[u] && !(f->eff.unit[u] > 0)) {
             oc_sbuf_printf(b, "%s%s not observable (%d nodes, all memory-bound)", any ? ", " : "",
                            oc_unit_name((enum oc_unit)u), f->n_unit[u]);
+            any = true;
+        }
+        if (f->n_conv_unit[u] && !(f->eff.conv_unit[u] > 0)) {
+            oc_sbuf_printf(b, "%sconvolutions %s not observable (%d nodes, all memory-bound)", any ? ", " : "",
+                           oc_unit_name((enum oc_unit)u), f->n_conv_unit[u]);
+            any = true;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        if (f->eff.parallel_outputs[k] > 0) {
+            oc_sbuf_printf(b, "%s%s fill the device from %.0f outputs%s", any ? ", " : "",
+                           k ? "convolutions" : "other contractions", f->eff.parallel_outputs[k],
+                           f->eff.parallel_outputs[k] >= OC_CALIB_PARALLEL_MAX * 0.999 ? " (at the end of its range)" : "");
             any = true;
         }
     if (f->eff.memory > 0)
@@ -120,6 +140,16 @@ static json_t *oc_cal_jeff(const struct oc_gpu_efficiency *e) {
     for (int u = 0; u < OC_UNIT_COUNT; u++)
         if (e->unit[u] > 0)
             json_object_set_new(o, oc_spec_unit_keys[u], json_real(round(e->unit[u] * 1e4) / 1e4));
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (e->conv_unit[u] > 0) {
+            char key[64];
+            snprintf(key, sizeof key, "conv_%s", oc_spec_unit_keys[u]);
+            json_object_set_new(o, key, json_real(round(e->conv_unit[u] * 1e4) / 1e4));
+        }
+    if (e->parallel_outputs[0] > 0)
+        json_object_set_new(o, "parallel_outputs", json_real(round(e->parallel_outputs[0])));
+    if (e->parallel_outputs[1] > 0)
+        json_object_set_new(o, "conv_parallel_outputs", json_real(round(e->parallel_outputs[1])));
     if (e->memory > 0)
         json_object_set_new(o, "memory", json_real(round(e->memory * 1e4) / 1e4));
     if (e->has_launch)
@@ -139,9 +169,15 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
     json_object_set_new(doc, "before", before);
     json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
     json_t *edge = json_array(); /* factors the search left at the end of their range */
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
+    for (int u = 0; u < OC_UNIT_COUNT; u++) {
         if (r->fit->eff.unit[u] > 0 && oc_cal_bound(r->fit->eff.unit[u]))
             json_array_append_new(edge, json_string(oc_unit_name((enum oc_unit)u)));
+        if (r->fit->eff.conv_unit[u] > 0 && oc_cal_bound(r->fit->eff.conv_unit[u])) {
+            char key[64];
+            snprintf(key, sizeof key, "conv_%s", oc_unit_name((enum oc_unit)u));
+            json_array_append_new(edge, json_string(key));
+        }
+    }
     if (r->fit->eff.memory > 0 && oc_cal_bound(r->fit->eff.memory))
         json_array_append_new(edge, json_string("memory"));
     if (r->fit->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999)

@@ -91,8 +91,9 @@ static int oc_spec_unit(const char *key) {
     return -1;
 }
 
-/* "efficiency": {"fp32": 0.71, "tf32_tc": 0.45, "memory": 0.93, "launch_us": 2.9}
- * (onnxcost calibrate writes it; docs/GPUS.md) */
+/* "efficiency": {"fp32": 0.71, "conv_fp32": 0.3, "tf32_tc": 0.45, "memory": 0.93, "launch_us": 2.9}
+ * (onnxcost calibrate writes it; docs/GPUS.md): "conv_" before a unit key is
+ * the convolutions' own factor */
 static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *out, char *err, size_t esize) {
     if (!json_is_object(e)) {
         snprintf(err, esize, "bad key 'efficiency' (an object of factors expected)");
@@ -103,14 +104,25 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
         bool launch = strcmp(key, "launch_us") == 0, ok = json_is_number(val);
-        int unit = oc_spec_unit(key);
+        bool conv = strncmp(key, "conv_", 5) == 0;
+        if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
+            if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
+                snprintf(err, esize, "bad key 'efficiency.%s' (a number of outputs from 1 to 1e8 expected)", key);
+                return false;
+            }
+            out->parallel_outputs[conv ? 1 : 0] = x;
+            continue;
+        }
+        int unit = oc_spec_unit(conv ? key + 5 : key);
         double *dest = launch                         ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
+                       : unit >= 0 && conv          ? &out->conv_unit[unit]
                        : unit >= 0                  ? &out->unit[unit]
                                                     : NULL;
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
-                     !dest ? "a unit key as for the peaks, \"memory\" or \"launch_us\" expected"
+                     !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
+                             "\"parallel_outputs\", \"memory\" or \"launch_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;

@@ -51,6 +51,18 @@ void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o) {
             oc_sbuf_printf(b, "%s %s %.2f", any ? "," : " (calibrated:", oc_unit_name((enum oc_unit)u), o->eff_unit[u]);
             any = true;
         }
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (o->eff_conv_unit[u] > 0) {
+            oc_sbuf_printf(b, "%s convolutions %s %.2f", any ? "," : " (calibrated:", oc_unit_name((enum oc_unit)u),
+                           o->eff_conv_unit[u]);
+            any = true;
+        }
+    for (int k = 0; k < 2; k++)
+        if (o->parallel_outputs[k] > 0) {
+            oc_sbuf_printf(b, "%s %s full from %.0f outputs", any ? "," : " (calibrated:",
+                           k ? "convolutions" : "contractions", o->parallel_outputs[k]);
+            any = true;
+        }
     oc_sbuf_printf(b, "%s %.2f, memory %.2f", any ? "; other units)" : "", o->eff_compute, o->eff_memory);
 }
 
@@ -197,6 +209,18 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
         json_object_set_new(opts, "efficiency_units", units);
     else
         json_decref(units);
+    if (p->opts.parallel_outputs[0] > 0)
+        json_object_set_new(opts, "parallel_outputs", json_real(p->opts.parallel_outputs[0]));
+    if (p->opts.parallel_outputs[1] > 0)
+        json_object_set_new(opts, "conv_parallel_outputs", json_real(p->opts.parallel_outputs[1]));
+    json_t *conv_units = json_object();
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (p->opts.eff_conv_unit[u] > 0)
+            json_object_set_new(conv_units, oc_unit_name((enum oc_unit)u), json_real(p->opts.eff_conv_unit[u]));
+    if (json_object_size(conv_units))
+        json_object_set_new(opts, "efficiency_conv_units", conv_units);
+    else
+        json_decref(conv_units);
     json_object_set_new(opts, "efficiency_memory", json_real(p->opts.eff_memory));
     json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));

@@ -39,17 +39,17 @@ static void fit_recovers_factors(void **state) {
     struct oc_calib_point p[12];
     int n = 0;
     for (int k = 1; k <= 4; k++) { /* compute-bound FP32: 1-4 GFLOP over 1 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1};
         p[n].measured_s = roofline(k * 1e9, 10e12, 0.7, 1e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* compute-bound TF32: 5-20 GFLOP over 2 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, 0, "Conv", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, false, 0, 0, "MatMul", 1};
         p[n].measured_s = roofline(k * 5e9, 100e12, 0.4, 2e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* memory-bound FP32: 1 MFLOP over 10-40 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, 0, "Add", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1};
         p[n].measured_s = roofline(1e6, 10e12, 0.7, k * 1e7, 0.85, 3e-6);
         n++;
     }
@@ -70,13 +70,113 @@ static void fit_recovers_factors(void **state) {
     assert_true(fit.eff.unit[OC_UNIT_FP16_TC] == 0);
 }
 
+/* convolutions and products on one unit at different fractions of its peak
+   (as cuDNN's and cuBLAS's strict-FP32 kernels on an H200): each class gets
+   its own factor, and the prediction uses the node's */
+static void fit_conv_class(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    struct oc_calib_point p[12];
+    int n = 0;
+    for (int k = 1; k <= 4; k++) { /* MatMul at 0.6 */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1};
+        p[n].measured_s = roofline(k * 1e9, 10e12, 0.6, 1e6, 0.8, 2e-6);
+        n++;
+    }
+    for (int k = 1; k <= 4; k++) { /* Conv at 0.15 */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 2e9, 1e6, true, 0, 0, "Conv", 2};
+        p[n].measured_s = roofline(k * 2e9, 10e12, 0.15, 1e6, 0.8, 2e-6);
+        n++;
+    }
+    for (int k = 1; k <= 4; k++) { /* Add, memory-bound */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1};
+        p[n].measured_s = roofline(1e6, 10e12, 0.6, k * 1e7, 0.8, 2e-6);
+        n++;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    assert_int_equal(fit.n_unit[OC_UNIT_FP32], 8);
+    assert_int_equal(fit.n_conv_unit[OC_UNIT_FP32], 4);
+    assert_int_equal(fit.n_conv_unit_compute[OC_UNIT_FP32], 4);
+    REL(fit.eff.unit[OC_UNIT_FP32], 0.6, 1e-3);
+    REL(fit.eff.conv_unit[OC_UNIT_FP32], 0.15, 1e-3);
+    REL(fit.eff.memory, 0.8, 1e-3);
+    assert_true(fit.eff.conv_unit[OC_UNIT_TF32_TC] == 0);
+    /* the fitted device predicts each class with its own factor */
+    struct oc_gpu cal = g;
+    cal.measured = fit.eff;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    assert_true(oc_perf_use_measured(&cal, 0, &o));
+    REL(oc_perf_class_efficiency(&o, OC_UNIT_FP32, true), 0.15, 1e-3);
+    REL(oc_perf_class_efficiency(&o, OC_UNIT_FP32, false), 0.6, 1e-3);
+    /* a unit without a convolution factor: a convolution takes the unit's */
+    o.eff_unit[OC_UNIT_TF32_TC] = 0.45;
+    assert_true(oc_perf_class_efficiency(&o, OC_UNIT_TF32_TC, true) == 0.45);
+    REL(oc_calib_predict(&cal, &o, &p[4]), p[4].measured_s, 1e-3);
+    REL(oc_calib_predict(&cal, &o, &p[0]), p[0].measured_s, 1e-3);
+    assert_true(oc_perf_conv_op("Conv") && oc_perf_conv_op("QLinearConv") && !oc_perf_conv_op("MatMul") &&
+                !oc_perf_conv_op(NULL));
+}
+
+/* convolutions too small to fill the device (batch-1 maps): below S output
+   elements a convolution runs at outputs / S of its efficiency; the fit
+   recovers S with the factor, and reports no term for a class it never
+   slows */
+static void fit_parallel_outputs(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    struct oc_calib_point p[12];
+    const double outs[6] = {1e4, 3e4, 6e4, 2e5, 1e6, 4e6}, S = 1.5e5;
+    int n = 0;
+    for (int k = 0; k < 6; k++) { /* Conv at 0.3, S = 150,000 outputs */
+        double f = (k + 1) * 1e9, slow = S > outs[k] ? S / outs[k] : 1;
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, true, outs[k], 0, "Conv", 1};
+        p[n].measured_s = 2e-6 + f / (10e12 * 0.3) * slow;
+        n++;
+    }
+    for (int k = 0; k < 3; k++) { /* large MatMuls (1, 10, 100 M outputs) at 0.6: no penalty */
+        double f = (k + 1) * 4e9;
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, false, k == 0 ? 1e6 : k == 1 ? 1e7 : 1e8, 0, "MatMul", 1};
+        p[n].measured_s = 2e-6 + f / (10e12 * 0.6);
+        n++;
+    }
+    for (int k = 0; k < 3; k++) { /* memory-bound Adds at 0.8 */
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, (k + 1) * 1e7, false, 0, 0, "Add", 1};
+        p[n].measured_s = roofline(1e6, 10e12, 0.6, (k + 1) * 1e7, 0.8, 2e-6);
+        n++;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    REL(fit.eff.conv_unit[OC_UNIT_FP32], 0.3, 1e-2);
+    REL(fit.eff.parallel_outputs[1], S, 1e-2);
+    REL(fit.eff.unit[OC_UNIT_FP32], 0.6, 1e-2);
+    assert_true(fit.eff.parallel_outputs[0] == 0); /* the MatMuls are never slowed */
+    assert_true(fit.loss_after < 1e-5);
+    /* the calibrated model: 1 GFLOP over 10,000 outputs, 15x slower than at full size */
+    struct oc_gpu cal = g;
+    cal.measured = fit.eff;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    oc_perf_use_measured(&cal, 0, &o);
+    struct oc_node_perf np;
+    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 1e4, 10e12, 1000000000, 1000, &np);
+    REL(np.t_compute, 1e9 / (10e12 * 0.3) * 15, 2e-2);
+    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 0, 10e12, 1000000000, 1000, &np); /* size unknown: no term */
+    REL(np.t_compute, 1e9 / (10e12 * 0.3), 2e-2);
+}
+
 static void fit_unobservable(void **state) {
     (void)state;
     struct oc_gpu g = test_gpu();
     /* every point memory-bound: no compute factor can be read from them */
     struct oc_calib_point p[3];
     for (int k = 0; k < 3; k++) {
-        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, 0, "Add", 1};
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, false, 0, 0, "Add", 1};
         p[k].measured_s = (k + 1) * 1e8 / (1e12 * 0.5) + 2e-6;
     }
     struct oc_perf_opts base;
@@ -103,11 +203,11 @@ static void error_figures(void **state) {
        1 % of the 4.752 ms measured. |ln|: 0, ln 2, ln 2, ln 1.25 =
        0, 0.22314, 0.69315, 0.69315 sorted: median (0.22314 + 0.69315) / 2 =
        0.45815, p90 at rank 0.9 x 3 = 2.7: 0.69315. Total 4.001 / 4.752 - 1 */
-    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, 1e-3, "MatMul", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, 2e-3, "Conv", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, 0.5e-3, "MatMul", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, 1.25e-3, "Conv", 3},
-                                  {OC_UNIT_FP32, 1e6, 1, 2e-6, "Add", 1}};
+    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, false, 0, 1e-3, "MatMul", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 2e-3, "Conv", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, false, 0, 0.5e-3, "MatMul", 1},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 1.25e-3, "Conv", 3},
+                                  {OC_UNIT_FP32, 1e6, 1, false, 0, 2e-6, "Add", 1}};
     struct oc_calib_error e;
     oc_calib_error(&g, &o, p, 5, &e);
     assert_int_equal(e.n_points, 5);
@@ -230,7 +330,7 @@ static void spec_round_trip(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
+        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
