@@ -40,14 +40,28 @@ void oc_rp_device_peaks(const struct oc_rp_device *d, struct oc_rp_peaks *out) {
     out->dram_bytes = 2.0 * (double)d->mem_clock_khz * 1e3 * (double)d->mem_bus_bits / 8.0;
 }
 
-void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct oc_rp_peaks *pk,
+double oc_rp_model_flops(const struct oc_rp_result *r, bool half_data) {
+    return r->fp32_flops + (half_data ? r->fp16_flops : 0) + r->fp64_flops + r->tensor_flops;
+}
+
+bool oc_rp_plan_half(const struct oc_rp_plan *p) {
+    for (int32_t k = 0; k < p->n_in && k < OC_RP_MAX_IN; k++)
+        if (p->in[k].dtype == 10 || p->in[k].dtype == 16)
+            return true;
+    for (int32_t k = 0; k < p->n_out && k < OC_RP_MAX_OUT; k++)
+        if (p->out[k].dtype == 10 || p->out[k].dtype == 16)
+            return true;
+    return false;
+}
+
+void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, bool half_data, const struct oc_rp_peaks *pk,
                   struct oc_rp_derived *out) {
     memset(out, 0, sizeof *out);
     if (r->status != OC_RPS_MEASURED)
         return;
     double t = r->time_median_ns * 1e-9;
     if (r->has_counters) {
-        out->measured_flops = r->fp32_flops + r->fp16_flops + r->fp64_flops + r->tensor_flops;
+        out->measured_flops = oc_rp_model_flops(r, half_data);
         out->dram_bytes = r->dram_read_bytes + r->dram_write_bytes;
         if (est_flops && out->measured_flops > 0)
             out->ratio = out->measured_flops / (double)est_flops;
@@ -212,6 +226,8 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
         }
         fn->est_bytes = rd + wr;
         fn->dtype = oc_rp_dtype_code(json_string_value(jdt));
+        uint64_t elem = 0;
+        fn->est_outputs = fn->dtype && oc_dtype_bytes(fn->dtype, 1, &elem) && elem ? wr / (double)elem : 0;
         const json_t *tm = json_object_get(o, "time_ns"), *med = json_object_get(tm, "median");
         const json_t *kern = json_object_get(o, "kernels_per_rep"), *ovh = json_object_get(o, "replay_overhead");
         if (!field && fn->measured) {
@@ -230,6 +246,9 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
                 field = "counters", why = "is not an object";
             else if (!oc_rp_count(ct, "flops", false, &fn->flops, &why))
                 field = "counters.flops";
+            else if (json_object_get(ct, "model_flops") &&
+                     !oc_rp_count(ct, "model_flops", false, &fn->flops, &why)) /* the node's own, where given */
+                field = "counters.model_flops";
             else if (!oc_rp_count(ct, "dram_read_bytes", false, &dr, &why))
                 field = "counters.dram_read_bytes";
             else if (!oc_rp_count(ct, "dram_write_bytes", false, &dw, &why))

@@ -23,7 +23,7 @@ int32_t oc_rp_fp32_lanes(int32_t cc_major, int32_t cc_minor);
 void oc_rp_device_peaks(const struct oc_rp_device *d, struct oc_rp_peaks *out);
 
 struct oc_rp_derived {
-    double measured_flops;    /* fp32 + fp16 + fp64 + tensor                  */
+    double measured_flops;    /* oc_rp_model_flops                            */
     double ratio;             /* measured / estimated FLOPs; 0 when either is 0 */
     double dram_bytes;        /* read + write                                 */
     double flops_per_s;       /* measured FLOPs / median time                 */
@@ -35,8 +35,16 @@ struct oc_rp_derived {
     enum oc_bound bound;      /* which roof is nearer (the estimate's enum)    */
 };
 /* Derived figures of one node's result; est_flops is the analyzer's. */
-void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, const struct oc_rp_peaks *pk,
+void oc_rp_derive(const struct oc_rp_result *r, uint64_t est_flops, bool half_data, const struct oc_rp_peaks *pk,
                   struct oc_rp_derived *out);
+/* The FLOPs measured for the node's own arithmetic: FP32 + FP64 + tensor,
+ * and FP16 only when the node computes on 16-bit floats (half_data). On
+ * 32-bit data the FP16 instruction counters see register idioms, not
+ * arithmetic: on an H200 a plain copy counted 4 "FP16 FLOPs" per element,
+ * cuDNN's Add 3 (docs/REPLAY.md, "Results"). */
+double oc_rp_model_flops(const struct oc_rp_result *r, bool half_data);
+/* A plan whose float tensors are 16-bit (FP16 or BF16). */
+bool oc_rp_plan_half(const struct oc_rp_plan *p);
 
 /* ---- result files (`onnxcost replay --format json`, "onnxcost-replay/1") --------- */
 
@@ -45,9 +53,13 @@ struct oc_rp_file_node {
     double est_flops;
     double est_macs;          /* > 0: a contraction (the model's tensor-core rule) */
     double est_bytes;         /* bytes_read + bytes_written                   */
+    double est_outputs;       /* output elements: bytes_written / the dtype's
+                                 size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */
     double time_ns;           /* median; 0 when not measured                  */
-    double flops;             /* measured, 0 when no counters                 */
+    double flops;             /* measured: counters.model_flops (the node's own
+                                 arithmetic), else counters.flops in files
+                                 written before it; 0 when no counters        */
     double dram_bytes;
     int32_t kernels;          /* kernels per repetition                       */
     bool measured, has_counters;

@@ -114,7 +114,7 @@ static void oc_rp_result_table(const struct oc_analysis *an, const struct oc_rep
         const struct oc_rp_result *res = &r->results[i];
         uint64_t est = an->graph->nodes[p->node].cost.flops;
         struct oc_rp_derived dd;
-        oc_rp_derive(res, est, pk, &dd);
+        oc_rp_derive(res, est, oc_rp_plan_half(p), pk, &dd);
         bool measured = res->status == OC_RPS_MEASURED, counted = measured && res->has_counters;
         oc_table_row(t);
         oc_table_cell(t, "%d", i + 1);
@@ -194,7 +194,8 @@ static void oc_rp_device_lines(struct oc_sbuf *b, const struct oc_replay_report 
                        conv_algos[r->opts->conv_algo - 1], eol);
 }
 
-static const char oc_rp_footer[] = "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP16 + FP64 + tensor-core ops; "
+static const char oc_rp_footer[] = "FLOPs measured = FP32 (fadd + fmul + 2 ffma) + FP64 + tensor-core ops, + FP16 on "
+                                   "16-bit data only (on 32-bit data FP16 instructions are register idioms); "
                                    "MB = 1e6 bytes, us = microseconds, % peak of the nearer roof (Bound)";
 
 static void oc_rp_results_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_replay_report *r,
@@ -253,7 +254,7 @@ static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, 
                 continue;
             const struct oc_node *nd = &an->graph->nodes[r->plans[i].node];
             struct oc_rp_derived dd;
-            oc_rp_derive(res, nd->cost.flops, &pk, &dd);
+            oc_rp_derive(res, nd->cost.flops, oc_rp_plan_half(&r->plans[i]), &pk, &dd);
             const char *label = nd->name[0] ? nd->name : nd->op_type;
             double t = res->time_median_ns * 1e-9;
             double eb = (double)nd->cost.bytes_read + (double)nd->cost.bytes_written;
@@ -385,9 +386,14 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
             json_object_set_new(o, "kernels", oc_jstr(res->kernels));
             if (res->has_counters) {
                 struct oc_rp_derived dd;
-                oc_rp_derive(res, nd->cost.flops, &pk, &dd);
+                bool half = oc_rp_plan_half(p);
+                oc_rp_derive(res, nd->cost.flops, half, &pk, &dd);
                 json_t *c = json_object();
-                json_object_set_new(c, "flops", oc_rp_jnum(dd.measured_flops));
+                /* flops: every counted class; model_flops: the node's own
+                   arithmetic (FP16 only on 16-bit data), which the ratio uses */
+                json_object_set_new(c, "flops", oc_rp_jnum(res->fp32_flops + res->fp16_flops + res->fp64_flops +
+                                                           res->tensor_flops));
+                json_object_set_new(c, "model_flops", oc_rp_jnum(dd.measured_flops));
                 json_object_set_new(c, "fp32_flops", oc_rp_jnum(res->fp32_flops));
                 json_object_set_new(c, "fp16_flops", oc_rp_jnum(res->fp16_flops));
                 json_object_set_new(c, "fp64_flops", oc_rp_jnum(res->fp64_flops));

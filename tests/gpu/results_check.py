@@ -106,10 +106,22 @@ def check(path, allow_sim):
         total = c["fp32_flops"] + c["fp16_flops"] + c["fp64_flops"] + c["tensor_flops"]
         if not math.isclose(c["flops"], total, rel_tol=1e-9, abs_tol=1e-6):
             bad.append(f"{who}: flops {c['flops']} is not the sum of its parts {total}")
+        # model_flops, the node's own arithmetic, leaves out the FP16
+        # instructions of a node on 32-bit data (register idioms); a result
+        # written before it existed (2026-11-26) has the ratio over flops
         est = n.get("estimate", {}).get("flops", 0)
+        counted = c["flops"]
+        if "model_flops" in c:
+            half = n.get("estimate", {}).get("dtype") in ("f16", "bf16")
+            own = c["fp32_flops"] + c["fp64_flops"] + c["tensor_flops"] + (c["fp16_flops"] if half else 0)
+            if not isinstance(c["model_flops"], (int, float)) or \
+                    not math.isclose(c["model_flops"], own, rel_tol=1e-9, abs_tol=1e-6):
+                bad.append(f"{who}: model_flops {c['model_flops']} is not FP32 + FP64 + tensor"
+                           f"{' + FP16' if half else ''} = {own}")
+            counted = c["model_flops"]
         ratio = n.get("derived", {}).get("flops_ratio")
-        if est > 0 and c["flops"] > 0 and (ratio is None or not math.isclose(ratio, c["flops"] / est, rel_tol=1e-9)):
-            bad.append(f"{who}: derived flops_ratio {ratio}, counters give {c['flops'] / est}")
+        if est > 0 and counted > 0 and (ratio is None or not math.isclose(ratio, counted / est, rel_tol=1e-9)):
+            bad.append(f"{who}: derived flops_ratio {ratio}, counters give {counted / est}")
         # a node the replay ran with extra work (asymmetric pads computed and
         # cropped) counts that work too: no bound applies
         b = bound_for(n.get("op"), n.get("algo", "")) if strict and est > 0 and not n.get("replay_overhead") else None

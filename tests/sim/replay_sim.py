@@ -430,8 +430,11 @@ if not only:
 # onnxcost calibrate on ocsim's results: ocsim times a kernel as 2 us + FLOPs
 # at 50 TFLOP/s + bytes at 2 TB/s (an additive roofline), so against the
 # built-in H100 SXM (67 TFLOP/s FP32, 3,350 GB/s) the fit with --additive
-# must find FP32 50/67, memory 2000/3350 and 2 us (ocsim moves the kernels'
-# own bytes, close to the model's). The spec it writes is read by --gpu-spec.
+# must find FP32 50/67 for the convolutions (ResNet-50's compute-bound nodes),
+# memory 2000/3350 and 2 us, and no parallelism term (ocsim has none). ocsim
+# moves the kernels' own bytes, close to the model's but not equal, so the
+# memory factor is held to 7 %, the others to 5 %. The spec it writes is read
+# by --gpu-spec.
 r50 = os.path.join(TMP, "resnet50.json")
 if os.path.exists(r50):
     spec = os.path.join(TMP, "h100-ocsim.json")
@@ -439,10 +442,12 @@ if os.path.exists(r50):
                        capture_output=True, text=True)
     try:
         eff = json.loads(p.stdout)["efficiency"]
-        want = {"fp32": 50 / 67, "memory": 2000 / 3350, "launch_us": 2.0}
-        off = {k: eff.get(k) for k, v in want.items() if not (eff.get(k) and abs(eff[k] / v - 1) <= 0.05)}
+        want = {"conv_fp32": 50 / 67, "memory": 2000 / 3350, "launch_us": 2.0}
+        off = {k: eff.get(k) for k, v in want.items()
+               if not (eff.get(k) and abs(eff[k] / v - 1) <= (0.07 if k == "memory" else 0.05))}
+        off.update({k: eff[k] for k in ("parallel_outputs", "conv_parallel_outputs") if k in eff})
         a = subprocess.run([BIN, mnist, "--gpu-spec", spec], capture_output=True, text=True)
-        if p.returncode == 0 and not off and a.returncode == 0 and "calibrated: FP32" in a.stdout:
+        if p.returncode == 0 and not off and a.returncode == 0 and "calibrated: convolutions FP32" in a.stdout:
             ok("calibrate_on_ocsim", f"{eff} (want {want} within 5 %)")
         else:
             fail("calibrate_on_ocsim", f"exit {p.returncode}, off {off}: {p.stderr[:200]} {a.stderr[:200]}")
@@ -454,6 +459,27 @@ if os.path.exists(r50):
 results = [os.path.join(TMP, f) for f in sorted(os.listdir(TMP)) if f.endswith(".json")]
 results = [f for f in results if '"onnxcost-replay/1"' in open(f).read()]
 checker = os.path.join(SRC, "tests", "gpu", "results_check.py")
+# FP16 instructions in a kernel on 32-bit data (ocsim's copies carry the
+# register idioms an H200 counted) are in flops but not in model_flops, the
+# node's own arithmetic, which the ratio uses; on 16-bit data they are both
+idioms, half_nodes, wrong = 0, 0, []
+for f in results:
+    for n in json.load(open(f))["nodes"]:
+        c = n.get("counters")
+        if not c or not c["fp16_flops"]:
+            continue
+        half = n["estimate"].get("dtype") in ("f16", "bf16")
+        own = c["fp32_flops"] + c["fp64_flops"] + c["tensor_flops"] + (c["fp16_flops"] if half else 0)
+        ratio = n.get("derived", {}).get("flops_ratio")
+        est = n["estimate"]["flops"]
+        if not close(c["model_flops"], own) or (est and own and not close(ratio, own / est)):
+            wrong.append((os.path.basename(f), n["name"], c, ratio))
+        half_nodes += half
+        idioms += not half
+if idioms and half_nodes and not wrong:
+    ok("fp16_idioms_not_flops", f"{idioms} nodes on 32-bit data with FP16 idioms left out, {half_nodes} on 16-bit data kept")
+else:
+    fail("fp16_idioms_not_flops", f"{idioms} on 32-bit data, {half_nodes} on 16-bit; wrong: {wrong[:3]}")
 if results:
     p = subprocess.run([sys.executable, checker, "--allow-sim"] + results, capture_output=True, text=True)
     if p.returncode == 0:
@@ -463,14 +489,16 @@ if results:
     src = os.path.join(TMP, "mnist.json")
     if os.path.exists(src):
         doctored = []
-        for k, edit in enumerate(("flops", "reason", "time", "sim")):
+        for k, edit in enumerate(("flops_low", "flops_high", "reason", "time", "sim")):
             d = json.load(open(src))
             conv = next(n for n in d["nodes"] if n["op"] == "Conv")
-            if edit == "flops":  # twice the FLOPs of its algorithm's bound
-                conv["counters"]["fp32_flops"] *= 2
+            if edit.startswith("flops"):  # half the multiply-adds (no direct algorithm counts fewer), or 3x them
+                conv["counters"]["fp32_flops"] *= 0.5 if edit == "flops_low" else 3
                 conv["counters"]["flops"] = sum(conv["counters"][x] for x in
                                                 ("fp32_flops", "fp16_flops", "fp64_flops", "tensor_flops"))
-                conv["derived"]["flops_ratio"] = conv["counters"]["flops"] / conv["estimate"]["flops"]
+                conv["counters"]["model_flops"] = sum(conv["counters"][x] for x in
+                                                      ("fp32_flops", "fp64_flops", "tensor_flops"))
+                conv["derived"]["flops_ratio"] = conv["counters"]["model_flops"] / conv["estimate"]["flops"]
             elif edit == "reason":
                 conv.update(status="skipped", reason="")
             elif edit == "time":

@@ -598,8 +598,24 @@ static void device_peaks(void **state) {
                              .fp32_flops = 1.9e9, .tensor_flops = 0.1e9, .dram_read_bytes = 3e6,
                              .dram_write_bytes = 1e6};
     struct oc_rp_derived dd;
-    oc_rp_derive(&r, 2000000000u, &pk, &dd);
+    oc_rp_derive(&r, 2000000000u, false, &pk, &dd);
     assert_true(fabs(dd.ratio - 1.0) < 1e-12);
+    /* FP16 instructions on 32-bit data are register idioms, not the node's
+       FLOPs (an H200 counted 4 per element in a plain copy); on 16-bit data
+       they are its arithmetic */
+    struct oc_rp_result h = r;
+    h.fp16_flops = 0.5e9;
+    struct oc_rp_derived dh;
+    oc_rp_derive(&h, 2000000000u, false, &pk, &dh);
+    assert_true(fabs(dh.ratio - 1.0) < 1e-12);
+    oc_rp_derive(&h, 2000000000u, true, &pk, &dh);
+    assert_true(fabs(dh.ratio - 1.25) < 1e-12);
+    struct oc_rp_plan hp = {.n_in = 1, .n_out = 1};
+    hp.in[0].dtype = 1;
+    hp.out[0].dtype = 1;
+    assert_false(oc_rp_plan_half(&hp));
+    hp.out[0].dtype = 16;
+    assert_true(oc_rp_plan_half(&hp));
     assert_true(fabs(dd.flops_per_s - 2e12) < 1);
     assert_true(fabs(dd.bytes_per_s - 4e9) < 1e-3);
     assert_true(fabs(dd.intensity - 500) < 1e-9);
