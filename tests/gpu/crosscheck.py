@@ -96,14 +96,20 @@ MODELS = {
     "distilbert_b1x128": (path("distilbert.onnx"), ["--dim", "batch=1", "--dim", "sequence=128"],
                           ("distilbert", 1, 128)),
 }
+# more convolutional nets, replayed only (the convnets step): a calibration
+# checked on a convolutional net it did not see
+CONVNETS = ("resnet18", "mobilenet_v2")
+for _k in CONVNETS:
+    for _b in (1, 32):
+        MODELS[f"{_k}_b{_b}"] = (path(_k + ".onnx"), ["--batch", str(_b)], None)
 
 
 def torch_model(key, batch, seq):
     import torch
     torch.manual_seed(0)
-    if key == "resnet50":
+    if key == "resnet50" or key in CONVNETS:
         import torchvision
-        return torchvision.models.resnet50(), (torch.randn(batch, 3, 224, 224),)
+        return getattr(torchvision.models, key)(), (torch.randn(batch, 3, 224, 224),)
     import transformers as oracle  # tests/oracle/transformers.py, not Hugging Face's
     ids = torch.randint(0, 1000, (batch, seq))
     if key == "gpt2":
@@ -235,6 +241,31 @@ def ncu_rows(cmd, tag):
              "read": num(r, DRAM[0]), "write": num(r, DRAM[1])} for r in rows]
 
 
+def step_convnets():
+    """ResNet-18 and MobileNetV2 (depthwise convolutions), exported as the
+    models step exports ResNet-50 and replayed in strict FP32 at batch 1 and
+    32: convolutional nets for the calibration to be checked on."""
+    import torch
+    import transformers as oracle
+    for key in CONVNETS:
+        out = path(key + ".onnx")
+        if not os.path.exists(out):
+            t = time.time()
+            model, args = torch_model(key, 1, None)
+            oracle.onnx_export(model.eval(), args, out, input_names=["x"], output_names=["y"],
+                               dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}}, opset_version=17)
+            say(f"- {key}: exported in {time.time() - t:.1f} s, {os.path.getsize(out) / 2**20:.1f} MiB")
+        for b in (1, 32):
+            tag = f"{key}_b{b}"
+            d, wall = replay(tag, ["--math", "fp32", "--reps", "30", "--warmup", "5"])
+            if d:
+                describe(tag, d, wall)
+                p = sh([sys.executable, os.path.join(a.src, "tests", "gpu", "results_check.py"), path(tag + ".json")],
+                       quiet=True)
+                say("    " + (p.stdout.strip().splitlines() or ["?"])[-1][:300])
+    del torch
+
+
 def step_replay():
     # ResNet-50 at batch 1 with the default options: the replay-speed figure
     plan = [("mnist", ["--math", "fp32"]), ("resnet50_b1", ["--math", "fp32"]),
@@ -288,7 +319,9 @@ def torch_measure(tag):
         for _ in range(20):
             model(*args)
         torch.cuda.synchronize()
-        r["eager"] = cuda_time(lambda: model(*args), 100)
+        mem_only = os.environ.get("ONNXCOST_TORCH_MEM_ONLY") == "1"
+        if not mem_only:
+            r["eager"] = cuda_time(lambda: model(*args), 100)
         # peak memory of one inference: the allocator's high-water mark and the
         # device's used memory, from a state with only the weights and inputs
         torch.cuda.empty_cache()
@@ -305,6 +338,8 @@ def torch_measure(tag):
         r["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
         r["device_used_bytes"] = total - torch.cuda.mem_get_info()[0]
         print(json.dumps(r), flush=True)  # what is measured so far, if the capture below breaks the process
+        if mem_only:
+            return
         try:
             g = torch.cuda.CUDAGraph()
             side = torch.cuda.Stream()
@@ -350,6 +385,18 @@ def step_torch():
         if p.returncode != 0 and "graph" not in r:
             r.setdefault("graph_error", f"the capture ended the process (exit {p.returncode}): "
                                         f"{p.stderr.strip()[-200:]}")
+        # the same inference with cuDNN's workspace capped at 0 MiB
+        # (CUDNN_CONV_WSCAP_DBG, PyTorch's documented switch): its peak less
+        # the transient workspaces of the convolution algorithms
+        env = dict(torch_env(), CUDNN_CONV_WSCAP_DBG="0", ONNXCOST_TORCH_MEM_ONLY="1")
+        q = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src",
+                            a.src, "--work", a.work, "--summary", os.devnull, "--tag", tag],
+                           capture_output=True, text=True, timeout=600, env=env)
+        ql = [ln for ln in q.stdout.splitlines() if ln.startswith("{")]
+        if ql:
+            m = json.loads(ql[-1])
+            r["no_cudnn_workspace"] = {k: m.get(k) for k in ("peak_allocated_bytes", "library_workspace_bytes",
+                                                             "model_peak_bytes", "weights_and_inputs_bytes")}
         # onnxcost's estimate for the same graph and batch: the inference need of --fit
         if os.path.exists(model_path):
             q = sh([a.onnxcost, model_path, "--gpu", gpu_name(), "--fit", "--format", "json"] + bind, quiet=True)
@@ -399,6 +446,11 @@ def memory_line(r):
     if res is not None:
         s += (f"; need + reserve {(need + res) / mib:.1f} MiB vs device used: "
               f"{'covers it' if need + res >= r['device_used_bytes'] else 'BELOW'}")
+    z = r.get("no_cudnn_workspace") or {}
+    if z.get("model_peak_bytes"):
+        s += (f"; with cuDNN's workspace capped at 0 the model's peak is {z['model_peak_bytes'] / mib:.1f} MiB, "
+              f"need = {need / z['model_peak_bytes']:.3f} x it "
+              f"({'not below' if need >= z['model_peak_bytes'] else 'BELOW'})")
     return s
 
 
@@ -488,8 +540,7 @@ def predicted_ms(tag, spec):
 
 
 def step_calibrate():
-    tags = [t for t in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128", "resnet50_b32")
-            if os.path.exists(path(t + ".json"))]
+    tags = [t for t in MODELS if t != "mnist" and os.path.exists(path(t + ".json"))]
     if len(tags) < 2:
         say(f"- only {tags} replayed: calibration needs two models (run the replay step)")
         return
@@ -497,19 +548,29 @@ def step_calibrate():
     say("| fitted on | checked on | median \\|ln p/m\\| before | after | p90 before | after | total before | after |")
     say("|---|---|---:|---:|---:|---:|---:|---:|")
     e2e = []
-    for fit in tags[:3]:
-        spec = path(f"calibrated-{fit}.json")
-        checks = [t for t in tags if t != fit]
-        p = sh([a.onnxcost, "calibrate", path(fit + ".json"), "--gpu", gpu_name(), "--format", "json", "-o", spec]
+    # fitted on one model, then on all models but one (at every batch): the
+    # model left out is one the calibration did not see
+    def family(t):
+        return t.split("_b")[0]
+    fams = list(dict.fromkeys(family(t) for t in tags))
+    fitsets = [(t, (t,)) for t in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128") if t in tags]
+    if len(fams) > 2:
+        fitsets += [(f"all but {held}", tuple(x for x in tags if family(x) != held)) for held in fams]
+    for fit, fitset in fitsets:
+        spec = path(f"calibrated-{fit.replace(' ', '-')}.json")
+        checks = [t for t in tags if t not in fitset]
+        p = sh([a.onnxcost, "calibrate"] + [path(t + ".json") for t in fitset] +
+               ["--gpu", gpu_name(), "--format", "json", "-o", spec]
                + sum((["--check", path(t + ".json")] for t in checks), []), quiet=True)
         if p.returncode != 0:
+            say(f"- calibrate on {fit} failed: {p.stderr.strip()[:300]}")
             continue
         doc = json.loads(p.stdout)
         store(f"calibration-{fit}.json", doc)
         for f in doc["files"]:
             b, af = f["before"], f["after"]
             tag = os.path.basename(f["path"])[:-5]
-            say(f"| {fit} | {tag if f['role'] == 'check' else '(itself)'} | {b['median_abs_ln']:.3f} | "
+            say(f"| {fit} | {tag if f['role'] == 'check' else tag + ' (fit)'} | {b['median_abs_ln']:.3f} | "
                 f"{af['median_abs_ln']:.3f} | {b['p90_abs_ln']:.3f} | {af['p90_abs_ln']:.3f} | "
                 f"{100 * b['total_error']:+.1f} % | {100 * af['total_error']:+.1f} % |")
         say(f"  factors fitted on {fit}: {doc['efficiency']}; worst op types after: "
@@ -519,19 +580,27 @@ def step_calibrate():
             rep = load(t + ".json")
             rsum = sum(n["time_ns"]["median"] for n in rep["nodes"] if n["status"] == "measured") * 1e-6
             e2e.append((fit, t, predicted_ms(t, None), predicted_ms(t, spec), rsum,
-                        tor.get(t, {}).get("eager", {}).get("median_ms"), tor.get(t, {}).get("graph", {}).get("median_ms")))
+                        tor.get(t, {}).get("eager", {}).get("median_ms"), tor.get(t, {}).get("graph", {}).get("median_ms"),
+                        t in fitset))
     say("\nEnd to end, strict FP32 (predicted latency of the whole graph, one launch per kernel-bearing node):\n")
     say("| fitted on | model | predicted before (ms) | after (ms) | replay sum (ms) | PyTorch eager (ms) | CUDA graph (ms) "
-        "| after vs eager | after vs graph |")
-    say("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for fit, t, pb, pa, rs, eg, gr in e2e:
-        def f(x):
-            return f"{x:.3f}" if x else "-"
+        "| after vs replay sum | after vs eager | after vs graph |")
+    say("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
-        def err(p, m):
-            return f"{100 * (p / m - 1):+.1f} %" if p and m else "-"
-        say(f"| {fit} | {t}{' (fit)' if t == fit else ''} | {f(pb)} | {f(pa)} | {f(rs)} | {f(eg)} | {f(gr)} | "
-            f"{err(pa, eg)} | {err(pa, gr)} |")
+    def f(x):
+        return f"{x:.3f}" if x else "-"
+
+    def err(p, m):
+        return f"{100 * (p / m - 1):+.1f} %" if p and m else "-"
+    for fit, t, pb, pa, rs, eg, gr, seen in e2e:
+        say(f"| {fit} | {t}{' (fit)' if seen else ''} | {f(pb)} | {f(pa)} | {f(rs)} | {f(eg)} | {f(gr)} | "
+            f"{err(pa, rs)} | {err(pa, eg)} | {err(pa, gr)} |")
+    unseen = [(fit, t, pa, rs, gr) for fit, t, pb, pa, rs, eg, gr, seen in e2e
+              if fit == f"all but {family(t)}" and pa]
+    if unseen:
+        say("\nEach model left out of the fit (calibrated on all the others, at every batch): "
+            + "; ".join(f"{t} {err(pa, rs)} against the replay sum, {err(pa, gr)} against the CUDA graph"
+                        for fit, t, pa, rs, gr in unseen))
     store("e2e.json", e2e)
 
 
@@ -585,6 +654,9 @@ def results_header(slug):
     row = env.splitlines()[env.splitlines().index(smi[0]) + 1] if smi else ""
     kernel = next((ln for ln in env.splitlines() if ln.startswith("uname -r")), "uname -r: ?")
     torch_line = next((ln for ln in env.splitlines() if ln.startswith("torch ")), "")
+    tj = next(iter(load("torch.json", {}).values()), {})
+    if not torch_line and tj.get("torch"):  # the torch step's own record of its versions
+        torch_line = f"torch {tj['torch']}, its own cuDNN {ver(tj.get('cudnn'), 10000)}"
     rows = [
         ("device", f"{dev.get('name', '?')}, compute capability {dev.get('compute_capability', '?')}, "
                    f"{dev.get('sm_count', '?')} SMs, {dev.get('memory_bytes', 0) / 2**30:.1f} GiB, "
@@ -620,16 +692,26 @@ def step_collect():
     if not slug:
         say("- nothing to collect")
         return
-    for fit in ("resnet50_b1", "gpt2_b1x128", "distilbert_b1x128"):
-        if os.path.exists(path(f"calibrated-{fit}.json")):
-            shutil.copy(path(f"calibrated-{fit}.json"), os.path.join(out, f"{slug}-calibrated-on-{fit}.json"))
+    for spec in sorted(os.listdir(a.work)):
+        if spec.startswith("calibrated-") and spec.endswith(".json"):
+            # the replay files it names, as committed beside it
+            d = json.load(open(path(spec)))
+            cal = d.get("calibration", {})
+            for k in ("fitted_on", "checked_on"):
+                if isinstance(cal.get(k), list):
+                    cal[k] = [f"{slug}-{os.path.basename(x)[:-5].replace('_', '-')}.json" for x in cal[k]]
+            json.dump(d, open(os.path.join(out, f"{slug}-calibrated-on-{spec[len('calibrated-'):]}"), "w"), indent=2)
     with open(os.path.join(out, f"{slug}.md"), "w") as md:
-        md.write(results_header(slug) + "\n" + open(a.summary).read())
+        body = open(a.summary).read()
+        if "\n## collect" in body:  # this step's own heading, and an earlier collect's lines
+            body = body[:body.index("\n## collect")] + "\n"
+        md.write(results_header(slug) + "\n" + body)
     p = sh([sys.executable, os.path.join(a.src, "tests", "gpu", "results_check.py"), out], quiet=True)
     say(f"- {out}: " + "; ".join(p.stdout.strip().splitlines()[-8:]))
 
 
-STEPS = {"models": step_models, "gemm": step_gemm, "replay": step_replay, "torch": step_torch, "ncu": step_ncu,
+STEPS = {"models": step_models, "gemm": step_gemm, "replay": step_replay, "convnets": step_convnets,
+         "torch": step_torch, "ncu": step_ncu,
          "calibrate": step_calibrate, "table": step_table, "collect": step_collect}
 if a.steps == ["torch1"]:  # one model's PyTorch figures, for the torch step
     torch_measure(a.tag)

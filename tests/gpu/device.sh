@@ -4,7 +4,7 @@
 # kit that kit.sh gathered and the machine's own CUDA, cuDNN, cuBLAS and CUPTI.
 #
 # Steps, in this order by default (crosscheck.py says what each does):
-#   env  models  gemm  replay  torch  calibrate  table  collect  ncu  collect
+#   env  models  gemm  replay  convnets  torch  calibrate  table  collect  ncu  collect
 # Each step runs alone under `timeout`, its result line goes to progress.log at
 # once, and a failed or timed-out step never stops the next. The whole run
 # keeps to DEVICE_BUDGET_S seconds (default 540, inside the device tool's
@@ -24,7 +24,7 @@
 set -u
 kit=$(cd "$1" && pwd)
 shift
-steps=${*:-env models gemm replay torch calibrate table collect ncu collect}
+steps=${*:-env models gemm replay convnets torch calibrate table collect ncu collect}
 start=$(date +%s)
 deadline=$((start + ${DEVICE_BUDGET_S:-540}))
 work=${DEVICE_WORK:-/tmp/onnxcost-gpu}
@@ -34,9 +34,14 @@ mkdir -p "$work" "$out"
 progress=$out/progress.log
 : >"$progress"
 note() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$progress"; }
-pack() { # results.tgz: everything but the exported models, replaced whole
-    tar -C "$work" --exclude=./out --exclude='*.onnx' --exclude='*.tmp' -czf "$work/results.tgz.tmp" . 2>/dev/null &&
-        mv "$work/results.tgz.tmp" "$out/results.tgz"
+pack() { # results.tgz: everything but the exported models, replaced whole.
+    # GNU tar exits 1 when a file changed while it read it, and the archive is
+    # still whole. Call 6 of the H200 run brought back the previous call's
+    # torch.json though its torch step had ended; tar's errors then went to
+    # /dev/null, so they now go to steps.log
+    tar -C "$work" --exclude=./out --exclude='*.onnx' --exclude='*.tmp' --exclude=results.tgz.tmp \
+        -czf "$work/results.tgz.tmp" . 2>>"$out/steps.log"
+    [ $? -le 1 ] && mv "$work/results.tgz.tmp" "$out/results.tgz"
 }
 
 # the machine's own CUDA libraries, found where images put them (the system
@@ -77,7 +82,7 @@ env_step() {
     for l in $(echo "$dirs" | tr ':' ' '); do ls "$l" | grep -E '^lib(cudart|cublas|cublasLt|cupti|cudnn)\.so\.[0-9]+\.' ; done
     ldd "$ONNXCOST_GPU_PLUGIN"
     command -v ncu && ncu --version | tail -1
-    python3 -c "import torch, torchvision, onnx; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, 'onnx', onnx.__version__); p = torch.cuda.get_device_properties(0); print(p.name, p.multi_processor_count, 'SMs', p.total_memory // 2**20, 'MiB', getattr(p, 'L2_cache_size', 0) // 2**20, 'MiB L2')"
+    LD_LIBRARY_PATH=$ONNXCOST_TORCH_LD_LIBRARY_PATH python3 -c "import torch, torchvision, onnx; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version(), 'torchvision', torchvision.__version__, 'onnx', onnx.__version__); p = torch.cuda.get_device_properties(0); print(p.name, p.multi_processor_count, 'SMs', p.total_memory // 2**20, 'MiB', getattr(p, 'L2_cache_size', 0) // 2**20, 'MiB L2')"
     "$bin" --version
     "$bin" replay fixtures/mnist/examples_net.onnx --reps 20
 }
