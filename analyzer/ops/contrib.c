@@ -23,10 +23,16 @@
  *   MatMulNBits: MACs = numel(Y) * K; FLOPs = 2*MACs + 2*N*K (dequantise B).
  *   QLinearAdd / QLinearMul: 5n (dequantise both inputs, op, requantise).
  *   GatherBlockQuantized: 2n (scale and zero point per output element).
+ *   FusedMatMul (ORT's fusion of MatMul with a Transpose of an input and a
+ *     scaling, ContribOperators.md): alpha * op(A) @ op(B), op swapping the
+ *     last two dims where transA/transB; MACs = numel(Y) * K, FLOPs = 2*MACs
+ *     + n when alpha != 1. transBatchA/transBatchB (batch dims moved) are not
+ *     modelled: such a node is listed as unsupported.
  */
 #include "../attr.h"
 #include "../dtype.h"
 #include "../shape.h"
+#include "contract.h"
 #include "rules.h"
 
 #include <string.h>
@@ -476,5 +482,72 @@ OC_RULE(oc_ms_gather_block_quantized_infer) {
 
 OC_COST(oc_ms_dequant_gather_cost) {
     oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 2);
+    return OC_OK;
+}
+
+/* ---- FusedMatMul ---------------------------------------------------------------------- */
+
+enum { OC_FMM_MAX_RANK = 64 };
+
+/* v with its last two dims swapped when t (a rank-1 operand is left as is),
+ * in *view over dims[] */
+static const struct oc_value *oc_fmm_view(const struct oc_value *v, int64_t t, struct oc_value *view,
+                                          struct oc_dim *dims) {
+    if (!v || !t || v->rank < 2)
+        return v;
+    *view = *v;
+    memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
+    dims[v->rank - 2] = v->dims[v->rank - 1];
+    dims[v->rank - 1] = v->dims[v->rank - 2];
+    view->dims = dims;
+    return view;
+}
+
+static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, const struct oc_value **a, const struct oc_value **b,
+                                      struct oc_value *va, struct oc_value *vb, struct oc_dim *da, struct oc_dim *db) {
+    int64_t ta, tb, tba, tbb;
+    enum oc_status st;
+    if ((st = oc_attr_int(c->node, "transA", 0, &ta, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "transB", 0, &tb, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "transBatchA", 0, &tba, c->diag)) != OC_OK ||
+        (st = oc_attr_int(c->node, "transBatchB", 0, &tbb, c->diag)) != OC_OK)
+        return st;
+    if (tba || tbb)
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "transBatchA/transBatchB (batch dims moved) are not modelled");
+    *a = oc_in(c, 0);
+    *b = oc_in(c, 1);
+    if (!*a || !*b || (*a)->rank < 0 || (*b)->rank < 0)
+        return OC_ERR_SHAPE;
+    if ((*a)->rank > OC_FMM_MAX_RANK || (*b)->rank > OC_FMM_MAX_RANK)
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank over %d", OC_FMM_MAX_RANK);
+    *a = oc_fmm_view(*a, ta, va, da);
+    *b = oc_fmm_view(*b, tb, vb, db);
+    return OC_OK;
+}
+
+OC_RULE(oc_ms_fused_matmul_infer) {
+    const struct oc_value *a, *b;
+    struct oc_value va, vb;
+    struct oc_dim da[OC_FMM_MAX_RANK], db[OC_FMM_MAX_RANK];
+    enum oc_status st = oc_fmm_operands(c, &a, &b, &va, &vb, da, db);
+    if (st != OC_OK)
+        return st;
+    return oc_matmul_shape(c, a, b, a->dtype);
+}
+
+OC_COST(oc_ms_fused_matmul_cost) {
+    const struct oc_value *a, *b;
+    struct oc_value va, vb;
+    struct oc_dim da[OC_FMM_MAX_RANK], db[OC_FMM_MAX_RANK];
+    enum oc_status st = oc_fmm_operands(c, &a, &b, &va, &vb, da, db);
+    if (st != OC_OK)
+        return st;
+    float alpha;
+    if ((st = oc_attr_float(c->node, "alpha", 1.0f, &alpha, c->diag)) != OC_OK)
+        return st;
+    oc_matmul_macs(a, oc_out(c, 0), cost);
+    oc_cost_add_flops(cost, cost->macs, 2);
+    if (alpha != 1.0f)
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
     return OC_OK;
 }

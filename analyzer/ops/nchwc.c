@@ -9,7 +9,9 @@
  * saved file already carry the padded channel counts, and `group` the padded
  * group count, so:
  *
- * Conv (X, W, B?, Sum?; attrs as Conv plus activation, activation_params):
+ * Conv (X, W, B?, Sum?; attrs as Conv plus activation, activation_params),
+ * and com.microsoft FusedConv, the same op on plain NCHW data that ONNX
+ * Runtime's extended level writes (where the NCHWc transformer does not run):
  *   shapes as ONNX Conv (X's channels = W's dim 1 x group; the first Conv of
  *   a chain reads plain NCHW data);
  *   MACs  = numel(Y) * (Cb / group) * prod(k), the padded channels included,
@@ -34,7 +36,7 @@
 
 #include <string.h>
 
-OC_RULE(oc_nchwc_conv_infer) {
+OC_RULE(oc_fused_conv_infer) {
     const struct oc_value *x = oc_in(c, 0), *sum = oc_in(c, 3);
     enum oc_status st = oc_conv_shape(c, x, oc_in(c, 1), oc_in(c, 2), x ? x->dtype : 0);
     if (st != OC_OK)
@@ -50,7 +52,7 @@ OC_RULE(oc_nchwc_conv_infer) {
     return OC_OK;
 }
 
-OC_COST(oc_nchwc_conv_cost) {
+OC_COST(oc_fused_conv_cost) {
     enum oc_status st = oc_conv_macs(c, oc_in(c, 0), oc_in(c, 1), oc_out(c, 0), cost);
     if (st != OC_OK)
         return st;

@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """Models as ONNX Runtime's CPU optimizer saves them: the com.microsoft.nchwc
-domain (analyzer/ops/nchwc.c) against ONNX Runtime itself.
+domain (analyzer/ops/nchwc.c) and the fusions of its extended level
+(com.microsoft FusedConv, FusedMatMul, BiasGelu, ...) against ONNX Runtime
+itself.
 
-Each model is exported from PyTorch, then opened by ONNX Runtime at
-ORT_ENABLE_ALL with optimized_model_filepath, which writes the graph it
-runs: on an x86 CPU with AVX2 or AVX-512 its convolutions and pools become
-com.microsoft.nchwc ops on channel-padded tensors. Then, on that saved file:
+Each model is exported from PyTorch, then opened by ONNX Runtime with
+optimized_model_filepath, which writes the graph it runs: at ORT_ENABLE_ALL
+on an x86 CPU with AVX2 or AVX-512 the convolutions and pools become
+com.microsoft.nchwc ops on channel-padded tensors; at ORT_ENABLE_EXTENDED
+convolutions fuse their activation (FusedConv) and GPT-2's and DistilBERT's
+attention products fuse their transposes and scaling (FusedMatMul). Then, on
+that saved file:
 
   * every tensor's shape from `onnxcost --format json` equals its run-time
     shape in ONNX Runtime (tests/oracle/ort_shapes.py) at two batch sizes,
     and none is unknown;
-  * every nchwc Conv's MACs equal numel(Y) * (C / group) * prod(kernel)
-    computed here from ONNX Runtime's run-time shapes and the file's weight
-    dims, and its FLOPs 2 MACs + one per output for each of bias, Sum and an
-    activation;
+  * every nchwc Conv's and FusedConv's MACs equal numel(Y) * (C / group) *
+    prod(kernel) computed here from ONNX Runtime's run-time shapes and the
+    file's weight dims, and its FLOPs 2 MACs + one per output for each of
+    bias, Sum and an activation; every FusedMatMul's MACs numel(Y) * K with K
+    from its input's run-time shape and transA;
   * the models hold at least MIN_NCHWC nchwc nodes in all (a CPU whose ONNX
     Runtime writes none fails the test: nothing would have been checked).
 
@@ -39,8 +45,11 @@ except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
 import ort_shapes  # noqa: E402
+import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py)
 
 MIN_NCHWC = 60  # the 3 models hold 11 + 23 + 54 = 88 on an AVX-512 CPU here (2026-11-26)
+MIN_FUSED = 30  # 35 FusedConv + 8 others here (2026-11-26)
+MIN_FUSED_MATMUL = 10  # 6 exported nodes and 2 written here, at 2 bindings each: 16 (2026-11-26)
 
 
 class Small(torch.nn.Module):
@@ -65,22 +74,49 @@ class Small(torch.nn.Module):
         return torch.nn.functional.interpolate(z, scale_factor=2, mode="nearest"), z.mean((2, 3))
 
 
+def fused_matmuls():
+    """FusedMatMul with transA and transB, which the exports above never get:
+    Y1 = 2 * A^T B^T over broadcast batch dims, Y2 = A'B^T with a rank-2 A'."""
+    f = onnx.TensorProto.FLOAT
+    nodes = [onnx.helper.make_node("FusedMatMul", ["a", "b"], ["y1"], domain="com.microsoft", alpha=2.0, transA=1,
+                                   transB=1),
+             onnx.helper.make_node("FusedMatMul", ["c", "b"], ["y2"], domain="com.microsoft", transB=1)]
+    g = onnx.helper.make_graph(nodes, "fused_matmuls",
+                               [onnx.helper.make_tensor_value_info("a", f, ["batch", 3, 5, 4]),
+                                onnx.helper.make_tensor_value_info("b", f, [1, 3, 6, 5]),
+                                onnx.helper.make_tensor_value_info("c", f, [7, 5])],
+                               [onnx.helper.make_tensor_value_info("y1", f, None),
+                                onnx.helper.make_tensor_value_info("y2", f, None)])
+    return onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17),
+                                                    onnx.helper.make_opsetid("com.microsoft", 1)])
+
+
 def export(model, path):
-    torch.onnx.export(model.eval(), (torch.randn(1, 3, 64, 64),), path, input_names=["x"],
-                      dynamic_axes={"x": {0: "batch"}}, opset_version=17)
+    if isinstance(model, onnx.ModelProto):
+        onnx.save(model, path)
+        return
+    if isinstance(model, (oracle.GPT2, oracle.DistilBert)):
+        ids = torch.randint(0, 1000, (1, 8))
+        names = ["input_ids"] if isinstance(model, oracle.GPT2) else ["input_ids", "attention_mask"]
+        args = (ids,) if isinstance(model, oracle.GPT2) else (ids, torch.ones_like(ids))
+        oracle.onnx_export(model.eval(), args, path, input_names=names, opset_version=17,
+                           dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names})
+        return
+    oracle.onnx_export(model.eval(), (torch.randn(1, 3, 64, 64),), path, input_names=["x"],
+                       dynamic_axes={"x": {0: "batch"}}, opset_version=17)
 
 
-def optimize(src, dst):
+def optimize(src, dst, level):
     so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.graph_optimization_level = level
     so.optimized_model_filepath = dst
     ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
     return onnx.load(dst)
 
 
-def analyze(binary, path, batch):
-    p = subprocess.run([binary, path, "--format", "json", "-q", "--dim", f"batch={batch}"], capture_output=True,
-                       text=True)
+def analyze(binary, path, binds):
+    p = subprocess.run([binary, path, "--format", "json", "-q"] + sum((["--dim", f"{k}={v}"] for k, v in binds.items()),
+                                                                      []), capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(p.stderr.strip())
     return json.loads(p.stdout)
@@ -94,32 +130,56 @@ def main():
     os.makedirs(a.workdir, exist_ok=True)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    failures, nchwc_total, shapes, convs = [], 0, 0, 0
-    for name, model in (("small", Small()), ("resnet18", torchvision.models.resnet18()),
-                        ("mobilenet_v2", torchvision.models.mobilenet_v2())):
+    failures, nchwc_total, fused_total, shapes, convs, mms = [], 0, 0, 0, 0, 0
+    ALL, EXT = ort.GraphOptimizationLevel.ORT_ENABLE_ALL, ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    cnn = [{"batch": 1}, {"batch": 3}]
+    seq = [{"batch": 1, "sequence": 7}, {"batch": 2, "sequence": 19}]
+    for name, model, level, bindings in (
+            ("small", Small(), ALL, cnn), ("resnet18", torchvision.models.resnet18(), ALL, cnn),
+            ("mobilenet_v2", torchvision.models.mobilenet_v2(), ALL, cnn),
+            ("mobilenet_v2_ext", torchvision.models.mobilenet_v2(), EXT, cnn),
+            ("gpt2_2layers_ext", oracle.GPT2(layers=2), EXT, seq),
+            ("distilbert_2layers_ext", oracle.DistilBert(layers=2), EXT, seq),
+            ("fused_matmuls", fused_matmuls(), ort.GraphOptimizationLevel.ORT_DISABLE_ALL, cnn)):
         src = os.path.join(a.workdir, f"ortopt_{name}.onnx")
         dst = os.path.join(a.workdir, f"ortopt_{name}.optimized.onnx")
         export(model, src)
-        m = optimize(src, dst)
+        m = optimize(src, dst, level)
         nchwc = [n for n in m.graph.node if n.domain == "com.microsoft.nchwc"]
         nchwc_total += len(nchwc)
+        fused = [n for n in m.graph.node if n.domain == "com.microsoft"]
+        fused_total += len(fused)
         weights = {i.name: list(i.dims) for i in m.graph.initializer}
-        for batch in (1, 3):
-            truth = ort_shapes.ort_shapes(m, {"batch": batch}, rng)
-            doc = analyze(a.onnxcost, dst, batch)
+        for binds in bindings:
+            batch = binds["batch"]
+            truth = ort_shapes.ort_shapes(m, binds, rng)
+            shapes_in = {vi.name: [d.dim_value if d.HasField("dim_value") else binds.get(d.dim_param, 1)
+                                   for d in vi.type.tensor_type.shape.dim] for vi in m.graph.input}  # as fed
+            doc = analyze(a.onnxcost, dst, binds)
             ours = {o["name"]: (o["shape"] if n["status"] == "ok" else None) for n in doc["nodes"] for o in n["outputs"]}
             bad = [f"{t}: onnxcost {ours.get(t)}, runtime {s}" for t, s in truth.items() if ours.get(t) != s]
             shapes += len(truth) - len(bad)
             if bad:
-                failures.append(f"{name} batch {batch}: {len(bad)} of {len(truth)} shapes differ: {bad[:4]}")
+                failures.append(f"{name} {binds}: {len(bad)} of {len(truth)} shapes differ: {bad[:4]}")
             for n in doc["nodes"]:
-                if n["domain"] != "com.microsoft.nchwc" or n["op_type"] != "Conv":
+                node = next((x for x in m.graph.node if x.output and x.output[0] == n["outputs"][0]["name"]), None)
+                if node is None:
                     continue
-                node = next(x for x in m.graph.node if x.output and x.output[0] == n["outputs"][0]["name"])
                 at = {x.name: onnx.helper.get_attribute_value(x) for x in node.attribute}
-                xs, ys, w = truth.get(node.input[0]) or [], truth[node.output[0]], weights[node.input[1]]
-                if not xs:  # the graph input
-                    xs = [batch] + [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim[1:]]
+                if (n["domain"], n["op_type"]) == ("com.microsoft", "FusedMatMul"):
+                    xa, ys = truth.get(node.input[0]) or shapes_in[node.input[0]], truth[node.output[0]]
+                    k = xa[-2] if at.get("transA", 0) else xa[-1]
+                    macs = int(np.prod(ys)) * k
+                    flops = 2 * macs + (int(np.prod(ys)) if at.get("alpha", 1.0) != 1.0 else 0)
+                    mms += 1
+                    if (n["macs"], n["flops"]) != (macs, flops):
+                        failures.append(f"{name} {binds} {n['name']}: MACs/FLOPs {n['macs']}/{n['flops']}, from "
+                                        f"ONNX Runtime's shapes {macs}/{flops}")
+                    continue
+                if (n["domain"], n["op_type"]) not in (("com.microsoft.nchwc", "Conv"), ("com.microsoft", "FusedConv")):
+                    continue
+                xs, ys, w = truth.get(node.input[0]) or shapes_in[node.input[0]], truth[node.output[0]], \
+                    weights[node.input[1]]
                 outs = int(np.prod(ys))
                 macs = outs * (xs[1] // at.get("group", 1)) * int(np.prod(w[2:]))
                 extra = sum(1 for k in (2, 3) if len(node.input) > k and node.input[k]) + (1 if at.get("activation")
@@ -129,8 +189,8 @@ def main():
                 if (n["macs"], n["flops"]) != (macs, flops):
                     failures.append(f"{name} batch {batch} {n['name']}: MACs/FLOPs {n['macs']}/{n['flops']}, "
                                     f"from ONNX Runtime's shapes {macs}/{flops}")
-        print(f"ok   {name}: {len(nchwc)} nchwc nodes of {len(m.graph.node)}, "
-              f"{sorted({n.op_type for n in nchwc})}")
+        print(f"ok   {name}: {len(m.graph.node)} nodes, {len(nchwc)} nchwc "
+              f"{sorted({n.op_type for n in nchwc})}, {len(fused)} com.microsoft {sorted({n.op_type for n in fused})}")
     # a ReorderInput that no nchwc Conv reads: no block size to take
     g = onnx.helper.make_graph(
         [onnx.helper.make_node("ReorderInput", ["x"], ["y"], domain="com.microsoft.nchwc"),
@@ -140,17 +200,20 @@ def main():
     lone = os.path.join(a.workdir, "ortopt_lone_reorder.onnx")
     onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17),
                                                        onnx.helper.make_opsetid("com.microsoft.nchwc", 1)]), lone)
-    doc = analyze(a.onnxcost, lone, 1)
+    doc = analyze(a.onnxcost, lone, {})
     r = doc["nodes"][0]
     if r["status"] == "ok" or "block size" not in (r.get("reason") or ""):
         failures.append(f"lone ReorderInput: status {r['status']}, reason {r.get('reason')!r}")
+    if fused_total < MIN_FUSED or mms < MIN_FUSED_MATMUL:
+        failures.append(f"only {fused_total} com.microsoft nodes, {mms} FusedMatMul costs checked (at least {MIN_FUSED}, "
+                        f"{MIN_FUSED_MATMUL})")
     if nchwc_total < MIN_NCHWC:
         failures.append(f"only {nchwc_total} nchwc nodes (at least {MIN_NCHWC}): this CPU's ONNX Runtime wrote too "
                         "few for the test to check anything")
     for f in failures:
         print("FAIL " + f)
-    print(f"{'FAIL' if failures else 'ok'}: {shapes} run-time shapes agree, {convs} nchwc Conv costs checked, "
-          f"{nchwc_total} nchwc nodes")
+    print(f"{'FAIL' if failures else 'ok'}: {shapes} run-time shapes agree, {convs} fused Conv and {mms} FusedMatMul "
+          f"costs checked, {nchwc_total} nchwc and {fused_total} com.microsoft nodes")
     return 1 if failures else 0
 
 
