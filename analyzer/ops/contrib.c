@@ -28,6 +28,8 @@
  *     last two dims where transA/transB; MACs = numel(Y) * K, FLOPs = 2*MACs
  *     + n when alpha != 1. transBatchA/transBatchB (batch dims moved) are not
  *     modelled: such a node is listed as unsupported.
+ *   FusedGemm (Gemm with a fused activation): Gemm's counts + n for the
+ *     activation.
  */
 #include "../attr.h"
 #include "../dtype.h"
@@ -548,6 +550,20 @@ OC_COST(oc_ms_fused_matmul_cost) {
     oc_matmul_macs(a, oc_out(c, 0), cost);
     oc_cost_add_flops(cost, cost->macs, 2);
     if (alpha != 1.0f)
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
+    return OC_OK;
+}
+
+/* ---- FusedGemm ------------------------------------------------------------------------ */
+
+OC_COST(oc_ms_fused_gemm_cost) {
+    enum oc_status st = oc_gemm_cost(c, cost);
+    if (st != OC_OK)
+        return st;
+    char act[32];
+    if ((st = oc_attr_string(c->node, "activation", "", act, sizeof act, c->diag)) != OC_OK)
+        return st;
+    if (act[0])
         oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
     return OC_OK;
 }

@@ -102,8 +102,9 @@ def export(model, path):
         oracle.onnx_export(model.eval(), args, path, input_names=names, opset_version=17,
                            dynamic_axes={n: {0: "batch", 1: "sequence"} for n in names})
         return
-    oracle.onnx_export(model.eval(), (torch.randn(1, 3, 64, 64),), path, input_names=["x"],
-                       dynamic_axes={"x": {0: "batch"}}, opset_version=17)
+    x = torch.randn(1, 64) if isinstance(model, torch.nn.Sequential) else torch.randn(1, 3, 64, 64)
+    oracle.onnx_export(model.eval(), (x,), path, input_names=["x"], dynamic_axes={"x": {0: "batch"}},
+                       opset_version=17)
 
 
 def optimize(src, dst, level):
@@ -140,7 +141,9 @@ def main():
             ("mobilenet_v2_ext", torchvision.models.mobilenet_v2(), EXT, cnn),
             ("gpt2_2layers_ext", oracle.GPT2(layers=2), EXT, seq),
             ("distilbert_2layers_ext", oracle.DistilBert(layers=2), EXT, seq),
-            ("fused_matmuls", fused_matmuls(), ort.GraphOptimizationLevel.ORT_DISABLE_ALL, cnn)):
+            ("fused_matmuls", fused_matmuls(), ort.GraphOptimizationLevel.ORT_DISABLE_ALL, cnn),
+            ("mlp_ext", torch.nn.Sequential(torch.nn.Linear(64, 48), torch.nn.ReLU(), torch.nn.Linear(48, 10)), EXT,
+             cnn)):
         src = os.path.join(a.workdir, f"ortopt_{name}.onnx")
         dst = os.path.join(a.workdir, f"ortopt_{name}.optimized.onnx")
         export(model, src)
@@ -166,6 +169,17 @@ def main():
                 if node is None:
                     continue
                 at = {x.name: onnx.helper.get_attribute_value(x) for x in node.attribute}
+                if (n["domain"], n["op_type"]) == ("com.microsoft", "FusedGemm"):
+                    xa, ys = truth.get(node.input[0]) or shapes_in[node.input[0]], truth[node.output[0]]
+                    k, mn = xa[0] if at.get("transA", 0) else xa[1], ys[0] * ys[1]
+                    flops = 2 * mn * k + (mn if at.get("alpha", 1.0) != 1.0 else 0) + \
+                        (mn * (2 if at.get("beta", 1.0) != 1.0 else 1) if len(node.input) > 2 and node.input[2] else 0) + \
+                        (mn if at.get("activation") else 0)
+                    mms += 1
+                    if (n["macs"], n["flops"]) != (mn * k, flops):
+                        failures.append(f"{name} {binds} {n['name']}: MACs/FLOPs {n['macs']}/{n['flops']}, from "
+                                        f"ONNX Runtime's shapes {mn * k}/{flops}")
+                    continue
                 if (n["domain"], n["op_type"]) == ("com.microsoft", "FusedMatMul"):
                     xa, ys = truth.get(node.input[0]) or shapes_in[node.input[0]], truth[node.output[0]]
                     k = xa[-2] if at.get("transA", 0) else xa[-1]
@@ -212,7 +226,7 @@ def main():
                         "few for the test to check anything")
     for f in failures:
         print("FAIL " + f)
-    print(f"{'FAIL' if failures else 'ok'}: {shapes} run-time shapes agree, {convs} fused Conv and {mms} FusedMatMul "
+    print(f"{'FAIL' if failures else 'ok'}: {shapes} run-time shapes agree, {convs} fused Conv and {mms} FusedMatMul and FusedGemm "
           f"costs checked, {nchwc_total} nchwc and {fused_total} com.microsoft nodes")
     return 1 if failures else 0
 
