@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "groups.h"
 
-#include "../analyzer/budget.h"
+#include "../views/budget.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
 #include "../reports/report.h"

@@ -1,12 +1,12 @@
 /*
  * cmd_annotate.c — `onnxcost annotate MODEL -o OUT [options]`: the model
  * written back with its shapes in value_info and each node's costs in its
- * metadata_props (analyzer/annotate.h), for Netron.
+ * metadata_props (views/annotate.h), for Netron.
  */
 #include "cli.h"
 #include "groups.h"
 
-#include "../analyzer/annotate.h"
+#include "../views/annotate.h"
 
 #include <libgen.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
  * cmd_llm.c — `onnxcost llm MODEL [options]`: the generation view of a
- * decoder with a KV cache (analyzer/llm.h, docs/LLM.md).
+ * decoder with a KV cache (views/llm.h, docs/LLM.md).
  */
 #include "cli.h"
 #include "groups.h"
 
-#include "../analyzer/llm.h"
+#include "../views/llm.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>

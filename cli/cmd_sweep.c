@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "groups.h"
 
-#include "../analyzer/sweep.h"
+#include "../views/sweep.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>

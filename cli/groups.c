@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-#include "../analyzer/budget.h"
+#include "../views/budget.h"
 #include "../analyzer/dtype.h"
 #include "../reports/report.h"
 

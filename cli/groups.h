@@ -10,9 +10,9 @@
 #include "options.h"
 
 #include "../analyzer/analyze.h"
-#include "../analyzer/gpu.h"
+#include "../views/gpu.h"
 #include "../analyzer/model.h"
-#include "../analyzer/training.h"
+#include "../views/training.h"
 
 /* --dim NAME=N, --batch N (analyze, compare, replay) */
 struct oc_cli_bind {

@@ -250,7 +250,7 @@ static PyObject *oc_handle_members(oc_handle *h, PyObject *args) {
 }
 
 /* annotate(out_path, shapes) -> dict: the model written with its analysis
- * (analyzer/annotate.h) to out_path, beside it and renamed into place. */
+ * (views/annotate.h) to out_path, beside it and renamed into place. */
 static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
     PyObject *out_obj;
     int shapes = 1;

@@ -29,7 +29,7 @@
 
 #include "results.h"
 
-#include "../analyzer/gpu.h"
+#include "../views/gpu.h"
 
 struct oc_calib_point {
     enum oc_unit unit;

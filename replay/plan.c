@@ -6,7 +6,7 @@
 #include "plan_host.h"
 
 #include "../analyzer/dtype.h"
-#include "../analyzer/gpu.h"
+#include "../views/gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 
 #include "replay.h"
 
-#include "../analyzer/gpu.h"
+#include "../views/gpu.h"
 #include "../analyzer/oc.h"
 
 /* Peaks of a device from its CUDA attributes: FP32 = SMs x FP32 lanes per

@@ -5,7 +5,7 @@
  */
 #include "report_impl.h"
 
-#include "../analyzer/budget.h"
+#include "../views/budget.h"
 #include "../replay/calibrate.h"
 
 #include <jansson.h>

@@ -11,12 +11,12 @@
 #define OC_REPORT_H
 
 #include "../analyzer/analyze.h"
-#include "../analyzer/gpu.h"
-#include "../analyzer/llm.h"
+#include "../views/gpu.h"
+#include "../views/llm.h"
 #include "../analyzer/modules.h"
-#include "../analyzer/sweep.h"
+#include "../views/sweep.h"
 #include "../analyzer/symbolic.h"
-#include "../analyzer/training.h"
+#include "../views/training.h"
 #include "../replay/calibrate.h"
 
 enum oc_format {

@@ -10,13 +10,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL cmake --install"; exit 1; }
-for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyze.h; do
+for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyzer/analyze.h include/onnxcost/views/gpu.h; do
     [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; fail=$((fail + 1)); }
 done
 pc=$(find "$tmp/prefix" -name onnxcost.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL no onnxcost.pc"; exit 1; }
 cat >"$tmp/use.c" <<'C'
 #include <analyze.h>
+#include <gpu.h>
 #include <model.h>
 #include <stdio.h>
 int main(int argc, char **argv) {
@@ -26,7 +27,8 @@ int main(int argc, char **argv) {
     struct oc_analyze_opts o = {.batch = 1};
     if (argc < 2 || oc_model_load(argv[1], NULL, &m, &d) != OC_OK || oc_analyze(m, &o, &an, &d) != OC_OK)
         return 1;
-    printf("%llu\n", (unsigned long long)an->totals.params);
+    const struct oc_gpu *g = oc_gpu_find("h100"); /* a view, from the views library */
+    printf("%llu %d\n", (unsigned long long)an->totals.params, g ? g->sms : -1);
     oc_analysis_free(an);
     oc_model_free(m);
     return 0;
@@ -36,7 +38,7 @@ flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs --static onn
 # shellcheck disable=SC2086
 cc -o "$tmp/use" "$tmp/use.c" $flags || { echo "FAIL building against the library"; exit 1; }
 got=$("$tmp/use" "$src/fixtures/mnist/torchsummary_net.onnx")
-[ "$got" = 21840 ] || { echo "FAIL library gives '$got', want 21840"; fail=$((fail + 1)); }
+[ "$got" = "21840 132" ] || { echo "FAIL library gives '$got', want '21840 132' (params, H100 SXM SMs)"; fail=$((fail + 1)); }
 # the installed binary finds the installed GPU plugin (lib/onnxcost/), when built:
 # without a GPU its probe refuses with the driver's message, not "no plugin"
 if [ -e "$build/libonnxcost_gpu.so" ]; then

@@ -6,9 +6,9 @@
  * (docs/ROBUSTNESS.md); seeds: fixtures/ (fixtures/corpus: real-world files).
  */
 #include "../../analyzer/analyze.h"
-#include "../../analyzer/gpu.h"
+#include "../../views/gpu.h"
 #include "../../analyzer/model.h"
-#include "../../analyzer/training.h"
+#include "../../views/training.h"
 #include "../../reports/report.h"
 
 #include <stddef.h>

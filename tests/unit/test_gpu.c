@@ -1,6 +1,6 @@
 /*
  * test_gpu.c — the GPU table, unit selection, the per-node roofline and the
- * ring all-reduce (analyzer/gpu.h). Every expectation is worked out by hand
+ * ring all-reduce (views/gpu.h). Every expectation is worked out by hand
  * from the formulas in gpu.h with the datasheet figures written here as
  * literals; none is obtained by calling the code under test.
  */

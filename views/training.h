@@ -18,7 +18,7 @@
 #ifndef OC_TRAINING_H
 #define OC_TRAINING_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 
 enum oc_optimizer {
     OC_OPT_SGD,

@@ -26,9 +26,9 @@
 #ifndef OC_ANNOTATE_H
 #define OC_ANNOTATE_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 #include "gpu.h"
-#include "symbolic.h"
+#include "../analyzer/symbolic.h"
 
 #include <stdio.h>
 

@@ -12,7 +12,7 @@
 #ifndef OC_LLM_H
 #define OC_LLM_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 #include "gpu.h"
 
 /* What recognition found in the graph's inputs and outputs. */

@@ -16,10 +16,10 @@
  */
 #include "annotate.h"
 
-#include "graph.h"
-#include "model.h"
+#include "../analyzer/graph.h"
+#include "../analyzer/model.h"
 #include "onnx.pb-c.h"
-#include "outfile.h"
+#include "../analyzer/outfile.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  */
 #include "llm.h"
 
-#include "attr.h"
-#include "dtype.h"
+#include "../analyzer/attr.h"
+#include "../analyzer/dtype.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef OC_BUDGET_H
 #define OC_BUDGET_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 
 enum oc_budget_key {
     OC_BUDGET_PARAMS,

@@ -8,7 +8,7 @@
 #ifndef OC_SWEEP_H
 #define OC_SWEEP_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 #include "gpu.h"
 
 enum { OC_SWEEP_MAX_DIMS = 8 };

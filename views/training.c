@@ -3,8 +3,8 @@
  */
 #include "training.h"
 
-#include "dtype.h"
-#include "ops.h"
+#include "../analyzer/dtype.h"
+#include "../analyzer/ops.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  */
 #include "gpu.h"
 
-#include "dtype.h"
+#include "../analyzer/dtype.h"
 
 #include <ctype.h>
 #include <math.h>

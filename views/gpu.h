@@ -1,7 +1,7 @@
 /*
  * gpu.h — GPU specs and the static performance model (docs/MODEL.md).
  *
- * Specs: a built-in table of datasheet figures (analyzer/gpus.def, sources
+ * Specs: a built-in table of datasheet figures (views/gpus.def, sources
  * in docs/GPUS.md), dense peaks only; any other device comes as a struct
  * filled by the caller (the CLI reads --gpu-spec JSON into one).
  *
@@ -22,7 +22,7 @@
 #ifndef OC_GPU_H
 #define OC_GPU_H
 
-#include "analyze.h"
+#include "../analyzer/analyze.h"
 #include "training.h"
 
 /* The execution unit a node's FLOPs run on. */
