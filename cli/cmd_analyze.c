@@ -6,6 +6,7 @@
 #include "groups.h"
 
 #include "../views/budget.h"
+#include "../views/measure.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
 #include "../reports/report.h"
@@ -21,6 +22,7 @@ struct oc_analyze_args {
     uint32_t columns;
     enum oc_balance balance;
     const char *baseline_path;
+    const char *measured_path;
     struct oc_budget budget;
 };
 
@@ -90,6 +92,12 @@ static const struct oc_opt oc_analyze_opts[] = {
                      1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_MD |
                          1 << OC_FORMAT_HTML,
                      0, "text, json, csv, md or html", oc_opt_format),
+    OC_OPT_TEXT_ROW("--measured", NULL, "FILE",
+                    "an ONNX Runtime profile (SessionOptions.enable_profiling) of\n"
+                    "this model: each node's measured median time beside its costs,\n"
+                    "end to end and the sum of nodes (analyze the file ONNX Runtime\n"
+                    "saves with optimized_model_filepath: the graph it ran)",
+                    offsetof(struct oc_analyze_args, measured_path), "a profile JSON file"),
     OC_OPT_FLAG_ROW("--quiet", "-q", "do not print warnings on standard error",
                     offsetof(struct oc_analyze_args, quiet)),
 };
@@ -223,6 +231,8 @@ int oc_cmd_analyze(int argc, char **argv) {
     int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     const char *path = n_args ? args[0] : NULL;
     struct oc_baseline baseline = {0};
+    struct oc_profile profile = {0};
+    struct oc_measured measured = {0};
     struct oc_analyze_opts opts = bind.opts;
     struct oc_perf_opts popts = gg.perf;
     const struct oc_gpu *gpu = gg.gpu;
@@ -301,6 +311,21 @@ int oc_cmd_analyze(int argc, char **argv) {
             goto free_model;
         }
     }
+    if (a.measured_path) {
+        char err[256];
+        if (!oc_profile_load(a.measured_path, &profile, err, sizeof err)) {
+            oc_cli_diag("error", a.measured_path, err);
+            rc = OC_EXIT_INPUT;
+            oc_cli_discard_output(&f_out);
+            goto free_model;
+        }
+        if (oc_measure_join(an, &profile, &measured) != OC_OK) {
+            oc_cli_diag("error", path, "out of memory");
+            rc = OC_EXIT_INTERNAL;
+            oc_cli_discard_output(&f_out);
+            goto free_model;
+        }
+    }
     struct oc_training training;
     if (train)
         oc_training_estimate(an, tr.optimizer, a.samples, &training);
@@ -347,7 +372,8 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   f == stdout ? oc_cli_terminal_width() : 0,
                                   f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
                                   gpu ? &gr : NULL,
-                                  a.columns};
+                                  a.columns,
+                                  a.measured_path ? &measured : NULL};
     st = oc_report_render(an, &spec, &d);
     rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
     int budget_rc = oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
@@ -357,6 +383,8 @@ free_model:
     oc_perf_free(&perf);
     oc_pipeline_free(&pipe);
     oc_baseline_free(&baseline);
+    oc_measured_free(&measured);
+    oc_profile_free(&profile);
     oc_symbolic_free(sym);
     oc_analysis_free(an);
     oc_model_free(m);

@@ -3,6 +3,8 @@
  */
 #include "report_impl.h"
 
+#include "../views/measure.h"
+
 #include "../analyzer/dtype.h"
 
 #include <stdlib.h>
@@ -47,6 +49,8 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_table_col(&t, keys[c], keys[c], OC_ALIGN_LEFT);
     for (size_t c = 0; spec->gpu && c < sizeof gpu_keys / sizeof gpu_keys[0]; c++)
         oc_table_col(&t, gpu_keys[c], gpu_keys[c], OC_ALIGN_LEFT);
+    if (spec->measured) /* --measured: ONNX Runtime's median, empty without an event */
+        oc_table_col(&t, "measured_median_us", "measured_median_us", OC_ALIGN_LEFT);
     struct oc_sbuf b = {0};
     enum oc_status st = OC_OK;
     oc_table_row(&t); /* the header: the keys, drawn as a row of cells */
@@ -78,21 +82,29 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_table_puts(&t, nd->status != OC_OK ? (nd->status == OC_ERR_UNSUPPORTED ? "unsupported" : "shape_unknown")
                           : nd->cost.flags & OC_COST_OVERFLOW ? "overflow"
                                                               : "ok");
-        if (!spec->gpu)
-            continue;
         /* docs/MODEL.md; empty cells when the node is not timed */
-        const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
-        if (!np->known)
-            continue;
-        oc_table_puts(&t, oc_unit_name(np->unit));
-        if (np->bound == OC_BOUND_NONE) {
-            oc_table_puts(&t, "");
-            oc_table_puts(&t, "");
-            oc_table_puts(&t, "0");
-        } else {
-            oc_table_cell(&t, "%.17g", np->ai);
-            oc_table_puts(&t, oc_bound_name(np->bound));
-            oc_table_cell(&t, "%.17g", np->time);
+        const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
+        if (np && !np->known) {
+            for (int k = 0; k < 4; k++)
+                oc_table_puts(&t, "");
+        } else if (np) {
+            oc_table_puts(&t, oc_unit_name(np->unit));
+            if (np->bound == OC_BOUND_NONE) {
+                oc_table_puts(&t, "");
+                oc_table_puts(&t, "");
+                oc_table_puts(&t, "0");
+            } else {
+                oc_table_cell(&t, "%.17g", np->ai);
+                oc_table_puts(&t, oc_bound_name(np->bound));
+                oc_table_cell(&t, "%.17g", np->time);
+            }
+        }
+        if (spec->measured) {
+            const struct oc_measured_node *m = &spec->measured->nodes[nd->index];
+            if (m->runs)
+                oc_table_cell(&t, "%.17g", m->median_us);
+            else
+                oc_table_puts(&t, "");
         }
     }
     free(rows);

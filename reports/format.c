@@ -485,3 +485,41 @@ void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) {
     oc_sbuf_puts(b, "\n");
     free(s);
 }
+
+/* s as a JSON string; bytes that are not UTF-8 become U+FFFD (jansson refuses them) */
+json_t *oc_jstr(const char *s) {
+    if (!s)
+        s = "";
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t n = strlen(s);
+    char *fixed = malloc(3 * n + 1);
+    if (!fixed)
+        return NULL;
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t len = p[i] < 0x80 ? 1 : (p[i] >> 5) == 6 ? 2 : (p[i] >> 4) == 14 ? 3 : (p[i] >> 3) == 30 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (p[i + k] & 0xC0) == 0x80;
+        if (ok && len > 1) {
+            json_t *probe = json_stringn((const char *)p + i, len);
+            ok = probe != NULL;
+            json_decref(probe);
+        }
+        if (ok) {
+            memcpy(fixed + o, p + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(fixed + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+            i++;
+        }
+    }
+    j = json_stringn(fixed, o);
+    free(fixed);
+    return j;
+}

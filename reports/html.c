@@ -7,6 +7,8 @@
  */
 #include "report_impl.h"
 
+#include "../views/measure.h"
+
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -214,6 +216,20 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     if (t->n_uncosted) {
         snprintf(buf, sizeof buf, "%d", t->n_uncosted);
         oc_html_row(&b, "nodes without a cost", buf);
+    }
+    if (spec->measured) {
+        const struct oc_measured *m = spec->measured;
+        if (m->runs) {
+            snprintf(buf, sizeof buf, "%.3f median of %d runs", m->run_median_us / 1e3, m->runs);
+            oc_html_row(&b, "measured by ONNX Runtime, end to end (ms)", buf);
+        }
+        snprintf(buf, sizeof buf, "%.3f over %d of %d nodes", m->sum_median_us / 1e3, m->n_matched, t->n_nodes);
+        oc_html_row(&b, "measured, sum of node medians (ms)", buf);
+        if (m->n_unmatched) {
+            snprintf(buf, sizeof buf, "%d (first: %.80s): analyze the graph ONNX Runtime ran (optimized_model_filepath)",
+                     m->n_unmatched, m->first_unmatched);
+            oc_html_row(&b, "profile nodes not in this model", buf);
+        }
     }
     if (spec->gpu) {
         const struct oc_perf *p = spec->gpu->perf;

@@ -17,43 +17,6 @@
 
 #define OC_JSON_SCHEMA "onnxcost/1"
 
-json_t *oc_jstr(const char *s) {
-    if (!s)
-        s = "";
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *fixed = malloc(3 * n + 1);
-    if (!fixed)
-        return NULL;
-    size_t o = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        size_t len = p[i] < 0x80 ? 1 : (p[i] >> 5) == 6 ? 2 : (p[i] >> 4) == 14 ? 3 : (p[i] >> 3) == 30 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n;
-        for (size_t k = 1; ok && k < len; k++)
-            ok = (p[i + k] & 0xC0) == 0x80;
-        if (ok && len > 1) {
-            json_t *probe = json_stringn((const char *)p + i, len);
-            ok = probe != NULL;
-            json_decref(probe);
-        }
-        if (ok) {
-            memcpy(fixed + o, p + i, len);
-            o += len;
-            i += len;
-        } else {
-            memcpy(fixed + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i++;
-        }
-    }
-    j = json_stringn(fixed, o);
-    free(fixed);
-    return j;
-}
-
 /* Counts are unsigned 64-bit; JSON integers here are signed 64-bit. A
  * saturated count is written as INT64_MAX and the totals flag it. */
 static json_t *oc_jint(uint64_t v) {
@@ -396,6 +359,8 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
             json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
             if (jn && spec->gpu && json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]])))
                 jn = (json_decref(jn), NULL);
+            if (jn && spec->measured && json_object_set_new(jn, "measured", oc_measured_json_node(spec->measured, rows[i])))
+                jn = (json_decref(jn), NULL);
             st = oc_member(fn, arg, "nodes", i, jn, d);
         }
         free(rows);
@@ -412,6 +377,8 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
         st = oc_member(fn, arg, "baseline", -1, oc_baseline_json(an, spec), d);
     if (st == OC_OK && spec->gpu && OC_WANT("gpu"))
         st = oc_member(fn, arg, "gpu", -1, oc_gpu_json(an, spec), d);
+    if (st == OC_OK && spec->measured && OC_WANT("measured"))
+        st = oc_member(fn, arg, "measured", -1, oc_measured_json(an, spec), d);
     if (st == OC_OK && OC_WANT("coverage"))
         st = oc_member(fn, arg, "coverage", -1, oc_jcoverage(an), d);
     if (st != OC_OK || !OC_WANT("warnings"))

@@ -7,6 +7,7 @@
 
 #include "../views/budget.h"
 #include "../replay/calibrate.h"
+#include "../views/measure.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -269,4 +270,137 @@ bool oc_budget_file_load(const char *path, struct oc_budget *budget, char *err, 
     }
     json_decref(bj);
     return true;
+}
+
+/* ---- --measured: an ONNX Runtime profile (views/measure.h) ------------------------------ */
+
+static char *oc_prof_dup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static bool oc_prof_push(double **v, int32_t *n, double x) {
+    if (*n == 0 || (*n >= 8 && !(*n & (*n - 1)))) { /* room for 8, then doubled at each power of two */
+        double *g = realloc(*v, (size_t)(*n ? 2 * *n : 8) * sizeof *g);
+        if (!g)
+            return false;
+        *v = g;
+    }
+    (*v)[(*n)++] = x;
+    return true;
+}
+
+bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t size) {
+    static const char suffix[] = "_kernel_time";
+    if (size)
+        err[0] = '\0';
+    const size_t ns = sizeof suffix - 1;
+    memset(p, 0, sizeof *p);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc || !json_is_array(doc)) {
+        snprintf(err, size, "not an ONNX Runtime profile (a JSON array of trace events expected)%s%s",
+                 doc ? "" : ": ", doc ? "" : je.text);
+        json_decref(doc);
+        return false;
+    }
+    bool ok = true;
+    size_t n = json_array_size(doc), cap = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        const json_t *e = json_array_get(doc, i);
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const json_t *dur = json_object_get(e, "dur");
+        if (!cat || !name)
+            continue;
+        bool node = strcmp(cat, "Node") == 0, run = strcmp(cat, "Session") == 0 && strcmp(name, "model_run") == 0;
+        size_t len = strlen(name);
+        if (node && (len <= ns || strcmp(name + len - ns, suffix) != 0))
+            continue; /* fence and other node events */
+        if (!node && !run)
+            continue;
+        if (!json_is_number(dur) || !(json_number_value(dur) >= 0 && json_number_value(dur) < 1e15)) {
+            snprintf(err, size, "event %zu (%s): 'dur' is not a time in microseconds", i, name);
+            ok = false;
+            break;
+        }
+        double us = json_number_value(dur);
+        if (run) {
+            ok = oc_prof_push(&p->run_us, &p->n_runs, us);
+            continue;
+        }
+        const json_t *args = json_object_get(e, "args");
+        const char *op = json_string_value(json_object_get(args, "op_name"));
+        const char *prov = json_string_value(json_object_get(args, "provider"));
+        if (!op || !prov) {
+            snprintf(err, size, "event %zu (%s): args.op_name and args.provider are not both strings", i, name);
+            ok = false;
+            break;
+        }
+        /* the node of this name: profiles list nodes in execution order, each
+           run the same, so the last one added is usually the one */
+        int32_t k = p->n_nodes - 1;
+        while (k >= 0 && (strncmp(p->nodes[k].name, name, len - ns) != 0 || p->nodes[k].name[len - ns]))
+            k--;
+        if (k < 0) {
+            if ((size_t)p->n_nodes == cap) {
+                size_t c = cap ? 2 * cap : 64;
+                struct oc_profile_node *g = realloc(p->nodes, c * sizeof *g);
+                if (!g) {
+                    ok = false;
+                    break;
+                }
+                p->nodes = g;
+                cap = c;
+            }
+            struct oc_profile_node *pn = &p->nodes[p->n_nodes];
+            memset(pn, 0, sizeof *pn);
+            pn->name = malloc(len - ns + 1);
+            pn->op = oc_prof_dup(op);
+            pn->provider = oc_prof_dup(prov);
+            if (!pn->name || !pn->op || !pn->provider) {
+                free(pn->name);
+                free(pn->op);
+                free(pn->provider);
+                ok = false;
+                break;
+            }
+            memcpy(pn->name, name, len - ns);
+            pn->name[len - ns] = '\0';
+            k = p->n_nodes++;
+        }
+        ok = oc_prof_push(&p->nodes[k].dur_us, &p->nodes[k].n, us);
+    }
+    json_decref(doc);
+    if (ok && !p->n_nodes) {
+        snprintf(err, size, "no node events: was the session made with SessionOptions.enable_profiling?");
+        ok = false;
+    }
+    if (ok) { /* the distinct providers, in order of appearance */
+        size_t len = 1;
+        for (int32_t k = 0; k < p->n_nodes; k++)
+            len += strlen(p->nodes[k].provider) + 2;
+        p->providers = calloc(len, 1);
+        p->path = oc_prof_dup(path);
+        ok = p->providers && p->path;
+        for (int32_t k = 0; ok && k < p->n_nodes; k++) {
+            const char *pv = p->nodes[k].provider, *at = strstr(p->providers, pv);
+            size_t pl = strlen(pv);
+            if (at && (at == p->providers || at[-1] == ' ') && (at[pl] == ',' || !at[pl]))
+                continue;
+            if (p->providers[0])
+                strcat(p->providers, ", ");
+            strcat(p->providers, pv);
+        }
+        if (!ok)
+            snprintf(err, size, "out of memory");
+    } else if (!err[0]) {
+        snprintf(err, size, "out of memory");
+    }
+    if (!ok)
+        oc_profile_free(p);
+    return ok;
 }

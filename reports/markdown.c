@@ -4,6 +4,8 @@
  */
 #include "report_impl.h"
 
+#include "../views/measure.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +102,11 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     if (spec->gpu) { /* the text block as is: it is already one line per figure */
         oc_sbuf_puts(&b, "\n### GPU prediction\n\n```\n");
         oc_gpu_text(&b, an, spec);
+        oc_sbuf_puts(&b, "```\n");
+    }
+    if (spec->measured) { /* likewise, with what the profile lacks or has too much */
+        oc_sbuf_puts(&b, "\n### Measured (ONNX Runtime)\n\n```\n");
+        oc_measured_text(&b, an, spec);
         oc_sbuf_puts(&b, "```\n");
     }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);

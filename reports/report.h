@@ -84,6 +84,11 @@ struct oc_baseline {
  * with a reason in err. Free with oc_baseline_free (also after a failure). */
 bool oc_baseline_load(const char *path, struct oc_baseline *b, char *err, size_t size);
 void oc_baseline_free(struct oc_baseline *b);
+
+/* --measured: an ONNX Runtime profile (views/measure.h); false with a reason
+ * in err (nothing to free then). */
+struct oc_profile;
+bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t size);
 /* --gpu-spec: a device in JSON (keys in docs/GPUS.md); its strings are
  * copied into name (size bytes, kept by the caller while g is used). */
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize);
@@ -103,6 +108,7 @@ struct oc_gpu_report {
                                             step on one GPU, reported first */
 };
 
+struct oc_measured;
 struct oc_report_spec {
     int32_t version;         /* 1                                          */
     enum oc_format format;
@@ -121,6 +127,7 @@ struct oc_report_spec {
     bool color;                    /* text: bold headers (a terminal without NO_COLOR) */
     const struct oc_gpu_report *gpu; /* --gpu predictions, or NULL                 */
     uint32_t columns;              /* text: --columns (1 << OC_COL_*), 0 = defaults */
+    const struct oc_measured *measured; /* --measured: an ONNX Runtime profile joined, or NULL */
 };
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */

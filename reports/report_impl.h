@@ -87,6 +87,11 @@ enum {
 bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struct oc_report_spec *spec,
                    uint32_t flags, int32_t *n_shown);
 
+/* --measured sections (reports/measured.c). */
+void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
+struct json_t *oc_measured_json_node(const struct oc_measured *m, int32_t node);
+
 /* --baseline sections (reports/baseline.c). */
 void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t;

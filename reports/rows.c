@@ -4,6 +4,8 @@
  */
 #include "report_impl.h"
 
+#include "../views/measure.h"
+
 #include <stdlib.h>
 
 void oc_module_table(struct oc_table *t, const struct oc_report_spec *spec) {
@@ -43,6 +45,8 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
     oc_table_col(t, "MACs", "macs", OC_ALIGN_RIGHT);
     if (flags & OC_NODES_FLOPS)
         oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    if (spec->measured)
+        oc_table_col(t, "measured (us)", "measured_us", OC_ALIGN_RIGHT);
     oc_table_reserve(t, n);
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
@@ -55,6 +59,13 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
         oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
         if (flags & OC_NODES_FLOPS)
             oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
+        if (spec->measured) {
+            const struct oc_measured_node *m = &spec->measured->nodes[nd->index];
+            if (m->runs)
+                oc_table_cell(t, "%.1f", m->median_us);
+            else
+                oc_table_puts(t, "-");
+        }
     }
     free(rows);
     *n_shown = n;

@@ -7,6 +7,8 @@
  */
 #include "report_impl.h"
 
+#include "../views/measure.h"
+
 #include "../analyzer/dtype.h"
 
 #include <stdio.h>
@@ -223,6 +225,10 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         oc_table_col(&tb, "Bound", "bound", OC_ALIGN_LEFT);
         oc_table_col(&tb, "Time (us)", "time_us", OC_ALIGN_RIGHT);
     }
+    if (spec->measured) {
+        oc_table_col(&tb, "Measured (us)", "measured_us", OC_ALIGN_RIGHT);
+        oc_table_col(&tb, "GFLOP/s", "measured_gflops", OC_ALIGN_RIGHT);
+    }
     oc_table_reserve(&tb, n);
     for (int32_t r = 0; r < n && !tb.oom; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
@@ -253,10 +259,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
                 oc_cell_formula(cell, fp ? fp->activation_bytes : NULL, s, nd->activation_bytes,
                                 nd->status != OC_OK, false);
         }
-        if (!spec->gpu)
-            continue;
-        const struct oc_node_perf *np = &spec->gpu->perf->nodes[nd->index];
-        for (int c = 0; c < 3; c++) {
+        const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
+        for (int c = 0; np && c < 3; c++) {
             if (!np->known)
                 oc_table_puts(&tb, "?");
             else if (np->bound == OC_BOUND_NONE)
@@ -267,6 +271,19 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
                 oc_table_puts(&tb, oc_bound_name(np->bound));
             else
                 oc_table_cell(&tb, "%.1f", np->time * 1e6);
+        }
+        if (spec->measured) {
+            const struct oc_measured_node *m = &spec->measured->nodes[nd->index];
+            if (!m->runs) {
+                oc_table_puts(&tb, "-");
+                oc_table_puts(&tb, "-");
+            } else {
+                oc_table_cell(&tb, "%.1f", m->median_us);
+                if (unknown || !(m->median_us > 0))
+                    oc_table_puts(&tb, unknown ? "?" : "-");
+                else
+                    oc_table_cell(&tb, "%.1f", (double)nd->cost.flops / (m->median_us * 1e3));
+            }
         }
     }
     free(rows);
@@ -380,6 +397,11 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
 
     if (spec->gpu) {
         oc_gpu_text(&out, an, spec);
+        oc_sbuf_pad(&out, '-', line);
+        oc_sbuf_puts(&out, "\n");
+    }
+    if (spec->measured) {
+        oc_measured_text(&out, an, spec);
         oc_sbuf_pad(&out, '-', line);
         oc_sbuf_puts(&out, "\n");
     }

@@ -1,0 +1,126 @@
+/*
+ * measure.c — an ONNX Runtime profile joined to an analysis (measure.h).
+ */
+#include "measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void oc_profile_free(struct oc_profile *p) {
+    for (int32_t i = 0; i < p->n_nodes; i++) {
+        free(p->nodes[i].name);
+        free(p->nodes[i].op);
+        free(p->nodes[i].provider);
+        free(p->nodes[i].dur_us);
+    }
+    free(p->nodes);
+    free(p->run_us);
+    free(p->providers);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+}
+
+static int oc_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+double oc_measure_quantile(double *x, int32_t n, double q) {
+    if (n <= 0)
+        return 0;
+    qsort(x, (size_t)n, sizeof *x, oc_cmp_double);
+    double r = q * (double)(n - 1);
+    int32_t lo = (int32_t)r;
+    if (lo >= n - 1)
+        return x[n - 1];
+    return x[lo] + (r - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+/* the three figures of one list of durations (copied: the profile stays in
+   file order) */
+static bool oc_measure_stats(const double *d, int32_t n, double *median, double *p10, double *p90) {
+    double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+    if (!x)
+        return false;
+    memcpy(x, d, (size_t)n * sizeof *x);
+    *median = oc_measure_quantile(x, n, 0.5);
+    *p10 = oc_measure_quantile(x, n, 0.1);
+    *p90 = oc_measure_quantile(x, n, 0.9);
+    free(x);
+    return true;
+}
+
+struct oc_named {
+    const char *name;
+    int32_t node;
+};
+
+static int oc_cmp_named(const void *a, const void *b) {
+    return strcmp(((const struct oc_named *)a)->name, ((const struct oc_named *)b)->name);
+}
+
+enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out) {
+    memset(out, 0, sizeof *out);
+    const struct oc_graph *g = an->graph;
+    out->profile = p;
+    out->n_nodes = g->n_nodes;
+    out->nodes = calloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof *out->nodes);
+    struct oc_named *by_name = malloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1) * sizeof *by_name);
+    if (!out->nodes || !by_name) {
+        free(by_name);
+        oc_measured_free(out);
+        return OC_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        by_name[i] = (struct oc_named){g->nodes[i].name ? g->nodes[i].name : "", i};
+    qsort(by_name, (size_t)g->n_nodes, sizeof *by_name, oc_cmp_named);
+    for (int32_t k = 0; k < p->n_nodes; k++) {
+        const struct oc_profile_node *pn = &p->nodes[k];
+        int32_t lo = 0, hi = g->n_nodes - 1, at = -1;
+        while (lo <= hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(by_name[mid].name, pn->name);
+            if (c == 0) {
+                at = by_name[mid].node;
+                break;
+            }
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        if (at < 0 || !pn->name[0]) {
+            if (!out->n_unmatched++)
+                out->first_unmatched = pn->name;
+            continue;
+        }
+        struct oc_measured_node *m = &out->nodes[at];
+        if (m->runs) /* two profile entries for one name: not the graph ONNX Runtime named */
+            continue;
+        m->runs = pn->n;
+        if (!oc_measure_stats(pn->dur_us, pn->n, &m->median_us, &m->p10_us, &m->p90_us)) {
+            free(by_name);
+            oc_measured_free(out);
+            return OC_ERR_NOMEM;
+        }
+        out->n_matched++;
+        out->sum_median_us += m->median_us;
+    }
+    free(by_name);
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *nd = &g->nodes[i];
+        if (!out->nodes[i].runs && (nd->cost.flops > 0 || nd->cost.bytes_read + nd->cost.bytes_written > 0))
+            out->n_unmeasured++;
+    }
+    out->runs = p->n_runs;
+    if (p->n_runs && !oc_measure_stats(p->run_us, p->n_runs, &out->run_median_us, &out->run_p10_us, &out->run_p90_us)) {
+        oc_measured_free(out);
+        return OC_ERR_NOMEM;
+    }
+    return OC_OK;
+}
+
+void oc_measured_free(struct oc_measured *m) {
+    free(m->nodes);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,64 @@
+/*
+ * measure.h — an ONNX Runtime profile joined to the analysis of the model it
+ * ran (`onnxcost MODEL.onnx --measured PROFILE.json`, docs/MEASURED.md).
+ *
+ * ONNX Runtime's profiler (SessionOptions.enable_profiling) writes a Chrome
+ * trace: one "Node" event per node and run, named "<node>_kernel_time", with
+ * its duration in microseconds and args.op_name and args.provider; one
+ * "Session" event "model_run" per run. The node names are those of the graph
+ * ONNX Runtime ran, after its optimizations: analyze the file it saves with
+ * SessionOptions.optimized_model_filepath, so that every measured node has a
+ * row. reports/json_inputs.c reads the file into struct oc_profile; this
+ * module joins it by node name. No printing, no JSON.
+ */
+#ifndef OC_MEASURE_H
+#define OC_MEASURE_H
+
+#include "../analyzer/analyze.h"
+
+/* One node of a profile: its durations, one per run, in the file's order. */
+struct oc_profile_node {
+    char *name;     /* the node's name ("<name>_kernel_time" without the suffix) */
+    char *op;       /* args.op_name                                              */
+    char *provider; /* args.provider ("CPUExecutionProvider", ...)               */
+    double *dur_us;
+    int32_t n;
+};
+
+struct oc_profile {
+    char *path;
+    struct oc_profile_node *nodes; /* in order of first appearance */
+    int32_t n_nodes;
+    double *run_us;                /* model_run events' durations  */
+    int32_t n_runs;
+    char *providers;               /* the distinct providers, ", "-joined */
+};
+void oc_profile_free(struct oc_profile *p);
+
+struct oc_measured_node {
+    int32_t runs;                  /* 0: no event in the profile */
+    double median_us, p10_us, p90_us;
+};
+
+struct oc_measured {
+    const struct oc_profile *profile;
+    struct oc_measured_node *nodes; /* by main-graph node index */
+    int32_t n_nodes;
+    int32_t n_matched;              /* graph nodes with events          */
+    int32_t n_unmatched;            /* profile nodes not in the graph   */
+    const char *first_unmatched;    /* one of them, for the message     */
+    int32_t n_unmeasured;           /* graph nodes with a kernel (FLOPs or
+                                       bytes) and no event              */
+    double sum_median_us;           /* over the matched nodes           */
+    int32_t runs;                   /* model_run events                 */
+    double run_median_us, run_p10_us, run_p90_us;
+};
+
+/* Joins p to an's main graph by node name. OC_ERR_NOMEM only. */
+enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out);
+void oc_measured_free(struct oc_measured *m);
+
+/* The q-quantile (0..1, linear between ranks) of x[0..n) sorted in place. */
+double oc_measure_quantile(double *x, int32_t n, double q);
+
+#endif
