@@ -4,7 +4,7 @@
  */
 #include "calibrate.h"
 
-#include "stats.h"
+#include "../analyzer/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -262,9 +262,9 @@ void oc_calib_error(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
             double pred = oc_calib_predict(gpu, o, &pts[i]);
             err[out->n_major++] = fabs(log(pred > 0 ? pred : 1e-12) - log(pts[i].measured_s));
         }
-        qsort(err, (size_t)out->n_major, sizeof *err, oc_rp_cmp_double);
-        out->median_abs_log = oc_rp_quantile(err, out->n_major, 0.5);
-        out->p90_abs_log = oc_rp_quantile(err, out->n_major, 0.9);
+        qsort(err, (size_t)out->n_major, sizeof *err, oc_cmp_double);
+        out->median_abs_log = oc_quantile(err, out->n_major, 0.5);
+        out->p90_abs_log = oc_quantile(err, out->n_major, 0.9);
         free(err);
     } else {
         out->n_major = -1; /* out of memory: no per-node figures */
@@ -317,11 +317,11 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
             kern += pts[j].kernels;
             err[m++] = fabs(log(pred[j] > 0 ? pred[j] : 1e-12) - log(pts[j].measured_s));
         }
-        qsort(err, (size_t)m, sizeof *err, oc_rp_cmp_double);
+        qsort(err, (size_t)m, sizeof *err, oc_cmp_double);
         g->n_points = m;
         g->time_share = total > 0 ? meas / total : 0;
         g->kernels_per_node = kern / m;
-        g->median_abs_log = oc_rp_quantile(err, m, 0.5);
+        g->median_abs_log = oc_quantile(err, m, 0.5);
         g->total_error = meas > 0 ? pr / meas - 1 : 0;
     }
     qsort(e, (size_t)ne, sizeof *e, oc_calib_cmp_op);

@@ -3,6 +3,8 @@
  */
 #include "measure.h"
 
+#include "../analyzer/stats.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,32 +22,15 @@ void oc_profile_free(struct oc_profile *p) {
     memset(p, 0, sizeof *p);
 }
 
-static int oc_cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y ? 1 : 0;
-}
-
-double oc_measure_quantile(double *x, int32_t n, double q) {
-    if (n <= 0)
-        return 0;
-    qsort(x, (size_t)n, sizeof *x, oc_cmp_double);
-    double r = q * (double)(n - 1);
-    int32_t lo = (int32_t)r;
-    if (lo >= n - 1)
-        return x[n - 1];
-    return x[lo] + (r - (double)lo) * (x[lo + 1] - x[lo]);
-}
-
-/* the three figures of one list of durations (copied: the profile stays in
+/* median, p10 and p90 of one node's durations (copied: the profile stays in
    file order) */
 static bool oc_measure_stats(const double *d, int32_t n, double *median, double *p10, double *p90) {
     double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
     if (!x)
         return false;
     memcpy(x, d, (size_t)n * sizeof *x);
-    *median = oc_measure_quantile(x, n, 0.5);
-    *p10 = oc_measure_quantile(x, n, 0.1);
-    *p90 = oc_measure_quantile(x, n, 0.9);
+    double min;
+    oc_summarize(x, n, median, p10, p90, &min);
     free(x);
     return true;
 }

@@ -58,7 +58,4 @@ struct oc_measured {
 enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out);
 void oc_measured_free(struct oc_measured *m);
 
-/* The q-quantile (0..1, linear between ranks) of x[0..n) sorted in place. */
-double oc_measure_quantile(double *x, int32_t n, double q);
-
 #endif

@@ -18,7 +18,7 @@
  */
 #include "../replay.h"
 #include "../kernels.h"
-#include "../stats.h"
+#include "../../analyzer/stats.h"
 #include "metrics.h"
 #include "profiler.h"
 #include "trace.h"
@@ -1055,7 +1055,7 @@ static void oc_time_node(const struct oc_rp_options *o, struct oc_node_rt *rt, i
         snprintf(r->kernels, sizeof r->kernels, "(CUDA events: kernel names need CUPTI tracing)");
     }
     r->reps = reps;
-    oc_rp_summarize(times, reps, &r->time_median_ns, &r->time_p10_ns, &r->time_p90_ns, &r->time_min_ns);
+    oc_summarize(times, reps, &r->time_median_ns, &r->time_p10_ns, &r->time_p90_ns, &r->time_min_ns);
     r->status = OC_RPS_MEASURED;
 out:
     if (ev) {

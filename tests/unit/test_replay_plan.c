@@ -12,7 +12,7 @@
 #include "../../replay/fill.h"
 #include "../../replay/plan_host.h"
 #include "../../replay/results.h"
-#include "../../replay/stats.h"
+#include "../../analyzer/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -565,7 +565,7 @@ static void stats_quantiles(void **state) {
     (void)state;
     double v[10] = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
     double med, p10, p90, mn;
-    oc_rp_summarize(v, 10, &med, &p10, &p90, &mn);
+    oc_summarize(v, 10, &med, &p10, &p90, &mn);
     /* numpy.percentile([1..10], (50, 10, 90)) = 5.5, 1.9, 9.1 */
     assert_true(fabs(med - 5.5) < 1e-12);
     assert_true(fabs(p10 - 1.9) < 1e-12);
