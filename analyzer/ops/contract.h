@@ -25,4 +25,8 @@ enum oc_status oc_matmul_shape(struct oc_op_ctx *c, const struct oc_value *a, co
 /* MatMul MACs = numel(Y) * K, shapes known. */
 void oc_matmul_macs(const struct oc_value *a, const struct oc_value *y, struct oc_cost *cost);
 
+/* One FLOP per output for the fused activation of ONNX Runtime's FusedConv,
+ * FusedGemm and nchwc Conv (attribute `activation`, none when empty). */
+enum oc_status oc_fused_activation_cost(struct oc_op_ctx *c, struct oc_cost *cost);
+
 #endif

@@ -491,11 +491,17 @@ OC_COST(oc_ms_dequant_gather_cost) {
 
 enum { OC_FMM_MAX_RANK = 64 };
 
-/* v with its last two dims swapped when t (a rank-1 operand is left as is),
- * in *view over dims[] */
+/* FusedMatMul's operands as the product sees them: A and B, each with its
+ * last two dims swapped where transA/transB (a rank-1 operand is left as is) */
+struct oc_fmm {
+    const struct oc_value *a, *b;
+    struct oc_value view[2];
+    struct oc_dim dims[2][OC_FMM_MAX_RANK];
+};
+
 static const struct oc_value *oc_fmm_view(const struct oc_value *v, int64_t t, struct oc_value *view,
                                           struct oc_dim *dims) {
-    if (!v || !t || v->rank < 2)
+    if (!t || v->rank < 2)
         return v;
     *view = *v;
     memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
@@ -505,8 +511,7 @@ static const struct oc_value *oc_fmm_view(const struct oc_value *v, int64_t t, s
     return view;
 }
 
-static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, const struct oc_value **a, const struct oc_value **b,
-                                      struct oc_value *va, struct oc_value *vb, struct oc_dim *da, struct oc_dim *db) {
+static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, struct oc_fmm *m) {
     int64_t ta, tb, tba, tbb;
     enum oc_status st;
     if ((st = oc_attr_int(c->node, "transA", 0, &ta, c->diag)) != OC_OK ||
@@ -516,38 +521,31 @@ static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, const struct oc_value
         return st;
     if (tba || tbb)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "transBatchA/transBatchB (batch dims moved) are not modelled");
-    *a = oc_in(c, 0);
-    *b = oc_in(c, 1);
-    if (!*a || !*b || (*a)->rank < 0 || (*b)->rank < 0)
+    const struct oc_value *a = oc_in(c, 0), *b = oc_in(c, 1);
+    if (!a || !b || a->rank < 0 || b->rank < 0)
         return OC_ERR_SHAPE;
-    if ((*a)->rank > OC_FMM_MAX_RANK || (*b)->rank > OC_FMM_MAX_RANK)
+    if (a->rank > OC_FMM_MAX_RANK || b->rank > OC_FMM_MAX_RANK)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank over %d", OC_FMM_MAX_RANK);
-    *a = oc_fmm_view(*a, ta, va, da);
-    *b = oc_fmm_view(*b, tb, vb, db);
+    m->a = oc_fmm_view(a, ta, &m->view[0], m->dims[0]);
+    m->b = oc_fmm_view(b, tb, &m->view[1], m->dims[1]);
     return OC_OK;
 }
 
 OC_RULE(oc_ms_fused_matmul_infer) {
-    const struct oc_value *a, *b;
-    struct oc_value va, vb;
-    struct oc_dim da[OC_FMM_MAX_RANK], db[OC_FMM_MAX_RANK];
-    enum oc_status st = oc_fmm_operands(c, &a, &b, &va, &vb, da, db);
-    if (st != OC_OK)
-        return st;
-    return oc_matmul_shape(c, a, b, a->dtype);
+    struct oc_fmm m;
+    enum oc_status st = oc_fmm_operands(c, &m);
+    return st != OC_OK ? st : oc_matmul_shape(c, m.a, m.b, m.a->dtype);
 }
 
 OC_COST(oc_ms_fused_matmul_cost) {
-    const struct oc_value *a, *b;
-    struct oc_value va, vb;
-    struct oc_dim da[OC_FMM_MAX_RANK], db[OC_FMM_MAX_RANK];
-    enum oc_status st = oc_fmm_operands(c, &a, &b, &va, &vb, da, db);
+    struct oc_fmm m;
+    float alpha;
+    enum oc_status st = oc_fmm_operands(c, &m);
+    if (st == OC_OK)
+        st = oc_attr_float(c->node, "alpha", 1.0f, &alpha, c->diag);
     if (st != OC_OK)
         return st;
-    float alpha;
-    if ((st = oc_attr_float(c->node, "alpha", 1.0f, &alpha, c->diag)) != OC_OK)
-        return st;
-    oc_matmul_macs(a, oc_out(c, 0), cost);
+    oc_matmul_macs(m.a, oc_out(c, 0), cost);
     oc_cost_add_flops(cost, cost->macs, 2);
     if (alpha != 1.0f)
         oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
@@ -558,12 +556,5 @@ OC_COST(oc_ms_fused_matmul_cost) {
 
 OC_COST(oc_ms_fused_gemm_cost) {
     enum oc_status st = oc_gemm_cost(c, cost);
-    if (st != OC_OK)
-        return st;
-    char act[32];
-    if ((st = oc_attr_string(c->node, "activation", "", act, sizeof act, c->diag)) != OC_OK)
-        return st;
-    if (act[0])
-        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
-    return OC_OK;
+    return st != OC_OK ? st : oc_fused_activation_cost(c, cost);
 }

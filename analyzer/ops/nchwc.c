@@ -52,22 +52,22 @@ OC_RULE(oc_fused_conv_infer) {
     return OC_OK;
 }
 
+enum oc_status oc_fused_activation_cost(struct oc_op_ctx *c, struct oc_cost *cost) {
+    char act[32];
+    enum oc_status st = oc_attr_string(c->node, "activation", "", act, sizeof act, c->diag);
+    if (st == OC_OK && act[0])
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
+    return st;
+}
+
+/* Conv's count (MACs, 2 MACs, the bias) + the Sum input + the activation */
 OC_COST(oc_fused_conv_cost) {
-    enum oc_status st = oc_conv_macs(c, oc_in(c, 0), oc_in(c, 1), oc_out(c, 0), cost);
+    enum oc_status st = oc_conv_cost(c, cost);
     if (st != OC_OK)
         return st;
-    uint64_t n = oc_numel(oc_out(c, 0));
-    oc_cost_add_flops(cost, cost->macs, 2);
-    if (oc_in(c, 2))
-        oc_cost_add_flops(cost, n, 1);
     if (oc_in(c, 3))
-        oc_cost_add_flops(cost, n, 1);
-    char act[32];
-    if ((st = oc_attr_string(c->node, "activation", "", act, sizeof act, c->diag)) != OC_OK)
-        return st;
-    if (act[0])
-        oc_cost_add_flops(cost, n, 1);
-    return OC_OK;
+        oc_cost_add_flops(cost, oc_numel(oc_out(c, 0)), 1);
+    return oc_fused_activation_cost(c, cost);
 }
 
 /* The padded channel count of the NCHWc tensor value v: from an nchwc Conv

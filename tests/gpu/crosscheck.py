@@ -369,15 +369,20 @@ def torch_env():
     return env
 
 
+def torch1(tag, env):
+    """torch_measure(tag) in a process of its own; its JSON lines and the process."""
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src", a.src,
+                        "--work", a.work, "--summary", os.devnull, "--tag", tag],
+                       capture_output=True, text=True, timeout=600, env=env)
+    return [ln for ln in p.stdout.splitlines() if ln.startswith("{")], p
+
+
 def step_torch():
     res = load("torch.json", {})
     for tag, (model_path, bind, tm) in MODELS.items():
         if not tm:
             continue
-        p = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src",
-                            a.src, "--work", a.work, "--summary", os.devnull, "--tag", tag],
-                           capture_output=True, text=True, timeout=600, env=torch_env())
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        lines, p = torch1(tag, torch_env())
         if not lines:
             say(f"- {tag}: PyTorch failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-600:]}")
             continue
@@ -388,11 +393,7 @@ def step_torch():
         # the same inference with cuDNN's workspace capped at 0 MiB
         # (CUDNN_CONV_WSCAP_DBG, PyTorch's documented switch): its peak less
         # the transient workspaces of the convolution algorithms
-        env = dict(torch_env(), CUDNN_CONV_WSCAP_DBG="0", ONNXCOST_TORCH_MEM_ONLY="1")
-        q = subprocess.run([sys.executable, os.path.abspath(__file__), "torch1", "--onnxcost", a.onnxcost, "--src",
-                            a.src, "--work", a.work, "--summary", os.devnull, "--tag", tag],
-                           capture_output=True, text=True, timeout=600, env=env)
-        ql = [ln for ln in q.stdout.splitlines() if ln.startswith("{")]
+        ql, _ = torch1(tag, dict(torch_env(), CUDNN_CONV_WSCAP_DBG="0", ONNXCOST_TORCH_MEM_ONLY="1"))
         if ql:
             m = json.loads(ql[-1])
             r["no_cudnn_workspace"] = {k: m.get(k) for k in ("peak_allocated_bytes", "library_workspace_bytes",
