@@ -5,6 +5,8 @@
  */
 #include "replay.h"
 
+#include "../analyzer/exe_path.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,34 +19,14 @@
 #endif
 #define OC_PLUGIN_FILE "libonnxcost_gpu.so"
 
-/* the executable's directory into dir (no trailing slash); false if unknown */
-static bool oc_exe_dir(char *dir, size_t n) {
-    ssize_t k = readlink("/proc/self/exe", dir, n - 1);
-    if (k <= 0 || (size_t)k >= n - 1)
-        return false;
-    dir[k] = 0;
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        return false;
-    *slash = 0;
-    return true;
-}
-
 const struct oc_replay_api *oc_replay_load(char *err, size_t n) {
     char path[2 * PATH_MAX + 128] = "";
     const char *env = getenv("ONNXCOST_GPU_PLUGIN");
     if (env && *env) {
         snprintf(path, sizeof path, "%s", env);
     } else {
-        char dir[PATH_MAX];
-        if (oc_exe_dir(dir, sizeof dir)) {
-            char cand[2][PATH_MAX + 64];
-            snprintf(cand[0], sizeof cand[0], "%s/%s", dir, OC_PLUGIN_FILE);
-            snprintf(cand[1], sizeof cand[1], "%s/../%s/%s", dir, OC_PLUGIN_RELDIR, OC_PLUGIN_FILE);
-            for (int i = 0; i < 2 && !path[0]; i++)
-                if (access(cand[i], R_OK) == 0)
-                    snprintf(path, sizeof path, "%s", cand[i]);
-        }
+        if (!oc_exe_find(OC_PLUGIN_FILE, OC_PLUGIN_RELDIR, path, sizeof path))
+            path[0] = 0;
         if (!path[0]) {
             snprintf(err, n,
                      "this onnxcost has no GPU replay plugin (" OC_PLUGIN_FILE " is not beside the executable nor "

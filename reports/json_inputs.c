@@ -9,6 +9,7 @@
 #include "../replay/calibrate.h"
 #include "../views/measure.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -293,12 +294,61 @@ static bool oc_prof_push(double **v, int32_t *n, double x) {
     return true;
 }
 
+/* a node event's memory figure (a string of bytes, or a number); -1 if none */
+static int64_t oc_prof_bytes(const json_t *args, const char *key) {
+    const json_t *v = json_object_get(args, key);
+    if (json_is_integer(v))
+        return json_integer_value(v);
+    const char *s = json_string_value(v);
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    return errno || *end ? -1 : (int64_t)x;
+}
+
+static void oc_prof_memory(struct oc_profile_memory *m, const json_t *args) {
+    int64_t peak = oc_prof_bytes(args, "mem_in_use_peak"), held = oc_prof_bytes(args, "mem_arena_held");
+    int64_t in_use = oc_prof_bytes(args, "mem_bytes_in_use"), delta = oc_prof_bytes(args, "mem_in_use_delta");
+    if (peak > m->in_use_peak)
+        m->in_use_peak = peak;
+    if (held > m->arena_held)
+        m->arena_held = held;
+    if (in_use >= 0 && json_object_get(args, "mem_in_use_delta") && in_use - delta >= 0 &&
+        (m->in_use_floor < 0 || in_use - delta < m->in_use_floor))
+        m->in_use_floor = in_use - delta;
+}
+
+/* `onnxcost measure`'s record (views/measure.h struct oc_profile_run) */
+static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
+    const char *keys[] = {"version", "opt_level", "cpu", "model"};
+    char **dst[] = {&r->version, &r->opt_level, &r->cpu, &r->model};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        const char *v = json_string_value(json_object_get(args, keys[k]));
+        free(*dst[k]);
+        *dst[k] = oc_prof_dup(v ? v : "");
+        if (!*dst[k])
+            return false;
+    }
+    const json_t *t = json_object_get(args, "intra_op_threads"), *c = json_object_get(args, "cpu_count"),
+                 *w = json_object_get(args, "warmup_runs_dropped");
+    r->threads = json_is_integer(t) ? json_integer_value(t) : 0;
+    r->cpu_count = json_is_integer(c) ? json_integer_value(c) : 0;
+    r->warmup = json_is_integer(w) ? json_integer_value(w) : 0;
+    const json_t *k = json_object_get(args, "kept");
+    r->kept = !json_is_false(k);
+    r->present = true;
+    return true;
+}
+
 bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t size) {
     static const char suffix[] = "_kernel_time";
     if (size)
         err[0] = '\0';
     const size_t ns = sizeof suffix - 1;
     memset(p, 0, sizeof *p);
+    p->memory = (struct oc_profile_memory){-1, -1, -1};
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
     if (!doc || !json_is_array(doc)) {
@@ -316,6 +366,11 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
         const json_t *dur = json_object_get(e, "dur");
         if (!cat || !name)
             continue;
+        if (strcmp(cat, "onnxcost") == 0 && strcmp(name, "measure_run") == 0 &&
+            json_is_object(json_object_get(e, "args"))) {
+            ok = oc_prof_run(&p->run, json_object_get(e, "args"));
+            continue;
+        }
         bool node = strcmp(cat, "Node") == 0, run = strcmp(cat, "Session") == 0 && strcmp(name, "model_run") == 0;
         size_t len = strlen(name);
         if (node && (len <= ns || strcmp(name + len - ns, suffix) != 0))
@@ -340,6 +395,7 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
             ok = false;
             break;
         }
+        oc_prof_memory(&p->memory, args);
         /* the node of this name: profiles list nodes in execution order, each
            run the same, so the last one added is usually the one */
         int32_t k = p->n_nodes - 1;

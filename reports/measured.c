@@ -6,13 +6,28 @@
 
 #include "../views/measure.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 
 void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec) {
     const struct oc_measured *m = spec->measured;
     const struct oc_profile *p = m->profile;
-    oc_sbuf_printf(b, "Measured by ONNX Runtime (%s) in %s, %d run%s:\n", p->providers, p->path, m->runs,
-                   m->runs == 1 ? "" : "s");
+    if (p->run.present && !p->run.kept)
+        oc_sbuf_printf(b, "Measured by ONNX Runtime (%s), %d run%s (profile not kept; --save DIR keeps it):\n",
+                       p->providers, m->runs, m->runs == 1 ? "" : "s");
+    else
+        oc_sbuf_printf(b, "Measured by ONNX Runtime (%s) in %s, %d run%s:\n", p->providers, p->path, m->runs,
+                       m->runs == 1 ? "" : "s");
+    const struct oc_profile_run *r = &p->run;
+    if (r->present) {
+        oc_sbuf_printf(b, "  run by onnxcost measure: ONNX Runtime %s, optimization level %s, ", r->version, r->opt_level);
+        if (r->threads)
+            oc_sbuf_printf(b, "%" PRId64 " intra-op thread%s", r->threads, r->threads == 1 ? "" : "s");
+        else
+            oc_sbuf_puts(b, "ONNX Runtime's default threads");
+        oc_sbuf_printf(b, " (%" PRId64 " CPUs: %s), %" PRId64 " warm-up run%s left out; model %s\n", r->cpu_count,
+                       r->cpu, r->warmup, r->warmup == 1 ? "" : "s", r->model);
+    }
     if (m->runs)
         oc_sbuf_printf(b, "  end to end (ms): %.3f median (p10 %.3f, p90 %.3f)\n", m->run_median_us / 1e3,
                        m->run_p10_us / 1e3, m->run_p90_us / 1e3);
@@ -29,6 +44,20 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
     if (m->n_unmeasured)
         oc_sbuf_printf(b, "  %d node%s of this model with a kernel %s no event in the profile\n", m->n_unmeasured,
                        m->n_unmeasured == 1 ? "" : "s", m->n_unmeasured == 1 ? "has" : "have");
+    const struct oc_profile_memory *mem = &p->memory;
+    if (mem->in_use_peak >= 0) {
+        const double mib = 1024.0 * 1024.0;
+        double est = (double)an->totals.peak_activation_bytes, meas = (double)mem->in_use_peak;
+        oc_sbuf_printf(b, "  arena (MiB): %.2f peak in use", meas / mib);
+        if (mem->arena_held >= 0)
+            oc_sbuf_printf(b, ", %.2f held", (double)mem->arena_held / mib);
+        if (mem->in_use_floor >= 0)
+            oc_sbuf_printf(b, ", %.2f in use before a node", (double)mem->in_use_floor / mib);
+        oc_sbuf_printf(b, "; onnxcost's peak of activations %.2f%s (%+.1f %% of the arena's peak)\n", est / mib,
+                       an->totals.peak_complete ? "" : " (a lower bound)", meas > 0 ? 100.0 * (est - meas) / meas : 0.0);
+    } else {
+        oc_sbuf_puts(b, "  arena: not in the profile (no mem_in_use_peak in its node events)\n");
+    }
 }
 
 struct json_t *oc_measured_json_node(const struct oc_measured *m, int32_t node) {
@@ -47,7 +76,7 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     const struct oc_measured *m = spec->measured;
     const struct oc_profile *p = m->profile;
     json_t *o = json_object();
-    json_object_set_new(o, "profile", oc_jstr(p->path));
+    json_object_set_new(o, "profile", p->run.present && !p->run.kept ? json_null() : oc_jstr(p->path));
     json_object_set_new(o, "providers", oc_jstr(p->providers));
     json_object_set_new(o, "runs", json_integer(m->runs));
     if (m->runs) {
@@ -65,5 +94,30 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     json_object_set_new(o, "profile_nodes_not_in_model", json_integer(m->n_unmatched));
     json_object_set_new(o, "first_not_in_model", m->n_unmatched ? oc_jstr(m->first_unmatched) : json_null());
     json_object_set_new(o, "nodes_with_kernel_not_measured", json_integer(m->n_unmeasured));
+    const struct oc_profile_run *r = &p->run;
+    if (r->present) {
+        json_t *j = json_object();
+        json_object_set_new(j, "runtime", json_string("onnxruntime"));
+        json_object_set_new(j, "version", oc_jstr(r->version));
+        json_object_set_new(j, "opt_level", oc_jstr(r->opt_level));
+        json_object_set_new(j, "intra_op_threads", json_integer(r->threads));
+        json_object_set_new(j, "cpu_count", json_integer(r->cpu_count));
+        json_object_set_new(j, "cpu", oc_jstr(r->cpu));
+        json_object_set_new(j, "warmup_runs_left_out", json_integer(r->warmup));
+        json_object_set_new(j, "model", oc_jstr(r->model));
+        json_object_set_new(o, "run", j);
+    } else {
+        json_object_set_new(o, "run", json_null());
+    }
+    const struct oc_profile_memory *mem = &p->memory;
+    json_t *j = json_object();
+    json_object_set_new(j, "in_use_peak_bytes", mem->in_use_peak >= 0 ? json_integer(mem->in_use_peak) : json_null());
+    json_object_set_new(j, "arena_held_bytes", mem->arena_held >= 0 ? json_integer(mem->arena_held) : json_null());
+    json_object_set_new(j, "in_use_before_node_min_bytes",
+                        mem->in_use_floor >= 0 ? json_integer(mem->in_use_floor) : json_null());
+    json_object_set_new(j, "estimated_peak_activation_bytes",
+                        json_integer((json_int_t)an->totals.peak_activation_bytes));
+    json_object_set_new(j, "estimate_complete", json_boolean(an->totals.peak_complete));
+    json_object_set_new(o, "arena", j);
     return o;
 }

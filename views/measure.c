@@ -19,6 +19,10 @@ void oc_profile_free(struct oc_profile *p) {
     free(p->run_us);
     free(p->providers);
     free(p->path);
+    free(p->run.version);
+    free(p->run.opt_level);
+    free(p->run.cpu);
+    free(p->run.model);
     memset(p, 0, sizeof *p);
 }
 

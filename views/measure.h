@@ -25,8 +25,36 @@ struct oc_profile_node {
     int32_t n;
 };
 
+/* How `onnxcost measure` ran it: the args of its event of category
+ * "onnxcost" (python/onnxcost/ort_measure.py); present is false for a
+ * profile made elsewhere. */
+struct oc_profile_run {
+    bool present;
+    char *version;     /* ONNX Runtime's                                   */
+    char *opt_level;   /* none, basic, extended, all                       */
+    char *cpu;         /* the CPU's model name                             */
+    char *model;       /* the file given, before ONNX Runtime optimized it */
+    int64_t threads;   /* intra-op threads set; 0: ONNX Runtime's default  */
+    int64_t cpu_count;
+    int64_t warmup;    /* runs left out of the profile                     */
+    bool kept;         /* false: the profile was in a temporary folder     */
+};
+
+/* The arena as the node events' args report it (strings of bytes), over
+ * every event; -1 where no event has the field (a CUDA-EP profile, or an
+ * ONNX Runtime that does not record it). */
+struct oc_profile_memory {
+    int64_t in_use_peak;   /* max mem_in_use_peak                          */
+    int64_t arena_held;    /* max mem_arena_held                           */
+    int64_t in_use_floor;  /* min of mem_bytes_in_use - mem_in_use_delta:
+                              in use before a node ran (the planned block
+                              of activations, initializers in the arena)  */
+};
+
 struct oc_profile {
     char *path;
+    struct oc_profile_run run;
+    struct oc_profile_memory memory;
     struct oc_profile_node *nodes; /* in order of first appearance */
     int32_t n_nodes;
     double *run_us;                /* model_run events' durations  */

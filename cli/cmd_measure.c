@@ -1,0 +1,406 @@
+/*
+ * cmd_measure.c — `onnxcost measure MODEL [options]`: runs the model in ONNX
+ * Runtime with its profiler on, then analyzes the graph ONNX Runtime ran
+ * joined to the profile (docs/MEASURED.md).
+ *
+ * ONNX Runtime is reached through its Python package (the only one these
+ * machines get: PyPI's onnxruntime wheel): a Python that has it runs
+ * python/onnxcost/ort_measure.py, which writes the optimized graph and the
+ * profile into a folder; this command then hands them to `analyze
+ * --measured` with the options it did not take itself. The inputs' shapes
+ * come from onnxcost's own analysis of the model at the user's bindings, so
+ * that the run and the report bind every dim alike.
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../analyzer/exe_path.h"
+#include "../analyzer/graph.h"
+#include "../analyzer/model.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#ifndef OC_DATA_RELDIR
+#define OC_DATA_RELDIR "share/onnxcost"
+#endif
+
+static const char oc_measure_usage[] =
+    "usage: onnxcost measure MODEL.onnx [options] [analyze options]\n"
+    "\n"
+    "Runs the model in ONNX Runtime with profiling on (random inputs at the\n"
+    "bound dims, warm-up runs dropped, then --reps runs), and prints the cost\n"
+    "table of the graph ONNX Runtime ran (after its fusions and layouts) with\n"
+    "each node's measured median time and attained GFLOP/s, the end-to-end time\n"
+    "and the sum of the nodes, and how it was measured (docs/MEASURED.md).\n"
+    "\n"
+    "ONNX Runtime comes from its Python package: --python PATH (default\n"
+    "$ONNXCOST_PYTHON, else the python3 beside this executable, as in a virtual\n"
+    "environment, else python3) must be a Python with onnxruntime and numpy\n"
+    "(pip install onnxruntime; onnxruntime-gpu for --ep cuda). The model comes\n"
+    "first; every option not listed here is an option of `onnxcost analyze`\n"
+    "(--format, -o, --depth, --sort, --gpu, budgets, ...) and applies to the\n"
+    "report.\n"
+    "\n";
+
+static const char oc_measure_footer[] = "\n"
+                                        "examples:\n"
+                                        "  onnxcost measure resnet50.onnx --batch 1 --threads 4\n"
+                                        "  onnxcost measure gpt2.onnx --dim batch=1 --dim sequence=128 --format json -o "
+                                        "gpt2.measured.json\n";
+
+struct oc_measure_args {
+    const char *ep, *opt_level, *save, *python;
+    int64_t threads, reps, warmup;
+};
+
+static bool oc_opt_level(const struct oc_opt *o, void *dest, const char *v) {
+    static const char *const levels[] = {"none", "basic", "extended", "all"};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strcmp(v, levels[i]) == 0) {
+            *(const char **)((char *)dest + o->offset) = levels[i];
+            return true;
+        }
+    return false;
+}
+
+static const struct oc_opt oc_measure_opts[] = {
+    OC_OPT_TEXT_ROW("--ep", NULL, "NAME",
+                    "execution provider: cpu (default), cuda, tensorrt, openvino,\n"
+                    "dml, coreml, ... or ONNX Runtime's full name",
+                    offsetof(struct oc_measure_args, ep), "a provider name"),
+    OC_OPT_INT_ROW("--threads", "N", "intra-op threads (default: ONNX Runtime's, one per core)",
+                   offsetof(struct oc_measure_args, threads), 1, 4096, "an integer from 1 to 4096"),
+    OC_OPT_INT_ROW("--reps", "N", "measured runs (default 20)", offsetof(struct oc_measure_args, reps), 1, 100000,
+                   "an integer from 1 to 100000"),
+    OC_OPT_INT_ROW("--warmup", "N", "runs before them, left out of the profile (default 3)",
+                   offsetof(struct oc_measure_args, warmup), 0, 100000, "an integer from 0 to 100000"),
+    OC_OPT_PARSE_ROW("--opt-level", "L",
+                     "ONNX Runtime's graph optimizations: none, basic, extended or\n"
+                     "all (default)",
+                     offsetof(struct oc_measure_args, opt_level), 0, 0, "none, basic, extended or all", oc_opt_level),
+    OC_OPT_TEXT_ROW("--save", NULL, "DIR",
+                    "keep the graph ONNX Runtime ran (MODEL.ort.onnx) and its profile\n"
+                    "(MODEL.profile.json) in DIR; default: a temporary folder",
+                    offsetof(struct oc_measure_args, save), "a folder"),
+    OC_OPT_TEXT_ROW("--python", NULL, "PATH", "the Python that runs ONNX Runtime", offsetof(struct oc_measure_args, python),
+                    "a Python interpreter"),
+};
+static const struct oc_opt_group oc_measure_group = {NULL, oc_measure_opts,
+                                                     sizeof oc_measure_opts / sizeof oc_measure_opts[0]};
+
+/* True when a is one of the group's options ("--name", "--name=V", or the
+ * alias); *takes_value when the next argument is its value. */
+static bool oc_measure_owns(const struct oc_opt_group *g, const char *a, bool *takes_value) {
+    for (int32_t i = 0; i < g->n; i++) {
+        const char *names[2] = {g->opts[i].name, g->opts[i].alias};
+        for (int k = 0; k < 2; k++) {
+            size_t n = names[k] ? strlen(names[k]) : 0;
+            if (!n || strncmp(a, names[k], n) != 0 || (a[n] && a[n] != '='))
+                continue;
+            *takes_value = g->opts[i].arg && !a[n];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The driver: ort_measure.py in $ONNXCOST_DATADIR, beside the executable
+ * (a build tree) or in the install's share/onnxcost; NULL: the installed
+ * Python package's module (a wheel carries it there). */
+static const char *oc_measure_script(char *buf, size_t size) {
+    const char *env = getenv("ONNXCOST_DATADIR");
+    if (env && *env) {
+        int n = snprintf(buf, size, "%s/ort_measure.py", env);
+        if (n > 0 && (size_t)n < size && access(buf, R_OK) == 0)
+            return buf;
+    }
+    return oc_exe_find("ort_measure.py", OC_DATA_RELDIR, buf, size) ? buf : NULL;
+}
+
+/* --python, else $ONNXCOST_PYTHON, else the python3 beside the executable
+ * (a virtual environment's bin/, where pip put onnxcost), else python3 on
+ * the PATH. */
+static const char *oc_measure_python(const char *opt, char *buf, size_t size) {
+    const char *env = getenv("ONNXCOST_PYTHON");
+    if (opt)
+        return opt;
+    if (env && *env)
+        return env;
+    char dir[4096];
+    if (oc_exe_dir(dir, sizeof dir)) {
+        int n = snprintf(buf, size, "%s/python3", dir);
+        if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0)
+            return buf;
+    }
+    return "python3";
+}
+
+/* "NAME=D0,D1,..." for each graph input of the analysis; false (after one
+ * error line) when an input's shape is not known. */
+static bool oc_measure_inputs(const char *path, const struct oc_analysis *an, char ***out, int32_t *n) {
+    const struct oc_graph *g = an->graph;
+    char **v = calloc((size_t)g->n_inputs + 1, sizeof *v);
+    if (!v) {
+        oc_cli_diag("error", path, "out of memory");
+        return false;
+    }
+    *out = v;
+    *n = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const struct oc_value *x = &g->values[g->inputs[i]];
+        bool known = x->rank >= 0;
+        for (int32_t k = 0; known && k < x->rank; k++)
+            known = x->dims[k].value >= 0;
+        if (!known) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "input '%s' has no known shape: bind its dims (--dim NAME=N, --batch N)",
+                     x->name);
+            oc_cli_diag("error", path, msg);
+            return false;
+        }
+        size_t len = strlen(x->name) + 2 + (size_t)x->rank * 21;
+        char *s = v[(*n)++] = malloc(len);
+        if (!s) {
+            oc_cli_diag("error", path, "out of memory");
+            return false;
+        }
+        size_t at = (size_t)snprintf(s, len, "%s=", x->name);
+        for (int32_t k = 0; k < x->rank; k++)
+            at += (size_t)snprintf(s + at, len - at, "%s%" PRId64, k ? "," : "", x->dims[k].value);
+    }
+    return true;
+}
+
+/* Runs argv; its exit status, or -1 (after one line) when it could not start. */
+static int oc_measure_spawn(char **argv) {
+    pid_t pid;
+    int err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (err) {
+        fprintf(stderr,
+                "onnxcost: error: cannot run Python '%s' (%s): measure needs a Python with onnxruntime "
+                "(give it with --python PATH or ONNXCOST_PYTHON)\n",
+                argv[0], strerror(err));
+        return -1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        fprintf(stderr,
+                "onnxcost: error: cannot run Python '%s': measure needs a Python with onnxruntime "
+                "(give it with --python PATH or ONNXCOST_PYTHON)\n",
+                argv[0]);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static char *oc_measure_join(const char *dir, const char *stem, const char *suffix) {
+    size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s%s", dir, stem, suffix);
+    return s;
+}
+
+int oc_cmd_measure(int argc, char **argv) {
+    struct oc_measure_args a = {.reps = 20, .warmup = 3, .opt_level = "all", .ep = "cpu"};
+    struct oc_cli_bind bind;
+    if (!oc_cli_bind_init(&bind, argc))
+        return OC_EXIT_INTERNAL;
+    const struct oc_opt_use groups[] = {{&oc_measure_group, &a}, {&oc_group_bind, &bind}};
+    const struct oc_cmd_spec cmd = {"measure", "measure: ", oc_measure_usage, oc_measure_footer, groups, 2};
+    /* this command's options and the bindings for it; the rest for analyze */
+    char **mine = calloc((size_t)argc + 1, sizeof *mine);
+    char **rest = calloc((size_t)argc + 2 * (size_t)argc + 8, sizeof *rest);
+    char **binds = calloc((size_t)argc + 1, sizeof *binds);
+    char **inputs = NULL;
+    int32_t n_inputs = 0, n_mine = 0, n_rest = 0, n_binds = 0;
+    char *tmp = NULL, *optimized = NULL, *profile = NULL;
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    const char **args = NULL;
+    int32_t n_args = 0;
+    int rc = OC_EXIT_INTERNAL;
+    if (!mine || !rest || !binds)
+        goto done;
+    mine[n_mine++] = argv[0];
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        bool value = false;
+        if (oc_measure_owns(&oc_group_bind, argv[i], &value)) { /* for the run and for the report */
+            mine[n_mine++] = binds[n_binds++] = argv[i];
+            if (value && i + 1 < argc)
+                mine[n_mine++] = binds[n_binds++] = argv[++i];
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ||
+                   oc_measure_owns(&oc_measure_group, argv[i], &value)) {
+            mine[n_mine++] = argv[i];
+            if (value && i + 1 < argc)
+                mine[n_mine++] = argv[++i];
+        } else if (i == 1 && argv[i][0] != '-') {
+            path = argv[i];
+        } else {
+            rest[n_rest++] = argv[i];
+        }
+    }
+    rc = oc_cli_parse(&cmd, n_mine, mine, &args, &n_args);
+    if (rc != OC_PARSE_GO)
+        goto done;
+    if (!path) {
+        rc = oc_cli_usage_error("measure: give the model first: onnxcost measure MODEL.onnx [options]");
+        goto done;
+    }
+    /* the inputs' shapes at these bindings, as the report will bind them */
+    struct oc_load_opts lopts = {0};
+    if ((rc = oc_cli_load_analyze(path, &lopts, &bind.opts, &m, &an)) != OC_EXIT_OK)
+        goto done;
+    rc = OC_EXIT_INPUT;
+    if (!oc_measure_inputs(path, an, &inputs, &n_inputs))
+        goto done;
+    bool quiet = false;
+    for (int32_t i = 0; i < n_rest; i++)
+        quiet |= strcmp(rest[i], "-q") == 0 || strcmp(rest[i], "--quiet") == 0;
+    for (int32_t i = 0; i < an->n_bound && !quiet; i++)
+        if (an->bound[i].source == OC_BIND_DEFAULT)
+            fprintf(stderr, "onnxcost: note: %s: %s%s%s unbound: measured at %" PRId64 " (--dim NAME=N binds it)\n",
+                    path, an->bound[i].name ? "dim '" : "a dim of input '",
+                    an->bound[i].name ? an->bound[i].name : an->bound[i].input, "'", an->bound[i].value);
+
+    const char *dir = a.save;
+    char tmpl[4096];
+    if (!dir) {
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpl, sizeof tmpl, "%s/onnxcost-measure-XXXXXX", t && *t ? t : "/tmp");
+        if (!(tmp = mkdtemp(tmpl))) {
+            fprintf(stderr, "onnxcost: error: cannot make a temporary folder in %s: %s\n", t && *t ? t : "/tmp",
+                    strerror(errno));
+            rc = OC_EXIT_INTERNAL;
+            goto done;
+        }
+        dir = tmp;
+    } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "onnxcost: error: --save %s: %s\n", dir, strerror(errno));
+        goto done;
+    }
+
+    /* what the driver writes: DIR/STEM.ort.onnx and DIR/STEM.profile.json */
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t bl = strlen(base);
+    char stem[1024];
+    snprintf(stem, sizeof stem, "%.*s", (int)(bl > 5 && strcmp(base + bl - 5, ".onnx") == 0 ? bl - 5 : bl), base);
+    optimized = oc_measure_join(dir, stem, ".ort.onnx");
+    profile = oc_measure_join(dir, stem, ".profile.json");
+    if (!optimized || !profile) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+
+    /* python ort_measure.py MODEL DIR --input ... --ep ... */
+    char script_buf[4096], py_buf[4096], threads[24], reps[24], warmup[24];
+    const char *script = oc_measure_script(script_buf, sizeof script_buf);
+    const char *py = oc_measure_python(a.python, py_buf, sizeof py_buf);
+    snprintf(threads, sizeof threads, "%" PRId64, a.threads);
+    snprintf(reps, sizeof reps, "%" PRId64, a.reps);
+    snprintf(warmup, sizeof warmup, "%" PRId64, a.warmup);
+    char **pargv = calloc(2 * (size_t)n_inputs + 24, sizeof *pargv);
+    if (!pargv) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    int32_t np = 0;
+    pargv[np++] = (char *)py;
+    if (script) {
+        pargv[np++] = (char *)script;
+    } else {
+        pargv[np++] = "-m";
+        pargv[np++] = "onnxcost.ort_measure";
+    }
+    pargv[np++] = (char *)path;
+    pargv[np++] = (char *)dir;
+    for (int32_t i = 0; i < n_inputs; i++) {
+        pargv[np++] = "--input";
+        pargv[np++] = inputs[i];
+    }
+    const char *kv[][2] = {{"--ep", a.ep}, {"--threads", threads}, {"--reps", reps},
+                           {"--warmup", warmup}, {"--opt-level", a.opt_level}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        pargv[np++] = (char *)kv[i][0];
+        pargv[np++] = (char *)kv[i][1];
+    }
+    if (tmp)
+        pargv[np++] = "--temporary";
+    fflush(stdout);
+    int st = oc_measure_spawn(pargv);
+    free(pargv);
+    if (st != 0) {
+        if (st > 0 && st != OC_EXIT_INPUT)
+            fprintf(stderr, "onnxcost: error: %s: the ONNX Runtime driver (%s) failed (exit %d)\n", path,
+                    script ? script : "onnxcost.ort_measure", st);
+        rc = OC_EXIT_INPUT;
+        goto done;
+    }
+
+    /* analyze DIR/STEM.ort.onnx --measured DIR/STEM.profile.json, bound alike */
+    char **aargv = calloc((size_t)argc + 2 * (size_t)an->n_bound + 8, sizeof *aargv);
+    char **dims = calloc((size_t)an->n_bound + 1, sizeof *dims);
+    if (!aargv || !dims) {
+        free(aargv);
+        free(dims);
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    int32_t na = 0, nd = 0;
+    aargv[na++] = "analyze";
+    aargv[na++] = optimized;
+    aargv[na++] = "--measured";
+    aargv[na++] = profile;
+    for (int32_t i = 0; i < n_binds; i++) /* the bindings as given */
+        aargv[na++] = binds[i];
+    for (int32_t i = 0; i < an->n_bound; i++) /* and those measured at a default */
+        if (an->bound[i].source == OC_BIND_DEFAULT && an->bound[i].name) {
+            size_t len = strlen(an->bound[i].name) + 32;
+            if (!(dims[nd] = malloc(len)))
+                break;
+            snprintf(dims[nd], len, "--dim=%s=%" PRId64, an->bound[i].name, an->bound[i].value);
+            aargv[na++] = dims[nd++];
+        }
+    for (int32_t i = 0; i < n_rest; i++)
+        aargv[na++] = rest[i];
+    rc = oc_cmd_analyze(na, aargv);
+    for (int32_t i = 0; i < nd; i++)
+        free(dims[i]);
+    free(dims);
+    free(aargv);
+done:
+    if (tmp) { /* what the driver wrote into the temporary folder */
+        if (optimized)
+            unlink(optimized);
+        if (profile)
+            unlink(profile);
+        if (rmdir(tmp) != 0)
+            fprintf(stderr, "onnxcost: warning: left files in %s\n", tmp);
+    }
+    for (int32_t i = 0; inputs && i < n_inputs; i++)
+        free(inputs[i]);
+    free(inputs);
+    free(optimized);
+    free(profile);
+    oc_analysis_free(an);
+    oc_model_free(m);
+    oc_cli_bind_free(&bind);
+    free(args);
+    free(mine);
+    free(rest);
+    free(binds);
+    return rc;
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""`onnxcost measure MODEL.onnx` against ONNX Runtime and the files it keeps.
+
+onnxcost measure runs the model in ONNX Runtime (through the Python driver
+python/onnxcost/ort_measure.py) and reports the graph ONNX Runtime ran,
+joined to its profile. Checked here, with expectations taken from the kept
+profile and from the model file, never from onnxcost:
+
+  * the inputs were made at the shapes the bindings give (--batch, --dim,
+    and 1 for an unbound dim, with a note saying so);
+  * the profile holds exactly --reps runs: the warm-up runs' events are
+    gone, every node has --reps events;
+  * every node of the graph ONNX Runtime ran has a row and every profile
+    node a match; each node's median and the end-to-end median are those
+    of the kept profile's events;
+  * the record of how it ran (ONNX Runtime's version, threads, optimization
+    level, warm-up, model) is in the report, and the arena's peak is the
+    largest mem_in_use_peak of the node events;
+  * options of analyze pass through (--format csv, --depth);
+  * the temporary folder is removed; a missing Python, a Python without
+    ONNX Runtime, an absent execution provider, a missing model and the
+    model not first each give one line on stderr and exit 2.
+
+usage: ort_measure.py --onnxcost BIN --workdir DIR   (exit 77 without torch/onnxruntime)
+"""
+import argparse
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+except ImportError as e:
+    print(f"SKIP: {e}")
+    sys.exit(77)
+import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py)
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def run(binary, *args, env=None):
+    """onnxcost measure with this Python (which has ONNX Runtime) unless --python says otherwise"""
+    env = dict(env or os.environ, ONNXCOST_PYTHON=sys.executable)
+    return subprocess.run([binary, "measure"] + list(args), capture_output=True, text=True, env=env)
+
+
+def input_shapes(path, binds):
+    """Each graph input's shape with its dim_params bound (1 when unbound)."""
+    m = onnx.load(path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    out = {}
+    for i in m.graph.input:
+        if i.name in inits:
+            continue
+        out[i.name] = [d.dim_value if d.HasField("dim_value") else binds.get(d.dim_param, 1)
+                       for d in i.type.tensor_type.shape.dim]
+    return out
+
+
+def events_of(profile):
+    nodes, runs, record, peaks = {}, [], None, []
+    for e in profile:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append(e["dur"])
+            if "mem_in_use_peak" in e.get("args", {}):
+                peaks.append(int(e["args"]["mem_in_use_peak"]))
+        elif e.get("cat") == "Session" and e.get("name") == "model_run":
+            runs.append(e["dur"])
+        elif e.get("cat") == "onnxcost":
+            record = e["args"]
+    return nodes, runs, record, peaks
+
+
+def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2):
+    save = os.path.join(workdir, "save_" + tag)
+    shutil.rmtree(save, ignore_errors=True)
+    p = run(binary, src, *binds, "--threads", "1", "--reps", str(reps), "--warmup", str(warmup), "--save", save,
+            "--format", "json", "-q")
+    if p.returncode != 0:
+        check(False, f"{tag}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+        return
+    doc = json.loads(p.stdout)
+    stem = os.path.basename(src)[:-5]
+    prof_path, opt_path = os.path.join(save, stem + ".profile.json"), os.path.join(save, stem + ".ort.onnx")
+    check(os.path.isfile(prof_path) and os.path.isfile(opt_path), f"{tag}: --save keeps the graph and the profile")
+    prof = json.load(open(prof_path))
+    nodes, runs, record, peaks = events_of(prof)
+    want = input_shapes(src, want_binds)
+    check(record is not None and {k: v["shape"] for k, v in record["inputs"].items()} == want,
+          f"{tag}: inputs made at {want}" + (f" (ran {record['inputs']})" if record else ""))
+    check(len(runs) == reps and all(len(v) == reps for v in nodes.values()),
+          f"{tag}: {reps} runs in the profile after {warmup} warm-up runs left out "
+          f"({len(runs)} model_run events, per node {sorted({len(v) for v in nodes.values()})})")
+    m = doc["measured"]
+    r = m.get("run") or {}
+    check(r.get("version") == ort.__version__ and r.get("opt_level") == "all" and r.get("intra_op_threads") == 1
+          and r.get("warmup_runs_left_out") == warmup and r.get("model") == src and m["runs"] == reps
+          and m["profile"] == prof_path,
+          f"{tag}: the record says ONNX Runtime {ort.__version__}, level all, 1 thread, {warmup} warm-up runs, "
+          f"the model: {r}")
+    opt = onnx.load(opt_path, load_external_data=False)
+    graph_names = {n.name for n in opt.graph.node}
+    check(set(nodes) <= graph_names and m["profile_nodes_not_in_model"] == 0 and m["nodes_matched"] == len(nodes)
+          and m["nodes"] == len(opt.graph.node) and m["nodes_with_kernel_not_measured"] == 0,
+          f"{tag}: the {len(opt.graph.node)} nodes ONNX Runtime ran have rows, its {len(nodes)} profiled nodes "
+          f"all matched ({m['nodes_matched']} matched, {m['profile_nodes_not_in_model']} not)")
+    bad = []
+    for n in doc["nodes"]:
+        d = nodes.get(n["name"])
+        got = n.get("measured")
+        if d is None:
+            if got is not None:
+                bad.append(n["name"])
+            continue
+        if not got or not close(got["median_us"], float(np.percentile(np.array(d, float), 50))):
+            bad.append(f"{n['name']}: {got}")
+    total = sum(float(np.percentile(np.array(v, float), 50)) for v in nodes.values())
+    check(not bad and close(m["sum_of_node_medians_ms"], total / 1e3)
+          and close(m["end_to_end_ms"]["median"], float(np.percentile(np.array(runs, float), 50)) / 1e3),
+          f"{tag}: node medians, their sum {total / 1e3:.3f} ms and the end-to-end median from the kept profile"
+          + (f": {bad[:3]}" if bad else ""))
+    check(peaks and m["arena"]["in_use_peak_bytes"] == max(peaks)
+          and m["arena"]["estimated_peak_activation_bytes"] == doc["totals"]["peak_activation_bytes"],
+          f"{tag}: arena peak {max(peaks) if peaks else None} B = the largest mem_in_use_peak, beside the estimate")
+    return doc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--onnxcost", required=True)
+    ap.add_argument("--workdir", required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.workdir, ignore_errors=True)
+    os.makedirs(a.workdir)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 20, 3, padding=1), torch.nn.ReLU(),
+                              torch.nn.Conv2d(20, 36, 3, stride=2, padding=1), torch.nn.MaxPool2d(2),
+                              torch.nn.Flatten(), torch.nn.Linear(36 * 16 * 16, 10))
+    src = os.path.join(a.workdir, "small.onnx")
+    oracle.onnx_export(net.eval(), (torch.randn(2, 3, 64, 64),), src, input_names=["x"],
+                       dynamic_axes={"x": {0: "batch"}}, opset_version=17)
+    check_measure(a.onnxcost, src, a.workdir, "--batch 2", ["--batch", "2"], {"batch": 2})
+    check_measure(a.onnxcost, src, a.workdir, "--dim batch=3", ["--dim", "batch=3"], {"batch": 3})
+
+    # unbound: measured at 1, and a note says so; the temporary folder goes
+    tmp = os.path.join(a.workdir, "tmp")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    p = run(a.onnxcost, src, "--reps", "2", "--warmup", "0", "--format", "json", env=env)
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(p.returncode == 0 and "measured at 1" in p.stderr and "'batch'" in p.stderr
+          and doc.get("bindings", {}).get("batch") == 1 and doc["measured"]["profile"] is None,
+          f"unbound batch: measured at 1 with a note ({p.stderr.strip()[:200]}); no profile path without --save")
+    left = [f for f in os.listdir(tmp) if f.startswith("onnxcost-measure")]  # others write there too
+    check(p.returncode == 0 and not left, f"the temporary folder is removed ({left})")
+
+    # analyze's options pass through
+    c = run(a.onnxcost, src, "--batch", "2", "--reps", "2", "--format", "csv", "-q")
+    rows = c.stdout.strip().splitlines()
+    d = run(a.onnxcost, src, "--batch", "2", "--reps", "2", "--depth", "1", "-q")
+    check(c.returncode == 0 and rows and "measured_median_us" in rows[0].split(",") and d.returncode == 0
+          and "Measured by ONNX Runtime" in d.stdout and "run by onnxcost measure" in d.stdout,
+          "--format csv and --depth pass through to the report")
+
+    # one line and exit 2
+    fake = os.path.join(a.workdir, "python-without-ort")
+    with open(fake, "w") as f:  # the same Python with no site-packages: no numpy, no onnxruntime
+        f.write(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IEXEC)
+    cases = [("no such Python", [src, "--batch", "1", "--python", os.path.join(a.workdir, "nopython")],
+              "cannot run Python"),
+             ("a Python without ONNX Runtime", [src, "--batch", "1", "--python", fake], "pip install onnxruntime"),
+             ("a missing model", [os.path.join(a.workdir, "missing.onnx")], "missing.onnx"),
+             ("the model not first", ["--batch", "1", src], "model first")]
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        cases.append(("an absent provider", [src, "--batch", "1", "--ep", "cuda"], "CUDAExecutionProvider"))
+    for what, args, needle in cases:
+        p = run(a.onnxcost, *args, "-q")
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and needle in lines[0] and not p.stdout,
+              f"{what}: exit {p.returncode}, {lines[:2]}")
+    print(f"{'FAIL' if failures else 'ok'}: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
