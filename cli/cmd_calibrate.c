@@ -1,8 +1,8 @@
 /*
  * cmd_calibrate.c — `onnxcost calibrate FIT.json ... [--check HELD.json]
- * [-o SPEC.json]`: the GPU model's efficiency factors fitted to replay
- * results (replay/calibrate.c), the error before and after per file, and
- * the calibrated device as a --gpu-spec file.
+ * [-o SPEC.json]`: the performance model's efficiency factors fitted to
+ * replay results or to ONNX Runtime measurements (replay/calibrate.c), the
+ * error before and after per file, and the calibrated device as a spec file.
  */
 #include "cli.h"
 #include "groups.h"
@@ -16,20 +16,23 @@
 static const char oc_calibrate_usage[] =
     "usage: onnxcost calibrate RESULT.json ... [--check RESULT.json ...] [options]\n"
     "\n"
-    "Fits the GPU model's efficiency factors (docs/MODEL.md: a compute factor per\n"
-    "unit, the memory factor and the per-kernel time) to replay results\n"
-    "(onnxcost replay --format json) and prints the per-node and total error of the\n"
-    "model before and after, for the files fitted on and for each --check file,\n"
-    "which the fit does not see. The GPU options give the model before the fit:\n"
-    "the peaks (--gpu or --gpu-spec, else the built-in GPU whose name matches the\n"
-    "results' device) and the starting factors; --math comes from each file.\n"
+    "Fits the performance model's efficiency factors (docs/MODEL.md: a compute\n"
+    "factor per unit, the memory factor and the per-kernel time) to replay results\n"
+    "(onnxcost replay --format json) or to ONNX Runtime's times (onnxcost measure\n"
+    "--format json; then give the machine with --machine FILE from onnxcost probe)\n"
+    "and prints the per-node and total error of the model before and after, for the\n"
+    "files fitted on and for each --check file, which the fit does not see. The\n"
+    "device options give the model before the fit: the peaks (--gpu, --gpu-spec,\n"
+    "--machine, else the built-in GPU whose name matches the results' device) and\n"
+    "the starting factors; --math comes from each file.\n"
     "\n";
 
 static const char oc_calibrate_footer[] =
     "\n"
     "example:\n"
     "  onnxcost calibrate resnet50-h100.json --check gpt2-h100.json -o h100.json\n"
-    "  onnxcost distilbert.onnx --gpu-spec h100.json\n";
+    "  onnxcost distilbert.onnx --gpu-spec h100.json\n"
+    "  onnxcost calibrate resnet18.cpu.json --check vit.cpu.json --machine machine.json -o cpu.json\n";
 
 enum { OC_CALIB_MAX_FILES = 32 };
 
@@ -115,7 +118,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
     if (!base && !(base = oc_gpu_find(files[0].device))) {
         char msg[512];
         snprintf(msg, sizeof msg,
-                 "no built-in GPU is named '%s': give the peaks with --gpu NAME or --gpu-spec FILE (onnxcost gpus)",
+                 "no built-in GPU is named '%s': give the peaks with --gpu NAME, --gpu-spec FILE or, for a CPU, "
+                 "--machine FILE from onnxcost probe",
                  files[0].device);
         rc = oc_cli_fail(files[0].path, OC_ERR_USAGE, msg);
         goto done;

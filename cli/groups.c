@@ -3,6 +3,8 @@
  */
 #include "groups.h"
 
+#include "../probe/probe.h"
+
 #include "cli.h"
 
 #include "../views/budget.h"
@@ -184,6 +186,27 @@ static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, co
     return OC_PARSE_GO;
 }
 
+/* --cpu: this machine, probed now (a shorter probe than onnxcost probe's) */
+static int oc_opt_cpu(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    (void)v;
+    struct oc_cli_gpu *g = dest;
+    struct oc_probe_opts po = {.target_s = 0.02};
+    struct oc_machine *m = malloc(sizeof *m);
+    char err[256];
+    if (!m || !oc_probe_run(&po, m, err, sizeof err)) {
+        fprintf(stderr, "onnxcost: error: %s--cpu: %s\n", prefix, m ? err : "out of memory");
+        free(m);
+        return OC_EXIT_INTERNAL;
+    }
+    oc_probe_spec(m, &g->custom, g->custom_name, sizeof g->custom_name);
+    free(m);
+    g->gpu = &g->custom;
+    g->spec_path = NULL;
+    oc_cli_gpu_forget_measured(g);
+    return OC_PARSE_GO;
+}
+
 static bool oc_opt_math(const struct oc_opt *o, void *dest, const char *v) {
     (void)o;
     return oc_math_parse(v, &((struct oc_cli_gpu *)dest)->perf.math);
@@ -238,6 +261,11 @@ static const struct oc_opt oc_gpu_opts[] = {
                     "latency and throughput on a built-in GPU (k80, v100, a100, h100, ...)",
                     oc_opt_gpu),
     OC_OPT_CALL_ROW("--gpu-spec", "FILE", "the same for a device described in JSON (docs/GPUS.md)", oc_opt_gpu_spec),
+    OC_OPT_CALL_ROW("--machine", "FILE",
+                    "the same for a CPU measured by onnxcost probe -o FILE: its\n"
+                    "roofs and the bandwidth of the cache level each node fits in",
+                    oc_opt_gpu_spec),
+    OC_OPT_CALL_ROW("--cpu", NULL, "the same for this machine, probed now (about 2 s; docs/MEASURED.md)", oc_opt_cpu),
     OC_OPT_PARSE_ROW("--math", "MODE",
                      "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
                      "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"

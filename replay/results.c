@@ -140,6 +140,88 @@ static int32_t oc_rp_dtype_code(const char *name) {
     return 0;
 }
 
+/* An analysis with ONNX Runtime's times (`onnxcost measure --format json`,
+ * or --measured): each node with a measured median is a measured node of
+ * one kernel; the device is the CPU and threads the run records (else the
+ * providers). */
+static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, struct oc_rp_file *out,
+                                         struct oc_diag *d) {
+    const json_t *m = json_object_get(root, "measured"), *nodes = json_object_get(root, "nodes");
+    const json_t *run = json_object_get(m, "run");
+    if (!json_is_object(m) || !json_is_array(nodes))
+        return oc_diag_set(d, OC_ERR_PARSE, "an analysis without measured times: not a replay result (schema "
+                                            "\"onnxcost-replay/1\") nor a measured one (onnxcost measure --format "
+                                            "json, or --measured PROFILE.json)");
+    char device[256];
+    if (json_is_object(run)) {
+        json_int_t th = json_integer_value(json_object_get(run, "intra_op_threads"));
+        if (th <= 0)
+            th = json_integer_value(json_object_get(run, "cpu_count"));
+        const char *cpu = json_string_value(json_object_get(run, "cpu"));
+        snprintf(device, sizeof device, "%s, %lld thread%s", cpu ? cpu : "CPU", (long long)th, th == 1 ? "" : "s");
+    } else {
+        const char *pv = json_string_value(json_object_get(m, "providers"));
+        snprintf(device, sizeof device, "%s", pv ? pv : "ONNX Runtime");
+    }
+    size_t n = json_array_size(nodes);
+    const char *model = json_string_value(json_object_get(json_object_get(root, "model"), "path"));
+    const char *orig = json_string_value(json_object_get(run, "model"));
+    out->path = oc_rp_dup(path);
+    out->device = oc_rp_dup(device);
+    out->model = oc_rp_dup(orig ? orig : model ? model : path);
+    out->math = OC_RP_MATH_FP32;
+    out->nodes = calloc(n ? n : 1, sizeof *out->nodes);
+    if (!out->path || !out->device || !out->model || !out->nodes)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *o = json_array_get(nodes, i), *me = json_object_get(o, "measured");
+        const char *name = json_string_value(json_object_get(o, "name"));
+        const char *op = json_string_value(json_object_get(o, "op_type"));
+        const char *status = json_string_value(json_object_get(o, "status"));
+        if (!name || !op || !status)
+            return oc_diag_set(d, OC_ERR_PARSE, "node %zu has no name, op_type or status", i);
+        struct oc_rp_file_node *fn = &out->nodes[out->n_nodes++];
+        fn->name = oc_rp_dup(name);
+        fn->op = oc_rp_dup(op);
+        bool costed = strcmp(status, "ok") == 0; /* else no cost: nothing to compare */
+        fn->status = oc_rp_dup(json_is_object(me) && costed ? "measured" : "skipped");
+        if (!fn->name || !fn->op || !fn->status)
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        if (!costed)
+            continue;
+        const char *field = NULL, *why = NULL;
+        double rd = 0, wr = 0;
+        if (!oc_rp_count(o, "flops", true, &fn->est_flops, &why))
+            field = "flops";
+        else if (!oc_rp_count(o, "macs", true, &fn->est_macs, &why))
+            field = "macs";
+        else if (!oc_rp_count(o, "bytes_read", true, &rd, &why))
+            field = "bytes_read";
+        else if (!oc_rp_count(o, "bytes_written", true, &wr, &why))
+            field = "bytes_written";
+        fn->measured = json_is_object(me);
+        const json_t *med = json_object_get(me, "median_us");
+        if (!field && fn->measured && !(json_is_number(med) && json_number_value(med) >= 0 &&
+                                        json_number_value(med) < 1e12))
+            field = "measured.median_us", why = "is not a time from 0 to 1e12 us";
+        if (field)
+            return oc_diag_set(d, OC_ERR_PARSE, "node %zu '%.200s' (%.64s): %s %s", i, fn->name, fn->op, field, why);
+        fn->est_bytes = rd + wr;
+        /* the compute dtype as the model picks it: the first float output's */
+        const json_t *outs = json_object_get(o, "outputs");
+        for (size_t k = 0; !fn->dtype && k < json_array_size(outs); k++) {
+            int32_t dt = oc_rp_dtype_code(json_string_value(json_object_get(json_array_get(outs, k), "dtype")));
+            if (oc_dtype_is_float(dt))
+                fn->dtype = dt;
+        }
+        uint64_t elem = 0;
+        fn->est_outputs = fn->dtype && oc_dtype_bytes(fn->dtype, 1, &elem) && elem ? wr / (double)elem : 0;
+        fn->time_ns = fn->measured ? json_number_value(med) * 1e3 : 0;
+        fn->kernels = 1;
+    }
+    return OC_OK;
+}
+
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     json_error_t je;
@@ -150,13 +232,19 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
         return oc_diag_set(d, OC_ERR_PARSE, "not JSON: %s (line %d)", je.text, je.line);
     }
     enum oc_status st = OC_OK;
+    const json_t *sch = json_object_get(root, "schema");
+    if (json_is_string(sch) && strcmp(json_string_value(sch), "onnxcost/1") == 0) {
+        st = oc_rp_measure_read(root, path, out, d);
+        goto done;
+    }
     const json_t *schema = json_object_get(root, "schema");
     const json_t *nodes = json_object_get(root, "nodes");
     const json_t *dev = json_object_get(root, "device");
     if (!json_is_string(schema) || strcmp(json_string_value(schema), "onnxcost-replay/1") != 0 ||
         !json_is_array(nodes) || !json_is_object(dev)) {
         st = oc_diag_set(d, OC_ERR_PARSE, "not an onnxcost replay result (schema \"onnxcost-replay/1\" with "
-                                          "\"device\" and \"nodes\")");
+                                          "\"device\" and \"nodes\") nor a measured one (schema \"onnxcost/1\" "
+                                          "with \"measured\")");
         goto done;
     }
     size_t n = json_array_size(nodes);

@@ -231,7 +231,7 @@ enum oc_status oc_report_calibration(const struct oc_calib_report *r, const stru
         oc_printable(r->measured_device ? r->measured_device : "", dev, sizeof dev);
         oc_printable(r->base->name, base, sizeof base);
         oc_printable(r->base_source ? r->base_source : "", src, sizeof src);
-        oc_sbuf_printf(&b, "%sCalibration of the GPU model (docs/MODEL.md) on %s\n\n", md ? "## " : "", dev);
+        oc_sbuf_printf(&b, "%sCalibration of the performance model (docs/MODEL.md) on %s\n\n", md ? "## " : "", dev);
         oc_sbuf_printf(&b, "%sbase device: %s%s%s; before: efficiency compute %.2f, memory %.2f, launch %.2f us\n",
                        md ? "- " : "  ", base, r->base_source ? " from " : " (built-in)", src, r->before->eff_compute,
                        r->before->eff_memory, r->before->launch_s * 1e6);
@@ -271,9 +271,9 @@ enum oc_status oc_report_calibration(const struct oc_calib_report *r, const stru
         oc_sbuf_printf(&b,
                        "\n%sPer node: |ln(predicted/measured)| over the nodes with at least 1 %% of the file's "
                        "measured time (0.095 is 10 %%, 0.693 is 2x). Total: predicted / measured - 1 over the "
-                       "nodes measured (kernel time; launch gaps are not in the measurement). The model "
-                       "counts one kernel per node; a node the replay ran as several kernels (Kernels/node) "
-                       "carries their fixed costs.\n",
+                       "nodes measured (the kernels' or ONNX Runtime's node times; gaps between them are not in "
+                       "the measurement). The model counts one kernel per node; a node the replay ran as several "
+                       "kernels (Kernels/node) carries their fixed costs.\n",
                        md ? "" : "");
     } else {
         return oc_diag_set(d, OC_ERR_USAGE, "calibrate reports come as text, md or json");
@@ -286,20 +286,7 @@ enum oc_status oc_report_calibration(const struct oc_calib_report *r, const stru
 enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_calib_report *r,
                                   const struct oc_report_spec *spec, struct oc_diag *d) {
     json_t *doc = json_object(), *cal = json_object(), *fitted = json_array(), *checked = json_array();
-    json_object_set_new(doc, "name", oc_jstr(gpu->name));
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
-        if (gpu->peak[u] > 0)
-            json_object_set_new(doc, oc_spec_unit_keys[u], json_real(gpu->peak[u] / 1e12));
-    json_object_set_new(doc, "memory_gib", json_real((double)gpu->mem_bytes / (1024.0 * 1024.0 * 1024.0)));
-    json_object_set_new(doc, "bandwidth_gbs", json_real(gpu->mem_bw / 1e9));
-    if (gpu->l2_bytes)
-        json_object_set_new(doc, "l2_mib", json_real((double)gpu->l2_bytes / (1024.0 * 1024.0)));
-    if (gpu->sms)
-        json_object_set_new(doc, "sms", json_integer(gpu->sms));
-    if (gpu->boost_mhz)
-        json_object_set_new(doc, "boost_mhz", json_integer(gpu->boost_mhz));
-    json_object_set_new(doc, "link_gbs", json_real(gpu->link_bw / 1e9));
-    json_object_set_new(doc, "link", oc_jstr(gpu->link));
+    oc_spec_device_json(gpu, doc);
     json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
     json_object_set_new(cal, "measured_device", oc_jstr(r->measured_device));
     for (int32_t k = 0; k < r->n_files; k++)

@@ -359,7 +359,7 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
             json_t *jn = oc_jnode(g, &g->nodes[rows[i]], spec->sym);
             if (jn && spec->gpu && json_object_set_new(jn, "gpu", oc_gpu_json_node(&spec->gpu->perf->nodes[rows[i]])))
                 jn = (json_decref(jn), NULL);
-            if (jn && spec->measured && json_object_set_new(jn, "measured", oc_measured_json_node(spec->measured, rows[i])))
+            if (jn && spec->measured && json_object_set_new(jn, "measured", oc_measured_json_node(spec->measured, spec->gpu ? spec->gpu->perf : NULL, rows[i])))
                 jn = (json_decref(jn), NULL);
             st = oc_member(fn, arg, "nodes", i, jn, d);
         }

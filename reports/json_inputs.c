@@ -165,8 +165,42 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     const char *key;
     json_t *val;
     json_object_foreach(j, key, val) {
-        if (strcmp(key, "calibration") == 0) /* where the factors came from: informational */
+        if (strcmp(key, "calibration") == 0 || strcmp(key, "probe") == 0) /* where it came from: informational */
             continue;
+        if (strcmp(key, "kind") == 0) {
+            const char *k = json_string_value(val);
+            if (!k || (strcmp(k, "cpu") && strcmp(k, "gpu"))) {
+                snprintf(err, esize, "bad key 'kind' (\"cpu\" or \"gpu\" expected)");
+                json_decref(j);
+                return false;
+            }
+            g->cpu = strcmp(k, "cpu") == 0;
+            continue;
+        }
+        if (strcmp(key, "caches") == 0) {
+            size_t n = json_array_size(val);
+            bool good = json_is_array(val) && n <= 4;
+            for (size_t i = 0; good && i < n; i++) {
+                const json_t *c = json_array_get(val, i);
+                double kib = json_number_value(json_object_get(c, "kib"));
+                double gbs = json_number_value(json_object_get(c, "bandwidth_gbs"));
+                good = json_is_object(c) && json_is_number(json_object_get(c, "kib")) &&
+                       json_is_number(json_object_get(c, "bandwidth_gbs")) && kib > 0 && kib <= 1e9 && gbs > 0 &&
+                       gbs <= 1e6 && (i == 0 || kib * 1024.0 > (double)g->cache_bytes[i - 1]);
+                if (good) {
+                    g->cache_bytes[i] = (uint64_t)(kib * 1024.0);
+                    g->cache_bw[i] = gbs * 1e9;
+                    g->n_caches = (int32_t)i + 1;
+                }
+            }
+            if (!good) {
+                snprintf(err, esize, "bad key 'caches' (up to 4 objects {\"kib\", \"bandwidth_gbs\"} > 0, "
+                                     "smallest first, expected)");
+                json_decref(j);
+                return false;
+            }
+            continue;
+        }
         if (strcmp(key, "efficiency") == 0) {
             if (!oc_gpu_efficiency_load(val, &g->measured, err, esize)) {
                 json_decref(j);
@@ -217,7 +251,7 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
         json_decref(j);
         return false;
     }
-    snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : "PCIe 3.0 x16");
+    snprintf(name, size, "%s%c%s", nm, 0, lk ? lk : g->cpu ? "none" : "PCIe 3.0 x16");
     g->id = g->name = name;
     g->link = name + strlen(name) + 1;
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -228,7 +262,7 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     g->sms = (int32_t)json_number_value(json_object_get(j, "sms"));
     g->boost_mhz = (int32_t)json_number_value(json_object_get(j, "boost_mhz"));
     json_t *lb = json_object_get(j, "link_gbs");
-    g->link_bw = (lb ? json_number_value(lb) : 16.0) * 1e9;
+    g->link_bw = (lb ? json_number_value(lb) : g->cpu ? 0.0 : 16.0) * 1e9;
     json_decref(j);
     return true;
 }

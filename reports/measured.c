@@ -35,6 +35,18 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
         oc_sbuf_puts(b, "  end to end: no model_run event in the profile\n");
     oc_sbuf_printf(b, "  sum of node medians (ms): %.3f over %d of %d nodes of this model\n", m->sum_median_us / 1e3,
                    m->n_matched, an->graph->n_nodes);
+    if (spec->gpu) {
+        double pred = 0;
+        for (int32_t i = 0; i < m->n_nodes; i++)
+            if (m->nodes[i].runs && spec->gpu->perf->nodes[i].known)
+                pred += spec->gpu->perf->nodes[i].time;
+        oc_sbuf_printf(b, "  predicted (ms): %.3f over the same nodes, %.2fx the sum of medians", pred * 1e3,
+                       m->sum_median_us > 0 ? pred * 1e6 / m->sum_median_us : 0.0);
+        if (m->runs && m->run_median_us > 0)
+            oc_sbuf_printf(b, "; the whole model %.3f, %.2fx end to end", spec->gpu->perf->time * 1e3,
+                           spec->gpu->perf->time * 1e6 / m->run_median_us);
+        oc_sbuf_puts(b, "\n");
+    }
     if (m->n_unmatched)
         oc_sbuf_printf(b,
                        "  %d node%s of the profile %s not in this model (first: '%s'): analyze the graph ONNX Runtime "
@@ -60,7 +72,7 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
     }
 }
 
-struct json_t *oc_measured_json_node(const struct oc_measured *m, int32_t node) {
+struct json_t *oc_measured_json_node(const struct oc_measured *m, const struct oc_perf *perf, int32_t node) {
     const struct oc_measured_node *mn = &m->nodes[node];
     if (!mn->runs)
         return json_null();
@@ -69,6 +81,11 @@ struct json_t *oc_measured_json_node(const struct oc_measured *m, int32_t node) 
     json_object_set_new(o, "p10_us", json_real(mn->p10_us));
     json_object_set_new(o, "p90_us", json_real(mn->p90_us));
     json_object_set_new(o, "runs", json_integer(mn->runs));
+    if (perf) { /* the prediction for the same node, over the measured median */
+        const struct oc_node_perf *np = &perf->nodes[node];
+        bool has = np->known && np->bound != OC_BOUND_NONE && mn->median_us > 0;
+        json_object_set_new(o, "predicted_over_measured", has ? json_real(np->time * 1e6 / mn->median_us) : json_null());
+    }
     return o;
 }
 
@@ -94,6 +111,14 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     json_object_set_new(o, "profile_nodes_not_in_model", json_integer(m->n_unmatched));
     json_object_set_new(o, "first_not_in_model", m->n_unmatched ? oc_jstr(m->first_unmatched) : json_null());
     json_object_set_new(o, "nodes_with_kernel_not_measured", json_integer(m->n_unmeasured));
+    if (spec->gpu) {
+        double pred = 0;
+        for (int32_t i = 0; i < m->n_nodes; i++)
+            if (m->nodes[i].runs && spec->gpu->perf->nodes[i].known)
+                pred += spec->gpu->perf->nodes[i].time;
+        json_object_set_new(o, "predicted_matched_ms", json_real(pred * 1e3));
+        json_object_set_new(o, "predicted_ms", json_real(spec->gpu->perf->time * 1e3));
+    }
     const struct oc_profile_run *r = &p->run;
     if (r->present) {
         json_t *j = json_object();

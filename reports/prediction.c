@@ -80,6 +80,13 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
         if (u != OC_UNIT_FP32 && gpu->peak[u] > 0)
             oc_sbuf_printf(b, ", %s %.2f", oc_unit_name((enum oc_unit)u), gpu->peak[u] / 1e12);
     oc_sbuf_puts(b, "\n");
+    if (gpu->n_caches) { /* a CPU from onnxcost probe: where each node's bytes stream from */
+        oc_sbuf_puts(b, "  Caches (a node whose bytes fit streams at that level's rate):");
+        for (int32_t k = 0; k < gpu->n_caches; k++)
+            oc_sbuf_printf(b, "%s %.0f KiB at %.0f GB/s", k ? "," : "", (double)gpu->cache_bytes[k] / 1024.0,
+                           gpu->cache_bw[k] / 1e9);
+        oc_sbuf_puts(b, "\n");
+    }
 }
 
 void oc_gpu_text_fit_header(struct oc_sbuf *b, const struct oc_fit *f, const struct oc_gpu *gpu) {
@@ -196,6 +203,17 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(dev, "peak_flops", peaks);
     json_object_set_new(dev, "memory_bytes", json_integer((json_int_t)gpu->mem_bytes));
     json_object_set_new(dev, "bandwidth_bytes_per_s", json_real(gpu->mem_bw));
+    json_object_set_new(dev, "kind", json_string(gpu->cpu ? "cpu" : "gpu"));
+    if (gpu->n_caches) {
+        json_t *c = json_array();
+        for (int32_t k = 0; k < gpu->n_caches; k++) {
+            json_t *l = json_object();
+            json_object_set_new(l, "bytes", json_integer((json_int_t)gpu->cache_bytes[k]));
+            json_object_set_new(l, "bandwidth_bytes_per_s", json_real(gpu->cache_bw[k]));
+            json_array_append_new(c, l);
+        }
+        json_object_set_new(dev, "caches", c);
+    }
     json_object_set_new(dev, "link_bytes_per_s", json_real(gpu->link_bw));
     json_object_set_new(dev, "link", json_string(gpu->link));
     json_object_set_new(o, "device", dev);

@@ -221,6 +221,16 @@ enum oc_status oc_report_calibration(const struct oc_calib_report *r, const stru
 enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_calib_report *r,
                                   const struct oc_report_spec *spec, struct oc_diag *d);
 
+/* `onnxcost probe`: the measured roofs as a table (text) or as a spec file
+ * (json) that --machine and --gpu-spec read; gpu is the spec made of them
+ * (oc_probe_spec). */
+struct oc_machine;
+enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu *gpu,
+                                 const struct oc_report_spec *spec, struct oc_diag *d);
+/* The device keys of a spec file into a JSON object (docs/GPUS.md). */
+struct json_t;
+void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc);
+
 /* `onnxcost llm`: the generation view (text, md, json "onnxcost-llm/1"). */
 enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,
                              const struct oc_report_spec *spec, struct oc_diag *d);

@@ -90,7 +90,9 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
 /* --measured sections (reports/measured.c). */
 void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
-struct json_t *oc_measured_json_node(const struct oc_measured *m, int32_t node);
+struct oc_perf;
+/* A node's measured figures; with perf (a prediction), its predicted time over the median too. */
+struct json_t *oc_measured_json_node(const struct oc_measured *m, const struct oc_perf *perf, int32_t node);
 
 /* --baseline sections (reports/baseline.c). */
 void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);

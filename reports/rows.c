@@ -47,6 +47,10 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
         oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
     if (spec->measured)
         oc_table_col(t, "measured (us)", "measured_us", OC_ALIGN_RIGHT);
+    if (spec->measured && spec->gpu) {
+        oc_table_col(t, "predicted (us)", "predicted_us", OC_ALIGN_RIGHT);
+        oc_table_col(t, "pred/meas", "predicted_over_measured", OC_ALIGN_RIGHT);
+    }
     oc_table_reserve(t, n);
     for (int32_t r = 0; r < n; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
@@ -65,6 +69,17 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
                 oc_table_cell(t, "%.1f", m->median_us);
             else
                 oc_table_puts(t, "-");
+            const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
+            if (np && (!np->known || np->bound == OC_BOUND_NONE)) {
+                oc_table_puts(t, np->known ? "-" : "?");
+                oc_table_puts(t, np->known ? "-" : "?");
+            } else if (np) {
+                oc_table_cell(t, "%.1f", np->time * 1e6);
+                if (m->runs && m->median_us > 0)
+                    oc_table_cell(t, "%.2f", np->time * 1e6 / m->median_us);
+                else
+                    oc_table_puts(t, "-");
+            }
         }
     }
     free(rows);

@@ -228,6 +228,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     if (spec->measured) {
         oc_table_col(&tb, "Measured (us)", "measured_us", OC_ALIGN_RIGHT);
         oc_table_col(&tb, "GFLOP/s", "measured_gflops", OC_ALIGN_RIGHT);
+        if (spec->gpu)
+            oc_table_col(&tb, "Pred/meas", "predicted_over_measured", OC_ALIGN_RIGHT);
     }
     oc_table_reserve(&tb, n);
     for (int32_t r = 0; r < n && !tb.oom; r++) {
@@ -283,6 +285,14 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
                     oc_table_puts(&tb, unknown ? "?" : "-");
                 else
                     oc_table_cell(&tb, "%.1f", (double)nd->cost.flops / (m->median_us * 1e3));
+            }
+            if (np) { /* predicted over measured */
+                if (!np->known)
+                    oc_table_puts(&tb, "?");
+                else if (!m->runs || !(m->median_us > 0) || np->bound == OC_BOUND_NONE)
+                    oc_table_puts(&tb, "-");
+                else
+                    oc_table_cell(&tb, "%.2f", np->time * 1e6 / m->median_us);
             }
         }
     }

@@ -244,6 +244,13 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     oc_perf_node_class(gpu, o, unit, false, 0, peak, flops, bytes, out);
 }
 
+double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes) {
+    for (int32_t k = 0; k < gpu->n_caches && k < 4; k++)
+        if (bytes <= gpu->cache_bytes[k] && gpu->cache_bw[k] > 0)
+            return gpu->cache_bw[k];
+    return gpu->mem_bw;
+}
+
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
     memset(out, 0, sizeof *out);
@@ -253,13 +260,14 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     if (!flops && !bytes)
         return; /* no kernel */
     out->ai = bytes ? (double)flops / (double)bytes : 0;
-    double roof = out->ai * gpu->mem_bw;
+    double bw = oc_gpu_bandwidth_for(gpu, bytes);
+    double roof = out->ai * bw;
     out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
     out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_class_efficiency(o, unit, conv)) : 0;
     double fill = o->parallel_outputs[conv ? 1 : 0];
     if (outputs > 0 && fill > outputs)
         out->t_compute *= fill / outputs;
-    out->t_memory = gpu->mem_bw > 0 ? (double)bytes / (gpu->mem_bw * o->eff_memory) : 0;
+    out->t_memory = bw > 0 ? (double)bytes / (bw * o->eff_memory) : 0;
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
     out->time = body + o->launch_s;

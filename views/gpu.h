@@ -11,7 +11,9 @@
  *   AI       = FLOPs / bytes moved (bytes_read + bytes_written); 0 when
  *              nothing moves (then attainable = peak)
  *   t_comp   = FLOPs / (peak x eff_compute)
- *   t_mem    = bytes / (bandwidth x eff_memory)
+ *   t_mem    = bytes / (bandwidth x eff_memory); on a CPU spec (onnxcost
+ *              probe) the bandwidth of the smallest cache level that holds
+ *              the bytes, else DRAM's
  *   time     = max(t_comp, t_mem) + launch   (sum instead with additive)
  *   bound    = compute when t_comp >= t_mem, else memory
  * Nodes that move nothing and compute nothing (views, shape arithmetic
@@ -73,7 +75,19 @@ struct oc_gpu {
                                    any, else PCIe): the all-reduce bus bandwidth */
     const char *link;           /* "NVLink3", "PCIe 3.0 x16"                    */
     struct oc_gpu_efficiency measured; /* all 0 in the built-in table          */
+    /* A CPU measured by onnxcost probe: its cache levels, smallest first,
+       with what the threads reach together and the triad rate within
+       each. A node whose bytes moved fit in a level streams at that
+       level's rate instead of mem_bw. n_caches 0 for a GPU. */
+    bool cpu;
+    int32_t n_caches;
+    uint64_t cache_bytes[4];
+    double cache_bw[4];
 };
+
+/* The bandwidth a node moving `bytes` streams at: the smallest cache level
+ * of a CPU spec that holds them, else the device memory's. */
+double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes);
 
 /* The built-in table, in docs/GPUS.md order. */
 int32_t oc_gpu_count(void);

@@ -28,7 +28,7 @@ def objects(build, src):
         rel = os.path.relpath(o, build)
         parts = rel.split(os.sep)
         target = parts[1][:-4]  # "oc_core.dir" -> "oc_core"
-        if target not in ("oc_core", "oc_views", "oc_reports", "oc_replay_host", "onnxcost"):
+        if target not in ("oc_core", "oc_views", "oc_probe", "oc_reports", "oc_replay_host", "onnxcost"):
             continue
         path = os.path.join(*parts[2:])[:-2]  # strip ".o": analyzer/ops/conv.c
         out.append((path, o))

@@ -207,7 +207,7 @@ if "fp32" in d2.get("efficiency", {}):  # FP32 nodes here are elementwise, all m
 
 # the text report
 t = run("calibrate", os.path.join(tmp, "fit.json"), "--check", os.path.join(tmp, "held.json")).stdout
-for want in ("Calibration of the GPU model (docs/MODEL.md) on NVIDIA H100 80GB HBM3",
+for want in ("Calibration of the performance model (docs/MODEL.md) on NVIDIA H100 80GB HBM3",
              "base device: NVIDIA H100 SXM5 80GB (built-in); before: efficiency compute 0.60, memory 0.80, launch 5.00 us",
              f"fitted on {len(fit_shapes)} nodes: FP32 0.70", "Median |ln p/m| before", " check "):
     if want not in t:
@@ -238,7 +238,7 @@ run("calibrate", mnist, rc=2, err_has=f"onnxcost: error: {mnist}: not JSON")
 odd = os.path.join(tmp, "odd.json")
 result(odd, "fp32", fit_shapes, device="Some Accelerator 9000")
 run("calibrate", odd, rc=2, err_is=f"onnxcost: error: {odd}: no built-in GPU is named 'Some Accelerator 9000': "
-    "give the peaks with --gpu NAME or --gpu-spec FILE (onnxcost gpus)")
+    "give the peaks with --gpu NAME, --gpu-spec FILE or, for a CPU, --machine FILE from onnxcost probe")
 p = run("calibrate", odd, "--gpu", "h100", "--check", fit,
         err_is=f"onnxcost: warning: {fit}: measured on 'NVIDIA H100 80GB HBM3', the first file on "
         "'Some Accelerator 9000': one calibration is for one device")
@@ -311,6 +311,62 @@ for tag, change, msg in bad_records:
         fails.append(f"{tag}: a spec was written from a bad record")
 path = doctored("math", set_math)
 run("calibrate", path, rc=2, err_is=f"onnxcost: error: {path}: options.math is not \"fp32\", \"tf32\" or \"fp16\"")
+
+# ONNX Runtime measurements (onnxcost measure --format json) on a CPU given by
+# --machine: times made by the roofline with the bandwidth of the smallest
+# cache level holding each node's bytes, with known factors; the fit must find
+# them again, the device comes from the run's record, and the spec written
+# keeps the machine's kind and caches
+CPU = {"name": "hand CPU, 4 threads", "kind": "cpu", "fp32": 0.5, "memory_gib": 16, "bandwidth_gbs": 20,
+       "caches": [{"kib": 256, "bandwidth_gbs": 800}, {"kib": 8192, "bandwidth_gbs": 200}]}
+CPU_TRUE = {"fp32": 0.55, "memory": 0.7, "launch": 4e-6}
+
+
+def cpu_time(flops, moved, f):
+    bw = next((c["bandwidth_gbs"] for c in CPU["caches"] if moved <= c["kib"] * 1024), CPU["bandwidth_gbs"]) * 1e9
+    return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * f["memory"])) + f["launch"]
+
+
+def measured_doc(path, shapes):
+    nodes = []
+    for i, (op, macs, flops, br, bw) in enumerate(shapes):
+        t = cpu_time(flops, br + bw, CPU_TRUE)
+        nodes.append({"name": f"n{i}", "op_type": op, "status": "ok", "macs": macs, "flops": flops,
+                      "bytes_read": br, "bytes_written": bw, "outputs": [{"name": f"y{i}", "dtype": "f32"}],
+                      "measured": {"median_us": t * 1e6, "p10_us": t * 1e6, "p90_us": t * 1e6, "runs": 20}})
+    nodes.append({"name": "view", "op_type": "Reshape", "status": "ok", "macs": 0, "flops": 0, "bytes_read": 0,
+                  "bytes_written": 0, "outputs": [], "measured": None})
+    nodes.append({"name": "odd", "op_type": "Custom", "status": "no_rule", "measured": {"median_us": 7.0}})
+    doc = {"schema": "onnxcost/1", "model": {"path": "m.ort.onnx"}, "nodes": nodes,
+           "measured": {"providers": "CPUExecutionProvider", "runs": 20,
+                        "run": {"runtime": "onnxruntime", "version": "1.31.1", "intra_op_threads": 4, "cpu": "hand CPU",
+                                "cpu_count": 8, "model": "m.onnx"}}}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+cpu_shapes = [mm(256, 256, 256), mm(512, 1024, 1024), mm(1024, 1024, 1024), mm(64, 512, 512), elt(1 << 12),
+              elt(1 << 18), elt(1 << 22), elt(1 << 23), mm(2048, 512, 512), elt(3 << 20)]
+machine = os.path.join(tmp, "cpu_machine.json")
+json.dump(CPU, open(machine, "w"))
+mfit, mspec = os.path.join(tmp, "cpu_fit.json"), os.path.join(tmp, "cpu_spec.json")
+measured_doc(mfit, cpu_shapes)
+p = run("calibrate", mfit, "--machine", machine, "-o", mspec)
+cs = json.load(open(mspec)) if os.path.exists(mspec) else {}
+ce = cs.get("efficiency", {})
+near("CPU fp32 factor", ce.get("fp32", 0), CPU_TRUE["fp32"], 0.02)
+near("CPU memory factor", ce.get("memory", 0), CPU_TRUE["memory"], 0.02)
+near("CPU per-node time (us)", ce.get("launch_us", 0), CPU_TRUE["launch"] * 1e6, 0.05)
+if cs.get("kind") != "cpu" or [c["kib"] for c in cs.get("caches", [])] != [256, 8192]:
+    fails.append(f"the CPU spec lost its kind or caches: {cs.get('kind')}, {cs.get('caches')}")
+if "on hand CPU, 4 threads" not in p.stdout:
+    fails.append("the device of a measured file is the run's CPU and threads")
+p = run("calibrate", mfit, rc=2)
+if "--machine FILE" not in p.stderr or p.returncode != 2:
+    fails.append(f"a measured file without --machine: {p.returncode} {p.stderr.strip()}")
+nm = os.path.join(tmp, "not_measured.json")
+json.dump({"schema": "onnxcost/1", "nodes": []}, open(nm, "w"))
+run("calibrate", nm, "--machine", machine, rc=2, err_has="an analysis without measured times")
 
 if fails:
     print("\n".join("FAIL " + f for f in fails))

@@ -83,7 +83,7 @@ assert gemm["devices"][0] is None and gemm["devices"][1]["time_ns"] == 3000
 PY
 then pass=$((pass + 1)); else echo "FAIL merge_json_fields"; fail=$((fail + 1)); fi
 "$bin" "$M" --format json -o "$tmp/analysis.json"
-expect merge_not_replay 2 "onnxcost: error: $tmp/analysis.json: not an onnxcost replay result (schema \"onnxcost-replay/1\" with \"device\" and \"nodes\")" \
+expect merge_not_replay 2 "onnxcost: error: $tmp/analysis.json: an analysis without measured times: not a replay result (schema \"onnxcost-replay/1\") nor a measured one (onnxcost measure --format json, or --measured PROFILE.json)" \
     -- merge "$R/a100.json" "$tmp/analysis.json"
 expect merge_missing 2 "onnxcost: error: $tmp/nope.json: cannot read: No such file or directory" -- merge "$tmp/nope.json"
 expect merge_none 2 "onnxcost: error: merge: no result files given (try 'onnxcost merge --help')" -- merge

@@ -647,7 +647,7 @@ static void result_files(void **state) {
     assert_true(f.nodes[0].dram_bytes == 15);
     assert_false(f.nodes[1].measured);
     oc_rp_file_free(&f);
-    /* an analysis report is not a replay result */
+    /* an analysis report without measured times is not a result */
     fd = open(path, O_WRONLY | O_TRUNC);
     const char *other = "{\"schema\": \"onnxcost/1\", \"nodes\": []}";
     assert_int_equal(write(fd, other, strlen(other)), (ssize_t)strlen(other));

@@ -1,0 +1,106 @@
+/*
+ * cmd_probe.c — `onnxcost probe [-o machine.json]`: this machine's roofs,
+ * measured (probe/probe.h), as a table or as the spec file that --machine
+ * reads.
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../probe/probe.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char oc_probe_usage[] =
+    "usage: onnxcost probe [-o machine.json] [options]\n"
+    "\n"
+    "Measures this machine's roofs in a few seconds, as the Empirical Roofline\n"
+    "Toolkit does: peak FP32 and FP64 FLOP/s (BF16 and INT8 where the CPU has\n"
+    "AVX512_BF16 and AVX512_VNNI) with FMA loops over the widest vector ISA it\n"
+    "reports, on one thread and on all; the STREAM triad's bandwidth in each cache\n"
+    "level and in DRAM; the clock. The table goes to standard output; -o FILE\n"
+    "writes the machine as a spec file (JSON) that --machine FILE reads for time\n"
+    "predictions, and --format json prints that file (docs/MEASURED.md). Run it on\n"
+    "an idle machine: another busy process lowers every figure.\n"
+    "\n";
+
+static const char oc_probe_footer[] = "\n"
+                                      "examples:\n"
+                                      "  onnxcost probe -o machine.json\n"
+                                      "  onnxcost resnet50.onnx --machine machine.json\n";
+
+struct oc_probe_args {
+    int64_t threads;
+    const char *seconds;
+    enum oc_format format;
+};
+
+static const struct oc_opt oc_probe_opts[] = {
+    OC_OPT_INT_ROW("--threads", "N", "threads for the all-thread figures (default: every online CPU)",
+                   offsetof(struct oc_probe_args, threads), 1, 1024, "an integer from 1 to 1024"),
+    OC_OPT_TEXT_ROW("--seconds", NULL, "X",
+                    "how long each timed loop runs (default 0.05; each figure is the\n"
+                    "best of three)",
+                    offsetof(struct oc_probe_args, seconds), "a number of seconds"),
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default: the table) or json (the spec file)",
+                     offsetof(struct oc_probe_args, format), 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON, 0,
+                     "text or json", oc_opt_format),
+};
+static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof oc_probe_opts / sizeof oc_probe_opts[0]};
+
+/* the machine's table on stdout or its spec file in path */
+static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, enum oc_format fmt, const char *path) {
+    struct oc_outfile f;
+    if (!oc_cli_open_output(&f, path))
+        return OC_EXIT_INTERNAL;
+    struct oc_diag d = {0};
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f.f};
+    return oc_cli_close_output(&f, path, oc_report_machine(m, g, &spec, &d) == OC_OK);
+}
+
+int oc_cmd_probe(int argc, char **argv) {
+    struct oc_probe_args a = {.format = OC_FORMAT_TEXT};
+    const char *out_path = NULL;
+    const struct oc_opt_use groups[] = {{&oc_probe_group, &a}, {&oc_group_output, &out_path}};
+    const struct oc_cmd_spec cmd = {"probe", "probe: ", oc_probe_usage, oc_probe_footer, groups, 2};
+    const char **args = NULL;
+    int32_t n_args = 0;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
+    if (rc != OC_PARSE_GO)
+        goto done;
+    if (n_args) {
+        rc = oc_cli_usage_error("probe: unknown argument '%s' (it measures this machine; no model)", args[0]);
+        goto done;
+    }
+    struct oc_probe_opts o = {.threads = (int32_t)a.threads};
+    if (a.seconds) {
+        char *end;
+        o.target_s = strtod(a.seconds, &end);
+        if (*end || !(o.target_s >= 0.001 && o.target_s <= 10)) {
+            rc = oc_cli_usage_error("probe: --seconds takes a number of seconds from 0.001 to 10, got '%s'",
+                                    a.seconds);
+            goto done;
+        }
+    }
+    struct oc_machine m;
+    char err[256];
+    if (!oc_probe_run(&o, &m, err, sizeof err)) {
+        fprintf(stderr, "onnxcost: error: probe: %s\n", err);
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_gpu g;
+    char name[256];
+    oc_probe_spec(&m, &g, name, sizeof name);
+    if (out_path) { /* the file, and the table on the terminal */
+        rc = oc_probe_write(&m, &g, OC_FORMAT_JSON, out_path);
+        if (rc == OC_EXIT_OK && a.format == OC_FORMAT_TEXT)
+            rc = oc_probe_write(&m, &g, OC_FORMAT_TEXT, NULL);
+    } else {
+        rc = oc_probe_write(&m, &g, a.format, NULL);
+    }
+done:
+    free(args);
+    return rc;
+}

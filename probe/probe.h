@@ -1,0 +1,84 @@
+/*
+ * probe.h — this machine's roofs, measured (`onnxcost probe`,
+ * docs/MEASURED.md "The machine's roofs").
+ *
+ * The Empirical Roofline Toolkit's method, in a few seconds:
+ *   - peak FLOP/s: unrolled loops of independent fused multiply-adds over
+ *     the widest vector ISA the CPU reports (AVX-512, AVX2+FMA, NEON; BF16
+ *     dot products with AVX512_BF16, INT8 with AVX512_VNNI), on one thread
+ *     and on every thread at once;
+ *   - bandwidth: the STREAM triad a[i] = b[i] + s*c[i] (12 bytes per float
+ *     element: two read, one written, no write-allocate counted) over
+ *     working sets from the first-level cache to several times the last,
+ *     on one thread and on all; each cache level's figure is the best rate
+ *     of the sizes past the level below that fit in half of it, DRAM's the median past 4x the
+ *     last level;
+ *   - the clock: a chain of dependent integer adds, one per cycle.
+ * Every rate is the best of a few repetitions of a timed loop, SI units
+ * (FLOP/s, bytes/s). Host code only: no CUDA, no printing.
+ */
+#ifndef OC_PROBE_H
+#define OC_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum oc_probe_type { OC_PROBE_FP32, OC_PROBE_FP64, OC_PROBE_BF16, OC_PROBE_INT8, OC_PROBE_TYPES };
+
+enum { OC_PROBE_MAX_LEVELS = 4, OC_PROBE_MAX_SWEEP = 32 };
+
+struct oc_probe_level {
+    int32_t level;            /* 1, 2, 3                                          */
+    uint64_t bytes;           /* one instance's size (sysfs)                      */
+    int32_t shared_by;        /* logical CPUs sharing one instance                */
+    uint64_t bytes_all;       /* what the threads used reach together: private
+                                 levels once per thread, a shared one once per
+                                 group of threads sharing it                      */
+    double bw_one, bw_all;    /* triad bytes/s within it: one thread, all threads */
+};
+
+struct oc_probe_point {
+    uint64_t bytes;           /* the working set of all threads together (3 arrays) */
+    double bw_all;            /* bytes/s                                          */
+};
+
+struct oc_machine {
+    char cpu[128];            /* /proc/cpuinfo model name (or the machine type)   */
+    char isa[48];             /* "avx512f", "avx2+fma", "neon", "scalar"          */
+    bool bf16, int8;          /* AVX512_BF16 / AVX512_VNNI paths probed           */
+    int32_t logical_cpus;     /* online                                           */
+    int32_t threads;          /* used for the all-thread figures                  */
+    double clock_hz;          /* measured on one thread                           */
+    uint64_t mem_bytes;       /* MemTotal                                         */
+    double peak_one[OC_PROBE_TYPES]; /* FLOP/s (OPS for INT8) of one thread; 0: no path */
+    double peak_all[OC_PROBE_TYPES]; /* of all threads at once                    */
+    int32_t n_levels;
+    struct oc_probe_level levels[OC_PROBE_MAX_LEVELS];
+    double dram_one, dram_all;       /* triad bytes/s past the last level          */
+    int32_t n_sweep;
+    struct oc_probe_point sweep[OC_PROBE_MAX_SWEEP];
+    double seconds;                  /* the probe's own wall time                  */
+};
+
+struct oc_probe_opts {
+    int32_t threads;          /* 0: every online CPU                              */
+    double target_s;          /* each timed loop runs about this long (0: 0.05)   */
+};
+
+/* Measures this machine. False, with a reason in err, when memory or
+ * threads cannot be had. */
+bool oc_probe_run(const struct oc_probe_opts *o, struct oc_machine *m, char *err, size_t size);
+static inline const char *oc_probe_type_name(enum oc_probe_type t) {
+    static const char *const names[] = {"fp32", "fp64", "bf16", "int8"};
+    return (unsigned)t < OC_PROBE_TYPES ? names[t] : "?";
+}
+
+/* The machine as a device spec for the performance model (views/gpu.h):
+ * the all-thread peaks (BF16 and INT8 dot products as the BF16 and INT8
+ * contraction units), DRAM's triad rate, the cache levels; name holds its
+ * name ("CPU model, N threads"). */
+struct oc_gpu;
+void oc_probe_spec(const struct oc_machine *m, struct oc_gpu *g, char *name, size_t size);
+
+#endif

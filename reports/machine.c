@@ -1,0 +1,144 @@
+/*
+ * machine.c — `onnxcost probe`: this machine's measured roofs (probe/probe.h)
+ * as a table, and as a spec file that --machine and --gpu-spec read
+ * (docs/MEASURED.md "The machine's roofs").
+ */
+#include "report_impl.h"
+#include "table.h"
+
+#include "../probe/probe.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+/* the device keys of a spec file (docs/GPUS.md; a CPU's kind and caches) */
+void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc) {
+    json_object_set_new(doc, "name", oc_jstr(gpu->name));
+    if (gpu->cpu)
+        json_object_set_new(doc, "kind", json_string("cpu"));
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (gpu->peak[u] > 0)
+            json_object_set_new(doc, oc_spec_unit_keys[u], json_real(gpu->peak[u] / 1e12));
+    json_object_set_new(doc, "memory_gib", json_real((double)gpu->mem_bytes / (1024.0 * 1024.0 * 1024.0)));
+    json_object_set_new(doc, "bandwidth_gbs", json_real(gpu->mem_bw / 1e9));
+    if (gpu->n_caches) {
+        json_t *c = json_array();
+        for (int32_t k = 0; k < gpu->n_caches; k++) {
+            json_t *o = json_object();
+            json_object_set_new(o, "kib", json_real((double)gpu->cache_bytes[k] / 1024.0));
+            json_object_set_new(o, "bandwidth_gbs", json_real(gpu->cache_bw[k] / 1e9));
+            json_array_append_new(c, o);
+        }
+        json_object_set_new(doc, "caches", c);
+    }
+    if (gpu->l2_bytes)
+        json_object_set_new(doc, "l2_mib", json_real((double)gpu->l2_bytes / (1024.0 * 1024.0)));
+    if (gpu->sms)
+        json_object_set_new(doc, "sms", json_integer(gpu->sms));
+    if (gpu->boost_mhz)
+        json_object_set_new(doc, "boost_mhz", json_integer(gpu->boost_mhz));
+    if (!gpu->cpu) {
+        json_object_set_new(doc, "link_gbs", json_real(gpu->link_bw / 1e9));
+        json_object_set_new(doc, "link", oc_jstr(gpu->link));
+    }
+}
+
+static json_t *oc_machine_json(const struct oc_machine *m, const struct oc_gpu *gpu) {
+    json_t *doc = json_object(), *p = json_object(), *one = json_object(), *all = json_object();
+    oc_spec_device_json(gpu, doc);
+    json_object_set_new(p, "tool", json_string("onnxcost probe"));
+    json_object_set_new(p, "cpu", oc_jstr(m->cpu));
+    json_object_set_new(p, "isa", oc_jstr(m->isa));
+    json_object_set_new(p, "logical_cpus", json_integer(m->logical_cpus));
+    json_object_set_new(p, "threads", json_integer(m->threads));
+    json_object_set_new(p, "clock_ghz", json_real(m->clock_hz / 1e9));
+    for (int t = 0; t < OC_PROBE_TYPES; t++)
+        if (m->peak_one[t] > 0) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_gflops", oc_probe_type_name((enum oc_probe_type)t));
+            json_object_set_new(one, key, json_real(m->peak_one[t] / 1e9));
+            json_object_set_new(all, key, json_real(m->peak_all[t] / 1e9));
+        }
+    json_t *lv = json_array();
+    for (int32_t k = 0; k < m->n_levels; k++) {
+        const struct oc_probe_level *l = &m->levels[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "level", json_integer(l->level));
+        json_object_set_new(o, "kib", json_integer((json_int_t)(l->bytes / 1024)));
+        json_object_set_new(o, "shared_by", json_integer(l->shared_by));
+        json_object_set_new(o, "kib_all_threads", json_integer((json_int_t)(l->bytes_all / 1024)));
+        json_object_set_new(o, "one_thread_gbs", json_real(l->bw_one / 1e9));
+        json_object_set_new(o, "all_threads_gbs", json_real(l->bw_all / 1e9));
+        json_array_append_new(lv, o);
+    }
+    json_object_set_new(one, "dram_gbs", json_real(m->dram_one / 1e9));
+    json_object_set_new(all, "dram_gbs", json_real(m->dram_all / 1e9));
+    json_object_set_new(p, "one_thread", one);
+    json_object_set_new(p, "all_threads", all);
+    json_object_set_new(p, "caches", lv);
+    json_t *sw = json_array();
+    for (int32_t i = 0; i < m->n_sweep; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "kib", json_integer((json_int_t)(m->sweep[i].bytes / 1024)));
+        json_object_set_new(o, "gbs", json_real(m->sweep[i].bw_all / 1e9));
+        json_array_append_new(sw, o);
+    }
+    json_object_set_new(p, "triad_sweep_all_threads", sw);
+    json_object_set_new(p, "seconds", json_real(m->seconds));
+    json_object_set_new(doc, "probe", p);
+    return doc;
+}
+
+enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu *gpu,
+                                 const struct oc_report_spec *spec, struct oc_diag *d) {
+    struct oc_sbuf b = {0};
+    if (spec->format == OC_FORMAT_JSON) {
+        json_t *doc = oc_machine_json(m, gpu);
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+        json_decref(doc);
+        if (text) {
+            oc_sbuf_puts(&b, text);
+            oc_sbuf_puts(&b, "\n");
+            free(text);
+        } else {
+            b.oom = true;
+        }
+    } else {
+        oc_sbuf_printf(&b, "%s: %d logical CPUs, %s, %.2f GHz measured; probed with %d thread%s in %.1f s\n", m->cpu,
+                       m->logical_cpus, m->isa, m->clock_hz / 1e9, m->threads, m->threads == 1 ? "" : "s",
+                       m->seconds);
+        struct oc_table t = {0};
+        oc_table_col(&t, "Roof", "roof", OC_ALIGN_LEFT);
+        oc_table_col(&t, "One thread", "one_thread", OC_ALIGN_RIGHT);
+        oc_table_col(&t, "All threads", "all_threads", OC_ALIGN_RIGHT);
+        for (int ty = 0; ty < OC_PROBE_TYPES; ty++) {
+            if (m->peak_one[ty] <= 0)
+                continue;
+            oc_table_row(&t);
+            oc_table_cell(&t, "%s (GFLOP/s%s)", oc_probe_type_name((enum oc_probe_type)ty),
+                          ty == OC_PROBE_INT8 ? ", OPS" : "");
+            oc_table_cell(&t, "%.1f", m->peak_one[ty] / 1e9);
+            oc_table_cell(&t, "%.1f", m->peak_all[ty] / 1e9);
+        }
+        for (int32_t k = 0; k < m->n_levels; k++) {
+            const struct oc_probe_level *l = &m->levels[k];
+            oc_table_row(&t);
+            oc_table_cell(&t, "L%d triad (GB/s), %llu KiB%s", l->level, (unsigned long long)(l->bytes / 1024),
+                          l->shared_by > 1 ? " shared" : " per core");
+            oc_table_cell(&t, "%.1f", l->bw_one / 1e9);
+            oc_table_cell(&t, "%.1f", l->bw_all / 1e9);
+        }
+        oc_table_row(&t);
+        oc_table_cell(&t, "DRAM triad (GB/s)");
+        oc_table_cell(&t, "%.1f", m->dram_one / 1e9);
+        oc_table_cell(&t, "%.1f", m->dram_all / 1e9);
+        oc_table_draw(&b, &t, OC_FORMAT_TEXT);
+        if (t.oom)
+            b.oom = true;
+        oc_table_free(&t);
+        oc_sbuf_puts(&b, "GFLOP/s and GB/s are decimal (1e9); cache sizes in KiB (1024 bytes).\n");
+    }
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`onnxcost probe` and the CPU time model of --machine, checked without timing.
+
+The probe's figures are rates of this machine and are never asserted; what
+is checked is what can be known independently:
+  * the spec file's structure: kind "cpu", positive peaks and bandwidths,
+    caches smallest first; the ISA, the BF16/INT8 paths and the cache
+    levels, sizes and sharing equal /proc/cpuinfo's flags and
+    /sys/devices/system/cpu/cpu0/cache; the threads and logical CPUs; what
+    the threads reach together (a private level once per thread, a shared
+    one once per group sharing it);
+  * the file reads back with --machine, and --cpu probes on the fly;
+  * the model: with a hand-written machine file, every node's predicted
+    time is recomputed here from its FLOPs and bytes (docs/MODEL.md): the
+    bandwidth of the smallest cache level holding the bytes the node moves,
+    else DRAM's, then max(compute, memory) + the per-node overhead;
+  * bad usage and a bad caches key: one line, exit 2.
+
+usage: probe_check.py ONNXCOST MNIST.onnx WORKDIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+onnxcost, model, workdir = sys.argv[1:4]
+os.makedirs(workdir, exist_ok=True)
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(*args):
+    return subprocess.run([onnxcost] + list(args), capture_output=True, text=True)
+
+
+def sysfs_caches():
+    out, base = {}, "/sys/devices/system/cpu/cpu0/cache"
+    for d in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+        if not d.startswith("index"):
+            continue
+        rd = lambda f: open(os.path.join(base, d, f)).read().strip()
+        if rd("type") == "Instruction":
+            continue
+        size = rd("size")
+        kib = int(size[:-1]) * (1024 if size.endswith("M") else 1) if size[-1] in "KM" else int(size) // 1024
+        shared = 0
+        for part in rd("shared_cpu_list").split(","):
+            a, _, b = part.partition("-")
+            shared += int(b or a) - int(a) + 1
+        out[int(rd("level"))] = (kib, shared)
+    return out
+
+
+flags = set()
+for line in open("/proc/cpuinfo"):
+    if line.startswith("flags") or line.startswith("Features"):
+        flags |= set(line.split(":", 1)[1].split())
+
+p = run("probe", "--format", "json", "--seconds", "0.005")
+doc = json.loads(p.stdout) if p.returncode == 0 else {}
+check(p.returncode == 0 and doc.get("kind") == "cpu", f"probe --format json: exit {p.returncode} {p.stderr[:200]}")
+pr = doc.get("probe", {})
+isa = "avx512f" if "avx512f" in flags else "avx2+fma" if {"avx2", "fma"} <= flags else \
+    "neon" if "asimd" in flags else "scalar"
+check(pr.get("isa") == isa, f"ISA {pr.get('isa')} as /proc/cpuinfo says ({isa})")
+check(("bf16_tc" in doc) == (isa == "avx512f" and "avx512_bf16" in flags) and
+      ("int8_tc" in doc) == (isa == "avx512f" and "avx512_vnni" in flags),
+      f"BF16 and INT8 paths as the flags say ({'bf16_tc' in doc}, {'int8_tc' in doc})")
+check(pr.get("logical_cpus") == os.cpu_count() and pr.get("threads") == os.cpu_count(),
+      f"{pr.get('logical_cpus')} logical CPUs, {pr.get('threads')} threads (os.cpu_count {os.cpu_count()})")
+want = sysfs_caches()
+got = {c["level"]: (c["kib"], c["shared_by"]) for c in pr.get("caches", [])}
+check(got == want, f"cache levels, sizes and sharing as sysfs says: {got} vs {want}")
+n = pr.get("threads", 1)
+check(all(c["kib_all_threads"] == c["kib"] * -(-n // c["shared_by"]) for c in pr.get("caches", [])),
+      "what the threads reach together: each private level once per thread, a shared one once per group")
+caches = doc.get("caches", [])
+check(doc.get("fp32", 0) > 0 and doc.get("fp64", 0) > 0 and doc.get("bandwidth_gbs", 0) > 0 and caches
+      and all(c["bandwidth_gbs"] > 0 for c in caches)
+      and all(a["kib"] < b["kib"] for a, b in zip(caches, caches[1:])),
+      "positive peaks and bandwidths, caches smallest first")
+p1 = run("probe", "--format", "json", "--seconds", "0.005", "--threads", "1")
+check(p1.returncode == 0 and json.loads(p1.stdout)["probe"]["threads"] == 1, "--threads 1")
+
+spec = os.path.join(workdir, "machine.json")
+p = run("probe", "-o", spec, "--seconds", "0.005")
+t = run(model, "--batch", "1", "--machine", spec)
+check(p.returncode == 0 and "All threads" in p.stdout and t.returncode == 0 and "Caches (" in t.stdout,
+      "probe -o FILE prints the table and writes the file; --machine FILE reads it")
+c = run(model, "--batch", "1", "--cpu")
+check(c.returncode == 0 and "Predicted on" in c.stdout, "--cpu probes on the fly")
+
+# the model against a hand-written machine, recomputed here
+hand = {"name": "hand CPU", "kind": "cpu", "fp32": 0.1, "memory_gib": 8, "bandwidth_gbs": 10,
+        "caches": [{"kib": 4, "bandwidth_gbs": 400}, {"kib": 64, "bandwidth_gbs": 100}]}
+hp = os.path.join(workdir, "hand.json")
+json.dump(hand, open(hp, "w"))
+p = run(model, "--batch", "1", "--machine", hp, "--efficiency", "0.5", "--mem-efficiency", "0.8", "--launch-us", "2",
+        "--format", "json")
+d = json.loads(p.stdout) if p.returncode == 0 else {"nodes": []}
+bad, levels = [], set()
+for nd in d["nodes"]:
+    g = nd.get("gpu")
+    if not g or g.get("bound") in (None, "none"):
+        continue
+    moved = nd["bytes_read"] + nd["bytes_written"]
+    bw = next((c["bandwidth_gbs"] for c in hand["caches"] if moved <= c["kib"] * 1024), hand["bandwidth_gbs"]) * 1e9
+    levels.add(bw)
+    tc, tm = nd["flops"] / (0.1e12 * 0.5), moved / (bw * 0.8)
+    want_t = max(tc, tm) + 2e-6
+    if abs(g["time_s"] - want_t) > 1e-9 * max(1, want_t) * 1e3 or abs(g["memory_s"] - tm) > 1e-15 + 1e-9 * tm:
+        bad.append(f"{nd['name']}: {g['time_s']} vs {want_t}")
+check(p.returncode == 0 and not bad and len(levels) >= 2,
+      f"each node's time from its level's bandwidth ({len(levels)} levels used)" + (f": {bad[:3]}" if bad else ""))
+dev = d.get("gpu", {}).get("device", {})
+check(dev.get("kind") == "cpu" and [c["bytes"] for c in dev.get("caches", [])] == [4096, 65536],
+      "the JSON device says cpu and lists the caches")
+
+# one line, exit 2
+hb = os.path.join(workdir, "bad_caches.json")
+json.dump(dict(hand, caches=[{"kib": 64, "bandwidth_gbs": 1}, {"kib": 4, "bandwidth_gbs": 1}]), open(hb, "w"))
+for what, args, needle in [("a model given to probe", ["probe", model], "unknown argument"),
+                           ("--seconds 0", ["probe", "--seconds", "0"], "--seconds"),
+                           ("caches not smallest first", [model, "--machine", hb], "caches")]:
+    p = run(*args)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and needle in lines[0], f"{what}: exit {p.returncode}, {lines[:1]}")
+print(f"{'FAIL' if failures else 'ok'}: {len(failures)} failures")
+sys.exit(1 if failures else 0)
