@@ -25,9 +25,9 @@
  *   GatherBlockQuantized: 2n (scale and zero point per output element).
  *   FusedMatMul (ORT's fusion of MatMul with a Transpose of an input and a
  *     scaling, ContribOperators.md): alpha * op(A) @ op(B), op swapping the
- *     last two dims where transA/transB; MACs = numel(Y) * K, FLOPs = 2*MACs
- *     + n when alpha != 1. transBatchA/transBatchB (batch dims moved) are not
- *     modelled: such a node is listed as unsupported.
+ *     last two dims where transA/transB, after transBatchA/transBatchB moved
+ *     the first dim behind the batch dims; MACs = numel(Y) * K, FLOPs =
+ *     2*MACs + n when alpha != 1.
  *   FusedGemm (Gemm with a fused activation): Gemm's counts + n for the
  *     activation.
  */
@@ -492,21 +492,32 @@ OC_COST(oc_ms_dequant_gather_cost) {
 enum { OC_FMM_MAX_RANK = 64 };
 
 /* FusedMatMul's operands as the product sees them: A and B, each with its
- * last two dims swapped where transA/transB (a rank-1 operand is left as is) */
+ * first dim moved behind the batch dims where transBatchA/transBatchB
+ * (permutation [1, ..., r-2, 0, r-1]: ONNX Runtime's run-time shapes agree,
+ * oracle.ort_optimized) and then its last two dims swapped where
+ * transA/transB (a rank-1 operand is left as is) */
 struct oc_fmm {
     const struct oc_value *a, *b;
     struct oc_value view[2];
     struct oc_dim dims[2][OC_FMM_MAX_RANK];
 };
 
-static const struct oc_value *oc_fmm_view(const struct oc_value *v, int64_t t, struct oc_value *view,
+static const struct oc_value *oc_fmm_view(const struct oc_value *v, int64_t batch, int64_t t, struct oc_value *view,
                                           struct oc_dim *dims) {
-    if (!t || v->rank < 2)
+    int32_t r = v->rank;
+    if ((!t && !(batch && r >= 3)) || r < 2)
         return v;
     *view = *v;
-    memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
-    dims[v->rank - 2] = v->dims[v->rank - 1];
-    dims[v->rank - 1] = v->dims[v->rank - 2];
+    memcpy(dims, v->dims, (size_t)r * sizeof *dims);
+    if (batch && r >= 3) { /* [d0, d1, ..., d(r-2), d(r-1)] -> [d1, ..., d(r-2), d0, d(r-1)] */
+        memmove(dims, v->dims + 1, (size_t)(r - 2) * sizeof *dims);
+        dims[r - 2] = v->dims[0];
+    }
+    if (t) {
+        struct oc_dim x = dims[r - 2];
+        dims[r - 2] = dims[r - 1];
+        dims[r - 1] = x;
+    }
     view->dims = dims;
     return view;
 }
@@ -519,15 +530,13 @@ static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, struct oc_fmm *m) {
         (st = oc_attr_int(c->node, "transBatchA", 0, &tba, c->diag)) != OC_OK ||
         (st = oc_attr_int(c->node, "transBatchB", 0, &tbb, c->diag)) != OC_OK)
         return st;
-    if (tba || tbb)
-        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "transBatchA/transBatchB (batch dims moved) are not modelled");
     const struct oc_value *a = oc_in(c, 0), *b = oc_in(c, 1);
     if (!a || !b || a->rank < 0 || b->rank < 0)
         return OC_ERR_SHAPE;
     if (a->rank > OC_FMM_MAX_RANK || b->rank > OC_FMM_MAX_RANK)
         return OC_FAIL(c, OC_ERR_UNSUPPORTED, "rank over %d", OC_FMM_MAX_RANK);
-    m->a = oc_fmm_view(a, ta, &m->view[0], m->dims[0]);
-    m->b = oc_fmm_view(b, tb, &m->view[1], m->dims[1]);
+    m->a = oc_fmm_view(a, tba, ta, &m->view[0], m->dims[0]);
+    m->b = oc_fmm_view(b, tbb, tb, &m->view[1], m->dims[1]);
     return OC_OK;
 }
 

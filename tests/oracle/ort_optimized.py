@@ -76,17 +76,22 @@ class Small(torch.nn.Module):
 
 def fused_matmuls():
     """FusedMatMul with transA and transB, which the exports above never get:
-    Y1 = 2 * A^T B^T over broadcast batch dims, Y2 = A'B^T with a rank-2 A'."""
+    Y1 = 2 * A^T B^T over broadcast batch dims, Y2 = A'B^T with a rank-2 A';
+    and with transBatchA/transBatchB (ONNX Runtime writes them for ViT's
+    attention), alone and with transA/transB, at rank 4 and 3."""
     f = onnx.TensorProto.FLOAT
-    nodes = [onnx.helper.make_node("FusedMatMul", ["a", "b"], ["y1"], domain="com.microsoft", alpha=2.0, transA=1,
-                                   transB=1),
-             onnx.helper.make_node("FusedMatMul", ["c", "b"], ["y2"], domain="com.microsoft", transB=1)]
+    mk = onnx.helper.make_node
+    nodes = [mk("FusedMatMul", ["a", "b"], ["y1"], domain="com.microsoft", alpha=2.0, transA=1, transB=1),
+             mk("FusedMatMul", ["c", "b"], ["y2"], domain="com.microsoft", transB=1),
+             mk("FusedMatMul", ["d", "e"], ["y3"], domain="com.microsoft", transBatchA=1),
+             mk("FusedMatMul", ["g", "h"], ["y4"], domain="com.microsoft", transBatchB=1, transB=1),
+             mk("FusedMatMul", ["i", "e"], ["y5"], domain="com.microsoft", transBatchA=1, transA=1, alpha=0.5),
+             mk("FusedMatMul", ["j", "k"], ["y6"], domain="com.microsoft", transBatchA=1, transBatchB=1)]
+    ins = {"a": ["batch", 3, 5, 4], "b": [1, 3, 6, 5], "c": [7, 5], "d": [5, "batch", 3, 4], "e": [1, 3, 4, 6],
+           "g": [2, 3, 5, 4], "h": [6, 2, 3, 4], "i": [4, 2, 3, 5], "j": [5, 2, 4], "k": [4, 2, 6]}
     g = onnx.helper.make_graph(nodes, "fused_matmuls",
-                               [onnx.helper.make_tensor_value_info("a", f, ["batch", 3, 5, 4]),
-                                onnx.helper.make_tensor_value_info("b", f, [1, 3, 6, 5]),
-                                onnx.helper.make_tensor_value_info("c", f, [7, 5])],
-                               [onnx.helper.make_tensor_value_info("y1", f, None),
-                                onnx.helper.make_tensor_value_info("y2", f, None)])
+                               [onnx.helper.make_tensor_value_info(n, f, s) for n, s in ins.items()],
+                               [onnx.helper.make_tensor_value_info(f"y{k}", f, None) for k in range(1, 7)])
     return onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17),
                                                     onnx.helper.make_opsetid("com.microsoft", 1)])
 
@@ -182,6 +187,8 @@ def main():
                     continue
                 if (n["domain"], n["op_type"]) == ("com.microsoft", "FusedMatMul"):
                     xa, ys = truth.get(node.input[0]) or shapes_in[node.input[0]], truth[node.output[0]]
+                    if at.get("transBatchA", 0) and len(xa) >= 3:  # [d0, d1.., dk] -> [d1.., d0, dk]
+                        xa = list(xa[1:-1]) + [xa[0], xa[-1]]
                     k = xa[-2] if at.get("transA", 0) else xa[-1]
                     macs = int(np.prod(ys)) * k
                     flops = 2 * macs + (int(np.prod(ys)) if at.get("alpha", 1.0) != 1.0 else 0)
