@@ -153,8 +153,10 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
     }
-    if (!(g->set & OC_PERF_SET_MEMORY))
+    if (!(g->set & OC_PERF_SET_MEMORY)) {
         g->perf.eff_memory = def.eff_memory;
+        memset(g->perf.eff_memory_cache, 0, sizeof g->perf.eff_memory_cache);
+    }
     if (!(g->set & OC_PERF_SET_LAUNCH))
         g->perf.launch_s = def.launch_s;
 }
@@ -244,8 +246,9 @@ static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
         memset(g->perf.parallel_outputs, 0, sizeof g->perf.parallel_outputs);
-    } else {
+    } else { /* every level's: a calibrated file's per-level factors too */
         g->set |= OC_PERF_SET_MEMORY;
+        memset(g->perf.eff_memory_cache, 0, sizeof g->perf.eff_memory_cache);
     }
     return true;
 }

@@ -69,6 +69,12 @@ double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     return np.time;
 }
 
+/* the cache level a point streams from (oc_gpu_level_for), -1 for memory */
+static int32_t oc_calib_level(const struct oc_gpu *gpu, const struct oc_calib_point *p) {
+    double bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
+    return oc_gpu_level_for(gpu, (uint64_t)bytes);
+}
+
 static bool oc_calib_compute_bound(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
                                    const struct oc_calib_point *p) {
     struct oc_node_perf np;
@@ -171,8 +177,18 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         o.eff_conv_unit[u] = oc_perf_class_efficiency(base, (enum oc_unit)u, true);
         o.eff_unit[u] = oc_perf_unit_efficiency(base, (enum oc_unit)u);
     }
+    /* a CPU's cache levels: a memory factor of its own for each level some
+       point streams from */
+    int32_t n_level[4] = {0};
+    for (int32_t i = 0; i < n; i++) {
+        int32_t k = oc_calib_level(gpu, &pts[i]);
+        if (k >= 0)
+            n_level[k]++;
+    }
+    for (int k = 0; k < 4; k++)
+        o.eff_memory_cache[k] = n_level[k] ? oc_perf_memory_efficiency(base, k) : 0;
     out->loss_before = oc_calib_loss(gpu, &o, pts, n, total);
-    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 4], par[2];
+    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 8], par[2];
     int nc = 0, np = 0;
     /* the parallelism term of a class, where its contractions of known size
        span at least 10x (else it and the efficiency trade one for the other):
@@ -199,6 +215,9 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
             c[nc++] = (struct oc_calib_coord){&o.eff_conv_unit[u], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
     }
     c[nc++] = (struct oc_calib_coord){&o.eff_memory, log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    for (int k = 0; k < 4; k++)
+        if (n_level[k])
+            c[nc++] = (struct oc_calib_coord){&o.eff_memory_cache[k], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
     c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
     /* two fits from the same start, without the parallelism terms and with
        them; theirs is kept only when it cuts the loss by more than 10 %
@@ -220,15 +239,24 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     out->loss_after = best;
     /* a factor is reported only where some point depends on it */
     bool unit_seen[OC_UNIT_COUNT] = {false}, conv_seen[OC_UNIT_COUNT] = {false};
-    int32_t memory_bound = 0;
+    int32_t memory_bound = 0, level_bound[4] = {0}; /* memory-bound at DRAM; at each cache level */
     for (int32_t i = 0; i < n; i++) {
         if (oc_calib_compute_bound(gpu, &o, &pts[i])) {
             (pts[i].conv ? conv_seen : unit_seen)[pts[i].unit] = true;
             (pts[i].conv ? out->n_conv_unit_compute : out->n_unit_compute)[pts[i].unit]++;
         } else {
-            memory_bound++;
+            int32_t k = oc_calib_level(gpu, &pts[i]);
+            if (k >= 0)
+                level_bound[k]++;
+            else
+                memory_bound++;
         }
     }
+    for (int k = 0; k < 4; k++) {
+        out->eff.memory_cache[k] = level_bound[k] ? o.eff_memory_cache[k] : 0;
+        out->n_level_memory[k] = level_bound[k];
+    }
+    out->n_dram_memory = memory_bound;
     for (int u = 0; u < OC_UNIT_COUNT; u++) {
         out->eff.unit[u] = unit_seen[u] ? o.eff_unit[u] : 0;
         out->eff.conv_unit[u] = conv_seen[u] ? o.eff_conv_unit[u] : 0;

@@ -14,9 +14,12 @@
  * docs/results/h200.md). A contraction with fewer output elements than
  * its class's parallel_outputs S cannot fill the device: its compute time is
  * multiplied by S / outputs (ResNet-50's last convolutions at batch 1, 25 k
- * outputs, ran 8x below their batch-32 efficiency). The fit chooses
- * e[class][unit] for every class and unit present, S per class, e_mem and
- * launch to
+ * outputs, ran 8x below their batch-32 efficiency). On a CPU with cache
+ * levels (onnxcost probe) a node streams from the smallest level that holds
+ * its bytes, and each level some point streams from gets a memory factor of
+ * its own (e_mem stays DRAM's). The fit chooses
+ * e[class][unit] for every class and unit present, S per class, e_mem (and
+ * the levels') and launch to
  * minimise the time-weighted squared log error
  *     sum_i  w_i (ln predicted_i - ln measured_i)^2,   w_i = measured_i / sum measured,
  * so that the nodes that take the time decide, and a 2x miss costs the same
@@ -63,6 +66,8 @@ struct oc_calib_fit {
     int32_t n_unit_compute[OC_UNIT_COUNT]; /* of which compute-bound at the fit */
     int32_t n_conv_unit[OC_UNIT_COUNT];    /* the same for the convolutions     */
     int32_t n_conv_unit_compute[OC_UNIT_COUNT];
+    int32_t n_level_memory[4];             /* memory-bound points per cache level (a CPU) */
+    int32_t n_dram_memory;                 /* memory-bound points past the caches        */
     double loss_before, loss_after;        /* weighted mean squared log error          */
 };
 /* Fits the factors on pts, starting from `base` (its eff_compute, eff_memory

@@ -49,11 +49,20 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
                            f->eff.parallel_outputs[k] >= OC_CALIB_PARALLEL_MAX * 0.999 ? " (at the end of its range)" : "");
             any = true;
         }
+    bool levels = false;
+    for (int k = 0; k < 4; k++)
+        levels |= f->eff.memory_cache[k] > 0;
     if (f->eff.memory > 0)
         oc_sbuf_printf(b, "%smemory %.3f%s", any ? ", " : "", f->eff.memory,
                        oc_cal_bound(f->eff.memory) ? " (at the end of its range)" : "");
-    else
+    else if (!levels)
         oc_sbuf_printf(b, "%smemory not observable (every node compute-bound)", any ? ", " : "");
+    else
+        oc_sbuf_printf(b, "%smemory past the caches not observable (no memory-bound node there)", any ? ", " : "");
+    for (int k = 0; k < 4; k++) /* a CPU's cache levels */
+        if (f->eff.memory_cache[k] > 0)
+            oc_sbuf_printf(b, ", memory in cache level %d of the spec %.3f (%d nodes)%s", k + 1, f->eff.memory_cache[k],
+                           f->n_level_memory[k], oc_cal_bound(f->eff.memory_cache[k]) ? " (at the end of its range)" : "");
     oc_sbuf_printf(b, ", launch %.2f us%s", f->eff.launch_s * 1e6,
                    f->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
 }
@@ -152,6 +161,15 @@ static json_t *oc_cal_jeff(const struct oc_gpu_efficiency *e) {
         json_object_set_new(o, "conv_parallel_outputs", json_real(round(e->parallel_outputs[1])));
     if (e->memory > 0)
         json_object_set_new(o, "memory", json_real(round(e->memory * 1e4) / 1e4));
+    if (e->memory_cache[0] > 0 || e->memory_cache[1] > 0 || e->memory_cache[2] > 0 || e->memory_cache[3] > 0) {
+        json_t *a = json_array();
+        int last = 3;
+        while (last > 0 && !(e->memory_cache[last] > 0))
+            last--;
+        for (int k = 0; k <= last; k++)
+            json_array_append_new(a, json_real(round(e->memory_cache[k] * 1e4) / 1e4));
+        json_object_set_new(o, "memory_caches", a);
+    }
     if (e->has_launch)
         json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
     return o;

@@ -115,6 +115,23 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             out->parallel_outputs[conv ? 1 : 0] = x;
             continue;
         }
+        if (strcmp(key, "memory_caches") == 0) { /* a CPU's per-level memory factors, 0 = memory's */
+            size_t n = json_array_size(val);
+            bool good = json_is_array(val) && n <= 4;
+            for (size_t i = 0; good && i < n; i++) {
+                double f = json_number_value(json_array_get(val, i));
+                good = json_is_number(json_array_get(val, i)) &&
+                       (f == 0 || (f >= OC_CALIB_EFF_MIN && f <= OC_CALIB_EFF_MAX));
+                if (good)
+                    out->memory_cache[i] = f;
+            }
+            if (!good) {
+                snprintf(err, esize, "bad key 'efficiency.memory_caches' (up to 4 factors, each 0 or from 0.01 "
+                                     "to 10, expected)");
+                return false;
+            }
+            continue;
+        }
         int unit = oc_spec_unit(conv ? key + 5 : key);
         double *dest = launch                         ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
@@ -124,7 +141,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
-                             "\"parallel_outputs\", \"memory\" or \"launch_us\" expected"
+                             "\"parallel_outputs\", \"memory\", \"memory_caches\" or \"launch_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;

@@ -67,6 +67,13 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
             oc_sbuf_printf(b, ", %.2f in use before a node", (double)mem->in_use_floor / mib);
         oc_sbuf_printf(b, "; onnxcost's peak of activations %.2f%s (%+.1f %% of the arena's peak)\n", est / mib,
                        an->totals.peak_complete ? "" : " (a lower bound)", meas > 0 ? 100.0 * (est - meas) / meas : 0.0);
+        if (m->n_prepacked) { /* what of the arena is weights, not activations */
+            double pre = (double)m->prepacked_bytes, rest = meas - pre;
+            oc_sbuf_printf(b,
+                           "  of which MatMul/Gemm weights ONNX Runtime pre-packs: %.2f MiB (%d initializers); the "
+                           "rest, %.2f MiB, is %.2fx onnxcost's peak of activations\n",
+                           pre / mib, m->n_prepacked, rest / mib, est > 0 ? rest / est : 0.0);
+        }
     } else {
         oc_sbuf_puts(b, "  arena: not in the profile (no mem_in_use_peak in its node events)\n");
     }
@@ -143,6 +150,7 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     json_object_set_new(j, "estimated_peak_activation_bytes",
                         json_integer((json_int_t)an->totals.peak_activation_bytes));
     json_object_set_new(j, "estimate_complete", json_boolean(an->totals.peak_complete));
+    json_object_set_new(j, "prepacked_weight_bytes", json_integer((json_int_t)m->prepacked_bytes));
     json_object_set_new(o, "arena", j);
     return o;
 }

@@ -64,6 +64,18 @@ void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o) {
             any = true;
         }
     oc_sbuf_printf(b, "%s %.2f, memory %.2f", any ? "; other units)" : "", o->eff_compute, o->eff_memory);
+    int last = 3; /* a CPU's cache levels' own factors, where calibrated ("-": memory's) */
+    while (last >= 0 && !(o->eff_memory_cache[last] > 0))
+        last--;
+    for (int k = 0; k <= last; k++) {
+        oc_sbuf_puts(b, k ? "/" : " (caches ");
+        if (o->eff_memory_cache[k] > 0)
+            oc_sbuf_printf(b, "%.3f", o->eff_memory_cache[k]);
+        else
+            oc_sbuf_puts(b, "-");
+    }
+    if (last >= 0)
+        oc_sbuf_puts(b, ")");
 }
 
 void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *spec_source) {
@@ -240,6 +252,12 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     else
         json_decref(conv_units);
     json_object_set_new(opts, "efficiency_memory", json_real(p->opts.eff_memory));
+    if (p->gpu->n_caches) { /* a CPU: the factor each cache level uses */
+        json_t *mc = json_array();
+        for (int32_t k = 0; k < p->gpu->n_caches; k++)
+            json_array_append_new(mc, json_real(oc_perf_memory_efficiency(&p->opts, k)));
+        json_object_set_new(opts, "efficiency_memory_caches", mc);
+    }
     json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
     json_object_set_new(opts, "additive", json_boolean(p->opts.additive));

@@ -147,6 +147,11 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->eff_memory = m->memory;
         took = true;
     }
+    for (int k = 0; !(set & OC_PERF_SET_MEMORY) && k < 4; k++)
+        if (m->memory_cache[k] > 0) {
+            o->eff_memory_cache[k] = m->memory_cache[k];
+            took = true;
+        }
     if (!(set & OC_PERF_SET_LAUNCH) && m->has_launch) {
         o->launch_s = m->launch_s;
         took = true;
@@ -244,11 +249,20 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
     oc_perf_node_class(gpu, o, unit, false, 0, peak, flops, bytes, out);
 }
 
-double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes) {
+int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes) {
     for (int32_t k = 0; k < gpu->n_caches && k < 4; k++)
         if (bytes <= gpu->cache_bytes[k] && gpu->cache_bw[k] > 0)
-            return gpu->cache_bw[k];
-    return gpu->mem_bw;
+            return k;
+    return -1;
+}
+
+double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes) {
+    int32_t k = oc_gpu_level_for(gpu, bytes);
+    return k >= 0 ? gpu->cache_bw[k] : gpu->mem_bw;
+}
+
+double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
+    return level >= 0 && level < 4 && o->eff_memory_cache[level] > 0 ? o->eff_memory_cache[level] : o->eff_memory;
 }
 
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
@@ -260,14 +274,15 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     if (!flops && !bytes)
         return; /* no kernel */
     out->ai = bytes ? (double)flops / (double)bytes : 0;
-    double bw = oc_gpu_bandwidth_for(gpu, bytes);
+    int32_t level = oc_gpu_level_for(gpu, bytes);
+    double bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw;
     double roof = out->ai * bw;
     out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
     out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_class_efficiency(o, unit, conv)) : 0;
     double fill = o->parallel_outputs[conv ? 1 : 0];
     if (outputs > 0 && fill > outputs)
         out->t_compute *= fill / outputs;
-    out->t_memory = bw > 0 ? (double)bytes / (bw * o->eff_memory) : 0;
+    out->t_memory = bw > 0 ? (double)bytes / (bw * oc_perf_memory_efficiency(o, level)) : 0;
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
     out->time = body + o->launch_s;

@@ -13,7 +13,8 @@
  *   t_comp   = FLOPs / (peak x eff_compute)
  *   t_mem    = bytes / (bandwidth x eff_memory); on a CPU spec (onnxcost
  *              probe) the bandwidth of the smallest cache level that holds
- *              the bytes, else DRAM's
+ *              the bytes, else DRAM's, and that level's factor where one
+ *              was calibrated
  *   time     = max(t_comp, t_mem) + launch   (sum instead with additive)
  *   bound    = compute when t_comp >= t_mem, else memory
  * Nodes that move nothing and compute nothing (views, shape arithmetic
@@ -58,6 +59,10 @@ struct oc_gpu_efficiency {
        the SMs). 0 = not measured (no such penalty). */
     double parallel_outputs[2];
     double memory;
+    /* A CPU's cache levels (by oc_gpu.cache_bytes index): the memory factor
+       of a node whose bytes fit in that level; 0 = memory's. ONNX Runtime
+       reaches a smaller share of a cache's triad rate than of DRAM's. */
+    double memory_cache[4];
     double launch_s;            /* per kernel, seconds; valid when has_launch  */
     bool has_launch;
 };
@@ -85,9 +90,12 @@ struct oc_gpu {
     double cache_bw[4];
 };
 
-/* The bandwidth a node moving `bytes` streams at: the smallest cache level
- * of a CPU spec that holds them, else the device memory's. */
+/* The level a node moving `bytes` streams from: the index of the smallest
+ * cache level of a CPU spec that holds them, else -1 (device memory). */
+int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes);
+/* That level's bandwidth. */
 double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes);
+
 
 /* The built-in table, in docs/GPUS.md order. */
 int32_t oc_gpu_count(void);
@@ -118,6 +126,7 @@ struct oc_perf_opts {
     double eff_conv_unit[OC_UNIT_COUNT]; /* convolutions' own; 0 = as eff_unit   */
     double parallel_outputs[2]; /* as in oc_gpu_efficiency; 0 = none          */
     double eff_memory;   /* (0, 1]: fraction of DRAM bandwidth reached       */
+    double eff_memory_cache[4]; /* a CPU's cache levels' own; 0 = eff_memory  */
     double eff_comm;     /* (0, 1]: fraction of link bandwidth (all-reduce)  */
     double launch_s;     /* per-kernel overhead, seconds                     */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
@@ -132,6 +141,8 @@ enum { OC_PERF_SET_COMPUTE = 1, OC_PERF_SET_MEMORY = 2, OC_PERF_SET_LAUNCH = 4 }
 /* Takes the device's measured efficiencies (gpu->measured) into o, except
  * those named in `set`. True when any was taken. */
 bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf_opts *o);
+/* The memory factor the model uses for a level (oc_gpu_level_for). */
+double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level);
 /* The compute efficiency the model uses for a unit. */
 double oc_perf_unit_efficiency(const struct oc_perf_opts *o, enum oc_unit u);
 /* ... for a unit and a kind of node: a convolution takes the convolutions'

@@ -80,6 +80,11 @@ struct oc_measured {
     double sum_median_us;           /* over the matched nodes           */
     int32_t runs;                   /* model_run events                 */
     double run_median_us, run_p10_us, run_p90_us;
+    /* Initializers read as the B operand of MatMul, Gemm, FusedMatMul and
+       FusedGemm, each counted once: ONNX Runtime's CPU kernels pre-pack
+       them into its arena (MLAS), so they are part of its measured peak. */
+    uint64_t prepacked_bytes;
+    int32_t n_prepacked;
 };
 
 /* Joins p to an's main graph by node name. OC_ERR_NOMEM only. */

@@ -319,12 +319,15 @@ run("calibrate", path, rc=2, err_is=f"onnxcost: error: {path}: options.math is n
 # keeps the machine's kind and caches
 CPU = {"name": "hand CPU, 4 threads", "kind": "cpu", "fp32": 0.5, "memory_gib": 16, "bandwidth_gbs": 20,
        "caches": [{"kib": 256, "bandwidth_gbs": 800}, {"kib": 8192, "bandwidth_gbs": 200}]}
-CPU_TRUE = {"fp32": 0.55, "memory": 0.7, "launch": 4e-6}
+CPU_TRUE = {"fp32": 0.55, "memory": 0.7, "caches": [0.2, 0.45], "launch": 4e-6}
 
 
 def cpu_time(flops, moved, f):
-    bw = next((c["bandwidth_gbs"] for c in CPU["caches"] if moved <= c["kib"] * 1024), CPU["bandwidth_gbs"]) * 1e9
-    return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * f["memory"])) + f["launch"]
+    """the roofline with the bandwidth and memory factor of the level holding the bytes"""
+    lv = next((k for k, c in enumerate(CPU["caches"]) if moved <= c["kib"] * 1024), None)
+    bw = (CPU["caches"][lv]["bandwidth_gbs"] if lv is not None else CPU["bandwidth_gbs"]) * 1e9
+    em = f["caches"][lv] if lv is not None else f["memory"]
+    return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * em)) + f["launch"]
 
 
 def measured_doc(path, shapes):
@@ -346,7 +349,8 @@ def measured_doc(path, shapes):
 
 
 cpu_shapes = [mm(256, 256, 256), mm(512, 1024, 1024), mm(1024, 1024, 1024), mm(64, 512, 512), elt(1 << 12),
-              elt(1 << 18), elt(1 << 22), elt(1 << 23), mm(2048, 512, 512), elt(3 << 20)]
+              elt(1 << 13), elt(3 << 12), elt(1 << 18), elt(1 << 17), elt(5 << 16), elt(1 << 22), elt(1 << 23),
+              mm(2048, 512, 512), elt(3 << 20)]
 machine = os.path.join(tmp, "cpu_machine.json")
 json.dump(CPU, open(machine, "w"))
 mfit, mspec = os.path.join(tmp, "cpu_fit.json"), os.path.join(tmp, "cpu_spec.json")
@@ -356,6 +360,10 @@ cs = json.load(open(mspec)) if os.path.exists(mspec) else {}
 ce = cs.get("efficiency", {})
 near("CPU fp32 factor", ce.get("fp32", 0), CPU_TRUE["fp32"], 0.02)
 near("CPU memory factor", ce.get("memory", 0), CPU_TRUE["memory"], 0.02)
+got_levels = ce.get("memory_caches", [0, 0])
+near("CPU memory factor in the first cache level", got_levels[0], CPU_TRUE["caches"][0], 0.02)
+near("CPU memory factor in the second cache level", got_levels[1] if len(got_levels) > 1 else 0,
+     CPU_TRUE["caches"][1], 0.02)
 near("CPU per-node time (us)", ce.get("launch_us", 0), CPU_TRUE["launch"] * 1e6, 0.05)
 if cs.get("kind") != "cpu" or [c["kib"] for c in cs.get("caches", [])] != [256, 8192]:
     fails.append(f"the CPU spec lost its kind or caches: {cs.get('kind')}, {cs.get('caches')}")

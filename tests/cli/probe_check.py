@@ -117,6 +117,29 @@ for nd in d["nodes"]:
         bad.append(f"{nd['name']}: {g['time_s']} vs {want_t}")
 check(p.returncode == 0 and not bad and len(levels) >= 2,
       f"each node's time from its level's bandwidth ({len(levels)} levels used)" + (f": {bad[:3]}" if bad else ""))
+# a calibrated machine: each cache level's own memory factor (0: memory's), unless
+# --mem-efficiency is given (then it is every level's, as above)
+cal = dict(hand, efficiency={"memory": 0.9, "memory_caches": [0.25, 0], "launch_us": 1})
+cp = os.path.join(workdir, "hand_calibrated.json")
+json.dump(cal, open(cp, "w"))
+p2 = run(model, "--batch", "1", "--gpu-spec", cp, "--efficiency", "0.5", "--format", "json")
+d2 = json.loads(p2.stdout) if p2.returncode == 0 else {"nodes": []}
+bad2 = []
+for nd in d2["nodes"]:
+    g = nd.get("gpu")
+    if not g or g.get("bound") in (None, "none"):
+        continue
+    moved = nd["bytes_read"] + nd["bytes_written"]
+    lv = next((k for k, c in enumerate(hand["caches"]) if moved <= c["kib"] * 1024), None)
+    bw = (hand["caches"][lv]["bandwidth_gbs"] if lv is not None else hand["bandwidth_gbs"]) * 1e9
+    em = 0.25 if lv == 0 else 0.9
+    tm = moved / (bw * em)
+    if abs(g["memory_s"] - tm) > 1e-15 + 1e-9 * tm or abs(g["time_s"] - (max(nd["flops"] / 0.05e12, tm) + 1e-6)) > 1e-12:
+        bad2.append(nd["name"])
+opts = d2.get("gpu", {}).get("options", {})
+check(p2.returncode == 0 and not bad2 and opts.get("efficiency_memory_caches") == [0.25, 0.9],
+      f"a calibrated machine's per-level memory factors ({opts.get('efficiency_memory_caches')})"
+      + (f": {bad2[:3]}" if bad2 else ""))
 dev = d.get("gpu", {}).get("device", {})
 check(dev.get("kind") == "cpu" and [c["bytes"] for c in dev.get("caches", [])] == [4096, 65536],
       "the JSON device says cpu and lists the caches")

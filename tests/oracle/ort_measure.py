@@ -136,6 +136,16 @@ def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2
           and close(m["end_to_end_ms"]["median"], float(np.percentile(np.array(runs, float), 50)) / 1e3),
           f"{tag}: node medians, their sum {total / 1e3:.3f} ms and the end-to-end median from the kept profile"
           + (f": {bad[:3]}" if bad else ""))
+    # the weights ONNX Runtime pre-packs: initializers read as B by a matrix product, once each
+    inits = {i.name: i for i in opt.graph.initializer}
+    packed = {n.input[1] for n in opt.graph.node
+              if (n.domain, n.op_type) in (("", "MatMul"), ("", "Gemm"), ("com.microsoft", "FusedMatMul"),
+                                           ("com.microsoft", "FusedGemm"))
+              and len(n.input) > 1 and n.input[1] in inits}
+    want_packed = sum(int(np.prod(inits[k].dims)) * onnx.helper.tensor_dtype_to_np_dtype(inits[k].data_type).itemsize
+                      for k in packed)
+    check(want_packed > 0 and m["arena"]["prepacked_weight_bytes"] == want_packed,
+          f"{tag}: pre-packed weights {m['arena']['prepacked_weight_bytes']} B, from the graph {want_packed} B")
     check(peaks and m["arena"]["in_use_peak_bytes"] == max(peaks)
           and m["arena"]["estimated_peak_activation_bytes"] == doc["totals"]["peak_activation_bytes"],
           f"{tag}: arena peak {max(peaks) if peaks else None} B = the largest mem_in_use_peak, beside the estimate")
