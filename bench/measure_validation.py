@@ -15,7 +15,7 @@ It writes docs/results/cpu-*.json (the measure results, the machine, the
 calibrated spec and the calibration report) and cpu-validation.md, the
 tables docs/MEASURED.md shows. Run it on an idle machine.
 
-usage: measure_validation.py --onnxcost BIN [--out DIR] [--results DIR] [--threads N] [--reps N]
+usage: measure_validation.py --onnxcost BIN [--out DIR] [--results DIR] [--threads N] [--reps N] [--reanalyze]
 """
 import argparse
 import json
@@ -95,13 +95,17 @@ def main():
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--only", help="comma list of model names (the default: all)")
     ap.add_argument("--passes", type=int, default=2, help="measurement passes; each model keeps its fastest")
+    ap.add_argument("--reanalyze", action="store_true",
+                    help="measure nothing: analyze the graphs and profiles an earlier run saved in --out again, "
+                         "on its machine file (after a change to the analysis or the model)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     os.makedirs(a.results, exist_ok=True)
     env = dict(os.environ, ONNXCOST_PYTHON=os.environ.get("ONNXCOST_PYTHON", sys.executable))
     machine = os.path.join(a.results, "cpu-machine.json")
-    print("probe ...", flush=True)
-    sh([a.onnxcost, "probe", "-o", machine])
+    if not a.reanalyze:
+        print("probe ...", flush=True)
+        sh([a.onnxcost, "probe", "-o", machine])
     models = [m for m in MODELS if not a.only or m[0] in a.only.split(",")]
     # two passes over all the models, interleaved in time; each model keeps the
     # pass with the lower end-to-end median (the one another process on this
@@ -121,9 +125,14 @@ def main():
         for r in rows:
             res = os.path.join(a.out, f"cpu-{r['name']}.pass{k}.json")
             save = os.path.join(a.out, r["name"], f"pass{k}")
-            print(f"measure {r['name']} (pass {k + 1} of {a.passes}) ...", flush=True)
-            sh([a.onnxcost, "measure", r["path"], *r["binds"], "--threads", str(a.threads), "--reps", str(a.reps),
-                "--save", save, "--machine", machine, "--format", "json", "-o", res, "-q"], env=env)
+            if a.reanalyze:  # the saved graph and profile of an earlier run, analyzed again
+                stem = os.path.join(save, r["stem"])
+                sh([a.onnxcost, stem + ".ort.onnx", "--measured", stem + ".profile.json", *r["binds"], "--machine",
+                    machine, "--format", "json", "-o", res, "-q"])
+            else:
+                print(f"measure {r['name']} (pass {k + 1} of {a.passes}) ...", flush=True)
+                sh([a.onnxcost, "measure", r["path"], *r["binds"], "--threads", str(a.threads), "--reps", str(a.reps),
+                    "--save", save, "--machine", machine, "--format", "json", "-o", res, "-q"], env=env)
             r["passes"].append((json.load(open(res))["measured"]["end_to_end_ms"]["median"], res, save))
     for r in rows:
         e2e, res, save = min(r["passes"])

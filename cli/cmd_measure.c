@@ -40,7 +40,9 @@ static const char oc_measure_usage[] =
     "bound dims, warm-up runs dropped, then --reps runs), and prints the cost\n"
     "table of the graph ONNX Runtime ran (after its fusions and layouts) with\n"
     "each node's measured median time and attained GFLOP/s, the end-to-end time\n"
-    "and the sum of the nodes, and how it was measured (docs/MEASURED.md).\n"
+    "and the sum of the nodes, the arena's peak, and how it was measured\n"
+    "(docs/MEASURED.md). With --machine FILE (from onnxcost probe) or --cpu, each\n"
+    "node's predicted time and predicted / measured are beside them.\n"
     "\n"
     "ONNX Runtime comes from its Python package: --python PATH (default\n"
     "$ONNXCOST_PYTHON, else the python3 beside this executable, as in a virtual\n"
@@ -53,7 +55,7 @@ static const char oc_measure_usage[] =
 
 static const char oc_measure_footer[] = "\n"
                                         "examples:\n"
-                                        "  onnxcost measure resnet50.onnx --batch 1 --threads 4\n"
+                                        "  onnxcost measure resnet50.onnx --batch 1 --threads 4 --machine machine.json\n"
                                         "  onnxcost measure gpt2.onnx --dim batch=1 --dim sequence=128 --format json -o "
                                         "gpt2.measured.json\n";
 

@@ -35,7 +35,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"probe", oc_cmd_probe, "measure this machine's roofs (FLOP/s, cache and DRAM bandwidth)"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
-    {"calibrate", oc_cmd_calibrate, "fit the GPU model's efficiencies to replay results"},
+    {"calibrate", oc_cmd_calibrate, "fit the model's efficiencies to replay or measure results"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},

@@ -48,6 +48,30 @@ static int oc_cmp_named(const void *a, const void *b) {
     return strcmp(((const struct oc_named *)a)->name, ((const struct oc_named *)b)->name);
 }
 
+/* the profile's events of p into graph node `at` */
+static bool oc_measure_take(struct oc_measured *out, int32_t at, const struct oc_profile_node *pn) {
+    struct oc_measured_node *m = &out->nodes[at];
+    m->runs = pn->n;
+    if (!oc_measure_stats(pn->dur_us, pn->n, &m->median_us, &m->p10_us, &m->p90_us))
+        return false;
+    out->n_matched++;
+    out->sum_median_us += m->median_us;
+    return true;
+}
+
+static bool oc_measure_unnamed(const struct oc_node *nd) { return !nd->name || !nd->name[0]; }
+
+/* "<op_type>_<digits>": the name ONNX Runtime gives a node without one */
+static bool oc_measure_index_name(const struct oc_profile_node *pn) {
+    size_t n = strlen(pn->op);
+    if (strncmp(pn->name, pn->op, n) != 0 || pn->name[n] != '_' || !pn->name[n + 1])
+        return false;
+    for (const char *c = pn->name + n + 1; *c; c++)
+        if (*c < '0' || *c > '9')
+            return false;
+    return true;
+}
+
 enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out) {
     memset(out, 0, sizeof *out);
     const struct oc_graph *g = an->graph;
@@ -55,7 +79,9 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
     out->n_nodes = g->n_nodes;
     out->nodes = calloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1), sizeof *out->nodes);
     struct oc_named *by_name = malloc((size_t)(g->n_nodes > 0 ? g->n_nodes : 1) * sizeof *by_name);
-    if (!out->nodes || !by_name) {
+    int32_t *unmatched = malloc((size_t)(p->n_nodes > 0 ? p->n_nodes : 1) * sizeof *unmatched), n_unmatched = 0;
+    if (!out->nodes || !by_name || !unmatched) {
+        free(unmatched);
         free(by_name);
         oc_measured_free(out);
         return OC_ERR_NOMEM;
@@ -79,23 +105,55 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
                 hi = mid - 1;
         }
         if (at < 0 || !pn->name[0]) {
-            if (!out->n_unmatched++)
-                out->first_unmatched = pn->name;
+            unmatched[n_unmatched++] = k;
             continue;
         }
-        struct oc_measured_node *m = &out->nodes[at];
-        if (m->runs) /* two profile entries for one name: not the graph ONNX Runtime named */
+        if (out->nodes[at].runs) /* two profile entries for one name: not the graph ONNX Runtime named */
             continue;
-        m->runs = pn->n;
-        if (!oc_measure_stats(pn->dur_us, pn->n, &m->median_us, &m->p10_us, &m->p90_us)) {
+        if (!oc_measure_take(out, at, pn)) {
             free(by_name);
+            free(unmatched);
             oc_measured_free(out);
             return OC_ERR_NOMEM;
         }
-        out->n_matched++;
-        out->sum_median_us += m->median_us;
     }
     free(by_name);
+    /* Nodes without a name: ONNX Runtime's profile calls them <op_type>_<its
+       node index>, which the saved file does not keep. Per op type, when the
+       profile has exactly as many such names left over as the graph has
+       unnamed nodes, they pair in order (the profile lists nodes in execution
+       order, the saved graph is in topological order). */
+    for (int32_t u = 0; u < n_unmatched; u++) {
+        const struct oc_profile_node *pn = &p->nodes[unmatched[u]];
+        if (unmatched[u] < 0 || !oc_measure_index_name(pn))
+            continue;
+        int32_t want = 0, have = 0;
+        for (int32_t v = u; v < n_unmatched; v++)
+            want += unmatched[v] >= 0 && oc_measure_index_name(&p->nodes[unmatched[v]]) &&
+                    strcmp(p->nodes[unmatched[v]].op, pn->op) == 0;
+        for (int32_t i = 0; i < g->n_nodes; i++)
+            have += oc_measure_unnamed(&g->nodes[i]) && !out->nodes[i].runs && strcmp(g->nodes[i].op_type, pn->op) == 0;
+        if (want != have)
+            continue;
+        int32_t i = 0;
+        for (int32_t v = u; v < n_unmatched; v++) {
+            const struct oc_profile_node *q = &p->nodes[unmatched[v] >= 0 ? unmatched[v] : 0];
+            if (unmatched[v] < 0 || !oc_measure_index_name(q) || strcmp(q->op, pn->op) != 0)
+                continue;
+            while (!oc_measure_unnamed(&g->nodes[i]) || out->nodes[i].runs || strcmp(g->nodes[i].op_type, pn->op) != 0)
+                i++;
+            if (!oc_measure_take(out, i, q)) {
+                free(unmatched);
+                oc_measured_free(out);
+                return OC_ERR_NOMEM;
+            }
+            unmatched[v] = -1;
+        }
+    }
+    for (int32_t u = 0; u < n_unmatched; u++)
+        if (unmatched[u] >= 0 && !out->n_unmatched++)
+            out->first_unmatched = p->nodes[unmatched[u]].name;
+    free(unmatched);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *nd = &g->nodes[i];
         if (!out->nodes[i].runs && (nd->cost.flops > 0 || nd->cost.bytes_read + nd->cost.bytes_written > 0))

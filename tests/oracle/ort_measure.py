@@ -169,6 +169,38 @@ def main():
     check_measure(a.onnxcost, src, a.workdir, "--batch 2", ["--batch", "2"], {"batch": 2})
     check_measure(a.onnxcost, src, a.workdir, "--dim batch=3", ["--dim", "batch=3"], {"batch": 3})
 
+    # nodes without names: ONNX Runtime's profile calls them <op>_<index>; they pair
+    # with the graph's unnamed nodes of that op type in execution order
+    f = onnx.TensorProto.FLOAT
+    rng = np.random.default_rng(0)
+    w = [onnx.numpy_helper.from_array(rng.standard_normal((64, 64)).astype(np.float32), f"w{k}") for k in range(3)]
+    nodes = []
+    prev = "x"
+    for k in range(3):
+        nodes += [onnx.helper.make_node("MatMul", [prev, f"w{k}"], [f"m{k}"]),
+                  onnx.helper.make_node("Relu", [f"m{k}"], [f"r{k}"])]
+        prev = f"r{k}"
+    g = onnx.helper.make_graph(nodes, "unnamed", [onnx.helper.make_tensor_value_info("x", f, [8, 64])],
+                               [onnx.helper.make_tensor_value_info(prev, f, [8, 64])], initializer=w)
+    un = os.path.join(a.workdir, "unnamed.onnx")
+    onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)]), un)
+    save = os.path.join(a.workdir, "save_unnamed")
+    p = run(a.onnxcost, un, "--opt-level", "none", "--reps", "4", "--warmup", "1", "--save", save, "--format", "json",
+            "-q")
+    doc = json.loads(p.stdout) if p.returncode == 0 else {"measured": {}, "nodes": []}
+    m = doc["measured"]
+    prof = json.load(open(os.path.join(save, "unnamed.profile.json"))) if p.returncode == 0 else []
+    events = {}
+    for e in prof:  # per op type, the profile's nodes in execution order
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+            events.setdefault(e["args"]["op_name"], {}).setdefault(e["name"], []).append(e["dur"])
+    want = {op: [float(np.percentile(np.array(v, float), 50)) for v in d.values()] for op, d in events.items()}
+    got = {}
+    for n in doc["nodes"]:
+        got.setdefault(n["op_type"], []).append(n["measured"]["median_us"] if n.get("measured") else None)
+    check(p.returncode == 0 and m.get("profile_nodes_not_in_model") == 0 and m.get("nodes_matched") == 6
+          and got == want, f"unnamed nodes paired in execution order: {got} vs {want}")
+
     # unbound: measured at 1, and a note says so; the temporary folder goes
     tmp = os.path.join(a.workdir, "tmp")
     os.makedirs(tmp)
