@@ -46,7 +46,8 @@ static const char oc_measure_usage[] =
     "\n"
     "ONNX Runtime comes from its Python package: --python PATH (default\n"
     "$ONNXCOST_PYTHON, else the python3 beside this executable, as in a virtual\n"
-    "environment, else python3) must be a Python with onnxruntime and numpy\n"
+    "environment, else the .venv of the setup it was built in, else python3)\n"
+    "must be a Python with onnxruntime and numpy\n"
     "(pip install onnxruntime; onnxruntime-gpu for --ep cuda). The model comes\n"
     "first; every option not listed here is an option of `onnxcost analyze`\n"
     "(--format, -o, --depth, --sort, --gpu, budgets, ...) and applies to the\n"
@@ -129,8 +130,9 @@ static const char *oc_measure_script(char *buf, size_t size) {
 }
 
 /* --python, else $ONNXCOST_PYTHON, else the python3 beside the executable
- * (a virtual environment's bin/, where pip put onnxcost), else python3 on
- * the PATH. */
+ * (a virtual environment's bin/, where pip put onnxcost), else the one of
+ * the setup this onnxcost was built in (.ci/install-deps's .venv), else
+ * python3 on the PATH. */
 static const char *oc_measure_python(const char *opt, char *buf, size_t size) {
     const char *env = getenv("ONNXCOST_PYTHON");
     if (opt)
@@ -143,6 +145,10 @@ static const char *oc_measure_python(const char *opt, char *buf, size_t size) {
         if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0)
             return buf;
     }
+#ifdef OC_SETUP_PYTHON
+    if (access(OC_SETUP_PYTHON, X_OK) == 0)
+        return OC_SETUP_PYTHON;
+#endif
     return "python3";
 }
 

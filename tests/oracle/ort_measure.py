@@ -213,6 +213,17 @@ def main():
     left = [f for f in os.listdir(tmp) if f.startswith("onnxcost-measure")]  # others write there too
     check(p.returncode == 0 and not left, f"the temporary folder is removed ({left})")
 
+    # no Python given: a build in a checkout set up by .ci/install-deps uses its .venv
+    setup = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".venv",
+                         "bin", "python3")
+    if os.access(setup, os.X_OK):
+        env = {k: v for k, v in os.environ.items() if k != "ONNXCOST_PYTHON"}
+        env["PATH"] = "/nonexistent"  # and no python3 on the PATH to fall back on
+        p = subprocess.run([a.onnxcost, "measure", src, "--batch", "1", "--reps", "2", "--format", "json", "-q"],
+                           capture_output=True, text=True, env=env)
+        check(p.returncode == 0 and json.loads(p.stdout)["measured"]["run"] is not None,
+              f"no --python nor ONNXCOST_PYTHON: the setup's .venv runs it ({p.stderr.strip()[:200]})")
+
     # analyze's options pass through
     c = run(a.onnxcost, src, "--batch", "2", "--reps", "2", "--format", "csv", "-q")
     rows = c.stdout.strip().splitlines()
