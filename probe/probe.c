@@ -134,158 +134,85 @@ typedef double (*oc_fma_fn)(int64_t iters, volatile float *sink);
 
 #define OC_REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
+/* One kernel: 12 accumulators of type VEC, declared by OC_FMA_DECL_<fn>(k),
+ * advanced once per iteration by OC_FMA_STEP_<fn>(k), summed into s (from
+ * ZERO) by OC_FMA_SUM_<fn>(k) and reduced to a float by REDUCE; FLOPS are
+ * done per iteration. */
+#define OC_FMA_KERNEL(fn, attr, VEC, ZERO, REDUCE, FLOPS)                                                            \
+    attr static double fn(int64_t iters, volatile float *sink) {                                                     \
+        OC_REP12(OC_FMA_DECL_##fn)                                                                                   \
+        for (int64_t i = 0; i < iters; i++) {                                                                        \
+            OC_REP12(OC_FMA_STEP_##fn)                                                                               \
+        }                                                                                                            \
+        VEC s = ZERO;                                                                                                \
+        OC_REP12(OC_FMA_SUM_##fn)                                                                                    \
+        *sink = REDUCE(s);                                                                                           \
+        return (double)iters * (FLOPS);                                                                              \
+    }
+
 #ifdef OC_X86
-__attribute__((target("avx512f"))) static double oc_fma_avx512_fp32(int64_t iters, volatile float *sink) {
-    const __m512 mul = _mm512_set1_ps(0.9999999f), add = _mm512_set1_ps(1e-7f);
-#define OC_DECL(k) __m512 a##k = _mm512_set1_ps(1.0f + (float)(k) * 1e-3f);
-#define OC_STEP(k) a##k = _mm512_fmadd_ps(a##k, mul, add);
-#define OC_SUM(k) s = _mm512_add_ps(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m512 s = _mm512_setzero_ps();
-    OC_REP12(OC_SUM)
-    *sink = _mm512_reduce_add_ps(s);
-    return (double)iters * 12 * 16 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
-
-__attribute__((target("avx512f"))) static double oc_fma_avx512_fp64(int64_t iters, volatile float *sink) {
-    const __m512d mul = _mm512_set1_pd(0.9999999), add = _mm512_set1_pd(1e-7);
-#define OC_DECL(k) __m512d a##k = _mm512_set1_pd(1.0 + (double)(k) * 1e-3);
-#define OC_STEP(k) a##k = _mm512_fmadd_pd(a##k, mul, add);
-#define OC_SUM(k) s = _mm512_add_pd(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m512d s = _mm512_setzero_pd();
-    OC_REP12(OC_SUM)
-    *sink = (float)_mm512_reduce_add_pd(s);
-    return (double)iters * 12 * 8 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
-
-/* vdpbf16ps: 32 BF16 pairs multiplied and added into 16 FP32 lanes, 64 FLOP */
-__attribute__((target("avx512f,avx512bf16"))) static double oc_fma_avx512_bf16(int64_t iters, volatile float *sink) {
-    const __m512bh x = (__m512bh)_mm512_set1_epi16(0x3a83); /* about 1e-3 */
-#define OC_DECL(k) __m512 a##k = _mm512_set1_ps((float)(k));
-#define OC_STEP(k) a##k = _mm512_dpbf16_ps(a##k, x, x);
-#define OC_SUM(k) s = _mm512_add_ps(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m512 s = _mm512_setzero_ps();
-    OC_REP12(OC_SUM)
-    *sink = _mm512_reduce_add_ps(s);
-    return (double)iters * 12 * 64;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
-
-/* vpdpbusd: 64 u8 x s8 products added into 16 INT32 lanes, 128 OPs */
-__attribute__((target("avx512f,avx512vnni"))) static double oc_fma_avx512_int8(int64_t iters, volatile float *sink) {
-    const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
-#define OC_DECL(k) __m512i a##k = _mm512_set1_epi32(k);
-#define OC_STEP(k) a##k = _mm512_dpbusd_epi32(a##k, x, y);
-#define OC_SUM(k) s = _mm512_add_epi32(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m512i s = _mm512_setzero_si512();
-    OC_REP12(OC_SUM)
-    *sink = (float)_mm512_reduce_add_epi32(s);
-    return (double)iters * 12 * 128;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
-
-__attribute__((target("avx2,fma"))) static double oc_fma_avx2_fp32(int64_t iters, volatile float *sink) {
-    const __m256 mul = _mm256_set1_ps(0.9999999f), add = _mm256_set1_ps(1e-7f);
-#define OC_DECL(k) __m256 a##k = _mm256_set1_ps(1.0f + (float)(k) * 1e-3f);
-#define OC_STEP(k) a##k = _mm256_fmadd_ps(a##k, mul, add);
-#define OC_SUM(k) s = _mm256_add_ps(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m256 s = _mm256_setzero_ps();
-    OC_REP12(OC_SUM)
+__attribute__((target("avx512f"))) static float oc_hsum512(__m512 s) { return _mm512_reduce_add_ps(s); }
+__attribute__((target("avx512f"))) static float oc_hsum512d(__m512d s) { return (float)_mm512_reduce_add_pd(s); }
+__attribute__((target("avx512f"))) static float oc_hsum512i(__m512i s) { return (float)_mm512_reduce_add_epi32(s); }
+__attribute__((target("avx2,fma"))) static float oc_hsum256(__m256 s) {
     float v[8];
     _mm256_storeu_ps(v, s);
-    *sink = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-    return (double)iters * 12 * 8 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
+    return v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
 }
-
-__attribute__((target("avx2,fma"))) static double oc_fma_avx2_fp64(int64_t iters, volatile float *sink) {
-    const __m256d mul = _mm256_set1_pd(0.9999999), add = _mm256_set1_pd(1e-7);
-#define OC_DECL(k) __m256d a##k = _mm256_set1_pd(1.0 + (double)(k) * 1e-3);
-#define OC_STEP(k) a##k = _mm256_fmadd_pd(a##k, mul, add);
-#define OC_SUM(k) s = _mm256_add_pd(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    __m256d s = _mm256_setzero_pd();
-    OC_REP12(OC_SUM)
+__attribute__((target("avx2,fma"))) static float oc_hsum256d(__m256d s) {
     double v[4];
     _mm256_storeu_pd(v, s);
-    *sink = (float)(v[0] + v[1] + v[2] + v[3]);
-    return (double)iters * 12 * 4 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
+    return (float)(v[0] + v[1] + v[2] + v[3]);
 }
+
+/* a *= 0.9999999 then += 1e-7: converges to 1, never denormal */
+#define OC_FMA_DECL_oc_fma_avx512_fp32(k) __m512 a##k = _mm512_set1_ps(1.0f + (float)(k) * 1e-3f);
+#define OC_FMA_STEP_oc_fma_avx512_fp32(k) a##k = _mm512_fmadd_ps(a##k, _mm512_set1_ps(0.9999999f), _mm512_set1_ps(1e-7f));
+#define OC_FMA_SUM_oc_fma_avx512_fp32(k) s = _mm512_add_ps(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx512_fp32, __attribute__((target("avx512f"))), __m512, _mm512_setzero_ps(), oc_hsum512, 12 * 16 * 2)
+
+#define OC_FMA_DECL_oc_fma_avx512_fp64(k) __m512d a##k = _mm512_set1_pd(1.0 + (double)(k) * 1e-3);
+#define OC_FMA_STEP_oc_fma_avx512_fp64(k) a##k = _mm512_fmadd_pd(a##k, _mm512_set1_pd(0.9999999), _mm512_set1_pd(1e-7));
+#define OC_FMA_SUM_oc_fma_avx512_fp64(k) s = _mm512_add_pd(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx512_fp64, __attribute__((target("avx512f"))), __m512d, _mm512_setzero_pd(), oc_hsum512d, 12 * 8 * 2)
+
+/* vdpbf16ps: 32 BF16 pairs multiplied and added into 16 FP32 lanes, 64 FLOP (0x3a83: about 1e-3) */
+#define OC_FMA_DECL_oc_fma_avx512_bf16(k) __m512 a##k = _mm512_set1_ps((float)(k));
+#define OC_FMA_STEP_oc_fma_avx512_bf16(k)                                                                            \
+    a##k = _mm512_dpbf16_ps(a##k, (__m512bh)_mm512_set1_epi16(0x3a83), (__m512bh)_mm512_set1_epi16(0x3a83));
+#define OC_FMA_SUM_oc_fma_avx512_bf16(k) s = _mm512_add_ps(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx512_bf16, __attribute__((target("avx512f,avx512bf16"))), __m512, _mm512_setzero_ps(), oc_hsum512,
+              12 * 64)
+
+/* vpdpbusd: 64 u8 x s8 products added into 16 INT32 lanes, 128 OPs */
+#define OC_FMA_DECL_oc_fma_avx512_int8(k) __m512i a##k = _mm512_set1_epi32(k);
+#define OC_FMA_STEP_oc_fma_avx512_int8(k) a##k = _mm512_dpbusd_epi32(a##k, _mm512_set1_epi8(3), _mm512_set1_epi8(-2));
+#define OC_FMA_SUM_oc_fma_avx512_int8(k) s = _mm512_add_epi32(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx512_int8, __attribute__((target("avx512f,avx512vnni"))), __m512i, _mm512_setzero_si512(),
+              oc_hsum512i, 12 * 128)
+
+#define OC_FMA_DECL_oc_fma_avx2_fp32(k) __m256 a##k = _mm256_set1_ps(1.0f + (float)(k) * 1e-3f);
+#define OC_FMA_STEP_oc_fma_avx2_fp32(k) a##k = _mm256_fmadd_ps(a##k, _mm256_set1_ps(0.9999999f), _mm256_set1_ps(1e-7f));
+#define OC_FMA_SUM_oc_fma_avx2_fp32(k) s = _mm256_add_ps(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx2_fp32, __attribute__((target("avx2,fma"))), __m256, _mm256_setzero_ps(), oc_hsum256, 12 * 8 * 2)
+
+#define OC_FMA_DECL_oc_fma_avx2_fp64(k) __m256d a##k = _mm256_set1_pd(1.0 + (double)(k) * 1e-3);
+#define OC_FMA_STEP_oc_fma_avx2_fp64(k) a##k = _mm256_fmadd_pd(a##k, _mm256_set1_pd(0.9999999), _mm256_set1_pd(1e-7));
+#define OC_FMA_SUM_oc_fma_avx2_fp64(k) s = _mm256_add_pd(s, a##k);
+OC_FMA_KERNEL(oc_fma_avx2_fp64, __attribute__((target("avx2,fma"))), __m256d, _mm256_setzero_pd(), oc_hsum256d, 12 * 4 * 2)
 #endif
 
 #ifdef OC_ARM
-static double oc_fma_neon_fp32(int64_t iters, volatile float *sink) {
-    const float32x4_t mul = vdupq_n_f32(0.9999999f), add = vdupq_n_f32(1e-7f);
-#define OC_DECL(k) float32x4_t a##k = vdupq_n_f32(1.0f + (float)(k) * 1e-3f);
-#define OC_STEP(k) a##k = vfmaq_f32(add, a##k, mul);
-#define OC_SUM(k) s = vaddq_f32(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    float32x4_t s = vdupq_n_f32(0);
-    OC_REP12(OC_SUM)
-    *sink = vaddvq_f32(s);
-    return (double)iters * 12 * 4 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
+#define OC_FMA_DECL_oc_fma_neon_fp32(k) float32x4_t a##k = vdupq_n_f32(1.0f + (float)(k) * 1e-3f);
+#define OC_FMA_STEP_oc_fma_neon_fp32(k) a##k = vfmaq_f32(vdupq_n_f32(1e-7f), a##k, vdupq_n_f32(0.9999999f));
+#define OC_FMA_SUM_oc_fma_neon_fp32(k) s = vaddq_f32(s, a##k);
+OC_FMA_KERNEL(oc_fma_neon_fp32, , float32x4_t, vdupq_n_f32(0), vaddvq_f32, 12 * 4 * 2)
 
-static double oc_fma_neon_fp64(int64_t iters, volatile float *sink) {
-    const float64x2_t mul = vdupq_n_f64(0.9999999), add = vdupq_n_f64(1e-7);
-#define OC_DECL(k) float64x2_t a##k = vdupq_n_f64(1.0 + (double)(k) * 1e-3);
-#define OC_STEP(k) a##k = vfmaq_f64(add, a##k, mul);
-#define OC_SUM(k) s = vaddq_f64(s, a##k);
-    OC_REP12(OC_DECL)
-    for (int64_t i = 0; i < iters; i++) {
-        OC_REP12(OC_STEP)
-    }
-    float64x2_t s = vdupq_n_f64(0);
-    OC_REP12(OC_SUM)
-    *sink = (float)vaddvq_f64(s);
-    return (double)iters * 12 * 2 * 2;
-#undef OC_DECL
-#undef OC_STEP
-#undef OC_SUM
-}
+#define OC_FMA_DECL_oc_fma_neon_fp64(k) float64x2_t a##k = vdupq_n_f64(1.0 + (double)(k) * 1e-3);
+#define OC_FMA_STEP_oc_fma_neon_fp64(k) a##k = vfmaq_f64(vdupq_n_f64(1e-7), a##k, vdupq_n_f64(0.9999999));
+#define OC_FMA_SUM_oc_fma_neon_fp64(k) s = vaddq_f64(s, a##k);
+static float oc_hsum_f64x2(float64x2_t s) { return (float)vaddvq_f64(s); }
+OC_FMA_KERNEL(oc_fma_neon_fp64, , float64x2_t, vdupq_n_f64(0), oc_hsum_f64x2, 12 * 2 * 2)
 #endif
 
 /* any ISA: 12 independent scalar chains the compiler may keep in registers */

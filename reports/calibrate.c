@@ -316,15 +316,7 @@ enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_cali
     json_object_set_new(doc, "calibration", cal);
     struct oc_sbuf b = {0};
     /* 10 significant digits: datasheet figures read back as written (494.7, not 494.69999999999999) */
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(doc);
-    if (text) {
-        oc_sbuf_puts(&b, text);
-        oc_sbuf_puts(&b, "\n");
-        free(text);
-    } else {
-        b.oom = true;
-    }
+    oc_sbuf_json_digits(&b, doc, 10);
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;

@@ -474,8 +474,11 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
     return rows;
 }
 
-void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) {
-    char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) { oc_sbuf_json_digits(b, doc, 0); }
+
+void oc_sbuf_json_digits(struct oc_sbuf *b, json_t *doc, int digits) {
+    size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | (digits > 0 ? JSON_REAL_PRECISION(digits) : 0);
+    char *s = doc ? json_dumps(doc, flags) : NULL;
     json_decref(doc);
     if (!s) {
         b->oom = true;

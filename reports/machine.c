@@ -93,16 +93,7 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
                                  const struct oc_report_spec *spec, struct oc_diag *d) {
     struct oc_sbuf b = {0};
     if (spec->format == OC_FORMAT_JSON) {
-        json_t *doc = oc_machine_json(m, gpu);
-        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-        json_decref(doc);
-        if (text) {
-            oc_sbuf_puts(&b, text);
-            oc_sbuf_puts(&b, "\n");
-            free(text);
-        } else {
-            b.oom = true;
-        }
+        oc_sbuf_json_digits(&b, oc_machine_json(m, gpu), 6);
     } else {
         oc_sbuf_printf(&b, "%s: %d logical CPUs, %s, %.2f GHz measured; probed with %d thread%s in %.1f s\n", m->cpu,
                        m->logical_cpus, m->isa, m->clock_hz / 1e9, m->threads, m->threads == 1 ? "" : "s",

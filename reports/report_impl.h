@@ -117,6 +117,8 @@ void oc_ll_ticks(struct oc_sbuf *b, const struct oc_loglog *c);
 /* Appends doc as indented JSON and a newline, and releases doc (sets oom
  * when it cannot be serialized). */
 void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);
+/* The same with reals written to `digits` significant digits (0: jansson's default). */
+void oc_sbuf_json_digits(struct oc_sbuf *b, struct json_t *doc, int digits);
 /* A JSON string of s, valid UTF-8 (invalid bytes become U+FFFD). */
 struct json_t *oc_jstr(const char *s);
 struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
