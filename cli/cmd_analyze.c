@@ -263,6 +263,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     }
     opts.price_bits = price.bits;
     popts.dtype = price.name ? price.dtype : 0;
+    popts.folded_bn = tr.folded_bn;
 
     struct oc_diag d = {0};
     struct oc_model *m = NULL;

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "groups.h"
 
+#include "../analyzer/dtype.h"
+#include "../analyzer/model.h"
 #include "../replay/calibrate.h"
 #include "../reports/report.h"
 
@@ -32,7 +34,8 @@ static const char oc_calibrate_footer[] =
     "example:\n"
     "  onnxcost calibrate resnet50-h100.json --check gpt2-h100.json -o h100.json\n"
     "  onnxcost distilbert.onnx --gpu-spec h100.json\n"
-    "  onnxcost calibrate resnet18.cpu.json --check vit.cpu.json --machine machine.json -o cpu.json\n";
+    "  onnxcost calibrate resnet18.cpu.json --check vit.cpu.json --machine machine.json -o cpu.json\n"
+    "  onnxcost calibrate --end-to-end docs/results/dle-resnet50.csv\n";
 
 enum { OC_CALIB_MAX_FILES = 32 };
 
@@ -42,6 +45,7 @@ struct oc_calibrate_args {
     const char *report_out;
     const char *check[OC_CALIB_MAX_FILES];
     int32_t n_check;
+    const char *e2e;
 };
 
 static int oc_opt_check(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
@@ -56,6 +60,12 @@ static int oc_opt_check(const struct oc_opt *o, void *dest, const char *v, const
 }
 
 static const struct oc_opt oc_calibrate_opts[] = {
+    OC_OPT_TEXT_ROW("--end-to-end", NULL, "TABLE.csv",
+                    "fit to whole-model measurements instead (a CSV: model,bindings,\n"
+                    "device,precision,mode,measured,unit,role,source; docs/MEASURED.md):\n"
+                    "the compute factor of each unit, memory, launch and the runtime's\n"
+                    "host time per kernel, on the rows marked fit, checked on the others",
+                    offsetof(struct oc_calibrate_args, e2e), "a CSV file"),
     OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
                     oc_opt_check),
     OC_OPT_TEXT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
@@ -70,6 +80,147 @@ static const struct oc_opt oc_calibrate_opts[] = {
 static const struct oc_opt_group oc_calibrate_group = {NULL, oc_calibrate_opts,
                                                        sizeof oc_calibrate_opts / sizeof oc_calibrate_opts[0]};
 
+/* One row of an end-to-end table into an analysis and a calibration row;
+ * false after one error line naming the table and the line. */
+struct oc_e2e_item {
+    struct oc_model *m;
+    struct oc_analysis *an;
+    struct oc_binding dims[16];
+    char names[512];
+    struct oc_gpu custom;
+    char custom_name[512];
+};
+
+/* "line N: <what> '<value>' <why>" on the table */
+static bool oc_e2e_fail(const char *table, int32_t line, const char *what, const char *value, const char *why) {
+    char msg[1400];
+    snprintf(msg, sizeof msg, "line %d: %s '%.600s' %s", line, what, value, why);
+    oc_cli_diag("error", table, msg);
+    return false;
+}
+
+static bool oc_e2e_row(const char *table, const char *dir, const struct oc_e2e_row *er, struct oc_e2e_item *it,
+                       struct oc_calib_row *row, struct oc_calib_e2e_line *line) {
+    char path[8200];
+    const char *model = er->field[OC_E2E_MODEL];
+    snprintf(path, sizeof path, "%s%s%.4000s", model[0] == '/' ? "" : dir, model[0] == '/' ? "" : "/", model);
+    /* bindings: NAME=N;NAME=N (or "-" for none) */
+    struct oc_analyze_opts opts = {0};
+    snprintf(it->names, sizeof it->names, "%s", er->field[OC_E2E_BINDINGS]);
+    for (char *tok = strcmp(it->names, "-") ? strtok(it->names, ";") : NULL; tok; tok = strtok(NULL, ";")) {
+        char *eq = strchr(tok, '=');
+        int64_t v;
+        if (!eq || eq == tok || !oc_cli_parse_count(eq + 1, &v) || opts.n_dims == 16)
+            return oc_e2e_fail(table, er->line, "bindings", er->field[OC_E2E_BINDINGS], "are not NAME=N;NAME=N");
+        *eq = 0;
+        it->dims[opts.n_dims++] = (struct oc_binding){tok, v};
+    }
+    opts.dims = it->dims;
+    const char *prec = er->field[OC_E2E_PRECISION];
+    bool half = strcmp(prec, "fp16") == 0 || strcmp(prec, "amp") == 0;
+    if (!half && strcmp(prec, "fp32") && strcmp(prec, "tf32"))
+        return oc_e2e_fail(table, er->line, "precision", prec, "is not fp32, tf32, fp16 or amp");
+    row->math = half ? OC_MATH_FP16 : strcmp(prec, "tf32") == 0 ? OC_MATH_TF32 : OC_MATH_FP32;
+    row->dtype = half ? OC_DT_FLOAT16 : 0;
+    opts.price_bits = half ? 16 : 0;
+    /* inference, or training[:OPTIMIZER][+bn] */
+    const char *mode = er->field[OC_E2E_MODE];
+    char opt[32] = "";
+    size_t ml = strlen(mode);
+    row->training = strncmp(mode, "training", 8) == 0;
+    row->folded_bn = row->training && ml >= 11 && strcmp(mode + ml - 3, "+bn") == 0;
+    row->optimizer = OC_OPT_MOMENTUM;
+    size_t rest = row->training ? ml - 8 - (row->folded_bn ? 3 : 0) : 0;
+    if (rest > 0 && rest < sizeof opt)
+        snprintf(opt, sizeof opt, "%.*s", (int)rest, mode + 8);
+    if (row->training ? rest && (rest >= sizeof opt || opt[0] != ':' || !oc_optimizer_parse(opt + 1, &row->optimizer))
+                      : strcmp(mode, "inference") != 0)
+        return oc_e2e_fail(table, er->line, "mode", mode, "is not inference or training[:OPTIMIZER][+bn]");
+    const char *dev = er->field[OC_E2E_DEVICE];
+    size_t dl = strlen(dev);
+    if (dl > 5 && strcmp(dev + dl - 5, ".json") == 0) {
+        char spec[8200], err[256];
+        snprintf(spec, sizeof spec, "%s%s%.4000s", dev[0] == '/' ? "" : dir, dev[0] == '/' ? "" : "/", dev);
+        if (!oc_gpu_spec_load(spec, &it->custom, it->custom_name, sizeof it->custom_name, err, sizeof err)) {
+            oc_cli_diag("error", spec, err);
+            return false;
+        }
+        row->gpu = &it->custom;
+    } else if (!(row->gpu = oc_gpu_find(dev))) {
+        return oc_e2e_fail(table, er->line, "device", dev, "is no built-in GPU (onnxcost gpus lists them) nor a .json spec");
+    }
+    struct oc_load_opts lopts = {0};
+    if (oc_cli_load_analyze(path, &lopts, &opts, &it->m, &it->an) != OC_EXIT_OK)
+        return false;
+    const struct oc_graph *g = it->an->graph;
+    int64_t batch = 1;
+    if (g->n_inputs > 0 && g->values[g->inputs[0]].rank > 0 && g->values[g->inputs[0]].dims[0].value > 0)
+        batch = g->values[g->inputs[0]].dims[0].value;
+    row->an = it->an;
+    row->measured_s = strcmp(er->field[OC_E2E_UNIT], "ms") == 0 ? er->measured / 1e3 : (double)batch / er->measured;
+    row->fit = strcmp(er->field[OC_E2E_ROLE], "fit") == 0;
+    const char *base = strrchr(model, '/');
+    *line = (struct oc_calib_e2e_line){base ? base + 1 : model, row->gpu->id, prec, mode, batch, row->measured_s, 0, 0,
+                                       row->fit};
+    return true;
+}
+
+static int oc_calibrate_e2e(const struct oc_calibrate_args *a, const struct oc_cli_gpu *g) {
+    struct oc_e2e_table t;
+    char err[256];
+    if (!oc_e2e_table_load(a->e2e, &t, err, sizeof err)) {
+        oc_cli_diag("error", a->e2e, err);
+        return OC_EXIT_INPUT;
+    }
+    char dir[4096];
+    const char *slash = strrchr(a->e2e, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - a->e2e) : 1, slash ? a->e2e : ".");
+    struct oc_e2e_item *items = calloc((size_t)t.n_rows, sizeof *items);
+    struct oc_calib_row *rows = calloc((size_t)t.n_rows, sizeof *rows);
+    struct oc_calib_e2e_line *lines = calloc((size_t)t.n_rows, sizeof *lines);
+    int rc = OC_EXIT_INTERNAL;
+    if (!items || !rows || !lines)
+        goto done;
+    rc = OC_EXIT_INPUT;
+    for (int32_t i = 0; i < t.n_rows; i++)
+        if (!oc_e2e_row(a->e2e, dir, &t.rows[i], &items[i], &rows[i], &lines[i]))
+            goto done;
+    struct oc_calib_rows_fit fit;
+    enum oc_status st = oc_calib_fit_rows(&g->perf, rows, t.n_rows, &fit);
+    if (st != OC_OK) {
+        rc = oc_cli_fail(a->e2e, st, st == OC_ERR_NOMEM ? "out of memory" : "no row has role fit");
+        goto done;
+    }
+    struct oc_perf_opts after = g->perf;
+    memcpy(after.eff_unit, fit.eff.unit, sizeof after.eff_unit);
+    after.eff_memory = fit.eff.memory;
+    after.launch_s = fit.eff.launch_s;
+    after.host_s = fit.eff.host_s;
+    for (int32_t i = 0; i < t.n_rows; i++) {
+        lines[i].before_s = oc_calib_row_predict(&g->perf, &rows[i]);
+        lines[i].after_s = oc_calib_row_predict(&after, &rows[i]);
+    }
+    struct oc_calib_e2e_report rep = {a->e2e, &fit, &g->perf, lines, t.n_rows};
+    struct oc_outfile f_out;
+    if (!oc_cli_open_output(&f_out, a->report_out)) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_diag d = {0};
+    struct oc_report_spec spec = {.version = 1, .format = a->format, .write = oc_cli_write_file, .write_arg = f_out.f};
+    rc = oc_cli_close_output(&f_out, a->report_out, oc_report_calibration_e2e(&rep, &spec, &d) == OC_OK);
+done:
+    for (int32_t i = 0; items && i < t.n_rows; i++) {
+        oc_analysis_free(items[i].an);
+        oc_model_free(items[i].m);
+    }
+    free(items);
+    free(rows);
+    free(lines);
+    oc_e2e_table_free(&t);
+    return rc;
+}
+
 int oc_cmd_calibrate(int argc, char **argv) {
     struct oc_calibrate_args a = {.format = OC_FORMAT_TEXT};
     struct oc_cli_gpu g;
@@ -82,6 +233,13 @@ int oc_cmd_calibrate(int argc, char **argv) {
     if (rc != OC_PARSE_GO) {
         free(paths);
         return rc;
+    }
+    if (a.e2e) {
+        free(paths);
+        if (n_fit || a.n_check || a.spec_out)
+            return oc_cli_usage_error("calibrate: --end-to-end takes its rows from the table (role fit or check); no "
+                                      "result files, --check or -o with it");
+        return oc_calibrate_e2e(&a, &g);
     }
     if (n_fit == 0 || n_fit + a.n_check > OC_CALIB_MAX_FILES) {
         free(paths);

@@ -133,8 +133,13 @@ static const struct oc_opt oc_train_opts[] = {
                      "(parameters, gradients, optimizer state, saved activations,\n"
                      "FLOPs per step)",
                      0, 0, 0, "sgd, momentum or adam", oc_opt_optimizer),
+    OC_OPT_FLAG_ROW("--folded-bn", NULL,
+                    "the export folded each convolution's BatchNorm (an eval export),\n"
+                    "yet training runs them: the predicted training step adds them\n"
+                    "back (memory-bound passes over each convolution's output)",
+                    offsetof(struct oc_cli_train, folded_bn)),
 };
-const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 1};
+const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 2};
 
 /* ---- the GPU model ------------------------------------------------------------ */
 
@@ -157,8 +162,10 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
         g->perf.eff_memory = def.eff_memory;
         memset(g->perf.eff_memory_cache, 0, sizeof g->perf.eff_memory_cache);
     }
-    if (!(g->set & OC_PERF_SET_LAUNCH))
+    if (!(g->set & OC_PERF_SET_LAUNCH)) {
         g->perf.launch_s = def.launch_s;
+        g->perf.host_s = def.host_s;
+    }
 }
 
 static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
@@ -224,14 +231,15 @@ bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v) {
     return true;
 }
 
+/* --launch-us and --host-us (min 1): microseconds into launch_s or host_s */
 static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) {
-    (void)o;
     char *end;
     double x = strtod(v, &end);
     if (end == v || *end || !(x >= 0 && x <= 1e6))
         return false;
-    ((struct oc_cli_gpu *)dest)->perf.launch_s = x * 1e-6;
-    ((struct oc_cli_gpu *)dest)->set |= OC_PERF_SET_LAUNCH;
+    struct oc_cli_gpu *g = dest;
+    *(o->min ? &g->perf.host_s : &g->perf.launch_s) = x * 1e-6;
+    g->set |= OC_PERF_SET_LAUNCH;
     return true;
 }
 
@@ -284,6 +292,10 @@ static const struct oc_opt oc_gpu_opts[] = {
                      oc_opt_gpu_efficiency),
     OC_OPT_PARSE_ROW("--launch-us", "X", "per-kernel overhead in microseconds (default 5)", 0, 0, 0,
                      "microseconds >= 0", oc_opt_launch_us),
+    OC_OPT_PARSE_ROW("--host-us", "X",
+                     "the runtime's host time per kernel in microseconds: the model\n"
+                     "takes at least kernels x X (eager PyTorch: about 100; default 0)",
+                     0, 1, 0, "microseconds >= 0", oc_opt_launch_us),
     OC_OPT_FLAG_ROW("--additive", NULL, "time = compute + memory (PALEO) instead of the maximum",
                     offsetof(struct oc_cli_gpu, perf.additive)),
 };

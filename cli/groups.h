@@ -41,6 +41,7 @@ extern const struct oc_opt_group oc_group_output;
 /* --optimizer NAME (analyze, compare) */
 struct oc_cli_train {
     bool on; /* --optimizer given                         */
+    bool folded_bn; /* --folded-bn                        */
     enum oc_optimizer optimizer;
 };
 extern const struct oc_opt_group oc_group_train;

@@ -103,18 +103,37 @@ struct oc_calib_coord {
 
 static void oc_calib_set(const struct oc_calib_coord *c, double x) { *c->value = c->log_space ? exp(x) : x; }
 
+/* What a fit minimises: the loss of the factors in o over its data. */
+struct oc_calib_objective {
+    double (*loss)(const struct oc_perf_opts *o, const void *data);
+    const void *data;
+};
+
+/* per-node points of one device, time-weighted (oc_calib_fit) */
+struct oc_calib_points_data {
+    const struct oc_gpu *gpu;
+    const struct oc_calib_point *pts;
+    int32_t n;
+    double total;
+};
+
+static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_points_data *d = data;
+    return oc_calib_loss(d->gpu, o, d->pts, d->n, d->total);
+}
+
 /* One coordinate: a grid scan over its whole range, then golden section
  * around the best grid point. Keeps the current value unless a candidate is
  * strictly better. */
-static void oc_calib_descend(const struct oc_gpu *gpu, struct oc_perf_opts *o, const struct oc_calib_point *pts,
-                             int32_t n, double total, const struct oc_calib_coord *c, double *best) {
+static void oc_calib_descend(const struct oc_calib_objective *f, struct oc_perf_opts *o,
+                             const struct oc_calib_coord *c, double *best) {
     double x0 = c->log_space ? log(*c->value) : *c->value, bx = x0;
     enum { GRID = 48 };
     double step = (c->hi - c->lo) / GRID;
     for (int k = 0; k <= GRID; k++) {
         double x = c->lo + step * k;
         oc_calib_set(c, x);
-        double l = oc_calib_loss(gpu, o, pts, n, total);
+        double l = f->loss(o, f->data);
         if (l < *best) {
             *best = l;
             bx = x;
@@ -125,9 +144,9 @@ static void oc_calib_descend(const struct oc_gpu *gpu, struct oc_perf_opts *o, c
     for (int it = 0; it < 40; it++) {
         double x1 = b - g * (b - a), x2 = a + g * (b - a);
         oc_calib_set(c, x1);
-        double l1 = oc_calib_loss(gpu, o, pts, n, total);
+        double l1 = f->loss(o, f->data);
         oc_calib_set(c, x2);
-        double l2 = oc_calib_loss(gpu, o, pts, n, total);
+        double l2 = f->loss(o, f->data);
         if (l1 < *best) {
             *best = l1;
             bx = x1;
@@ -146,12 +165,12 @@ static void oc_calib_descend(const struct oc_gpu *gpu, struct oc_perf_opts *o, c
 
 /* Coordinate descent over c[0..nc) from the current values (loss `best`),
    up to 30 sweeps; the loss reached. */
-static double oc_calib_sweeps(const struct oc_gpu *gpu, struct oc_perf_opts *o, const struct oc_calib_point *pts,
-                              int32_t n, double total, const struct oc_calib_coord *c, int nc, double best) {
+static double oc_calib_sweeps(const struct oc_calib_objective *f, struct oc_perf_opts *o,
+                              const struct oc_calib_coord *c, int nc, double best) {
     for (int sweep = 0; sweep < 30; sweep++) {
         double before = best;
         for (int k = 0; k < nc; k++)
-            oc_calib_descend(gpu, o, pts, n, total, &c[k], &best);
+            oc_calib_descend(f, o, &c[k], &best);
         if (before - best <= 1e-12 * (before > 1 ? before : 1))
             break;
     }
@@ -224,13 +243,15 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
        (else it fits noise: on ocsim, which has no such effect, a free term
        shifts the other factors) */
     struct oc_perf_opts start = o;
-    double best = oc_calib_sweeps(gpu, &o, pts, n, total, c, nc, out->loss_before);
+    const struct oc_calib_points_data data = {gpu, pts, n, total};
+    const struct oc_calib_objective obj = {oc_calib_points_loss, &data};
+    double best = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
     if (np) {
         struct oc_perf_opts plain = o;
         o = start;
         for (int k = 0; k < np; k++)
             c[nc++] = par[k];
-        double with = oc_calib_sweeps(gpu, &o, pts, n, total, c, nc, out->loss_before);
+        double with = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
         if (with < 0.9 * best)
             best = with;
         else
@@ -358,4 +379,99 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
     *out = e;
     *n_out = ne;
     return true;
+}
+
+/* ---- end-to-end measurements ------------------------------------------------------------ */
+
+double oc_calib_row_predict(const struct oc_perf_opts *o, const struct oc_calib_row *r) {
+    struct oc_perf_opts ro = *o;
+    ro.math = r->math;
+    ro.dtype = r->dtype;
+    ro.folded_bn = r->training && r->folded_bn;
+    struct oc_perf perf;
+    if (oc_perf_estimate(r->an, r->gpu, &ro, &perf) != OC_OK)
+        return 0;
+    double t = perf.time;
+    if (r->training) {
+        struct oc_training tr;
+        struct oc_data_parallel dp;
+        oc_training_estimate(r->an, r->optimizer, 0, &tr);
+        oc_data_parallel(&perf, r->an, &tr, 1, &dp);
+        t = dp.step1;
+    }
+    oc_perf_free(&perf);
+    return t;
+}
+
+struct oc_calib_rows_data {
+    const struct oc_calib_row *rows;
+    int32_t n;
+};
+
+static double oc_calib_rows_loss(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_rows_data *d = data;
+    double loss = 0;
+    int32_t m = 0;
+    for (int32_t i = 0; i < d->n; i++) {
+        if (!d->rows[i].fit)
+            continue;
+        double p = oc_calib_row_predict(o, &d->rows[i]);
+        double e = log(p > 0 ? p : 1e-12) - log(d->rows[i].measured_s);
+        loss += e * e;
+        m++;
+    }
+    return m ? loss / m : 0;
+}
+
+enum oc_status oc_calib_fit_rows(const struct oc_perf_opts *base, const struct oc_calib_row *rows, int32_t n,
+                                 struct oc_calib_rows_fit *out) {
+    memset(out, 0, sizeof *out);
+    /* the units the fitted rows' nodes compute on, as the model picks them */
+    bool used[OC_UNIT_COUNT] = {false};
+    for (int32_t i = 0; i < n; i++) {
+        if (!rows[i].fit) {
+            out->n_check++;
+            continue;
+        }
+        out->n_fit++;
+        struct oc_perf_opts ro = *base;
+        ro.math = rows[i].math;
+        ro.dtype = rows[i].dtype;
+        struct oc_perf perf;
+        if (oc_perf_estimate(rows[i].an, rows[i].gpu, &ro, &perf) != OC_OK)
+            return OC_ERR_NOMEM;
+        for (int32_t k = 0; k < perf.n_nodes; k++)
+            if (perf.nodes[k].known && perf.nodes[k].bound == OC_BOUND_COMPUTE)
+                used[perf.nodes[k].unit] = true;
+        oc_perf_free(&perf);
+    }
+    if (!out->n_fit)
+        return OC_ERR_USAGE;
+    struct oc_perf_opts o = *base;
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        o.eff_unit[u] = used[u] ? oc_perf_unit_efficiency(base, (enum oc_unit)u) : 0;
+    memset(o.eff_conv_unit, 0, sizeof o.eff_conv_unit);
+    const struct oc_calib_rows_data data = {rows, n};
+    const struct oc_calib_objective obj = {oc_calib_rows_loss, &data};
+    out->loss_before = oc_calib_rows_loss(&o, &data);
+    struct oc_calib_coord c[OC_UNIT_COUNT + 3];
+    int nc = 0;
+    /* the host time first: the small rows, where the device waits for the
+       host, fix it; else the launch time mimics it there and the descent
+       stays in that valley (launch adds to every kernel at large batches too,
+       the host time does not) */
+    c[nc++] = (struct oc_calib_coord){&o.host_s, 0, OC_CALIB_HOST_MAX, false};
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (used[u])
+            c[nc++] = (struct oc_calib_coord){&o.eff_unit[u], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    c[nc++] = (struct oc_calib_coord){&o.eff_memory, log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
+    out->loss_after = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        out->eff.unit[u] = used[u] ? o.eff_unit[u] : 0;
+    out->eff.memory = o.eff_memory;
+    out->eff.launch_s = o.launch_s;
+    out->eff.has_launch = true;
+    out->eff.host_s = o.host_s;
+    return OC_OK;
 }

@@ -57,6 +57,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_EFF_MIN 0.01
 #define OC_CALIB_EFF_MAX 10.0
 #define OC_CALIB_LAUNCH_MAX 50e-6
+#define OC_CALIB_HOST_MAX 1e-3
 #define OC_CALIB_PARALLEL_MAX 1e8
 
 struct oc_calib_fit {
@@ -105,5 +106,42 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
                     struct oc_calib_op_error **out, int32_t *n_out);
 /* The model's time for one point. */
 double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p);
+
+/* ---- end-to-end measurements ------------------------------------------------------------
+ * What most users have of their own GPUs, and what vendors publish: a
+ * whole model's time on a device (NVIDIA's DeepLearningExamples tables).
+ * A row's prediction is the analysis' latency (oc_perf_estimate) or, for
+ * training, the one-device step (forward + backward + update,
+ * oc_data_parallel). The fit chooses a compute factor for each unit the
+ * fitted rows' nodes run on, the memory factor, the launch time and the
+ * runtime's host time per kernel (oc_perf_opts.host_s: an eager runtime
+ * dispatches each op from Python, and at small batches the device waits)
+ * to minimise the mean squared ln error over the fitted rows. */
+#include "../views/training.h"
+
+struct oc_calib_row {
+    const struct oc_analysis *an;
+    const struct oc_gpu *gpu;
+    enum oc_math math;
+    int32_t dtype;           /* oc_perf_opts.dtype: 0, or FLOAT16 for AMP */
+    bool training;
+    bool folded_bn;          /* training: add the BatchNorms the export folded */
+    enum oc_optimizer optimizer;
+    double measured_s;       /* time per batch, > 0                       */
+    bool fit;                /* fitted on; else only checked              */
+};
+
+struct oc_calib_rows_fit {
+    struct oc_gpu_efficiency eff; /* unit[u] > 0 where fitted; host_s      */
+    int32_t n_fit, n_check;
+    double loss_before, loss_after; /* mean squared ln error over the fitted rows */
+};
+
+/* The model's time for one row with factors o; 0 when out of memory. */
+double oc_calib_row_predict(const struct oc_perf_opts *o, const struct oc_calib_row *r);
+/* Fits the factors on the rows marked fit, from `base`. OC_ERR_USAGE when
+ * none is; OC_ERR_NOMEM. */
+enum oc_status oc_calib_fit_rows(const struct oc_perf_opts *base, const struct oc_calib_row *rows, int32_t n,
+                                 struct oc_calib_rows_fit *out);
 
 #endif

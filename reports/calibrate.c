@@ -4,6 +4,7 @@
  * "onnxcost-calibration/1"), and the calibrated device as a --gpu-spec file.
  */
 #include "report_impl.h"
+#include "../analyzer/stats.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -172,6 +173,8 @@ static json_t *oc_cal_jeff(const struct oc_gpu_efficiency *e) {
     }
     if (e->has_launch)
         json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
+    if (e->host_s > 0)
+        json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
     return o;
 }
 
@@ -317,6 +320,120 @@ enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_cali
     struct oc_sbuf b = {0};
     /* 10 significant digits: datasheet figures read back as written (494.7, not 494.69999999999999) */
     oc_sbuf_json_digits(&b, doc, 10);
+    enum oc_status st = oc_sbuf_flush(&b, spec, d);
+    oc_sbuf_free(&b);
+    return st;
+}
+
+/* ---- calibrate --end-to-end ---------------------------------------------------------------- */
+
+static const struct oc_table_col oc_e2e_cols[] = {
+    {"Model", "model", OC_ALIGN_LEFT},
+    {"Device", "device", OC_ALIGN_LEFT},
+    {"Precision", "precision", OC_ALIGN_LEFT},
+    {"Mode", "mode", OC_ALIGN_LEFT},
+    {"Batch", "batch", OC_ALIGN_RIGHT},
+    {"Role", "role", OC_ALIGN_LEFT},
+    {"Measured (samples/s)", "measured_samples_per_s", OC_ALIGN_RIGHT},
+    {"Before (samples/s)", "before_samples_per_s", OC_ALIGN_RIGHT},
+    {"After (samples/s)", "after_samples_per_s", OC_ALIGN_RIGHT},
+    {"Error before", "error_before", OC_ALIGN_RIGHT},
+    {"Error after", "error_after", OC_ALIGN_RIGHT},
+};
+
+/* predicted / measured throughput - 1 (= measured / predicted time - 1) */
+static double oc_e2e_error(double measured_s, double predicted_s) {
+    return predicted_s > 0 ? measured_s / predicted_s - 1 : 0;
+}
+
+/* the median |error| of the rows of one role */
+static double oc_e2e_median(const struct oc_calib_e2e_report *r, bool fit, bool after) {
+    double *e = malloc((size_t)(r->n > 0 ? r->n : 1) * sizeof *e);
+    int32_t m = 0;
+    for (int32_t i = 0; e && i < r->n; i++)
+        if (r->lines[i].fit == fit)
+            e[m++] = fabs(oc_e2e_error(r->lines[i].measured_s, after ? r->lines[i].after_s : r->lines[i].before_s));
+    if (!e)
+        return 0;
+    qsort(e, (size_t)m, sizeof *e, oc_cmp_double);
+    double q = oc_quantile(e, m, 0.5);
+    free(e);
+    return q;
+}
+
+enum oc_status oc_report_calibration_e2e(const struct oc_calib_e2e_report *r, const struct oc_report_spec *spec,
+                                         struct oc_diag *d) {
+    struct oc_sbuf b = {0};
+    const struct oc_gpu_efficiency *e = &r->fit->eff;
+    if (spec->format == OC_FORMAT_JSON) {
+        json_t *doc = json_object(), *rows = json_array();
+        json_object_set_new(doc, "schema", json_string("onnxcost-calibration-e2e/1"));
+        json_object_set_new(doc, "table", oc_jstr(r->table));
+        json_object_set_new(doc, "efficiency", oc_cal_jeff(e));
+        json_object_set_new(doc, "loss_before", json_real(r->fit->loss_before));
+        json_object_set_new(doc, "loss_after", json_real(r->fit->loss_after));
+        for (int32_t i = 0; i < r->n; i++) {
+            const struct oc_calib_e2e_line *l = &r->lines[i];
+            json_t *o = json_object();
+            json_object_set_new(o, "model", oc_jstr(l->model));
+            json_object_set_new(o, "device", oc_jstr(l->device));
+            json_object_set_new(o, "precision", oc_jstr(l->precision));
+            json_object_set_new(o, "mode", oc_jstr(l->mode));
+            json_object_set_new(o, "batch", json_integer(l->batch));
+            json_object_set_new(o, "role", json_string(l->fit ? "fit" : "check"));
+            json_object_set_new(o, "measured_s", json_real(l->measured_s));
+            json_object_set_new(o, "before_s", json_real(l->before_s));
+            json_object_set_new(o, "after_s", json_real(l->after_s));
+            json_object_set_new(o, "error_before", json_real(oc_e2e_error(l->measured_s, l->before_s)));
+            json_object_set_new(o, "error_after", json_real(oc_e2e_error(l->measured_s, l->after_s)));
+            json_array_append_new(rows, o);
+        }
+        json_object_set_new(doc, "rows", rows);
+        oc_sbuf_json(&b, doc);
+    } else {
+        bool md = spec->format == OC_FORMAT_MD;
+        oc_sbuf_printf(&b, "%sCalibration on end-to-end measurements (%s): fitted on %d rows, checked on %d\n\n",
+                       md ? "## " : "", r->table, r->fit->n_fit, r->fit->n_check);
+        oc_sbuf_printf(&b, "%sbefore: efficiency compute %.2f, memory %.2f, launch %.2f us, host %.2f us per kernel\n",
+                       md ? "" : "  ", r->before->eff_compute, r->before->eff_memory, r->before->launch_s * 1e6,
+                       r->before->host_s * 1e6);
+        oc_sbuf_printf(&b, "%sfitted:", md ? "\n" : "  ");
+        for (int u = 0; u < OC_UNIT_COUNT; u++)
+            if (e->unit[u] > 0)
+                oc_sbuf_printf(&b, " %s %.3f%s,", oc_unit_name((enum oc_unit)u), e->unit[u],
+                               oc_cal_bound(e->unit[u]) ? " (at the end of its range)" : "");
+        oc_sbuf_printf(&b, " memory %.3f, launch %.2f us, host %.2f us per kernel\n", e->memory, e->launch_s * 1e6,
+                       e->host_s * 1e6);
+        oc_sbuf_printf(&b, "%smean squared ln error over the fitted rows %.4f -> %.4f\n\n", md ? "\n" : "  ",
+                       r->fit->loss_before, r->fit->loss_after);
+        struct oc_table t = {0};
+        oc_table_cols(&t, oc_e2e_cols, sizeof oc_e2e_cols / sizeof oc_e2e_cols[0]);
+        for (int32_t i = 0; i < r->n; i++) {
+            const struct oc_calib_e2e_line *l = &r->lines[i];
+            double bt = (double)l->batch;
+            oc_table_row(&t);
+            oc_table_puts(&t, l->model);
+            oc_table_puts(&t, l->device);
+            oc_table_puts(&t, l->precision);
+            oc_table_puts(&t, l->mode);
+            oc_table_cell(&t, "%lld", (long long)l->batch);
+            oc_table_puts(&t, l->fit ? "fit" : "check");
+            oc_table_cell(&t, "%.1f", bt / l->measured_s);
+            oc_table_cell(&t, "%.1f", l->before_s > 0 ? bt / l->before_s : 0.0);
+            oc_table_cell(&t, "%.1f", l->after_s > 0 ? bt / l->after_s : 0.0);
+            oc_table_cell(&t, "%+.1f %%", 100 * oc_e2e_error(l->measured_s, l->before_s));
+            oc_table_cell(&t, "%+.1f %%", 100 * oc_e2e_error(l->measured_s, l->after_s));
+        }
+        oc_table_draw(&b, &t, spec->format);
+        if (t.oom)
+            b.oom = true;
+        oc_table_free(&t);
+        oc_sbuf_printf(&b,
+                       "\nMedian |error| of the predicted throughput: fitted rows %.1f %% before, %.1f %% after; "
+                       "checked rows %.1f %% before, %.1f %% after. Error: predicted / measured throughput - 1.\n",
+                       100 * oc_e2e_median(r, true, false), 100 * oc_e2e_median(r, true, true),
+                       100 * oc_e2e_median(r, false, false), 100 * oc_e2e_median(r, false, true));
+    }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);
     return st;

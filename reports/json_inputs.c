@@ -105,7 +105,8 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_t *val;
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
-        bool launch = strcmp(key, "launch_us") == 0, ok = json_is_number(val);
+        bool host = strcmp(key, "host_us") == 0;
+        bool launch = host || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
         bool conv = strncmp(key, "conv_", 5) == 0;
         if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
             if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
@@ -133,7 +134,8 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             continue;
         }
         int unit = oc_spec_unit(conv ? key + 5 : key);
-        double *dest = launch                         ? &out->launch_s
+        double *dest = host                           ? &out->host_s
+                       : launch                       ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
                        : unit >= 0 && conv          ? &out->conv_unit[unit]
                        : unit >= 0                  ? &out->unit[unit]
@@ -141,13 +143,13 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
-                             "\"parallel_outputs\", \"memory\", \"memory_caches\" or \"launch_us\" expected"
+                             "\"parallel_outputs\", \"memory\", \"memory_caches\", \"launch_us\" or \"host_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;
         }
         *dest = launch ? x * 1e-6 : x;
-        out->has_launch |= launch;
+        out->has_launch |= launch && !host;
     }
     return true;
 }
@@ -509,5 +511,128 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
     }
     if (!ok)
         oc_profile_free(p);
+    return ok;
+}
+
+/* ---- calibrate --end-to-end: a table of whole-model measurements ---------------------- */
+
+void oc_e2e_table_free(struct oc_e2e_table *t) {
+    for (int32_t i = 0; i < t->n_rows; i++)
+        for (int k = 0; k < OC_E2E_COLS; k++)
+            free(t->rows[i].field[k]);
+    free(t->rows);
+    memset(t, 0, sizeof *t);
+}
+
+/* the next CSV field of line at *p (RFC 4180 quoting), malloc'd; NULL at the end */
+static char *oc_csv_read_field(const char **p, bool *end) {
+    const char *s = *p;
+    size_t cap = strlen(s) + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    if (*s == '"') {
+        for (s++; *s; s++) {
+            if (*s == '"' && s[1] == '"') {
+                out[n++] = '"';
+                s++;
+            } else if (*s == '"') {
+                s++;
+                break;
+            } else {
+                out[n++] = *s;
+            }
+        }
+    }
+    while (*s && *s != ',' && *s != '\n' && *s != '\r')
+        out[n++] = *s++;
+    out[n] = 0;
+    *end = *s != ',';
+    *p = *s == ',' ? s + 1 : s;
+    return out;
+}
+
+bool oc_e2e_table_load(const char *path, struct oc_e2e_table *t, char *err, size_t size) {
+    static const char *const cols[OC_E2E_COLS] = {"model", "bindings", "device",  "precision",
+                                                  "mode",  "measured", "unit",    "role", "source"};
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, size, "cannot read: %s", strerror(errno));
+        return false;
+    }
+    char line[4096];
+    int32_t lineno = 0, cap = 0;
+    bool ok = true, header = false;
+    while (ok && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, size, "line %d: longer than %zu bytes", lineno, sizeof line - 2);
+            ok = false;
+            break;
+        }
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        char *field[OC_E2E_COLS] = {0};
+        const char *p = line;
+        bool end = false;
+        int k = 0;
+        for (; k < OC_E2E_COLS && !end; k++)
+            if (!(field[k] = oc_csv_read_field(&p, &end)))
+                break;
+        bool complete = k == OC_E2E_COLS && end && field[OC_E2E_COLS - 1];
+        if (!header) { /* the header names the columns in this order */
+            for (int c = 0; complete && c < OC_E2E_COLS; c++)
+                complete = strcmp(field[c], cols[c]) == 0;
+            for (int c = 0; c < OC_E2E_COLS; c++)
+                free(field[c]);
+            if (!complete) {
+                snprintf(err, size, "line %d: the header must be model,bindings,device,precision,mode,measured,"
+                                    "unit,role,source", lineno);
+                ok = false;
+            }
+            header = true;
+            continue;
+        }
+        char *endp = NULL;
+        double v = complete ? strtod(field[5], &endp) : 0;
+        const char *why = !complete                                    ? "not 9 fields"
+                          : endp == field[5] || *endp || !(v > 0 && v < 1e12) ? "measured is not a number > 0"
+                          : strcmp(field[6], "samples/s") && strcmp(field[6], "ms")
+                              ? "unit is not samples/s or ms"
+                          : strcmp(field[7], "fit") && strcmp(field[7], "check") ? "role is not fit or check"
+                                                                                   : NULL;
+        if (why) {
+            snprintf(err, size, "line %d: %s", lineno, why);
+            for (int c = 0; c < OC_E2E_COLS; c++)
+                free(field[c]);
+            ok = false;
+            break;
+        }
+        if (t->n_rows == cap) {
+            int32_t c2 = cap ? 2 * cap : 16;
+            struct oc_e2e_row *g = realloc(t->rows, (size_t)c2 * sizeof *g);
+            if (!g) {
+                for (int c = 0; c < OC_E2E_COLS; c++)
+                    free(field[c]);
+                snprintf(err, size, "out of memory");
+                ok = false;
+                break;
+            }
+            t->rows = g;
+            cap = c2;
+        }
+        struct oc_e2e_row *r = &t->rows[t->n_rows++];
+        memcpy(r->field, field, sizeof field);
+        r->measured = v;
+        r->line = lineno;
+    }
+    fclose(f);
+    if (ok && !t->n_rows) {
+        snprintf(err, size, "no rows");
+        ok = false;
+    }
+    if (!ok)
+        oc_e2e_table_free(t);
     return ok;
 }

@@ -84,8 +84,10 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     oc_sbuf_printf(b, "Predicted on %s%s%s (math %s; ", gpu->name, spec_source ? " from " : "",
                    spec_source ? spec_source : "", oc_math_name(o->math));
     oc_perf_efficiency_text(b, o);
-    oc_sbuf_printf(b, "; launch %.1f us; %s)\n", o->launch_s * 1e6,
-                   o->additive ? "compute + memory" : "roofline max(compute, memory)");
+    oc_sbuf_printf(b, "; launch %.1f us", o->launch_s * 1e6);
+    if (o->host_s > 0)
+        oc_sbuf_printf(b, "; host %.1f us per kernel", o->host_s * 1e6);
+    oc_sbuf_printf(b, "; %s)\n", o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -116,9 +118,12 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
     const char *lb = p->n_unknown ? ">= " : "", *ub = p->n_unknown ? "<= " : "";
     if (gr->train_step && spec->training) {
         const struct oc_data_parallel *s = gr->train_step;
-        oc_sbuf_printf(b, "  Training step (ms, %s): %s%.3f = forward %.3f + backward %.3f + update %.3f\n",
+        oc_sbuf_printf(b, "  Training step (ms, %s): %s%.3f = forward %.3f + backward %.3f + update %.3f",
                        oc_optimizer_name(spec->training->optimizer), lb, s->step1 * 1e3, s->forward * 1e3,
                        s->backward * 1e3, s->update * 1e3);
+        if (o->folded_bn)
+            oc_sbuf_printf(b, " + the folded BatchNorms %.3f", s->batchnorm * 1e3);
+        oc_sbuf_puts(b, "\n");
         if (p->samples_per_s > 0 && s->step1 > 0)
             oc_sbuf_printf(b, "  Training throughput: %s%.1f samples/s at batch %lld\n", ub,
                            (double)p->batch / s->step1, (long long)p->batch);
@@ -128,6 +133,9 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
                       "memory-bound, %.3f ms launch overhead)\n",
                    lb, p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
                    p->time > 0 ? 100.0 * p->time_memory / p->time : 0.0, p->launch_time * 1e3);
+    if (p->host_bound)
+        oc_sbuf_printf(b, "  Host-bound: %d kernels x %.1f us of the runtime's host time, above the device's %.3f ms\n",
+                       p->n_kernels, p->opts.host_s * 1e6, p->device_time * 1e3);
     if (p->n_unknown)
         oc_sbuf_printf(b, "  (%d nodes without a cost are not timed: a lower bound)\n", p->n_unknown);
     oc_sbuf_printf(b, "  Ideal compute time (ms): %.3f (FLOPs / peak of each node's unit: 100 %% of peak, no memory "
@@ -260,6 +268,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     }
     json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
+    json_object_set_new(opts, "host_s", json_real(p->opts.host_s));
     json_object_set_new(opts, "additive", json_boolean(p->opts.additive));
     json_object_set_new(o, "options", opts);
     return o;
@@ -280,6 +289,8 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     if (!o)
         return NULL;
     json_object_set_new(o, "latency_s", json_real(p->time));
+    json_object_set_new(o, "device_s", json_real(p->device_time));
+    json_object_set_new(o, "host_bound", json_boolean(p->host_bound));
     json_object_set_new(o, "memory_bound_s", json_real(p->time_memory));
     json_object_set_new(o, "launch_s", json_real(p->launch_time));
     json_object_set_new(o, "ideal_compute_s", json_real(p->ideal_compute));
@@ -297,6 +308,7 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
         json_object_set_new(tj, "forward_s", json_real(s->forward));
         json_object_set_new(tj, "backward_s", json_real(s->backward));
         json_object_set_new(tj, "update_s", json_real(s->update));
+        json_object_set_new(tj, "batchnorm_s", json_real(s->batchnorm));
         json_object_set_new(tj, "samples_per_s", p->samples_per_s > 0 && s->step1 > 0
                                                      ? json_real((double)p->batch / s->step1)
                                                      : json_null());

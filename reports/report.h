@@ -221,6 +221,46 @@ enum oc_status oc_report_calibration(const struct oc_calib_report *r, const stru
 enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_calib_report *r,
                                   const struct oc_report_spec *spec, struct oc_diag *d);
 
+/* calibrate --end-to-end: a CSV of whole-model measurements (docs/MEASURED.md,
+ * "End-to-end measurements"): a header line
+ *   model,bindings,device,precision,mode,measured,unit,role,source
+ * then one row per measurement; lines starting with '#' are comments.
+ * Fields are as written (the caller interprets them); measured is checked
+ * to be a number > 0, unit samples/s or ms, role fit or check. False with
+ * "line N: why" in err. */
+enum { OC_E2E_MODEL, OC_E2E_BINDINGS, OC_E2E_DEVICE, OC_E2E_PRECISION, OC_E2E_MODE, OC_E2E_MEASURED, OC_E2E_UNIT,
+       OC_E2E_ROLE, OC_E2E_SOURCE, OC_E2E_COLS };
+struct oc_e2e_row {
+    char *field[OC_E2E_COLS];
+    double measured;
+    int32_t line;
+};
+struct oc_e2e_table {
+    struct oc_e2e_row *rows;
+    int32_t n_rows;
+};
+bool oc_e2e_table_load(const char *path, struct oc_e2e_table *t, char *err, size_t size);
+void oc_e2e_table_free(struct oc_e2e_table *t);
+
+/* calibrate --end-to-end's report: each row's measured and predicted
+ * throughput before and after the fit (text, md, json
+ * "onnxcost-calibration-e2e/1"). */
+struct oc_calib_e2e_line {
+    const char *model, *device, *precision, *mode;
+    int64_t batch;            /* samples per step (1 when the model has none) */
+    double measured_s, before_s, after_s; /* time per batch                */
+    bool fit;
+};
+struct oc_calib_e2e_report {
+    const char *table;        /* the CSV file                              */
+    const struct oc_calib_rows_fit *fit;
+    const struct oc_perf_opts *before;
+    const struct oc_calib_e2e_line *lines;
+    int32_t n;
+};
+enum oc_status oc_report_calibration_e2e(const struct oc_calib_e2e_report *r, const struct oc_report_spec *spec,
+                                         struct oc_diag *d);
+
 /* `onnxcost probe`: the measured roofs as a table (text) or as a spec file
  * (json) that --machine and --gpu-spec read; gpu is the spec made of them
  * (oc_probe_spec). */

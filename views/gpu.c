@@ -156,6 +156,10 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->launch_s = m->launch_s;
         took = true;
     }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->host_s > 0) {
+        o->host_s = m->host_s;
+        took = true;
+    }
     return took;
 }
 
@@ -369,6 +373,11 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             out->n_compute_bound++;
         }
     }
+    out->device_time = out->time;
+    if (o->host_s > 0 && out->n_kernels * o->host_s > out->time) { /* the device waits for the host */
+        out->time = out->n_kernels * o->host_s;
+        out->host_bound = true;
+    }
     out->batch = out->tokens = -1;
     if (g->n_inputs > 0) {
         const struct oc_value *in = &g->values[g->inputs[0]];
@@ -404,20 +413,36 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
     memset(out, 0, sizeof *out);
     out->n_gpus = n_gpus;
     out->forward = p->time;
+    double kernels = 0; /* the backward pass's, for the host floor */
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node_perf *np = &p->nodes[i];
         if (np->known)
             out->backward += (g->nodes[i].cost.macs > 0 ? 2.0 : 1.0) * np->time;
+        if (np->known && np->bound != OC_BOUND_NONE)
+            kernels += g->nodes[i].cost.macs > 0 ? 2.0 : 1.0;
+    }
+    if (p->opts.host_s > 0 && kernels * p->opts.host_s > out->backward)
+        out->backward = kernels * p->opts.host_s;
+    for (int32_t i = 0; p->opts.folded_bn && i < g->n_nodes; i++) { /* the BatchNorms training runs */
+        const struct oc_node *nd = &g->nodes[i];
+        if (!p->nodes[i].known || !oc_perf_conv_op(nd->op_type))
+            continue;
+        double bytes = 6.0 * (double)nd->activation_bytes;
+        int32_t level = oc_gpu_level_for(p->gpu, (uint64_t)bytes);
+        double bw = level >= 0 ? p->gpu->cache_bw[level] : p->gpu->mem_bw;
+        double t = bw > 0 ? bytes / (bw * oc_perf_memory_efficiency(&p->opts, level)) : 0;
+        out->batchnorm += t + 2 * p->opts.launch_s;
     }
     static const double streams[OC_OPT_COUNT] = {[OC_OPT_SGD] = 3, [OC_OPT_MOMENTUM] = 5, [OC_OPT_ADAM] = 7};
     out->grad_bytes = tr->grad_bytes;
     if (tr->grad_bytes)
         out->update = streams[tr->optimizer] * (double)tr->grad_bytes / (p->gpu->mem_bw * p->opts.eff_memory) +
                       p->opts.launch_s;
-    out->step1 = out->forward + out->backward + out->update;
+    out->step1 = out->forward + out->backward + out->update + out->batchnorm;
     out->allreduce = oc_allreduce_time(p->gpu, &p->opts, tr->grad_bytes, n_gpus);
     out->step_serial = out->step1 + out->allreduce;
-    out->step_overlap = out->forward + (out->backward > out->allreduce ? out->backward : out->allreduce) + out->update;
+    out->step_overlap = out->forward + (out->backward > out->allreduce ? out->backward : out->allreduce) + out->update +
+                        out->batchnorm;
     if (out->step_serial > 0) {
         out->speedup_serial = n_gpus * out->step1 / out->step_serial;
         out->speedup_overlap = n_gpus * out->step1 / out->step_overlap;

@@ -17,6 +17,9 @@
  *              was calibrated
  *   time     = max(t_comp, t_mem) + launch   (sum instead with additive)
  *   bound    = compute when t_comp >= t_mem, else memory
+ * The model's time is the sum over its nodes, or kernels x host_s when the
+ * runtime's host dispatch is slower (host_s: 0 by default, calibrated from
+ * end-to-end measurements of an eager runtime).
  * Nodes that move nothing and compute nothing (views, shape arithmetic
  * folded to constants) launch no kernel and take no time.
  * All rates are in SI units: FLOP/s and bytes/s (decimal, as datasheets);
@@ -65,6 +68,8 @@ struct oc_gpu_efficiency {
     double memory_cache[4];
     double launch_s;            /* per kernel, seconds; valid when has_launch  */
     bool has_launch;
+    double host_s;              /* the runtime's host time per kernel, seconds
+                                   (0 = not measured): see oc_perf_opts      */
 };
 
 struct oc_gpu {
@@ -129,6 +134,13 @@ struct oc_perf_opts {
     double eff_memory_cache[4]; /* a CPU's cache levels' own; 0 = eff_memory  */
     double eff_comm;     /* (0, 1]: fraction of link bandwidth (all-reduce)  */
     double launch_s;     /* per-kernel overhead, seconds                     */
+    bool folded_bn;      /* training: the export folded every convolution's
+                            BatchNorm (an eval export), yet training runs
+                            them; the step adds each back (oc_data_parallel) */
+    double host_s;       /* the runtime's host time per kernel (eager PyTorch
+                            dispatches an op in ~100 us): the model takes
+                            at least kernels x host_s, the device running
+                            behind the host (0 = none)                      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
     uint64_t bucket_bytes;      /* gradients all-reduced in buckets this big */
     bool additive;       /* time = t_comp + t_mem (PALEO) instead of the max  */
@@ -172,6 +184,8 @@ struct oc_perf {
     double time;             /* sum over known nodes, seconds                */
     double time_memory;      /* of which in memory-bound nodes               */
     double launch_time;      /* of which launch overhead                     */
+    double device_time;      /* the sum over the nodes, before the host floor */
+    bool host_bound;         /* time is kernels x host_s, above device_time   */
     double ideal_compute;    /* sum of FLOPs / peak: every unit at 100 %, no
                                 memory time, no launches (pen-and-paper)     */
     int32_t n_kernels, n_memory_bound, n_compute_bound, n_unknown;
@@ -224,7 +238,13 @@ double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
 struct oc_data_parallel {
     int32_t n_gpus;
     double forward, backward, update; /* seconds, one GPU                     */
-    double step1;                     /* forward + backward + update          */
+    double batchnorm;                 /* with folded_bn: the BatchNorms the export
+                                         folded, forward and backward: per
+                                         convolution 6 passes over its output
+                                         (statistics, normalize; the gradient's
+                                         two reductions and dx), memory-bound at
+                                         the output's level, and 2 kernels     */
+    double step1;                     /* forward + backward + update + batchnorm */
     uint64_t grad_bytes;
     double allreduce;                 /* seconds per step                      */
     double step_serial;               /* step1 + allreduce                     */

@@ -376,6 +376,76 @@ nm = os.path.join(tmp, "not_measured.json")
 json.dump({"schema": "onnxcost/1", "nodes": []}, open(nm, "w"))
 run("calibrate", nm, "--machine", machine, rc=2, err_has="an analysis without measured times")
 
+# end-to-end measurements (--end-to-end TABLE.csv): rows of the MNIST net at
+# several batches on the built-in H100 SXM and L4 (FP32 67 and 30.3 TFLOP/s,
+# 3,350 and 300 GB/s: ridges 20 and 101 FLOP/B, so that compute and memory
+# factors part) in strict FP32, each row's time made here from the nodes'
+# FLOPs and bytes with known factors: per kernel max(FLOPs / (peak e),
+# bytes / (bandwidth m)) + launch, the model at least kernels x host
+# (constants fold: no kernel); the fit must find the factors again and
+# predict the rows it did not see
+E2E_TRUE = {"fp32": 0.45, "memory": 0.6, "launch": 4e-6, "host": 30e-6}
+mnist = os.path.abspath(os.path.join(src, "fixtures", "mnist", "torchsummary_net.onnx"))
+
+
+E2E_DEV = {"h100-sxm": (FP32, BW), "l4": (30.3e12, 300e9)}
+
+
+def e2e_time(batch, f, dev="h100-sxm"):
+    peak, bw = E2E_DEV[dev]
+    p = subprocess.run([bin_, mnist, "--batch", str(batch), "--format", "json"], capture_output=True, text=True)
+    total, kernels = 0.0, 0
+    for n in json.loads(p.stdout)["nodes"]:
+        moved = n["bytes_read"] + n["bytes_written"]
+        if n["op_type"] == "Constant" or (n["flops"] == 0 and moved == 0):
+            continue
+        kernels += 1
+        total += max(n["flops"] / (peak * f["fp32"]), moved / (bw * f["memory"])) + f["launch"]
+    return max(total, kernels * f["host"])
+
+
+e2e_rows = [(1, "h100-sxm", "fit"), (256, "h100-sxm", "fit"), (65536, "h100-sxm", "fit"), (16, "l4", "fit"),
+            (4096, "l4", "fit"), (65536, "l4", "fit"), (4, "h100-sxm", "check"), (1024, "l4", "check"),
+            (16384, "h100-sxm", "check")]
+table = os.path.join(tmp, "e2e.csv")
+with open(table, "w") as f:
+    f.write("# made by calibrate_check.py\nmodel,bindings,device,precision,mode,measured,unit,role,source\n")
+    for b, dev, role in e2e_rows:
+        f.write(f"{mnist},batch={b},{dev},fp32,inference,{e2e_time(b, E2E_TRUE, dev) * 1e3!r},ms,{role},\"hand\"\n")
+p = run("calibrate", "--end-to-end", table, "--format", "json")
+doc = json.loads(p.stdout) if p.returncode == 0 else {"efficiency": {}, "rows": []}
+ee = doc["efficiency"]
+near("end-to-end FP32 factor", ee.get("fp32", 0), E2E_TRUE["fp32"], 0.03)
+near("end-to-end memory factor", ee.get("memory", 0), E2E_TRUE["memory"], 0.03)
+near("end-to-end launch (us)", ee.get("launch_us", 0), E2E_TRUE["launch"] * 1e6, 0.05)
+near("end-to-end host time (us)", ee.get("host_us", 0), E2E_TRUE["host"] * 1e6, 0.05)
+for r in doc["rows"]:
+    if r["role"] == "check" and abs(r["error_after"]) > 0.02:
+        fails.append(f"end-to-end check row batch {r['batch']}: {100 * r['error_after']:+.1f} % after the fit")
+    want_before = e2e_time(r["batch"], {"fp32": 0.6, "memory": 0.8, "launch": 5e-6, "host": 0}, r["device"])
+    near(f"end-to-end row batch {r['batch']} before the fit (s)", r["before_s"], want_before, 1e-6)
+if len(doc["rows"]) != len(e2e_rows):
+    fails.append(f"end-to-end: {len(doc['rows'])} rows reported, {len(e2e_rows)} in the table")
+bad_tables = {
+    "no_header": ("resnet.onnx,batch=1,h100-sxm,fp32,inference,5,ms,fit,x\n", "line 1: the header must be"),
+    "device": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,nosuch,fp32,"
+               "inference,5,ms,fit,x\n", "line 2: device 'nosuch' is no built-in GPU"),
+    "precision": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp8,"
+                  "inference,5,ms,fit,x\n", "line 2: precision 'fp8' is not"),
+    "measured": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
+                 "inference,fast,ms,fit,x\n", "line 2: measured is not a number > 0"),
+    "mode": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
+             "serving,5,ms,fit,x\n", "line 2: mode 'serving' is not"),
+    "no_fit": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
+               "inference,5,ms,check,x\n", "no row has role fit"),
+}
+for tag, (text, msg) in bad_tables.items():
+    path = os.path.join(tmp, f"e2e_bad_{tag}.csv")
+    open(path, "w").write(text)
+    p = run("calibrate", "--end-to-end", path, rc=2, err_has=msg)
+    if len(p.stderr.strip().splitlines()) != 1:
+        fails.append(f"end-to-end bad table {tag}: not one line: {p.stderr.strip()!r}")
+
 if fails:
     print("\n".join("FAIL " + f for f in fails))
     sys.exit(1)

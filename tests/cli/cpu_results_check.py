@@ -7,6 +7,8 @@ offline:
   * calibrating again on the committed fit files, checked on the committed
     check files, gives the committed factors and, per file, the committed
     per-node and total errors before and after (the fit is deterministic);
+  * the end-to-end calibration on NVIDIA's published ResNet-50 figures
+    (docs/results/dle/) gives the committed factors and predictions;
   * the end-to-end errors of cpu-validation.json are the committed
     predictions over the committed end-to-end medians, and the counts
     docs/MEASURED.md quotes follow from them.
@@ -73,6 +75,18 @@ for f in cal["files"]:
     same = g and all(close(g[w][k], f[w][k]) for w in ("before", "after")
                      for k in ("median_abs_ln", "p90_abs_ln", "predicted_s", "total_error"))
     check(bool(same), f"{f['path']} ({f['role']}): the committed per-node and total errors again")
+
+# the end-to-end calibration on NVIDIA's published ResNet-50 figures, again
+dle = os.path.join(res, "dle", "resnet50-calibration.json")
+if os.path.exists(dle):
+    want = json.load(open(dle))
+    p = subprocess.run([onnxcost, "calibrate", "--end-to-end", want["table"], "--format", "json"], capture_output=True,
+                       text=True, cwd=root)
+    got = json.loads(p.stdout) if p.returncode == 0 else {"rows": []}
+    same = got.get("efficiency") == want["efficiency"] and len(got["rows"]) == len(want["rows"]) and all(
+        close(a["after_s"], b["after_s"]) and close(a["before_s"], b["before_s"]) for a, b in zip(got["rows"],
+                                                                                              want["rows"]))
+    check(p.returncode == 0 and same, f"the committed end-to-end calibration ({want['table']}) again")
 
 for role in ("fit", "check"):
     g = [m for m in V["models"] if m["role"] == role]
