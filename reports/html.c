@@ -123,8 +123,11 @@ void oc_ll_ticks(struct oc_sbuf *b, const struct oc_loglog *c) {
 }
 
 /* --gpu: log-log roofline. Roofs min(peak, AI x bandwidth) for FP32 and the
- * fastest unit; one point per timed node at (AI, FLOPs / predicted time). */
-static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_perf *p) {
+ * fastest unit; one point per timed node at (AI, FLOPs / predicted time)
+ * and, with --measured (m not NULL), a ring at (AI, FLOPs / measured
+ * median) joined to it. */
+static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_perf *p,
+                            const struct oc_measured *m) {
     const struct oc_gpu *gpu = p->gpu;
     const struct oc_graph *g = an->graph;
     enum oc_unit top = OC_UNIT_FP32; /* the fastest unit the nodes use */
@@ -139,7 +142,9 @@ static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, con
     double x0 = ll.x0, x1 = ll.x1, y0 = ll.y0;
     oc_sbuf_puts(b, "<h2>Roofline on ");
     oc_html_text(b, gpu->name);
-    oc_sbuf_puts(b, " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time)</h2>\n");
+    oc_sbuf_puts(b, m ? " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time, a ring at "
+                        "its measured time)</h2>\n"
+                      : " (log-log; FLOP/s against FLOP/byte; one point per node at its predicted time)</h2>\n");
     oc_ll_open(b);
     enum oc_unit roofs[2] = {OC_UNIT_FP32, top};
     static const char *const color[2] = {"#4e79a7", "#e15759"};
@@ -161,9 +166,24 @@ static void oc_svg_roofline(struct oc_sbuf *b, const struct oc_analysis *an, con
                        oc_ll_x(&ll, ai), oc_ll_y(&ll, f), np->bound == OC_BOUND_MEMORY ? "#f28e2b" : "#59a14f");
         oc_html_text(b, g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type);
         oc_sbuf_printf(b, ": %.3g FLOP/B, %.3g FLOP/s, %s-bound</title></circle>", np->ai, f, oc_bound_name(np->bound));
+        if (!m || !m->nodes[i].runs || !(m->nodes[i].median_us > 0))
+            continue;
+        double fm = (double)g->nodes[i].cost.flops / (m->nodes[i].median_us * 1e-6);
+        if (fm < pow(10, y0))
+            fm = pow(10, y0);
+        oc_sbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-width=\"0.5\"/>",
+                       oc_ll_x(&ll, ai), oc_ll_y(&ll, f), oc_ll_x(&ll, ai), oc_ll_y(&ll, fm));
+        oc_sbuf_printf(b, "<circle class=\"measured\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#333\"><title>",
+                       oc_ll_x(&ll, ai), oc_ll_y(&ll, fm));
+        oc_html_text(b, g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type);
+        oc_sbuf_printf(b, ": measured %.3g FLOP/s (%.1f us), predicted / measured %.2f</title></circle>", fm,
+                       m->nodes[i].median_us, np->time * 1e6 / m->nodes[i].median_us);
     }
     oc_ll_ticks(b, &ll);
-    oc_sbuf_puts(b, "\n<text x=\"655\" y=\"314\" text-anchor=\"end\">FLOP/byte (orange: memory-bound, green: compute-bound)</text>\n</svg>\n");
+    oc_sbuf_puts(b, m ? "\n<text x=\"655\" y=\"314\" text-anchor=\"end\">FLOP/byte (orange: memory-bound, green: "
+                        "compute-bound, rings: measured)</text>\n</svg>\n"
+                      : "\n<text x=\"655\" y=\"314\" text-anchor=\"end\">FLOP/byte (orange: memory-bound, green: "
+                        "compute-bound)</text>\n</svg>\n");
 }
 
 static void oc_html_row(struct oc_sbuf *b, const char *k, const char *v) {
@@ -294,7 +314,7 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     for (int32_t i = 0; spec->sym && i < spec->sym->n_syms; i++)
         oc_svg_formula_lines(&b, spec->sym, i);
     if (spec->gpu)
-        oc_svg_roofline(&b, an, spec->gpu->perf);
+        oc_svg_roofline(&b, an, spec->gpu->perf, spec->measured);
 
     /* the rows */
     struct oc_table tb = {0};

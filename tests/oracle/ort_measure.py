@@ -224,6 +224,35 @@ def main():
         check(p.returncode == 0 and json.loads(p.stdout)["measured"]["run"] is not None,
               f"no --python nor ONNXCOST_PYTHON: the setup's .venv runs it ({p.stderr.strip()[:200]})")
 
+    # with a machine: each node's predicted time over its measured one, and the
+    # HTML roofline's rings (one per node timed both ways)
+    hand = os.path.join(a.workdir, "hand_machine.json")
+    json.dump({"name": "hand CPU", "kind": "cpu", "fp32": 0.1, "memory_gib": 8, "bandwidth_gbs": 10,
+               "caches": [{"kib": 64, "bandwidth_gbs": 100}]}, open(hand, "w"))
+    save = os.path.join(a.workdir, "save_--batch 2")
+    opt, prof = os.path.join(save, "small.ort.onnx"), os.path.join(save, "small.profile.json")
+    j = subprocess.run([a.onnxcost, opt, "--batch", "2", "--measured", prof, "--machine", hand, "--format", "json",
+                        "-q"], capture_output=True, text=True)
+    h = subprocess.run([a.onnxcost, opt, "--batch", "2", "--measured", prof, "--machine", hand, "--format", "html",
+                        "-q"], capture_output=True, text=True)
+    doc = json.loads(j.stdout) if j.returncode == 0 else {"nodes": []}
+    bad, rings = [], 0
+    for n in doc["nodes"]:
+        g, me = n.get("gpu"), n.get("measured")
+        if not g or not me or g.get("bound") in (None, "none"):
+            continue
+        if me["median_us"] <= 0:  # a node faster than the profiler's microsecond: no ratio, no ring
+            if me["predicted_over_measured"] is not None:
+                bad.append(n["name"])
+            continue
+        if abs(me["predicted_over_measured"] - g["time_s"] * 1e6 / me["median_us"]) > 1e-9:
+            bad.append(n["name"])
+        rings += n["flops"] > 0 and n["arithmetic_intensity"] > 0
+    check(j.returncode == 0 and h.returncode == 0 and not bad and rings > 0
+          and h.stdout.count('class="measured"') == rings,
+          f"with a machine: predicted / measured per node, {rings} measured rings on the roofline "
+          f"({h.stdout.count('class=' + chr(34) + 'measured' + chr(34))} drawn)" + (f": {bad}" if bad else ""))
+
     # analyze's options pass through
     c = run(a.onnxcost, src, "--batch", "2", "--reps", "2", "--format", "csv", "-q")
     rows = c.stdout.strip().splitlines()
