@@ -91,8 +91,9 @@ static const struct oc_opt oc_measure_opts[] = {
                      "all (default)",
                      offsetof(struct oc_measure_args, opt_level), 0, 0, "none, basic, extended or all", oc_opt_level),
     OC_OPT_TEXT_ROW("--save", NULL, "DIR",
-                    "keep the graph ONNX Runtime ran (MODEL.ort.onnx) and its profile\n"
-                    "(MODEL.profile.json) in DIR; default: a temporary folder",
+                    "keep the graph ONNX Runtime ran (MODEL.ort.onnx, its weights in\n"
+                    "MODEL.ort.data) and its profile (MODEL.profile.json) in DIR;\n"
+                    "default: a temporary folder",
                     offsetof(struct oc_measure_args, save), "a folder"),
     OC_OPT_TEXT_ROW("--python", NULL, "PATH", "the Python that runs ONNX Runtime", offsetof(struct oc_measure_args, python),
                     "a Python interpreter"),
@@ -234,7 +235,7 @@ int oc_cmd_measure(int argc, char **argv) {
     char **binds = calloc((size_t)argc + 1, sizeof *binds);
     char **inputs = NULL;
     int32_t n_inputs = 0, n_mine = 0, n_rest = 0, n_binds = 0;
-    char *tmp = NULL, *optimized = NULL, *profile = NULL;
+    char *tmp = NULL, *optimized = NULL, *profile = NULL, *weights = NULL;
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     const char **args = NULL;
@@ -308,7 +309,8 @@ int oc_cmd_measure(int argc, char **argv) {
     snprintf(stem, sizeof stem, "%.*s", (int)(bl > 5 && strcmp(base + bl - 5, ".onnx") == 0 ? bl - 5 : bl), base);
     optimized = oc_measure_join(dir, stem, ".ort.onnx");
     profile = oc_measure_join(dir, stem, ".profile.json");
-    if (!optimized || !profile) {
+    weights = oc_measure_join(dir, stem, ".ort.data");
+    if (!optimized || !profile || !weights) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
@@ -395,6 +397,8 @@ done:
             unlink(optimized);
         if (profile)
             unlink(profile);
+        if (weights)
+            unlink(weights);
         if (rmdir(tmp) != 0)
             fprintf(stderr, "onnxcost: warning: left files in %s\n", tmp);
     }
@@ -403,6 +407,7 @@ done:
     free(inputs);
     free(optimized);
     free(profile);
+    free(weights);
     oc_analysis_free(an);
     oc_model_free(m);
     oc_cli_bind_free(&bind);

@@ -10,6 +10,9 @@ Runtime:
 
 It writes, in OUT_DIR:
   <stem>.ort.onnx       the graph ONNX Runtime ran, after its optimizations
+  <stem>.ort.data       its weights (external data: the graph stays small,
+                        and models over 2 GiB can be saved; onnxcost never
+                        reads them)
   <stem>.profile.json   the profiler's trace, without the warm-up runs'
                         events, and with one event of category "onnxcost"
                         recording how it was measured (the runtime's version,
@@ -155,6 +158,8 @@ def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "c
     so.enable_profiling = True
     so.profile_file_prefix = os.path.join(out_dir, stem + ".ort_profile")
     so.optimized_model_filepath = optimized
+    so.add_session_config_entry("session.optimized_model_external_initializers_file_name", stem + ".ort.data")
+    so.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     so.graph_optimization_level = {
         "none": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
         "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,

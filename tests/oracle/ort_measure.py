@@ -99,7 +99,9 @@ def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2
     doc = json.loads(p.stdout)
     stem = os.path.basename(src)[:-5]
     prof_path, opt_path = os.path.join(save, stem + ".profile.json"), os.path.join(save, stem + ".ort.onnx")
-    check(os.path.isfile(prof_path) and os.path.isfile(opt_path), f"{tag}: --save keeps the graph and the profile")
+    check(os.path.isfile(prof_path) and os.path.isfile(opt_path) and os.path.isfile(opt_path[:-5] + ".data")
+          and os.path.getsize(opt_path) < 100000,
+          f"{tag}: --save keeps the graph (its weights apart, in .ort.data) and the profile")
     prof = json.load(open(prof_path))
     nodes, runs, record, peaks = events_of(prof)
     want = input_shapes(src, want_binds)
