@@ -70,9 +70,10 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
         if (m->n_prepacked) { /* what of the arena is weights, not activations */
             double pre = (double)m->prepacked_bytes, rest = meas - pre;
             oc_sbuf_printf(b,
-                           "  of which MatMul/Gemm weights ONNX Runtime pre-packs: %.2f MiB (%d initializers); the "
+                           "  of which MatMul/Gemm weights ONNX Runtime pre-packs: %.2f MiB (%d initializer%s); the "
                            "rest, %.2f MiB, is %.2fx onnxcost's peak of activations\n",
-                           pre / mib, m->n_prepacked, rest / mib, est > 0 ? rest / est : 0.0);
+                           pre / mib, m->n_prepacked, m->n_prepacked == 1 ? "" : "s", rest / mib,
+                           est > 0 ? rest / est : 0.0);
         }
     } else {
         oc_sbuf_puts(b, "  arena: not in the profile (no mem_in_use_peak in its node events)\n");
