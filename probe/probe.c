@@ -153,7 +153,16 @@ typedef double (*oc_fma_fn)(int64_t iters, volatile float *sink);
 #ifdef OC_X86
 __attribute__((target("avx512f"))) static float oc_hsum512(__m512 s) { return _mm512_reduce_add_ps(s); }
 __attribute__((target("avx512f"))) static float oc_hsum512d(__m512d s) { return (float)_mm512_reduce_add_pd(s); }
-__attribute__((target("avx512f"))) static float oc_hsum512i(__m512i s) { return (float)_mm512_reduce_add_epi32(s); }
+/* the INT8 accumulators wrap in the hardware by design: summed as 64-bit integers, not with
+   _mm512_reduce_add_epi32, whose int additions would overflow (undefined in C) */
+__attribute__((target("avx512f"))) static float oc_hsum512i(__m512i s) {
+    int32_t v[16];
+    _mm512_storeu_si512(v, s);
+    int64_t sum = 0;
+    for (int k = 0; k < 16; k++)
+        sum += v[k];
+    return (float)sum;
+}
 __attribute__((target("avx2,fma"))) static float oc_hsum256(__m256 s) {
     float v[8];
     _mm256_storeu_ps(v, s);
