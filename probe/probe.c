@@ -225,33 +225,16 @@ OC_FMA_KERNEL(oc_fma_neon_fp64, , float64x2_t, vdupq_n_f64(0), oc_hsum_f64x2, 12
 #endif
 
 /* any ISA: 12 independent scalar chains the compiler may keep in registers */
-static double oc_fma_scalar_fp32(int64_t iters, volatile float *sink) {
-    float a[12];
-    for (int k = 0; k < 12; k++)
-        a[k] = 1.0f + (float)k * 1e-3f;
-    for (int64_t i = 0; i < iters; i++)
-        for (int k = 0; k < 12; k++)
-            a[k] = a[k] * 0.9999999f + 1e-7f;
-    float s = 0;
-    for (int k = 0; k < 12; k++)
-        s += a[k];
-    *sink = s;
-    return (double)iters * 12 * 2;
-}
+static float oc_as_float(double s) { return (float)s; }
+#define OC_FMA_DECL_oc_fma_scalar_fp32(k) float a##k = 1.0f + (float)(k) * 1e-3f;
+#define OC_FMA_STEP_oc_fma_scalar_fp32(k) a##k = a##k * 0.9999999f + 1e-7f;
+#define OC_FMA_SUM_oc_fma_scalar_fp32(k) s += a##k;
+OC_FMA_KERNEL(oc_fma_scalar_fp32, , float, 0.0f, oc_as_float, 12 * 2)
 
-static double oc_fma_scalar_fp64(int64_t iters, volatile float *sink) {
-    double a[12];
-    for (int k = 0; k < 12; k++)
-        a[k] = 1.0 + (double)k * 1e-3;
-    for (int64_t i = 0; i < iters; i++)
-        for (int k = 0; k < 12; k++)
-            a[k] = a[k] * 0.9999999 + 1e-7;
-    double s = 0;
-    for (int k = 0; k < 12; k++)
-        s += a[k];
-    *sink = (float)s;
-    return (double)iters * 12 * 2;
-}
+#define OC_FMA_DECL_oc_fma_scalar_fp64(k) double a##k = 1.0 + (double)(k) * 1e-3;
+#define OC_FMA_STEP_oc_fma_scalar_fp64(k) a##k = a##k * 0.9999999 + 1e-7;
+#define OC_FMA_SUM_oc_fma_scalar_fp64(k) s += a##k;
+OC_FMA_KERNEL(oc_fma_scalar_fp64, , double, 0.0, oc_as_float, 12 * 2)
 
 /* the widest kernels this CPU runs, and the ISA's name */
 static void oc_fma_kernels(struct oc_machine *m, oc_fma_fn fn[OC_PROBE_TYPES]) {
