@@ -301,31 +301,24 @@ static void oc_triad(float *a, const float *b, const float *c, size_t n, int64_t
 }
 
 #ifdef OC_X86
-__attribute__((target("avx512f"))) static void oc_triad_avx512(float *a, const float *b, const float *c, size_t n,
-                                                               int64_t passes) {
-    const __m512 s = _mm512_set1_ps(0.5f);
-    for (int64_t p = 0; p < passes; p++) {
-        size_t i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm512_store_ps(a + i, _mm512_fmadd_ps(_mm512_load_ps(c + i), s, _mm512_load_ps(b + i)));
-        for (; i < n; i++)
-            a[i] = b[i] + 0.5f * c[i];
-        __asm__ volatile("" ::"r"(a) : "memory");
+/* The triad over one vector ISA: VEC lanes at a time, aligned loads and
+ * stores, the tail in scalar code. */
+#define OC_TRIAD_KERNEL(fn, attr, VEC, LANES, SET1, LOAD, STORE, FMADD)                                              \
+    attr static void fn(float *a, const float *b, const float *c, size_t n, int64_t passes) {                         \
+        const VEC s = SET1(0.5f);                                                                                    \
+        for (int64_t p = 0; p < passes; p++) {                                                                       \
+            size_t i = 0;                                                                                            \
+            for (; i + (LANES) <= n; i += (LANES))                                                                   \
+                STORE(a + i, FMADD(LOAD(c + i), s, LOAD(b + i)));                                                    \
+            for (; i < n; i++)                                                                                       \
+                a[i] = b[i] + 0.5f * c[i];                                                                           \
+            __asm__ volatile("" ::"r"(a) : "memory");                                                                \
+        }                                                                                                            \
     }
-}
-
-__attribute__((target("avx2,fma"))) static void oc_triad_avx2(float *a, const float *b, const float *c, size_t n,
-                                                              int64_t passes) {
-    const __m256 s = _mm256_set1_ps(0.5f);
-    for (int64_t p = 0; p < passes; p++) {
-        size_t i = 0;
-        for (; i + 8 <= n; i += 8)
-            _mm256_store_ps(a + i, _mm256_fmadd_ps(_mm256_load_ps(c + i), s, _mm256_load_ps(b + i)));
-        for (; i < n; i++)
-            a[i] = b[i] + 0.5f * c[i];
-        __asm__ volatile("" ::"r"(a) : "memory");
-    }
-}
+OC_TRIAD_KERNEL(oc_triad_avx512, __attribute__((target("avx512f"))), __m512, 16, _mm512_set1_ps, _mm512_load_ps,
+                _mm512_store_ps, _mm512_fmadd_ps)
+OC_TRIAD_KERNEL(oc_triad_avx2, __attribute__((target("avx2,fma"))), __m256, 8, _mm256_set1_ps, _mm256_load_ps,
+                _mm256_store_ps, _mm256_fmadd_ps)
 #endif
 
 static void oc_triad_best(float *a, const float *b, const float *c, size_t n, int64_t passes) {
