@@ -57,27 +57,44 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
         oc_sbuf_printf(b, "  %d node%s of this model with a kernel %s no event in the profile\n", m->n_unmeasured,
                        m->n_unmeasured == 1 ? "" : "s", m->n_unmeasured == 1 ? "has" : "have");
     const struct oc_profile_memory *mem = &p->memory;
+    const double mib = 1024.0 * 1024.0;
+    double meas = (double)mem->in_use_peak;
     if (mem->in_use_peak >= 0) {
-        const double mib = 1024.0 * 1024.0;
-        double est = (double)an->totals.peak_activation_bytes, meas = (double)mem->in_use_peak;
         oc_sbuf_printf(b, "  arena (MiB): %.2f peak in use", meas / mib);
         if (mem->arena_held >= 0)
             oc_sbuf_printf(b, ", %.2f held", (double)mem->arena_held / mib);
         if (mem->in_use_floor >= 0)
             oc_sbuf_printf(b, ", %.2f in use before a node", (double)mem->in_use_floor / mib);
-        oc_sbuf_printf(b, "; onnxcost's peak of activations %.2f%s (%+.1f %% of the arena's peak)\n", est / mib,
-                       an->totals.peak_complete ? "" : " (a lower bound)", meas > 0 ? 100.0 * (est - meas) / meas : 0.0);
-        if (m->n_prepacked) { /* what of the arena is weights, not activations */
-            double pre = (double)m->prepacked_bytes, rest = meas - pre;
-            oc_sbuf_printf(b,
-                           "  of which MatMul/Gemm weights ONNX Runtime pre-packs: %.2f MiB (%d initializer%s); the "
-                           "rest, %.2f MiB, is %.2fx onnxcost's peak of activations\n",
-                           pre / mib, m->n_prepacked, m->n_prepacked == 1 ? "" : "s", rest / mib,
-                           est > 0 ? rest / est : 0.0);
-        }
+        oc_sbuf_puts(b, "\n");
     } else {
         oc_sbuf_puts(b, "  arena: not in the profile (no mem_in_use_peak in its node events)\n");
     }
+    if (m->arena_simulated) { /* ONNX Runtime's arena as onnxcost replays it */
+        const struct oc_ort_arena *s = &m->arena;
+        bool lower = s->n_unsized || s->n_subgraph_nodes;
+        oc_sbuf_printf(b, "  arena replayed by onnxcost (MiB, %d thread%s): %.2f peak in use%s", m->arena_threads,
+                       m->arena_threads == 1 ? "" : "s", (double)s->peak_bytes / mib, lower ? " (a lower bound)" : "");
+        if (mem->in_use_peak > 0)
+            oc_sbuf_printf(b, ", %+.1f %% of the measured", 100.0 * ((double)s->peak_bytes - meas) / meas);
+        oc_sbuf_printf(b, " (4 KiB of it an allowance for small reservations), %.2f held\n", (double)s->held_bytes / mib);
+        oc_sbuf_printf(b, "    of it %.2f pre-packed weights (%d kernel%s), %.2f the memory pattern's block; the peak in the %s run",
+                       (double)s->prepacked_bytes / mib, s->n_prepacked, s->n_prepacked == 1 ? "" : "s",
+                       (double)s->pattern_bytes / mib, s->first_run_peak >= s->later_run_peak ? "first" : "a later");
+        if (s->peak_node >= 0) {
+            char buf[256];
+            oc_sbuf_printf(b, ", at node %s", oc_node_label(&an->graph->nodes[s->peak_node], buf, sizeof buf));
+        }
+        oc_sbuf_puts(b, "\n");
+        if (s->n_unsized)
+            oc_sbuf_printf(b, "  %d tensor%s of unknown size counted as 0 bytes in the replay\n", s->n_unsized,
+                           s->n_unsized == 1 ? "" : "s");
+        if (s->n_subgraph_nodes)
+            oc_sbuf_printf(b, "  %d node%s with subgraphs whose bodies the replay leaves out\n", s->n_subgraph_nodes,
+                           s->n_subgraph_nodes == 1 ? "" : "s");
+    }
+    double est = (double)an->totals.peak_activation_bytes;
+    oc_sbuf_printf(b, "  onnxcost's liveness peak of activations (MiB): %.2f%s\n", est / mib,
+                   an->totals.peak_complete ? "" : " (a lower bound)");
 }
 
 struct json_t *oc_measured_json_node(const struct oc_measured *m, const struct oc_perf *perf, int32_t node) {
@@ -151,7 +168,30 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     json_object_set_new(j, "estimated_peak_activation_bytes",
                         json_integer((json_int_t)an->totals.peak_activation_bytes));
     json_object_set_new(j, "estimate_complete", json_boolean(an->totals.peak_complete));
-    json_object_set_new(j, "prepacked_weight_bytes", json_integer((json_int_t)m->prepacked_bytes));
+    if (m->arena_simulated) {
+        const struct oc_ort_arena *s = &m->arena;
+        json_t *k = json_object();
+        json_object_set_new(k, "peak_bytes", json_integer((json_int_t)s->peak_bytes));
+        json_object_set_new(k, "complete", json_boolean(!s->n_unsized && !s->n_subgraph_nodes));
+        json_object_set_new(k, "over_measured", mem->in_use_peak > 0
+                                                    ? json_real((double)s->peak_bytes / (double)mem->in_use_peak)
+                                                    : json_null());
+        json_object_set_new(k, "allowance_bytes", json_integer(OC_ORT_ARENA_ALLOWANCE));
+        json_object_set_new(k, "held_bytes", json_integer((json_int_t)s->held_bytes));
+        json_object_set_new(k, "prepacked_weight_bytes", json_integer((json_int_t)s->prepacked_bytes));
+        json_object_set_new(k, "prepacked_kernels", json_integer(s->n_prepacked));
+        json_object_set_new(k, "pattern_bytes", json_integer((json_int_t)s->pattern_bytes));
+        json_object_set_new(k, "first_run_peak_bytes", json_integer((json_int_t)s->first_run_peak));
+        json_object_set_new(k, "later_run_peak_bytes", json_integer((json_int_t)s->later_run_peak));
+        json_object_set_new(k, "peak_node",
+                            s->peak_node >= 0 ? oc_jstr(an->graph->nodes[s->peak_node].name) : json_null());
+        json_object_set_new(k, "threads", json_integer(m->arena_threads));
+        json_object_set_new(k, "unsized_tensors", json_integer(s->n_unsized));
+        json_object_set_new(k, "subgraph_nodes_left_out", json_integer(s->n_subgraph_nodes));
+        json_object_set_new(j, "replayed", k);
+    } else {
+        json_object_set_new(j, "replayed", json_null());
+    }
     json_object_set_new(o, "arena", j);
     return o;
 }

@@ -159,28 +159,16 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
         if (!out->nodes[i].runs && (nd->cost.flops > 0 || nd->cost.bytes_read + nd->cost.bytes_written > 0))
             out->n_unmeasured++;
     }
-    /* the weights ONNX Runtime's CPU kernels pre-pack (each initializer once) */
-    bool *counted = calloc((size_t)(g->n_values > 0 ? g->n_values : 1), sizeof *counted);
-    if (!counted) {
-        oc_measured_free(out);
-        return OC_ERR_NOMEM;
-    }
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        const struct oc_node *nd = &g->nodes[i];
-        bool ms = strcmp(nd->domain, "com.microsoft") == 0, onnx = !nd->domain[0] || strcmp(nd->domain, "ai.onnx") == 0;
-        bool gemm = (onnx && (strcmp(nd->op_type, "MatMul") == 0 || strcmp(nd->op_type, "Gemm") == 0)) ||
-                    (ms && (strcmp(nd->op_type, "FusedMatMul") == 0 || strcmp(nd->op_type, "FusedGemm") == 0));
-        if (!gemm || nd->n_in < 2 || nd->in[1] < 0 || counted[nd->in[1]])
-            continue;
-        const struct oc_value *b = &g->values[nd->in[1]];
-        uint64_t bytes;
-        if (b->kind == OC_VALUE_INITIALIZER && oc_value_bytes(b, &bytes)) {
-            counted[nd->in[1]] = true;
-            out->prepacked_bytes += bytes;
-            out->n_prepacked++;
+    /* the arena, where the profile is the CPU execution provider's alone */
+    if (p->providers && strcmp(p->providers, "CPUExecutionProvider") == 0) {
+        int64_t t = p->run.threads > 0 ? p->run.threads : p->run.cpu_count > 0 ? p->run.cpu_count : 1;
+        out->arena_threads = t > 1024 ? 1024 : (int32_t)t;
+        if (oc_ort_arena_simulate(g, out->arena_threads, &out->arena) != OC_OK) {
+            oc_measured_free(out);
+            return OC_ERR_NOMEM;
         }
+        out->arena_simulated = true;
     }
-    free(counted);
     out->runs = p->n_runs;
     if (p->n_runs && !oc_measure_stats(p->run_us, p->n_runs, &out->run_median_us, &out->run_p10_us, &out->run_p90_us)) {
         oc_measured_free(out);

@@ -15,6 +15,7 @@
 #define OC_MEASURE_H
 
 #include "../analyzer/analyze.h"
+#include "ort_arena.h"
 
 /* One node of a profile: its durations, one per run, in the file's order. */
 struct oc_profile_node {
@@ -80,11 +81,12 @@ struct oc_measured {
     double sum_median_us;           /* over the matched nodes           */
     int32_t runs;                   /* model_run events                 */
     double run_median_us, run_p10_us, run_p90_us;
-    /* Initializers read as the B operand of MatMul, Gemm, FusedMatMul and
-       FusedGemm, each counted once: ONNX Runtime's CPU kernels pre-pack
-       them into its arena (MLAS), so they are part of its measured peak. */
-    uint64_t prepacked_bytes;
-    int32_t n_prepacked;
+    /* ONNX Runtime's CPU arena replayed over the graph (ort_arena.h), for a
+       profile of the CPU execution provider only; threads: those the run
+       record names (else the CPUs it names, else 1). */
+    bool arena_simulated;
+    int32_t arena_threads;
+    struct oc_ort_arena arena;
 };
 
 /* Joins p to an's main graph by node name. OC_ERR_NOMEM only. */
