@@ -5,6 +5,7 @@
  *   onnxcost analyze MODEL [options]
  *   onnxcost sweep MODEL --dim NAME=V1,V2,... [--dim ...]
  *   onnxcost measure MODEL [options] (ONNX Runtime, through Python)
+ *   onnxcost plan MODEL [--dim ...]   (a static memory plan)
  *   onnxcost probe [-o machine.json]  (this machine's roofs)
  *   onnxcost replay MODEL [options]  (GPU plugin)
  *   onnxcost annotate MODEL -o OUT
@@ -32,6 +33,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"llm", oc_cmd_llm, "generation view of a decoder: prefill, decode per token, KV cache"},
     {"annotate", oc_cmd_annotate, "write the model with shapes and costs inside, for Netron"},
     {"measure", oc_cmd_measure, "run it in ONNX Runtime: measured time per node beside its costs"},
+    {"plan", oc_cmd_plan, "a static memory plan: an offset for every activation tensor, verified"},
     {"probe", oc_cmd_probe, "measure this machine's roofs (FLOP/s, cache and DRAM bandwidth)"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},

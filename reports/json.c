@@ -186,7 +186,7 @@ static json_t *oc_jmodel(const struct oc_analysis *an, const struct oc_report_sp
     return m;
 }
 
-static json_t *oc_jbindings(const struct oc_analysis *an) {
+json_t *oc_json_bindings(const struct oc_analysis *an) {
     json_t *b = json_object();
     for (int32_t i = 0; b && i < an->n_bound; i++) {
         const struct oc_bound_dim *d = &an->bound[i];
@@ -346,7 +346,7 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
     if (st == OC_OK && OC_WANT("model"))
         st = oc_member(fn, arg, "model", -1, oc_jmodel(an, spec), d);
     if (st == OC_OK && OC_WANT("bindings"))
-        st = oc_member(fn, arg, "bindings", -1, oc_jbindings(an), d);
+        st = oc_member(fn, arg, "bindings", -1, oc_json_bindings(an), d);
     if (st == OC_OK && spec->sym && OC_WANT("symbolic"))
         st = oc_member(fn, arg, "symbolic", -1, oc_jsymbolic(spec->sym), d);
     if (st == OC_OK && OC_WANT("nodes")) {

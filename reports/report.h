@@ -275,6 +275,11 @@ void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc);
 enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,
                              const struct oc_report_spec *spec, struct oc_diag *d);
 
+/* `onnxcost plan`: a static memory plan (text, md, csv; json "onnxcost-plan/1"). */
+struct oc_plan;
+enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan *p,
+                              const struct oc_report_spec *spec, struct oc_diag *d);
+
 /* `onnxcost gpus` and `onnxcost ops`: the built-in devices and the
  * operators with a rule (text or md). */
 enum oc_status oc_report_gpus(const struct oc_report_spec *spec, struct oc_diag *d);

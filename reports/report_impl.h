@@ -121,6 +121,8 @@ void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);
 void oc_sbuf_json_digits(struct oc_sbuf *b, struct json_t *doc, int digits);
 /* A JSON string of s, valid UTF-8 (invalid bytes become U+FFFD). */
 struct json_t *oc_jstr(const char *s);
+/* The analysis's bound dims as a JSON object {name: value} ("input[axis]" for an unnamed dim). */
+struct json_t *oc_json_bindings(const struct oc_analysis *an);
 struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 
 /* --gpu sections (reports/prediction.c). */

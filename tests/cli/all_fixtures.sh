@@ -64,6 +64,9 @@ check() { # file label args...
     if [ -n "${refused[$rel]:-}" ] || { [ "${cmd[0]:-}" = llm ] && [ -z "${decoders[$rel]:-}" ]; }; then
         expect=1
     fi
+    if [ "${cmd[0]:-}" = plan ] && [ "$rc" = 2 ]; then
+        expect=1 # a plan needs every tensor's size: any file may be refused, with its one line
+    fi
     if [ "$rc" = 2 ] && [ "$expect" = 0 ]; then
         echo "FAIL $f [$label]: refused (exit 2), but not an expected refusal (tests/refused.txt):"
         head -1 "$tmp/err"
@@ -116,6 +119,15 @@ assert exact or any("incomplete analysis" in w or "64 bits" in w for w in d["war
             fail=1
         fi
         ;;
+    plan)
+        if ! "$py" -c 'import json,sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert d["schema"] == "onnxcost-plan/1" and d["verified"] is True and d["arena_bytes"] >= d["lower_bound_bytes"]' \
+            "$tmp/out" 2>"$tmp/jerr"; then
+            echo "FAIL $f [$label]: not a verified plan: $(tail -1 "$tmp/jerr")"
+            fail=1
+        fi
+        ;;
     html)
         if [ "$(grep -c '</html>' "$tmp/out")" != 1 ]; then
             echo "FAIL $f [$label]: HTML output is not one document"
@@ -138,6 +150,8 @@ while IFS= read -r -d '' f; do
     check "$f" budget --no-symbolic --sort bytes --top 5 --dtype fp16 --max-macs 1 -q
     cmd=(llm) # a decoder's view, or one line refusing the file
     check "$f" html --format html --prompt 8 --generate 2 --gpu h100
+    cmd=(plan) # a verified plan, or one line saying which tensor has no size
+    check "$f" plan --format json --batch 2
     cmd=()
 done < <(find "$src/fixtures" -name '*.onnx' -print0 | sort -z)
 

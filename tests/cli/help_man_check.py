@@ -38,7 +38,7 @@ def man_sections(text):
 
 man = man_sections(open(man_path, encoding="utf-8").read())
 fails = 0
-for cmd in ["analyze", "compare", "sweep", "llm", "annotate", "measure", "probe", "replay", "merge", "calibrate", "gpus", "ops"]:
+for cmd in ["analyze", "compare", "sweep", "llm", "annotate", "measure", "plan", "probe", "replay", "merge", "calibrate", "gpus", "ops"]:
     h = help_options(cmd) - {"-h", "--help"}
     m = man.get(cmd, set()) - {"-h", "--help"}
     if h != m:

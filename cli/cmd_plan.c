@@ -1,0 +1,133 @@
+/*
+ * cmd_plan.c — `onnxcost plan MODEL [options]`: a static memory plan of the
+ * activations at bound dims (views/mem_plan.h, docs/MEMORY.md).
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../views/mem_plan.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char oc_plan_usage[] =
+    "usage: onnxcost plan MODEL.onnx [--dim NAME=N]... [options]\n"
+    "\n"
+    "Assigns every activation tensor an offset in one arena, from the tensors'\n"
+    "lifetimes in execution order: alias ops (Reshape, Flatten, ...) share their\n"
+    "input's buffer, elementwise ops may write over an input nothing reads\n"
+    "after them, graph inputs and outputs are in the arena, weights are not.\n"
+    "The plan is verified (no two buffers live at once overlap, offsets\n"
+    "aligned) and its arena is shown against the lower bound, the most bytes\n"
+    "live at one step. --format json writes the plan (buffer, offset, size,\n"
+    "first and last step, values) for a code generator (docs/MEMORY.md).\n"
+    "Unbound dims are taken as 1, with a warning.\n"
+    "\n";
+
+static const char oc_plan_footer[] = "\n"
+                                     "examples:\n"
+                                     "  onnxcost plan model.onnx --batch 1\n"
+                                     "  onnxcost plan model.onnx --dim batch=1 --dim sequence=128 --format json -o plan.json\n";
+
+struct oc_plan_args {
+    enum oc_planner planner;
+    int64_t align;
+    bool no_inplace;
+    enum oc_format format;
+};
+
+static bool oc_opt_planner(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    enum oc_planner *p = &((struct oc_plan_args *)dest)->planner;
+    if (strcmp(v, "size") == 0)
+        *p = OC_PLANNER_SIZE;
+    else if (strcmp(v, "order") == 0)
+        *p = OC_PLANNER_ORDER;
+    else
+        return false;
+    return true;
+}
+
+static const struct oc_opt oc_plan_opts[] = {
+    OC_OPT_PARSE_ROW("--planner", "NAME",
+                     "size (default: greedy by size, the largest buffer first into the\n"
+                     "best-fitting gap) or order (in execution order, best fit among\n"
+                     "the live buffers: ONNX Runtime's memory pattern)",
+                     0, 0, 0, "size or order", oc_opt_planner),
+    OC_OPT_INT_ROW("--align", "N", "bytes every offset and size is a multiple of (default 64; a\npower of two)",
+                   offsetof(struct oc_plan_args, align), 1, 4096, "a power of two from 1 to 4096"),
+    OC_OPT_FLAG_ROW("--no-inplace", NULL, "no elementwise op writes over its input",
+                    offsetof(struct oc_plan_args, no_inplace)),
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), md, csv or json (schema onnxcost-plan/1)",
+                     offsetof(struct oc_plan_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_JSON, 0,
+                     "text, md, csv or json", oc_opt_format),
+};
+static const struct oc_opt_group oc_plan_group = {NULL, oc_plan_opts, sizeof oc_plan_opts / sizeof oc_plan_opts[0]};
+
+int oc_cmd_plan(int argc, char **argv) {
+    struct oc_plan_args a = {.planner = OC_PLANNER_SIZE, .align = 64, .format = OC_FORMAT_TEXT};
+    struct oc_cli_bind bind;
+    struct oc_load_opts lopts = {0};
+    const char *out_path = NULL;
+    if (!oc_cli_bind_init(&bind, argc))
+        return OC_EXIT_INTERNAL;
+    const struct oc_opt_use groups[] = {
+        {&oc_plan_group, &a},
+        {&oc_group_bind, &bind},
+        {&oc_group_output, &out_path},
+        {&oc_group_limits, &lopts.limits},
+    };
+    const struct oc_cmd_spec cmd = {"plan", "plan: ", oc_plan_usage, oc_plan_footer, groups,
+                                    sizeof groups / sizeof groups[0]};
+    const char **args = NULL;
+    int32_t n_args = 0;
+    int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    struct oc_plan p = {0};
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (n_args != 1) {
+        rc = oc_cli_usage_error(n_args ? "plan: more than one model given"
+                                       : "plan: no model given (try 'onnxcost plan --help')");
+        goto done;
+    }
+    if (a.align & (a.align - 1)) {
+        rc = oc_cli_usage_error("plan: --align takes a power of two from 1 to 4096, got %lld", (long long)a.align);
+        goto done;
+    }
+    const char *path = args[0];
+    rc = oc_cli_load_analyze(path, &lopts, &bind.opts, &m, &an);
+    if (rc != OC_EXIT_OK)
+        goto done;
+    oc_cli_analysis_warnings(path, an, NULL);
+    struct oc_diag d = {0};
+    enum oc_status st = oc_plan_make(an->graph, a.planner, (uint64_t)a.align, !a.no_inplace, &p, &d);
+    if (st != OC_OK) {
+        rc = oc_cli_fail(path, st, d.msg);
+        goto done;
+    }
+    struct oc_outfile f;
+    if (!oc_cli_open_output(&f, out_path)) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    struct oc_report_spec spec = {
+        .version = 1, .format = a.format, .model_path = path, .write = oc_cli_write_file, .write_arg = f.f};
+    rc = oc_cli_close_output(&f, out_path, oc_report_plan(an, &p, &spec, &d) == OC_OK);
+    int32_t x, y;
+    if (rc == OC_EXIT_OK && !oc_plan_verify(&p, &x, &y)) { /* never: the planners' bug */
+        oc_cli_diag("error", path, "the plan failed its own check (a bug; please report it)");
+        rc = OC_EXIT_INTERNAL;
+    }
+done:
+    oc_plan_free(&p);
+    oc_analysis_free(an);
+    oc_model_free(m);
+    oc_cli_bind_free(&bind);
+    free(args);
+    return rc;
+}
