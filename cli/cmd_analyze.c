@@ -18,7 +18,7 @@ struct oc_analyze_args {
     bool quiet, no_symbolic, allow_incomplete;
     enum oc_sort sort;
     enum oc_format format;
-    int64_t top, depth, samples, n_gpus, n_stages;
+    int64_t top, depth, samples, n_gpus, n_stages, range_points;
     uint32_t columns;
     enum oc_balance balance;
     const char *baseline_path;
@@ -67,6 +67,10 @@ static const struct oc_opt oc_analyze_opts[] = {
                     "symbolic: unbound dims (up to 4) print as exact formulas in them,\n"
                     "fitted over probe bindings and checked; sizes in MiB are at 1",
                     offsetof(struct oc_analyze_args, no_symbolic)),
+    OC_OPT_INT_ROW("--range-points", "N",
+                   "with --dim NAME=LO:HI: bindings of the box analyzed one by one\n"
+                   "where the figures are not proven monotone (default 1024)",
+                   offsetof(struct oc_analyze_args, range_points), 1, 1 << 24, "an integer from 1 to 16777216"),
     OC_OPT_INT_ROW("--depth", "N",
                    "one row per module (node-name scope) down to depth N, with\n"
                    "subtotals, instead of one row per node",
@@ -207,8 +211,60 @@ static int oc_budget_report(const struct oc_budget *budget, const struct oc_anal
     return rc;
 }
 
+/* Budgets over ranges: each limit against its figure's maximum over the box,
+   naming the binding there; a box not bounded keeps none (exit 4). */
+static int oc_budget_report_ranges(const struct oc_budget *budget, const struct oc_range_result *r, const char *path,
+                                   bool allow_incomplete, bool quiet) {
+    bool any = false;
+    for (int k = 0; k < OC_BUDGET_COUNT; k++)
+        any |= budget->set[k];
+    if (!any)
+        return OC_EXIT_OK;
+    if (r->method == OC_RANGE_UNBOUNDED) {
+        fprintf(stderr, "onnxcost: budget not verified: %s: the figures over the ranges are not bounded (%s; %llu "
+                        "bindings, more than --range-points)\n",
+                path, r->why, (unsigned long long)r->points);
+        return OC_EXIT_INCOMPLETE;
+    }
+    static const enum oc_range_fig fig_of[OC_BUDGET_COUNT] = {
+        [OC_BUDGET_PARAMS] = OC_RF_PARAMS, [OC_BUDGET_MACS] = OC_RF_MACS, [OC_BUDGET_FLOPS] = OC_RF_FLOPS,
+        [OC_BUDGET_PARAMS_BYTES] = OC_RF_PARAMS_BYTES, [OC_BUDGET_PEAK_MEMORY] = OC_RF_PEAK};
+    int rc = OC_EXIT_OK;
+    struct oc_budget_excess ex[OC_BUDGET_COUNT];
+    int32_t n_ex = oc_budget_check(budget, &r->worst, ex);
+    for (int32_t k = 0; k < n_ex; k++) {
+        char b1[48], b2[48], at[256] = "";
+        const struct oc_range_figure *g = &r->fig[fig_of[ex[k].key]];
+        size_t len = 0;
+        for (int32_t j = 0; j < r->n && len < sizeof at; j++)
+            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", j ? ", " : "", r->dims[j].name,
+                                    (long long)g->argmax[j]);
+        double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
+        fprintf(stderr, "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s) at %s, over by %.1f %%\n", path,
+                oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
+                oc_fmt_thousands(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
+                budget->text[ex[k].key] ? " " : "", budget->text[ex[k].key] ? budget->text[ex[k].key] : "", at, over);
+    }
+    if (n_ex)
+        rc = OC_EXIT_BUDGET;
+    n_ex = oc_budget_unverified(budget, &r->worst, ex);
+    for (int32_t k = 0; k < n_ex; k++) {
+        char b1[48];
+        if (allow_incomplete && quiet)
+            continue;
+        fprintf(stderr, "onnxcost: %s: %s: %s >= %s over the ranges, within --%s, but only a lower bound%s\n",
+                allow_incomplete ? "warning: budget checked against a lower bound" : "budget not verified", path,
+                oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
+                oc_budget_key_option(ex[k].key), allow_incomplete ? "" : "; --allow-incomplete accepts it");
+    }
+    if (n_ex && !allow_incomplete && rc == OC_EXIT_OK)
+        rc = OC_EXIT_INCOMPLETE;
+    return rc;
+}
+
 int oc_cmd_analyze(int argc, char **argv) {
-    struct oc_analyze_args a = {.sort = OC_SORT_NONE, .format = OC_FORMAT_TEXT, .balance = OC_BALANCE_TIME};
+    struct oc_analyze_args a = {
+        .sort = OC_SORT_NONE, .format = OC_FORMAT_TEXT, .balance = OC_BALANCE_TIME, .range_points = 1024};
     struct oc_cli_bind bind;
     struct oc_cli_price price = {0};
     struct oc_cli_train tr = {0};
@@ -218,6 +274,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     oc_cli_gpu_init(&gg);
     if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
+    bind.ranges_ok = true;
     const struct oc_opt_use groups[] = {
         {&oc_group_bind, &bind},    {&oc_group_price, &price},     {&oc_group_train, &tr},
         {&oc_analyze_group, &a},    {&oc_group_output, &out_path}, {&oc_budget_group, &a},
@@ -234,6 +291,8 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_profile profile = {0};
     struct oc_measured measured = {0};
     struct oc_analyze_opts opts = bind.opts;
+    struct oc_range_result ranges;
+    struct oc_binding *range_dims = NULL;
     struct oc_perf_opts popts = gg.perf;
     const struct oc_gpu *gpu = gg.gpu;
     bool train = tr.on || a.samples || a.n_gpus;
@@ -261,8 +320,40 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("--fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE");
         goto done;
     }
+    if (bind.n_ranges && a.format != OC_FORMAT_TEXT && a.format != OC_FORMAT_JSON) {
+        rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI) print as text or json for now, not --format %s",
+                                oc_format_name(a.format));
+        goto done;
+    }
+    if (bind.n_ranges && (a.baseline_path || a.measured_path)) {
+        rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI) do not go with --baseline or --measured (one binding each)");
+        goto done;
+    }
     opts.price_bits = price.bits;
     popts.dtype = price.name ? price.dtype : 0;
+    if (bind.n_ranges) { /* the box first: the table is then at its upper end */
+        struct oc_model *rm = NULL;
+        struct oc_diag rd = {0};
+        enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
+        if (rst == OC_OK)
+            rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &ranges, &rd);
+        oc_model_free(rm);
+        if (rst != OC_OK) {
+            rc = rst == OC_ERR_USAGE ? oc_cli_usage_error("%s", rd.msg) : oc_cli_fail(path, rst, rd.msg);
+            goto done;
+        }
+        range_dims = calloc((size_t)opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *range_dims);
+        if (!range_dims) {
+            rc = OC_EXIT_INTERNAL;
+            goto done;
+        }
+        int64_t hi[OC_RANGE_MAX];
+        for (int32_t k = 0; k < bind.n_ranges; k++)
+            hi[k] = bind.ranges[k].hi;
+        struct oc_analyze_opts at_hi;
+        oc_range_bind(&opts, bind.ranges, bind.n_ranges, hi, range_dims, &at_hi);
+        opts = at_hi;
+    }
     popts.folded_bn = tr.folded_bn;
 
     struct oc_diag d = {0};
@@ -374,10 +465,12 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
                                   gpu ? &gr : NULL,
                                   a.columns,
-                                  a.measured_path ? &measured : NULL};
+                                  a.measured_path ? &measured : NULL,
+                                  bind.n_ranges ? &ranges : NULL};
     st = oc_report_render(an, &spec, &d);
     rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
-    int budget_rc = oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
+    int budget_rc = bind.n_ranges ? oc_budget_report_ranges(&a.budget, &ranges, path, a.allow_incomplete, a.quiet)
+                                  : oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
     if (rc == OC_EXIT_OK)
         rc = budget_rc;
 free_model:
@@ -390,6 +483,7 @@ free_model:
     oc_analysis_free(an);
     oc_model_free(m);
 done:
+    free(range_dims);
     oc_cli_bind_free(&bind);
     free(args);
     return rc;

@@ -29,15 +29,50 @@ bool oc_opt_format(const struct oc_opt *o, void *dest, const char *v) {
 bool oc_cli_bind_init(struct oc_cli_bind *b, int argc) {
     memset(b, 0, sizeof *b);
     b->dims = calloc((size_t)argc + 1, sizeof *b->dims);
+    b->ranges = calloc((size_t)argc + 1, sizeof *b->ranges);
     b->opts.dims = b->dims;
-    return b->dims != NULL;
+    return b->dims && b->ranges;
 }
 
 void oc_cli_bind_free(struct oc_cli_bind *b) {
     for (int32_t k = 0; k < b->opts.n_dims; k++)
         free((char *)b->dims[k].name);
+    for (int32_t k = 0; k < b->n_ranges; k++)
+        free((char *)b->ranges[k].name);
     free(b->dims);
+    free(b->ranges);
     b->dims = NULL;
+    b->ranges = NULL;
+}
+
+#define OC_RANGE_HI_MAX (1ll << 40)
+
+/* NAME=LO:HI into b->ranges */
+static int oc_opt_dim_range(struct oc_cli_bind *b, const char *v, const char *eq, const char *colon,
+                            const char *prefix) {
+    char lo_s[32];
+    int64_t lo, hi;
+    size_t n = (size_t)(colon - eq - 1);
+    if (n == 0 || n >= sizeof lo_s || (memcpy(lo_s, eq + 1, n), lo_s[n] = 0, !oc_cli_parse_count(lo_s, &lo)) ||
+        !oc_cli_parse_count(colon + 1, &hi) || lo < 1 || hi > OC_RANGE_HI_MAX || lo > hi)
+        return oc_cli_usage_error("%s--dim takes NAME=LO:HI with integers 1 <= LO <= HI <= %lld, got '%s'", prefix,
+                                  (long long)OC_RANGE_HI_MAX, v);
+    if (!b->ranges_ok)
+        return oc_cli_usage_error("%s--dim %s: ranges (NAME=LO:HI) are taken by analyze; give one value here", prefix,
+                                  v);
+    if (b->n_ranges == OC_RANGE_MAX)
+        return oc_cli_usage_error("%s--dim %s: at most %d dims may be ranged", prefix, v, OC_RANGE_MAX);
+    char *nm = strndup(v, (size_t)(eq - v));
+    if (!nm)
+        return OC_EXIT_INTERNAL;
+    for (int32_t k = 0; k < b->n_ranges; k++)
+        if (strcmp(b->ranges[k].name, nm) == 0) {
+            oc_cli_usage_error("%s--dim %s given twice", prefix, nm);
+            free(nm);
+            return OC_EXIT_INPUT;
+        }
+    b->ranges[b->n_ranges++] = (struct oc_range_dim){nm, lo, hi};
+    return OC_PARSE_GO;
 }
 
 static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
@@ -45,6 +80,9 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
     struct oc_cli_bind *b = dest;
     const char *eq = v ? strrchr(v, '=') : NULL;
     int64_t val;
+    const char *colon = eq ? strchr(eq, ':') : NULL;
+    if (eq && eq != v && colon)
+        return oc_opt_dim_range(b, v, eq, colon, prefix);
     if (!eq || eq == v || !oc_cli_parse_count(eq + 1, &val) || val < 1)
         return oc_cli_usage_error("%s--dim takes NAME=N with a positive integer N, got '%s'", prefix, v ? v : "");
     char *nm = strndup(v, (size_t)(eq - v));
@@ -61,7 +99,8 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
 }
 
 static const struct oc_opt oc_bind_opts[] = {
-    OC_OPT_CALL_ROW("--dim", "NAME=N", "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable", oc_opt_dim),
+    OC_OPT_CALL_ROW("--dim", "NAME=N", "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable;\n"
+                    "analyze also takes a range, NAME=LO:HI (docs/RANGES.md)", oc_opt_dim),
     OC_OPT_INT_ROW("--batch", "N",
                    "bind the first dim of every graph input whose first dim is\n"
                    "symbolic or unnamed (a --dim for the same name wins)",

@@ -13,11 +13,16 @@
 #include "../views/gpu.h"
 #include "../analyzer/model.h"
 #include "../views/training.h"
+#include "../views/range.h"
 
-/* --dim NAME=N, --batch N (analyze, compare, replay) */
+/* --dim NAME=N, --batch N (analyze, compare, replay); --dim NAME=LO:HI
+ * where the command sets ranges_ok before parsing (analyze) */
 struct oc_cli_bind {
     struct oc_analyze_opts opts; /* opts.dims = dims                          */
     struct oc_binding *dims;     /* room for argc bindings; names malloc'd    */
+    struct oc_range_dim *ranges; /* room for argc ranges; names malloc'd      */
+    int32_t n_ranges;
+    bool ranges_ok;
 };
 extern const struct oc_opt_group oc_group_bind;
 /* dims with room for argc; false when out of memory */

@@ -109,6 +109,8 @@ struct oc_gpu_report {
 };
 
 struct oc_measured;
+struct oc_range_result;
+
 struct oc_report_spec {
     int32_t version;         /* 1                                          */
     enum oc_format format;
@@ -128,6 +130,7 @@ struct oc_report_spec {
     const struct oc_gpu_report *gpu; /* --gpu predictions, or NULL                 */
     uint32_t columns;              /* text: --columns (1 << OC_COL_*), 0 = defaults */
     const struct oc_measured *measured; /* --measured: an ONNX Runtime profile joined, or NULL */
+    const struct oc_range_result *ranges; /* --dim NAME=LO:HI: totals over the ranges, or NULL */
 };
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */

@@ -89,6 +89,9 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
 
 /* --measured sections (reports/measured.c). */
 void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+/* --dim NAME=LO:HI: the totals over the ranges (reports/ranges.c). */
+void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec);
+struct json_t *oc_ranges_json(const struct oc_report_spec *spec);
 struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct oc_perf;
 /* A node's measured figures; with perf (a prediction), its predicted time over the median too. */

@@ -402,6 +402,8 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         oc_fmt_sym_binding(&out, an, s);
         oc_sbuf_puts(&out, "; shapes and MACs above are exact formulas in the unbound dims)\n");
     }
+    if (spec->ranges)
+        oc_ranges_text(&out, spec);
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 

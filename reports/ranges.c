@@ -1,0 +1,110 @@
+/*
+ * ranges.c — totals over dim ranges (views/range.h) beside the totals of
+ * one binding: a text block and the JSON member "ranges".
+ */
+#include "report_impl.h"
+
+#include "../views/range.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+
+static const char *const oc_range_text_label[OC_RF_COUNT] = {
+    "Total params", "Params size (bytes)", "MACs", "FLOPs", "Input size (bytes)",
+    "Forward/backward pass size (bytes)", "Peak activations, liveness (bytes)"};
+
+static void oc_range_point(struct oc_sbuf *b, const struct oc_range_result *r, const int64_t *p) {
+    for (int32_t k = 0; k < r->n; k++)
+        oc_sbuf_printf(b, "%s%s=%" PRId64, k ? ", " : "", r->dims[k].name, p[k]);
+}
+
+static const char *oc_range_method_name(enum oc_range_method m) {
+    return m == OC_RANGE_MONOTONE ? "monotone" : m == OC_RANGE_ENUMERATED ? "enumerated" : "unbounded";
+}
+
+void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    const struct oc_range_result *r = spec->ranges;
+    char t1[32], t2[32];
+    oc_sbuf_puts(b, "Over the ranges ");
+    for (int32_t k = 0; k < r->n; k++)
+        oc_sbuf_printf(b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", r->dims[k].name, r->dims[k].lo, r->dims[k].hi);
+    oc_sbuf_printf(b, " (%s bindings; the table and totals above are at the upper end, ",
+                   oc_fmt_thousands(r->points, t1, sizeof t1));
+    int64_t hi[OC_RANGE_MAX];
+    for (int32_t k = 0; k < r->n; k++)
+        hi[k] = r->dims[k].hi;
+    oc_range_point(b, r, hi);
+    oc_sbuf_puts(b, "):\n");
+    if (r->method == OC_RANGE_UNBOUNDED) {
+        oc_sbuf_printf(b, "  NOT BOUNDED: not proven monotone (%s), and %s bindings are more than --range-points "
+                          "lets analyze one by one\n",
+                       r->why, oc_fmt_thousands(r->points, t1, sizeof t1));
+        return;
+    }
+    if (r->method == OC_RANGE_MONOTONE)
+        oc_sbuf_puts(b, "  exact: every shape and total is a polynomial in the dims without negative coefficients, so "
+                        "the lower corner is each minimum and the upper corner each maximum\n");
+    else
+        oc_sbuf_printf(b, "  exact: every binding analyzed (%d analyses; not monotone: %s)\n", r->analyses, r->why);
+    bool exact = oc_totals_exact(&r->worst);
+    if (!exact) {
+        oc_sbuf_puts(b, "  LOWER BOUNDS: ");
+        oc_fmt_incomplete(b, &r->worst);
+        oc_sbuf_puts(b, "\n");
+    }
+    for (int f = 0; f < OC_RF_COUNT; f++) {
+        const struct oc_range_figure *g = &r->fig[f];
+        bool lower = (f == OC_RF_MACS || f == OC_RF_FLOPS || f == OC_RF_ACTIVATION_BYTES) && !exact;
+        lower |= f == OC_RF_PEAK && (!exact || !r->worst.peak_complete);
+        oc_sbuf_printf(b, "  %-36s %s[%s, %s]", oc_range_text_label[f], lower ? ">= " : "",
+                       oc_fmt_thousands(g->min, t1, sizeof t1), oc_fmt_thousands(g->max, t2, sizeof t2));
+        if (g->min != g->max) {
+            oc_sbuf_puts(b, "  min at ");
+            oc_range_point(b, r, g->argmin);
+            oc_sbuf_puts(b, ", max at ");
+            oc_range_point(b, r, g->argmax);
+        }
+        oc_sbuf_puts(b, "\n");
+    }
+}
+
+static json_t *oc_range_jpoint(const struct oc_range_result *r, const int64_t *p) {
+    json_t *o = json_object();
+    for (int32_t k = 0; k < r->n; k++)
+        json_object_set_new(o, r->dims[k].name, json_integer(p[k]));
+    return o;
+}
+
+struct json_t *oc_ranges_json(const struct oc_report_spec *spec) {
+    const struct oc_range_result *r = spec->ranges;
+    json_t *o = json_object(), *dims = json_object();
+    for (int32_t k = 0; k < r->n; k++) {
+        json_t *d = json_object();
+        json_object_set_new(d, "lo", json_integer(r->dims[k].lo));
+        json_object_set_new(d, "hi", json_integer(r->dims[k].hi));
+        json_object_set_new(dims, r->dims[k].name, d);
+    }
+    json_object_set_new(o, "dims", dims);
+    json_object_set_new(o, "bindings", json_integer((json_int_t)(r->points > INT64_MAX ? INT64_MAX : r->points)));
+    json_object_set_new(o, "method", json_string(oc_range_method_name(r->method)));
+    json_object_set_new(o, "not_monotone", r->method == OC_RANGE_MONOTONE ? json_null() : oc_jstr(r->why));
+    json_object_set_new(o, "analyses", json_integer(r->analyses));
+    if (r->method == OC_RANGE_UNBOUNDED) {
+        json_object_set_new(o, "complete", json_false());
+        json_object_set_new(o, "totals", json_null());
+        return o;
+    }
+    json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&r->worst) && r->worst.peak_complete));
+    json_t *t = json_object();
+    for (int f = 0; f < OC_RF_COUNT; f++) {
+        const struct oc_range_figure *g = &r->fig[f];
+        json_t *j = json_object();
+        json_object_set_new(j, "min", json_integer((json_int_t)g->min));
+        json_object_set_new(j, "max", json_integer((json_int_t)g->max));
+        json_object_set_new(j, "argmin", oc_range_jpoint(r, g->argmin));
+        json_object_set_new(j, "argmax", oc_range_jpoint(r, g->argmax));
+        json_object_set_new(t, oc_range_figure_label((enum oc_range_fig)f), j);
+    }
+    json_object_set_new(o, "totals", t);
+    return o;
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""`onnxcost --dim NAME=LO:HI` against brute force: every binding of small
+boxes analyzed on its own (`--dim NAME=N`, a point analysis that the other
+oracle checks hold to PyTorch and ONNX Runtime), never the range code.
+
+  * each total's [min, max] equals the smallest and largest over the box,
+    and the binding given for each end reaches it;
+  * monotone boxes (a GPT-2 decoder with a KV cache) and boxes that are not
+    (a strided convolution over symbolic H and W: floor((H - 1) / 2) + 1; a
+    slice that drops the last element: H - 1) both exact;
+  * a box too large to enumerate without the monotone proof says it is not
+    bounded, and a budget over it exits 4;
+  * budgets hold for the box's maximum: a limit between min and max exits 1
+    naming the binding that breaks it, one at the maximum passes;
+  * hostile ranges (0:5, 5:1, 1:2^62, a dim of no input, a range in compare,
+    --format csv) get one line and exit 2.
+
+usage: ranges_check.py ONNXCOST FIXTURES_DIR WORKDIR   (exit 77 without onnx)
+"""
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper as h
+except ImportError as e:
+    print(f"SKIP: {e}")
+    sys.exit(77)
+
+FIGS = ["params", "params_bytes", "macs", "flops", "input_bytes", "activation_bytes", "peak_activation_bytes"]
+KEY = {"params": "params", "params_bytes": "params_bytes", "macs": "macs", "flops": "flops",
+       "input_bytes": "input_bytes", "activation_bytes": "activation_bytes",
+       "peak_activation_bytes": "peak_activation_bytes"}
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(onnxcost, *args):
+    return subprocess.run([onnxcost, *args], capture_output=True, text=True)
+
+
+def totals_at(onnxcost, path, point, fixed):
+    args = [path, "--format", "json", "-q", "--no-symbolic"]
+    for k, v in list(point.items()) + list(fixed.items()):
+        args += ["--dim", f"{k}={v}"]
+    p = run(onnxcost, *args)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)["totals"]
+
+
+def check_box(onnxcost, path, box, tag, method, fixed=None):
+    fixed = fixed or {}
+    args = [path, "--format", "json", "-q"]
+    for k, (lo, hi) in box.items():
+        args += ["--dim", f"{k}={lo}:{hi}"]
+    for k, v in fixed.items():
+        args += ["--dim", f"{k}={v}"]
+    p = run(onnxcost, *args)
+    if p.returncode != 0:
+        check(False, f"{tag}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+        return None
+    r = json.loads(p.stdout)["ranges"]
+    names = list(box)
+    seen = {}
+    for vals in itertools.product(*[range(lo, hi + 1) for lo, hi in box.values()]):
+        point = dict(zip(names, vals))
+        seen[vals] = totals_at(onnxcost, path, point, fixed)
+    bad = []
+    for f in FIGS:
+        vals = {k: t[KEY[f]] for k, t in seen.items()}
+        got = r["totals"][f]
+        lo, hi = min(vals.values()), max(vals.values())
+        amin = tuple(got["argmin"][n] for n in names)
+        amax = tuple(got["argmax"][n] for n in names)
+        if (got["min"], got["max"]) != (lo, hi) or vals.get(amin) != lo or vals.get(amax) != hi:
+            bad.append(f"{f}: [{got['min']}, {got['max']}] at {amin}/{amax}, brute force [{lo}, {hi}]")
+    check(not bad and r["method"] == method and r["bindings"] == len(seen),
+          f"{tag}: {len(seen)} bindings by brute force, every total's [min, max] and the bindings at each end "
+          f"({r['method']})" + (f": {bad[:3]}" if bad else ""))
+    return r
+
+
+def save(g, path, opset=17):
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", opset)]), path)
+
+
+def main():
+    onnxcost, fixtures, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    f = onnx.TensorProto.FLOAT
+    # a strided convolution over symbolic H and W: not a polynomial
+    w = onnx.numpy_helper.from_array(np.ones((4, 2, 3, 3), np.float32), "w")
+    g = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2], pads=[1, 1, 1, 1]),
+                      h.make_node("Relu", ["y"], ["z"])], "conv",
+                     [h.make_tensor_value_info("x", f, ["N", 2, "H", "W"])],
+                     [h.make_tensor_value_info("z", f, None)], initializer=[w])
+    conv = os.path.join(work, "conv.onnx")
+    save(g, conv)
+    check_box(onnxcost, conv, {"N": (1, 3), "H": (3, 9), "W": (4, 7)}, "strided conv over N, H, W", "enumerated")
+    # a slice that drops the last element: H - 1, a negative coefficient
+    g = h.make_graph([h.make_node("Slice", ["x", "s", "e", "a"], ["y"]), h.make_node("Relu", ["y"], ["z"])], "slice",
+                     [h.make_tensor_value_info("x", f, ["N", "H"])], [h.make_tensor_value_info("z", f, None)],
+                     initializer=[onnx.numpy_helper.from_array(np.array([0], np.int64), "s"),
+                                  onnx.numpy_helper.from_array(np.array([-1], np.int64), "e"),
+                                  onnx.numpy_helper.from_array(np.array([1], np.int64), "a")])
+    sl = os.path.join(work, "slice.onnx")
+    save(g, sl)
+    check_box(onnxcost, sl, {"N": (1, 4), "H": (1, 6)}, "slice to H - 1", "enumerated")
+    gpt = os.path.join(fixtures, "corpus", "microsoft+onnxruntime-genai",
+                       "test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx")
+    r = check_box(onnxcost, gpt, {"batch_size": (1, 2), "seq_len": (1, 3), "past_seq_len": (2, 3),
+                                  "total_seq_len": (3, 4)}, "tiny GPT-2 with a KV cache", "monotone")
+    if r:  # monotone: the fit's probes and the two corners, however large the box
+        p = run(onnxcost, gpt, "--dim", "batch_size=1:64", "--dim", "seq_len=1:2048", "--dim", "past_seq_len=1:2048",
+                "--dim", "total_seq_len=2:4096", "--format", "json", "-q")
+        big = json.loads(p.stdout)["ranges"] if p.returncode == 0 else {}
+        check(big.get("method") == "monotone" and big.get("analyses") == r["analyses"],
+              f"tiny GPT-2 over {big.get('bindings')} bindings: {big.get('analyses')} analyses, as for 24 "
+              f"({r['analyses']})")
+    net = os.path.join(fixtures, "mnist", "torchsummary_net.onnx")
+    check_box(onnxcost, net, {"batch": (1, 5)}, "torchsummary_net over batch", "monotone")
+
+    # not bounded: a box too large to enumerate, without the proof
+    p = run(onnxcost, conv, "--dim", "N=1:64", "--dim", "H=3:512", "--dim", "W=3:512", "--format", "json", "-q")
+    r = json.loads(p.stdout)["ranges"] if p.returncode == 0 else {}
+    check(p.returncode == 0 and r.get("method") == "unbounded" and r.get("totals") is None
+          and r.get("complete") is False, f"a box of {r.get('bindings')} bindings not proven monotone: not bounded")
+    p = run(onnxcost, conv, "--dim", "N=1:64", "--dim", "H=3:512", "--dim", "W=3:512", "--max-macs", "1T", "-q")
+    check(p.returncode == 4 and "budget not verified" in p.stderr and conv in p.stderr,
+          f"a budget over a box not bounded: exit 4 ({p.returncode}: {p.stderr.strip()[:200]})")
+    p = run(onnxcost, conv, "--dim", "N=1:64", "--dim", "H=3:40", "--dim", "W=3:40", "--range-points", "100000",
+            "--format", "json", "-q")
+    check(p.returncode == 0 and json.loads(p.stdout)["ranges"]["method"] == "enumerated",
+          "--range-points raises the enumeration limit")
+
+    # budgets over the box
+    lo = totals_at(onnxcost, gpt, {"batch_size": 1, "seq_len": 1, "past_seq_len": 2, "total_seq_len": 3}, {})["macs"]
+    hi = totals_at(onnxcost, gpt, {"batch_size": 2, "seq_len": 3, "past_seq_len": 3, "total_seq_len": 4}, {})["macs"]
+    box = ["--dim", "batch_size=1:2", "--dim", "seq_len=1:3", "--dim", "past_seq_len=2:3", "--dim", "total_seq_len=3:4"]
+    p = run(onnxcost, gpt, *box, "--max-macs", str((lo + hi) // 2), "-q")
+    check(p.returncode == 1 and "budget exceeded" in p.stderr
+          and "at batch_size=2, seq_len=3, past_seq_len=3, total_seq_len=4" in p.stderr,
+          f"--max-macs between min and max: exit 1 naming the binding ({p.stderr.strip()[:300]})")
+    p = run(onnxcost, gpt, *box, "--max-macs", str(hi), "-q")
+    check(p.returncode == 0 and not p.stderr.strip(), f"--max-macs at the maximum {hi}: kept ({p.returncode})")
+
+    # hostile ranges: one line, exit 2
+    for args, why in ((["--dim", "N=0:5"], "LO below 1"), (["--dim", "N=5:1"], "LO above HI"),
+                      (["--dim", f"N=1:{2**62}"], "HI past 2^40"), (["--dim", "Q=1:4"], "a dim of no input"),
+                      (["--dim", "N=1:4", "--format", "csv"], "csv"), (["--dim", "N=1:4", "--dim", "N=2"], "both")):
+        p = run(onnxcost, conv, *args)
+        check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
+              f"{why}: one line, exit 2 ({p.returncode}: {p.stderr.strip()[:160]})")
+    p = run(onnxcost, "compare", conv, conv, "--dim", "N=1:4")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "analyze" in p.stderr,
+          f"compare with a range: one line, exit 2 ({p.stderr.strip()[:160]})")
+    if failures:
+        print(f"{len(failures)} failures")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

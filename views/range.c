@@ -1,0 +1,260 @@
+/*
+ * range.c — totals over a box of dim ranges (range.h).
+ */
+#include "range.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t oc_range_figure_of(const struct oc_totals *t, enum oc_range_fig f) {
+    switch (f) {
+    case OC_RF_PARAMS: return t->params;
+    case OC_RF_PARAMS_BYTES: return t->params_bytes;
+    case OC_RF_MACS: return t->macs;
+    case OC_RF_FLOPS: return t->flops;
+    case OC_RF_INPUT_BYTES: return t->input_bytes;
+    case OC_RF_ACTIVATION_BYTES: return t->activation_bytes;
+    case OC_RF_PEAK: return t->peak_activation_bytes;
+    default: return 0;
+    }
+}
+
+const char *oc_range_figure_label(enum oc_range_fig f) {
+    static const char *const names[OC_RF_COUNT] = {"params", "params_bytes", "macs", "flops", "input_bytes",
+                                                   "activation_bytes", "peak_activation_bytes"};
+    return f < OC_RF_COUNT ? names[f] : "";
+}
+
+void oc_range_bind(const struct oc_analyze_opts *opts, const struct oc_range_dim *r, int32_t n,
+                   const int64_t *point, struct oc_binding *dims, struct oc_analyze_opts *out) {
+    *out = *opts;
+    for (int32_t k = 0; k < opts->n_dims; k++)
+        dims[k] = opts->dims[k];
+    for (int32_t k = 0; k < n; k++)
+        dims[opts->n_dims + k] = (struct oc_binding){r[k].name, point[k]};
+    out->dims = dims;
+    out->n_dims = opts->n_dims + n;
+}
+
+static bool oc_poly_nonneg(const struct oc_poly *p) {
+    if (!p)
+        return false;
+    for (int32_t t = 0; t < p->n_terms; t++)
+        if (p->terms[t].coef < 0)
+            return false;
+    return true;
+}
+
+/* The worst case: each figure's maximum, every analysis's flags. */
+static void oc_range_worst(struct oc_totals *w, const struct oc_totals *t, bool first) {
+    if (first) {
+        *w = *t;
+        return;
+    }
+    w->params = t->params > w->params ? t->params : w->params;
+    w->params_bytes = t->params_bytes > w->params_bytes ? t->params_bytes : w->params_bytes;
+    w->macs = t->macs > w->macs ? t->macs : w->macs;
+    w->flops = t->flops > w->flops ? t->flops : w->flops;
+    w->input_bytes = t->input_bytes > w->input_bytes ? t->input_bytes : w->input_bytes;
+    w->activation_bytes = t->activation_bytes > w->activation_bytes ? t->activation_bytes : w->activation_bytes;
+    if (t->peak_activation_bytes > w->peak_activation_bytes) {
+        w->peak_activation_bytes = t->peak_activation_bytes;
+        w->peak_node = t->peak_node;
+    }
+    w->peak_complete &= t->peak_complete;
+    w->flags |= t->flags;
+    if (t->n_uncosted > w->n_uncosted) {
+        w->n_uncosted = t->n_uncosted;
+        w->n_downstream = t->n_downstream;
+    }
+}
+
+static void oc_range_take(struct oc_range_result *out, const struct oc_totals *t, const int64_t *point,
+                          bool first) {
+    for (int f = 0; f < OC_RF_COUNT; f++) {
+        struct oc_range_figure *g = &out->fig[f];
+        uint64_t v = oc_range_figure_of(t, (enum oc_range_fig)f);
+        if (first || v < g->min) {
+            g->min = v;
+            memcpy(g->argmin, point, sizeof g->argmin);
+        }
+        if (first || v > g->max) {
+            g->max = v;
+            memcpy(g->argmax, point, sizeof g->argmax);
+        }
+    }
+    oc_range_worst(&out->worst, t, first);
+}
+
+/* Analyzes m at `point`; the totals into *t. */
+static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                  const struct oc_range_dim *r, int32_t n, const int64_t *point,
+                                  struct oc_binding *dims, struct oc_totals *t, struct oc_diag *d) {
+    struct oc_analyze_opts o;
+    oc_range_bind(opts, r, n, point, dims, &o);
+    struct oc_analysis *an = NULL;
+    enum oc_status st = oc_analyze(m, &o, &an, d);
+    if (st == OC_OK)
+        *t = an->totals;
+    else if (st != OC_ERR_NOMEM) {
+        char msg[sizeof d->msg], at[160] = "";
+        size_t len = 0;
+        for (int32_t k = 0; k < n && len < sizeof at; k++)
+            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", k ? ", " : "", r[k].name,
+                                    (long long)point[k]);
+        snprintf(msg, sizeof msg, "%s", d->msg);
+        d->code = OC_OK;
+        d->n_errors = 0;
+        st = oc_diag_set(d, st, "at %s: %s", at, msg);
+    }
+    oc_analysis_free(an);
+    return st;
+}
+
+/* Whether every tensor dim and the totals are polynomials without negative
+   coefficients; why not into out->why. */
+static enum oc_status oc_range_monotone(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                        const struct oc_range_dim *r, int32_t n, struct oc_range_result *out,
+                                        bool *mono, struct oc_diag *d) {
+    *mono = false;
+    struct oc_analysis *an = NULL;
+    struct oc_symbolic *sym = NULL;
+    struct oc_diag sd = {0};
+    enum oc_status st = oc_analyze(m, opts, &an, d); /* the ranged dims unbound, at 1 */
+    if (st != OC_OK)
+        return st;
+    out->analyses++;
+    for (int32_t k = 0; k < n; k++) { /* each ranged name is an input's dim */
+        bool found = false;
+        for (int32_t j = 0; j < an->n_bound; j++)
+            found |= an->bound[j].name && strcmp(an->bound[j].name, r[k].name) == 0;
+        if (!found) {
+            oc_analysis_free(an);
+            return oc_diag_set(d, OC_ERR_USAGE, "--dim %s=%lld:%lld: no graph input has a dim named '%s'", r[k].name,
+                               (long long)r[k].lo, (long long)r[k].hi, r[k].name);
+        }
+    }
+    st = oc_symbolic_fit(m, opts, an, &sym, &sd);
+    if (st == OC_ERR_NOMEM) {
+        oc_analysis_free(an);
+        return st;
+    }
+    if (st != OC_OK) {
+        snprintf(out->why, sizeof out->why, "no polynomial fit (%.200s)", sd.msg);
+        oc_analysis_free(an);
+        return OC_OK;
+    }
+    out->analyses += sym->n_runs;
+    const struct oc_graph *g = an->graph;
+    const char *bad = NULL;
+    for (int32_t v = 0; v < g->n_values && !bad; v++) {
+        const struct oc_value *val = &g->values[v];
+        if (val->rank < 0 || val->kind == OC_VALUE_INITIALIZER)
+            continue;
+        for (int32_t a = 0; a < val->rank && !bad; a++)
+            if (!oc_poly_nonneg(sym->dims[v] ? sym->dims[v][a] : NULL))
+                bad = val->name;
+    }
+    if (bad) {
+        snprintf(out->why, sizeof out->why, "a dim of '%.150s' is not a polynomial without negative coefficients", bad);
+    } else if (!oc_poly_nonneg(sym->macs) || !oc_poly_nonneg(sym->flops) || !oc_poly_nonneg(sym->params) ||
+               !oc_poly_nonneg(sym->activation_bytes) || !oc_poly_nonneg(sym->input_bytes)) {
+        snprintf(out->why, sizeof out->why, "a total is not a polynomial without negative coefficients");
+    } else {
+        *mono = true;
+    }
+    /* the fit's symbols: where each ranged dim sits, for the corners' check */
+    if (*mono) {
+        int64_t lo[OC_SYM_MAX], hi[OC_SYM_MAX];
+        for (int32_t s = 0; s < sym->n_syms; s++) {
+            lo[s] = hi[s] = 1;
+            for (int32_t k = 0; k < n; k++)
+                if (strcmp(sym->syms[s], r[k].name) == 0) {
+                    lo[s] = r[k].lo;
+                    hi[s] = r[k].hi;
+                }
+        }
+        int64_t vlo, vhi;
+        if (oc_poly_value(sym->macs, sym, lo, &vlo) && oc_poly_value(sym->macs, sym, hi, &vhi)) {
+            out->fig[OC_RF_MACS].min = (uint64_t)vlo; /* checked against the corners' analyses */
+            out->fig[OC_RF_MACS].max = (uint64_t)vhi;
+        } else {
+            *mono = false;
+            snprintf(out->why, sizeof out->why, "the MACs formula passes 64 bits in the box");
+        }
+    }
+    oc_symbolic_free(sym);
+    oc_analysis_free(an);
+    return OC_OK;
+}
+
+enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                const struct oc_range_dim *r, int32_t n, uint64_t max_points,
+                                struct oc_range_result *out, struct oc_diag *d) {
+    memset(out, 0, sizeof *out);
+    if (n < 1 || n > OC_RANGE_MAX)
+        return oc_diag_set(d, OC_ERR_USAGE, "between 1 and %d dims may be ranged, got %d", OC_RANGE_MAX, n);
+    out->n = n;
+    out->points = 1;
+    for (int32_t k = 0; k < n; k++) {
+        out->dims[k] = r[k];
+        for (int32_t j = 0; j < opts->n_dims; j++)
+            if (strcmp(opts->dims[j].name, r[k].name) == 0)
+                return oc_diag_set(d, OC_ERR_USAGE, "--dim %s is given both as a value and as a range", r[k].name);
+        uint64_t span = (uint64_t)(r[k].hi - r[k].lo) + 1;
+        if (__builtin_mul_overflow(out->points, span, &out->points))
+            out->points = UINT64_MAX;
+    }
+    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    if (!dims)
+        return OC_ERR_NOMEM;
+    bool mono;
+    enum oc_status st = oc_range_monotone(m, opts, r, n, out, &mono, d);
+    int64_t point[OC_RANGE_MAX] = {0};
+    if (st == OC_OK && mono) {
+        out->method = OC_RANGE_MONOTONE;
+        uint64_t macs_lo = out->fig[OC_RF_MACS].min, macs_hi = out->fig[OC_RF_MACS].max;
+        struct oc_totals t;
+        for (int corner = 0; corner < 2 && st == OC_OK; corner++) {
+            for (int32_t k = 0; k < n; k++)
+                point[k] = corner ? r[k].hi : r[k].lo;
+            st = oc_range_at(m, opts, r, n, point, dims, &t, d);
+            if (st != OC_OK)
+                break;
+            out->analyses++;
+            oc_range_take(out, &t, point, corner == 0);
+        }
+        if (st == OC_OK && (out->fig[OC_RF_MACS].min != macs_lo || out->fig[OC_RF_MACS].max != macs_hi)) {
+            /* never: the formula disagrees with the analysis at a corner */
+            mono = false;
+            snprintf(out->why, sizeof out->why, "the MACs formula differs from the analysis at a corner");
+        }
+    }
+    if (st == OC_OK && !mono) {
+        if (out->points > max_points) {
+            out->method = OC_RANGE_UNBOUNDED;
+        } else {
+            out->method = OC_RANGE_ENUMERATED;
+            for (int32_t k = 0; k < n; k++)
+                point[k] = r[k].lo;
+            for (uint64_t i = 0; i < out->points && st == OC_OK; i++) {
+                struct oc_totals t;
+                st = oc_range_at(m, opts, r, n, point, dims, &t, d);
+                if (st != OC_OK)
+                    break;
+                out->analyses++;
+                oc_range_take(out, &t, point, i == 0);
+                for (int32_t k = n - 1; k >= 0; k--) { /* the next binding, the last dim fastest */
+                    if (point[k] < r[k].hi) {
+                        point[k]++;
+                        break;
+                    }
+                    point[k] = r[k].lo;
+                }
+            }
+        }
+    }
+    free(dims);
+    return st;
+}
