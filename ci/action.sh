@@ -6,7 +6,7 @@
 #
 # Inputs, from the environment (action.yml sets them from its inputs):
 #   ONNXCOST_MODEL            the .onnx file (required)
-#   ONNXCOST_DIMS             "NAME=N NAME=N" bindings
+#   ONNXCOST_DIMS             "NAME=N NAME=N" bindings, or ranges "NAME=LO:HI"
 #   ONNXCOST_BATCH            --batch N
 #   ONNXCOST_MAX_PARAMS, ONNXCOST_MAX_MACS, ONNXCOST_MAX_FLOPS,
 #   ONNXCOST_MAX_PARAMS_SIZE, ONNXCOST_MAX_PEAK_MEMORY   budgets (30M, 5G, 2GiB)

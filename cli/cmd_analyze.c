@@ -320,9 +320,9 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("--fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE");
         goto done;
     }
-    if (bind.n_ranges && a.format != OC_FORMAT_TEXT && a.format != OC_FORMAT_JSON) {
-        rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI) print as text or json for now, not --format %s",
-                                oc_format_name(a.format));
+    if (bind.n_ranges && a.format == OC_FORMAT_CSV) {
+        rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI): --format csv has one row per node at one binding; "
+                                "use text, json, md or html");
         goto done;
     }
     if (bind.n_ranges && (a.baseline_path || a.measured_path)) {

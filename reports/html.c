@@ -237,6 +237,18 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
         snprintf(buf, sizeof buf, "%d", t->n_uncosted);
         oc_html_row(&b, "nodes without a cost", buf);
     }
+    if (spec->ranges) { /* each total over the box, beside the totals at its upper end */
+        struct oc_sbuf cell = {0};
+        oc_ranges_html_head(&cell, spec);
+        oc_html_row(&b, "over the ranges", cell.p ? cell.p : "");
+        const char *label;
+        for (int f = 0; cell.n = 0, oc_ranges_html_cell(&cell, spec, f, &label); f++) {
+            char k[96];
+            snprintf(k, sizeof k, "%s over the ranges", label);
+            oc_html_row(&b, k, cell.p ? cell.p : "");
+        }
+        oc_sbuf_free(&cell);
+    }
     if (spec->measured) {
         const struct oc_measured *m = spec->measured;
         if (m->runs) {

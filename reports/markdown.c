@@ -55,6 +55,8 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
         }
         oc_sbuf_puts(&b, "\n");
     }
+    if (spec->ranges)
+        oc_ranges_md(&b, spec);
     struct oc_table tb = {0};
     char num[48];
     static const struct oc_table_col cols[] = {

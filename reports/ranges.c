@@ -108,3 +108,75 @@ struct json_t *oc_ranges_json(const struct oc_report_spec *spec) {
     json_object_set_new(o, "totals", t);
     return o;
 }
+
+/* "[min, max]" with ">= " for a lower bound, and the bindings at each end. */
+static void oc_range_cell(struct oc_sbuf *b, const struct oc_range_result *r, int f, bool markdown) {
+    const struct oc_range_figure *g = &r->fig[f];
+    char t1[32], t2[32];
+    bool exact = oc_totals_exact(&r->worst);
+    bool lower = ((f == OC_RF_MACS || f == OC_RF_FLOPS || f == OC_RF_ACTIVATION_BYTES) && !exact) ||
+                 (f == OC_RF_PEAK && (!exact || !r->worst.peak_complete));
+    oc_sbuf_printf(b, "%s[%s, %s]", lower ? "≥ " : "", oc_fmt_thousands(g->min, t1, sizeof t1),
+                   oc_fmt_thousands(g->max, t2, sizeof t2));
+    if (g->min == g->max)
+        return;
+    oc_sbuf_puts(b, markdown ? " | " : " (min at ");
+    oc_range_point(b, r, g->argmin);
+    oc_sbuf_puts(b, markdown ? " | " : ", max at ");
+    oc_range_point(b, r, g->argmax);
+    if (!markdown)
+        oc_sbuf_puts(b, ")");
+}
+
+static void oc_range_head(struct oc_sbuf *b, const struct oc_range_result *r) {
+    char t1[32];
+    for (int32_t k = 0; k < r->n; k++)
+        oc_sbuf_printf(b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", r->dims[k].name, r->dims[k].lo, r->dims[k].hi);
+    oc_sbuf_printf(b, " (%s bindings; %s", oc_fmt_thousands(r->points, t1, sizeof t1),
+                   r->method == OC_RANGE_MONOTONE     ? "exact, proven monotone"
+                   : r->method == OC_RANGE_ENUMERATED ? "exact, every binding analyzed"
+                                                      : "NOT BOUNDED");
+    oc_sbuf_puts(b, "; the figures above are at ");
+    int64_t hi[OC_RANGE_MAX];
+    for (int32_t k = 0; k < r->n; k++)
+        hi[k] = r->dims[k].hi;
+    oc_range_point(b, r, hi);
+    oc_sbuf_puts(b, ")");
+}
+
+void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    const struct oc_range_result *r = spec->ranges;
+    oc_sbuf_puts(b, "\n**Over the ranges** ");
+    struct oc_sbuf h = {0};
+    oc_range_head(&h, r);
+    oc_md_text(b, h.p ? h.p : "");
+    oc_sbuf_free(&h);
+    oc_sbuf_puts(b, "\n\n");
+    if (r->method == OC_RANGE_UNBOUNDED) {
+        oc_sbuf_puts(b, "> **Not bounded:** not proven monotone (");
+        oc_md_text(b, r->why);
+        oc_sbuf_puts(b, "), and the box has more bindings than --range-points lets analyze one by one.\n");
+        return;
+    }
+    oc_sbuf_puts(b, "| total | [min, max] | min at | max at |\n|---|---:|---|---|\n");
+    for (int f = 0; f < OC_RF_COUNT; f++) {
+        oc_sbuf_printf(b, "| %s | ", oc_range_text_label[f]);
+        oc_range_cell(b, r, f, true);
+        if (r->fig[f].min == r->fig[f].max)
+            oc_sbuf_puts(b, " | | ");
+        oc_sbuf_puts(b, " |\n");
+    }
+}
+
+void oc_ranges_html_head(struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    oc_range_head(b, spec->ranges);
+}
+
+bool oc_ranges_html_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int f, const char **label) {
+    const struct oc_range_result *r = spec->ranges;
+    if (r->method == OC_RANGE_UNBOUNDED || f < 0 || f >= OC_RF_COUNT)
+        return false;
+    *label = oc_range_text_label[f];
+    oc_range_cell(b, r, f, false);
+    return true;
+}

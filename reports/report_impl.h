@@ -92,6 +92,11 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
 /* --dim NAME=LO:HI: the totals over the ranges (reports/ranges.c). */
 void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec);
 struct json_t *oc_ranges_json(const struct oc_report_spec *spec);
+void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec);
+/* The ranges' one-line head, and figure f's cell ("[min, max] (min at ...,
+ * max at ...)") with its label; false when not bounded or f is past the last. */
+void oc_ranges_html_head(struct oc_sbuf *b, const struct oc_report_spec *spec);
+bool oc_ranges_html_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int f, const char **label);
 struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct oc_perf;
 /* A node's measured figures; with perf (a prediction), its predicted time over the median too. */

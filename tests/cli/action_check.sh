@@ -51,6 +51,11 @@ run_action within 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_MAX_MACS=1M ON
 summary_has within_summary "is within its budgets" "### onnxcost: $M" "| params | 21,840 |" "| MACs | 480,500 |"
 run_action exceeded 1 ONNXCOST_MODEL="$M" ONNXCOST_DIMS="batch=4" ONNXCOST_MAX_MACS=1M
 summary_has exceeded_summary "budget exceeded" "> onnxcost: budget exceeded: $M: MACs 1,922,000 > 1,000,000 (--max-macs 1M), over by 92.2 %" "| MACs | 1,922,000 |"
+# a budget over a range of batches holds for the largest (3,844,000 MACs at batch 8) or names the batch that breaks it
+run_action range_within 0 ONNXCOST_MODEL="$M" ONNXCOST_DIMS="batch=1:8" ONNXCOST_MAX_MACS=3844000
+summary_has range_within_summary "is within its budgets" "**Over the ranges** batch 1..8" "| MACs | [480,500, 3,844,000] | batch=1 | batch=8 |"
+run_action range_exceeded 1 ONNXCOST_MODEL="$M" ONNXCOST_DIMS="batch=1:8" ONNXCOST_MAX_MACS=2M
+summary_has range_exceeded_summary "budget exceeded" "> onnxcost: budget exceeded: $M: MACs 3,844,000 > 2,000,000 (--max-macs 2M) at batch=8, over by 92.2 %"
 run_action unverified 4 ONNXCOST_MODEL="$fx/bad/unknown_op.onnx" ONNXCOST_MAX_FLOPS=1G
 summary_has unverified_summary "budget not verified" "Incomplete analysis"
 run_action allowed 0 ONNXCOST_MODEL="$fx/bad/unknown_op.onnx" ONNXCOST_MAX_FLOPS=1G ONNXCOST_ALLOW_INCOMPLETE=true
