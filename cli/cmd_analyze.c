@@ -23,6 +23,7 @@ struct oc_analyze_args {
     enum oc_balance balance;
     const char *baseline_path;
     const char *measured_path;
+    const char *largest;
     struct oc_budget budget;
 };
 
@@ -71,6 +72,10 @@ static const struct oc_opt oc_analyze_opts[] = {
                    "with --dim NAME=LO:HI: bindings of the box analyzed one by one\n"
                    "where the figures are not proven monotone (default 1024)",
                    offsetof(struct oc_analyze_args, range_points), 1, 1 << 24, "an integer from 1 to 16777216"),
+    OC_OPT_TEXT_ROW("--largest", NULL, "NAME",
+                    "with ranges and budgets: the largest NAME that keeps every budget,\n"
+                    "with every smaller NAME and every binding of the other ranges",
+                    offsetof(struct oc_analyze_args, largest), "a ranged dim's name"),
     OC_OPT_INT_ROW("--depth", "N",
                    "one row per module (node-name scope) down to depth N, with\n"
                    "subtotals, instead of one row per node",
@@ -325,6 +330,21 @@ int oc_cmd_analyze(int argc, char **argv) {
                                 "use text, json, md or html");
         goto done;
     }
+    int32_t largest = -1;
+    if (a.largest) {
+        for (int32_t k = 0; k < bind.n_ranges; k++)
+            if (strcmp(bind.ranges[k].name, a.largest) == 0)
+                largest = k;
+        bool any = false;
+        for (int k = 0; k < OC_BUDGET_COUNT; k++)
+            any |= a.budget.set[k];
+        if (largest < 0 || !any) {
+            rc = oc_cli_usage_error("--largest %s needs --dim %s=LO:HI (the values to search) and a budget "
+                                    "(--max-macs, --max-peak-memory, ... or --budget FILE)",
+                                    a.largest, a.largest);
+            goto done;
+        }
+    }
     if (bind.n_ranges && (a.baseline_path || a.measured_path)) {
         rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI) do not go with --baseline or --measured (one binding each)");
         goto done;
@@ -337,6 +357,8 @@ int oc_cmd_analyze(int argc, char **argv) {
         enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &ranges, &rd);
+        if (rst == OC_OK && largest >= 0)
+            rst = oc_range_largest(rm, &opts, bind.ranges, bind.n_ranges, largest, &a.budget, &ranges, &rd);
         oc_model_free(rm);
         if (rst != OC_OK) {
             rc = rst == OC_ERR_USAGE ? oc_cli_usage_error("%s", rd.msg) : oc_cli_fail(path, rst, rd.msg);

@@ -247,6 +247,9 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
             snprintf(k, sizeof k, "%s over the ranges", label);
             oc_html_row(&b, k, cell.p ? cell.p : "");
         }
+        cell.n = 0;
+        if (oc_ranges_largest_text(&cell, spec))
+            oc_html_row(&b, "largest value keeping every budget", cell.p ? cell.p : "");
         oc_sbuf_free(&cell);
     }
     if (spec->measured) {

@@ -22,6 +22,34 @@ static const char *oc_range_method_name(enum oc_range_method m) {
     return m == OC_RANGE_MONOTONE ? "monotone" : m == OC_RANGE_ENUMERATED ? "enumerated" : "unbounded";
 }
 
+/* --largest: one sentence (no newline). */
+static void oc_range_largest_text(struct oc_sbuf *b, const struct oc_range_result *r) {
+    const struct oc_range_largest *L = &r->largest;
+    const char *name = r->dims[L->dim].name;
+    char t1[32], t2[32];
+    if (r->method == OC_RANGE_UNBOUNDED) {
+        oc_sbuf_printf(b, "The largest %s keeping every budget is not known: the box is not bounded", name);
+        return;
+    }
+    if (L->found && L->at_end) {
+        oc_sbuf_printf(b, "Every %s up to %s (the range's end) keeps every budget", name,
+                       oc_fmt_thousands((uint64_t)L->value, t1, sizeof t1));
+    } else {
+        if (L->found)
+            oc_sbuf_printf(b, "The largest %s keeping every budget: %s; at %s: ", name,
+                           oc_fmt_thousands((uint64_t)L->value, t1, sizeof t1),
+                           oc_fmt_thousands((uint64_t)L->breaks, t2, sizeof t2));
+        else
+            oc_sbuf_printf(b, "No %s keeps every budget; at %s: ", name,
+                           oc_fmt_thousands((uint64_t)L->breaks, t2, sizeof t2));
+        oc_sbuf_printf(b, "%s %s%s %s %s at ", oc_budget_key_label(L->key), L->unverified ? ">= " : "",
+                       oc_fmt_thousands(L->figure, t1, sizeof t1), L->unverified ? "(a lower bound) <=" : ">",
+                       oc_fmt_thousands(L->limit, t2, sizeof t2));
+        oc_range_point(b, r, L->at);
+    }
+    oc_sbuf_printf(b, " (%d analyses)", L->analyses);
+}
+
 void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
     const struct oc_range_result *r = spec->ranges;
     char t1[32], t2[32];
@@ -39,6 +67,11 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         oc_sbuf_printf(b, "  NOT BOUNDED: not proven monotone (%s), and %s bindings are more than --range-points "
                           "lets analyze one by one\n",
                        r->why, oc_fmt_thousands(r->points, t1, sizeof t1));
+        if (r->largest.asked) {
+            oc_sbuf_puts(b, "  ");
+            oc_range_largest_text(b, r);
+            oc_sbuf_puts(b, "\n");
+        }
         return;
     }
     if (r->method == OC_RANGE_MONOTONE)
@@ -66,6 +99,11 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         }
         oc_sbuf_puts(b, "\n");
     }
+    if (r->largest.asked) {
+        oc_sbuf_puts(b, "  ");
+        oc_range_largest_text(b, r);
+        oc_sbuf_puts(b, "\n");
+    }
 }
 
 static json_t *oc_range_jpoint(const struct oc_range_result *r, const int64_t *p) {
@@ -89,6 +127,24 @@ struct json_t *oc_ranges_json(const struct oc_report_spec *spec) {
     json_object_set_new(o, "method", json_string(oc_range_method_name(r->method)));
     json_object_set_new(o, "not_monotone", r->method == OC_RANGE_MONOTONE ? json_null() : oc_jstr(r->why));
     json_object_set_new(o, "analyses", json_integer(r->analyses));
+    const struct oc_range_largest *L = &r->largest;
+    if (L->asked) {
+        json_t *l = json_object();
+        bool known = r->method != OC_RANGE_UNBOUNDED;
+        json_object_set_new(l, "dim", json_string(r->dims[L->dim].name));
+        json_object_set_new(l, "known", json_boolean(known));
+        json_object_set_new(l, "value", known && L->found ? json_integer(L->value) : json_null());
+        json_object_set_new(l, "at_range_end", json_boolean(known && L->found && L->at_end));
+        bool broke = known && !(L->found && L->at_end);
+        json_object_set_new(l, "breaks_at", broke ? json_integer(L->breaks) : json_null());
+        json_object_set_new(l, "budget", broke ? json_string(oc_budget_key_option(L->key)) : json_null());
+        json_object_set_new(l, "figure", broke ? json_integer((json_int_t)L->figure) : json_null());
+        json_object_set_new(l, "limit", broke ? json_integer((json_int_t)L->limit) : json_null());
+        json_object_set_new(l, "lower_bound", json_boolean(broke && L->unverified));
+        json_object_set_new(l, "binding", broke ? oc_range_jpoint(r, L->at) : json_null());
+        json_object_set_new(l, "analyses", json_integer(L->analyses));
+        json_object_set_new(o, "largest", l);
+    }
     if (r->method == OC_RANGE_UNBOUNDED) {
         json_object_set_new(o, "complete", json_false());
         json_object_set_new(o, "totals", json_null());
@@ -156,7 +212,16 @@ void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         oc_sbuf_puts(b, "> **Not bounded:** not proven monotone (");
         oc_md_text(b, r->why);
         oc_sbuf_puts(b, "), and the box has more bindings than --range-points lets analyze one by one.\n");
+        if (r->largest.asked)
+            oc_sbuf_printf(b, "\nThe largest %s keeping every budget is not known.\n", r->dims[r->largest.dim].name);
         return;
+    }
+    if (r->largest.asked) {
+        struct oc_sbuf l = {0};
+        oc_range_largest_text(&l, r);
+        oc_md_text(b, l.p ? l.p : "");
+        oc_sbuf_free(&l);
+        oc_sbuf_puts(b, ".\n\n");
     }
     oc_sbuf_puts(b, "| total | [min, max] | min at | max at |\n|---|---:|---|---|\n");
     for (int f = 0; f < OC_RF_COUNT; f++) {
@@ -178,5 +243,12 @@ bool oc_ranges_html_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, i
         return false;
     *label = oc_range_text_label[f];
     oc_range_cell(b, r, f, false);
+    return true;
+}
+
+bool oc_ranges_largest_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
+    if (!spec->ranges->largest.asked)
+        return false;
+    oc_range_largest_text(b, spec->ranges);
     return true;
 }

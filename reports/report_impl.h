@@ -97,6 +97,8 @@ void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec);
  * max at ...)") with its label; false when not bounded or f is past the last. */
 void oc_ranges_html_head(struct oc_sbuf *b, const struct oc_report_spec *spec);
 bool oc_ranges_html_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int f, const char **label);
+/* --largest NAME: its sentence; false when not asked. */
+bool oc_ranges_largest_text(struct oc_sbuf *b, const struct oc_report_spec *spec);
 struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 struct oc_perf;
 /* A node's measured figures; with perf (a prediction), its predicted time over the median too. */

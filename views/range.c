@@ -258,3 +258,141 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
     free(dims);
     return st;
 }
+
+/* Whether t keeps every budget (a lower bound within a limit does not); the
+   first key it breaks into *key. */
+static bool oc_range_keeps(const struct oc_budget *b, const struct oc_totals *t, enum oc_budget_key *key,
+                           bool *unverified) {
+    struct oc_budget_excess ex[OC_BUDGET_COUNT];
+    *unverified = false;
+    if (oc_budget_check(b, t, ex)) {
+        *key = ex[0].key;
+        return false;
+    }
+    if (oc_budget_unverified(b, t, ex)) {
+        *key = ex[0].key;
+        *unverified = true;
+        return false;
+    }
+    return true;
+}
+
+static uint64_t oc_range_budget_figure(const struct oc_totals *t, enum oc_budget_key k) {
+    switch (k) {
+    case OC_BUDGET_PARAMS: return t->params;
+    case OC_BUDGET_MACS: return t->macs;
+    case OC_BUDGET_FLOPS: return t->flops;
+    case OC_BUDGET_PARAMS_BYTES: return t->params_bytes;
+    case OC_BUDGET_PEAK_MEMORY: return t->peak_activation_bytes;
+    default: return 0;
+    }
+}
+
+/* The worst totals over the other dims with dim `which` at v (their upper
+   corner when monotone), and where its budget breaks. */
+static enum oc_status oc_range_worst_at(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                        const struct oc_range_dim *r, int32_t n, int32_t which, int64_t v,
+                                        bool monotone, const struct oc_budget *b, struct oc_binding *dims,
+                                        struct oc_range_largest *L, bool *keeps, struct oc_diag *d) {
+    int64_t point[OC_RANGE_MAX] = {0};
+    for (int32_t k = 0; k < n; k++)
+        point[k] = k == which ? v : monotone ? r[k].hi : r[k].lo;
+    enum oc_status st = OC_OK;
+    *keeps = true;
+    for (;;) {
+        struct oc_totals t;
+        st = oc_range_at(m, opts, r, n, point, dims, &t, d);
+        if (st != OC_OK)
+            return st;
+        L->analyses++;
+        enum oc_budget_key key;
+        bool unverified;
+        if (!oc_range_keeps(b, &t, &key, &unverified)) {
+            *keeps = false;
+            L->key = key;
+            L->unverified = unverified;
+            L->figure = oc_range_budget_figure(&t, key);
+            L->limit = b->limit[key];
+            memcpy(L->at, point, sizeof L->at);
+            return OC_OK;
+        }
+        if (monotone)
+            return OC_OK;
+        int32_t k = n - 1; /* the next binding of the others */
+        for (; k >= 0; k--) {
+            if (k == which)
+                continue;
+            if (point[k] < r[k].hi) {
+                point[k]++;
+                break;
+            }
+            point[k] = r[k].lo;
+        }
+        if (k < 0)
+            return OC_OK;
+    }
+}
+
+enum oc_status oc_range_largest(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                const struct oc_range_dim *r, int32_t n, int32_t which, const struct oc_budget *b,
+                                struct oc_range_result *out, struct oc_diag *d) {
+    struct oc_range_largest *L = &out->largest;
+    memset(L, 0, sizeof *L);
+    L->asked = true;
+    L->dim = which;
+    if (out->method == OC_RANGE_UNBOUNDED)
+        return OC_OK;
+    bool mono = out->method == OC_RANGE_MONOTONE;
+    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    if (!dims)
+        return OC_ERR_NOMEM;
+    enum oc_status st = OC_OK;
+    bool keeps;
+    struct oc_range_largest at_break = *L;
+    int64_t lo = r[which].lo, hi = r[which].hi;
+    if (mono) { /* the largest v that keeps them: keeping never returns as v grows */
+        st = oc_range_worst_at(m, opts, r, n, which, lo, true, b, dims, L, &keeps, d);
+        if (st == OC_OK && keeps) {
+            L->found = true;
+            int64_t good = lo, bad = hi + 1;
+            while (st == OC_OK && bad - good > 1) {
+                int64_t mid = good + (bad - good) / 2;
+                struct oc_range_largest probe = *L;
+                st = oc_range_worst_at(m, opts, r, n, which, mid, true, b, dims, &probe, &keeps, d);
+                L->analyses = probe.analyses;
+                if (keeps) {
+                    good = mid;
+                } else {
+                    bad = mid;
+                    at_break = probe;
+                }
+            }
+            L->value = good;
+            L->at_end = bad == hi + 1;
+            if (!L->at_end) {
+                L->breaks = bad;
+                L->key = at_break.key;
+                L->figure = at_break.figure;
+                L->limit = at_break.limit;
+                L->unverified = at_break.unverified;
+                memcpy(L->at, at_break.at, sizeof L->at);
+            }
+        } else if (st == OC_OK) {
+            L->breaks = lo;
+        }
+    } else { /* each value in turn, over every binding of the others */
+        int64_t v = lo;
+        for (; st == OC_OK && v <= hi; v++) {
+            st = oc_range_worst_at(m, opts, r, n, which, v, false, b, dims, L, &keeps, d);
+            if (st != OC_OK || !keeps)
+                break;
+            L->found = true;
+            L->value = v;
+        }
+        L->at_end = st == OC_OK && v > hi;
+        if (!L->at_end)
+            L->breaks = v;
+    }
+    free(dims);
+    return st;
+}

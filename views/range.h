@@ -23,6 +23,7 @@
 #define OC_RANGE_H
 
 #include "../analyzer/symbolic.h"
+#include "budget.h"
 
 enum { OC_RANGE_MAX = OC_SYM_MAX };
 
@@ -49,6 +50,23 @@ struct oc_range_figure {
     int64_t argmin[OC_RANGE_MAX], argmax[OC_RANGE_MAX]; /* the ranged dims' values there */
 };
 
+/* The largest value of one ranged dim that keeps every budget, with every
+ * smaller value of it and every binding of the other ranges. */
+struct oc_range_largest {
+    bool asked;
+    int32_t dim;              /* index into the ranges                          */
+    bool found;               /* lo keeps them: value is the answer             */
+    int64_t value;            /* the largest kept, with all below it            */
+    bool at_end;              /* value is the range's hi: a larger one may keep  */
+    int64_t breaks;           /* the first value that does not (when !at_end)   */
+    enum oc_budget_key key;   /* a budget it breaks there                       */
+    uint64_t figure;          /* that total at the binding `at`                   */
+    uint64_t limit;           /* and its limit                                    */
+    bool unverified;          /* only a lower bound there, within the limit     */
+    int64_t at[OC_SYM_MAX];   /* the binding where it breaks                    */
+    int32_t analyses;
+};
+
 struct oc_range_result {
     int32_t n;
     struct oc_range_dim dims[OC_RANGE_MAX];
@@ -60,6 +78,7 @@ struct oc_range_result {
     struct oc_totals worst; /* each figure's maximum, flags of every analysis
                                made (a lower bound anywhere makes the
                                maximum one): what budgets check           */
+    struct oc_range_largest largest; /* --largest NAME                          */
 };
 
 /* The figure's value in a struct oc_totals. */
@@ -72,6 +91,15 @@ const char *oc_range_figure_label(enum oc_range_fig f);
  * its error (the binding named); OC_ERR_NOMEM. */
 enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                 const struct oc_range_dim *r, int32_t n, uint64_t max_points,
+                                struct oc_range_result *out, struct oc_diag *d);
+
+/* out->largest for ranged dim `which` (r as given to oc_range_analyze,
+ * which filled out): a bisection on the upper corner's figures when they
+ * are monotone, else each value in turn over every binding of the others
+ * (the box's points counted against max_points again). Nothing when the
+ * box is not bounded. */
+enum oc_status oc_range_largest(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                const struct oc_range_dim *r, int32_t n, int32_t which, const struct oc_budget *b,
                                 struct oc_range_result *out, struct oc_diag *d);
 
 /* opts with the ranged dims bound at `point` (values in r's order), into

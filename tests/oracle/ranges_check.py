@@ -155,6 +155,40 @@ def main():
     p = run(onnxcost, gpt, *box, "--max-macs", str(hi), "-q")
     check(p.returncode == 0 and not p.stderr.strip(), f"--max-macs at the maximum {hi}: kept ({p.returncode})")
 
+    # --largest: the largest value of one dim keeping the budget with every smaller one and every binding of
+    # the others, by brute force over the box, monotone (tiny GPT-2) and enumerated (the strided conv)
+    for path, box, dim, key, tag in (
+            (gpt, {"batch_size": (1, 2), "seq_len": (1, 6), "past_seq_len": (2, 3), "total_seq_len": (3, 4)},
+             "seq_len", "macs", "tiny GPT-2"),
+            (conv, {"N": (1, 2), "H": (3, 12), "W": (4, 6)}, "H", "peak_activation_bytes", "strided conv")):
+        names = list(box)
+        pts = {vals: totals_at(onnxcost, path, dict(zip(names, vals)), {})
+               for vals in itertools.product(*[range(lo, hi + 1) for lo, hi in box.values()])}
+        i = names.index(dim)
+        worst = {v: max(t[key] for vals, t in pts.items() if vals[i] == v) for v in range(box[dim][0], box[dim][1] + 1)}
+        ordered = sorted(worst)
+        limit = worst[ordered[len(ordered) // 2]]  # kept up to the middle value at least
+        want = None
+        for v in ordered:
+            if worst[v] > limit:
+                break
+            want = v
+        opt = {"macs": "--max-macs", "peak_activation_bytes": "--max-peak-memory"}[key]
+        args = [path, "--format", "json", "-q", opt, str(limit), "--largest", dim]
+        for k, (lo, hi) in box.items():
+            args += ["--dim", f"{k}={lo}:{hi}"]
+        p = run(onnxcost, *args)
+        got = json.loads(p.stdout)["ranges"]["largest"] if p.stdout else {}
+        brk = next((v for v in ordered if worst[v] > limit), None)
+        at = tuple((got.get("binding") or {}).get(n) for n in names)
+        check(got.get("value") == want and got.get("breaks_at") == brk and at in pts and at[i] == brk
+              and got.get("figure") == pts[at][key] > limit,
+              f"--largest {dim} of the {tag} under {opt} {limit}: {got.get('value')} (brute force {want}), breaks at "
+              f"{got.get('breaks_at')} (brute force {brk}), at {at} with {got.get('figure')} over the limit")
+    p = run(onnxcost, conv, "--dim", "N=1:4", "--largest", "N")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "budget" in p.stderr,
+          f"--largest without a budget: one line, exit 2 ({p.stderr.strip()[:160]})")
+
     # hostile ranges: one line, exit 2
     for args, why in ((["--dim", "N=0:5"], "LO below 1"), (["--dim", "N=5:1"], "LO above HI"),
                       (["--dim", f"N=1:{2**62}"], "HI past 2^40"), (["--dim", "Q=1:4"], "a dim of no input"),
