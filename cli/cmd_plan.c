@@ -22,7 +22,9 @@ static const char oc_plan_usage[] =
     "aligned) and its arena is shown against the lower bound, the most bytes\n"
     "live at one step. --format json writes the plan (buffer, offset, size,\n"
     "first and last step, values) for a code generator (docs/MEMORY.md).\n"
-    "Unbound dims are taken as 1, with a warning.\n"
+    "Unbound dims are taken as 1, with a warning. With ranges (--dim NAME=LO:HI)\n"
+    "the plan is sized at the upper corner and holds for every binding of the\n"
+    "box, where every tensor's size is proven to grow with the dims.\n"
     "\n";
 
 static const char oc_plan_footer[] = "\n"
@@ -73,6 +75,7 @@ int oc_cmd_plan(int argc, char **argv) {
     const char *out_path = NULL;
     if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
+    bind.ranges_ok = true;
     const struct oc_opt_use groups[] = {
         {&oc_plan_group, &a},
         {&oc_group_bind, &bind},
@@ -87,6 +90,8 @@ int oc_cmd_plan(int argc, char **argv) {
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     struct oc_plan p = {0};
+    struct oc_binding *range_dims = NULL;
+    struct oc_range_result ranges;
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;
@@ -100,12 +105,77 @@ int oc_cmd_plan(int argc, char **argv) {
         goto done;
     }
     const char *path = args[0];
-    rc = oc_cli_load_analyze(path, &lopts, &bind.opts, &m, &an);
+    struct oc_analyze_opts opts = bind.opts;
+    if (bind.n_ranges) { /* one plan for the whole box: sized at its upper corner, where every tensor is largest */
+        struct oc_model *rm = NULL;
+        struct oc_diag rd = {0};
+        enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
+        if (rst == OC_OK)
+            rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, 1, &ranges, &rd);
+        oc_model_free(rm);
+        if (rst != OC_OK) {
+            rc = rst == OC_ERR_USAGE ? oc_cli_usage_error("plan: %s", rd.msg) : oc_cli_fail(path, rst, rd.msg);
+            goto done;
+        }
+        if (ranges.method != OC_RANGE_MONOTONE) {
+            oc_cli_diag("error", path, "a plan over ranges needs every tensor's size proven to grow with the dims, "
+                                       "and it is not here; plan each binding");
+            rc = OC_EXIT_INPUT;
+            goto done;
+        }
+        range_dims = calloc((size_t)opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *range_dims);
+        if (!range_dims) {
+            rc = OC_EXIT_INTERNAL;
+            goto done;
+        }
+        int64_t hi[OC_RANGE_MAX];
+        for (int32_t k = 0; k < bind.n_ranges; k++)
+            hi[k] = bind.ranges[k].hi;
+        struct oc_analyze_opts at_hi;
+        oc_range_bind(&opts, bind.ranges, bind.n_ranges, hi, range_dims, &at_hi);
+        opts = at_hi;
+    }
+    rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an);
     if (rc != OC_EXIT_OK)
         goto done;
     oc_cli_analysis_warnings(path, an, NULL);
     struct oc_diag d = {0};
-    enum oc_status st = oc_plan_make(an->graph, a.planner, (uint64_t)a.align, !a.no_inplace, &p, &d);
+    bool inplace = !a.no_inplace;
+    if (bind.n_ranges && inplace) { /* in place only where the lower corner shares the same buffers */
+        int64_t lo[OC_RANGE_MAX];
+        for (int32_t k = 0; k < bind.n_ranges; k++)
+            lo[k] = bind.ranges[k].lo;
+        struct oc_binding *lo_dims = calloc((size_t)bind.opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *lo_dims);
+        struct oc_analyze_opts at_lo;
+        struct oc_model *lm = NULL;
+        struct oc_analysis *la = NULL;
+        struct oc_plan lp = {0}, hp = {0};
+        bool same = false;
+        if (lo_dims) {
+            oc_range_bind(&bind.opts, bind.ranges, bind.n_ranges, lo, lo_dims, &at_lo);
+            struct oc_diag ld = {0};
+            if (oc_model_load(path, &lopts, &lm, &ld) == OC_OK && oc_analyze(lm, &at_lo, &la, &ld) == OC_OK &&
+                oc_plan_make(la->graph, a.planner, (uint64_t)a.align, true, &lp, &ld) == OC_OK &&
+                oc_plan_make(an->graph, a.planner, (uint64_t)a.align, true, &hp, &ld) == OC_OK &&
+                lp.n_buffers == hp.n_buffers && lp.n_values == hp.n_values) {
+                same = true;
+                for (int32_t v = 0; v < hp.n_values && same; v++)
+                    same = (lp.buffer_of[v] < 0) == (hp.buffer_of[v] < 0) &&
+                           (hp.buffer_of[v] < 0 || lp.buffers[lp.buffer_of[v]].value == hp.buffers[hp.buffer_of[v]].value);
+            }
+        }
+        oc_plan_free(&lp);
+        oc_plan_free(&hp);
+        oc_analysis_free(la);
+        oc_model_free(lm);
+        free(lo_dims);
+        if (!same) {
+            inplace = false;
+            oc_cli_diag("warning", path, "in-place reuse is off: it would share other buffers at the lower end of "
+                                         "the ranges");
+        }
+    }
+    enum oc_status st = oc_plan_make(an->graph, a.planner, (uint64_t)a.align, inplace, &p, &d);
     if (st != OC_OK) {
         rc = oc_cli_fail(path, st, d.msg);
         goto done;
@@ -115,8 +185,12 @@ int oc_cmd_plan(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_report_spec spec = {
-        .version = 1, .format = a.format, .model_path = path, .write = oc_cli_write_file, .write_arg = f.f};
+    struct oc_report_spec spec = {.version = 1,
+                                  .format = a.format,
+                                  .model_path = path,
+                                  .write = oc_cli_write_file,
+                                  .write_arg = f.f,
+                                  .ranges = bind.n_ranges ? &ranges : NULL};
     rc = oc_cli_close_output(&f, out_path, oc_report_plan(an, &p, &spec, &d) == OC_OK);
     int32_t x, y;
     if (rc == OC_EXIT_OK && !oc_plan_verify(&p, &x, &y)) { /* never: the planners' bug */
@@ -124,6 +198,7 @@ int oc_cmd_plan(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
     }
 done:
+    free(range_dims);
     oc_plan_free(&p);
     oc_analysis_free(an);
     oc_model_free(m);

@@ -6,6 +6,7 @@
 #include "report_impl.h"
 
 #include "../views/mem_plan.h"
+#include "../views/range.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -29,6 +30,18 @@ static json_t *oc_plan_json(const struct oc_analysis *an, const struct oc_plan *
     json_object_set_new(doc, "schema", json_string("onnxcost-plan/1"));
     json_object_set_new(doc, "model", oc_jstr(spec->model_path ? spec->model_path : ""));
     json_object_set_new(doc, "bindings", oc_json_bindings(an));
+    if (spec->ranges) { /* the box the plan holds for: sized at its upper corner */
+        json_t *r = json_object();
+        for (int32_t k = 0; k < spec->ranges->n; k++) {
+            json_t *d = json_object();
+            json_object_set_new(d, "lo", json_integer(spec->ranges->dims[k].lo));
+            json_object_set_new(d, "hi", json_integer(spec->ranges->dims[k].hi));
+            json_object_set_new(r, spec->ranges->dims[k].name, d);
+        }
+        json_object_set_new(doc, "holds_for", r);
+    } else {
+        json_object_set_new(doc, "holds_for", json_null());
+    }
     json_object_set_new(doc, "planner", json_string(oc_planner_name(p->planner)));
     json_object_set_new(doc, "alignment", json_integer((json_int_t)p->align));
     json_object_set_new(doc, "inplace", json_boolean(p->inplace));
@@ -86,6 +99,14 @@ enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan
                        p->inplace ? ", in-place reuse on" : "");
         if (spec->format == OC_FORMAT_MD)
             oc_sbuf_puts(&b, "\n");
+        if (spec->ranges) {
+            oc_sbuf_puts(&b, "Holds for every binding of ");
+            for (int32_t k = 0; k < spec->ranges->n; k++)
+                oc_sbuf_printf(&b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", spec->ranges->dims[k].name,
+                               spec->ranges->dims[k].lo, spec->ranges->dims[k].hi);
+            oc_sbuf_puts(&b, ": sized at the upper end, where every tensor is largest (each size proven to grow "
+                             "with the dims); a smaller binding uses the same offsets\n");
+        }
         oc_sbuf_printf(&b, "Arena: %.2f MiB (%s bytes); lower bound %.2f MiB (%s bytes, the live buffers at step %d): "
                            "%.3fx\n",
                        oc_mib(p->arena_bytes), oc_fmt_thousands(p->arena_bytes, t1, sizeof t1),

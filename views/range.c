@@ -87,6 +87,21 @@ static void oc_range_take(struct oc_range_result *out, const struct oc_totals *t
     oc_range_worst(&out->worst, t, first);
 }
 
+/* d's error, said to be at `point`. */
+static enum oc_status oc_range_blame(struct oc_diag *d, enum oc_status st, const struct oc_range_dim *r, int32_t n,
+                                     const int64_t *point) {
+    if (st == OC_OK || st == OC_ERR_NOMEM)
+        return st;
+    char msg[sizeof d->msg], at[160] = "";
+    size_t len = 0;
+    for (int32_t k = 0; k < n && len < sizeof at; k++)
+        len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", k ? ", " : "", r[k].name, (long long)point[k]);
+    snprintf(msg, sizeof msg, "%s", d->msg);
+    d->code = OC_OK;
+    d->n_errors = 0;
+    return oc_diag_set(d, st, "at %s: %s", at, msg);
+}
+
 /* Analyzes m at `point`; the totals into *t. */
 static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                   const struct oc_range_dim *r, int32_t n, const int64_t *point,
@@ -97,19 +112,8 @@ static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_anal
     enum oc_status st = oc_analyze(m, &o, &an, d);
     if (st == OC_OK)
         *t = an->totals;
-    else if (st != OC_ERR_NOMEM) {
-        char msg[sizeof d->msg], at[160] = "";
-        size_t len = 0;
-        for (int32_t k = 0; k < n && len < sizeof at; k++)
-            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", k ? ", " : "", r[k].name,
-                                    (long long)point[k]);
-        snprintf(msg, sizeof msg, "%s", d->msg);
-        d->code = OC_OK;
-        d->n_errors = 0;
-        st = oc_diag_set(d, st, "at %s: %s", at, msg);
-    }
     oc_analysis_free(an);
-    return st;
+    return oc_range_blame(d, st, r, n, point);
 }
 
 /* Whether every tensor dim and the totals are polynomials without negative
@@ -121,11 +125,21 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
     struct oc_analysis *an = NULL;
     struct oc_symbolic *sym = NULL;
     struct oc_diag sd = {0};
-    enum oc_status st = oc_analyze(m, opts, &an, d); /* the ranged dims unbound, at 1 */
+    /* the lower corner: valid, and each ranged name an input's dim */
+    int64_t lo[OC_RANGE_MAX];
+    for (int32_t k = 0; k < n; k++)
+        lo[k] = r[k].lo;
+    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    if (!dims)
+        return OC_ERR_NOMEM;
+    struct oc_analyze_opts at_lo;
+    oc_range_bind(opts, r, n, lo, dims, &at_lo);
+    enum oc_status st = oc_analyze(m, &at_lo, &an, d);
+    free(dims);
     if (st != OC_OK)
-        return st;
+        return oc_range_blame(d, st, r, n, lo);
     out->analyses++;
-    for (int32_t k = 0; k < n; k++) { /* each ranged name is an input's dim */
+    for (int32_t k = 0; k < n; k++) {
         bool found = false;
         for (int32_t j = 0; j < an->n_bound; j++)
             found |= an->bound[j].name && strcmp(an->bound[j].name, r[k].name) == 0;
@@ -135,6 +149,20 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
                                (long long)r[k].lo, (long long)r[k].hi, r[k].name);
         }
     }
+    oc_analysis_free(an);
+    an = NULL;
+    /* the fit starts from the ranged dims at 1 */
+    st = oc_analyze(m, opts, &an, &sd);
+    if (st == OC_ERR_NOMEM)
+        return st;
+    if (st != OC_OK) {
+        snprintf(out->why, sizeof out->why, "with the dims at 1, where the formulas' fit starts, the model is not "
+                                            "valid (%.150s)",
+                 sd.msg);
+        return OC_OK;
+    }
+    out->analyses++;
+    memset(&sd, 0, sizeof sd);
     st = oc_symbolic_fit(m, opts, an, &sym, &sd);
     if (st == OC_ERR_NOMEM) {
         oc_analysis_free(an);
@@ -166,17 +194,17 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
     }
     /* the fit's symbols: where each ranged dim sits, for the corners' check */
     if (*mono) {
-        int64_t lo[OC_SYM_MAX], hi[OC_SYM_MAX];
+        int64_t slo[OC_SYM_MAX], shi[OC_SYM_MAX];
         for (int32_t s = 0; s < sym->n_syms; s++) {
-            lo[s] = hi[s] = 1;
+            slo[s] = shi[s] = 1;
             for (int32_t k = 0; k < n; k++)
                 if (strcmp(sym->syms[s], r[k].name) == 0) {
-                    lo[s] = r[k].lo;
-                    hi[s] = r[k].hi;
+                    slo[s] = r[k].lo;
+                    shi[s] = r[k].hi;
                 }
         }
         int64_t vlo, vhi;
-        if (oc_poly_value(sym->macs, sym, lo, &vlo) && oc_poly_value(sym->macs, sym, hi, &vhi)) {
+        if (oc_poly_value(sym->macs, sym, slo, &vlo) && oc_poly_value(sym->macs, sym, shi, &vhi)) {
             out->fig[OC_RF_MACS].min = (uint64_t)vlo; /* checked against the corners' analyses */
             out->fig[OC_RF_MACS].max = (uint64_t)vhi;
         } else {

@@ -199,6 +199,32 @@ def main():
                        "test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx")
     check_plan(onnxcost, gpt, {"batch_size": 2, "seq_len": 3, "past_seq_len": 5, "total_seq_len": 8},
                "tiny GPT-2 with a KV cache")
+    # over a range: one plan whose every buffer holds its values at each binding of the box
+    rn = os.path.join(work, "resnet18.onnx")
+    p = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=1:3", "--format", "json"], capture_output=True,
+                       text=True)
+    plan = json.loads(p.stdout) if p.returncode == 0 else {}
+    bad = []
+    model = onnx.load(rn, load_external_data=False)
+    for batch in (1, 2, 3):
+        size = sizes_at(model, {"batch": batch})
+        for b in plan.get("buffers", []):
+            need = max((size[v] for v in b["values"] if v in size), default=0)
+            if need > b["size"]:
+                bad.append(f"{b['name']} at batch {batch}: {need} B > {b['size']} B")
+    check(p.returncode == 0 and plan.get("holds_for") == {"batch": {"lo": 1, "hi": 3}} and plan["verified"]
+          and not bad, f"resnet18 over batch 1..3: one plan, every buffer big enough at each batch"
+          + (f": {bad[:3]}" if bad else ""))
+    conv = os.path.join(work, "conv.onnx")
+    g = onnx.helper.make_graph(
+        [onnx.helper.make_node("Conv", ["x", "w"], ["y"], strides=[2, 2])], "conv",
+        [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 1, "H", "H"])],
+        [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        initializer=[onnx.numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")])
+    onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)]), conv)
+    p = subprocess.run([onnxcost, "plan", conv, "--dim", "H=3:9"], capture_output=True, text=True)
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "proven" in p.stderr,
+          f"a strided conv over H=3:9 (sizes not proven to grow): one line, exit 2 ({p.stderr.strip()[:160]})")
     p = subprocess.run([onnxcost, "plan", net, "--align", "48"], capture_output=True, text=True)
     check(p.returncode == 2 and p.stderr.count("\n") == 1 and "power of two" in p.stderr,
           f"--align 48: one line, exit 2 ({p.stderr.strip()})")
