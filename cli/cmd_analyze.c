@@ -296,7 +296,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_profile profile = {0};
     struct oc_measured measured = {0};
     struct oc_analyze_opts opts = bind.opts;
-    struct oc_range_result ranges;
+    struct oc_range_result ranges = {0};
     struct oc_binding *range_dims = NULL;
     struct oc_perf_opts popts = gg.perf;
     const struct oc_gpu *gpu = gg.gpu;
@@ -323,11 +323,6 @@ int oc_cmd_analyze(int argc, char **argv) {
     }
     if (!gpu && (gg.fit || a.n_gpus || a.n_stages)) {
         rc = oc_cli_usage_error("--fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE");
-        goto done;
-    }
-    if (bind.n_ranges && a.format == OC_FORMAT_CSV) {
-        rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI): --format csv has one row per node at one binding; "
-                                "use text, json, md or html");
         goto done;
     }
     int32_t largest = -1;
@@ -505,6 +500,8 @@ free_model:
     oc_analysis_free(an);
     oc_model_free(m);
 done:
+    if (bind.n_ranges)
+        oc_range_free(&ranges);
     free(range_dims);
     oc_cli_bind_free(&bind);
     free(args);

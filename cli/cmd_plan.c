@@ -91,7 +91,7 @@ int oc_cmd_plan(int argc, char **argv) {
     struct oc_analysis *an = NULL;
     struct oc_plan p = {0};
     struct oc_binding *range_dims = NULL;
-    struct oc_range_result ranges;
+    struct oc_range_result ranges = {0};
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;
@@ -198,6 +198,7 @@ int oc_cmd_plan(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
     }
 done:
+    oc_range_free(&ranges);
     free(range_dims);
     oc_plan_free(&p);
     oc_analysis_free(an);

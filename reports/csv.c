@@ -51,6 +51,10 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         oc_table_col(&t, gpu_keys[c], gpu_keys[c], OC_ALIGN_LEFT);
     if (spec->measured) /* --measured: ONNX Runtime's median, empty without an event */
         oc_table_col(&t, "measured_median_us", "measured_median_us", OC_ALIGN_LEFT);
+    static const char *const range_keys[] = {"macs_min", "macs_max", "flops_min", "flops_max",
+                                             "activation_bytes_min", "activation_bytes_max"};
+    for (size_t c = 0; spec->ranges && c < sizeof range_keys / sizeof range_keys[0]; c++)
+        oc_table_col(&t, range_keys[c], range_keys[c], OC_ALIGN_LEFT); /* --dim NAME=LO:HI: over the box */
     struct oc_sbuf b = {0};
     enum oc_status st = OC_OK;
     oc_table_row(&t); /* the header: the keys, drawn as a row of cells */
@@ -105,6 +109,12 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
                 oc_table_cell(&t, "%.17g", m->median_us);
             else
                 oc_table_puts(&t, "");
+        }
+        for (int k = 0; spec->ranges && k < 3; k++) {
+            uint64_t lo, hi;
+            bool has = oc_ranges_node_u64(spec, nd->index, k, &lo, &hi);
+            oc_csv_u64(&t, lo, has);
+            oc_csv_u64(&t, hi, has);
         }
     }
     free(rows);

@@ -361,6 +361,8 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
                 jn = (json_decref(jn), NULL);
             if (jn && spec->measured && json_object_set_new(jn, "measured", oc_measured_json_node(spec->measured, spec->gpu ? spec->gpu->perf : NULL, rows[i])))
                 jn = (json_decref(jn), NULL);
+            if (jn && spec->ranges && json_object_set_new(jn, "range", oc_ranges_json_node(spec, rows[i])))
+                jn = (json_decref(jn), NULL);
             st = oc_member(fn, arg, "nodes", i, jn, d);
         }
         free(rows);

@@ -252,3 +252,56 @@ bool oc_ranges_largest_text(struct oc_sbuf *b, const struct oc_report_spec *spec
     oc_range_largest_text(b, spec->ranges);
     return true;
 }
+
+static const char *const oc_rn_key[OC_RN_COUNT] = {"macs", "flops", "activation_bytes"};
+
+struct json_t *oc_ranges_json_node(const struct oc_report_spec *spec, int32_t node) {
+    const struct oc_range_result *r = spec->ranges;
+    if (!r->nodes || node < 0 || node >= r->n_nodes)
+        return json_null();
+    const struct oc_range_node *rn = &r->nodes[node];
+    json_t *o = json_object();
+    for (int k = 0; k < OC_RN_COUNT; k++) {
+        if (rn->unknown && k != OC_RN_BYTES) {
+            json_object_set_new(o, oc_rn_key[k], json_null());
+            continue;
+        }
+        json_t *j = json_object();
+        json_object_set_new(j, "min", json_integer((json_int_t)rn->min[k]));
+        json_object_set_new(j, "max", json_integer((json_int_t)rn->max[k]));
+        json_object_set_new(o, oc_rn_key[k], j);
+    }
+    return o;
+}
+
+bool oc_ranges_node_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int32_t node, int which) {
+    const struct oc_range_result *r = spec->ranges;
+    if (!r->nodes || node < 0 || node >= r->n_nodes || which < 0 || which >= OC_RN_COUNT)
+        return false;
+    const struct oc_range_node *rn = &r->nodes[node];
+    char t1[32], t2[32];
+    if (rn->unknown && which != OC_RN_BYTES)
+        oc_sbuf_puts(b, "?");
+    else if (rn->min[which] == rn->max[which])
+        oc_sbuf_puts(b, oc_fmt_thousands(rn->min[which], t1, sizeof t1));
+    else
+        oc_sbuf_printf(b, "[%s, %s]", oc_fmt_thousands(rn->min[which], t1, sizeof t1),
+                       oc_fmt_thousands(rn->max[which], t2, sizeof t2));
+    return true;
+}
+
+bool oc_ranges_node_u64(const struct oc_report_spec *spec, int32_t node, int which, uint64_t *min, uint64_t *max) {
+    const struct oc_range_result *r = spec->ranges;
+    if (!r || !r->nodes || node < 0 || node >= r->n_nodes || which < 0 || which >= OC_RN_COUNT)
+        return false;
+    const struct oc_range_node *rn = &r->nodes[node];
+    if (rn->unknown && which != OC_RN_BYTES)
+        return false;
+    *min = rn->min[which];
+    *max = rn->max[which];
+    return true;
+}
+
+bool oc_ranges_has_nodes(const struct oc_report_spec *spec) {
+    return spec->ranges && spec->ranges->nodes;
+}

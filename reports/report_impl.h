@@ -97,6 +97,14 @@ void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec);
  * max at ...)") with its label; false when not bounded or f is past the last. */
 void oc_ranges_html_head(struct oc_sbuf *b, const struct oc_report_spec *spec);
 bool oc_ranges_html_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int f, const char **label);
+/* A node's MACs (0), FLOPs (1) or output bytes (2) over the ranges: a JSON
+ * object of {min, max} per figure (null where the node has no cost), a
+ * cell "[min, max]" (a single value when equal, "?" without a cost; false
+ * when there are no per-node ranges), or the two numbers. */
+bool oc_ranges_has_nodes(const struct oc_report_spec *spec);
+struct json_t *oc_ranges_json_node(const struct oc_report_spec *spec, int32_t node);
+bool oc_ranges_node_cell(struct oc_sbuf *b, const struct oc_report_spec *spec, int32_t node, int which);
+bool oc_ranges_node_u64(const struct oc_report_spec *spec, int32_t node, int which, uint64_t *min, uint64_t *max);
 /* --largest NAME: its sentence; false when not asked. */
 bool oc_ranges_largest_text(struct oc_sbuf *b, const struct oc_report_spec *spec);
 struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_report_spec *spec);

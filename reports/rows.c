@@ -45,6 +45,9 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
     oc_table_col(t, "MACs", "macs", OC_ALIGN_RIGHT);
     if (flags & OC_NODES_FLOPS)
         oc_table_col(t, "FLOPs", "flops", OC_ALIGN_RIGHT);
+    bool ranged = oc_ranges_has_nodes(spec);
+    if (ranged)
+        oc_table_col(t, "MACs over the ranges", "macs_range", OC_ALIGN_RIGHT);
     if (spec->measured)
         oc_table_col(t, "measured (us)", "measured_us", OC_ALIGN_RIGHT);
     if (spec->measured && spec->gpu) {
@@ -63,6 +66,8 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
         oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.macs, num, sizeof num));
         if (flags & OC_NODES_FLOPS)
             oc_table_puts(t, unknown ? "?" : oc_fmt_thousands(nd->cost.flops, num, sizeof num));
+        if (ranged)
+            oc_ranges_node_cell(oc_table_next(t), spec, nd->index, 0);
         if (spec->measured) {
             const struct oc_measured_node *m = &spec->measured->nodes[nd->index];
             if (m->runs)

@@ -225,6 +225,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         oc_table_col(&tb, "Bound", "bound", OC_ALIGN_LEFT);
         oc_table_col(&tb, "Time (us)", "time_us", OC_ALIGN_RIGHT);
     }
+    if (oc_ranges_has_nodes(spec))
+        oc_table_col(&tb, "MACs over the ranges", "macs_range", OC_ALIGN_RIGHT);
     if (spec->measured) {
         oc_table_col(&tb, "Measured (us)", "measured_us", OC_ALIGN_RIGHT);
         oc_table_col(&tb, "GFLOP/s", "measured_gflops", OC_ALIGN_RIGHT);
@@ -262,6 +264,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
                                 nd->status != OC_OK, false);
         }
         const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
+        if (oc_ranges_has_nodes(spec) && !np) /* after the GPU columns when both */
+            oc_ranges_node_cell(oc_table_next(&tb), spec, nd->index, 0);
         for (int c = 0; np && c < 3; c++) {
             if (!np->known)
                 oc_table_puts(&tb, "?");
@@ -274,6 +278,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
             else
                 oc_table_cell(&tb, "%.1f", np->time * 1e6);
         }
+        if (oc_ranges_has_nodes(spec) && np)
+            oc_ranges_node_cell(oc_table_next(&tb), spec, nd->index, 0);
         if (spec->measured) {
             const struct oc_measured_node *m = &spec->measured->nodes[nd->index];
             if (!m->runs) {

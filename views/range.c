@@ -70,6 +70,37 @@ static void oc_range_worst(struct oc_totals *w, const struct oc_totals *t, bool 
     }
 }
 
+void oc_range_free(struct oc_range_result *r) {
+    free(r->nodes);
+    r->nodes = NULL;
+    r->n_nodes = 0;
+}
+
+/* Each node's costs into the box's per-node [min, max]. */
+static bool oc_range_take_nodes(struct oc_range_result *out, const struct oc_analysis *an, bool first) {
+    const struct oc_graph *g = an->graph;
+    if (first) {
+        free(out->nodes);
+        out->nodes = calloc((size_t)g->n_nodes + 1, sizeof *out->nodes);
+        if (!out->nodes)
+            return false;
+        out->n_nodes = g->n_nodes;
+    }
+    for (int32_t i = 0; i < g->n_nodes && i < out->n_nodes; i++) {
+        const struct oc_node *nd = &g->nodes[i];
+        struct oc_range_node *rn = &out->nodes[i];
+        uint64_t v[OC_RN_COUNT] = {nd->cost.macs, nd->cost.flops, nd->activation_bytes};
+        rn->unknown |= (nd->cost.flags & OC_COST_UNKNOWN) != 0;
+        for (int k = 0; k < OC_RN_COUNT; k++) {
+            if (first || v[k] < rn->min[k])
+                rn->min[k] = v[k];
+            if (first || v[k] > rn->max[k])
+                rn->max[k] = v[k];
+        }
+    }
+    return true;
+}
+
 static void oc_range_take(struct oc_range_result *out, const struct oc_totals *t, const int64_t *point,
                           bool first) {
     for (int f = 0; f < OC_RF_COUNT; f++) {
@@ -102,18 +133,30 @@ static enum oc_status oc_range_blame(struct oc_diag *d, enum oc_status st, const
     return oc_diag_set(d, st, "at %s: %s", at, msg);
 }
 
-/* Analyzes m at `point`; the totals into *t. */
-static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_analyze_opts *opts,
-                                  const struct oc_range_dim *r, int32_t n, const int64_t *point,
-                                  struct oc_binding *dims, struct oc_totals *t, struct oc_diag *d) {
+/* Analyzes m at `point`; the totals into *t, and with out its nodes' costs
+   into out's per-node ranges. */
+static enum oc_status oc_range_at_nodes(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                        const struct oc_range_dim *r, int32_t n, const int64_t *point,
+                                        struct oc_binding *dims, struct oc_totals *t, struct oc_range_result *out,
+                                        bool first, struct oc_diag *d) {
     struct oc_analyze_opts o;
     oc_range_bind(opts, r, n, point, dims, &o);
     struct oc_analysis *an = NULL;
     enum oc_status st = oc_analyze(m, &o, &an, d);
-    if (st == OC_OK)
+    if (st == OC_OK) {
         *t = an->totals;
+        if (out && !oc_range_take_nodes(out, an, first))
+            st = OC_ERR_NOMEM;
+    }
     oc_analysis_free(an);
     return oc_range_blame(d, st, r, n, point);
+}
+
+/* Analyzes m at `point`; the totals into *t. */
+static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                  const struct oc_range_dim *r, int32_t n, const int64_t *point,
+                                  struct oc_binding *dims, struct oc_totals *t, struct oc_diag *d) {
+    return oc_range_at_nodes(m, opts, r, n, point, dims, t, NULL, false, d);
 }
 
 /* Whether every tensor dim and the totals are polynomials without negative
@@ -184,8 +227,15 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
             if (!oc_poly_nonneg(sym->dims[v] ? sym->dims[v][a] : NULL))
                 bad = val->name;
     }
+    for (int32_t i = 0; i < g->n_nodes && !bad; i++) {
+        const struct oc_node_poly *np = &sym->nodes[i];
+        if (!(g->nodes[i].cost.flags & OC_COST_UNKNOWN) &&
+            (!oc_poly_nonneg(np->macs) || !oc_poly_nonneg(np->flops) || !oc_poly_nonneg(np->activation_bytes)))
+            bad = g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type;
+    }
     if (bad) {
-        snprintf(out->why, sizeof out->why, "a dim of '%.150s' is not a polynomial without negative coefficients", bad);
+        snprintf(out->why, sizeof out->why,
+                 "a dim of '%.150s', or that node's cost, is not a polynomial without negative coefficients", bad);
     } else if (!oc_poly_nonneg(sym->macs) || !oc_poly_nonneg(sym->flops) || !oc_poly_nonneg(sym->params) ||
                !oc_poly_nonneg(sym->activation_bytes) || !oc_poly_nonneg(sym->input_bytes)) {
         snprintf(out->why, sizeof out->why, "a total is not a polynomial without negative coefficients");
@@ -247,7 +297,7 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
         for (int corner = 0; corner < 2 && st == OC_OK; corner++) {
             for (int32_t k = 0; k < n; k++)
                 point[k] = corner ? r[k].hi : r[k].lo;
-            st = oc_range_at(m, opts, r, n, point, dims, &t, d);
+            st = oc_range_at_nodes(m, opts, r, n, point, dims, &t, out, corner == 0, d);
             if (st != OC_OK)
                 break;
             out->analyses++;
@@ -268,7 +318,7 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
                 point[k] = r[k].lo;
             for (uint64_t i = 0; i < out->points && st == OC_OK; i++) {
                 struct oc_totals t;
-                st = oc_range_at(m, opts, r, n, point, dims, &t, d);
+                st = oc_range_at_nodes(m, opts, r, n, point, dims, &t, out, i == 0, d);
                 if (st != OC_OK)
                     break;
                 out->analyses++;
@@ -284,6 +334,8 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
         }
     }
     free(dims);
+    if (st != OC_OK || out->method == OC_RANGE_UNBOUNDED)
+        oc_range_free(out);
     return st;
 }
 

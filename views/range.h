@@ -4,7 +4,7 @@
  * (docs/RANGES.md).
  *
  * Two ways, both exact on the integer box:
- *   monotone    every dim of every tensor, and the totals, fitted as
+ *   monotone    every dim of every tensor, every node's costs and the totals, fitted as
  *               polynomials in the dims (symbolic.h) with no negative
  *               coefficient: each figure then never falls when a dim grows
  *               (the liveness peak too: its steps are fixed, each a sum of
@@ -67,6 +67,13 @@ struct oc_range_largest {
     int32_t analyses;
 };
 
+/* A node's MACs, FLOPs and output bytes over the box. */
+enum { OC_RN_MACS, OC_RN_FLOPS, OC_RN_BYTES, OC_RN_COUNT };
+struct oc_range_node {
+    uint64_t min[OC_RN_COUNT], max[OC_RN_COUNT];
+    bool unknown; /* no cost at some binding */
+};
+
 struct oc_range_result {
     int32_t n;
     struct oc_range_dim dims[OC_RANGE_MAX];
@@ -79,7 +86,11 @@ struct oc_range_result {
                                made (a lower bound anywhere makes the
                                maximum one): what budgets check           */
     struct oc_range_largest largest; /* --largest NAME                          */
+    struct oc_range_node *nodes;     /* by main-graph node (file order); NULL
+                                        when not bounded. oc_range_free.    */
+    int32_t n_nodes;
 };
+void oc_range_free(struct oc_range_result *r);
 
 /* The figure's value in a struct oc_totals. */
 uint64_t oc_range_figure_of(const struct oc_totals *t, enum oc_range_fig f);
