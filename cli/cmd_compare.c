@@ -41,14 +41,14 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
     if (st == OC_OK && gg->gpu)
         st = oc_perf_estimate(*an, gg->gpu, &gg->perf, perf);
     if (st == OC_OK && gg->fit)
-        st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, gg->reserve, fit, &d);
+        st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, tr->folded_bn, gg->reserve, fit, &d);
     if (st != OC_OK) {
         return oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
     }
     for (int32_t k = 0; k < (*an)->n_warnings; k++)
         oc_cli_diag("warning", path, (*an)->warnings[k]);
     if (tr->on)
-        oc_training_estimate(*an, tr->optimizer, 0, training);
+        oc_training_estimate(*an, tr->optimizer, 0, tr->folded_bn, training);
     *e = (struct oc_compare_entry){path, *an, tr->on ? training : NULL, gg->gpu ? perf : NULL, gg->fit ? fit : NULL};
     return OC_EXIT_OK;
 }

@@ -174,8 +174,9 @@ static const struct oc_opt oc_train_opts[] = {
                      0, 0, 0, "sgd, momentum or adam", oc_opt_optimizer),
     OC_OPT_FLAG_ROW("--folded-bn", NULL,
                     "the export folded each convolution's BatchNorm (an eval export),\n"
-                    "yet training runs them: the predicted training step adds them\n"
-                    "back (memory-bound passes over each convolution's output)",
+                    "yet training runs them: the training step adds them back\n"
+                    "(memory-bound passes over each convolution's output, and\n"
+                    "their inputs kept for backward)",
                     offsetof(struct oc_cli_train, folded_bn)),
 };
 const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 2};

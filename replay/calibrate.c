@@ -395,7 +395,7 @@ double oc_calib_row_predict(const struct oc_perf_opts *o, const struct oc_calib_
     if (r->training) {
         struct oc_training tr;
         struct oc_data_parallel dp;
-        oc_training_estimate(r->an, r->optimizer, 0, &tr);
+        oc_training_estimate(r->an, r->optimizer, 0, ro.folded_bn, &tr);
         oc_data_parallel(&perf, r->an, &tr, 1, &dp);
         t = dp.step1;
     }

@@ -4,10 +4,10 @@
  *
  * Memory = parameters + gradients (one per trainable parameter) + optimizer
  * state (SGD none, momentum one buffer, Adam two moments, each the size of
- * the trainable parameters) + activations saved for backward: the graph
- * inputs and every float output of a node that is not a view — each layer's
- * output is kept, as the next layer's input or for its own gradient, as
- * autograd does without checkpointing or in-place reuse.
+ * the trainable parameters) + activations saved for backward: what autograd
+ * keeps per op in the training forward of the model the graph was exported
+ * from, each tensor once (docs/COSTS.md, "Training"; with folded_bn, the
+ * input of each BatchNorm an eval export folded into a Conv).
  * FLOPs per step = forward + backward, with backward = 2 x forward for
  * contractions (the gradient of the input and of the weight are each a
  * contraction of the same size) and 1 x forward for everything else:
@@ -46,7 +46,7 @@ bool oc_optimizer_parse(const char *s, enum oc_optimizer *out);
 const char *oc_optimizer_name(enum oc_optimizer o);
 
 /* Estimate for analysis an; samples > 0 adds the per-epoch FLOPs. */
-void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples,
+void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, bool folded_bn,
                           struct oc_training *out);
 
 #endif

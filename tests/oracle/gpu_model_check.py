@@ -157,9 +157,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fit need", f["need_bytes"], params + per_sample)
     check("fit usable", f["usable_bytes"], GIB - reserve)
     check("fit max batch", f["max_batch"], (GIB - reserve - params) // per_sample)
-    # fit, training with SGD: params + grads + saved x, h, r, y
+    # fit, training with SGD: params + grads + what autograd saves: fc1's input
+    # x and the Relu's output r (which fc2 keeps too); not h, not y
     f = run("--batch", "1", "--fit", "--reserve", "512MiB", "--optimizer", "sgd")["gpu"]["fit"]
-    per_sample = 4 * (K + H + H + C)
+    per_sample = 4 * (K + H)
     check("train need", f["need_bytes"], 2 * params + per_sample)
     check("train max batch", f["max_batch"], (GIB - reserve - 2 * params) // per_sample)
 

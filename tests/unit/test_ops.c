@@ -643,19 +643,21 @@ static void training_estimate_and_dtype(void **state) {
     assert_int_equal(an->totals.params_bytes, 144);
     assert_int_equal(an->totals.input_bytes, 80);
     struct oc_training tr;
-    oc_training_estimate(an, OC_OPT_ADAM, 10, &tr);
+    oc_training_estimate(an, OC_OPT_ADAM, 10, false, &tr);
     /* gradients 144, Adam moments 2 x 144 = 288 */
     assert_int_equal(tr.grad_bytes, 144);
     assert_int_equal(tr.optimizer_bytes, 288);
-    /* saved: input 80 + h 24 x 2 + a 24 x 2 + y 8 x 2 = 80 + 48 + 48 + 16 = 192 */
-    assert_int_equal(tr.saved_bytes, 192);
-    assert_int_equal(tr.total_bytes, 144 + 144 + 288 + 192);
+    /* saved for backward, as autograd keeps them: mm1 its input x (80 B), Relu
+     * its output a (24 x 2 = 48 B), which mm2 keeps too (once); h and y not
+     * (Relu's gradient reads its output, nothing reads y) = 128 */
+    assert_int_equal(tr.saved_bytes, 128);
+    assert_int_equal(tr.total_bytes, 144 + 144 + 288 + 128);
     /* forward: mm1 2*4*6*10 = 480 FLOPs, relu 24, mm2 2*4*2*6 = 96:
      * step = 3 * (480 + 96) + 2 * 24 = 1,776; batch 4, 10 samples = 3 steps */
     assert_int_equal(tr.step_flops, 1776);
     assert_int_equal(tr.batch, 4);
     assert_int_equal(tr.epoch_flops, 3 * 1776);
-    oc_training_estimate(an, OC_OPT_SGD, 0, &tr);
+    oc_training_estimate(an, OC_OPT_SGD, 0, false, &tr);
     assert_int_equal(tr.optimizer_bytes, 0);
     assert_int_equal(tr.epoch_flops, 0);
 }
