@@ -359,16 +359,12 @@ int oc_cmd_analyze(int argc, char **argv) {
             rc = rst == OC_ERR_USAGE ? oc_cli_usage_error("%s", rd.msg) : oc_cli_fail(path, rst, rd.msg);
             goto done;
         }
-        range_dims = calloc((size_t)opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *range_dims);
+        struct oc_analyze_opts at_hi;
+        range_dims = oc_range_corner(&opts, bind.ranges, bind.n_ranges, true, &at_hi);
         if (!range_dims) {
             rc = OC_EXIT_INTERNAL;
             goto done;
         }
-        int64_t hi[OC_RANGE_MAX];
-        for (int32_t k = 0; k < bind.n_ranges; k++)
-            hi[k] = bind.ranges[k].hi;
-        struct oc_analyze_opts at_hi;
-        oc_range_bind(&opts, bind.ranges, bind.n_ranges, hi, range_dims, &at_hi);
         opts = at_hi;
     }
     popts.folded_bn = tr.folded_bn;

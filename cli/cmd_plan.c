@@ -123,16 +123,12 @@ int oc_cmd_plan(int argc, char **argv) {
             rc = OC_EXIT_INPUT;
             goto done;
         }
-        range_dims = calloc((size_t)opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *range_dims);
+        struct oc_analyze_opts at_hi;
+        range_dims = oc_range_corner(&opts, bind.ranges, bind.n_ranges, true, &at_hi);
         if (!range_dims) {
             rc = OC_EXIT_INTERNAL;
             goto done;
         }
-        int64_t hi[OC_RANGE_MAX];
-        for (int32_t k = 0; k < bind.n_ranges; k++)
-            hi[k] = bind.ranges[k].hi;
-        struct oc_analyze_opts at_hi;
-        oc_range_bind(&opts, bind.ranges, bind.n_ranges, hi, range_dims, &at_hi);
         opts = at_hi;
     }
     rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an);
@@ -142,17 +138,13 @@ int oc_cmd_plan(int argc, char **argv) {
     struct oc_diag d = {0};
     bool inplace = !a.no_inplace;
     if (bind.n_ranges && inplace) { /* in place only where the lower corner shares the same buffers */
-        int64_t lo[OC_RANGE_MAX];
-        for (int32_t k = 0; k < bind.n_ranges; k++)
-            lo[k] = bind.ranges[k].lo;
-        struct oc_binding *lo_dims = calloc((size_t)bind.opts.n_dims + (size_t)bind.n_ranges + 1, sizeof *lo_dims);
         struct oc_analyze_opts at_lo;
+        struct oc_binding *lo_dims = oc_range_corner(&bind.opts, bind.ranges, bind.n_ranges, false, &at_lo);
         struct oc_model *lm = NULL;
         struct oc_analysis *la = NULL;
         struct oc_plan lp = {0}, hp = {0};
         bool same = false;
         if (lo_dims) {
-            oc_range_bind(&bind.opts, bind.ranges, bind.n_ranges, lo, lo_dims, &at_lo);
             struct oc_diag ld = {0};
             if (oc_model_load(path, &lopts, &lm, &ld) == OC_OK && oc_analyze(lm, &at_lo, &la, &ld) == OC_OK &&
                 oc_plan_make(la->graph, a.planner, (uint64_t)a.align, true, &lp, &ld) == OC_OK &&

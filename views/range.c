@@ -37,6 +37,18 @@ void oc_range_bind(const struct oc_analyze_opts *opts, const struct oc_range_dim
     out->n_dims = opts->n_dims + n;
 }
 
+struct oc_binding *oc_range_corner(const struct oc_analyze_opts *opts, const struct oc_range_dim *r, int32_t n,
+                                   bool upper, struct oc_analyze_opts *out) {
+    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    if (!dims)
+        return NULL;
+    int64_t point[OC_RANGE_MAX] = {0};
+    for (int32_t k = 0; k < n && k < OC_RANGE_MAX; k++)
+        point[k] = upper ? r[k].hi : r[k].lo;
+    oc_range_bind(opts, r, n, point, dims, out);
+    return dims;
+}
+
 static bool oc_poly_nonneg(const struct oc_poly *p) {
     if (!p)
         return false;
@@ -172,11 +184,10 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
     int64_t lo[OC_RANGE_MAX];
     for (int32_t k = 0; k < n; k++)
         lo[k] = r[k].lo;
-    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    struct oc_analyze_opts at_lo;
+    struct oc_binding *dims = oc_range_corner(opts, r, n, false, &at_lo);
     if (!dims)
         return OC_ERR_NOMEM;
-    struct oc_analyze_opts at_lo;
-    oc_range_bind(opts, r, n, lo, dims, &at_lo);
     enum oc_status st = oc_analyze(m, &at_lo, &an, d);
     free(dims);
     if (st != OC_OK)

@@ -113,6 +113,12 @@ enum oc_status oc_range_largest(const struct oc_model *m, const struct oc_analyz
                                 const struct oc_range_dim *r, int32_t n, int32_t which, const struct oc_budget *b,
                                 struct oc_range_result *out, struct oc_diag *d);
 
+/* opts with every ranged dim at its upper (else lower) end, into *out; the
+ * bindings it points to are returned, to free() after; NULL when out of
+ * memory. */
+struct oc_binding *oc_range_corner(const struct oc_analyze_opts *opts, const struct oc_range_dim *r, int32_t n,
+                                   bool upper, struct oc_analyze_opts *out);
+
 /* opts with the ranged dims bound at `point` (values in r's order), into
  * `dims` (room for opts->n_dims + n). */
 void oc_range_bind(const struct oc_analyze_opts *opts, const struct oc_range_dim *r, int32_t n,
