@@ -290,15 +290,16 @@ enum oc_status oc_plan_make(const struct oc_graph *g, enum oc_planner planner, u
             out->lower_bound_step = s;
         }
     }
-    /* buffers by first step; buffer_of follows */
+    /* buffers by first step; buffer_of follows them */
     for (int32_t b = 0; b < nb; b++)
-        out->buffers[b].offset = (uint64_t)b; /* remember the old index */
+        out->buffers[b].offset = (uint64_t)b; /* its index before the sort (offsets are set below) */
     qsort(out->buffers, (size_t)nb, sizeof *out->buffers, oc_plan_by_first);
+    int32_t *moved_to = cur_last; /* no longer needed as last steps: reused as the new index of each old one */
     for (int32_t b = 0; b < nb; b++)
-        cur_last[out->buffers[b].offset] = b;
+        moved_to[out->buffers[b].offset] = b;
     for (int32_t v = 0; v < nv; v++)
         if (out->buffer_of[v] >= 0)
-            out->buffer_of[v] = cur_last[out->buffer_of[v]];
+            out->buffer_of[v] = moved_to[out->buffer_of[v]];
     /* both planners; the chosen one's offsets stay */
     enum oc_planner other = planner == OC_PLANNER_SIZE ? OC_PLANNER_ORDER : OC_PLANNER_SIZE;
     if (!(other == OC_PLANNER_SIZE ? oc_plan_greedy_size(out) : oc_plan_exec_order(out)))

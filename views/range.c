@@ -229,7 +229,7 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
     }
     out->analyses += sym->n_runs;
     const struct oc_graph *g = an->graph;
-    const char *bad = NULL;
+    const char *bad = NULL, *what = "a dim of tensor";
     for (int32_t v = 0; v < g->n_values && !bad; v++) {
         const struct oc_value *val = &g->values[v];
         if (val->rank < 0 || val->kind == OC_VALUE_INITIALIZER)
@@ -241,12 +241,14 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
     for (int32_t i = 0; i < g->n_nodes && !bad; i++) {
         const struct oc_node_poly *np = &sym->nodes[i];
         if (!(g->nodes[i].cost.flags & OC_COST_UNKNOWN) &&
-            (!oc_poly_nonneg(np->macs) || !oc_poly_nonneg(np->flops) || !oc_poly_nonneg(np->activation_bytes)))
+            (!oc_poly_nonneg(np->macs) || !oc_poly_nonneg(np->flops) || !oc_poly_nonneg(np->activation_bytes))) {
             bad = g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type;
+            what = "the cost of node";
+        }
     }
     if (bad) {
-        snprintf(out->why, sizeof out->why,
-                 "a dim of '%.150s', or that node's cost, is not a polynomial without negative coefficients", bad);
+        snprintf(out->why, sizeof out->why, "%s '%.150s' is not a polynomial without negative coefficients", what,
+                 bad);
     } else if (!oc_poly_nonneg(sym->macs) || !oc_poly_nonneg(sym->flops) || !oc_poly_nonneg(sym->params) ||
                !oc_poly_nonneg(sym->activation_bytes) || !oc_poly_nonneg(sym->input_bytes)) {
         snprintf(out->why, sizeof out->why, "a total is not a polynomial without negative coefficients");
