@@ -61,10 +61,13 @@ static const struct oc_opt oc_plan_opts[] = {
                    offsetof(struct oc_plan_args, align), 1, 4096, "a power of two from 1 to 4096"),
     OC_OPT_FLAG_ROW("--no-inplace", NULL, "no elementwise op writes over its input",
                     offsetof(struct oc_plan_args, no_inplace)),
-    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), md, csv or json (schema onnxcost-plan/1)",
+    OC_OPT_PARSE_ROW("--format", "FMT",
+                     "text (default), md, csv, json (schema onnxcost-plan/1) or html\n"
+                     "(the lifetimes and offsets drawn; use -o)",
                      offsetof(struct oc_plan_args, format),
-                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_JSON, 0,
-                     "text, md, csv or json", oc_opt_format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_JSON |
+                         1 << OC_FORMAT_HTML,
+                     0, "text, md, csv, json or html", oc_opt_format),
 };
 static const struct oc_opt_group oc_plan_group = {NULL, oc_plan_opts, sizeof oc_plan_opts / sizeof oc_plan_opts[0]};
 

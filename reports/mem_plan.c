@@ -9,6 +9,7 @@
 #include "../views/range.h"
 
 #include <inttypes.h>
+#include <string.h>
 #include <jansson.h>
 
 static const char *oc_plan_role_name(enum oc_plan_role r) {
@@ -81,6 +82,87 @@ static json_t *oc_plan_json(const struct oc_analysis *an, const struct oc_plan *
     return doc;
 }
 
+/* The plan's summary lines: what was planned, the arena against the lower
+   bound and the other planner, the check's verdict. */
+static void oc_plan_summary(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_plan *p, bool verified,
+                            int32_t fa, int32_t fb, const struct oc_report_spec *spec, bool md) {
+    const struct oc_graph *g = an->graph;
+    char t1[32], t2[32];
+    oc_sbuf_printf(b, "%sStatic memory plan of %s: %d buffers over %d steps, %s, %" PRIu64 "-byte alignment%s\n",
+                   md ? "## " : "", spec->model_path ? spec->model_path : "",
+                   p->n_buffers, p->n_steps, oc_planner_words(p->planner), p->align,
+                   p->inplace ? ", in-place reuse on" : "");
+    if (md)
+        oc_sbuf_puts(b, "\n");
+    if (spec->ranges) {
+        oc_sbuf_puts(b, "Holds for every binding of ");
+        for (int32_t k = 0; k < spec->ranges->n; k++)
+            oc_sbuf_printf(b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", spec->ranges->dims[k].name,
+                           spec->ranges->dims[k].lo, spec->ranges->dims[k].hi);
+        oc_sbuf_puts(b, ": sized at the upper end, where every tensor is largest (each size proven to grow "
+                         "with the dims); a smaller binding uses the same offsets\n");
+    }
+    oc_sbuf_printf(b, "Arena: %.2f MiB (%s bytes); lower bound %.2f MiB (%s bytes, the live buffers at step %d): "
+                       "%.3fx\n",
+                   oc_mib(p->arena_bytes), oc_fmt_thousands(p->arena_bytes, t1, sizeof t1),
+                   oc_mib(p->lower_bound_bytes), oc_fmt_thousands(p->lower_bound_bytes, t2, sizeof t2),
+                   p->lower_bound_step,
+                   p->lower_bound_bytes ? (double)p->arena_bytes / (double)p->lower_bound_bytes : 1.0);
+    oc_sbuf_printf(b, "The other planner, %s: %.2f MiB (%s bytes)\n",
+                   oc_planner_words(p->planner == OC_PLANNER_SIZE ? OC_PLANNER_ORDER : OC_PLANNER_SIZE),
+                   oc_mib(p->other_arena_bytes), oc_fmt_thousands(p->other_arena_bytes, t1, sizeof t1));
+    if (verified) {
+        oc_sbuf_puts(b, "Verified: no two buffers live at the same step overlap; every offset aligned\n");
+    } else {
+        oc_sbuf_printf(b, "NOT VERIFIED: buffer '%s'%s%s%s\n", g->values[p->buffers[fa].value].name,
+                       fb >= 0 ? " overlaps '" : " is misplaced", fb >= 0 ? g->values[p->buffers[fb].value].name : "",
+                       fb >= 0 ? "'" : "");
+    }
+    if (p->n_subgraph_nodes)
+        oc_sbuf_printf(b, "Not planned: the bodies of %d node%s with subgraphs (their tensors are not in the arena)\n",
+                       p->n_subgraph_nodes, p->n_subgraph_nodes == 1 ? "" : "s");
+    oc_sbuf_puts(b, "\n");
+}
+
+/* The lifetime/offset picture: steps across, arena offsets down, one box per
+   buffer (its first to last step, its offset and size), coloured by role. */
+static void oc_plan_svg(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_plan *p) {
+    const double W = 860, H = 420, X0 = 20, Y0 = 24;
+    double steps = p->n_steps > 0 ? p->n_steps : 1, arena = p->arena_bytes ? (double)p->arena_bytes : 1;
+    static const char *const fill[] = {[OC_PLAN_ACTIVATION] = "#4e79a7", [OC_PLAN_INPUT] = "#59a14f",
+                                       [OC_PLAN_OUTPUT] = "#e15759"};
+    oc_sbuf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                      "class=\"plan\" data-steps=\"%d\" data-arena=\"%" PRIu64 "\">\n",
+                   X0 + W + 20, Y0 + H + 40, p->n_steps, p->arena_bytes);
+    oc_sbuf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\" "
+                      "stroke=\"#999\"/>\n",
+                   X0, Y0, W, H);
+    for (int32_t i = 0; i < p->n_buffers; i++) {
+        const struct oc_plan_buffer *x = &p->buffers[i];
+        double bx = X0 + W * x->first / steps, bw = W * (x->last - x->first + 1) / steps;
+        double by = Y0 + H * (double)x->offset / arena, bh = H * (double)x->size / arena;
+        oc_sbuf_printf(b, "<rect class=\"buffer\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                          "fill=\"%s\" fill-opacity=\"0.75\" stroke=\"#222\" stroke-width=\"0.3\" "
+                          "data-offset=\"%" PRIu64 "\" data-size=\"%" PRIu64 "\" data-first=\"%d\" "
+                          "data-last=\"%d\"><title>",
+                       bx, by, bw > 0.5 ? bw : 0.5, bh > 0.5 ? bh : 0.5, fill[x->role], x->offset, x->size,
+                       x->first, x->last);
+        oc_html_text(b, an->graph->values[x->value].name);
+        oc_sbuf_printf(b, ": %" PRIu64 " bytes at offset %" PRIu64 ", steps %d to %d</title></rect>\n", x->size,
+                       x->offset, x->first, x->last);
+    }
+    double ly = Y0 + H * (double)p->lower_bound_bytes / arena;
+    oc_sbuf_printf(b, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#000\" "
+                      "stroke-dasharray=\"4 3\"/><text x=\"%.0f\" y=\"%.2f\" font-size=\"11\">lower bound</text>\n",
+                   X0, X0 + W, ly, ly, X0 + W - 70, ly - 3);
+    oc_sbuf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">step (execution order), 0 to %d</text>\n",
+                   X0, Y0 + H + 18, p->n_steps > 0 ? p->n_steps - 1 : 0);
+    oc_sbuf_printf(b, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">offset: 0 at the top, %.2f MiB at the bottom"
+                      "</text>\n",
+                   X0, Y0 - 6, oc_mib(p->arena_bytes));
+    oc_sbuf_puts(b, "</svg>\n");
+}
+
 enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan *p,
                               const struct oc_report_spec *spec, struct oc_diag *d) {
     int32_t fa, fb;
@@ -90,44 +172,33 @@ enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan
         oc_sbuf_json(&b, oc_plan_json(an, p, verified, spec));
         return oc_sbuf_flush(&b, spec, d);
     }
+    if (spec->format == OC_FORMAT_HTML) { /* the summary as text, then the picture */
+        struct oc_sbuf text = {0};
+        oc_plan_summary(&text, an, p, verified, fa, fb, spec, false);
+        oc_sbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost plan: ");
+        oc_html_text(&b, spec->model_path ? spec->model_path : "");
+        oc_sbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>Static memory plan: ", oc_html_style);
+        oc_html_text(&b, spec->model_path ? spec->model_path : "");
+        oc_sbuf_puts(&b, "</h1>\n<pre>");
+        for (char *line = text.p, *nl; line && *line; line = nl + 1) { /* escaped line by line */
+            nl = strchr(line, '\n');
+            if (!nl)
+                nl = line + strlen(line) - 1;
+            else
+                *nl = 0;
+            oc_html_text(&b, line);
+            oc_sbuf_puts(&b, "\n");
+        }
+        oc_sbuf_free(&text);
+        oc_sbuf_puts(&b, "</pre>\n<h2>Buffers: lifetime across, offset down (green: graph inputs, red: outputs)</h2>\n");
+        oc_plan_svg(&b, an, p);
+        oc_sbuf_puts(&b, "<p>Generated by onnxcost; how the plan is made: docs/MEMORY.md.</p>\n</body></html>\n");
+        return oc_sbuf_flush(&b, spec, d);
+    }
     const struct oc_graph *g = an->graph;
     char t1[32], t2[32];
-    if (spec->format == OC_FORMAT_TEXT || spec->format == OC_FORMAT_MD) {
-        oc_sbuf_printf(&b, "%sStatic memory plan of %s: %d buffers over %d steps, %s, %" PRIu64 "-byte alignment%s\n",
-                       spec->format == OC_FORMAT_MD ? "## " : "", spec->model_path ? spec->model_path : "",
-                       p->n_buffers, p->n_steps, oc_planner_words(p->planner), p->align,
-                       p->inplace ? ", in-place reuse on" : "");
-        if (spec->format == OC_FORMAT_MD)
-            oc_sbuf_puts(&b, "\n");
-        if (spec->ranges) {
-            oc_sbuf_puts(&b, "Holds for every binding of ");
-            for (int32_t k = 0; k < spec->ranges->n; k++)
-                oc_sbuf_printf(&b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", spec->ranges->dims[k].name,
-                               spec->ranges->dims[k].lo, spec->ranges->dims[k].hi);
-            oc_sbuf_puts(&b, ": sized at the upper end, where every tensor is largest (each size proven to grow "
-                             "with the dims); a smaller binding uses the same offsets\n");
-        }
-        oc_sbuf_printf(&b, "Arena: %.2f MiB (%s bytes); lower bound %.2f MiB (%s bytes, the live buffers at step %d): "
-                           "%.3fx\n",
-                       oc_mib(p->arena_bytes), oc_fmt_thousands(p->arena_bytes, t1, sizeof t1),
-                       oc_mib(p->lower_bound_bytes), oc_fmt_thousands(p->lower_bound_bytes, t2, sizeof t2),
-                       p->lower_bound_step,
-                       p->lower_bound_bytes ? (double)p->arena_bytes / (double)p->lower_bound_bytes : 1.0);
-        oc_sbuf_printf(&b, "The other planner, %s: %.2f MiB (%s bytes)\n",
-                       oc_planner_words(p->planner == OC_PLANNER_SIZE ? OC_PLANNER_ORDER : OC_PLANNER_SIZE),
-                       oc_mib(p->other_arena_bytes), oc_fmt_thousands(p->other_arena_bytes, t1, sizeof t1));
-        if (verified) {
-            oc_sbuf_puts(&b, "Verified: no two buffers live at the same step overlap; every offset aligned\n");
-        } else {
-            oc_sbuf_printf(&b, "NOT VERIFIED: buffer '%s'%s%s%s\n", g->values[p->buffers[fa].value].name,
-                           fb >= 0 ? " overlaps '" : " is misplaced", fb >= 0 ? g->values[p->buffers[fb].value].name : "",
-                           fb >= 0 ? "'" : "");
-        }
-        if (p->n_subgraph_nodes)
-            oc_sbuf_printf(&b, "Not planned: the bodies of %d node%s with subgraphs (their tensors are not in the arena)\n",
-                           p->n_subgraph_nodes, p->n_subgraph_nodes == 1 ? "" : "s");
-        oc_sbuf_puts(&b, "\n");
-    }
+    if (spec->format == OC_FORMAT_TEXT || spec->format == OC_FORMAT_MD)
+        oc_plan_summary(&b, an, p, verified, fa, fb, spec, spec->format == OC_FORMAT_MD);
     struct oc_table t = {0};
     oc_table_col(&t, "Buffer", "buffer", OC_ALIGN_LEFT);
     oc_table_col(&t, "Role", "role", OC_ALIGN_LEFT);

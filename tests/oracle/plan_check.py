@@ -199,8 +199,19 @@ def main():
                        "test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx")
     check_plan(onnxcost, gpt, {"batch_size": 2, "seq_len": 3, "past_seq_len": 5, "total_seq_len": 8},
                "tiny GPT-2 with a KV cache")
-    # over a range: one plan whose every buffer holds its values at each binding of the box
+    # the HTML picture draws every buffer of the JSON plan, at its offset, size and steps
     rn = os.path.join(work, "resnet18.onnx")
+    j = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=2", "--format", "json"], capture_output=True, text=True)
+    ht = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=2", "--format", "html"], capture_output=True, text=True)
+    import re
+    drawn = sorted(tuple(int(x) for x in m) for m in re.findall(
+        r'class="buffer"[^>]*data-offset="(\d+)" data-size="(\d+)" data-first="(\d+)" data-last="(\d+)"', ht.stdout))
+    want = sorted((b["offset"], b["size"], b["first"], b["last"]) for b in json.loads(j.stdout)["buffers"]) \
+        if j.returncode == 0 else None
+    check(ht.returncode == 0 and ht.stdout.count("</html>") == 1 and drawn == want,
+          f"--format html: one document drawing the {len(want or [])} buffers of the JSON plan ({len(drawn)} drawn)")
+
+    # over a range: one plan whose every buffer holds its values at each binding of the box
     p = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=1:3", "--format", "json"], capture_output=True,
                        text=True)
     plan = json.loads(p.stdout) if p.returncode == 0 else {}
