@@ -76,10 +76,13 @@ static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, c
 static const struct oc_opt oc_sweep_opts[] = {
     OC_OPT_CALL_ROW("--dim", "NAME=V1,...", "values of a symbolic dim (up to 8 dims); a single value binds it",
                     oc_opt_sweep_dim),
-    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), json (schema onnxcost-sweep/1), md or csv",
+    OC_OPT_PARSE_ROW("--format", "FMT",
+                     "text (default), json (schema onnxcost-sweep/1), md, csv or html\n"
+                     "(the table and charts of each figure against the first dim; use -o)",
                      offsetof(struct oc_sweep_args, format),
-                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV, 0,
-                     "text, json, md or csv", oc_opt_format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV |
+                         1 << OC_FORMAT_HTML,
+                     0, "text, json, md, csv or html", oc_opt_format),
 };
 static const struct oc_opt_group oc_sweep_group = {NULL, oc_sweep_opts, sizeof oc_sweep_opts / sizeof oc_sweep_opts[0]};
 

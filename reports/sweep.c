@@ -4,6 +4,9 @@
  */
 #include "report_impl.h"
 
+#include <math.h>
+#include <string.h>
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +183,147 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
     oc_sbuf_json(b, doc);
 }
 
+/* One chart of the sweep's figure f against the first swept dim, log-log,
+   a line per binding of the other dims (at most 8); with a capacity (> 0),
+   a dashed line at it and each point past it drawn hollow. Every point
+   carries its values (data-x, data-y) and the binding it is. */
+enum { OC_SWEEP_FIG_MACS, OC_SWEEP_FIG_FLOPS, OC_SWEEP_FIG_PEAK, OC_SWEEP_FIG_NEED, OC_SWEEP_FIG_TIME, OC_SWEEP_FIG_RATE };
+
+static double oc_sweep_figure(const struct oc_sweep_row *r, int f) {
+    switch (f) {
+    case OC_SWEEP_FIG_MACS: return (double)r->totals.macs;
+    case OC_SWEEP_FIG_FLOPS: return (double)r->totals.flops;
+    case OC_SWEEP_FIG_PEAK: return oc_mib(r->totals.peak_activation_bytes);
+    case OC_SWEEP_FIG_NEED: return oc_mib(r->perf.need);
+    case OC_SWEEP_FIG_TIME: return r->perf.time * 1e3;
+    default: return r->perf.samples_per_s;
+    }
+}
+
+static void oc_sweep_chart(struct oc_sbuf *b, const struct oc_sweep_row *rows, int32_t n,
+                           const struct oc_sweep_dim *dims, int32_t nd, int f, const char *title, double capacity) {
+    static const char *const color[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+                                        "#76b7b2", "#edc948", "#b07aa1", "#9c755f"};
+    int32_t per = dims[0].n_values, n_series = per ? n / per : 0; /* the first dim varies slowest */
+    double ymin = 1e300, ymax = 0;
+    for (int32_t r = 0; r < n; r++) {
+        double v = oc_sweep_figure(&rows[r], f);
+        if (rows[r].status == OC_OK && v > 0) {
+            ymin = v < ymin ? v : ymin;
+            ymax = v > ymax ? v : ymax;
+        }
+    }
+    if (capacity > 0) {
+        ymin = capacity < ymin ? capacity : ymin;
+        ymax = capacity > ymax ? capacity : ymax;
+    }
+    if (ymax <= 0 || per < 1)
+        return;
+    int64_t x0 = dims[0].values[0], x1 = dims[0].values[0];
+    for (int32_t k = 0; k < per; k++) {
+        x0 = dims[0].values[k] < x0 ? dims[0].values[k] : x0;
+        x1 = dims[0].values[k] > x1 ? dims[0].values[k] : x1;
+    }
+    struct oc_loglog ll = {.x0 = floor(log10((double)x0)), .x1 = ceil(log10((double)x1)), .y0 = floor(log10(ymin)),
+                           .y1 = ceil(log10(ymax))};
+    if (ll.x1 <= ll.x0)
+        ll.x1 = ll.x0 + 1;
+    if (ll.y1 <= ll.y0)
+        ll.y1 = ll.y0 + 1;
+    oc_sbuf_printf(b, "<h2>%s against %s, log-log</h2>\n", title, dims[0].name);
+    oc_ll_open(b);
+    for (int32_t s = 0; s < n_series && s < 8; s++) {
+        const char *c = color[s % 8];
+        struct oc_sbuf label = {0};
+        for (int32_t k = 1; k < nd; k++)
+            oc_sbuf_printf(&label, "%s%s=%lld", k > 1 ? ", " : "", dims[k].name,
+                           (long long)rows[s].values[k]);
+        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
+        int32_t drawn = 0;
+        for (int32_t k = 0; k < per; k++) {
+            const struct oc_sweep_row *r = &rows[k * n_series + s];
+            double v = oc_sweep_figure(r, f);
+            if (r->status == OC_OK && v > 0)
+                oc_sbuf_printf(b, "%s%.1f,%.1f", drawn++ ? " " : "", oc_ll_x(&ll, (double)r->values[0]),
+                               oc_ll_y(&ll, v));
+        }
+        oc_sbuf_puts(b, "\"/>\n");
+        for (int32_t k = 0; k < per; k++) {
+            const struct oc_sweep_row *r = &rows[k * n_series + s];
+            double v = oc_sweep_figure(r, f);
+            if (r->status != OC_OK || !(v > 0))
+                continue;
+            bool over = capacity > 0 && v > capacity;
+            oc_sbuf_printf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"%s\" "
+                              "data-x=\"%lld\" data-y=\"%.9g\" data-series=\"%d\"><title>%s=%lld%s%s: %.6g</title></circle>\n",
+                           over ? " over" : "", oc_ll_x(&ll, (double)r->values[0]), oc_ll_y(&ll, v),
+                           over ? "white" : c, c, (long long)r->values[0], v, s, dims[0].name,
+                           (long long)r->values[0], label.n ? ", " : "", label.p ? label.p : "", v);
+        }
+        if (label.n)
+            oc_sbuf_printf(b, "<text x=\"70\" y=\"%.1f\" fill=\"%s\">%s</text>\n", 34.0 + 14.0 * s, c,
+                           label.p);
+        oc_sbuf_free(&label);
+    }
+    if (capacity > 0) {
+        double y = oc_ll_y(&ll, capacity);
+        oc_sbuf_printf(b, "<line class=\"capacity\" x1=\"60\" x2=\"660\" y1=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"#e15759\" stroke-dasharray=\"6 4\" data-y=\"%.9g\"/>"
+                          "<text x=\"655\" y=\"%.1f\" fill=\"#e15759\" text-anchor=\"end\">device memory less the "
+                          "reserve</text>\n",
+                       y, y, capacity, y - 4);
+    }
+    oc_ll_ticks(b, &ll);
+    oc_sbuf_puts(b, "\n</svg>\n");
+}
+
+static void oc_sweep_html(struct oc_sbuf *b, const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
+                          int32_t nd, const struct oc_sweep_gpu *gpu, const struct oc_perf *setup,
+                          const struct oc_report_spec *spec) {
+    const char *path = spec->model_path ? spec->model_path : "";
+    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost sweep: ");
+    oc_html_text(b, path);
+    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Sweep: ", oc_html_style);
+    oc_html_text(b, path);
+    oc_sbuf_puts(b, "</h1>\n");
+    if (gpu) {
+        struct oc_sbuf head = {0};
+        oc_gpu_text_header(&head, setup, spec->gpu ? spec->gpu->spec_source : NULL);
+        if (gpu->fit) {
+            struct oc_fit fi = oc_sweep_fit(gpu);
+            oc_gpu_text_fit_header(&head, &fi, gpu->gpu);
+        }
+        oc_sbuf_puts(b, "<pre>");
+        for (char *line = head.p, *nl; line && *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            if (!nl)
+                nl = line + strlen(line) - 1;
+            else
+                *nl = 0;
+            oc_html_text(b, line);
+            oc_sbuf_puts(b, "\n");
+        }
+        oc_sbuf_puts(b, "</pre>\n");
+        oc_sbuf_free(&head);
+    }
+    struct oc_table t = {0};
+    oc_sweep_table(&t, rows, n, dims, nd, gpu, false);
+    oc_table_draw(b, &t, OC_FORMAT_HTML);
+    oc_table_free(&t);
+    oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_MACS, "MACs", 0);
+    oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_FLOPS, "FLOPs", 0);
+    if (gpu && gpu->fit)
+        oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_NEED, "Memory needed (MiB)",
+                       gpu->usable ? oc_mib(gpu->usable) : 0);
+    else
+        oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_PEAK, "Peak activation memory (MiB)", 0);
+    if (gpu) {
+        oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_TIME, "Predicted time (ms)", 0);
+        oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_RATE, "Predicted samples/s", 0);
+    }
+    oc_sbuf_puts(b, "<p>Generated by onnxcost sweep; the figures: docs/COSTS.md and docs/MODEL.md.</p>\n</body></html>\n");
+}
+
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
                                int32_t n_dims, const struct oc_sweep_gpu *gpu, const struct oc_report_spec *spec,
                                struct oc_diag *d) {
@@ -191,6 +335,8 @@ enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const
     }
     if (spec->format == OC_FORMAT_JSON) {
         oc_sweep_json(&b, rows, n, dims, n_dims, gpu, &setup, spec->model_path);
+    } else if (spec->format == OC_FORMAT_HTML) {
+        oc_sweep_html(&b, rows, n, dims, n_dims, gpu, &setup, spec);
     } else {
         bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
         struct oc_table t = {0};

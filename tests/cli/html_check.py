@@ -64,6 +64,60 @@ def close(a, b, tol=0.06):  # the report writes coordinates to 0.1 px
     return abs(a - b) <= tol
 
 
+SWEEP_JS = """[...document.querySelectorAll('svg.chart')].map(svg => ({
+  title: svg.previousElementSibling ? svg.previousElementSibling.textContent : null,
+  points: [...svg.querySelectorAll('circle')].map(c => ({cx: c.cx.baseVal.value, cy: c.cy.baseVal.value,
+    x: +c.dataset.x, y: +c.dataset.y, over: c.classList.contains('over')})),
+  capacity: (svg.querySelector('line.capacity') || {dataset: {}}).dataset.y || null}))"""
+
+
+def check_sweep(charts, doc):
+    """The sweep's charts against its JSON rows: the values each point carries,
+    and its position a log-log map of them (a constant scale per axis)."""
+    import math
+    errors = []
+    rows = doc["rows"]
+    usable = doc["gpu"]["fit"]["usable_bytes"] / 2**20
+    want = {"MACs": [r["macs"] for r in rows], "FLOPs": [r["flops"] for r in rows],
+            "Memory needed (MiB)": [r["gpu"]["need_bytes"] / 2**20 for r in rows],
+            "Predicted time (ms)": [r["gpu"]["time_s"] * 1e3 for r in rows],
+            "Predicted samples/s": [r["gpu"]["samples_per_s"] for r in rows]}
+    xs = [r["bindings"]["batch"] for r in rows]
+    seen = set()
+    for c in charts:
+        title = (c["title"] or "").split(" against ")[0]
+        if title not in want:
+            errors.append(f"unexpected chart '{c['title']}'")
+            continue
+        seen.add(title)
+        pts = c["points"]
+        if sorted(p["x"] for p in pts) != sorted(xs) or any(
+                not math.isclose(p["y"], want[title][xs.index(p["x"])], rel_tol=1e-6) for p in pts):
+            errors.append(f"{title}: the points' values differ from the JSON rows")
+            continue
+        # each axis one scale: from the two points furthest apart, every other point within a pixel
+        bad = []
+        for pos, val in (("cx", "x"), ("cy", "y")):
+            a, b = min(pts, key=lambda p: p[val]), max(pts, key=lambda p: p[val])
+            if a[val] == b[val]:
+                continue
+            k = (b[pos] - a[pos]) / math.log10(b[val] / a[val])
+            bad += [p for p in pts if abs(a[pos] + k * math.log10(p[val] / a[val]) - p[pos]) > 1.0]
+            if (pos == "cx") != (k > 0):
+                bad.append(pos)
+        if bad:
+            errors.append(f"{title}: not drawn on one log-log scale ({len(bad)} points off)")
+        if title.startswith("Memory"):
+            if c["capacity"] is None or not math.isclose(float(c["capacity"]), usable, rel_tol=1e-6):
+                errors.append(f"{title}: the capacity line is at {c['capacity']}, not {usable} MiB")
+            if any(p["over"] != (p["y"] > usable) for p in pts):
+                errors.append(f"{title}: points past the capacity not drawn hollow")
+    missing = set(want) - seen
+    if missing:
+        errors.append(f"no chart of {sorted(missing)}")
+    return errors
+
+
 def check_charts(charts, doc):
     """Differences between the charts Chromium rendered and the JSON report."""
     errors = []
@@ -242,6 +296,26 @@ def main():
                     passed += 1
                     print(f"ok   {fx}: self-contained, rendered by {os.path.basename(chrome)}, charts drawn, "
                           f"{len(charts)} charts as rendered equal to the JSON report")
+            # onnxcost sweep --format html: every point Chromium draws is a row of the JSON
+            # sweep, at a position that is a log-log map of its values (one scale per axis)
+            html = os.path.join(tmp, "sweep.html")
+            model = os.path.join(src, "fixtures", "mnist", "torchsummary_net.onnx")
+            base = [onnxcost, "sweep", model, "--dim", "batch=1,2,4,8,16,64", "--gpu", "t4", "--fit"]
+            run = subprocess.run(base + ["--format", "html", "-o", html], capture_output=True, text=True)
+            doc = json.loads(subprocess.run(base + ["--format", "json"], capture_output=True, text=True).stdout)
+            errors = []
+            if run.returncode != 0:
+                errors.append(f"onnxcost sweep exited {run.returncode}: {run.stderr.strip()}")
+            else:
+                page.open("file://" + html)
+                charts = page.js(SWEEP_JS) or []
+                errors += check_sweep(charts, doc)
+            if errors:
+                failed += 1
+                print("FAIL sweep: " + "; ".join(errors))
+            else:
+                passed += 1
+                print(f"ok   sweep: {len(charts)} charts, every point at its row's value on a log-log scale")
         finally:
             browser.kill()
             browser.wait()
