@@ -5,10 +5,12 @@
 For each model (random weights, nothing downloaded): the training-mode
 forward of the PyTorch model under torch.autograd.graph.saved_tensors_hooks,
 counting each storage the hooks see once, parameters and buffers left out:
-the bytes autograd keeps for backward. Then the same model exported in eval
-mode (BatchNorm folded away by the exporter where it can) and analyzed by
-`onnxcost --optimizer sgd` at the same batch, with --folded-bn for models
-with BatchNorm. Writes docs/results/training-memory.json.
+the bytes autograd keeps for backward. Then the same model exported twice
+and analyzed by `onnxcost --optimizer sgd --fused-pointwise` at the same
+batch: in eval mode (BatchNorm folded away by the exporter, --folded-bn for
+models with BatchNorm; Dropout gone), and, for the torchvision models, in
+training mode (TrainingMode.TRAINING: BatchNorm and Dropout as training
+runs them). Writes docs/results/training-memory.json.
 
 usage: training_memory.py --onnxcost BIN [--out FILE] [--only NAME,...]
 """
@@ -76,6 +78,46 @@ def saved_bytes(model, args):
     return sum(seen.values())
 
 
+def analyze(onnxcost, model, name, kind, shape, args, training, has_bn):
+    """onnxcost's saved-activation bytes for the model's export (eval or training mode)."""
+    import transformers as oracle  # tests/oracle/transformers.py
+    model.train(training)
+    if training:  # the exporter has no Bernoulli with out=: stochastic depth goes (it keeps B floats)
+        import copy
+        model = copy.deepcopy(model)
+        for parent in list(model.modules()):
+            for child_name, child in list(parent.named_children()):
+                if type(child).__name__ == "StochasticDepth":
+                    setattr(parent, child_name, torch.nn.Identity())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, name + ".onnx")
+        if kind == "tv":  # with gradients on: under no_grad, ViT's attention takes a fused path the exporter refuses
+            kw = dict(input_names=["input"], output_names=["output"], opset_version=17,
+                      dynamic_axes={"input": {0: "batch"}})
+            if training:
+                kw.update(training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+            try:
+                try:
+                    torch.onnx.export(model, args, path, dynamo=False, **kw)
+                except TypeError:
+                    torch.onnx.export(model, args, path, **kw)
+            except Exception as e:  # noqa: BLE001 -- reported, the row goes on without it
+                print(name, "export failed:", str(e).splitlines()[0][:200])
+                return None
+            dims = ["--batch", str(shape)]
+        else:
+            oracle.export(name, path, opset=17)
+            dims = ["--dim", f"batch={shape[0]}", "--dim", f"sequence={shape[1]}"]
+        cmd = [onnxcost, path, *dims, "--optimizer", "sgd", "--fused-pointwise", "--format", "json", "-q"]
+        if has_bn:
+            cmd.append("--folded-bn")
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(name, "onnxcost failed:", p.stderr[-300:])
+            return None
+        return json.loads(p.stdout)["training"]["saved_activation_bytes"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
@@ -92,34 +134,17 @@ def main():
             args = (args[0], torch.ones_like(args[0]))
         measured = saved_bytes(model, args)
         has_bn = any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in model.modules())
-        model.eval()
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, name + ".onnx")
-            import transformers as oracle
-            if kind == "tv":  # with gradients on: under no_grad, ViT's attention takes a fused path the exporter refuses
-                kw = dict(input_names=["input"], output_names=["output"], opset_version=17,
-                          dynamic_axes={"input": {0: "batch"}})
-                try:
-                    torch.onnx.export(model, args, path, dynamo=False, **kw)
-                except TypeError:
-                    torch.onnx.export(model, args, path, **kw)
-                dims = ["--batch", str(shape)]
-            else:
-                oracle.export(name, path, opset=17)
-                dims = ["--dim", f"batch={shape[0]}", "--dim", f"sequence={shape[1]}"]
-            cmd = [a.onnxcost, path, *dims, "--optimizer", "sgd", "--format", "json", "-q"]
-            if has_bn:
-                cmd.append("--folded-bn")
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0:
-                print(name, "onnxcost failed:", p.stderr[-300:])
-                continue
-            tr = json.loads(p.stdout)["training"]
-        est = tr["saved_activation_bytes"]
+        est_eval = analyze(a.onnxcost, model, name, kind, shape, args, False, has_bn)
+        est_train = analyze(a.onnxcost, model, name, kind, shape, args, True, False) if kind == "tv" else None
+        if est_eval is None:
+            continue
         rows.append({"model": name, "shape": shape, "batchnorm": has_bn, "pytorch_saved_bytes": measured,
-                     "onnxcost_saved_bytes": est, "ratio": est / measured})
-        print(f"{name:20s} {str(shape):10s} pytorch {measured / 2**20:9.1f} MiB  onnxcost {est / 2**20:9.1f} MiB  "
-              f"{est / measured:5.2f}x", flush=True)
+                     "eval_export_bytes": est_eval, "eval_ratio": est_eval / measured,
+                     "training_export_bytes": est_train,
+                     "training_ratio": est_train / measured if est_train else None})
+        tr = f"{est_train / 2**20:9.1f} MiB {est_train / measured:5.2f}x" if est_train else "-"
+        print(f"{name:20s} {str(shape):10s} pytorch {measured / 2**20:9.1f} MiB  eval export {est_eval / 2**20:9.1f} MiB "
+              f"{est_eval / measured:5.2f}x  training export {tr}", flush=True)
     json.dump({"torch": torch.__version__, "models": rows}, open(a.out, "w"), indent=1)
 
 

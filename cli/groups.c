@@ -58,8 +58,8 @@ static int oc_opt_dim_range(struct oc_cli_bind *b, const char *v, const char *eq
         return oc_cli_usage_error("%s--dim takes NAME=LO:HI with integers 1 <= LO <= HI <= %lld, got '%s'", prefix,
                                   (long long)OC_RANGE_HI_MAX, v);
     if (!b->ranges_ok)
-        return oc_cli_usage_error("%s--dim %s: ranges (NAME=LO:HI) are taken by analyze; give one value here", prefix,
-                                  v);
+        return oc_cli_usage_error(
+            "%s--dim %s: ranges (NAME=LO:HI) are taken by analyze, plan and compare; give one value here", prefix, v);
     if (b->n_ranges == OC_RANGE_MAX)
         return oc_cli_usage_error("%s--dim %s: at most %d dims may be ranged", prefix, v, OC_RANGE_MAX);
     char *nm = strndup(v, (size_t)(eq - v));
@@ -100,7 +100,7 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
 
 static const struct oc_opt oc_bind_opts[] = {
     OC_OPT_CALL_ROW("--dim", "NAME=N", "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable;\n"
-                    "analyze also takes a range, NAME=LO:HI (docs/RANGES.md)", oc_opt_dim),
+                    "analyze, plan and compare also take a range, NAME=LO:HI (docs/RANGES.md)", oc_opt_dim),
     OC_OPT_INT_ROW("--batch", "N",
                    "bind the first dim of every graph input whose first dim is\n"
                    "symbolic or unnamed (a --dim for the same name wins)",
@@ -178,8 +178,17 @@ static const struct oc_opt oc_train_opts[] = {
                     "(memory-bound passes over each convolution's output, and\n"
                     "their inputs kept for backward)",
                     offsetof(struct oc_cli_train, folded_bn)),
+    OC_OPT_FLAG_ROW("--fused-pointwise", NULL,
+                    "the framework runs each exported chain of pointwise ops that\n"
+                    "reads one tensor (GELU, SiLU, LayerNorm written out) as one op:\n"
+                    "it keeps that tensor for backward, not the intermediates",
+                    offsetof(struct oc_cli_train, fused_pointwise)),
 };
-const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, 2};
+const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, OC_ARRAY_LEN(oc_train_opts)};
+
+unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t) {
+    return (t->folded_bn ? OC_SAVED_FOLDED_BN : 0u) | (t->fused_pointwise ? OC_SAVED_FUSED_POINTWISE : 0u);
+}
 
 /* ---- the GPU model ------------------------------------------------------------ */
 

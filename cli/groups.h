@@ -47,8 +47,11 @@ extern const struct oc_opt_group oc_group_output;
 struct oc_cli_train {
     bool on; /* --optimizer given                         */
     bool folded_bn; /* --folded-bn                        */
+    bool fused_pointwise; /* --fused-pointwise            */
     enum oc_optimizer optimizer;
 };
+/* The enum oc_saved_rule bits the flags ask for. */
+unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t);
 extern const struct oc_opt_group oc_group_train;
 
 /* The GPU model (analyze, compare, sweep, llm): --gpu, --gpu-spec, --math,

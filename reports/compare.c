@@ -3,9 +3,11 @@
  * one row per model, the best value of each column marked "*", and each
  * value's ratio to the first model's. With --gpu: predicted time and
  * throughput per model, and with --fit whether it fits and the largest
- * batch that does.
+ * batch that does. With ranges: each total as [min, max] over the box,
+ * ranked and compared by its maximum.
  */
 #include "report_impl.h"
+#include "../views/range.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -43,34 +45,71 @@ static const struct {
     {"max_batch", "Max batch", OC_CMP_BATCH, true},
 };
 
-/* A column's value: integers exactly, the predictions as doubles. */
+/* A column's value: integers exactly, the predictions as doubles; over
+ * ranges u is the maximum over the box and lo the minimum. */
 struct oc_cmp_value {
     bool known;
     uint64_t u;
     double x;
+    bool ranged;
+    uint64_t lo;
 };
+
+/* The range figure of a static column, or -1. */
+static int oc_cmp_range_fig(int c) {
+    switch (c) {
+    case OC_CMP_PARAMS:
+        return OC_RF_PARAMS;
+    case OC_CMP_MACS:
+        return OC_RF_MACS;
+    case OC_CMP_FLOPS:
+        return OC_RF_FLOPS;
+    case OC_CMP_PARAMS_BYTES:
+        return OC_RF_PARAMS_BYTES;
+    case OC_CMP_PEAK:
+        return OC_RF_PEAK;
+    default:
+        return -1;
+    }
+}
+
+/* The totals a model's marks come from: over ranges, every analysis made. */
+static const struct oc_totals *oc_cmp_totals(const struct oc_compare_entry *e) {
+    return e->range ? &e->range->worst : &e->an->totals;
+}
 
 static struct oc_cmp_value oc_cmp_value(const struct oc_compare_entry *e, int c) {
     const struct oc_totals *t = &e->an->totals;
+    int f = oc_cmp_range_fig(c);
+    if (e->range && f >= 0) {
+        if (e->range->method == OC_RANGE_UNBOUNDED)
+            return (struct oc_cmp_value){.known = false, .u = 0, .x = 0, .ranged = true, .lo = 0};
+        const struct oc_range_figure *g = &e->range->fig[f];
+        return (struct oc_cmp_value){.known = true, .u = g->max, .x = 0, .ranged = true, .lo = g->min};
+    }
     switch (c) {
     case OC_CMP_PARAMS:
-        return (struct oc_cmp_value){true, t->params, 0};
+        return (struct oc_cmp_value){.known = true, .u = t->params, .x = 0};
     case OC_CMP_MACS:
-        return (struct oc_cmp_value){true, t->macs, 0};
+        return (struct oc_cmp_value){.known = true, .u = t->macs, .x = 0};
     case OC_CMP_FLOPS:
-        return (struct oc_cmp_value){true, t->flops, 0};
+        return (struct oc_cmp_value){.known = true, .u = t->flops, .x = 0};
     case OC_CMP_PARAMS_BYTES:
-        return (struct oc_cmp_value){true, t->params_bytes, 0};
+        return (struct oc_cmp_value){.known = true, .u = t->params_bytes, .x = 0};
     case OC_CMP_PEAK:
-        return (struct oc_cmp_value){true, t->peak_activation_bytes, 0};
+        return (struct oc_cmp_value){.known = true, .u = t->peak_activation_bytes, .x = 0};
     case OC_CMP_TRAIN:
-        return (struct oc_cmp_value){true, e->training ? e->training->total_bytes : 0, 0};
+        return (struct oc_cmp_value){.known = true, .u = e->training ? e->training->total_bytes : 0, .x = 0};
     case OC_CMP_TIME:
-        return (struct oc_cmp_value){e->perf != NULL, 0, e->perf ? e->perf->time : 0};
+        return (struct oc_cmp_value){.known = e->perf != NULL, .u = 0, .x = e->perf ? e->perf->time : 0};
     case OC_CMP_SAMPLES:
-        return (struct oc_cmp_value){e->perf && e->perf->samples_per_s > 0, 0, e->perf ? e->perf->samples_per_s : 0};
+        return (struct oc_cmp_value){.known = e->perf && e->perf->samples_per_s > 0,
+                                     .u = 0,
+                                     .x = e->perf ? e->perf->samples_per_s : 0};
     default:
-        return (struct oc_cmp_value){e->fit && e->fit->max_batch >= 0, e->fit && e->fit->max_batch > 0 ? (uint64_t)e->fit->max_batch : 0, 0};
+        return (struct oc_cmp_value){.known = e->fit && e->fit->max_batch >= 0,
+                                     .u = e->fit && e->fit->max_batch > 0 ? (uint64_t)e->fit->max_batch : 0,
+                                     .x = 0};
     }
 }
 
@@ -86,7 +125,7 @@ enum oc_cmp_bound { OC_CMP_EXACT, OC_CMP_LOWER, OC_CMP_UPPER, OC_CMP_UNKNOWN };
  * are lower bounds, so its time is one too, and its throughput and largest
  * batch upper bounds. */
 static enum oc_cmp_bound oc_cmp_bound_of(const struct oc_compare_entry *e, int c) {
-    const struct oc_totals *t = &e->an->totals;
+    const struct oc_totals *t = oc_cmp_totals(e);
     bool saturated = (t->flags & OC_COST_OVERFLOW) != 0, exact = oc_totals_exact(t);
     bool lower = false, upper = false;
     switch (c) {
@@ -176,17 +215,25 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
             struct oc_cmp_value v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
             char key[64];
             enum oc_cmp_bound rb = oc_cmp_ratio_bound(oc_cmp_bound_of(&e[i], c), oc_cmp_bound_of(&e[0], c));
-            json_object_set_new(o, oc_cmp_cols[c].key, json_integer((json_int_t)v.u));
+            json_object_set_new(o, oc_cmp_cols[c].key, v.known ? json_integer((json_int_t)v.u) : json_null());
             snprintf(key, sizeof key, "%s_ratio", oc_cmp_cols[c].key);
-            json_object_set_new(o, key, v0.u && rb != OC_CMP_UNKNOWN ? json_real((double)v.u / (double)v0.u) : json_null());
+            json_object_set_new(o, key, v.known && v0.known && v0.u && rb != OC_CMP_UNKNOWN
+                                            ? json_real((double)v.u / (double)v0.u)
+                                            : json_null());
             if (rb == OC_CMP_LOWER || rb == OC_CMP_UPPER) { /* the ratio of a bound is a bound */
                 snprintf(key, sizeof key, "%s_ratio_bound", oc_cmp_cols[c].key);
                 json_object_set_new(o, key, json_string(rb == OC_CMP_LOWER ? "lower" : "upper"));
             }
         }
         /* false: macs, flops and memory are lower bounds (nodes without a cost) */
-        json_object_set_new(o, "complete", json_boolean(oc_totals_exact(&e[i].an->totals)));
-        json_object_set_new(o, "nodes_without_cost", json_integer(e[i].an->totals.n_uncosted));
+        const struct oc_totals *tt = oc_cmp_totals(&e[i]);
+        bool bounded = !e[i].range || e[i].range->method != OC_RANGE_UNBOUNDED;
+        json_object_set_new(o, "complete", json_boolean(bounded && oc_totals_exact(tt)));
+        json_object_set_new(o, "nodes_without_cost", json_integer(tt->n_uncosted));
+        if (e[i].range) { /* the columns above are the maxima; here each figure's [min, max] and where */
+            struct oc_report_spec rs = {.ranges = e[i].range};
+            json_object_set_new(o, "ranges", oc_ranges_json(&rs));
+        }
         if (e[i].perf) {
             const struct oc_perf *p = e[i].perf;
             json_t *g = json_object();
@@ -227,7 +274,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     struct oc_cmp_value best[OC_CMP_NCOLS];
     for (int k = 0; k < ncol; k++) { /* a bound is never the best */
         int c = cols[k];
-        best[k] = (struct oc_cmp_value){false, 0, 0};
+        best[k] = (struct oc_cmp_value){.known = false, .u = 0, .x = 0};
         for (int32_t i = 0; i < n; i++) {
             struct oc_cmp_value v = oc_cmp_value(&e[i], c);
             if (!v.known || *oc_cmp_bound(&e[i], c, false))
@@ -250,8 +297,14 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
     struct oc_table t = {0};
     oc_table_col(&t, "Model", "model", OC_ALIGN_LEFT);
-    for (int k = 0; k < ncol; k++)
+    char min_keys[OC_CMP_NCOLS][48];
+    for (int k = 0; k < ncol; k++) {
+        if (csv && e[0].range && oc_cmp_range_fig(cols[k]) >= 0) { /* the minimum first, then the maximum */
+            snprintf(min_keys[k], sizeof min_keys[k], "%s_min", oc_cmp_cols[cols[k]].key);
+            oc_table_col(&t, "", min_keys[k], OC_ALIGN_RIGHT);
+        }
         oc_table_col(&t, oc_cmp_cols[cols[k]].header, oc_cmp_cols[cols[k]].key, OC_ALIGN_RIGHT);
+    }
     if (e[0].fit)
         oc_table_col(&t, "Fits", "fits", OC_ALIGN_RIGHT);
     if (csv)
@@ -262,21 +315,32 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         for (int k = 0; k < ncol; k++) {
             int c = cols[k];
             struct oc_cmp_value v = oc_cmp_value(&e[i], c), v0 = oc_cmp_value(&e[0], c);
-            char num[48];
+            char num[112], lo[48], hi[48];
+            if (csv && v.ranged) {
+                if (v.known)
+                    oc_table_cell(&t, "%llu", (unsigned long long)v.lo);
+                else
+                    oc_table_cell(&t, "%s", "");
+            }
             if (!v.known) {
-                oc_table_cell(&t, "%s", csv ? "" : "-");
+                oc_table_cell(&t, "%s", csv ? "" : v.ranged ? "not bounded" : "-");
                 continue;
             }
             switch (oc_cmp_cols[c].kind) {
             case OC_CMP_COUNT_V:
                 if (csv)
                     snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+                else if (v.ranged && v.lo != v.u)
+                    snprintf(num, sizeof num, "[%s, %s]", oc_fmt_thousands(v.lo, lo, sizeof lo),
+                             oc_fmt_thousands(v.u, hi, sizeof hi));
                 else
                     oc_fmt_thousands(v.u, num, sizeof num);
                 break;
             case OC_CMP_MIB:
                 if (csv)
                     snprintf(num, sizeof num, "%llu", (unsigned long long)v.u);
+                else if (v.ranged && v.lo != v.u)
+                    snprintf(num, sizeof num, "[%.2f, %.2f]", oc_mib(v.lo), oc_mib(v.u));
                 else
                     snprintf(num, sizeof num, "%.2f", oc_mib(v.u));
                 break;
@@ -311,7 +375,11 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_table_cell(&t, "%s", !f ? "" : oc_fit_word(oc_fit_verdict(f->need, f->need_exact, f->usable)));
         }
         if (csv)
-            oc_table_cell(&t, "%s", oc_totals_exact(&e[i].an->totals) ? "true" : "false");
+            oc_table_cell(&t, "%s",
+                          oc_totals_exact(oc_cmp_totals(&e[i])) &&
+                                  (!e[i].range || e[i].range->method != OC_RANGE_UNBOUNDED)
+                              ? "true"
+                              : "false");
     }
     if (csv) {
         oc_table_draw(&b, &t, spec->format);
@@ -327,12 +395,29 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     oc_table_draw(&b, &t, spec->format);
     oc_table_free(&t);
     oc_sbuf_puts(&b, md ? "\n" : "");
+    if (e[0].range) {
+        const struct oc_range_result *r = e[0].range;
+        oc_sbuf_puts(&b, "Over the ranges ");
+        for (int32_t k = 0; k < r->n; k++)
+            oc_sbuf_printf(&b, "%s%s %lld..%lld", k ? ", " : "", r->dims[k].name, (long long)r->dims[k].lo,
+                           (long long)r->dims[k].hi);
+        oc_sbuf_puts(&b, ": [min, max] (one value where they are equal); * and (Nx) by the maximum\n");
+    }
     oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "
                                  "to the first model\n"
                                : "* = smallest in its column; (Nx) = ratio to the first model\n");
     bool any_bound = false;
     for (int32_t i = 0; i < n; i++) {
-        const struct oc_totals *tt = &e[i].an->totals;
+        if (e[i].range && e[i].range->method == OC_RANGE_UNBOUNDED) {
+            oc_sbuf_puts(&b, md ? "\n> **Not bounded:** " : "WARNING: not bounded: ");
+            for (const char *p = e[i].path; *p; p++)
+                oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+            oc_sbuf_printf(&b, ": its costs are not proven monotone (%s) and the box has %llu bindings, more than "
+                               "--range-points\n",
+                           e[i].range->why, (unsigned long long)e[i].range->points);
+            continue;
+        }
+        const struct oc_totals *tt = oc_cmp_totals(&e[i]);
         if (oc_totals_exact(tt))
             continue;
         oc_sbuf_puts(&b, md ? "\n> **Incomplete:** " : "WARNING: incomplete: ");

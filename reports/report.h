@@ -167,6 +167,9 @@ struct oc_compare_entry {
     const struct oc_training *training; /* NULL without --optimizer */
     const struct oc_perf *perf;         /* NULL without --gpu       */
     const struct oc_fit *fit;           /* NULL without --fit       */
+    const struct oc_range_result *range; /* --dim NAME=LO:HI: the totals over
+                                            the box (an: at its upper corner),
+                                            or NULL */
 };
 /* Side-by-side totals (text, json "onnxcost-compare/1", md, csv). */
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,

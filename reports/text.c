@@ -390,7 +390,13 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
         oc_sbuf_printf(&out, "  Parameters (MiB): %.2f\n", oc_mib(tr->param_bytes));
         oc_sbuf_printf(&out, "  Gradients (MiB): %.2f\n", oc_mib(tr->grad_bytes));
         oc_sbuf_printf(&out, "  Optimizer state (MiB): %.2f\n", oc_mib(tr->optimizer_bytes));
-        oc_sbuf_printf(&out, "  Activations saved for backward (MiB): %.2f\n", oc_mib(tr->saved_bytes));
+        oc_sbuf_printf(&out, "  Activations saved for backward (MiB): %s%.2f\n", tr->complete ? "" : ">= ",
+                       oc_mib(tr->saved_bytes));
+        oc_sbuf_printf(&out, "    as exported%s%s; Dropout in training mode: %d%s\n",
+                       tr->saved_rules & OC_SAVED_FOLDED_BN ? ", with the folded BatchNorms" : "",
+                       tr->saved_rules & OC_SAVED_FUSED_POINTWISE ? ", pointwise chains fused" : "",
+                       (int)tr->training_dropouts,
+                       tr->training_dropouts ? "" : " (an eval export leaves the model's dropouts out)");
         oc_sbuf_printf(&out, "  Total training memory (MiB): %s%.2f\n", tr->complete ? "" : ">= ",
                        oc_mib(tr->total_bytes));
         oc_sbuf_printf(&out, "  FLOPs per step: %s (forward + backward: 3 x contraction FLOPs + 2 x the rest)\n",

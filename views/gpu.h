@@ -285,7 +285,7 @@ uint64_t oc_fit_need_inference(const struct oc_analysis *an);
  * *exact (may be NULL) false when it is a lower bound (nodes without a
  * cost, tensors of unknown size: oc_totals_exact, the peak's completeness,
  * the training estimate's). */
-uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, bool folded_bn, bool *exact);
+uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, unsigned saved_rules, bool *exact);
 /* Whether a need fits in usable bytes: a need that is a lower bound proves
  * only that it does not fit. */
 enum oc_fit_verdict { OC_FIT_NO, OC_FIT_YES, OC_FIT_MAYBE };
@@ -296,7 +296,7 @@ enum oc_fit_verdict oc_fit_verdict(uint64_t need, bool need_exact, uint64_t usab
  * change with --batch (no free batch dim); *capped when cap still fits. */
 enum { OC_FIT_BATCH_CAP = 1 << 20 };
 enum oc_status oc_fit_max_batch(const struct oc_model *m, const struct oc_analyze_opts *base, bool training,
-                                enum oc_optimizer opt, bool folded_bn, uint64_t usable, int64_t *max_batch, bool *capped,
+                                enum oc_optimizer opt, unsigned saved_rules, uint64_t usable, int64_t *max_batch, bool *capped,
                                 struct oc_diag *d);
 
 /* --fit: memory against the device (docs/MODEL.md). */
@@ -318,6 +318,6 @@ uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve);
  * (oc_fit_max_batch). */
 enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
                               const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
-                              enum oc_optimizer opt, bool folded_bn, uint64_t reserve, struct oc_fit *out, struct oc_diag *d);
+                              enum oc_optimizer opt, unsigned saved_rules, uint64_t reserve, struct oc_fit *out, struct oc_diag *d);
 
 #endif

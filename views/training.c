@@ -3,6 +3,7 @@
  */
 #include "training.h"
 
+#include "../analyzer/attr.h"
 #include "../analyzer/dtype.h"
 #include "../analyzer/ops.h"
 
@@ -40,8 +41,8 @@ struct oc_keep_rule {
 /* The ops autograd saves a tensor for (ai.onnx names). Contractions keep
    their activation inputs (for the weight's gradient and each other's);
    activations whose derivative reads their result keep the output, the rest
-   their input; normalizations their input (and statistics, not counted:
-   one value per row or channel); pooling by average its input (PyTorch's
+   their input; normalizations their input (and their statistics,
+   oc_norm_stats_bytes); pooling by average its input (PyTorch's
    avg_pool2d and adaptive_avg_pool2d backward read it). Movement, shape and
    mean ops and Add/Sub keep nothing: their backward needs only shapes. Mul, Div,
    Where, MaxPool and Gather have their own rules below. An op in neither
@@ -87,78 +88,279 @@ static const struct oc_keep_rule *oc_keep_rule_of(const struct oc_node *n) {
     return NULL;
 }
 
-/* A tensor computed in the forward pass (not a weight or a constant). */
-static bool oc_is_activation(const struct oc_graph *g, int32_t v) {
-    if (v < 0)
-        return false;
-    const struct oc_value *val = &g->values[v];
-    if (val->kind == OC_VALUE_INPUT)
-        return true;
-    if (val->kind != OC_VALUE_NODE || val->producer < 0)
-        return false;
-    const struct oc_node *p = &g->nodes[val->producer];
-    return !((!p->domain[0] || strcmp(p->domain, "ai.onnx") == 0) && strcmp(p->op_type, "Constant") == 0);
+enum { OC_FLOW_ACT = 1, OC_FLOW_GRAD = 2 };
+
+/* For each value: OC_FLOW_ACT when it is computed from a graph input (an
+   activation, not a weight or a constant, nor a weight transposed or cast
+   in the graph); OC_FLOW_GRAD when a gradient flows into it: an
+   activation, or a float computed from a weight of more than one element
+   (a scalar initializer is taken as a constant). NULL when out of memory. */
+static uint8_t *oc_value_flow(const struct oc_graph *g) {
+    uint8_t *flow = calloc((size_t)g->n_values + 1, 1);
+    if (!flow)
+        return NULL;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        const struct oc_value *val = &g->values[v];
+        uint64_t n;
+        if (val->kind == OC_VALUE_INPUT)
+            flow[v] = OC_FLOW_ACT | OC_FLOW_GRAD;
+        else if (val->kind == OC_VALUE_INITIALIZER && oc_dtype_is_float(val->dtype) && oc_value_numel(val, &n) && n > 1)
+            flow[v] = OC_FLOW_GRAD;
+    }
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        const struct oc_node *n = &g->nodes[g->order[s]];
+        uint8_t f = 0;
+        for (int32_t j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0)
+                f |= flow[n->in[j]];
+        for (int32_t j = 0; j < n->n_implicit; j++) /* what its subgraphs read */
+            if (n->implicit[j] >= 0)
+                f |= flow[n->implicit[j]];
+        for (int32_t k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0)
+                flow[n->out[k]] = (uint8_t)(f & (oc_dtype_is_float(g->values[n->out[k]].dtype) ? 3 : OC_FLOW_ACT));
+    }
+    return flow;
 }
 
-/* Whether a gradient flows into v: an activation, or a weight of more than
-   one element (a scalar initializer is taken as a constant). */
-static bool oc_needs_grad(const struct oc_graph *g, int32_t v) {
-    if (v < 0)
+static bool oc_is_activation(const uint8_t *flow, int32_t v) {
+    return v >= 0 && (flow[v] & OC_FLOW_ACT);
+}
+
+static bool oc_needs_grad(const uint8_t *flow, int32_t v) {
+    return v >= 0 && (flow[v] & OC_FLOW_GRAD);
+}
+
+/* Whether a Dropout runs in training mode: its training_mode input is
+   present and not known to be false (opset 12 on; earlier, or without
+   it, a Dropout is the identity in the exported graph). */
+static bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n) {
+    if (n->n_in < 3 || n->in[2] < 0)
         return false;
-    uint64_t n;
-    if (oc_is_activation(g, v))
-        return true;
-    return g->values[v].kind == OC_VALUE_INITIALIZER && oc_dtype_is_float(g->values[v].dtype) &&
-           oc_value_numel(&g->values[v], &n) && n > 1;
+    const struct oc_value *t = &g->values[n->in[2]];
+    if (t->ival && t->n_ival > 0 && t->ival[0] == 0)
+        return false;
+    if (n->in[1] >= 0) { /* a ratio of 0 drops nothing: the framework returns its input */
+        const struct oc_value *r = &g->values[n->in[1]];
+        if (r->fval && r->fval[0] == 0.0)
+            return false;
+    }
+    return true;
+}
+
+/* The statistics a normalization keeps for backward, fp32 as frameworks
+   compute them: LayerNormalization its mean and inverse deviation per row
+   (RMSNormalization the inverse root mean square), InstanceNormalization per
+   sample and channel, GroupNormalization per sample and group, and
+   BatchNormalization per channel. 0 when not a
+   normalization or the size is unknown (then a few bytes under). */
+static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_graph *g) {
+    if (n->n_in < 1 || n->in[0] < 0)
+        return 0;
+    const struct oc_value *x = &g->values[n->in[0]];
+    if (x->rank < 1)
+        return 0;
+    int64_t groups = 0, axis, per = 2;
+    uint64_t rows = 1;
+    if (strcmp(n->op_type, "LayerNormalization") == 0 || strcmp(n->op_type, "RMSNormalization") == 0) {
+        if (oc_attr_int(n, "axis", -1, &axis, NULL) != OC_OK)
+            return 0;
+        if (axis < 0)
+            axis += x->rank;
+        if (axis < 0 || axis > x->rank)
+            return 0;
+        per = n->op_type[0] == 'R' ? 1 : 2;
+    } else if (strcmp(n->op_type, "InstanceNormalization") == 0) {
+        axis = 2;
+    } else if (strcmp(n->op_type, "GroupNormalization") == 0) {
+        if (oc_attr_int(n, "num_groups", 0, &groups, NULL) != OC_OK || groups <= 0)
+            return 0;
+        axis = 1;
+    } else if (strcmp(n->op_type, "BatchNormalization") == 0) { /* training computes them, whatever the export says */
+        return x->rank > 1 && x->dims[1].value > 0 ? 8 * (uint64_t)x->dims[1].value : 0;
+    } else {
+        return 0;
+    }
+    if (axis > x->rank)
+        return 0;
+    for (int64_t k = 0; k < axis; k++) {
+        if (x->dims[k].value < 0 || oc_mul_u64(rows, (uint64_t)x->dims[k].value, &rows))
+            return 0;
+    }
+    if (groups > 0 && oc_mul_u64(rows, (uint64_t)groups, &rows))
+        return 0;
+    uint64_t bytes;
+    return oc_mul_u64(rows, 4 * (uint64_t)per, &bytes) ? 0 : bytes;
+}
+
+/* The pointwise ops a framework runs inside one op (GELU, SiLU,
+   LayerNorm, as exporters write them out), and the reduction among them. */
+static bool oc_fusable(const struct oc_node *n) {
+    static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Reciprocal", "Neg",
+                                      "Erf", "Tanh", "Sigmoid", "ReduceMean"};
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+        return false;
+    for (size_t k = 0; k < OC_ARRAY_LEN(ops); k++)
+        if (strcmp(ops[k], n->op_type) == 0)
+            return true;
+    return false;
+}
+
+/* With OC_SAVED_FUSED_POINTWISE: region[i] >= 0 for each node of a chain
+   of two or more pointwise ops that reads one tensor from outside, the
+   region's root root[r] (a value index): each node's activation inputs are
+   the root or outputs of the chain, and only the chain's last output is
+   read outside it. Nodes in no such chain get -1. Region r is numbered by
+   the step of its first node. */
+static void oc_pointwise_regions(const struct oc_graph *g, const uint8_t *flow, int32_t *region, int32_t *root,
+                                 bool *in_region_val) {
+    int32_t nn = g->n_nodes;
+    int32_t *size = calloc((size_t)nn + 1, sizeof *size);
+    for (int32_t i = 0; i < nn; i++)
+        region[i] = -1;
+    if (!size)
+        return;
+    /* value -> the region that produced it, via its producer */
+    for (int32_t s = 0; s < nn; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        if (!oc_fusable(n) || n->n_out != 1 || n->out[0] < 0 || !oc_dtype_is_float(g->values[n->out[0]].dtype))
+            continue;
+        int32_t r = -1, outside = -1;
+        bool ok = true;
+        for (int32_t j = 0; j < n->n_in && ok; j++) {
+            int32_t v = n->in[j];
+            if (!oc_is_activation(flow, v))
+                continue;
+            int32_t p = g->values[v].producer;
+            int32_t pr = g->values[v].kind == OC_VALUE_NODE && p >= 0 ? region[p] : -1;
+            if (pr >= 0) { /* an output of a chain */
+                if (r >= 0 && r != pr)
+                    ok = false;
+                r = pr;
+            } else { /* read from outside: must be the one root */
+                if (outside >= 0 && outside != v)
+                    ok = false;
+                outside = v;
+            }
+        }
+        if (!ok)
+            continue;
+        if (r >= 0 && outside >= 0 && outside != root[r])
+            continue;
+        if (r < 0 && outside < 0)
+            continue; /* constants only */
+        if (r < 0) { /* a new chain from this node */
+            r = s;
+            root[r] = outside;
+        }
+        region[i] = r;
+        size[r]++;
+    }
+    /* how often each value is read by a node of the chain that made it */
+    int32_t *inside = calloc((size_t)g->n_values + 1, sizeof *inside);
+    int32_t *exits = calloc((size_t)nn + 1, sizeof *exits);
+    if (!inside || !exits) {
+        for (int32_t i = 0; i < nn; i++)
+            region[i] = -1;
+        free(inside), free(exits), free(size);
+        return;
+    }
+    for (int32_t i = 0; i < nn; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        for (int32_t j = 0; region[i] >= 0 && j < n->n_in; j++) {
+            int32_t v = n->in[j];
+            if (v >= 0 && g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0 &&
+                region[g->values[v].producer] == region[i])
+                inside[v]++;
+        }
+    }
+    /* each intermediate is read only inside its chain, and one output (the
+       chain's result) only outside it; else the nodes keep their own rules */
+    for (int32_t i = 0; i < nn; i++) {
+        int32_t r = region[i];
+        if (r < 0)
+            continue;
+        int32_t y = g->nodes[i].out[0];
+        if (inside[y] == 0)
+            exits[r]++;
+        else if (inside[y] < g->values[y].n_consumers || g->values[y].is_graph_output)
+            exits[r] = nn + 1;
+    }
+    for (int32_t i = 0; i < nn; i++) {
+        int32_t r = region[i];
+        if (r >= 0 && (size[r] < 2 || exits[r] != 1))
+            region[i] = -1;
+    }
+    for (int32_t v = 0; v < g->n_values; v++)
+        in_region_val[v] = inside[v] > 0 && region[g->values[v].producer] >= 0;
+    free(inside), free(exits), free(size);
 }
 
 /* Bytes autograd would keep for backward in the training forward of the
    model this graph was exported from: each kept tensor once, a view (an
    alias op's output, and Split, Slice, Transpose and Expand, views in
-   PyTorch) as the whole tensor it views; with folded_bn, each Conv's output once more and
-   two floats per channel (the BatchNorm the export folded keeps its input,
-   mean and inverse deviation). False when a kept tensor's
-   size is unknown (then a lower bound). */
-static bool oc_saved_for_backward(const struct oc_graph *g, bool folded_bn, uint64_t *out, uint32_t *fl) {
-    int32_t nv = g->n_values;
+   PyTorch) as the whole tensor it views; a Dropout in training mode its
+   mask, at the output's element size (PyTorch on a CPU keeps the scaled
+   noise as a float tensor; on a GPU a bool mask); then the saved_rules
+   (enum oc_saved_rule). False when a kept tensor's size is unknown (then
+   a lower bound). */
+static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules, uint64_t *out, uint32_t *fl) {
+    int32_t nv = g->n_values, nn = g->n_nodes;
     int32_t *root = malloc(((size_t)nv + 1) * sizeof *root);
     bool *keep = calloc((size_t)nv + 1, sizeof *keep);
+    int32_t *region = malloc(((size_t)nn + 1) * sizeof *region);
+    int32_t *region_root = malloc(((size_t)nn + 1) * sizeof *region_root);
+    bool *in_region_val = calloc((size_t)nv + 1, sizeof *in_region_val);
+    uint8_t *flow = oc_value_flow(g);
     bool complete = true;
     *out = 0;
-    if (!root || !keep) {
-        free(root), free(keep);
+    if (!root || !keep || !region || !region_root || !in_region_val || !flow) {
+        free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow);
         return false;
     }
     for (int32_t v = 0; v < nv; v++)
         root[v] = v;
-    for (int32_t s = 0; s < g->n_nodes; s++) { /* views keep the whole tensor they view */
+    for (int32_t i = 0; i < nn; i++)
+        region[i] = -1;
+    if (saved_rules & OC_SAVED_FUSED_POINTWISE)
+        oc_pointwise_regions(g, flow, region, region_root, in_region_val);
+    for (int32_t s = 0; s < nn; s++) { /* views keep the whole tensor they view */
         const struct oc_node *n = &g->nodes[g->order[s]];
         bool onnx = !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0;
         bool view = (n->def && (n->def->flags & OC_OPF_ALIAS)) ||
                     (onnx && (strcmp(n->op_type, "Split") == 0 || strcmp(n->op_type, "Slice") == 0 ||
                               strcmp(n->op_type, "Transpose") == 0 || strcmp(n->op_type, "Expand") == 0));
-        if (view && n->n_in > 0 && n->in[0] >= 0 && oc_is_activation(g, n->in[0]))
+        if (onnx && strcmp(n->op_type, "Dropout") == 0 && oc_dropout_trains(g, n))
+            view = false; /* a new tensor, the input times the mask */
+        if (view && n->n_in > 0 && n->in[0] >= 0 && oc_is_activation(flow, n->in[0]))
             for (int32_t k = 0; k < n->n_out; k++)
                 if (n->out[k] >= 0)
                     root[n->out[k]] = root[n->in[0]];
     }
-#define OC_KEEP(v)                                                                                                   \
-    do {                                                                                                             \
-        if (oc_is_activation(g, (v)))                                                                                \
-            keep[root[(v)]] = true;                                                                                  \
+#define OC_KEEP(v)                                                                                                  \
+    do {                                                                                                            \
+        if (oc_is_activation(flow, (v)))                                                                            \
+            keep[root[(v)]] = true;                                                                                 \
     } while (0)
-    for (int32_t i = 0; i < g->n_nodes; i++) {
+    for (int32_t i = 0; i < nn; i++) {
         const struct oc_node *n = &g->nodes[i];
         const struct oc_keep_rule *r = oc_keep_rule_of(n);
         int32_t a = n->n_in > 0 ? n->in[0] : -1, b = n->n_in > 1 ? n->in[1] : -1;
         enum oc_keep k = r ? r->keep : OC_KEEP_ALL;
+        if (region[i] >= 0) { /* one fused op: its root, and its reductions (LayerNorm's statistics) */
+            OC_KEEP(region_root[region[i]]);
+            if (strcmp(n->op_type, "ReduceMean") == 0 && n->out[0] >= 0)
+                keep[root[n->out[0]]] = true;
+            continue;
+        }
         if (r && strcmp(n->op_type, "Mul") == 0) { /* d(ab)/da = b: each kept for the other's gradient */
-            if (oc_needs_grad(g, b))
+            if (oc_needs_grad(flow, b))
                 OC_KEEP(a);
-            if (oc_needs_grad(g, a))
+            if (oc_needs_grad(flow, a))
                 OC_KEEP(b);
         } else if (r && strcmp(n->op_type, "Div") == 0) { /* a / b: b for a's gradient, both for b's */
-            if (oc_is_activation(g, b)) {
+            if (oc_is_activation(flow, b)) {
                 OC_KEEP(a);
                 OC_KEEP(b);
             }
@@ -176,16 +378,27 @@ static bool oc_saved_for_backward(const struct oc_graph *g, bool folded_bn, uint
             }
         } else if (r && strcmp(n->op_type, "Gather") == 0) { /* the indices */
             OC_KEEP(b);
+        } else if (r && strcmp(n->op_type, "Dropout") == 0) { /* its mask, as wide as its output */
+            uint64_t bytes;
+            if (oc_dropout_trains(g, n) && n->n_out > 0 && n->out[0] >= 0) {
+                if (oc_value_bytes_priced(g, &g->values[n->out[0]], &bytes))
+                    oc_sum_u64(out, bytes, fl);
+                else
+                    complete = false;
+            }
         } else if (k == OC_KEEP_INPUTS || k == OC_KEEP_ALL) {
             for (int32_t j = 0; j < n->n_in; j++)
                 OC_KEEP(n->in[j]);
         }
+        if (r)
+            oc_sum_u64(out, oc_norm_stats_bytes(n, g), fl);
         if (k == OC_KEEP_OUTPUT || k == OC_KEEP_ALL)
             for (int32_t j = 0; j < n->n_out; j++)
                 if (n->out[j] >= 0)
                     keep[root[n->out[j]]] = true;
-        if (folded_bn && r && (strcmp(n->op_type, "Conv") == 0 || strcmp(n->op_type, "ConvTranspose") == 0) &&
-            n->n_out > 0 && n->out[0] >= 0) { /* the folded BatchNorm's input */
+        if ((saved_rules & OC_SAVED_FOLDED_BN) && r &&
+            (strcmp(n->op_type, "Conv") == 0 || strcmp(n->op_type, "ConvTranspose") == 0) && n->n_out > 0 &&
+            n->out[0] >= 0) { /* the folded BatchNorm's input */
             uint64_t bytes;
             const struct oc_value *y = &g->values[n->out[0]];
             if (oc_value_bytes_priced(g, y, &bytes))
@@ -206,17 +419,18 @@ static bool oc_saved_for_backward(const struct oc_graph *g, bool folded_bn, uint
         else
             complete = false;
     }
-    free(root), free(keep);
+    free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow);
     return complete;
 }
 
-void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, bool folded_bn,
+void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
                           struct oc_training *out) {
     const struct oc_graph *g = an->graph;
     const struct oc_totals *t = &an->totals;
     uint32_t fl = 0;
     memset(out, 0, sizeof *out);
     out->optimizer = opt;
+    out->saved_rules = saved_rules;
     out->complete = t->n_uncosted == 0;
     out->param_bytes = t->params_bytes;
     out->grad_bytes = t->params_bytes - t->non_trainable_bytes;
@@ -229,7 +443,13 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
         if (!(n->cost.flags & OC_COST_UNKNOWN))
             oc_sum_u64(n->cost.macs ? &f_contract : &f_other, n->cost.flops, &fl);
     }
-    if (!oc_saved_for_backward(g, folded_bn, &out->saved_bytes, &fl))
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        if ((!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, "Dropout") == 0 &&
+            oc_dropout_trains(g, n))
+            out->training_dropouts++;
+    }
+    if (!oc_saved_for_backward(g, saved_rules, &out->saved_bytes, &fl))
         out->complete = false;
     oc_sum_u64(&out->total_bytes, out->param_bytes, &fl);
     oc_sum_u64(&out->total_bytes, out->grad_bytes, &fl);

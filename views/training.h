@@ -6,8 +6,8 @@
  * state (SGD none, momentum one buffer, Adam two moments, each the size of
  * the trainable parameters) + activations saved for backward: what autograd
  * keeps per op in the training forward of the model the graph was exported
- * from, each tensor once (docs/COSTS.md, "Training"; with folded_bn, the
- * input of each BatchNorm an eval export folded into a Conv).
+ * from, each tensor once (docs/COSTS.md, "Training"; the rules the user
+ * chose, enum oc_saved_rule, add what the export left out or fused away).
  * FLOPs per step = forward + backward, with backward = 2 x forward for
  * contractions (the gradient of the input and of the weight are each a
  * contraction of the same size) and 1 x forward for everything else:
@@ -27,8 +27,23 @@ enum oc_optimizer {
     OC_OPT_COUNT
 };
 
+/* What the user says about the export, for the activations saved for
+ * backward (docs/MEMORY.md, "Training memory"). */
+enum oc_saved_rule {
+    /* the export folded each convolution's BatchNorm (an eval export):
+       each Conv's output and its statistics count once more */
+    OC_SAVED_FOLDED_BN = 1u << 0,
+    /* a chain of pointwise ops reading one tensor (GELU, SiLU, LayerNorm
+       as exported) is one op in the framework: it keeps that tensor and
+       its reductions, not its intermediates */
+    OC_SAVED_FUSED_POINTWISE = 1u << 1,
+};
+
 struct oc_training {
     enum oc_optimizer optimizer;
+    unsigned saved_rules;       /* enum oc_saved_rule bits applied          */
+    int32_t training_dropouts;  /* Dropout nodes in training mode (an eval
+                                   export has none: its dropouts are gone) */
     uint64_t param_bytes;       /* all parameters                          */
     uint64_t grad_bytes;        /* trainable parameters                    */
     uint64_t optimizer_bytes;
@@ -45,8 +60,9 @@ struct oc_training {
 bool oc_optimizer_parse(const char *s, enum oc_optimizer *out);
 const char *oc_optimizer_name(enum oc_optimizer o);
 
-/* Estimate for analysis an; samples > 0 adds the per-epoch FLOPs. */
-void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, bool folded_bn,
+/* Estimate for analysis an; samples > 0 adds the per-epoch FLOPs;
+ * saved_rules: enum oc_saved_rule bits. */
+void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
                           struct oc_training *out);
 
 #endif

@@ -13,6 +13,7 @@
  */
 #include "../attr.h"
 #include "../dtype.h"
+#include "../fold.h"
 #include "rules.h"
 #include "../shape.h"
 
@@ -75,6 +76,11 @@ OC_RULE(oc_dropout_infer) {
     enum oc_status st = oc_set_out(c, 0, x->dtype, x->rank, x->dims);
     if (st != OC_OK)
         return st;
+    /* the ratio and training_mode read now, so the views can tell a
+       training Dropout from the identity (views/training.c) */
+    struct oc_known k;
+    (void)oc_fold_in(c, 1, &k);
+    (void)oc_fold_in(c, 2, &k);
     /* opset >= 10: the mask is bool; before, the input's type */
     return oc_set_out(c, 1, c->node->opset >= 10 ? OC_DT_BOOL : x->dtype, x->rank, x->dims);
 }

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct oc_analysis *an = NULL;
     if (oc_analyze(m, &opts, &an, &d) == OC_OK) {
         struct oc_training tr;
-        oc_training_estimate(an, OC_OPT_ADAM, 1000, true, &tr);
+        oc_training_estimate(an, OC_OPT_ADAM, 1000, OC_SAVED_FOLDED_BN | OC_SAVED_FUSED_POINTWISE, &tr);
         struct oc_perf_opts po;
         oc_perf_defaults(&po);
         struct oc_perf perf = {0};

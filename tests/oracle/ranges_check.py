@@ -12,8 +12,12 @@ oracle checks hold to PyTorch and ONNX Runtime), never the range code.
     bounded, and a budget over it exits 4;
   * budgets hold for the box's maximum: a limit between min and max exits 1
     naming the binding that breaks it, one at the maximum passes;
-  * hostile ranges (0:5, 5:1, 1:2^62, a dim of no input, a range in compare,
-    --format csv) get one line and exit 2.
+  * compare over a box: each model's totals as [min, max] equal to brute
+    force, the columns and ratios by the maximum; a box without the proof
+    and too large says "not bounded"; compare's ranges with --gpu get one
+    line and exit 2;
+  * hostile ranges (0:5, 5:1, 1:2^62, a dim of no input) get one line and
+    exit 2.
 
 usage: ranges_check.py ONNXCOST FIXTURES_DIR WORKDIR   (exit 77 without onnx)
 """
@@ -214,9 +218,55 @@ def main():
         p = run(onnxcost, conv, *args)
         check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
               f"{why}: one line, exit 2 ({p.returncode}: {p.stderr.strip()[:160]})")
-    p = run(onnxcost, "compare", conv, conv, "--dim", "N=1:4")
-    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "analyze" in p.stderr,
-          f"compare with a range: one line, exit 2 ({p.stderr.strip()[:160]})")
+
+    # compare over a box: the strided conv (enumerated) beside a stride-1 one (monotone)
+    g = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1]), h.make_node("Relu", ["y"], ["z"])],
+                     "conv1", [h.make_tensor_value_info("x", f, ["N", 2, "H", "W"])],
+                     [h.make_tensor_value_info("z", f, None)], initializer=[w])
+    conv1 = os.path.join(work, "conv1.onnx")
+    save(g, conv1)
+    box = {"N": (1, 3), "H": (3, 6), "W": (4, 5)}
+    dims = [x for k, (lo, hi) in box.items() for x in ("--dim", f"{k}={lo}:{hi}")]
+    p = run(onnxcost, "compare", conv, conv1, *dims, "--format", "json")
+    models = json.loads(p.stdout)["models"] if p.returncode == 0 else []
+    bad = []
+    brute = []
+    for path, m in zip((conv, conv1), models):
+        pts = [totals_at(onnxcost, path, dict(zip(box, vals)), {})
+               for vals in itertools.product(*[range(lo, hi + 1) for lo, hi in box.values()])]
+        b = {k: (min(t[k] for t in pts), max(t[k] for t in pts)) for k in ("macs", "flops", "peak_activation_bytes")}
+        brute.append(b)
+        for k, (lo, hi) in b.items():
+            got = m["ranges"]["totals"][k]
+            if (got["min"], got["max"], m[k]) != (lo, hi, hi):
+                bad.append(f"{os.path.basename(path)} {k}: [{got['min']}, {got['max']}] column {m[k]}, "
+                           f"brute force [{lo}, {hi}]")
+    if len(models) == 2 and not bad:
+        r = models[1]["macs_ratio"]
+        if abs(r - brute[1]["macs"][1] / brute[0]["macs"][1]) > 1e-9:
+            bad.append(f"macs_ratio {r}")
+    check(p.returncode == 0 and len(models) == 2 and not bad and
+          [m["ranges"]["method"] for m in models] == ["enumerated", "monotone"],
+          f"compare over N, H, W: each model's [min, max] by brute force, columns and ratio by the maximum"
+          + (f": {bad[:3]} {p.stderr.strip()[:200]}" if bad or p.returncode else ""))
+    p = run(onnxcost, "compare", conv, conv1, *dims)
+    lo, hi = brute[0]["macs"] if brute else (0, 0)
+    check(p.returncode == 0 and f"[{lo:,}, {hi:,}]" in p.stdout and "Over the ranges N 1..3, H 3..6, W 4..5" in p.stdout,
+          "compare's text shows [min, max] and the box")
+    p = run(onnxcost, "compare", conv, conv1, "--dim", "N=1:100", "--dim", "H=3:300", "--format", "json")
+    models = json.loads(p.stdout)["models"] if p.returncode == 0 else []
+    check(len(models) == 2 and models[0]["macs"] is None and models[0]["complete"] is False
+          and models[0]["ranges"]["method"] == "unbounded" and models[1]["macs"] is not None,
+          "compare over a box too large to enumerate: the strided conv not bounded (null, complete false), "
+          "the monotone one bounded")
+    p = run(onnxcost, "compare", conv, conv1, "--dim", "N=1:100", "--dim", "H=3:300")
+    check(p.returncode == 0 and "WARNING: not bounded: " + conv in p.stdout, "and the text says so")
+    p = run(onnxcost, "compare", conv, conv1, "--dim", "N=1:4", "--gpu", "a100")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ranges" in p.stderr,
+          f"compare's ranges with --gpu: one line, exit 2 ({p.stderr.strip()[:160]})")
+    p = run(onnxcost, "sweep", conv, "--dim", "N=1:4")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
+          f"sweep with a range: one line, exit 2 ({p.stderr.strip()[:160]})")
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)

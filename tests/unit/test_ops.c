@@ -643,7 +643,7 @@ static void training_estimate_and_dtype(void **state) {
     assert_int_equal(an->totals.params_bytes, 144);
     assert_int_equal(an->totals.input_bytes, 80);
     struct oc_training tr;
-    oc_training_estimate(an, OC_OPT_ADAM, 10, false, &tr);
+    oc_training_estimate(an, OC_OPT_ADAM, 10, 0, &tr);
     /* gradients 144, Adam moments 2 x 144 = 288 */
     assert_int_equal(tr.grad_bytes, 144);
     assert_int_equal(tr.optimizer_bytes, 288);
@@ -657,7 +657,7 @@ static void training_estimate_and_dtype(void **state) {
     assert_int_equal(tr.step_flops, 1776);
     assert_int_equal(tr.batch, 4);
     assert_int_equal(tr.epoch_flops, 3 * 1776);
-    oc_training_estimate(an, OC_OPT_SGD, 0, false, &tr);
+    oc_training_estimate(an, OC_OPT_SGD, 0, 0, &tr);
     assert_int_equal(tr.optimizer_bytes, 0);
     assert_int_equal(tr.epoch_flops, 0);
 }
