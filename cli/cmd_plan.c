@@ -23,8 +23,9 @@ static const char oc_plan_usage[] =
     "live at one step. --format json writes the plan (buffer, offset, size,\n"
     "first and last step, values) for a code generator (docs/MEMORY.md).\n"
     "Unbound dims are taken as 1, with a warning. With ranges (--dim NAME=LO:HI)\n"
-    "the plan is sized at the upper corner and holds for every binding of the\n"
-    "box, where every tensor's size is proven to grow with the dims.\n"
+    "one plan holds for every binding of the box: sized at its upper corner where\n"
+    "every tensor's size is proven to grow with the dims, else each buffer at its\n"
+    "largest over the box's bindings, each analyzed (at most --range-points).\n"
     "\n";
 
 static const char oc_plan_footer[] = "\n"
@@ -37,6 +38,7 @@ struct oc_plan_args {
     int64_t align;
     bool no_inplace;
     enum oc_format format;
+    int64_t range_points;
 };
 
 static bool oc_opt_planner(const struct oc_opt *o, void *dest, const char *v) {
@@ -68,11 +70,15 @@ static const struct oc_opt oc_plan_opts[] = {
                      1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV | 1 << OC_FORMAT_JSON |
                          1 << OC_FORMAT_HTML,
                      0, "text, md, csv, json or html", oc_opt_format),
+    OC_OPT_INT_ROW("--range-points", "N",
+                   "with ranges whose sizes are not proven to grow: the most bindings\n"
+                   "analyzed one by one (default 1024)",
+                   offsetof(struct oc_plan_args, range_points), 1, 1 << 24, "an integer from 1 to 16777216"),
 };
 static const struct oc_opt_group oc_plan_group = {NULL, oc_plan_opts, sizeof oc_plan_opts / sizeof oc_plan_opts[0]};
 
 int oc_cmd_plan(int argc, char **argv) {
-    struct oc_plan_args a = {.planner = OC_PLANNER_SIZE, .align = 64, .format = OC_FORMAT_TEXT};
+    struct oc_plan_args a = {.planner = OC_PLANNER_SIZE, .align = 64, .format = OC_FORMAT_TEXT, .range_points = 1024};
     struct oc_cli_bind bind;
     struct oc_load_opts lopts = {0};
     const char *out_path = NULL;
@@ -95,6 +101,7 @@ int oc_cmd_plan(int argc, char **argv) {
     struct oc_plan p = {0};
     struct oc_binding *range_dims = NULL;
     struct oc_range_result ranges = {0};
+    uint64_t *value_bytes = NULL; /* a box without the proof: each value's largest */
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;
@@ -112,18 +119,25 @@ int oc_cmd_plan(int argc, char **argv) {
     if (bind.n_ranges) { /* one plan for the whole box: sized at its upper corner, where every tensor is largest */
         struct oc_model *rm = NULL;
         struct oc_diag rd = {0};
+        int32_t nv = 0;
         enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, 1, &ranges, &rd);
+        if (rst == OC_OK && ranges.method != OC_RANGE_MONOTONE) { /* else each value's largest, binding by binding */
+            if (ranges.points > (uint64_t)a.range_points) {
+                oc_model_free(rm);
+                oc_cli_diag("error", path, "a plan over ranges needs every tensor's size proven to grow with the "
+                                           "dims, or a box of at most --range-points bindings to analyze one by one");
+                rc = OC_EXIT_INPUT;
+                goto done;
+            }
+            rst = oc_range_value_bytes(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &value_bytes,
+                                       &nv, &rd);
+            ranges.method = OC_RANGE_ENUMERATED;
+        }
         oc_model_free(rm);
         if (rst != OC_OK) {
             rc = rst == OC_ERR_USAGE ? oc_cli_usage_error("plan: %s", rd.msg) : oc_cli_fail(path, rst, rd.msg);
-            goto done;
-        }
-        if (ranges.method != OC_RANGE_MONOTONE) {
-            oc_cli_diag("error", path, "a plan over ranges needs every tensor's size proven to grow with the dims, "
-                                       "and it is not here; plan each binding");
-            rc = OC_EXIT_INPUT;
             goto done;
         }
         struct oc_analyze_opts at_hi;
@@ -140,6 +154,10 @@ int oc_cmd_plan(int argc, char **argv) {
     oc_cli_analysis_warnings(path, an, NULL);
     struct oc_diag d = {0};
     bool inplace = !a.no_inplace;
+    if (value_bytes && inplace) { /* shapes that match at one binding may not at another */
+        inplace = false;
+        oc_cli_diag("warning", path, "in-place reuse is off: the sizes are not proven to grow with the dims");
+    }
     if (bind.n_ranges && inplace) { /* in place only where the lower corner shares the same buffers */
         struct oc_analyze_opts at_lo;
         struct oc_binding *lo_dims = oc_range_corner(&bind.opts, bind.ranges, bind.n_ranges, false, &at_lo);
@@ -150,8 +168,8 @@ int oc_cmd_plan(int argc, char **argv) {
         if (lo_dims) {
             struct oc_diag ld = {0};
             if (oc_model_load(path, &lopts, &lm, &ld) == OC_OK && oc_analyze(lm, &at_lo, &la, &ld) == OC_OK &&
-                oc_plan_make(la->graph, a.planner, (uint64_t)a.align, true, &lp, &ld) == OC_OK &&
-                oc_plan_make(an->graph, a.planner, (uint64_t)a.align, true, &hp, &ld) == OC_OK &&
+                oc_plan_make(la->graph, NULL, a.planner, (uint64_t)a.align, true, &lp, &ld) == OC_OK &&
+                oc_plan_make(an->graph, NULL, a.planner, (uint64_t)a.align, true, &hp, &ld) == OC_OK &&
                 lp.n_buffers == hp.n_buffers && lp.n_values == hp.n_values) {
                 same = true;
                 for (int32_t v = 0; v < hp.n_values && same; v++)
@@ -170,7 +188,7 @@ int oc_cmd_plan(int argc, char **argv) {
                                          "the ranges");
         }
     }
-    enum oc_status st = oc_plan_make(an->graph, a.planner, (uint64_t)a.align, inplace, &p, &d);
+    enum oc_status st = oc_plan_make(an->graph, value_bytes, a.planner, (uint64_t)a.align, inplace, &p, &d);
     if (st != OC_OK) {
         rc = oc_cli_fail(path, st, d.msg);
         goto done;
@@ -193,6 +211,7 @@ int oc_cmd_plan(int argc, char **argv) {
         rc = OC_EXIT_INTERNAL;
     }
 done:
+    free(value_bytes);
     oc_range_free(&ranges);
     free(range_dims);
     oc_plan_free(&p);

@@ -40,8 +40,11 @@ static json_t *oc_plan_json(const struct oc_analysis *an, const struct oc_plan *
             json_object_set_new(r, spec->ranges->dims[k].name, d);
         }
         json_object_set_new(doc, "holds_for", r);
+        json_object_set_new(doc, "sized",
+                            json_string(spec->ranges->method == OC_RANGE_MONOTONE ? "upper_corner" : "each_binding"));
     } else {
         json_object_set_new(doc, "holds_for", json_null());
+        json_object_set_new(doc, "sized", json_null());
     }
     json_object_set_new(doc, "planner", json_string(oc_planner_name(p->planner)));
     json_object_set_new(doc, "alignment", json_integer((json_int_t)p->align));
@@ -99,8 +102,13 @@ static void oc_plan_summary(struct oc_sbuf *b, const struct oc_analysis *an, con
         for (int32_t k = 0; k < spec->ranges->n; k++)
             oc_sbuf_printf(b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", spec->ranges->dims[k].name,
                            spec->ranges->dims[k].lo, spec->ranges->dims[k].hi);
-        oc_sbuf_puts(b, ": sized at the upper end, where every tensor is largest (each size proven to grow "
-                         "with the dims); a smaller binding uses the same offsets\n");
+        if (spec->ranges->method == OC_RANGE_MONOTONE)
+            oc_sbuf_puts(b, ": sized at the upper end, where every tensor is largest (each size proven to grow "
+                            "with the dims); a smaller binding uses the same offsets\n");
+        else
+            oc_sbuf_printf(b, ": each buffer sized at its largest over the %llu bindings, each analyzed (the sizes "
+                              "are not proven to grow with the dims); every binding uses the same offsets\n",
+                           (unsigned long long)spec->ranges->points);
     }
     oc_sbuf_printf(b, "Arena: %.2f MiB (%s bytes); lower bound %.2f MiB (%s bytes, the live buffers at step %d): "
                        "%.3fx\n",

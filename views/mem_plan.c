@@ -170,8 +170,8 @@ static int oc_plan_by_first(const void *x, const void *y) {
     return a->value < b->value ? -1 : a->value > b->value;
 }
 
-enum oc_status oc_plan_make(const struct oc_graph *g, enum oc_planner planner, uint64_t align, bool inplace,
-                            struct oc_plan *out, struct oc_diag *d) {
+enum oc_status oc_plan_make(const struct oc_graph *g, const uint64_t *value_bytes, enum oc_planner planner,
+                            uint64_t align, bool inplace, struct oc_plan *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     out->planner = planner;
     out->align = align;
@@ -254,8 +254,8 @@ enum oc_status oc_plan_make(const struct oc_graph *g, enum oc_planner planner, u
         if (b < 0)
             continue;
         struct oc_plan_buffer *buf = &out->buffers[b];
-        uint64_t bytes;
-        if (!oc_value_bytes(&g->values[v], &bytes)) {
+        uint64_t bytes = value_bytes ? value_bytes[v] : UINT64_MAX;
+        if (value_bytes ? bytes == UINT64_MAX : !oc_value_bytes(&g->values[v], &bytes)) {
             st = oc_diag_set(d, OC_ERR_UNSUPPORTED,
                              "%s '%s' has no known size at these bindings (%s): no static plan",
                              g->values[v].nt ? "value" : "tensor", g->values[v].name,

@@ -56,11 +56,13 @@ struct oc_plan {
     int32_t n_subgraph_nodes;       /* nodes whose bodies are not planned   */
 };
 
-/* Plans g's main graph. OC_ERR_UNSUPPORTED, with the tensor named in d,
- * when a tensor's size is not known (bind its dims) or passes 64 bits;
- * OC_ERR_NOMEM. align is a power of two from 1 to 4096. */
-enum oc_status oc_plan_make(const struct oc_graph *g, enum oc_planner planner, uint64_t align, bool inplace,
-                            struct oc_plan *out, struct oc_diag *d);
+/* Plans g's main graph. value_bytes, when not NULL, gives each value's
+ * bytes (one plan for several bindings: each value's largest; UINT64_MAX
+ * for not known) in place of g's. OC_ERR_UNSUPPORTED, with the tensor named
+ * in d, when a tensor's size is not known (bind its dims) or passes 64
+ * bits; OC_ERR_NOMEM. align is a power of two from 1 to 4096. */
+enum oc_status oc_plan_make(const struct oc_graph *g, const uint64_t *value_bytes, enum oc_planner planner,
+                            uint64_t align, bool inplace, struct oc_plan *out, struct oc_diag *d);
 void oc_plan_free(struct oc_plan *p);
 
 /* True when no two buffers live at a common step overlap in the arena, every

@@ -352,6 +352,69 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
     return st;
 }
 
+enum oc_status oc_range_value_bytes(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                    const struct oc_range_dim *r, int32_t n, uint64_t max_points, uint64_t **bytes,
+                                    int32_t *n_values, struct oc_diag *d) {
+    *bytes = NULL;
+    *n_values = 0;
+    uint64_t points = 1;
+    for (int32_t k = 0; k < n; k++)
+        if (__builtin_mul_overflow(points, (uint64_t)(r[k].hi - r[k].lo) + 1, &points))
+            points = UINT64_MAX;
+    if (points > max_points)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "the box has %llu bindings, more than %llu to analyze one by one",
+                           (unsigned long long)points, (unsigned long long)max_points);
+    struct oc_binding *dims = calloc((size_t)opts->n_dims + (size_t)n + 1, sizeof *dims);
+    if (!dims)
+        return OC_ERR_NOMEM;
+    int64_t point[OC_RANGE_MAX];
+    for (int32_t k = 0; k < n; k++)
+        point[k] = r[k].lo;
+    enum oc_status st = OC_OK;
+    uint64_t *max = NULL;
+    int32_t nv = 0;
+    for (uint64_t i = 0; i < points && st == OC_OK; i++) {
+        struct oc_analyze_opts o;
+        oc_range_bind(opts, r, n, point, dims, &o);
+        struct oc_analysis *an = NULL;
+        st = oc_analyze(m, &o, &an, d);
+        if (st == OC_OK) {
+            const struct oc_graph *g = an->graph;
+            if (!max) {
+                nv = g->n_values;
+                if (!(max = calloc((size_t)nv + 1, sizeof *max)))
+                    st = OC_ERR_NOMEM;
+            } else if (g->n_values != nv) { /* never: one file, one graph */
+                st = oc_diag_set(d, OC_ERR_UNSUPPORTED, "the graph differs between bindings");
+            }
+            for (int32_t v = 0; st == OC_OK && v < nv; v++) {
+                uint64_t b;
+                if (max[v] == UINT64_MAX || !oc_value_bytes(&g->values[v], &b))
+                    max[v] = UINT64_MAX;
+                else if (b > max[v])
+                    max[v] = b;
+            }
+        }
+        oc_analysis_free(an);
+        st = oc_range_blame(d, st, r, n, point);
+        for (int32_t k = n - 1; k >= 0; k--) { /* the next binding, the last dim fastest */
+            if (point[k] < r[k].hi) {
+                point[k]++;
+                break;
+            }
+            point[k] = r[k].lo;
+        }
+    }
+    free(dims);
+    if (st != OC_OK) {
+        free(max);
+        return st;
+    }
+    *bytes = max;
+    *n_values = nv;
+    return OC_OK;
+}
+
 /* Whether t keeps every budget (a lower bound within a limit does not); the
    first key it breaks into *key. */
 static bool oc_range_keeps(const struct oc_budget *b, const struct oc_totals *t, enum oc_budget_key *key,

@@ -113,6 +113,15 @@ enum oc_status oc_range_largest(const struct oc_model *m, const struct oc_analyz
                                 const struct oc_range_dim *r, int32_t n, int32_t which, const struct oc_budget *b,
                                 struct oc_range_result *out, struct oc_diag *d);
 
+/* Each main-graph value's largest bytes over the box, every binding
+ * analyzed (the box has at most max_points, else OC_ERR_UNSUPPORTED): what
+ * one memory plan for every binding must hold. *bytes is malloc'd, one per
+ * value (*n_values), UINT64_MAX where a size is not known at some binding.
+ * A model invalid at some binding stops with its error (the binding named). */
+enum oc_status oc_range_value_bytes(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                    const struct oc_range_dim *r, int32_t n, uint64_t max_points, uint64_t **bytes,
+                                    int32_t *n_values, struct oc_diag *d);
+
 /* opts with every ranged dim at its upper (else lower) end, into *out; the
  * bindings it points to are returned, to free() after; NULL when out of
  * memory. */

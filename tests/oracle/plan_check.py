@@ -233,9 +233,25 @@ def main():
         [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
         initializer=[onnx.numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")])
     onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)]), conv)
-    p = subprocess.run([onnxcost, "plan", conv, "--dim", "H=3:9"], capture_output=True, text=True)
+    # sizes not proven to grow (floor((H - 3) / 2) + 1): each buffer at its largest over the bindings
+    p = subprocess.run([onnxcost, "plan", conv, "--dim", "H=3:9", "--dim", "N=1:2", "--format", "json"],
+                       capture_output=True, text=True)
+    plan = json.loads(p.stdout) if p.returncode == 0 else {}
+    model = onnx.load(conv)
+    bad = []
+    for b in plan.get("buffers", []):
+        needs = [max((sizes_at(model, {"H": hh, "N": nn}).get(v, 0) for v in b["values"]), default=0)
+                 for hh in range(3, 10) for nn in (1, 2)]
+        if max(needs) != b["bytes"] or b["size"] < b["bytes"]:
+            bad.append(f"{b['name']}: {b['bytes']} B, the largest over the box {max(needs)} B")
+    check(p.returncode == 0 and plan.get("sized") == "each_binding" and plan["verified"] and not bad
+          and len(plan.get("buffers", [])) == 2,
+          f"a strided conv over H=3:9, N=1:2 (sizes not proven to grow): every buffer at its largest over the 14 "
+          f"bindings, by ONNX shape inference" + (f": {bad[:3]} {p.stderr.strip()[:200]}" if bad or p.returncode else ""))
+    p = subprocess.run([onnxcost, "plan", conv, "--dim", "H=3:3000", "--range-points", "100"], capture_output=True,
+                       text=True)
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "proven" in p.stderr,
-          f"a strided conv over H=3:9 (sizes not proven to grow): one line, exit 2 ({p.stderr.strip()[:160]})")
+          f"the same over H=3:3000 with --range-points 100: one line, exit 2 ({p.stderr.strip()[:160]})")
     p = subprocess.run([onnxcost, "plan", net, "--align", "48"], capture_output=True, text=True)
     check(p.returncode == 2 and p.stderr.count("\n") == 1 and "power of two" in p.stderr,
           f"--align 48: one line, exit 2 ({p.stderr.strip()})")

@@ -54,7 +54,7 @@ static void chain(bool inplace, struct oc_plan *p) {
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_diag d = {0};
-    assert_int_equal(oc_plan_make(an->graph, OC_PLANNER_SIZE, 64, inplace, p, &d), OC_OK);
+    assert_int_equal(oc_plan_make(an->graph, NULL, OC_PLANNER_SIZE, 64, inplace, p, &d), OC_OK);
     int32_t x, y;
     assert_true(oc_plan_verify(p, &x, &y));
 }
@@ -114,7 +114,7 @@ static void unknown_size_named(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_plan p;
     struct oc_diag d = {0};
-    assert_int_equal(oc_plan_make(an->graph, OC_PLANNER_SIZE, 64, true, &p, &d), OC_ERR_UNSUPPORTED);
+    assert_int_equal(oc_plan_make(an->graph, NULL, OC_PLANNER_SIZE, 64, true, &p, &d), OC_ERR_UNSUPPORTED);
     if (!strstr(d.msg, "tensor 'y' has no known size at these bindings"))
         fail_msg("message: %s", d.msg);
 }
