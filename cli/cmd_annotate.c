@@ -15,6 +15,7 @@
 struct oc_annotate_args {
     const char *out_path;
     bool quiet, no_shapes;
+    int64_t range_points;
 };
 
 static const struct oc_opt oc_annotate_opts[] = {
@@ -29,6 +30,10 @@ static const struct oc_opt oc_annotate_opts[] = {
                     offsetof(struct oc_annotate_args, no_shapes)),
     OC_OPT_FLAG_ROW("--quiet", "-q", "do not print warnings or the summary line on standard error",
                     offsetof(struct oc_annotate_args, quiet)),
+    OC_OPT_INT_ROW("--range-points", "N",
+                   "with ranges: the most bindings analyzed one by one when the costs\n"
+                   "are not proven monotone (default 1024)",
+                   offsetof(struct oc_annotate_args, range_points), 1, 1 << 24, "an integer from 1 to 16777216"),
 };
 static const struct oc_opt_group oc_annotate_group = {NULL, oc_annotate_opts,
                                                       sizeof oc_annotate_opts / sizeof oc_annotate_opts[0]};
@@ -42,6 +47,8 @@ static const char oc_annotate_usage[] =
     "its doc_string, the totals in the model's metadata_props. Every other byte\n"
     "is copied as it is: weights are never decoded and external data stays in\n"
     "its files. Dims left unbound stay symbolic (formulas such as batch*seq).\n"
+    "With ranges (--dim NAME=LO:HI) those dims stay symbolic too, and each node\n"
+    "and the model also get their [min, max] over the box (docs/ANNOTATE.md).\n"
     "\n";
 
 static const char oc_annotate_footer[] = "\n"
@@ -61,7 +68,7 @@ static char *oc_dir_of(const char *path) {
 }
 
 int oc_cmd_annotate(int argc, char **argv) {
-    struct oc_annotate_args a = {0};
+    struct oc_annotate_args a = {.range_points = 1024};
     struct oc_cli_bind bind;
     struct oc_cli_price price = {0};
     struct oc_cli_gpu gg;
@@ -81,6 +88,8 @@ int oc_cmd_annotate(int argc, char **argv) {
     struct oc_analysis *an = NULL;
     struct oc_symbolic *sym = NULL;
     struct oc_perf perf = {0};
+    struct oc_range_result ranges = {0};
+    bind.ranges_ok = true;
 
     int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
     if (rc != OC_PARSE_GO)
@@ -98,6 +107,23 @@ int oc_cmd_annotate(int argc, char **argv) {
     popts.dtype = price.name ? price.dtype : 0;
     struct oc_diag d = {0};
     enum oc_status st;
+    if (bind.n_ranges && gg.gpu) {
+        rc = oc_cli_usage_error("annotate: ranges (--dim NAME=LO:HI) go without --gpu (a prediction is for one "
+                                "binding)");
+        goto done;
+    }
+    if (bind.n_ranges) { /* the box's [min, max]; the ranged dims stay unbound: formulas beside them */
+        struct oc_model *rm = NULL;
+        struct oc_diag rd = {0};
+        st = oc_model_load(path, &lopts, &rm, &rd);
+        if (st == OC_OK)
+            st = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &ranges, &rd);
+        oc_model_free(rm);
+        if (st != OC_OK) {
+            rc = st == OC_ERR_USAGE ? oc_cli_usage_error("annotate: %s", rd.msg) : oc_cli_fail(path, st, rd.msg);
+            goto done;
+        }
+    }
     if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto done;
     struct oc_diag sd = {0};
@@ -120,7 +146,8 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
     struct oc_annotate_stats stats;
-    const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, a.no_shapes};
+    const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, bind.n_ranges ? &ranges : NULL,
+                                        a.no_shapes};
     st = oc_annotate_file(in, m, an, &ao, a.out_path, &stats, &d);
     fclose(in);
     if (st != OC_OK) {
@@ -152,6 +179,7 @@ int oc_cmd_annotate(int argc, char **argv) {
                 "(onnxcost.complete says so)\n", path, an->totals.n_uncosted, an->totals.n_nodes);
     rc = OC_EXIT_OK;
 done:
+    oc_range_free(&ranges);
     oc_perf_free(&perf);
     oc_symbolic_free(sym);
     oc_analysis_free(an);

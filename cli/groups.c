@@ -58,8 +58,9 @@ static int oc_opt_dim_range(struct oc_cli_bind *b, const char *v, const char *eq
         return oc_cli_usage_error("%s--dim takes NAME=LO:HI with integers 1 <= LO <= HI <= %lld, got '%s'", prefix,
                                   (long long)OC_RANGE_HI_MAX, v);
     if (!b->ranges_ok)
-        return oc_cli_usage_error(
-            "%s--dim %s: ranges (NAME=LO:HI) are taken by analyze, plan and compare; give one value here", prefix, v);
+        return oc_cli_usage_error("%s--dim %s: ranges (NAME=LO:HI) are taken by analyze, plan, compare and annotate; "
+                                  "give one value here",
+                                  prefix, v);
     if (b->n_ranges == OC_RANGE_MAX)
         return oc_cli_usage_error("%s--dim %s: at most %d dims may be ranged", prefix, v, OC_RANGE_MAX);
     char *nm = strndup(v, (size_t)(eq - v));
@@ -99,8 +100,11 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
 }
 
 static const struct oc_opt oc_bind_opts[] = {
-    OC_OPT_CALL_ROW("--dim", "NAME=N", "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable;\n"
-                    "analyze, plan and compare also take a range, NAME=LO:HI (docs/RANGES.md)", oc_opt_dim),
+    OC_OPT_CALL_ROW("--dim", "NAME=N",
+                    "bind the symbolic dim NAME (e.g. --dim sequence=128); repeatable;\n"
+                    "analyze, plan, compare and annotate also take a range, NAME=LO:HI\n"
+                    "(docs/RANGES.md)",
+                    oc_opt_dim),
     OC_OPT_INT_ROW("--batch", "N",
                    "bind the first dim of every graph input whose first dim is\n"
                    "symbolic or unnamed (a --dim for the same name wins)",

@@ -203,6 +203,7 @@ struct oc_annot {
     const struct oc_symbolic *sym;
     const struct oc_gpu *gpu;
     const struct oc_perf *perf;
+    const struct oc_range_result *ranges; /* the box, or NULL                 */
     bool exact;          /* every dim bound: numbers are the model's numbers  */
     bool formulas;       /* some dims unbound, all of them fitted as formulas;
                             else costs are numbers at the bindings recorded
@@ -278,6 +279,19 @@ static void oc_node_additions(const struct oc_annot *a, int32_t i, struct oc_buf
         snprintf(text, sizeof text, OC_DOC_PREFIX "%s params, %s MACs, %s FLOPs", num, shown[0], shown[1]);
     }
     oc_buf_put(line, text, strlen(text));
+    const struct oc_range_result *r = a->ranges;
+    if (r && r->nodes && i < r->n_nodes && !r->nodes[i].unknown) { /* [min, max] over the box */
+        static const char *const rkeys[OC_RN_COUNT] = {"macs_range", "flops_range", "activation_bytes_range"};
+        for (int k = 0; k < OC_RN_COUNT; k++) {
+            char key[64];
+            snprintf(key, sizeof key, OC_KEY_PREFIX "%s", rkeys[k]);
+            snprintf(buf, sizeof buf, "[%" PRIu64 ", %" PRIu64 "]", r->nodes[i].min[k], r->nodes[i].max[k]);
+            oc_buf_entry(meta, OC_NODE_METADATA, key, buf);
+        }
+        snprintf(buf, sizeof buf, "; over the ranges [%" PRIu64 ", %" PRIu64 "] MACs", r->nodes[i].min[OC_RN_MACS],
+                 r->nodes[i].max[OC_RN_MACS]);
+        oc_buf_put(line, buf, strlen(buf));
+    }
     if (a->perf && !a->formulas && a->perf->nodes[i].known) {
         const struct oc_node_perf *q = &a->perf->nodes[i];
         static const char *const bound[] = {"none", "memory", "compute"};
@@ -550,6 +564,26 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
     }
     if (o)
         oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "bindings", buf);
+    const struct oc_range_result *r = a->ranges;
+    if (r) { /* the box, how it was bounded, and each total's [min, max] */
+        static const char *const how[] = {"each figure proven monotone", "every binding analyzed",
+                                          "not bounded: not proven monotone, and more bindings than --range-points"};
+        o = 0;
+        for (int32_t k = 0; k < r->n && o < sizeof buf - 128; k++)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s=%" PRId64 "..%" PRId64, k ? ", " : "", r->dims[k].name,
+                                  r->dims[k].lo, r->dims[k].hi);
+        snprintf(buf + o, sizeof buf - o, " (%s)", how[r->method]);
+        oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "ranges", buf);
+        static const enum oc_range_fig figs[] = {OC_RF_MACS, OC_RF_FLOPS, OC_RF_ACTIVATION_BYTES, OC_RF_PEAK};
+        bool rlower = !oc_totals_exact(&r->worst) || !r->worst.peak_complete;
+        for (size_t k = 0; r->method != OC_RANGE_UNBOUNDED && k < sizeof figs / sizeof *figs; k++) {
+            char key[96];
+            snprintf(key, sizeof key, OC_KEY_PREFIX "%s_range", oc_range_figure_label(figs[k]));
+            snprintf(buf, sizeof buf, "[%s%" PRIu64 ", %s%" PRIu64 "]", rlower ? ">=" : "", r->fig[figs[k]].min,
+                     rlower ? ">=" : "", r->fig[figs[k]].max);
+            oc_buf_entry(b, OC_MODEL_METADATA, key, buf);
+        }
+    }
     if (a->perf && !a->formulas) {
         oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "gpu", a->gpu->name);
         snprintf(buf, sizeof buf, "%s%.4f", lower ? ">=" : "", a->perf->time * 1e3);
@@ -567,7 +601,13 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
     if (!gp)
         return oc_diag_set(d, OC_ERR_MODEL, "no graph to annotate");
     struct oc_annot a = {
-        .an = an, .g = an->graph, .sym = sym, .gpu = o->gpu, .perf = o->gpu ? o->perf : NULL, .stats = stats};
+        .an = an,
+        .g = an->graph,
+        .sym = sym,
+        .gpu = o->gpu,
+        .perf = o->gpu ? o->perf : NULL,
+        .ranges = o->ranges,
+        .stats = stats};
     bool unnamed_default = false;
     a.exact = true;
     for (int32_t i = 0; i < an->n_bound; i++)

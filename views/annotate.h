@@ -29,6 +29,7 @@
 #include "../analyzer/analyze.h"
 #include "gpu.h"
 #include "../analyzer/symbolic.h"
+#include "range.h"
 
 #include <stdio.h>
 
@@ -45,6 +46,10 @@ struct oc_annotate_opts {
     const struct oc_symbolic *sym; /* formulas when dims were left unbound, or NULL */
     const struct oc_gpu *gpu;      /* predictions to record, or NULL              */
     const struct oc_perf *perf;
+    const struct oc_range_result *ranges; /* --dim NAME=LO:HI: each node's and the
+                                      model's [min, max] over the box beside the
+                                      formulas (the ranged dims left unbound), or
+                                      NULL                                      */
     bool no_shapes;                /* costs only, no value_info: ONNX Runtime's
                                       optimizer then sees the graph as it was (with
                                       the shapes it may fuse more, which changes

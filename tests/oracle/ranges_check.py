@@ -12,6 +12,8 @@ oracle checks hold to PyTorch and ONNX Runtime), never the range code.
     bounded, and a budget over it exits 4;
   * budgets hold for the box's maximum: a limit between min and max exits 1
     naming the binding that breaks it, one at the maximum passes;
+  * annotate over a box: each node's [min, max] in the file equal to brute
+    force;
   * compare over a box: each model's totals as [min, max] equal to brute
     force, the columns and ratios by the maximum; a box without the proof
     and too large says "not bounded"; compare's ranges with --gpu get one
@@ -129,7 +131,33 @@ def main():
                      [h.make_tensor_value_info("z", f, None)], initializer=[w])
     conv = os.path.join(work, "conv.onnx")
     save(g, conv)
-    check_box(onnxcost, conv, {"N": (1, 3), "H": (3, 9), "W": (4, 7)}, "strided conv over N, H, W", "enumerated")
+    box = {"N": (1, 3), "H": (3, 9), "W": (4, 7)}
+    r = check_box(onnxcost, conv, box, "strided conv over N, H, W", "enumerated")
+    # annotate over the same box: each node's and the model's [min, max] in the file, against the brute force
+    ann = os.path.join(work, "conv.annotated.onnx")
+    p = run(onnxcost, "annotate", conv, "-o", ann, "-q", *[x for k, (lo, hi) in box.items()
+                                                           for x in ("--dim", f"{k}={lo}:{hi}")])
+    bad = []
+    if p.returncode == 0:
+        m = onnx.load(ann)
+        pts = [v for (path, _), v in NODE_CACHE.items() if path == conv]
+        for i, node in enumerate(m.graph.node):
+            meta = {q.key: q.value for q in node.metadata_props}
+            for key in ("macs", "flops", "activation_bytes"):
+                vals = [pt[i][key] for pt in pts]
+                want = f"[{min(vals)}, {max(vals)}]"
+                if meta.get(f"onnxcost.{key}_range") != want:
+                    bad.append(f"node {i} {key}: {meta.get(f'onnxcost.{key}_range')}, brute force {want}")
+        meta = {q.key: q.value for q in m.metadata_props}
+        for key in ("macs", "flops", "peak_activation_bytes"):
+            want = f"[{r['totals'][key]['min']}, {r['totals'][key]['max']}]" if r else None
+            if meta.get(f"onnxcost.{key}_range") != want:
+                bad.append(f"model {key}: {meta.get(f'onnxcost.{key}_range')}, analyze's range {want}")
+        if "every binding analyzed" not in meta.get("onnxcost.ranges", ""):
+            bad.append(f"onnxcost.ranges: {meta.get('onnxcost.ranges')}")
+    check(p.returncode == 0 and not bad and len(pts) == 84,
+          "annotate over the box: every node's [min, max] in its metadata equals the brute force over 84 bindings, "
+          "the model's equals analyze's" + (f": {bad[:3]} {p.stderr.strip()[:200]}" if bad or p.returncode else ""))
     # a slice that drops the last element: H - 1, a negative coefficient
     g = h.make_graph([h.make_node("Slice", ["x", "s", "e", "a"], ["y"]), h.make_node("Relu", ["y"], ["z"])], "slice",
                      [h.make_tensor_value_info("x", f, ["N", "H"])], [h.make_tensor_value_info("z", f, None)],
@@ -264,6 +292,9 @@ def main():
     p = run(onnxcost, "compare", conv, conv1, "--dim", "N=1:4", "--gpu", "a100")
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ranges" in p.stderr,
           f"compare's ranges with --gpu: one line, exit 2 ({p.stderr.strip()[:160]})")
+    p = run(onnxcost, "annotate", conv, "-o", os.path.join(work, "x.onnx"), "--dim", "N=1:4", "--gpu", "a100")
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ranges" in p.stderr,
+          f"annotate's ranges with --gpu: one line, exit 2 ({p.stderr.strip()[:160]})")
     p = run(onnxcost, "sweep", conv, "--dim", "N=1:4")
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
           f"sweep with a range: one line, exit 2 ({p.stderr.strip()[:160]})")
