@@ -178,6 +178,18 @@ static bool oc_src_read(struct oc_src *s, uint64_t pos, size_t n, uint8_t *dst) 
         memcpy(dst, s->mem + pos, n);
         return true;
     }
+    if (n >= OC_WIN) { /* a large read (weights compared): straight into dst, the window kept */
+        size_t got = 0;
+        while (got < n) {
+            ssize_t r = pread(s->fd, dst + got, n - got, (off_t)(pos + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return false;
+            got += (size_t)r;
+        }
+        return true;
+    }
     while (n > 0) {
         if (pos < s->win_off || pos >= s->win_off + s->win_len) {
             uint64_t off = pos & ~(uint64_t)(OC_WIN - 1);
@@ -894,6 +906,33 @@ uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *ten
             total += s->len;
     }
     return total;
+}
+
+static const struct oc_span *oc_tensor_raw_span(const struct oc_model *m, const Onnx__TensorProto *t) {
+    if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return NULL;
+    for (unsigned i = 0; i < t->base.n_unknown_fields; i++) {
+        const struct oc_span *s = oc_tensor_span(m, &t->base.unknown_fields[i]);
+        if (s && s->field == 9)
+            return s;
+    }
+    return NULL;
+}
+
+bool oc_model_tensor_raw_len(const struct oc_model *m, const void *tensor, uint64_t *len) {
+    const struct oc_span *s = oc_tensor_raw_span(m, tensor);
+    *len = s ? s->len : 0;
+    return s != NULL;
+}
+
+enum oc_status oc_model_tensor_raw_read(const struct oc_model *m, const void *tensor, uint64_t off, size_t n,
+                                        void *dst) {
+    const struct oc_span *s = oc_tensor_raw_span(m, tensor);
+    if (!s)
+        return OC_ERR_UNSUPPORTED;
+    if (off > s->len || n > s->len - off)
+        return OC_ERR_USAGE;
+    return oc_src_read((struct oc_src *)&m->src, s->off + off, n, dst) ? OC_OK : OC_ERR_IO;
 }
 
 static int oc_raw_elem_size(int32_t dtype) {

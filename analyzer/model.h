@@ -93,5 +93,14 @@ enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tens
                                       double *out);
 /* Payload bytes of a tensor left in the file (0 if none). */
 uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *tensor);
+/* The length of a tensor's raw_data payload in the file (little-endian
+ * elements), into *len. False when the tensor keeps its data another way
+ * (typed fields, external data) or has none. */
+bool oc_model_tensor_raw_len(const struct oc_model *m, const void *tensor, uint64_t *len);
+/* Reads n bytes at offset off of that payload into dst: OC_ERR_UNSUPPORTED
+ * without raw_data, OC_ERR_USAGE past its end, OC_ERR_IO when the file
+ * cannot be read. For comparing weights (lint), a piece at a time. */
+enum oc_status oc_model_tensor_raw_read(const struct oc_model *m, const void *tensor, uint64_t off, size_t n,
+                                        void *dst);
 
 #endif

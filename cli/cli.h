@@ -42,6 +42,7 @@ int oc_cmd_annotate(int argc, char **argv);
 int oc_cmd_measure(int argc, char **argv);
 int oc_cmd_probe(int argc, char **argv);
 int oc_cmd_plan(int argc, char **argv);
+int oc_cmd_lint(int argc, char **argv);
 
 /* "onnxcost: error: <fmt>\n" on stderr; returns OC_EXIT_INPUT. */
 int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -34,6 +34,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"annotate", oc_cmd_annotate, "write the model with shapes and costs inside, for Netron"},
     {"measure", oc_cmd_measure, "run it in ONNX Runtime: measured time per node beside its costs"},
     {"plan", oc_cmd_plan, "a static memory plan: an offset for every activation tensor, verified"},
+    {"lint", oc_cmd_lint, "what to change in the model, and what each change saves"},
     {"probe", oc_cmd_probe, "measure this machine's roofs (FLOP/s, cache and DRAM bandwidth)"},
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},

@@ -97,7 +97,7 @@ static bool oc_write_clean(const struct oc_sbuf *b, const struct oc_report_spec 
     const unsigned char *p = (const unsigned char *)b->p;
     bool text = spec->format == OC_FORMAT_TEXT;
     size_t start = 0, i = 0;
-    if (spec->format == OC_FORMAT_JSON) {
+    if (spec->format == OC_FORMAT_JSON || spec->format == OC_FORMAT_SARIF) {
         /* jansson escaped C0 and the strings were repaired to UTF-8; DEL and
          * the C1 controls (U+0080..U+009F) it leaves raw, and they can only
          * be inside strings: written as \u00XX */

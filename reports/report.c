@@ -13,6 +13,7 @@ static const char *const oc_format_names[] = {
     [OC_FORMAT_CSV] = "csv",
     [OC_FORMAT_MD] = "md",
     [OC_FORMAT_HTML] = "html",
+    [OC_FORMAT_SARIF] = "sarif",
 };
 _Static_assert(OC_ARRAY_LEN(oc_format_names) == OC_FORMAT_COUNT, "format names out of sync");
 

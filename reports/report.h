@@ -25,6 +25,7 @@ enum oc_format {
     OC_FORMAT_CSV,
     OC_FORMAT_MD,
     OC_FORMAT_HTML,
+    OC_FORMAT_SARIF, /* lint: SARIF 2.1.0 for code-scanning views */
     OC_FORMAT_COUNT
 };
 
@@ -284,6 +285,13 @@ enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_op
 /* `onnxcost plan`: a static memory plan (text, md, csv; json "onnxcost-plan/1"). */
 struct oc_plan;
 enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan *p,
+                              const struct oc_report_spec *spec, struct oc_diag *d);
+
+/* `onnxcost lint`: the findings (text: one line each, `file: rule: message`;
+ * json "onnxcost-lint/1"; md; sarif: SARIF 2.1.0), with their savings and
+ * the totals. */
+struct oc_lint_result;
+enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint_result *r,
                               const struct oc_report_spec *spec, struct oc_diag *d);
 
 /* `onnxcost gpus` and `onnxcost ops`: the built-in devices and the

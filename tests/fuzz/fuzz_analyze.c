@@ -1,13 +1,14 @@
 /*
  * fuzz_analyze.c — libFuzzer target over the whole static path: load a
  * model from bytes, analyze it (every shape and cost rule it reaches),
- * the memory, training and GPU estimates, and every report format into a
- * discarding writer. Built with -DONNXCOST_FUZZ=ON and clang
+ * the memory, training and GPU estimates, the lint rules (weights compared
+ * from the bytes), and every report format into a discarding writer. Built with -DONNXCOST_FUZZ=ON and clang
  * (docs/ROBUSTNESS.md); seeds: fixtures/ (fixtures/corpus: real-world files).
  */
 #include "../../analyzer/analyze.h"
 #include "../../views/gpu.h"
 #include "../../analyzer/model.h"
+#include "../../views/lint.h"
 #include "../../views/training.h"
 #include "../../reports/report.h"
 
@@ -33,6 +34,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (oc_analyze(m, &opts, &an, &d) == OC_OK) {
         struct oc_training tr;
         oc_training_estimate(an, OC_OPT_ADAM, 1000, OC_SAVED_FOLDED_BN | OC_SAVED_FUSED_POINTWISE, &tr);
+        struct oc_lint_opts lo;
+        oc_lint_defaults(&lo);
+        lo.min_dup_bytes = 1;
+        struct oc_lint_result lr;
+        if (oc_lint_run(m, an, &lo, &lr, &d) == OC_OK) {
+            static const enum oc_format lf[] = {OC_FORMAT_TEXT, OC_FORMAT_JSON, OC_FORMAT_MD, OC_FORMAT_SARIF};
+            for (size_t f = 0; f < sizeof lf / sizeof *lf; f++) {
+                struct oc_report_spec spec = {.version = 1, .format = lf[f], .model_path = "fuzz.onnx",
+                                              .write = oc_discard};
+                struct oc_diag rd = {0};
+                (void)oc_report_lint(an, &lr, &spec, &rd);
+            }
+            oc_lint_free(&lr);
+        }
         struct oc_perf_opts po;
         oc_perf_defaults(&po);
         struct oc_perf perf = {0};

@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""`onnxcost lint` against expectations computed here, never from lint's own
+figures: by hand (numpy nbytes, N*K*M MACs), from the onnx package (the
+initializers compared with numpy), from ONNX Runtime's offline optimizer
+(what it drops and folds), and from onnxcost's plain analysis of a model
+changed here as the finding says (the analysis is what the other oracle
+checks hold to PyTorch and ONNX Runtime). Small models built with
+onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
+
+  * weights/duplicate: two byte-identical 64x64 initializers give exactly one
+    finding naming both, saving their nbytes and element count; a third of the
+    same shape and other contents is not reported;
+  * weights/duplicate-transposed: a small tied-head GPT-2 (tests/oracle/
+    transformers.py, 1 layer, d 64, vocab 512) exported with torch; every
+    2-D initializer pair A [r, c], B [c, r] with A.T == B (found with
+    onnx.numpy_helper) is a finding naming both, saving B.nbytes;
+  * graph/unused-initializer: an initializer no node reads, saving its nbytes;
+    ONNX Runtime's basic-level optimized model drops it, and onnxcost's
+    params_bytes before minus after equals the saving;
+  * graph/unused-input: an input [N, 16] float nothing reads, with N=4: the
+    finding saves 4*16*4 input bytes;
+  * graph/dead-node: a MatMul -> Relu branch reaching no output is one finding
+    of exactly those two nodes, saving N*K*M MACs and the nbytes of the
+    weight only it reads; the same graph pruned here (ONNX Runtime gives the
+    same output for both) differs in onnxcost's MACs, FLOPs and params_bytes
+    by the saving;
+  * graph/constant-foldable: MatMul(x, Transpose(W)) + Add(B1, B2): the
+    findings' FLOPs and weight bytes add up to onnxcost's totals before minus
+    after ONNX Runtime's constant folding (ORT_ENABLE_BASIC, saved model);
+  * graph/no-op: Identity, Cast to float of a float, Transpose by the
+    identity, Pad by zeros (pads an initializer) and Pad by zeros computed
+    from the shapes, each a finding of exactly those nodes; the chain
+    rewired here without them gives ONNX Runtime's same output, and
+    onnxcost's bytes read + written before minus after equal the savings;
+    the computed Pad is said to hold at these bindings only;
+  * coverage/no-cost: a node of a custom domain is an error finding, exit 1 by
+    default, 0 with --fail-on never, and with --ignore coverage no finding and
+    exit 0;
+  * formats and options: SARIF 2.1.0 (every rule in the driver, each result's
+    ruleId and level, the model's path as the artifact), text lines
+    `PATH: level: rule: message; saves ...` (one per JSON finding) and a
+    summary line, md with each finding's rule; --select weights and --ignore
+    graph/constant-foldable; --select nosuch exits 2 with one line on stderr;
+    --fail-on warning exits 1 on a warning, --fail-on error exits 0;
+  * a clean model (fixtures/mnist/torchsummary_net.onnx) has no warning or
+    error findings and exits 0.
+
+usage: lint_check.py ONNXCOST WORKDIR   (exit 77 without torch/onnx/onnxruntime/numpy)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import warnings
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+    from onnx import TensorProto, helper as h, numpy_helper
+except ImportError as e:
+    print(f"SKIP: {e}")
+    sys.exit(77)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py: GPT2, onnx_export)
+
+RULES = ["weights/duplicate", "weights/duplicate-transposed", "graph/unused-initializer", "graph/unused-input",
+         "graph/dead-node", "graph/constant-foldable", "coverage/no-cost"]
+N = 4
+DIM = ["--dim", f"N={N}"]
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def run(onnxcost, *args):
+    return subprocess.run([onnxcost, *args], capture_output=True, text=True)
+
+
+def lint(onnxcost, path, *extra):
+    """(exit code, the onnxcost-lint/1 document or None, stderr)"""
+    p = run(onnxcost, "lint", path, "--format", "json", *extra)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        doc = None
+    return p.returncode, doc, p.stderr
+
+
+def findings(doc, rule):
+    return [f for f in (doc or {}).get("findings", []) if f["rule"] == rule]
+
+
+def totals(onnxcost, path, *extra):
+    p = run(onnxcost, path, "--format", "json", "-q", *extra)
+    if p.returncode != 0:
+        print(f"     onnxcost {path}: exit {p.returncode}: {p.stderr.strip()}")
+        return None
+    return json.loads(p.stdout)["totals"]
+
+
+def tensor(name, a):
+    return numpy_helper.from_array(np.ascontiguousarray(a), name)  # raw_data, as exporters write it
+
+
+def vi(name, shape, elem=TensorProto.FLOAT):
+    return h.make_tensor_value_info(name, elem, shape)
+
+
+def save(path, nodes, inputs, outputs, inits, domains=()):
+    graph = h.make_graph(nodes, os.path.basename(path), inputs, outputs, inits)
+    opsets = [h.make_opsetid("", 17)] + [h.make_opsetid(d, 1) for d in domains]
+    model = h.make_model(graph, opset_imports=opsets, ir_version=8)
+    if not domains:
+        onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+def ort_optimize(src, dst):
+    """ONNX Runtime's basic-level offline optimization (constant folding,
+    unused initializers removed), the result saved to dst."""
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    so.log_severity_level = 3  # not the warning that it removes an unused initializer
+    so.optimized_model_filepath = dst
+    ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+    return onnx.load(dst)
+
+
+def ort_run(path, feeds):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def same_set(a, b):
+    return sorted(a) == sorted(b)
+
+
+# ---- the models ---------------------------------------------------------------------------------------------------
+
+def model_duplicate(work):
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    w3 = rng.standard_normal((64, 64)).astype(np.float32)  # same shape, other contents
+    nodes = [h.make_node("MatMul", ["x", "W1"], ["a"], name="mm1"),
+             h.make_node("MatMul", ["x", "W2"], ["b"], name="mm2"),
+             h.make_node("Add", ["a", "b"], ["s"], name="add"),
+             h.make_node("MatMul", ["s", "W3"], ["y"], name="mm3")]
+    path = save(os.path.join(work, "duplicate.onnx"), nodes, [vi("x", ["N", 64])], [vi("y", ["N", 64])],
+                [tensor("W1", w), tensor("W2", w.copy()), tensor("W3", w3)])
+    return path, w
+
+
+def model_unused_initializer(work):
+    rng = np.random.default_rng(2)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    u = rng.standard_normal((32, 16)).astype(np.float32)
+    nodes = [h.make_node("MatMul", ["x", "W"], ["y"], name="mm")]
+    path = save(os.path.join(work, "unused_init.onnx"), nodes, [vi("x", ["N", 16])], [vi("y", ["N", 8])],
+                [tensor("W", w), tensor("U", u)])
+    return path, u
+
+
+def model_unused_input(work):
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    nodes = [h.make_node("MatMul", ["x", "W"], ["y"], name="mm")]
+    return save(os.path.join(work, "unused_input.onnx"), nodes, [vi("x", ["N", 16]), vi("u", ["N", 16])],
+                [vi("y", ["N", 8])], [tensor("W", w)])
+
+
+def model_dead(work):
+    rng = np.random.default_rng(4)
+    k, m_live, m_dead = 32, 16, 24
+    w = rng.standard_normal((k, m_live)).astype(np.float32)
+    w3 = rng.standard_normal((k, m_dead)).astype(np.float32)
+    live = [h.make_node("MatMul", ["x", "W"], ["h"], name="live_mm"),
+            h.make_node("Relu", ["h"], ["y"], name="live_relu")]
+    dead = [h.make_node("MatMul", ["x", "W3"], ["d1"], name="dead_mm"),
+            h.make_node("Relu", ["d1"], ["d2"], name="dead_relu")]
+    ins, outs = [vi("x", ["N", k])], [vi("y", ["N", m_live])]
+    path = save(os.path.join(work, "dead.onnx"), [live[0], dead[0], live[1], dead[1]], ins, outs,
+                [tensor("W", w), tensor("W3", w3)])
+    pruned = save(os.path.join(work, "dead_pruned.onnx"), live, ins, outs, [tensor("W", w)])
+    return path, pruned, w3, (k, m_dead)
+
+
+def model_foldable(work):
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((16, 32)).astype(np.float32)
+    b1 = rng.standard_normal(16).astype(np.float32)
+    b2 = rng.standard_normal(16).astype(np.float32)
+    nodes = [h.make_node("Transpose", ["W"], ["Wt"], name="transpose_w", perm=[1, 0]),
+             h.make_node("MatMul", ["x", "Wt"], ["m"], name="mm"),
+             h.make_node("Add", ["B1", "B2"], ["b"], name="add_bias"),
+             h.make_node("Add", ["m", "b"], ["y"], name="add_out")]
+    return save(os.path.join(work, "foldable.onnx"), nodes, [vi("x", ["N", 32])], [vi("y", ["N", 16])],
+                [tensor("W", w), tensor("B1", b1), tensor("B2", b2)])
+
+
+def model_no_op(work):
+    """x -> Identity -> Cast(float) -> Transpose(identity) -> Pad(zeros) -> Relu -> Pad(zeros from the shape)
+    -> y, and the same with only the Relu."""
+    ins, outs = [vi("x", ["N", 8, 6])], [vi("y", ["N", 8, 6])]
+    nodes = [h.make_node("Identity", ["x"], ["a"], name="idn"),
+             h.make_node("Cast", ["a"], ["b"], to=TensorProto.FLOAT, name="cast"),
+             h.make_node("Transpose", ["b"], ["c"], perm=[0, 1, 2], name="tr"),
+             h.make_node("Pad", ["c", "pads"], ["d"], name="pad"),
+             h.make_node("Relu", ["d"], ["e"], name="relu"),
+             # pads = Shape(e)[2] - 6 = 0 at every binding, but computed: at these bindings only
+             h.make_node("Shape", ["e"], ["sh"], name="shape", start=2, end=3),
+             h.make_node("Sub", ["sh", "six"], ["p1"], name="sub"),
+             h.make_node("Concat", ["zeros5", "p1"], ["pads2"], name="concat", axis=0),
+             h.make_node("Pad", ["e", "pads2"], ["y"], name="pad2")]
+    inits = [tensor("pads", np.zeros(6, np.int64)), tensor("six", np.array([6], np.int64)),
+             tensor("zeros5", np.zeros(5, np.int64))]
+    path = save(os.path.join(work, "noop.onnx"), nodes, ins, outs, inits)
+    bare = save(os.path.join(work, "noop_bare.onnx"), [h.make_node("Relu", ["x"], ["y"], name="relu")], ins, outs, [])
+    return path, bare
+
+
+def check_no_op(onnxcost, path, bare):
+    x = np.random.default_rng(5).standard_normal((N, 8, 6)).astype(np.float32)
+    check(np.array_equal(ort_run(path, {"x": x})[0], ort_run(bare, {"x": x})[0]),
+          "no-op: ONNX Runtime gives the same output with and without the no-op nodes")
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "graph/no-op") if doc else []
+    names = {}
+    for f in got:
+        for n in f["nodes"]:
+            names[n["name"]] = f
+    check(same_set(names, ["idn", "cast", "tr", "pad", "pad2"]) and len(got) == 4,
+          f"no-op: findings of exactly idn, cast, tr, pad and pad2, one per op type ({sorted(names)}, {len(got)})")
+    pad_f = names.get("pad")
+    check(pad_f is not None and "1 of them at these bindings only" in pad_f["message"],
+          f"no-op: the Pad by computed zeros is said to hold at these bindings only "
+          f"({pad_f['message'] if pad_f else None})")
+    before, after = totals(onnxcost, path, "--dim", f"N={N}"), totals(onnxcost, bare, "--dim", f"N={N}")
+    moved = sum(f["saving"]["bytes_moved"] for f in got)
+    # the bare model has no Shape/Sub/Concat either: those feed pad2's pads and go with it
+    if before and after:
+        d = before["bytes_read"] + before["bytes_written"] - after["bytes_read"] - after["bytes_written"]
+        shape_path = doc_node_bytes(onnxcost, path, ["shape", "sub", "concat"])
+        check(d - shape_path == moved, f"no-op: onnxcost's bytes read + written {d} less the pads' own computation "
+                                       f"{shape_path} = {d - shape_path}, the findings save {moved}")
+
+
+def doc_node_bytes(onnxcost, path, names):
+    p = run(onnxcost, path, "--format", "json", "-q", "--dim", f"N={N}")
+    nodes = json.loads(p.stdout)["nodes"] if p.returncode == 0 else []
+    return sum(n["bytes_read"] + n["bytes_written"] for n in nodes if n["name"] in names)
+
+
+def model_custom(work):
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("Mystery", ["r"], ["y"], name="mystery", domain="com.example")]
+    return save(os.path.join(work, "custom.onnx"), nodes, [vi("x", ["N", 8])], [vi("y", ["N", 8])], [],
+                domains=["com.example"])
+
+
+def model_gpt2(work):
+    torch.manual_seed(0)
+    model = oracle.GPT2(layers=1, d=64, heads=4, vocab=512, n_ctx=64).eval()
+    path = os.path.join(work, "gpt2_tiny.onnx")
+    ids = torch.randint(0, 512, (2, 8))
+    axes = {0: "batch", 1: "sequence"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's
+        oracle.onnx_export(model, (ids,), path, input_names=["input_ids"], output_names=["logits"],
+                           dynamic_axes={"input_ids": axes, "logits": axes}, opset_version=17)
+    return path
+
+
+# ---- the checks ---------------------------------------------------------------------------------------------------
+
+def check_duplicate(onnxcost, path, w):
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    check(doc is not None and rc == 0, f"duplicate: lint exits 0 with JSON (got {rc}; {err.strip()[:200]})")
+    if doc is None:
+        return
+    check(doc.get("schema") == "onnxcost-lint/1", f"duplicate: schema {doc.get('schema')!r} is onnxcost-lint/1")
+    dup = findings(doc, "weights/duplicate")
+    check(len(dup) == 1, f"duplicate: {len(dup)} weights/duplicate findings, want 1")
+    if dup:
+        f = dup[0]
+        check(same_set(f["tensors"], ["W1", "W2"]), f"duplicate: the finding names {f['tensors']}, want W1 and W2")
+        check(f["saving"]["weight_bytes"] == w.nbytes,
+              f"duplicate: saves {f['saving']['weight_bytes']} weight bytes, W.nbytes {w.nbytes}")
+        check(f["saving"]["params"] == w.size, f"duplicate: saves {f['saving']['params']} params, W.size {w.size}")
+        check(f["level"] == "warning", f"duplicate: level {f['level']} (warning)")
+    named = [t for f in doc["findings"] if f["rule"].startswith("weights/") for t in f["tensors"]]
+    check("W3" not in named, f"duplicate: W3 (same shape, other contents) is not reported (weights/* name {named})")
+
+
+def check_transposed(onnxcost, path):
+    m = onnx.load(path)
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    names = list(inits)
+    pairs, same = [], set()
+    for i, a_name in enumerate(names):
+        for b_name in names[i + 1:]:
+            a, b = inits[a_name], inits[b_name]
+            if a.dtype != b.dtype or a.nbytes < 1024:
+                continue
+            if a.size == b.size and a.tobytes() == b.tobytes():
+                same.update((a_name, b_name))
+            elif a.ndim == 2 and b.ndim == 2 and a.shape == b.shape[::-1] and np.array_equal(a.T, b):
+                pairs.append((a_name, b_name, b.nbytes))
+    check(len(pairs) >= 1, f"gpt2 tiny: the export holds {len(pairs)} transposed initializer pairs "
+                           f"({[(a, b) for a, b, _ in pairs]}), want the tied head")
+    rc, doc, err = lint(onnxcost, path, "--dim", "batch=1", "--dim", "sequence=8")
+    check(doc is not None and rc == 0, f"gpt2 tiny: lint exits 0 with JSON (got {rc}; {err.strip()[:200]})")
+    if doc is None:
+        return
+    got = findings(doc, "weights/duplicate-transposed")
+    check(len(got) == len(pairs), f"gpt2 tiny: {len(got)} weights/duplicate-transposed findings, numpy finds "
+                                  f"{len(pairs)}")
+    for a_name, b_name, nbytes in pairs:
+        f = [f for f in got if same_set(f["tensors"], [a_name, b_name])]
+        check(len(f) == 1, f"gpt2 tiny: a finding names {a_name!r} and {b_name!r}")
+        if f:
+            check(f[0]["saving"]["weight_bytes"] == nbytes,
+                  f"gpt2 tiny: {a_name!r}/{b_name!r} saves {f[0]['saving']['weight_bytes']} bytes, B.nbytes {nbytes}")
+    named = {t for f in findings(doc, "weights/duplicate") for t in f["tensors"]}
+    check(named == same, f"gpt2 tiny: weights/duplicate names {sorted(named)}, numpy finds byte-identical "
+                         f"{sorted(same)}")
+
+
+def check_unused_initializer(onnxcost, path, u, work):
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    got = findings(doc, "graph/unused-initializer")
+    check(len(got) == 1 and got[0]["tensors"] == ["U"],
+          f"unused initializer: one graph/unused-initializer finding naming U (got {[f['tensors'] for f in got]})")
+    if len(got) != 1:
+        return
+    s = got[0]["saving"]
+    check(s["weight_bytes"] == u.nbytes and s["params"] == u.size,
+          f"unused initializer: saves {s['weight_bytes']} B / {s['params']} params, U is {u.nbytes} B / {u.size}")
+    opt_path = os.path.join(work, "unused_init.ort.onnx")
+    opt = ort_optimize(path, opt_path)
+    kept = [t.name for t in opt.graph.initializer]
+    if "U" in kept:
+        check(s["weight_bytes"] == u.nbytes,
+              f"unused initializer: ONNX Runtime kept U ({kept}), so only U.nbytes {u.nbytes} is checked")
+        return
+    before, after = totals(onnxcost, path, *DIM), totals(onnxcost, opt_path, *DIM)
+    if before is None or after is None:
+        check(False, "unused initializer: onnxcost analyzes the model before and after ONNX Runtime")
+        return
+    diff = before["params_bytes"] - after["params_bytes"]
+    check(diff == s["weight_bytes"], f"unused initializer: ONNX Runtime drops U (keeps {kept}); params_bytes "
+                                     f"{before['params_bytes']} -> {after['params_bytes']}, {diff} B = lint's "
+                                     f"{s['weight_bytes']} B")
+
+
+def check_unused_input(onnxcost, path):
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    got = findings(doc, "graph/unused-input")
+    check(len(got) == 1 and got[0]["tensors"] == ["u"],
+          f"unused input: one graph/unused-input finding naming u (got {[f['tensors'] for f in got]})")
+    if got:
+        want = N * 16 * np.dtype(np.float32).itemsize
+        check(got[0]["saving"]["input_bytes"] == want,
+              f"unused input: saves {got[0]['saving']['input_bytes']} input bytes, want {N}*16*4 = {want}")
+        check(got[0]["level"] == "note", f"unused input: level {got[0]['level']} (note)")
+    others = [f["rule"] for f in (doc or {}).get("findings", []) if f["rule"] != "graph/unused-input"]
+    check(not others, f"unused input: no other findings (got {others})")
+
+
+def check_dead(onnxcost, path, pruned, w3, km):
+    k, m = km
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((N, k)).astype(np.float32)
+    y0, y1 = ort_run(path, {"x": x})[0], ort_run(pruned, {"x": x})[0]
+    check(np.array_equal(y0, y1), "dead node: ONNX Runtime gives the same output with and without the branch")
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    got = findings(doc, "graph/dead-node")
+    check(len(got) == 1, f"dead node: {len(got)} graph/dead-node findings, want 1")
+    if len(got) != 1:
+        return
+    f = got[0]
+    names = [n["name"] for n in f["nodes"]]
+    check(same_set(names, ["dead_mm", "dead_relu"]), f"dead node: the finding's nodes {names} are dead_mm, dead_relu")
+    ops = sorted(n["op_type"] for n in f["nodes"])
+    check(ops == ["MatMul", "Relu"], f"dead node: op types {ops}")
+    s = f["saving"]
+    check(s["macs"] == N * k * m, f"dead node: saves {s['macs']} MACs, N*K*M = {N}*{k}*{m} = {N * k * m}")
+    check(s["weight_bytes"] == w3.nbytes and s["params"] == w3.size,
+          f"dead node: saves {s['weight_bytes']} B / {s['params']} params, W3 is {w3.nbytes} B / {w3.size}")
+    check("W3" in f["tensors"], f"dead node: the finding names W3 (tensors {f['tensors']})")
+    before, after = totals(onnxcost, path, *DIM), totals(onnxcost, pruned, *DIM)
+    if before is None or after is None:
+        check(False, "dead node: onnxcost analyzes the model and its pruned copy")
+        return
+    for key, skey in (("macs", "macs"), ("flops", "flops"), ("params_bytes", "weight_bytes"), ("params", "params")):
+        d = before[key] - after[key]
+        check(d == s[skey], f"dead node: pruned here, onnxcost's {key} {before[key]} -> {after[key]}: {d} = lint's "
+                            f"saving.{skey} {s[skey]}")
+
+
+def check_foldable(onnxcost, path, work):
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    got = findings(doc, "graph/constant-foldable")
+    check(len(got) >= 1, f"foldable: {len(got)} graph/constant-foldable findings (want at least one)")
+    folded = sorted(n["name"] for f in got for n in f["nodes"])
+    check("add_bias" in folded and "mm" not in folded and "add_out" not in folded,
+          f"foldable: the findings' nodes {folded} include add_bias, not mm or add_out")
+    opt_path = os.path.join(work, "foldable.ort.onnx")
+    opt = ort_optimize(path, opt_path)
+    src = onnx.load(path)
+    ops0 = [n.op_type for n in src.graph.node]
+    ops1 = [n.op_type for n in opt.graph.node]
+    inits1 = [t.name for t in opt.graph.initializer]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((N, 32)).astype(np.float32)
+    check(np.allclose(ort_run(path, {"x": x})[0], ort_run(opt_path, {"x": x})[0], rtol=1e-5, atol=1e-5),
+          "foldable: ONNX Runtime's optimized model computes the same output")
+    before, after = totals(onnxcost, path, *DIM), totals(onnxcost, opt_path, *DIM)
+    if before is None or after is None:
+        check(False, "foldable: onnxcost analyzes the model before and after ONNX Runtime")
+        return
+    did = f"ORT_ENABLE_BASIC: nodes {ops0} -> {ops1}, initializers -> {inits1}"
+    flops = sum(f["saving"]["flops"] for f in got)
+    wb = sum(f["saving"]["weight_bytes"] for f in got)
+    check(before["flops"] - after["flops"] == flops,
+          f"foldable: {did}; onnxcost flops {before['flops']} -> {after['flops']}: "
+          f"{before['flops'] - after['flops']} = lint's {flops}")
+    check(before["params_bytes"] - after["params_bytes"] == wb,
+          f"foldable: params_bytes {before['params_bytes']} -> {after['params_bytes']}: "
+          f"{before['params_bytes'] - after['params_bytes']} = lint's {wb}")
+    return got
+
+
+def check_custom(onnxcost, path):
+    rc, doc, err = lint(onnxcost, path, *DIM)
+    got = findings(doc, "coverage/no-cost")
+    check(len(got) == 1 and got[0]["level"] == "error",
+          f"custom op: one coverage/no-cost finding at level error (got {[(f['rule'], f['level']) for f in got]})")
+    if got:
+        names = [n["name"] for n in got[0]["nodes"]]
+        check(names == ["mystery"], f"custom op: the finding names node {names}")
+    check(rc == 1, f"custom op: exit {rc} by default (want 1)")
+    rc, doc, _ = lint(onnxcost, path, *DIM, "--fail-on", "never")
+    check(rc == 0 and len(findings(doc, "coverage/no-cost")) == 1, f"custom op: --fail-on never exits {rc} (want 0)")
+    rc, doc, _ = lint(onnxcost, path, *DIM, "--ignore", "coverage")
+    check(rc == 0 and doc is not None and not findings(doc, "coverage/no-cost"),
+          f"custom op: --ignore coverage exits {rc} (want 0) with JSON on stdout ({doc is not None}) and no "
+          f"coverage/no-cost finding")
+
+
+def check_sarif(onnxcost, path):
+    p = run(onnxcost, "lint", path, *DIM, "--format", "sarif")
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        check(False, f"sarif: JSON on stdout (exit {p.returncode}; {p.stderr.strip()[:200]})")
+        return
+    check(doc.get("version") == "2.1.0", f"sarif: version {doc.get('version')!r}")
+    r = doc["runs"][0]
+    ids = [x["id"] for x in r["tool"]["driver"]["rules"]]
+    check(set(RULES) <= set(ids), f"sarif: the driver's rules {ids} include every rule")
+    res = r.get("results", [])
+    check(len(res) >= 1, f"sarif: {len(res)} results on the duplicate model (want at least one)")
+    for x in res:
+        uri = x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        check(x["ruleId"] in RULES and x["level"] in ("note", "warning", "error") and uri == path,
+              f"sarif: result {x['ruleId']} level {x['level']} at {uri}")
+
+
+def check_text(onnxcost, path, tag):
+    _, doc, _ = lint(onnxcost, path, *DIM, "--fail-on", "never")
+    p = run(onnxcost, "lint", path, *DIM, "--fail-on", "never")
+    lines = p.stdout.rstrip("\n").split("\n")
+    pat = re.compile(r"^" + re.escape(path) + r": (note|warning|error): [a-z]+/[a-z-]+: .*; saves .*$")
+    body, last = lines[:-1], lines[-1]
+    bad = [x for x in body if not pat.match(x)]
+    check(not bad, f"text {tag}: every finding line is `PATH: level: rule: message; saves ...` (bad: {bad[:2]})")
+    n = len((doc or {}).get("findings", []))
+    check(len(body) == n, f"text {tag}: {len(body)} finding lines, {n} findings in JSON")
+    check(last.startswith(path + ": ") and ("errors" in last or "error," in last), f"text {tag}: summary {last!r}")
+    rules = [re.match(pat, x).group(0).split(": ")[2] for x in body if pat.match(x)]
+    want = [f["rule"] for f in (doc or {}).get("findings", [])]
+    check(sorted(rules) == sorted(want), f"text {tag}: rules {rules} as in JSON {want}")
+    p = run(onnxcost, "lint", path, *DIM, "--fail-on", "never", "--format", "md")
+    check(p.returncode == 0 and all(f"`{r}`" in p.stdout for r in want),
+          f"md {tag}: exit {p.returncode}, every finding's rule in the table")
+
+
+def check_options(onnxcost, dup_path, fold_path):
+    rc, doc, _ = lint(onnxcost, fold_path, *DIM, "--select", "weights")
+    g = [f["rule"] for f in (doc or {}).get("findings", []) if f["rule"].startswith("graph/")]
+    check(doc is not None and not g, f"options: --select weights on the foldable model: no graph/* findings ({g}; "
+                                     f"JSON: {doc is not None}, exit {rc})")
+    rc, doc, _ = lint(onnxcost, dup_path, *DIM, "--select", "weights")
+    g = findings(doc, "weights/duplicate")
+    check(len(g) == 1, f"options: --select weights on the duplicate model keeps its weights/duplicate ({len(g)}; "
+                       f"JSON: {doc is not None}, exit {rc}, want 0 with --fail-on's default error)")
+    _, full, _ = lint(onnxcost, fold_path, *DIM)
+    want = len(findings(full, "graph/constant-foldable"))
+    _, doc, _ = lint(onnxcost, fold_path, *DIM, "--select", "graph/constant-foldable")
+    g = findings(doc, "graph/constant-foldable")
+    n = len((doc or {}).get("findings", []))
+    check(want >= 1 and len(g) == want and n == want,
+          f"options: --select graph/constant-foldable on the foldable model: {len(g)} of them and {n} findings in "
+          f"all, {want} without it (JSON: {doc is not None})")
+    rc, doc, _ = lint(onnxcost, fold_path, *DIM, "--ignore", "graph/constant-foldable")
+    g = findings(doc, "graph/constant-foldable")
+    check(doc is not None and not g, f"options: --ignore graph/constant-foldable leaves {len(g)} of them "
+                                     f"(JSON: {doc is not None}, exit {rc})")
+    p = run(onnxcost, "lint", dup_path, *DIM, "--select", "nosuch")
+    lines = p.stderr.strip("\n").split("\n") if p.stderr.strip() else []
+    check(p.returncode == 2 and len(lines) == 1,
+          f"options: --select nosuch exits {p.returncode} (want 2) with {len(lines)} line(s) on stderr (want 1)")
+    rc, _, _ = lint(onnxcost, dup_path, *DIM, "--fail-on", "warning")
+    check(rc == 1, f"options: --fail-on warning on the duplicate model exits {rc} (want 1)")
+    rc, _, _ = lint(onnxcost, dup_path, *DIM, "--fail-on", "error")
+    check(rc == 0, f"options: --fail-on error on the duplicate model exits {rc} (want 0)")
+
+
+def check_clean(onnxcost):
+    path = os.path.join(HERE, "..", "..", "fixtures", "mnist", "torchsummary_net.onnx")
+    if not os.path.exists(path):
+        print(f"skip clean model: {path} not present")
+        return
+    rc, doc, err = lint(onnxcost, path, "--batch", "1")
+    bad = [(f["rule"], f["level"]) for f in (doc or {}).get("findings", []) if f["level"] in ("warning", "error")]
+    check(doc is not None and rc == 0 and not bad,
+          f"clean model torchsummary_net.onnx: exit {rc}, warnings and errors {bad}")
+
+
+def main():
+    onnxcost, work = sys.argv[1], sys.argv[2]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    dup_path, w = model_duplicate(work)
+    check_duplicate(onnxcost, dup_path, w)
+    check_transposed(onnxcost, model_gpt2(work))
+    ui_path, u = model_unused_initializer(work)
+    check_unused_initializer(onnxcost, ui_path, u, work)
+    check_unused_input(onnxcost, model_unused_input(work))
+    dead_path, pruned, w3, km = model_dead(work)
+    check_dead(onnxcost, dead_path, pruned, w3, km)
+    fold_path = model_foldable(work)
+    check_foldable(onnxcost, fold_path, work)
+    check_no_op(onnxcost, *model_no_op(work))
+    check_custom(onnxcost, model_custom(work))
+    check_sarif(onnxcost, dup_path)
+    for tag, p in (("duplicate", dup_path), ("dead", dead_path), ("foldable", fold_path)):
+        check_text(onnxcost, p, tag)
+    check_options(onnxcost, dup_path, fold_path)
+    check_clean(onnxcost)
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("all lint checks passed")
+
+
+if __name__ == "__main__":
+    main()

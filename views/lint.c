@@ -1,0 +1,890 @@
+/*
+ * lint.c — the lint rules (see lint.h): one row and one function each.
+ */
+#include "lint.h"
+
+#include "../analyzer/attr.h"
+#include "../analyzer/dtype.h"
+#include "../analyzer/model.h"
+#include "../analyzer/ops.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
+    [OC_LINT_DUPLICATE] = {"weights/duplicate", OC_LINT_WARNING,
+                           "an initializer byte-identical to an earlier one",
+                           "the file stores, and the runtime loads and keeps, the same weights twice"},
+    [OC_LINT_DUPLICATE_TRANSPOSED] = {"weights/duplicate-transposed", OC_LINT_WARNING,
+                                      "a 2-D initializer that is an earlier one transposed",
+                                      "a tied embedding and output head stored twice: one copy and a "
+                                      "transposed read (MatMul/Gemm transB) serve both"},
+    [OC_LINT_UNUSED_INITIALIZER] = {"graph/unused-initializer", OC_LINT_WARNING, "an initializer no node reads",
+                                    "its bytes are stored and loaded for nothing"},
+    [OC_LINT_UNUSED_INPUT] = {"graph/unused-input", OC_LINT_NOTE, "a graph input no node reads",
+                              "callers must feed, and copy, a tensor nothing uses"},
+    [OC_LINT_DEAD_NODE] = {"graph/dead-node", OC_LINT_WARNING, "nodes none of whose outputs reaches a graph output",
+                           "they run on every inference (unless the runtime prunes them) for nothing"},
+    [OC_LINT_CONSTANT_FOLDABLE] = {"graph/constant-foldable", OC_LINT_NOTE,
+                                   "nodes computed from weights and constants only",
+                                   "their result is the same on every run: folded at export (onnxsim, ONNX "
+                                   "Runtime's constant folding) they cost nothing per run"},
+    [OC_LINT_NO_OP] = {"graph/no-op", OC_LINT_WARNING, "nodes that return their input unchanged",
+                       "a node to load and run (a copy, for Transpose, Pad, Slice, Expand) that changes nothing"},
+    [OC_LINT_NO_COST] = {"coverage/no-cost", OC_LINT_ERROR,
+                         "a node without a cost: no rule for its op, or a shape or value it needs is not known",
+                         "the totals are lower bounds: every figure, budget and prediction misses it"},
+};
+
+static const char *const oc_level_names[OC_LINT_LEVELS] = {"note", "warning", "error"};
+
+const char *oc_lint_level_name(enum oc_lint_level l) {
+    return (unsigned)l < OC_LINT_LEVELS ? oc_level_names[l] : "?";
+}
+
+bool oc_lint_level_parse(const char *s, enum oc_lint_level *out) {
+    for (int l = 0; l < OC_LINT_LEVELS; l++)
+        if (strcmp(s, oc_level_names[l]) == 0) {
+            *out = (enum oc_lint_level)l;
+            return true;
+        }
+    return false;
+}
+
+void oc_lint_defaults(struct oc_lint_opts *o) {
+    memset(o, 0, sizeof *o);
+    for (int r = 0; r < OC_LINT_RULES; r++)
+        o->enabled[r] = true;
+    o->min_dup_bytes = 1024;
+}
+
+bool oc_lint_select(struct oc_lint_opts *o, const char *sel, bool on) {
+    bool any = false;
+    size_t n = strlen(sel);
+    for (int r = 0; r < OC_LINT_RULES; r++) {
+        const char *id = oc_lint_rules[r].id;
+        if (strcmp(id, sel) == 0 || (n && strncmp(id, sel, n) == 0 && id[n] == '/')) {
+            o->enabled[r] = on;
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+struct oc_lint_ctx {
+    const struct oc_model *m;
+    const struct oc_analysis *an;
+    const struct oc_graph *g;
+    const struct oc_lint_opts *o;
+    struct oc_lint_result *out;
+    int32_t cap;
+    bool *implicit_read; /* per value: read by a subgraph of a main-graph node */
+    bool *live;          /* per node: an output reaches a graph output        */
+    bool *needed;        /* per value: read on the way to a graph output      */
+    struct oc_diag *d;
+};
+
+static bool oc_onnx_op(const struct oc_node *n, const char *op) {
+    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, op) == 0;
+}
+
+static struct oc_lint_finding *oc_lint_add(struct oc_lint_ctx *c, enum oc_lint_rule_id rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static struct oc_lint_finding *oc_lint_add(struct oc_lint_ctx *c, enum oc_lint_rule_id rule, const char *fmt, ...) {
+    struct oc_lint_result *r = c->out;
+    if (r->n_findings == c->cap) {
+        int32_t cap = c->cap ? 2 * c->cap : 16;
+        struct oc_lint_finding *f = realloc(r->findings, (size_t)cap * sizeof *f);
+        if (!f)
+            return NULL;
+        r->findings = f;
+        c->cap = cap;
+    }
+    struct oc_lint_finding *f = &r->findings[r->n_findings++];
+    memset(f, 0, sizeof *f);
+    f->rule = rule;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+/* Records value v (and node i when >= 0) in f; false when out of memory. */
+static bool oc_lint_value(struct oc_lint_finding *f, int32_t v) {
+    int32_t *p = realloc(f->values, ((size_t)f->n_values + 1) * sizeof *p);
+    if (!p)
+        return false;
+    f->values = p;
+    f->values[f->n_values++] = v;
+    return true;
+}
+
+static bool oc_lint_node(struct oc_lint_finding *f, int32_t i) {
+    int32_t *p = realloc(f->nodes, ((size_t)f->n_nodes + 1) * sizeof *p);
+    if (!p)
+        return false;
+    f->nodes = p;
+    f->nodes[f->n_nodes++] = i;
+    return true;
+}
+
+/* Bytes and float elements of an initializer. */
+static void oc_weight_size(const struct oc_value *v, int64_t *bytes, int64_t *params) {
+    uint64_t b = 0, n = 0;
+    *bytes = oc_value_bytes(v, &b) && b <= INT64_MAX ? (int64_t)b : 0;
+    *params = oc_dtype_is_float(v->dtype) && oc_value_numel(v, &n) && n <= INT64_MAX ? (int64_t)n : 0;
+}
+
+/* A node's cost as what removing it saves. */
+static void oc_node_saving(const struct oc_lint_ctx *c, int32_t i, struct oc_lint_saving *s) {
+    const struct oc_node *n = &c->g->nodes[i];
+    if (n->cost.flags & OC_COST_UNKNOWN)
+        return;
+    s->macs += n->cost.macs;
+    s->flops += n->cost.flops;
+    s->bytes_moved += n->cost.bytes_read + n->cost.bytes_written;
+    if (c->o->perf && i < c->o->perf->n_nodes && c->o->perf->nodes[i].known)
+        s->time_s += c->o->perf->nodes[i].time;
+}
+
+static const char *oc_vname(const struct oc_value *v) {
+    return v->name && v->name[0] ? v->name : "(unnamed)";
+}
+
+static void oc_shape_text(const struct oc_value *v, char *buf, size_t size) {
+    size_t o = (size_t)snprintf(buf, size, "[");
+    for (int32_t k = 0; k < v->rank && o < size; k++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%lld", k ? ", " : "", (long long)v->dims[k].value);
+    if (o < size)
+        snprintf(buf + o, size - o, "]");
+}
+
+/* ---- weights/duplicate and weights/duplicate-transposed --------------------------- */
+
+/* hash and compare a chunk at a time; a transpose a block of rows at a time */
+enum { OC_DUP_CHUNK = 1 << 20, OC_DUP_PREFIX = 4096, OC_DUP_BLOCK = 16 << 20 };
+
+struct oc_dup_item {
+    int32_t v;           /* value index                                       */
+    uint64_t len;        /* raw_data bytes                                    */
+    uint64_t prefix;     /* hash of the first OC_DUP_PREFIX bytes             */
+    uint64_t full;       /* hash of the whole payload (0 until computed)      */
+    bool hashed, dup;
+};
+
+static uint64_t oc_fnv(uint64_t h, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static enum oc_status oc_dup_read(struct oc_lint_ctx *c, int32_t v, uint64_t off, size_t n, void *dst) {
+    enum oc_status st = oc_model_tensor_raw_read(c->m, c->g->values[v].tensor, off, n, dst);
+    if (st == OC_OK)
+        c->out->weight_bytes_read += n;
+    else
+        oc_diag_set(c->d, st == OC_ERR_IO ? OC_ERR_IO : st, "cannot read the weights of '%s' to compare them",
+                    oc_vname(&c->g->values[v]));
+    return st;
+}
+
+static enum oc_status oc_dup_hash(struct oc_lint_ctx *c, struct oc_dup_item *it, uint8_t *buf, bool whole) {
+    uint64_t h = 0xcbf29ce484222325ull, end = whole ? it->len : (it->len < OC_DUP_PREFIX ? it->len : OC_DUP_PREFIX);
+    for (uint64_t off = 0; off < end; off += OC_DUP_CHUNK) {
+        size_t n = end - off < OC_DUP_CHUNK ? (size_t)(end - off) : OC_DUP_CHUNK;
+        enum oc_status st = oc_dup_read(c, it->v, off, n, buf);
+        if (st != OC_OK)
+            return st;
+        h = oc_fnv(h, buf, n);
+    }
+    if (whole)
+        it->full = h;
+    else
+        it->prefix = h;
+    return OC_OK;
+}
+
+/* Whether two payloads of len bytes are equal, compared a chunk at a time. */
+static enum oc_status oc_dup_equal(struct oc_lint_ctx *c, int32_t a, int32_t b, uint64_t len, uint8_t *ba,
+                                   uint8_t *bb, bool *eq) {
+    *eq = true;
+    for (uint64_t off = 0; off < len && *eq; off += OC_DUP_CHUNK) {
+        size_t n = len - off < OC_DUP_CHUNK ? (size_t)(len - off) : OC_DUP_CHUNK;
+        enum oc_status st = oc_dup_read(c, a, off, n, ba);
+        if (st == OC_OK)
+            st = oc_dup_read(c, b, off, n, bb);
+        if (st != OC_OK)
+            return st;
+        *eq = memcmp(ba, bb, n) == 0;
+    }
+    return OC_OK;
+}
+
+/* Whether B [cols, rows] is A [rows, cols] transposed (element size es):
+   blocks of A's rows against the same columns of every row of B. A first
+   look at a few elements rejects most pairs early. */
+static enum oc_status oc_dup_transposed(struct oc_lint_ctx *c, int32_t a, int32_t b, uint64_t rows, uint64_t cols,
+                                        uint64_t es, bool *eq) {
+    *eq = false;
+    uint64_t k = OC_DUP_BLOCK / (cols * es) ? OC_DUP_BLOCK / (cols * es) : 1; /* rows of A per block */
+    if (k > rows)
+        k = rows;
+    /* a first look: A[0][0 .. 8) against B[0 .. 8)[0] */
+    uint8_t first[8 * 16], col[16];
+    uint64_t look = cols < 8 ? cols : 8;
+    if (es > 16)
+        return OC_OK;
+    enum oc_status st = oc_dup_read(c, a, 0, (size_t)(look * es), first);
+    for (uint64_t j = 0; j < look && st == OC_OK; j++) {
+        if ((st = oc_dup_read(c, b, j * rows * es, (size_t)es, col)) == OC_OK && memcmp(first + j * es, col, es))
+            return OC_OK;
+    }
+    if (st != OC_OK)
+        return st;
+    uint8_t *ba = malloc((size_t)(k * cols * es)), *bb = malloc((size_t)(k * cols * es));
+    st = ba && bb ? OC_OK : OC_ERR_NOMEM;
+    bool same = st == OC_OK;
+    for (uint64_t r0 = 0; r0 < rows && same && st == OC_OK; r0 += k) {
+        uint64_t kr = rows - r0 < k ? rows - r0 : k;
+        st = oc_dup_read(c, a, r0 * cols * es, (size_t)(kr * cols * es), ba); /* A[r0 .. r0+kr) */
+        for (uint64_t j = 0; j < cols && same && st == OC_OK; j++) {    /* B[j][r0 .. r0+kr) */
+            st = oc_dup_read(c, b, (j * rows + r0) * es, (size_t)(kr * es), bb);
+            for (uint64_t i = 0; i < kr && same && st == OC_OK; i++)
+                same = memcmp(ba + (i * cols + j) * es, bb + i * es, (size_t)es) == 0;
+        }
+    }
+    free(ba), free(bb);
+    *eq = same && st == OC_OK;
+    return st;
+}
+
+static int oc_dup_cmp(const void *x, const void *y) {
+    const struct oc_dup_item *a = x, *b = y;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix ? -1 : 1;
+    return a->v - b->v;
+}
+
+static bool oc_dup_saving(struct oc_lint_ctx *c, struct oc_lint_finding *f, int32_t keep, int32_t drop) {
+    int64_t bytes, params;
+    oc_weight_size(&c->g->values[drop], &bytes, &params);
+    f->saving.weight_bytes = bytes;
+    f->saving.params = params;
+    return oc_lint_value(f, drop) && oc_lint_value(f, keep);
+}
+
+static enum oc_status oc_rule_duplicates(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    bool same_on = c->o->enabled[OC_LINT_DUPLICATE], tr_on = c->o->enabled[OC_LINT_DUPLICATE_TRANSPOSED];
+    struct oc_dup_item *items = calloc((size_t)g->n_inits + 1, sizeof *items);
+    uint8_t *ba = malloc(OC_DUP_CHUNK), *bb = malloc(OC_DUP_CHUNK);
+    enum oc_status st = items && ba && bb ? OC_OK : OC_ERR_NOMEM;
+    int32_t n = 0;
+    for (int32_t k = 0; st == OC_OK && k < g->n_inits; k++) {
+        int32_t v = g->inits[k];
+        const struct oc_value *val = &g->values[v];
+        uint64_t bytes = 0, len = 0;
+        if (!val->tensor || !oc_value_bytes(val, &bytes) || bytes < c->o->min_dup_bytes)
+            continue;
+        if (!oc_model_tensor_raw_len(c->m, val->tensor, &len) || len != bytes) {
+            c->out->n_weights_not_compared++; /* external data or typed fields */
+            continue;
+        }
+        items[n++] = (struct oc_dup_item){.v = v, .len = len};
+    }
+    /* byte-identical: prefix hash, then whole hash, then the bytes */
+    for (int32_t i = 0; st == OC_OK && same_on && i < n; i++) {
+        st = oc_dup_hash(c, &items[i], ba, false);
+        c->out->n_weights_compared++;
+    }
+    if (st == OC_OK && same_on)
+        qsort(items, (size_t)n, sizeof *items, oc_dup_cmp);
+    for (int32_t i = 0; st == OC_OK && same_on && i < n; i++) {
+        for (int32_t j = i + 1; st == OC_OK && j < n && items[j].len == items[i].len &&
+                                items[j].prefix == items[i].prefix;
+             j++) {
+            const struct oc_value *a = &g->values[items[i].v], *b = &g->values[items[j].v];
+            if (items[j].dup || items[i].dup || a->dtype != b->dtype)
+                continue;
+            if (!items[i].hashed && (st = oc_dup_hash(c, &items[i], ba, true)) == OC_OK)
+                items[i].hashed = true;
+            if (st == OC_OK && !items[j].hashed && (st = oc_dup_hash(c, &items[j], ba, true)) == OC_OK)
+                items[j].hashed = true;
+            bool eq = false;
+            if (st == OC_OK && items[i].full == items[j].full)
+                st = oc_dup_equal(c, items[i].v, items[j].v, items[i].len, ba, bb, &eq);
+            if (st != OC_OK || !eq)
+                continue;
+            items[j].dup = true; /* kept: the first in file order of the two */
+            int32_t keep = items[i].v < items[j].v ? items[i].v : items[j].v;
+            int32_t drop = keep == items[i].v ? items[j].v : items[i].v;
+            char sa[96], sb[96];
+            oc_shape_text(&g->values[drop], sa, sizeof sa);
+            oc_shape_text(&g->values[keep], sb, sizeof sb);
+            struct oc_lint_finding *f =
+                oc_lint_add(c, OC_LINT_DUPLICATE, "'%s' %s holds the same bytes as '%s' %s: keep one",
+                            oc_vname(&g->values[drop]), sa, oc_vname(&g->values[keep]), sb);
+            if (!f || !oc_dup_saving(c, f, keep, drop))
+                st = OC_ERR_NOMEM;
+        }
+    }
+    /* transposed: 2-D [r, k] against [k, r] of one element type */
+    for (int32_t i = 0; st == OC_OK && tr_on && i < n; i++) {
+        const struct oc_value *a = &g->values[items[i].v];
+        /* a dim of 1: the transpose has the same bytes (weights/duplicate); a row past a block: not compared */
+        if (a->rank != 2 || items[i].dup || a->dims[0].value == a->dims[1].value || a->dims[0].value < 2 ||
+            a->dims[1].value < 2 || (uint64_t)a->dims[1].value > OC_DUP_BLOCK / 16)
+            continue;
+        for (int32_t j = 0; st == OC_OK && j < n; j++) {
+            const struct oc_value *b = &g->values[items[j].v];
+            if (j == i || items[j].dup || b->rank != 2 || b->dtype != a->dtype || items[j].len != items[i].len ||
+                b->dims[0].value != a->dims[1].value || b->dims[1].value != a->dims[0].value ||
+                items[j].v < items[i].v)
+                continue;
+            uint64_t es = (uint64_t)oc_dtype_bits(a->dtype) / 8;
+            if (!es || (uint64_t)oc_dtype_bits(a->dtype) % 8)
+                continue;
+            bool eq = false;
+            st = oc_dup_transposed(c, items[i].v, items[j].v, (uint64_t)a->dims[0].value, (uint64_t)a->dims[1].value,
+                                   es, &eq);
+            if (st != OC_OK || !eq)
+                continue;
+            items[j].dup = true;
+            char sa[96], sb[96];
+            oc_shape_text(b, sa, sizeof sa);
+            oc_shape_text(a, sb, sizeof sb);
+            struct oc_lint_finding *f = oc_lint_add(
+                c, OC_LINT_DUPLICATE_TRANSPOSED, "'%s' %s is '%s' %s transposed: keep one and read it transposed",
+                oc_vname(b), sa, oc_vname(a), sb);
+            if (!f || !oc_dup_saving(c, f, items[i].v, items[j].v))
+                st = OC_ERR_NOMEM;
+        }
+    }
+    free(items), free(ba), free(bb);
+    return st;
+}
+
+/* ---- graph/unused-initializer and graph/unused-input ----------------------------- */
+
+static enum oc_status oc_rule_unused(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    for (int32_t k = 0; c->o->enabled[OC_LINT_UNUSED_INITIALIZER] && k < g->n_inits; k++) {
+        int32_t v = g->inits[k];
+        const struct oc_value *val = &g->values[v];
+        if (val->n_consumers || val->is_graph_output || c->implicit_read[v])
+            continue;
+        int64_t bytes, params;
+        oc_weight_size(val, &bytes, &params);
+        struct oc_lint_finding *f =
+            oc_lint_add(c, OC_LINT_UNUSED_INITIALIZER, "initializer '%s' is read by no node: remove it", oc_vname(val));
+        if (!f || !oc_lint_value(f, v))
+            return OC_ERR_NOMEM;
+        f->saving.weight_bytes = bytes;
+        f->saving.params = params;
+    }
+    for (int32_t k = 0; c->o->enabled[OC_LINT_UNUSED_INPUT] && k < g->n_inputs; k++) {
+        int32_t v = g->inputs[k];
+        const struct oc_value *val = &g->values[v];
+        if (val->n_consumers || val->is_graph_output || c->implicit_read[v])
+            continue;
+        uint64_t bytes = 0;
+        bool known = oc_value_bytes(val, &bytes);
+        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_UNUSED_INPUT, "graph input '%s' is read by no node%s",
+                                                oc_vname(val), known ? ": remove it" : " (its size is not known)");
+        if (!f || !oc_lint_value(f, v))
+            return OC_ERR_NOMEM;
+        f->saving.input_bytes = bytes;
+    }
+    return OC_OK;
+}
+
+/* ---- graph/dead-node --------------------------------------------------------------- */
+
+/* Which nodes reach a graph output, and which values they read. */
+static void oc_liveness(const struct oc_graph *g, bool *live, bool *needed) {
+    for (int32_t k = 0; k < g->n_outputs; k++)
+        if (g->outputs[k] >= 0)
+            needed[g->outputs[k]] = true;
+    for (int32_t s = g->n_nodes - 1; s >= 0; s--) { /* reverse execution order */
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        for (int32_t k = 0; k < n->n_out && !live[i]; k++)
+            live[i] = n->out[k] >= 0 && needed[n->out[k]];
+        if (!live[i])
+            continue;
+        for (int32_t k = 0; k < n->n_in; k++)
+            if (n->in[k] >= 0)
+                needed[n->in[k]] = true;
+        for (int32_t k = 0; k < n->n_implicit; k++)
+            if (n->implicit[k] >= 0)
+                needed[n->implicit[k]] = true;
+    }
+}
+
+static enum oc_status oc_rule_dead(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    int32_t nn = g->n_nodes;
+    const bool *live = c->live, *needed = c->needed;
+    enum oc_status st = OC_OK;
+    struct oc_lint_finding *f = NULL;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t i = g->order[s];
+        if (live[i])
+            continue;
+        if (!f && !(f = oc_lint_add(c, OC_LINT_DEAD_NODE, "%s", "")))
+            st = OC_ERR_NOMEM;
+        if (st == OC_OK && !oc_lint_node(f, i))
+            st = OC_ERR_NOMEM;
+        if (st == OC_OK)
+            oc_node_saving(c, i, &f->saving);
+    }
+    if (f && st == OC_OK) { /* the weights only dead nodes read go with them */
+        int32_t n_w = 0;
+        for (int32_t k = 0; k < g->n_inits; k++) {
+            int32_t v = g->inits[k];
+            if (needed[v] || g->values[v].n_consumers == 0 || g->values[v].is_graph_output)
+                continue;
+            int64_t bytes, params;
+            oc_weight_size(&g->values[v], &bytes, &params);
+            f->saving.weight_bytes += bytes;
+            f->saving.params += params;
+            n_w++;
+            if (!oc_lint_value(f, v))
+                st = OC_ERR_NOMEM;
+        }
+        char lab[160];
+        snprintf(f->message, sizeof f->message, "%d node%s reach%s no graph output (first %s)%s: remove %s",
+                 f->n_nodes, f->n_nodes == 1 ? "" : "s", f->n_nodes == 1 ? "es" : "",
+                 oc_node_label(&g->nodes[f->nodes[0]], lab, sizeof lab),
+                 n_w ? ", with the weights only they read" : "", f->n_nodes == 1 ? "it" : "them");
+    }
+    return st;
+}
+
+/* ---- graph/constant-foldable --------------------------------------------------------- */
+
+/* Ops whose result is not a function of their inputs. */
+static bool oc_nondeterministic(const struct oc_node *n) {
+    static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                                      "Multinomial", "Bernoulli"};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+        if (oc_onnx_op(n, ops[k]))
+            return true;
+    return false;
+}
+
+static enum oc_status oc_rule_foldable(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    int32_t nn = g->n_nodes, nv = g->n_values;
+    bool *konst = calloc((size_t)nv + 1, 1), *fold = calloc((size_t)nn + 1, 1);
+    int32_t *region = malloc(((size_t)nn + 1) * sizeof *region);
+    enum oc_status st = konst && fold && region ? OC_OK : OC_ERR_NOMEM;
+    for (int32_t k = 0; st == OC_OK && k < g->n_inits; k++)
+        konst[g->inits[k]] = true;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        region[i] = -1;
+        bool k = n->n_implicit == 0 && !oc_nondeterministic(n) && !oc_attr_first_graph(n);
+        bool any_in = false;
+        for (int32_t j = 0; j < n->n_in && k; j++)
+            if (n->in[j] >= 0) {
+                k = konst[n->in[j]];
+                any_in = true;
+            }
+        if (!k)
+            continue;
+        for (int32_t j = 0; j < n->n_out; j++)
+            if (n->out[j] >= 0)
+                konst[n->out[j]] = true;
+        /* a Constant (or a node of no input) is a constant already: folding it saves nothing; a dead node
+           is graph/dead-node's */
+        fold[i] = any_in && !oc_onnx_op(n, "Constant") && c->live[i] && !(n->def && (n->def->flags & OC_OPF_ALIAS));
+    }
+    /* regions: foldable nodes joined through the values between them (union-find; the root is the
+       region's first node in execution order) */
+    int32_t *step = st == OC_OK ? malloc(((size_t)nn + 1) * sizeof *step) : NULL;
+    if (st == OC_OK && !step)
+        st = OC_ERR_NOMEM;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++)
+        step[g->order[s]] = s;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t i = g->order[s];
+        if (!fold[i])
+            continue;
+        region[i] = i;
+        const struct oc_node *n = &g->nodes[i];
+        for (int32_t j = 0; j < n->n_in; j++) {
+            int32_t v = n->in[j];
+            if (v < 0 || g->values[v].kind != OC_VALUE_NODE || g->values[v].producer < 0 ||
+                !fold[g->values[v].producer])
+                continue;
+            int32_t a = region[i], b = g->values[v].producer;
+            while (region[a] != a)
+                a = region[a];
+            while (region[b] != b)
+                b = region[b];
+            if (a != b) { /* the earlier root stays */
+                if (step[a] < step[b])
+                    region[b] = a;
+                else
+                    region[a] = b;
+            }
+        }
+    }
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) { /* every node to its root */
+        int32_t i = g->order[s], r = i;
+        if (!fold[i])
+            continue;
+        while (region[r] != r)
+            r = region[r];
+        region[i] = r;
+    }
+    free(step);
+    /* the values of a region read outside it: stored as weights once folded */
+    bool *outside = st == OC_OK ? calloc((size_t)nv + 1, 1) : NULL;
+    if (st == OC_OK && !outside)
+        st = OC_ERR_NOMEM;
+    for (int32_t q = 0; st == OC_OK && q < nn; q++) {
+        const struct oc_node *u = &g->nodes[q];
+        for (int32_t w = 0; w < u->n_in + u->n_implicit; w++) {
+            int32_t v = w < u->n_in ? u->in[w] : u->implicit[w - u->n_in];
+            if (v < 0 || g->values[v].kind != OC_VALUE_NODE || g->values[v].producer < 0)
+                continue;
+            int32_t p = g->values[v].producer;
+            if (fold[p] && (!fold[q] || region[q] != region[p] || w >= u->n_in))
+                outside[v] = true;
+        }
+    }
+    for (int32_t v = 0; st == OC_OK && v < nv; v++)
+        if (g->values[v].is_graph_output)
+            outside[v] = true;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t head = g->order[s];
+        if (!fold[head] || region[head] != head)
+            continue;
+        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_CONSTANT_FOLDABLE, "%s", "");
+        if (!f)
+            st = OC_ERR_NOMEM;
+        char ops[160] = "";
+        size_t o = 0;
+        for (int32_t t = s; st == OC_OK && t < nn; t++) {
+            int32_t i = g->order[t];
+            if (region[i] != head)
+                continue;
+            const struct oc_node *n = &g->nodes[i];
+            if (!oc_lint_node(f, i))
+                st = OC_ERR_NOMEM;
+            oc_node_saving(c, i, &f->saving);
+            if (o < sizeof ops - 40 && !strstr(ops, n->op_type))
+                o += (size_t)snprintf(ops + o, sizeof ops - o, "%s%s", o ? ", " : "", n->op_type);
+            for (int32_t j = 0; j < n->n_out; j++) { /* a result read outside the region is stored instead */
+                int32_t v = n->out[j];
+                if (v >= 0 && outside[v]) {
+                    int64_t bytes, params;
+                    oc_weight_size(&g->values[v], &bytes, &params);
+                    f->saving.weight_bytes -= bytes;
+                    f->saving.params -= params;
+                    if (!oc_lint_value(f, v))
+                        st = OC_ERR_NOMEM;
+                }
+            }
+        }
+        /* the initializers only this region reads are no longer stored */
+        for (int32_t k = 0; st == OC_OK && k < g->n_inits; k++) {
+            int32_t v = g->inits[k];
+            const struct oc_value *val = &g->values[v];
+            if (val->is_graph_output || c->implicit_read[v] || val->n_consumers == 0)
+                continue;
+            int32_t inside = 0;
+            for (int32_t q = 0; q < f->n_nodes; q++) {
+                const struct oc_node *u = &g->nodes[f->nodes[q]];
+                for (int32_t w = 0; w < u->n_in; w++)
+                    inside += u->in[w] == v;
+            }
+            if (inside == val->n_consumers) {
+                int64_t bytes, params;
+                oc_weight_size(val, &bytes, &params);
+                f->saving.weight_bytes += bytes;
+                f->saving.params += params;
+            }
+        }
+        /* not a finding: nothing per run to gain, or a generator (ConstantOfShape, Expand, Tile of a
+           constant) whose result is larger than what it reads: folding would grow the file, and runtimes
+           that fold constants do it at load */
+        if (st == OC_OK && ((!f->saving.macs && !f->saving.flops && !f->saving.bytes_moved) ||
+                            f->saving.weight_bytes < 0)) {
+            free(f->nodes), free(f->values);
+            c->out->n_findings--;
+            continue;
+        }
+        if (st == OC_OK) {
+            char lab[160];
+            snprintf(f->message, sizeof f->message,
+                     "%d node%s (%s; first %s) compute%s from weights and constants only: fold %s at export "
+                     "(runtimes that fold constants at load do it there)",
+                     f->n_nodes, f->n_nodes == 1 ? "" : "s", ops,
+                     oc_node_label(&g->nodes[f->nodes[0]], lab, sizeof lab), f->n_nodes == 1 ? "s" : "",
+                     f->n_nodes == 1 ? "it" : "them");
+        }
+    }
+    free(konst), free(fold), free(region), free(outside);
+    return st;
+}
+
+/* ---- graph/no-op ------------------------------------------------------------------------ */
+
+/* The known integer contents of value v, or NULL. */
+static const int64_t *oc_lint_ints(const struct oc_graph *g, int32_t v, int64_t *n) {
+    *n = 0;
+    if (v < 0 || !g->values[v].ival)
+        return NULL;
+    *n = g->values[v].n_ival;
+    return g->values[v].ival;
+}
+
+static bool oc_same_shape(const struct oc_value *a, const struct oc_value *b) {
+    if (a->rank < 0 || a->rank != b->rank)
+        return false;
+    for (int32_t k = 0; k < a->rank; k++)
+        if (a->dims[k].value < 0 || a->dims[k].value != b->dims[k].value)
+            return false;
+    return true;
+}
+
+/* Whether value v is stored in the file (an initializer, or a Constant's
+   output): not computed at this binding. */
+static bool oc_lint_stored(const struct oc_graph *g, int32_t v) {
+    if (v < 0)
+        return true;
+    const struct oc_value *val = &g->values[v];
+    if (val->kind == OC_VALUE_INITIALIZER)
+        return true;
+    return val->kind == OC_VALUE_NODE && val->producer >= 0 && oc_onnx_op(&g->nodes[val->producer], "Constant");
+}
+
+/* Whether every input of n after the first is stored in the file: then a
+   no-op is one at every binding, else only at this one. */
+static bool oc_no_op_everywhere(const struct oc_graph *g, const struct oc_node *n) {
+    for (int32_t k = 1; k < n->n_in; k++)
+        if (!oc_lint_stored(g, n->in[k]))
+            return false;
+    return true;
+}
+
+/* Whether node n returns its first input unchanged, from its attributes and
+   the known values of its other inputs. */
+static bool oc_is_no_op(const struct oc_graph *g, const struct oc_node *n) {
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+        return false;
+    if (n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0)
+        return false;
+    const struct oc_value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    int64_t k, cnt;
+    if (strcmp(n->op_type, "Identity") == 0)
+        return !x->nt; /* a tensor (Identity of a sequence is one too, but left alone) */
+    if (strcmp(n->op_type, "Dropout") == 0) { /* inference: no training_mode, or known false */
+        if (n->n_out > 1 && n->out[1] >= 0 && g->values[n->out[1]].n_consumers)
+            return false; /* its mask is read */
+        const int64_t *t = oc_lint_ints(g, n->n_in > 2 ? n->in[2] : -1, &cnt);
+        return n->n_in < 3 || n->in[2] < 0 || (t && cnt > 0 && t[0] == 0);
+    }
+    if (strcmp(n->op_type, "Cast") == 0)
+        return x->dtype && x->dtype == y->dtype;
+    if (strcmp(n->op_type, "Transpose") == 0) {
+        const int64_t *perm;
+        if (oc_attr_ints(n, "perm", &perm, &cnt, NULL) != OC_OK || !perm || cnt != x->rank)
+            return false;
+        for (k = 0; k < cnt; k++)
+            if (perm[k] != k)
+                return false;
+        return true;
+    }
+    if (strcmp(n->op_type, "Pad") == 0) {
+        const int64_t *pads = NULL;
+        if (n->opset >= 11)
+            pads = oc_lint_ints(g, n->n_in > 1 ? n->in[1] : -1, &cnt);
+        else if (oc_attr_ints(n, "pads", &pads, &cnt, NULL) != OC_OK)
+            return false;
+        if (!pads)
+            return false;
+        for (k = 0; k < cnt; k++)
+            if (pads[k] != 0)
+                return false;
+        return true;
+    }
+    if (strcmp(n->op_type, "Slice") == 0 && n->opset >= 10) {
+        int64_t ns, ne, na = 0, nst = 0;
+        const int64_t *st = oc_lint_ints(g, n->n_in > 1 ? n->in[1] : -1, &ns);
+        const int64_t *en = oc_lint_ints(g, n->n_in > 2 ? n->in[2] : -1, &ne);
+        const int64_t *ax = oc_lint_ints(g, n->n_in > 3 ? n->in[3] : -1, &na);
+        const int64_t *sp = oc_lint_ints(g, n->n_in > 4 ? n->in[4] : -1, &nst);
+        if (!st || !en || ns != ne || (n->n_in > 3 && n->in[3] >= 0 && !ax) || (n->n_in > 4 && n->in[4] >= 0 && !sp))
+            return false;
+        for (k = 0; k < ns; k++) { /* from 0, by 1, to the end of any length */
+            int64_t a = ax ? ax[k] : k;
+            if (a < 0)
+                a += x->rank;
+            if (st[k] != 0 || (sp && sp[k] != 1) || a < 0 || a >= x->rank || en[k] < INT32_MAX)
+                return false;
+        }
+        return true;
+    }
+    if (strcmp(n->op_type, "Expand") == 0) { /* to a shape of ones no longer than the input's */
+        const int64_t *sh = oc_lint_ints(g, n->n_in > 1 ? n->in[1] : -1, &cnt);
+        if (!sh || cnt > x->rank || !oc_same_shape(x, y))
+            return false;
+        for (k = 0; k < cnt; k++)
+            if (sh[k] != 1)
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static enum oc_status oc_rule_no_op(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    int32_t nn = g->n_nodes;
+    bool *done = calloc((size_t)nn + 1, 1);
+    if (!done)
+        return OC_ERR_NOMEM;
+    enum oc_status st = OC_OK;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        if (done[i] || !c->live[i] || !oc_is_no_op(g, n))
+            continue;
+        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_NO_OP, "%s", "");
+        if (!f) {
+            st = OC_ERR_NOMEM;
+            break;
+        }
+        for (int32_t t = s; st == OC_OK && t < nn; t++) { /* every live one of this op type */
+            int32_t j = g->order[t];
+            const struct oc_node *u = &g->nodes[j];
+            if (done[j] || !c->live[j] || strcmp(u->op_type, n->op_type) != 0 || strcmp(u->domain, n->domain) != 0 ||
+                !oc_is_no_op(g, u))
+                continue;
+            done[j] = true;
+            if (!oc_lint_node(f, j))
+                st = OC_ERR_NOMEM;
+            oc_node_saving(c, j, &f->saving);
+        }
+        int32_t here = 0; /* decided by values computed at this binding */
+        for (int32_t q = 0; q < f->n_nodes; q++)
+            here += !oc_no_op_everywhere(g, &g->nodes[f->nodes[q]]);
+        char lab[160], at[96] = "";
+        if (here)
+            snprintf(at, sizeof at, " (%d of them at these bindings only: what decides it is computed from the shapes)",
+                     here);
+        snprintf(f->message, sizeof f->message, "%d %s node%s return%s %s input unchanged (first %s)%s: remove %s",
+                 f->n_nodes, n->op_type, f->n_nodes == 1 ? "" : "s", f->n_nodes == 1 ? "s" : "",
+                 f->n_nodes == 1 ? "its" : "their", oc_node_label(n, lab, sizeof lab), at,
+                 f->n_nodes == 1 ? "it" : "them");
+    }
+    free(done);
+    return st;
+}
+
+/* ---- coverage/no-cost ---------------------------------------------------------------- */
+
+/* One finding per node that has no cost of its own making (no rule, no
+   shape); the nodes without a cost only because of it are counted in its
+   message: they follow once it has a rule. */
+static enum oc_status oc_rule_no_cost(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    int32_t downstream = 0;
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        const struct oc_node *n = &g->nodes[g->order[s]];
+        downstream += (n->cost.flags & OC_COST_UNKNOWN || n->status != OC_OK) && n->upstream;
+    }
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        if ((!(n->cost.flags & OC_COST_UNKNOWN) && n->status == OC_OK) || n->upstream)
+            continue;
+        char lab[160], more[96] = "";
+        if (downstream)
+            snprintf(more, sizeof more, " (%d node%s downstream of such nodes ha%s none either)", downstream,
+                     downstream == 1 ? "" : "s", downstream == 1 ? "s" : "ve");
+        struct oc_lint_finding *f =
+            oc_lint_add(c, OC_LINT_NO_COST, "node %s has no cost%s%s%s: the totals are lower bounds",
+                        oc_node_label(n, lab, sizeof lab), n->reason ? ": " : "", n->reason ? n->reason : "", more);
+        if (!f || !oc_lint_node(f, i))
+            return OC_ERR_NOMEM;
+    }
+    return OC_OK;
+}
+
+/* ---- the run --------------------------------------------------------------------------- */
+
+static void oc_saving_add(struct oc_lint_saving *t, const struct oc_lint_saving *s) {
+    t->params += s->params;
+    t->weight_bytes += s->weight_bytes;
+    t->macs += s->macs;
+    t->flops += s->flops;
+    t->bytes_moved += s->bytes_moved;
+    t->input_bytes += s->input_bytes;
+    t->time_s += s->time_s;
+}
+
+enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *an, const struct oc_lint_opts *o,
+                           struct oc_lint_result *out, struct oc_diag *d) {
+    memset(out, 0, sizeof *out);
+    struct oc_lint_ctx c = {.m = m, .an = an, .g = an->graph, .o = o, .out = out, .d = d};
+    const struct oc_graph *g = an->graph;
+    c.implicit_read = calloc((size_t)g->n_values + 1, 1);
+    c.needed = calloc((size_t)g->n_values + 1, 1);
+    c.live = calloc((size_t)g->n_nodes + 1, 1);
+    if (!c.implicit_read || !c.needed || !c.live) {
+        free(c.implicit_read), free(c.needed), free(c.live);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    oc_liveness(g, c.live, c.needed);
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_implicit; k++)
+            if (g->nodes[i].implicit[k] >= 0)
+                c.implicit_read[g->nodes[i].implicit[k]] = true;
+    enum oc_status st = OC_OK;
+    if (o->enabled[OC_LINT_DUPLICATE] || o->enabled[OC_LINT_DUPLICATE_TRANSPOSED])
+        st = oc_rule_duplicates(&c);
+    if (st == OC_OK && (o->enabled[OC_LINT_UNUSED_INITIALIZER] || o->enabled[OC_LINT_UNUSED_INPUT]))
+        st = oc_rule_unused(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_DEAD_NODE])
+        st = oc_rule_dead(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_CONSTANT_FOLDABLE])
+        st = oc_rule_foldable(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_NO_OP])
+        st = oc_rule_no_op(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
+        st = oc_rule_no_cost(&c);
+    free(c.implicit_read), free(c.needed), free(c.live);
+    if (st != OC_OK) {
+        if (st == OC_ERR_NOMEM)
+            oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        oc_lint_free(out);
+        return st;
+    }
+    for (int32_t k = 0; k < out->n_findings; k++) {
+        out->by_level[oc_lint_rules[out->findings[k].rule].level]++;
+        oc_saving_add(&out->total, &out->findings[k].saving);
+    }
+    return OC_OK;
+}
+
+void oc_lint_free(struct oc_lint_result *r) {
+    for (int32_t k = 0; k < r->n_findings; k++) {
+        free(r->findings[k].nodes);
+        free(r->findings[k].values);
+    }
+    free(r->findings);
+    memset(r, 0, sizeof *r);
+}

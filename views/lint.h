@@ -1,0 +1,112 @@
+/*
+ * lint.h — what to change in a model, and what each change would save
+ * (`onnxcost lint`, docs/LINT.md).
+ *
+ * Each rule is one row of oc_lint_rules (a stable id, a level, what it
+ * finds) and one function. A finding names the nodes or tensors it concerns
+ * and its saving, computed from the analysis (the same cost model as every
+ * other figure) and, for duplicate weights, from the weight bytes compared:
+ *
+ *   weights/duplicate             an initializer byte-identical to an earlier one
+ *   weights/duplicate-transposed  a 2-D initializer that is an earlier one
+ *                                 transposed (a tied embedding stored again
+ *                                 for the output head)
+ *   graph/unused-initializer      an initializer no node reads
+ *   graph/unused-input            a graph input no node reads
+ *   graph/dead-node               nodes none of whose outputs reach a graph output
+ *   graph/constant-foldable       nodes computed from weights and constants only
+ *   graph/no-op                   nodes that return their input unchanged
+ *                                 (Identity, an inference Dropout, Cast to its
+ *                                 own type, Transpose by the identity, Pad by
+ *                                 zeros, Slice of everything, Expand to its
+ *                                 own shape), one finding per op type
+ *   coverage/no-cost              a node without a cost: no rule for its op, or
+ *                                 a shape or value it needs not known (the
+ *                                 analysis is incomplete)
+ *
+ * Duplicates are found among initializers whose payload is raw_data in the
+ * model file, of one element type and count, at least min_dup_bytes long:
+ * a hash of the first 4 KiB, then of the whole payload, then a byte-for-byte
+ * comparison (a transpose compared block by block), so only candidates are
+ * read; weight_bytes_read says how much. No printing.
+ */
+#ifndef OC_LINT_H
+#define OC_LINT_H
+
+#include "../analyzer/analyze.h"
+#include "gpu.h"
+
+enum oc_lint_level { OC_LINT_NOTE, OC_LINT_WARNING, OC_LINT_ERROR, OC_LINT_LEVELS };
+
+enum oc_lint_rule_id {
+    OC_LINT_DUPLICATE,
+    OC_LINT_DUPLICATE_TRANSPOSED,
+    OC_LINT_UNUSED_INITIALIZER,
+    OC_LINT_UNUSED_INPUT,
+    OC_LINT_DEAD_NODE,
+    OC_LINT_CONSTANT_FOLDABLE,
+    OC_LINT_NO_OP,
+    OC_LINT_NO_COST,
+    OC_LINT_RULES
+};
+
+struct oc_lint_rule {
+    const char *id;            /* "weights/duplicate": stable, for --select    */
+    enum oc_lint_level level;
+    const char *summary;       /* what it finds, one line                      */
+    const char *why;           /* why it costs                                 */
+};
+extern const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES];
+
+/* What applying a finding's change saves. Weights and parameters are
+ * signed: folding a constant subgraph can store more than it removes. */
+struct oc_lint_saving {
+    int64_t params;          /* float weight elements                        */
+    int64_t weight_bytes;    /* bytes of weights in the file                 */
+    uint64_t macs, flops;    /* per run                                      */
+    uint64_t bytes_moved;    /* read + written per run                       */
+    uint64_t input_bytes;    /* graph input bytes fed per run                */
+    double time_s;           /* predicted on the device (with perf), else 0  */
+};
+
+struct oc_lint_finding {
+    enum oc_lint_rule_id rule;
+    char message[512];
+    int32_t *nodes;          /* main-graph nodes (file order) it concerns    */
+    int32_t n_nodes;
+    int32_t *values;         /* tensors it concerns (value indices)          */
+    int32_t n_values;
+    struct oc_lint_saving saving;
+};
+
+struct oc_lint_opts {
+    bool enabled[OC_LINT_RULES];
+    uint64_t min_dup_bytes;   /* smaller initializers are not compared       */
+    const struct oc_perf *perf; /* per-node predicted times, or NULL        */
+};
+
+struct oc_lint_result {
+    struct oc_lint_finding *findings;
+    int32_t n_findings;
+    int32_t by_level[OC_LINT_LEVELS];
+    struct oc_lint_saving total;     /* over every finding                    */
+    uint64_t weight_bytes_read;      /* payload bytes read to compare weights */
+    int32_t n_weights_compared;      /* initializers hashed                   */
+    int32_t n_weights_not_compared;  /* large enough, but external or typed   */
+};
+
+/* Every rule enabled, min_dup_bytes 1 KiB, no perf. */
+void oc_lint_defaults(struct oc_lint_opts *o);
+/* Enables (on) or disables the rules whose id is `sel` or starts with
+ * "sel/" ("weights" selects both duplicate rules); false when none does. */
+bool oc_lint_select(struct oc_lint_opts *o, const char *sel, bool on);
+const char *oc_lint_level_name(enum oc_lint_level l);
+bool oc_lint_level_parse(const char *s, enum oc_lint_level *out);
+
+/* Runs the enabled rules on the analysis an of m. OC_ERR_IO when the file
+ * cannot be read to compare weights; OC_ERR_NOMEM. */
+enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *an, const struct oc_lint_opts *o,
+                           struct oc_lint_result *out, struct oc_diag *d);
+void oc_lint_free(struct oc_lint_result *r);
+
+#endif
