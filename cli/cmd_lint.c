@@ -8,6 +8,7 @@
 #include "../views/lint.h"
 #include "../reports/report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +18,12 @@ static const char oc_lint_usage[] =
     "What to change in the model, and what each change saves: weights stored twice\n"
     "(byte for byte, or transposed), initializers and inputs nothing reads, nodes\n"
     "whose results reach no output, nodes computed from weights only (fold them),\n"
-    "and nodes without a cost rule (the analysis is incomplete). One line per\n"
-    "finding, `file: level: rule: message; saves ...`, each saving from the same\n"
-    "cost model as the analysis (with --gpu, also predicted time). Exit 1 when a\n"
-    "finding is at --fail-on's level or above. Rules: docs/LINT.md.\n"
+    "no-ops, Transposes and Casts that cancel, BatchNorms and per-channel Mul/Add\n"
+    "to fold into the Conv before them, and nodes without a cost (the analysis is\n"
+    "incomplete). One line per finding, `file: level: rule: message; saves ...`,\n"
+    "each saving from the same cost model as the analysis (with --gpu, also\n"
+    "predicted time). Exit 1 when a finding is at --fail-on's level or above.\n"
+    "Rules: docs/LINT.md.\n"
     "\n";
 
 static const char oc_lint_footer[] = "\n"
@@ -52,11 +55,13 @@ static int oc_lint_rules_opt(struct oc_lint_args *a, const char *v, bool on, con
                                       on ? "select" : "ignore", v);
         memcpy(buf, p, n);
         buf[n] = 0;
-        if (!oc_lint_select(&a->lint, buf, on))
-            return oc_cli_usage_error("%s--%s: no rule '%s' (rules: weights/duplicate, "
-                                      "weights/duplicate-transposed, graph/unused-initializer, graph/unused-input, "
-                                      "graph/dead-node, graph/constant-foldable, coverage/no-cost)",
-                                      prefix, on ? "select" : "ignore", buf);
+        if (!oc_lint_select(&a->lint, buf, on)) {
+            char ids[512];
+            size_t o = 0;
+            for (int r = 0; r < OC_LINT_RULES && o < sizeof ids; r++)
+                o += (size_t)snprintf(ids + o, sizeof ids - o, "%s%s", r ? ", " : "", oc_lint_rules[r].id);
+            return oc_cli_usage_error("%s--%s: no rule '%s' (rules: %s)", prefix, on ? "select" : "ignore", buf, ids);
+        }
         p += n + (p[n] == ',');
     }
     return OC_PARSE_GO;

@@ -33,6 +33,14 @@ const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
                                    "Runtime's constant folding) they cost nothing per run"},
     [OC_LINT_NO_OP] = {"graph/no-op", OC_LINT_WARNING, "nodes that return their input unchanged",
                        "a node to load and run (a copy, for Transpose, Pad, Slice, Expand) that changes nothing"},
+    [OC_LINT_CANCELLING] = {"graph/cancelling-pair", OC_LINT_WARNING,
+                            "a Transpose undone by the next, or a Cast to a wider type and back",
+                            "two nodes, each a pass over the tensor, whose result is their input"},
+    [OC_LINT_FOLD_INTO_WEIGHTS] = {"fusion/fold-into-weights", OC_LINT_WARNING,
+                                   "a BatchNormalization, or a Mul or Add by a per-channel constant, right after "
+                                   "the Conv, Gemm or MatMul it folds into",
+                                   "a pass over the contraction's output, and its parameters, that new weights "
+                                   "(and a bias) make unnecessary"},
     [OC_LINT_NO_COST] = {"coverage/no-cost", OC_LINT_ERROR,
                          "a node without a cost: no rule for its op, or a shape or value it needs is not known",
                          "the totals are lower bounds: every figure, budget and prediction misses it"},
@@ -85,6 +93,7 @@ struct oc_lint_ctx {
     bool *implicit_read; /* per value: read by a subgraph of a main-graph node */
     bool *live;          /* per node: an output reaches a graph output        */
     bool *needed;        /* per value: read on the way to a graph output      */
+    bool *biased;        /* per node: a contraction given a bias by a fold    */
     struct oc_diag *d;
 };
 
@@ -794,6 +803,259 @@ static enum oc_status oc_rule_no_op(struct oc_lint_ctx *c) {
     return st;
 }
 
+/* ---- graph/cancelling-pair ------------------------------------------------------------- */
+
+/* The integers type dt holds exactly: [lo, hi] (floats: their exact integers). */
+static bool oc_exact_ints(int32_t dt, double *lo, double *hi) {
+    static const struct {
+        int32_t dt;
+        double lo, hi;
+    } t[] = {
+        {9, 0, 1},                                /* BOOL    */
+        {2, 0, 255},        {3, -128, 127},       /* UINT8, INT8 */
+        {4, 0, 65535},      {5, -32768, 32767},   /* UINT16, INT16 */
+        {12, 0, 4294967295.0}, {6, -2147483648.0, 2147483647.0}, /* UINT32, INT32 */
+        {13, 0, 18446744073709551615.0}, {7, -9223372036854775808.0, 9223372036854775807.0},
+        {10, -2048, 2048},  {16, -256, 256},      /* FLOAT16, BFLOAT16 */
+        {1, -16777216.0, 16777216.0}, {11, -9007199254740992.0, 9007199254740992.0}, /* FLOAT, DOUBLE */
+    };
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++)
+        if (t[k].dt == dt) {
+            *lo = t[k].lo;
+            *hi = t[k].hi;
+            return true;
+        }
+    return false;
+}
+
+/* Whether every value of type a survives a Cast to b and back. */
+static bool oc_cast_lossless(int32_t a, int32_t b) {
+    static const int32_t widen[][2] = {{10, 1}, {10, 11}, {16, 1}, {16, 11}, {1, 11}}; /* float to wider float */
+    if (a == b)
+        return true;
+    if (a == 9) /* bool: 0 and 1, back by != 0 */
+        return oc_dtype_is_int(b) || oc_dtype_is_float(b);
+    for (size_t k = 0; k < sizeof widen / sizeof *widen; k++)
+        if (widen[k][0] == a && widen[k][1] == b)
+            return true;
+    double alo, ahi, blo, bhi;
+    return oc_dtype_is_int(a) && oc_exact_ints(a, &alo, &ahi) && oc_exact_ints(b, &blo, &bhi) && blo <= alo &&
+           ahi <= bhi;
+}
+
+/* The node reading value v, when it is the only reader and v no graph output. */
+static int32_t oc_only_reader(const struct oc_graph *g, int32_t v) {
+    if (v < 0 || g->values[v].n_consumers != 1 || g->values[v].is_graph_output)
+        return -1;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] == v)
+                return g->nodes[i].n_implicit ? -1 : i;
+    return -1;
+}
+
+/* The node the pair starting at node i ends with (its only reader, undoing
+   it), or -1; *mid the type in between for a Cast. */
+static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_t *mid) {
+    const struct oc_graph *g = c->g;
+    const struct oc_node *a = &g->nodes[i];
+    bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast");
+    if ((!tr && !cast) || !c->live[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1)
+        return -1;
+    int32_t j = oc_only_reader(g, a->out[0]);
+    if (j < 0 || strcmp(g->nodes[j].op_type, a->op_type) != 0 || strcmp(g->nodes[j].domain, a->domain) != 0)
+        return -1;
+    const struct oc_node *b = &g->nodes[j];
+    const struct oc_value *x = &g->values[a->in[0]], *m = &g->values[a->out[0]];
+    if (b->n_out < 1 || b->out[0] < 0)
+        return -1;
+    const struct oc_value *y = &g->values[b->out[0]];
+    *mid = m->dtype;
+    if (cast)
+        return x->dtype && x->dtype == y->dtype && x->dtype != m->dtype && oc_cast_lossless(x->dtype, m->dtype) ? j
+                                                                                                           : -1;
+    /* out[k] = in[perm[k]]: the second undoes the first when p1[p2[k]] == k */
+    const int64_t *p1, *p2;
+    int64_t n1, n2;
+    if (x->rank < 1 || oc_attr_ints(a, "perm", &p1, &n1, NULL) != OC_OK ||
+        oc_attr_ints(b, "perm", &p2, &n2, NULL) != OC_OK || !p1 || !p2 || n1 != x->rank || n2 != n1)
+        return -1;
+    for (int64_t k = 0; k < n1; k++)
+        if (p2[k] < 0 || p2[k] >= n1 || p1[p2[k]] != k)
+            return -1;
+    return j;
+}
+
+/* One finding per kind of pair: Transposes, and Casts through each type. */
+static enum oc_status oc_rule_cancelling(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    int32_t nn = g->n_nodes;
+    bool *done = calloc((size_t)nn + 1, 1);
+    if (!done)
+        return OC_ERR_NOMEM;
+    enum oc_status st = OC_OK;
+    for (int32_t s = 0; st == OC_OK && s < nn; s++) {
+        int32_t i = g->order[s], mid = 0, j;
+        if (done[i] || (j = oc_cancelling_pair(c, i, &mid)) < 0)
+            continue;
+        const struct oc_node *a = &g->nodes[i];
+        bool cast = oc_onnx_op(a, "Cast");
+        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_CANCELLING, "%s", "");
+        if (!f) {
+            st = OC_ERR_NOMEM;
+            break;
+        }
+        int32_t pairs = 0;
+        for (int32_t t = s; st == OC_OK && t < nn; t++) {
+            int32_t u = g->order[t], umid = 0, v;
+            if (done[u] || strcmp(g->nodes[u].op_type, a->op_type) != 0 || (v = oc_cancelling_pair(c, u, &umid)) < 0 ||
+                (cast && umid != mid))
+                continue;
+            done[u] = done[v] = true;
+            pairs++;
+            if (!oc_lint_node(f, u) || !oc_lint_node(f, v))
+                st = OC_ERR_NOMEM;
+            oc_node_saving(c, u, &f->saving);
+            oc_node_saving(c, v, &f->saving);
+        }
+        char la[160], lb[160];
+        oc_node_label(a, la, sizeof la);
+        oc_node_label(&g->nodes[j], lb, sizeof lb);
+        if (cast)
+            snprintf(f->message, sizeof f->message,
+                     "%d pair%s of Casts to %s and back, which loses nothing (first %s and %s): read the input "
+                     "directly",
+                     pairs, pairs == 1 ? "" : "s", oc_dtype_name(mid), la, lb);
+        else
+            snprintf(f->message, sizeof f->message,
+                     "%d pair%s of Transposes, the second undoing the first (first %s and %s): read the input "
+                     "directly",
+                     pairs, pairs == 1 ? "" : "s", la, lb);
+    }
+    free(done);
+    return st;
+}
+
+/* ---- fusion/fold-into-weights ---------------------------------------------------------- */
+
+/* Whether v is an initializer (or Constant) only node `reader` reads. */
+static bool oc_own_constant(const struct oc_graph *g, int32_t v) {
+    return v >= 0 && oc_lint_stored(g, v) && g->values[v].n_consumers == 1 && !g->values[v].is_graph_output;
+}
+
+/* Elements of a constant that broadcasts per output channel of a Conv
+   output [N, C, ...] (rank r): a scalar, or [C, 1, ..., 1] of rank r - 1 or
+   r (with a leading 1). */
+static bool oc_per_channel(const struct oc_value *k, const struct oc_value *y) {
+    uint64_t n;
+    if (!oc_value_numel(k, &n) || y->rank < 2 || k->rank > y->rank)
+        return false;
+    if (n == 1)
+        return true;
+    int32_t off = y->rank - k->rank; /* k's dim d lines up with y's dim d + off */
+    for (int32_t d = 0; d < k->rank; d++) {
+        int32_t yd = d + off;
+        int64_t want = yd == 1 ? y->dims[1].value : 1;
+        if (k->dims[d].value != want)
+            return false;
+    }
+    return off <= 1;
+}
+
+static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        if (!c->live[i] || n->n_in < 1 || n->in[0] < 0)
+            continue;
+        bool bn = oc_onnx_op(n, "BatchNormalization"), mul = oc_onnx_op(n, "Mul"), add = oc_onnx_op(n, "Add");
+        if (!bn && !mul && !add)
+            continue;
+        /* the contraction before it, read by it alone */
+        int32_t xin = n->in[0], kin = -1;
+        if (mul || add) { /* either operand may be the constant */
+            if (n->n_in != 2 || n->in[1] < 0)
+                continue;
+            kin = n->in[1];
+            if (oc_lint_stored(g, xin) && !oc_lint_stored(g, kin)) {
+                kin = n->in[0];
+                xin = n->in[1];
+            }
+            if (!oc_lint_stored(g, kin))
+                continue;
+        }
+        const struct oc_value *x = &g->values[xin];
+        if (x->kind != OC_VALUE_NODE || x->producer < 0 || x->n_consumers != 1 || x->is_graph_output)
+            continue;
+        const struct oc_node *p = &g->nodes[x->producer];
+        /* through the Muls and Adds by per-channel constants before it, themselves folded */
+        for (int32_t hop = 0; hop < 16 && (oc_onnx_op(p, "Mul") || oc_onnx_op(p, "Add")) && p->n_in == 2; hop++) {
+            int32_t pk = oc_lint_stored(g, p->in[1]) ? p->in[1] : p->in[0], px = pk == p->in[1] ? p->in[0] : p->in[1];
+            if (px < 0 || pk < 0 || !oc_lint_stored(g, pk) || oc_lint_stored(g, px))
+                break;
+            const struct oc_value *pv = &g->values[px];
+            if (pv->kind != OC_VALUE_NODE || pv->producer < 0 || pv->n_consumers != 1 || pv->is_graph_output ||
+                !oc_per_channel(&g->values[pk], pv))
+                break;
+            x = pv;
+            p = &g->nodes[pv->producer];
+        }
+        bool conv = oc_onnx_op(p, "Conv") || oc_onnx_op(p, "ConvTranspose");
+        bool dense = oc_onnx_op(p, "Gemm") || oc_onnx_op(p, "MatMul");
+        /* a dense layer's BatchNormalization folds when its channels are the features: [N, F] */
+        if (!(conv || (bn && dense && x->rank == 2)) || p->n_in < 2 || !oc_lint_stored(g, p->in[1]))
+            continue;
+        if (bn) { /* inference form: one output, every statistic stored */
+            bool ok = n->n_in == 5;
+            for (int32_t k = 1; k < n->n_in && ok; k++)
+                ok = oc_lint_stored(g, n->in[k]);
+            for (int32_t k = 1; k < n->n_out && ok; k++)
+                ok = n->out[k] < 0 || g->values[n->out[k]].n_consumers == 0;
+            if (!ok)
+                continue;
+        } else if (!conv || !oc_per_channel(&g->values[kin], x)) {
+            continue;
+        }
+        bool has_bias = p->n_in > 2 && p->in[2] >= 0;
+        struct oc_lint_finding *f;
+        char la[160], lp[160];
+        f = oc_lint_add(c, OC_LINT_FOLD_INTO_WEIGHTS, "%s right after %s: fold it into the %s's weights%s",
+                        oc_node_label(n, la, sizeof la), oc_node_label(p, lp, sizeof lp), p->op_type,
+                        (bn || add) && !has_bias ? " and a new bias" : (bn || add) ? " and bias" : "");
+        if (!f || !oc_lint_node(f, i) || !oc_lint_node(f, x->producer))
+            return OC_ERR_NOMEM;
+        oc_node_saving(c, i, &f->saving);
+        /* its constants go (those only it reads); a bias is added where the contraction has none */
+        for (int32_t k = 1; k < n->n_in; k++) {
+            int32_t v = bn ? n->in[k] : (k == 1 ? kin : -1);
+            if (!oc_own_constant(g, v))
+                continue;
+            int64_t bytes, params;
+            oc_weight_size(&g->values[v], &bytes, &params);
+            f->saving.weight_bytes += bytes;
+            f->saving.params += params;
+            if (!oc_lint_value(f, v))
+                return OC_ERR_NOMEM;
+        }
+        int32_t pi = (int32_t)(p - g->nodes);
+        if ((bn || add) && !has_bias && !c->biased[pi] && x->rank >= 2 && x->dims[1].value > 0) {
+            /* the contraction gains a bias: its elements, their reads, and an add per output element */
+            int64_t ch = x->dims[1].value;
+            uint64_t b = 0, numel = 0;
+            c->biased[pi] = true;
+            if (oc_dtype_bytes(g->values[p->in[1]].dtype, (uint64_t)ch, &b)) {
+                f->saving.weight_bytes -= (int64_t)b;
+                f->saving.params -= oc_dtype_is_float(g->values[p->in[1]].dtype) ? ch : 0;
+                f->saving.bytes_moved = f->saving.bytes_moved > b ? f->saving.bytes_moved - b : 0;
+            }
+            if (oc_value_numel(x, &numel))
+                f->saving.flops = f->saving.flops > numel ? f->saving.flops - numel : 0;
+        }
+    }
+    return OC_OK;
+}
+
 /* ---- coverage/no-cost ---------------------------------------------------------------- */
 
 /* One finding per node that has no cost of its own making (no rule, no
@@ -844,8 +1106,9 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
     c.implicit_read = calloc((size_t)g->n_values + 1, 1);
     c.needed = calloc((size_t)g->n_values + 1, 1);
     c.live = calloc((size_t)g->n_nodes + 1, 1);
-    if (!c.implicit_read || !c.needed || !c.live) {
-        free(c.implicit_read), free(c.needed), free(c.live);
+    c.biased = calloc((size_t)g->n_nodes + 1, 1);
+    if (!c.implicit_read || !c.needed || !c.live || !c.biased) {
+        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     oc_liveness(g, c.live, c.needed);
@@ -864,9 +1127,13 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         st = oc_rule_foldable(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_OP])
         st = oc_rule_no_op(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_CANCELLING])
+        st = oc_rule_cancelling(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_FOLD_INTO_WEIGHTS])
+        st = oc_rule_fold_into_weights(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
         st = oc_rule_no_cost(&c);
-    free(c.implicit_read), free(c.needed), free(c.live);
+    free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);
     if (st != OC_OK) {
         if (st == OC_ERR_NOMEM)
             oc_diag_set(d, OC_ERR_NOMEM, "out of memory");

@@ -20,6 +20,12 @@
  *                                 own type, Transpose by the identity, Pad by
  *                                 zeros, Slice of everything, Expand to its
  *                                 own shape), one finding per op type
+ *   graph/cancelling-pair         a Transpose undone by the next one, or a Cast
+ *                                 to a wider type and back
+ *   fusion/fold-into-weights      a BatchNormalization, or a Mul or Add by a
+ *                                 per-channel constant, right after the Conv
+ *                                 (BatchNormalization also Gemm/MatMul) it
+ *                                 could be folded into
  *   coverage/no-cost              a node without a cost: no rule for its op, or
  *                                 a shape or value it needs not known (the
  *                                 analysis is incomplete)
@@ -46,6 +52,8 @@ enum oc_lint_rule_id {
     OC_LINT_DEAD_NODE,
     OC_LINT_CONSTANT_FOLDABLE,
     OC_LINT_NO_OP,
+    OC_LINT_CANCELLING,
+    OC_LINT_FOLD_INTO_WEIGHTS,
     OC_LINT_NO_COST,
     OC_LINT_RULES
 };

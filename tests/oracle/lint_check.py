@@ -33,6 +33,15 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     rewired here without them gives ONNX Runtime's same output, and
     onnxcost's bytes read + written before minus after equal the savings;
     the computed Pad is said to hold at these bindings only;
+  * graph/cancelling-pair: Transpose [0, 2, 1] twice, and Cast float to
+    double and back, are one finding each of exactly those nodes, and a Cast
+    to float16 and back (lossy) none; ONNX Runtime gives the same output with
+    the pairs rewired away here, and onnxcost's bytes read + written before
+    minus after equal the savings;
+  * fusion/fold-into-weights: Conv -> BatchNormalization and Conv -> Mul by a
+    [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
+    them into the Conv (counted here), and onnxcost's FLOPs and params_bytes
+    before minus after equal the findings' savings;
   * coverage/no-cost: a node of a custom domain is an error finding, exit 1 by
     default, 0 with --fail-on never, and with --ignore coverage no finding and
     exit 0;
@@ -259,6 +268,84 @@ def doc_node_bytes(onnxcost, path, names):
     p = run(onnxcost, path, "--format", "json", "-q", "--dim", f"N={N}")
     nodes = json.loads(p.stdout)["nodes"] if p.returncode == 0 else []
     return sum(n["bytes_read"] + n["bytes_written"] for n in nodes if n["name"] in names)
+
+
+def model_cancelling(work):
+    ins = [vi("x", ["N", 8, 6])]
+    nodes = [h.make_node("Transpose", ["x"], ["t1"], perm=[0, 2, 1], name="t1"),
+             h.make_node("Transpose", ["t1"], ["t2"], perm=[0, 2, 1], name="t2"),
+             h.make_node("Cast", ["t2"], ["c1"], to=TensorProto.DOUBLE, name="c1"),
+             h.make_node("Cast", ["c1"], ["c2"], to=TensorProto.FLOAT, name="c2"),
+             h.make_node("Cast", ["c2"], ["l1"], to=TensorProto.FLOAT16, name="lossy1"),
+             h.make_node("Cast", ["l1"], ["l2"], to=TensorProto.FLOAT, name="lossy2"),
+             h.make_node("Relu", ["l2"], ["y"], name="relu")]
+    path = save(os.path.join(work, "cancel.onnx"), nodes, ins, [vi("y", ["N", 8, 6])], [])
+    bare = save(os.path.join(work, "cancel_bare.onnx"), [nodes[4]._replace(input=["x"]) if False else
+                h.make_node("Cast", ["x"], ["l1"], to=TensorProto.FLOAT16, name="lossy1"), nodes[5], nodes[6]],
+                ins, [vi("y", ["N", 8, 6])], [])
+    return path, bare
+
+
+def check_cancelling(onnxcost, path, bare):
+    x = np.random.default_rng(6).standard_normal((N, 8, 6)).astype(np.float32)
+    check(np.array_equal(ort_run(path, {"x": x})[0], ort_run(bare, {"x": x})[0]),
+          "cancelling pairs: ONNX Runtime gives the same output without them")
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "graph/cancelling-pair") if doc else []
+    sets = sorted(sorted(n["name"] for n in f["nodes"]) for f in got)
+    check(sets == [["c1", "c2"], ["t1", "t2"]], f"cancelling pairs: one finding each for t1/t2 and c1/c2, none for "
+                                                f"the lossy float16 round trip ({sets})")
+    before, after = totals(onnxcost, path, "--dim", f"N={N}"), totals(onnxcost, bare, "--dim", f"N={N}")
+    if before and after:
+        d = before["bytes_read"] + before["bytes_written"] - after["bytes_read"] - after["bytes_written"]
+        moved = sum(f["saving"]["bytes_moved"] for f in got)
+        check(d == moved, f"cancelling pairs: onnxcost's bytes read + written before minus after {d}, "
+                          f"the findings save {moved}")
+
+
+def model_fold_into_weights(work):
+    rng = np.random.default_rng(7)
+    c_in, c = 3, 8
+    ins = [vi("x", ["N", c_in, 10, 10])]
+    w1 = rng.standard_normal((c, c_in, 3, 3)).astype(np.float32)
+    w2 = rng.standard_normal((c, c, 3, 3)).astype(np.float32)
+    b2 = rng.standard_normal(c).astype(np.float32)
+    inits = [tensor("w1", w1), tensor("w2", w2), tensor("b2", b2),
+             tensor("scale", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+             tensor("bias", rng.standard_normal(c).astype(np.float32)),
+             tensor("mean", rng.standard_normal(c).astype(np.float32)),
+             tensor("var", rng.uniform(0.5, 1.5, c).astype(np.float32)),
+             tensor("m", rng.uniform(0.5, 1.5, (c, 1, 1)).astype(np.float32)),
+             tensor("a", rng.standard_normal((c, 1, 1)).astype(np.float32))]
+    nodes = [h.make_node("Conv", ["x", "w1"], ["y1"], pads=[1, 1, 1, 1], name="conv1"),
+             h.make_node("BatchNormalization", ["y1", "scale", "bias", "mean", "var"], ["z1"], name="bn"),
+             h.make_node("Relu", ["z1"], ["r1"], name="relu1"),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["y2"], pads=[1, 1, 1, 1], name="conv2"),
+             h.make_node("Mul", ["y2", "m"], ["z2"], name="mul"),
+             h.make_node("Add", ["z2", "a"], ["z3"], name="add"),
+             h.make_node("Relu", ["z3"], ["y"], name="relu2")]
+    return save(os.path.join(work, "fold_weights.onnx"), nodes, ins, [vi("y", ["N", c, 10, 10])], inits)
+
+
+def check_fold_into_weights(onnxcost, path, work):
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "fusion/fold-into-weights") if doc else []
+    folded = sorted(n["name"] for f in got for n in f["nodes"] if n["op_type"] != "Conv")
+    check(folded == ["add", "bn", "mul"], f"fold into weights: findings for bn, mul and add ({folded})")
+    opt = ort_optimize(path, os.path.join(work, "fold_weights_ort.onnx"))
+    ops = [n.op_type for n in opt.graph.node]
+    check(ops.count("BatchNormalization") == 0 and "Mul" not in ops and "Add" not in ops,
+          f"fold into weights: ONNX Runtime's basic optimizer folded them into the Convs ({ops})")
+    before = totals(onnxcost, path, "--dim", f"N={N}")
+    after = totals(onnxcost, os.path.join(work, "fold_weights_ort.onnx"), "--dim", f"N={N}")
+    if before and after:
+        for t in (before, after):
+            t["bytes_moved"] = t["bytes_read"] + t["bytes_written"]
+        for key, skey in (("flops", "flops"), ("params_bytes", "weight_bytes"), ("bytes_moved", "bytes_moved")):
+            d = before[key] - after[key]
+            want = sum(f["saving"][skey] for f in got)
+            check(d == want, f"fold into weights: onnxcost's {key} {before[key]} -> {after[key]}: {d} = the findings' "
+                             f"{skey} {want}")
 
 
 def model_custom(work):
@@ -553,6 +640,8 @@ def main():
     fold_path = model_foldable(work)
     check_foldable(onnxcost, fold_path, work)
     check_no_op(onnxcost, *model_no_op(work))
+    check_cancelling(onnxcost, *model_cancelling(work))
+    check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
     for tag, p in (("duplicate", dup_path), ("dead", dead_path), ("foldable", fold_path)):
