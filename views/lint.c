@@ -41,6 +41,15 @@ const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
                                    "the Conv, Gemm or MatMul it folds into",
                                    "a pass over the contraction's output, and its parameters, that new weights "
                                    "(and a bias) make unnecessary"},
+    [OC_LINT_CAST_WEIGHTS] = {"precision/cast-weights", OC_LINT_WARNING,
+                               "float weights stored wider than the compute that reads them",
+                               "each run casts the same weights again; stored narrow, the file and the load halve"},
+    [OC_LINT_NARROWER_WEIGHTS] = {"precision/narrower-weights", OC_LINT_NOTE,
+                                  "float32 weights, and what float16 or int8 storage would save",
+                                  "weight bytes are load time, memory and, for small batches, most of the bytes "
+                                  "each run reads"},
+    [OC_LINT_OLD_OPSET] = {"model/old-opset", OC_LINT_NOTE, "a default-domain opset below 13",
+                           "runtimes match their fusions against recent op versions"},
     [OC_LINT_NO_COST] = {"coverage/no-cost", OC_LINT_ERROR,
                          "a node without a cost: no rule for its op, or a shape or value it needs is not known",
                          "the totals are lower bounds: every figure, budget and prediction misses it"},
@@ -490,6 +499,15 @@ static bool oc_nondeterministic(const struct oc_node *n) {
     return false;
 }
 
+/* A Cast of a float initializer to a narrower float: precision/cast-weights'. */
+static bool oc_narrowing_weight_cast(const struct oc_graph *g, const struct oc_node *n) {
+    if (!oc_onnx_op(n, "Cast") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0)
+        return false;
+    const struct oc_value *w = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+    return w->kind == OC_VALUE_INITIALIZER && oc_dtype_is_float(w->dtype) && oc_dtype_is_float(y->dtype) &&
+           oc_dtype_bits(y->dtype) < oc_dtype_bits(w->dtype);
+}
+
 static enum oc_status oc_rule_foldable(struct oc_lint_ctx *c) {
     const struct oc_graph *g = c->g;
     int32_t nn = g->n_nodes, nv = g->n_values;
@@ -516,7 +534,8 @@ static enum oc_status oc_rule_foldable(struct oc_lint_ctx *c) {
                 konst[n->out[j]] = true;
         /* a Constant (or a node of no input) is a constant already: folding it saves nothing; a dead node
            is graph/dead-node's */
-        fold[i] = any_in && !oc_onnx_op(n, "Constant") && c->live[i] && !(n->def && (n->def->flags & OC_OPF_ALIAS));
+        fold[i] = any_in && !oc_onnx_op(n, "Constant") && c->live[i] && !(n->def && (n->def->flags & OC_OPF_ALIAS)) &&
+                  !oc_narrowing_weight_cast(g, n);
     }
     /* regions: foldable nodes joined through the values between them (union-find; the root is the
        region's first node in execution order) */
@@ -1056,6 +1075,81 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
     return OC_OK;
 }
 
+/* ---- precision/cast-weights, precision/narrower-weights, model/old-opset ------------------ */
+
+static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    if (c->o->enabled[OC_LINT_CAST_WEIGHTS]) { /* Cast(float weight) to a narrower float, live */
+        struct oc_lint_finding *f = NULL;
+        for (int32_t s = 0; s < g->n_nodes; s++) {
+            int32_t i = g->order[s];
+            const struct oc_node *n = &g->nodes[i];
+            if (!c->live[i] || !oc_narrowing_weight_cast(g, n))
+                continue;
+            const struct oc_value *w = &g->values[n->in[0]], *y = &g->values[n->out[0]];
+            if (!f && !(f = oc_lint_add(c, OC_LINT_CAST_WEIGHTS, "%s", "")))
+                return OC_ERR_NOMEM;
+            if (!oc_lint_node(f, i) || !oc_lint_value(f, n->in[0]))
+                return OC_ERR_NOMEM;
+            oc_node_saving(c, i, &f->saving);
+            uint64_t wb = 0, yb = 0;
+            if (w->n_consumers == 1 && oc_value_bytes(w, &wb) && oc_value_bytes(y, &yb) && wb > yb)
+                f->saving.weight_bytes += (int64_t)(wb - yb); /* stored as the compute reads it */
+        }
+        if (f) {
+            char lab[160];
+            snprintf(f->message, sizeof f->message,
+                     "%d weight%s stored as %s and cast to %s on every run (first %s): store %s as %s",
+                     f->n_values, f->n_values == 1 ? "" : "s", oc_dtype_name(g->values[f->values[0]].dtype),
+                     oc_dtype_name(g->values[g->nodes[f->nodes[0]].out[0]].dtype),
+                     oc_node_label(&g->nodes[f->nodes[0]], lab, sizeof lab), f->n_values == 1 ? "it" : "them",
+                     oc_dtype_name(g->values[g->nodes[f->nodes[0]].out[0]].dtype));
+        }
+    }
+    if (c->o->enabled[OC_LINT_NARROWER_WEIGHTS]) { /* float32 weights: what 16 and 8 bits would take */
+        uint64_t n32 = 0, b32 = 0;
+        int32_t count = 0;
+        bool *gone = calloc((size_t)g->n_values + 1, 1); /* a duplicate found above: removed, not narrowed */
+        if (!gone)
+            return OC_ERR_NOMEM;
+        for (int32_t k = 0; k < c->out->n_findings; k++) {
+            const struct oc_lint_finding *d = &c->out->findings[k];
+            if ((d->rule == OC_LINT_DUPLICATE || d->rule == OC_LINT_DUPLICATE_TRANSPOSED) && d->n_values > 0)
+                gone[d->values[0]] = true;
+        }
+        for (int32_t k = 0; k < g->n_inits; k++) {
+            const struct oc_value *w = &g->values[g->inits[k]];
+            uint64_t n = 0;
+            if (w->dtype != 1 || !c->needed[g->inits[k]] || gone[g->inits[k]] || !oc_value_numel(w, &n) || n < 2)
+                continue;
+            n32 += n;
+            b32 += 4 * n;
+            count++;
+        }
+        free(gone);
+        if (b32 >= (1u << 20)) { /* below a MiB it is not worth a line */
+            struct oc_lint_finding *f = oc_lint_add(
+                c, OC_LINT_NARROWER_WEIGHTS,
+                "%d float32 weights, %.2f MiB: as float16 or bfloat16 they would take %.2f MiB, as int8 %.2f MiB "
+                "(quantized, with a scale per channel)",
+                count, (double)b32 / 1048576.0, (double)(2 * n32) / 1048576.0, (double)n32 / 1048576.0);
+            if (!f)
+                return OC_ERR_NOMEM;
+            f->saving.weight_bytes = (int64_t)(2 * n32); /* the float16 step: exact, the values kept */
+        }
+    }
+    if (c->o->enabled[OC_LINT_OLD_OPSET]) {
+        int64_t v = oc_graph_opset(g, "");
+        if (v > 0 && v < 13 &&
+            !oc_lint_add(c, OC_LINT_OLD_OPSET,
+                         "the model imports the default domain at opset %lld: export at 13 or later (17 is what "
+                         "current exporters write), where runtimes' fusions apply",
+                         (long long)v))
+            return OC_ERR_NOMEM;
+    }
+    return OC_OK;
+}
+
 /* ---- coverage/no-cost ---------------------------------------------------------------- */
 
 /* One finding per node that has no cost of its own making (no rule, no
@@ -1131,6 +1225,9 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         st = oc_rule_cancelling(&c);
     if (st == OC_OK && o->enabled[OC_LINT_FOLD_INTO_WEIGHTS])
         st = oc_rule_fold_into_weights(&c);
+    if (st == OC_OK &&
+        (o->enabled[OC_LINT_CAST_WEIGHTS] || o->enabled[OC_LINT_NARROWER_WEIGHTS] || o->enabled[OC_LINT_OLD_OPSET]))
+        st = oc_rule_precision(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
         st = oc_rule_no_cost(&c);
     free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);

@@ -26,6 +26,13 @@
  *                                 per-channel constant, right after the Conv
  *                                 (BatchNormalization also Gemm/MatMul) it
  *                                 could be folded into
+ *   precision/cast-weights        float weights stored wider than the compute
+ *                                 that reads them (a Cast of a weight to float16
+ *                                 on every run)
+ *   precision/narrower-weights    what float16/bfloat16 and int8 storage of the
+ *                                 float32 weights would save (a note)
+ *   model/old-opset               a default-domain opset below 13, which
+ *                                 runtimes' fusions cover less (no saving)
  *   coverage/no-cost              a node without a cost: no rule for its op, or
  *                                 a shape or value it needs not known (the
  *                                 analysis is incomplete)
@@ -54,6 +61,9 @@ enum oc_lint_rule_id {
     OC_LINT_NO_OP,
     OC_LINT_CANCELLING,
     OC_LINT_FOLD_INTO_WEIGHTS,
+    OC_LINT_CAST_WEIGHTS,
+    OC_LINT_NARROWER_WEIGHTS,
+    OC_LINT_OLD_OPSET,
     OC_LINT_NO_COST,
     OC_LINT_RULES
 };

@@ -42,6 +42,11 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and onnxcost's FLOPs and params_bytes
     before minus after equal the findings' savings;
+  * precision/cast-weights: a float32 weight cast to float16 on every run is
+    a finding naming it, saving the bytes numpy's float16 copy drops;
+  * precision/narrower-weights: 1.5 MiB of float32 weights, the float16 step
+    saving half their numpy nbytes;
+  * model/old-opset: a model at opset 11 is a note, at 17 none;
   * coverage/no-cost: a node of a custom domain is an error finding, exit 1 by
     default, 0 with --fail-on never, and with --ignore coverage no finding and
     exit 0;
@@ -348,6 +353,39 @@ def check_fold_into_weights(onnxcost, path, work):
                              f"{skey} {want}")
 
 
+def check_precision(onnxcost, work):
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    big = rng.standard_normal((512, 768)).astype(np.float32)  # 1.5 MiB
+    nodes = [h.make_node("Cast", ["W"], ["W16"], to=TensorProto.FLOAT16, name="castw"),
+             h.make_node("MatMul", ["x", "W16"], ["y16"], name="mm"),
+             h.make_node("Cast", ["y16"], ["y32"], to=TensorProto.FLOAT, name="casty"),
+             h.make_node("MatMul", ["y32", "B"], ["y"], name="mm2")]
+    path = save(os.path.join(work, "precision.onnx"), nodes, [vi("x", ["N", 64], TensorProto.FLOAT16)],
+                [vi("y", ["N", 768])], [tensor("W", w), tensor("B", big[:32])])
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "precision/cast-weights") if doc else []
+    want = w.nbytes - w.astype(np.float16).nbytes
+    check(not findings(doc, "graph/constant-foldable"), "cast weights: the Cast is not also a constant-foldable finding")
+    check(len(got) == 1 and got[0]["tensors"] == ["W"] and got[0]["saving"]["weight_bytes"] == want,
+          f"cast weights: one finding naming W, saving {got[0]['saving']['weight_bytes'] if got else None} B "
+          f"= numpy's float32 minus float16 bytes {want}")
+    path2 = save(os.path.join(work, "narrow.onnx"), [h.make_node("MatMul", ["x", "B"], ["y"], name="mm")],
+                 [vi("x", ["N", 768])], [vi("y", ["N", 512])], [tensor("B", big.T.copy())])
+    rc, doc, _ = lint(onnxcost, path2, "--dim", f"N={N}")
+    got = findings(doc, "precision/narrower-weights") if doc else []
+    check(len(got) == 1 and got[0]["saving"]["weight_bytes"] == big.nbytes // 2,
+          f"narrower weights: {big.nbytes} B of float32, the float16 step saves "
+          f"{got[0]['saving']['weight_bytes'] if got else None} (want {big.nbytes // 2})")
+    g = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "old", [vi("x", ["N", 4])], [vi("y", ["N", 4])])
+    for opset, want_n in ((11, 1), (17, 0)):
+        p = os.path.join(work, f"opset{opset}.onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", opset)], ir_version=8), p)
+        rc, doc, _ = lint(onnxcost, p, "--dim", f"N={N}")
+        n = len(findings(doc, "model/old-opset")) if doc else -1
+        check(n == want_n, f"old opset: opset {opset} gives {n} model/old-opset findings (want {want_n})")
+
+
 def model_custom(work):
     nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
              h.make_node("Mystery", ["r"], ["y"], name="mystery", domain="com.example")]
@@ -642,6 +680,7 @@ def main():
     check_no_op(onnxcost, *model_no_op(work))
     check_cancelling(onnxcost, *model_cancelling(work))
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
+    check_precision(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
     for tag, p in (("duplicate", dup_path), ("dead", dead_path), ("foldable", fold_path)):
