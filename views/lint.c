@@ -41,6 +41,10 @@ const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
                                    "the Conv, Gemm or MatMul it folds into",
                                    "a pass over the contraction's output, and its parameters, that new weights "
                                    "(and a bias) make unnecessary"},
+    [OC_LINT_UNFUSED_ATTENTION] = {"fusion/unfused-attention", OC_LINT_WARNING,
+                                   "attention written out as MatMul, scale, mask, Softmax, MatMul",
+                                   "the score matrix, batch x heads x queries x keys, is written and read several "
+                                   "times; a fused attention kernel keeps it on chip"},
     [OC_LINT_CAST_WEIGHTS] = {"precision/cast-weights", OC_LINT_WARNING,
                                "float weights stored wider than the compute that reads them",
                                "each run casts the same weights again; stored narrow, the file and the load halve"},
@@ -723,7 +727,9 @@ static bool oc_is_no_op(const struct oc_graph *g, const struct oc_node *n) {
         if (n->n_out > 1 && n->out[1] >= 0 && g->values[n->out[1]].n_consumers)
             return false; /* its mask is read */
         const int64_t *t = oc_lint_ints(g, n->n_in > 2 ? n->in[2] : -1, &cnt);
-        return n->n_in < 3 || n->in[2] < 0 || (t && cnt > 0 && t[0] == 0);
+        const struct oc_value *ratio = n->n_in > 1 && n->in[1] >= 0 ? &g->values[n->in[1]] : NULL;
+        return n->n_in < 3 || n->in[2] < 0 || (t && cnt > 0 && t[0] == 0) ||
+               (ratio && ratio->fval && ratio->fval[0] == 0.0); /* a ratio of 0 drops nothing */
     }
     if (strcmp(n->op_type, "Cast") == 0)
         return x->dtype && x->dtype == y->dtype;
@@ -1075,6 +1081,134 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
     return OC_OK;
 }
 
+/* ---- fusion/unfused-attention ----------------------------------------------------------- */
+
+/* Ops between the two MatMuls of attention: the scale, the mask, a Cast. */
+static bool oc_attention_between(const struct oc_node *n) {
+    static const char *const ops[] = {"Div", "Mul", "Add", "Where", "Cast", "Sub"};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+        if (oc_onnx_op(n, ops[k]))
+            return true;
+    return false;
+}
+
+/* Readers of v that use its values (not Shape or Size, which read only its
+   shape). */
+static int32_t oc_value_readers(const struct oc_graph *g, int32_t v) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *u = &g->nodes[i];
+        if (oc_onnx_op(u, "Shape") || oc_onnx_op(u, "Size"))
+            continue;
+        for (int32_t k = 0; k < u->n_in + u->n_implicit; k++)
+            n += (k < u->n_in ? u->in[k] : u->implicit[k - u->n_in]) == v;
+    }
+    return n + g->values[v].is_graph_output;
+}
+
+static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    uint64_t peak = c->an->totals.peak_activation_bytes;
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        int32_t i = g->order[s];
+        const struct oc_node *sm = &g->nodes[i];
+        if (!oc_onnx_op(sm, "Softmax") || !c->live[i] || sm->n_in < 1 || sm->in[0] < 0 || sm->out[0] < 0)
+            continue;
+        /* forward: the Softmax's only reader (through an inference Dropout or an Identity) is a MatMul
+           with an activation on its other side */
+        int32_t probs = sm->out[0], m2 = oc_only_reader(g, probs);
+        while (m2 >= 0 && (oc_onnx_op(&g->nodes[m2], "Dropout") || oc_onnx_op(&g->nodes[m2], "Identity")) &&
+               oc_is_no_op(g, &g->nodes[m2])) {
+            probs = g->nodes[m2].out[0];
+            m2 = oc_only_reader(g, probs);
+        }
+        if (m2 < 0 || !oc_onnx_op(&g->nodes[m2], "MatMul") || g->nodes[m2].n_in != 2 ||
+            g->nodes[m2].in[0] != probs || oc_lint_stored(g, g->nodes[m2].in[1]))
+            continue;
+        /* back: through the scale and mask (each result read once) to a MatMul of two activations */
+        int32_t chain[16], nch = 0, v = sm->in[0], m1 = -1;
+        while (nch < 16) {
+            const struct oc_value *val = &g->values[v];
+            if (val->kind != OC_VALUE_NODE || val->producer < 0 || oc_value_readers(g, v) != 1)
+                break;
+            const struct oc_node *p = &g->nodes[val->producer];
+            if (oc_onnx_op(p, "MatMul")) {
+                if (p->n_in == 2 && !oc_lint_stored(g, p->in[0]) && !oc_lint_stored(g, p->in[1]))
+                    m1 = val->producer;
+                break;
+            }
+            bool view = p->def && (p->def->flags & OC_OPF_ALIAS); /* a Reshape of the scores (Swin's mask) */
+            if ((!oc_attention_between(p) && !view) || p->n_in < 1)
+                break;
+            chain[nch++] = val->producer;
+            if (view) {
+                if (p->in[0] < 0 || g->values[p->in[0]].kind != OC_VALUE_NODE || oc_value_readers(g, p->in[0]) != 1)
+                    break;
+                v = p->in[0];
+                continue;
+            }
+            /* the score side: the operand that is a node output of the score's shape */
+            int32_t next = -1;
+            for (int32_t k = 0; k < p->n_in && next < 0; k++) {
+                int32_t u = p->in[k];
+                if (u >= 0 && g->values[u].kind == OC_VALUE_NODE && g->values[u].dtype == val->dtype &&
+                    oc_same_shape(&g->values[u], val) && oc_value_readers(g, u) == 1)
+                    next = u;
+            }
+            if (next < 0)
+                break;
+            v = next;
+        }
+        if (m1 < 0)
+            continue;
+        const struct oc_value *score = &g->values[g->nodes[m1].out[0]];
+        uint64_t sb = 0;
+        if (score->rank < 2 || !oc_value_bytes(score, &sb))
+            continue;
+        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_UNFUSED_ATTENTION, "%s", "");
+        if (!f || !oc_lint_node(f, m1))
+            return OC_ERR_NOMEM;
+        /* what a fused kernel does not move: the scores written, each step between read and written,
+           the probabilities read; the FLOPs stay */
+        f->saving.bytes_moved += sb;
+        for (int32_t k = nch - 1; k >= 0; k--) {
+            const struct oc_node *p = &g->nodes[chain[k]];
+            if (!oc_lint_node(f, chain[k]))
+                return OC_ERR_NOMEM;
+            if (!(p->cost.flags & OC_COST_UNKNOWN))
+                f->saving.bytes_moved += p->cost.bytes_read + p->cost.bytes_written;
+            if (c->o->perf && chain[k] < c->o->perf->n_nodes && c->o->perf->nodes[chain[k]].known)
+                f->saving.time_s += c->o->perf->nodes[chain[k]].time;
+        }
+        if (!oc_lint_node(f, i) || !oc_lint_node(f, m2))
+            return OC_ERR_NOMEM;
+        if (!(sm->cost.flags & OC_COST_UNKNOWN))
+            f->saving.bytes_moved += sm->cost.bytes_read + sm->cost.bytes_written;
+        if (c->o->perf && i < c->o->perf->n_nodes && c->o->perf->nodes[i].known)
+            f->saving.time_s += c->o->perf->nodes[i].time;
+        uint64_t pb = 0;
+        if (oc_value_bytes(&g->values[sm->out[0]], &pb))
+            f->saving.bytes_moved += pb;
+        /* per query token: the score's dims but the last (keys) are batch x heads x queries */
+        uint64_t rows = 1;
+        for (int32_t k = 0; k < score->rank - 1; k++)
+            rows *= score->dims[k].value > 0 ? (uint64_t)score->dims[k].value : 1;
+        uint64_t heads = score->rank >= 4 && score->dims[1].value > 0 ? (uint64_t)score->dims[1].value : 1;
+        uint64_t tokens = rows / heads ? rows / heads : 1;
+        char lab[160], share[64] = "";
+        if (peak)
+            snprintf(share, sizeof share, " (%.1f %% of the peak activation memory)", 100.0 * (double)sb / (double)peak);
+        snprintf(f->message, sizeof f->message,
+                 "attention written out from %s: a %.2f MiB score tensor%s%s moved %llu times, %llu B per query "
+                 "token: use a fused attention op (ONNX Runtime's Attention or MultiHeadAttention, the target's "
+                 "FlashAttention)",
+                 oc_node_label(&g->nodes[m1], lab, sizeof lab), (double)sb / 1048576.0, "", share,
+                 (unsigned long long)(sb ? f->saving.bytes_moved / sb : 0),
+                 (unsigned long long)(f->saving.bytes_moved / tokens));
+    }
+    return OC_OK;
+}
+
 /* ---- precision/cast-weights, precision/narrower-weights, model/old-opset ------------------ */
 
 static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
@@ -1225,6 +1359,8 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         st = oc_rule_cancelling(&c);
     if (st == OC_OK && o->enabled[OC_LINT_FOLD_INTO_WEIGHTS])
         st = oc_rule_fold_into_weights(&c);
+    if (st == OC_OK && o->enabled[OC_LINT_UNFUSED_ATTENTION])
+        st = oc_rule_attention(&c);
     if (st == OC_OK &&
         (o->enabled[OC_LINT_CAST_WEIGHTS] || o->enabled[OC_LINT_NARROWER_WEIGHTS] || o->enabled[OC_LINT_OLD_OPSET]))
         st = oc_rule_precision(&c);

@@ -26,6 +26,9 @@
  *                                 per-channel constant, right after the Conv
  *                                 (BatchNormalization also Gemm/MatMul) it
  *                                 could be folded into
+ *   fusion/unfused-attention      MatMul, scale, mask, Softmax, MatMul written out:
+ *                                 the score tensors a fused attention kernel
+ *                                 never writes
  *   precision/cast-weights        float weights stored wider than the compute
  *                                 that reads them (a Cast of a weight to float16
  *                                 on every run)
@@ -61,6 +64,7 @@ enum oc_lint_rule_id {
     OC_LINT_NO_OP,
     OC_LINT_CANCELLING,
     OC_LINT_FOLD_INTO_WEIGHTS,
+    OC_LINT_UNFUSED_ATTENTION,
     OC_LINT_CAST_WEIGHTS,
     OC_LINT_NARROWER_WEIGHTS,
     OC_LINT_OLD_OPSET,

@@ -42,6 +42,11 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and onnxcost's FLOPs and params_bytes
     before minus after equal the findings' savings;
+  * fusion/unfused-attention: MatMul(q, k^T) -> Div -> Softmax -> MatMul(., v)
+    of 2 heads x 8 queries x 8 keys is one finding of exactly those nodes,
+    saving by hand the score tensor written, the Div and Softmax passes and
+    the probabilities read (6 x 128 x 4 B, and the Div's scalar), 384 B per
+    query token;
   * precision/cast-weights: a float32 weight cast to float16 on every run is
     a finding naming it, saving the bytes numpy's float16 copy drops;
   * precision/narrower-weights: 1.5 MiB of float32 weights, the float16 step
@@ -351,6 +356,27 @@ def check_fold_into_weights(onnxcost, path, work):
             want = sum(f["saving"][skey] for f in got)
             check(d == want, f"fold into weights: onnxcost's {key} {before[key]} -> {after[key]}: {d} = the findings' "
                              f"{skey} {want}")
+
+
+def check_attention(onnxcost, work):
+    b, heads, t, d = 1, 2, 8, 4
+    ins = [vi(nm, [b, heads, t, d]) for nm in ("q", "k", "v")]
+    nodes = [h.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2], name="kt"),
+             h.make_node("MatMul", ["q", "kt"], ["s"], name="qk"),
+             h.make_node("Div", ["s", "scale"], ["s2"], name="scale"),
+             h.make_node("Softmax", ["s2"], ["p"], axis=-1, name="softmax"),
+             h.make_node("MatMul", ["p", "v"], ["y"], name="pv")]
+    path = save(os.path.join(work, "attention.onnx"), nodes, ins, [vi("y", [b, heads, t, d])],
+                [tensor("scale", np.array(2.0, np.float32))])
+    rc, doc, _ = lint(onnxcost, path)
+    got = findings(doc, "fusion/unfused-attention") if doc else []
+    n = b * heads * t * t
+    want = 6 * n * 4 + 4
+    names = sorted(x["name"] for x in got[0]["nodes"]) if got else []
+    check(len(got) == 1 and names == ["pv", "qk", "scale", "softmax"] and got[0]["saving"]["bytes_moved"] == want
+          and got[0]["saving"]["flops"] == 0 and f"{want // (b * t)} B per query token" in got[0]["message"],
+          f"attention: one finding of qk, scale, softmax, pv ({names}) saving {got[0]['saving']['bytes_moved'] if got else None}"
+          f" B = 6 x {n} x 4 + 4 = {want} by hand, no FLOPs, {want // (b * t)} B per query token")
 
 
 def check_precision(onnxcost, work):
@@ -680,6 +706,7 @@ def main():
     check_no_op(onnxcost, *model_no_op(work))
     check_cancelling(onnxcost, *model_cancelling(work))
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
+    check_attention(onnxcost, work)
     check_precision(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
