@@ -1197,12 +1197,13 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
         uint64_t tokens = rows / heads ? rows / heads : 1;
         char lab[160], share[64] = "";
         if (peak)
-            snprintf(share, sizeof share, " (%.1f %% of the peak activation memory)", 100.0 * (double)sb / (double)peak);
+            snprintf(share, sizeof share, " (%.1f %% of the peak activation memory)",
+                     100.0 * (double)sb / (double)peak);
         snprintf(f->message, sizeof f->message,
-                 "attention written out from %s: a %.2f MiB score tensor%s%s moved %llu times, %llu B per query "
+                 "attention written out from %s: a %.2f MiB score tensor%s moved %llu times, %llu B per query "
                  "token: use a fused attention op (ONNX Runtime's Attention or MultiHeadAttention, the target's "
                  "FlashAttention)",
-                 oc_node_label(&g->nodes[m1], lab, sizeof lab), (double)sb / 1048576.0, "", share,
+                 oc_node_label(&g->nodes[m1], lab, sizeof lab), (double)sb / 1048576.0, share,
                  (unsigned long long)(sb ? f->saving.bytes_moved / sb : 0),
                  (unsigned long long)(f->saving.bytes_moved / tokens));
     }
