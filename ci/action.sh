@@ -13,6 +13,9 @@
 #   ONNXCOST_BUDGET           a budget JSON file
 #   ONNXCOST_ALLOW_INCOMPLETE "true": a budget may pass on a lower bound
 #   ONNXCOST_GPU              --gpu NAME (predicted time in the report)
+#   ONNXCOST_LINT             a level (note, warning, error) or "never": lint's
+#                             findings in the report, and the step fails (1) on
+#                             one at that level or above; empty or "false": none
 #   ONNXCOST_ARGS             more options, split on spaces
 #   ONNXCOST_BIN              an onnxcost to use instead of building one
 # and the runner's: GITHUB_STEP_SUMMARY (appended to), GITHUB_OUTPUT (gets
@@ -55,6 +58,17 @@ done
 # shellcheck disable=SC2206 # extra options are split on spaces on purpose
 [ -n "${ONNXCOST_ARGS:-}" ] && args+=(${ONNXCOST_ARGS})
 
+lint="${ONNXCOST_LINT:-}"
+[ "$lint" = false ] && lint=""
+case "$lint" in
+"" | note | warning | error | never) ;;
+*)
+    echo "onnxcost action: the 'lint' input takes note, warning, error, never or false, got '$lint'" >&2
+    exit 2
+    ;;
+esac
+[ -n "$lint" ] && args+=(--lint)
+
 report="$tmp/onnxcost-report.md"
 "$bin" "$model" "${args[@]}" -o "$report" 2>"$tmp/onnxcost-stderr.txt"
 rc=$?
@@ -65,6 +79,20 @@ case $rc in
 4) verdict="**onnxcost: budget not verified** for \`$model\`: the analysis is incomplete, so what the budget limits is only a lower bound (set allow-incomplete to accept it)." ;;
 *) verdict="**onnxcost could not analyze** \`$model\` (exit $rc)." ;;
 esac
+if [ -n "$lint" ] && [ "$rc" = 0 ]; then # the lint verdict, from the same bindings
+    largs=()
+    for d in ${ONNXCOST_DIMS:-}; do largs+=(--dim "$d"); done
+    [ -n "${ONNXCOST_BATCH:-}" ] && largs+=(--batch "$ONNXCOST_BATCH")
+    "$bin" lint "$model" "${largs[@]}" --fail-on "$lint" -o "$tmp/onnxcost-lint.txt" 2>>"$tmp/onnxcost-stderr.txt"
+    lrc=$?
+    if [ "$lrc" = 1 ]; then
+        rc=1
+        verdict="**onnxcost: lint findings** at level $lint or above in \`$model\` (see Lint below)."
+    elif [ "$lrc" != 0 ]; then
+        rc=$lrc
+        verdict="**onnxcost could not lint** \`$model\` (exit $lrc)."
+    fi
+fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     {
         echo "$verdict"

@@ -6,6 +6,7 @@
 #include "groups.h"
 
 #include "../views/budget.h"
+#include "../views/lint.h"
 #include "../views/measure.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/symbolic.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 struct oc_analyze_args {
-    bool quiet, no_symbolic, allow_incomplete;
+    bool quiet, no_symbolic, allow_incomplete, lint;
     enum oc_sort sort;
     enum oc_format format;
     int64_t top, depth, samples, n_gpus, n_stages, range_points;
@@ -107,6 +108,10 @@ static const struct oc_opt oc_analyze_opts[] = {
                     "end to end and the sum of nodes (analyze the file ONNX Runtime\n"
                     "saves with optimized_model_filepath: the graph it ran)",
                     offsetof(struct oc_analyze_args, measured_path), "a profile JSON file"),
+    OC_OPT_FLAG_ROW("--lint", NULL,
+                    "also run onnxcost lint's rules: what to change and what it\n"
+                    "saves, under the totals (and in JSON, Markdown, HTML)",
+                    offsetof(struct oc_analyze_args, lint)),
     OC_OPT_FLAG_ROW("--quiet", "-q", "do not print warnings on standard error",
                     offsetof(struct oc_analyze_args, quiet)),
 };
@@ -295,6 +300,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_baseline baseline = {0};
     struct oc_profile profile = {0};
     struct oc_measured measured = {0};
+    struct oc_lint_result lint = {0};
     struct oc_analyze_opts opts = bind.opts;
     struct oc_range_result ranges = {0};
     struct oc_binding *range_dims = NULL;
@@ -457,6 +463,11 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (a.n_stages)
             gr.pipeline = &pipe;
     }
+    struct oc_lint_opts lo;
+    oc_lint_defaults(&lo);
+    lo.perf = gpu ? &perf : NULL;
+    if (st == OC_OK && a.lint)
+        st = oc_lint_run(m, an, &lo, &lint, &d);
     if (st != OC_OK) {
         rc = oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
         oc_cli_discard_output(&f_out);
@@ -480,7 +491,8 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   gpu ? &gr : NULL,
                                   a.columns,
                                   a.measured_path ? &measured : NULL,
-                                  bind.n_ranges ? &ranges : NULL};
+                                  bind.n_ranges ? &ranges : NULL,
+                                  a.lint ? &lint : NULL};
     st = oc_report_render(an, &spec, &d);
     rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
     int budget_rc = bind.n_ranges ? oc_budget_report_ranges(&a.budget, &ranges, path, a.allow_incomplete, a.quiet)
@@ -488,6 +500,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (rc == OC_EXIT_OK)
         rc = budget_rc;
 free_model:
+    oc_lint_free(&lint);
     oc_perf_free(&perf);
     oc_pipeline_free(&pipe);
     oc_baseline_free(&baseline);

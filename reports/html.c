@@ -252,6 +252,8 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
             oc_html_row(&b, "largest value keeping every budget", cell.p ? cell.p : "");
         oc_sbuf_free(&cell);
     }
+    if (spec->lint)
+        oc_lint_html_rows(&b, spec->lint, oc_html_row);
     if (spec->measured) {
         const struct oc_measured *m = spec->measured;
         if (m->runs) {

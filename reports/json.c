@@ -388,6 +388,8 @@ enum oc_status oc_json_members(const struct oc_analysis *an, const struct oc_rep
         st = oc_member(fn, arg, "gpu", -1, oc_gpu_json(an, spec), d);
     if (st == OC_OK && spec->ranges && OC_WANT("ranges"))
         st = oc_member(fn, arg, "ranges", -1, oc_ranges_json(spec), d);
+    if (st == OC_OK && spec->lint && OC_WANT("lint"))
+        st = oc_member(fn, arg, "lint", -1, oc_lint_json_member(an, spec->lint, spec->gpu && spec->gpu->perf), d);
     if (st == OC_OK && spec->measured && OC_WANT("measured"))
         st = oc_member(fn, arg, "measured", -1, oc_measured_json(an, spec), d);
     if (st == OC_OK && OC_WANT("coverage"))

@@ -81,20 +81,11 @@ static json_t *oc_saving_json(const struct oc_lint_saving *s, bool timed) {
     return o;
 }
 
-static void oc_lint_json(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_lint_result *r,
-                         const struct oc_report_spec *spec, bool timed) {
+/* The findings, counts and totals (what onnxcost-lint/1 has besides its
+   schema, model and rules). */
+static void oc_lint_json_fill(json_t *doc, const struct oc_analysis *an, const struct oc_lint_result *r, bool timed) {
     const struct oc_graph *g = an->graph;
-    json_t *doc = json_object(), *rules = json_array(), *fs = json_array();
-    json_object_set_new(doc, "schema", json_string("onnxcost-lint/1"));
-    json_object_set_new(doc, "model", oc_jstr(spec->model_path ? spec->model_path : ""));
-    for (int k = 0; k < OC_LINT_RULES; k++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "id", json_string(oc_lint_rules[k].id));
-        json_object_set_new(o, "level", json_string(oc_lint_level_name(oc_lint_rules[k].level)));
-        json_object_set_new(o, "summary", json_string(oc_lint_rules[k].summary));
-        json_array_append_new(rules, o);
-    }
-    json_object_set_new(doc, "rules", rules);
+    json_t *fs = json_array();
     for (int32_t k = 0; k < r->n_findings; k++) {
         const struct oc_lint_finding *f = &r->findings[k];
         json_t *o = json_object(), *nodes = json_array(), *values = json_array();
@@ -127,6 +118,29 @@ static void oc_lint_json(struct oc_sbuf *b, const struct oc_analysis *an, const 
     json_object_set_new(doc, "weights_compared", json_integer(r->n_weights_compared));
     json_object_set_new(doc, "weights_not_compared", json_integer(r->n_weights_not_compared));
     json_object_set_new(doc, "analysis_complete", json_boolean(oc_totals_exact(&an->totals)));
+}
+
+json_t *oc_lint_json_member(const struct oc_analysis *an, const struct oc_lint_result *r, bool timed) {
+    json_t *o = json_object();
+    if (o)
+        oc_lint_json_fill(o, an, r, timed);
+    return o;
+}
+
+static void oc_lint_json(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_lint_result *r,
+                         const struct oc_report_spec *spec, bool timed) {
+    json_t *doc = json_object(), *rules = json_array();
+    json_object_set_new(doc, "schema", json_string("onnxcost-lint/1"));
+    json_object_set_new(doc, "model", oc_jstr(spec->model_path ? spec->model_path : ""));
+    for (int k = 0; k < OC_LINT_RULES; k++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_string(oc_lint_rules[k].id));
+        json_object_set_new(o, "level", json_string(oc_lint_level_name(oc_lint_rules[k].level)));
+        json_object_set_new(o, "summary", json_string(oc_lint_rules[k].summary));
+        json_array_append_new(rules, o);
+    }
+    json_object_set_new(doc, "rules", rules);
+    oc_lint_json_fill(doc, an, r, timed);
     oc_sbuf_json(b, doc);
 }
 
@@ -202,6 +216,71 @@ static void oc_lint_sarif(struct oc_sbuf *b, const struct oc_analysis *an, const
     oc_sbuf_json(b, doc);
 }
 
+static void oc_lint_counts(struct oc_sbuf *b, const struct oc_lint_result *r) {
+    oc_sbuf_printf(b, "%d error%s, %d warning%s, %d note%s", r->by_level[OC_LINT_ERROR],
+                   r->by_level[OC_LINT_ERROR] == 1 ? "" : "s", r->by_level[OC_LINT_WARNING],
+                   r->by_level[OC_LINT_WARNING] == 1 ? "" : "s", r->by_level[OC_LINT_NOTE],
+                   r->by_level[OC_LINT_NOTE] == 1 ? "" : "s");
+    if (r->n_findings) {
+        oc_sbuf_puts(b, "; all together they save ");
+        oc_saving_text(b, &r->total, false);
+    }
+}
+
+void oc_lint_text_summary(struct oc_sbuf *b, const struct oc_lint_result *r) {
+    oc_sbuf_puts(b, "Lint: ");
+    oc_lint_counts(b, r);
+    oc_sbuf_puts(b, "\n");
+    for (int32_t k = 0; k < r->n_findings; k++) {
+        const struct oc_lint_finding *f = &r->findings[k];
+        oc_sbuf_printf(b, "  %s: %s: %s\n", oc_lint_level_name(oc_lint_rules[f->rule].level), oc_lint_rules[f->rule].id,
+                       f->message);
+    }
+}
+
+static void oc_lint_md_table(struct oc_sbuf *b, const struct oc_lint_result *r) {
+    oc_sbuf_puts(b, "| Rule | Level | Finding | Saves |\n|---|---|---|---|\n");
+    for (int32_t k = 0; k < r->n_findings; k++) {
+        const struct oc_lint_finding *f = &r->findings[k];
+        oc_sbuf_printf(b, "| `%s` | %s | ", oc_lint_rules[f->rule].id, oc_lint_level_name(oc_lint_rules[f->rule].level));
+        oc_md_text(b, f->message);
+        oc_sbuf_puts(b, " | ");
+        if (oc_saving_any(&f->saving))
+            oc_saving_text(b, &f->saving, true);
+        oc_sbuf_puts(b, " |\n");
+    }
+    oc_sbuf_puts(b, "\n");
+    oc_lint_counts(b, r);
+    oc_sbuf_puts(b, ".\n");
+}
+
+void oc_lint_html_rows(struct oc_sbuf *b, const struct oc_lint_result *r,
+                       void (*row)(struct oc_sbuf *b, const char *k, const char *v)) {
+    struct oc_sbuf v = {0};
+    oc_lint_counts(&v, r);
+    oc_sbuf_put(&v, "", 1);
+    row(b, "lint (onnxcost lint)", v.oom ? "" : v.p);
+    for (int32_t k = 0; k < r->n_findings; k++) {
+        const struct oc_lint_finding *f = &r->findings[k];
+        char key[96];
+        snprintf(key, sizeof key, "%s (%s)", oc_lint_rules[f->rule].id, oc_lint_level_name(oc_lint_rules[f->rule].level));
+        v.n = 0;
+        oc_sbuf_puts(&v, f->message);
+        if (oc_saving_any(&f->saving)) {
+            oc_sbuf_puts(&v, "; saves ");
+            oc_saving_text(&v, &f->saving, false);
+        }
+        oc_sbuf_put(&v, "", 1);
+        row(b, key, v.oom ? "" : v.p);
+    }
+    oc_sbuf_free(&v);
+}
+
+void oc_lint_md_section(struct oc_sbuf *b, const struct oc_lint_result *r) {
+    oc_sbuf_puts(b, "\n### Lint\n\n");
+    oc_lint_md_table(b, r);
+}
+
 enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint_result *r,
                               const struct oc_report_spec *spec, struct oc_diag *d) {
     struct oc_sbuf b = {0};
@@ -212,21 +291,7 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
     } else if (spec->format == OC_FORMAT_SARIF) {
         oc_lint_sarif(&b, an, r, spec, timed);
     } else if (spec->format == OC_FORMAT_MD) {
-        oc_sbuf_puts(&b, "| Rule | Level | Finding | Saves |\n|---|---|---|---|\n");
-        for (int32_t k = 0; k < r->n_findings; k++) {
-            const struct oc_lint_finding *f = &r->findings[k];
-            oc_sbuf_printf(&b, "| `%s` | %s | ", oc_lint_rules[f->rule].id,
-                           oc_lint_level_name(oc_lint_rules[f->rule].level));
-            oc_md_text(&b, f->message);
-            oc_sbuf_puts(&b, " | ");
-            if (oc_saving_any(&f->saving))
-                oc_saving_text(&b, &f->saving, true);
-            oc_sbuf_puts(&b, " |\n");
-        }
-        oc_sbuf_printf(&b, "\n%d errors, %d warnings, %d notes. All together they save ", r->by_level[OC_LINT_ERROR],
-                       r->by_level[OC_LINT_WARNING], r->by_level[OC_LINT_NOTE]);
-        oc_saving_text(&b, &r->total, true);
-        oc_sbuf_puts(&b, ".\n");
+        oc_lint_md_table(&b, r);
     } else {
         for (int32_t k = 0; k < r->n_findings; k++) {
             const struct oc_lint_finding *f = &r->findings[k];
@@ -239,14 +304,8 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
             oc_sbuf_puts(&b, "\n");
         }
         char t[48];
-        oc_sbuf_printf(&b, "%s: %d error%s, %d warning%s, %d note%s", path, r->by_level[OC_LINT_ERROR],
-                       r->by_level[OC_LINT_ERROR] == 1 ? "" : "s", r->by_level[OC_LINT_WARNING],
-                       r->by_level[OC_LINT_WARNING] == 1 ? "" : "s", r->by_level[OC_LINT_NOTE],
-                       r->by_level[OC_LINT_NOTE] == 1 ? "" : "s");
-        if (r->n_findings) {
-            oc_sbuf_puts(&b, "; all together they save ");
-            oc_saving_text(&b, &r->total, false);
-        }
+        oc_sbuf_printf(&b, "%s: ", path);
+        oc_lint_counts(&b, r);
         oc_sbuf_printf(&b, " (weights compared: %d, %s bytes read", r->n_weights_compared,
                        oc_fmt_thousands(r->weight_bytes_read, t, sizeof t));
         if (r->n_weights_not_compared)

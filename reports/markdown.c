@@ -57,6 +57,8 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
     }
     if (spec->ranges)
         oc_ranges_md(&b, spec);
+    if (spec->lint)
+        oc_lint_md_section(&b, spec->lint);
     struct oc_table tb = {0};
     char num[48];
     static const struct oc_table_col cols[] = {

@@ -19,6 +19,8 @@
 #include "../views/training.h"
 #include "../replay/calibrate.h"
 
+struct oc_lint_result;
+
 enum oc_format {
     OC_FORMAT_TEXT,
     OC_FORMAT_JSON,
@@ -132,6 +134,7 @@ struct oc_report_spec {
     uint32_t columns;              /* text: --columns (1 << OC_COL_*), 0 = defaults */
     const struct oc_measured *measured; /* --measured: an ONNX Runtime profile joined, or NULL */
     const struct oc_range_result *ranges; /* --dim NAME=LO:HI: totals over the ranges, or NULL */
+    const struct oc_lint_result *lint;    /* --lint: the lint findings (views/lint.h), or NULL */
 };
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */
@@ -290,7 +293,6 @@ enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan
 /* `onnxcost lint`: the findings (text: one line each, `file: rule: message`;
  * json "onnxcost-lint/1"; md; sarif: SARIF 2.1.0), with their savings and
  * the totals. */
-struct oc_lint_result;
 enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint_result *r,
                               const struct oc_report_spec *spec, struct oc_diag *d);
 

@@ -89,6 +89,14 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
 
 /* --measured sections (reports/measured.c). */
 void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+/* --lint in analyze's reports (reports/lint.c): the findings as a JSON
+ * member, a few text lines under the totals, a Markdown section, HTML rows. */
+struct json_t *oc_lint_json_member(const struct oc_analysis *an, const struct oc_lint_result *r, bool timed);
+void oc_lint_text_summary(struct oc_sbuf *b, const struct oc_lint_result *r);
+void oc_lint_md_section(struct oc_sbuf *b, const struct oc_lint_result *r);
+void oc_lint_html_rows(struct oc_sbuf *b, const struct oc_lint_result *r,
+                       void (*row)(struct oc_sbuf *b, const char *k, const char *v));
+
 /* --dim NAME=LO:HI: the totals over the ranges (reports/ranges.c). */
 void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec);
 struct json_t *oc_ranges_json(const struct oc_report_spec *spec);

@@ -416,6 +416,8 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     }
     if (spec->ranges)
         oc_ranges_text(&out, spec);
+    if (spec->lint)
+        oc_lint_text_summary(&out, spec->lint);
     oc_sbuf_pad(&out, '-', line);
     oc_sbuf_puts(&out, "\n");
 

@@ -61,6 +61,24 @@ summary_has unverified_summary "budget not verified" "Incomplete analysis"
 run_action allowed 0 ONNXCOST_MODEL="$fx/bad/unknown_op.onnx" ONNXCOST_MAX_FLOPS=1G ONNXCOST_ALLOW_INCOMPLETE=true
 run_action bad_model 2 ONNXCOST_MODEL="$fx/bad/cycle.onnx"
 summary_has bad_model_summary "could not analyze"
+# lint: findings in the summary; the step fails on one at the level given
+G="$fx/corpus/microsoft+onnxruntime-genai/test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx"
+run_action lint_warning 1 ONNXCOST_MODEL="$G" ONNXCOST_LINT=warning
+summary_has lint_warning_summary "lint findings" "### Lint" "weights/duplicate-transposed"
+run_action lint_never 0 ONNXCOST_MODEL="$G" ONNXCOST_LINT=never
+summary_has lint_never_summary "is within its budgets" "### Lint" "weights/duplicate-transposed"
+run_action lint_clean 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_LINT=warning
+summary_has lint_clean_summary "is within its budgets" "### Lint" "0 errors, 0 warnings"
+if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" ONNXCOST_MODEL="$M" ONNXCOST_LINT=loud \
+    bash "$src/ci/action.sh" >/dev/null 2>"$tmp/stderr"; then
+    echo "FAIL lint_bad: exit 0 with lint=loud"
+    fail=$((fail + 1))
+elif ! grep -q "the 'lint' input takes" "$tmp/stderr"; then
+    echo "FAIL lint_bad: $(cat "$tmp/stderr")"
+    fail=$((fail + 1))
+else
+    pass=$((pass + 1))
+fi
 run_action gpu 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_GPU=t4 ONNXCOST_ARGS="--depth 1"
 summary_has gpu_summary "### GPU prediction" "| module |"
 if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" bash "$src/ci/action.sh" >/dev/null 2>"$tmp/stderr"; then
