@@ -14,7 +14,10 @@ static int32_t oc_buffer_of(int32_t v, const int32_t *alias_src) {
     return v;
 }
 
-enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
+/* The sweep; with live_step >= 0 also the buffers live at that step (up
+   to cap of them, *n_live how many there are). */
+static enum oc_status oc_memory_sweep(const struct oc_graph *g, const int32_t *order, struct oc_memory *out,
+                                      int32_t live_step, int32_t *live_bufs, int32_t cap, int32_t *n_live) {
     int32_t nv = g->n_values, nn = g->n_nodes;
     out->peak_bytes = 0;
     out->peak_node = -1;
@@ -36,9 +39,9 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         last[v] = -1;
     }
     for (int32_t i = 0; i < nn; i++)
-        step_of[g->order[i]] = i;
+        step_of[order[i]] = i;
     for (int32_t i = 0; i < nn; i++) {
-        const struct oc_node *n = &g->nodes[g->order[i]];
+        const struct oc_node *n = &g->nodes[order[i]];
         if (n->def && (n->def->flags & OC_OPF_ALIAS) && n->n_in > 0 && n->in[0] >= 0 && n->n_out > 0 &&
             n->out[0] >= 0 && g->values[n->in[0]].kind != OC_VALUE_INITIALIZER)
             alias_src[n->out[0]] = n->in[0];
@@ -55,7 +58,7 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
     }
     /* last use of each buffer: the latest consumer of any value sharing it */
     for (int32_t i = 0; i < nn; i++) {
-        const struct oc_node *n = &g->nodes[g->order[i]];
+        const struct oc_node *n = &g->nodes[order[i]];
         for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
             int32_t v = k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
             if (v < 0)
@@ -83,13 +86,18 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         /* sizes come from the file's dims: sums saturate at 2^64 - 1 */
         oc_add_u64(alloc[first[b]], bytes, &alloc[first[b]]);
         oc_add_u64(delta[end], bytes, &delta[end]);
+        if (live_step >= 0 && first[b] <= live_step && live_step <= end) {
+            if (*n_live < cap)
+                live_bufs[*n_live] = b;
+            (*n_live)++;
+        }
     }
     uint64_t live = 0;
     for (int32_t i = 0; i < nn; i++) {
         oc_add_u64(live, alloc[i], &live);
         if (live > out->peak_bytes || out->peak_node < 0) {
             out->peak_bytes = live;
-            out->peak_node = g->order[i];
+            out->peak_node = order[i];
         }
         live = live > delta[i] ? live - delta[i] : 0;
     }
@@ -97,4 +105,20 @@ enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
         out->peak_bytes = UINT64_MAX;
     free(alias_src), free(step_of), free(first), free(last), free(delta), free(alloc);
     return OC_OK;
+}
+
+enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out) {
+    return oc_memory_peak_order(g, g->order, out);
+}
+
+enum oc_status oc_memory_peak_order(const struct oc_graph *g, const int32_t *order, struct oc_memory *out) {
+    int32_t n = 0;
+    return oc_memory_sweep(g, order, out, -1, NULL, 0, &n);
+}
+
+enum oc_status oc_memory_live_at(const struct oc_graph *g, const int32_t *order, int32_t step, int32_t *live,
+                                 int32_t cap, int32_t *n_live) {
+    struct oc_memory m;
+    *n_live = 0;
+    return oc_memory_sweep(g, order, &m, step, live, cap, n_live);
 }

@@ -29,5 +29,13 @@ struct oc_memory {
 
 /* Computes the peak for g's main nodes (subgraph bodies are not expanded). */
 enum oc_status oc_memory_peak(const struct oc_graph *g, struct oc_memory *out);
+/* The same in another execution order: order[s] the node (file index) run
+ * at step s, a topological order of all g's main nodes. */
+enum oc_status oc_memory_peak_order(const struct oc_graph *g, const int32_t *order, struct oc_memory *out);
+/* The buffers (value indices: a graph input or a node output, not an alias
+ * of one) live at step `step` of that order, of known size: up to cap into
+ * live, *n_live how many there are. */
+enum oc_status oc_memory_live_at(const struct oc_graph *g, const int32_t *order, int32_t step, int32_t *live,
+                                 int32_t cap, int32_t *n_live);
 
 #endif

@@ -93,7 +93,7 @@ static const struct oc_opt oc_lint_opts[] = {
                      "text, json, md or sarif", oc_opt_format),
     OC_OPT_CALL_ROW("--select", "RULES",
                     "only these rules (ids, or a prefix such as 'weights'; commas;\n"
-                    "repeatable)",
+                    "repeatable; 'memory/peak' is off unless selected)",
                     oc_opt_select),
     OC_OPT_CALL_ROW("--ignore", "RULES", "not these rules (as --select)", oc_opt_ignore),
     OC_OPT_PARSE_ROW("--fail-on", "LEVEL",

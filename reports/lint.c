@@ -52,6 +52,10 @@ static void oc_saving_text(struct oc_sbuf *b, const struct oc_lint_saving *s, bo
         else
             oc_sbuf_printf(b, "%.2f MiB moved", oc_mib(s->bytes_moved));
     }
+    if (s->peak_bytes) {
+        OC_SEP();
+        oc_sbuf_printf(b, "%.2f MiB of peak activation memory", oc_mib(s->peak_bytes));
+    }
     if (s->input_bytes) {
         OC_SEP();
         oc_sbuf_printf(b, "%s B of input", oc_fmt_thousands(s->input_bytes, t, sizeof t));
@@ -66,7 +70,8 @@ static void oc_saving_text(struct oc_sbuf *b, const struct oc_lint_saving *s, bo
 }
 
 static bool oc_saving_any(const struct oc_lint_saving *s) {
-    return s->params || s->weight_bytes || s->macs || s->flops || s->bytes_moved || s->input_bytes || s->time_s > 0;
+    return s->params || s->weight_bytes || s->macs || s->flops || s->bytes_moved || s->input_bytes || s->peak_bytes ||
+           s->time_s > 0;
 }
 
 static json_t *oc_saving_json(const struct oc_lint_saving *s, bool timed) {
@@ -77,6 +82,7 @@ static json_t *oc_saving_json(const struct oc_lint_saving *s, bool timed) {
     json_object_set_new(o, "flops", json_integer((json_int_t)s->flops));
     json_object_set_new(o, "bytes_moved", json_integer((json_int_t)s->bytes_moved));
     json_object_set_new(o, "input_bytes", json_integer((json_int_t)s->input_bytes));
+    json_object_set_new(o, "peak_bytes", json_integer((json_int_t)s->peak_bytes));
     json_object_set_new(o, "time_s", timed ? json_real(s->time_s) : json_null());
     return o;
 }
@@ -106,6 +112,12 @@ static void oc_lint_json_fill(json_t *doc, const struct oc_analysis *an, const s
         json_object_set_new(o, "nodes", nodes);
         json_object_set_new(o, "tensors", values);
         json_object_set_new(o, "saving", oc_saving_json(&f->saving, timed));
+        if (f->order) { /* memory/peak-order: the node (file index) at each step */
+            json_t *ord = json_array();
+            for (int32_t i = 0; i < f->n_order; i++)
+                json_array_append_new(ord, json_integer(f->order[i]));
+            json_object_set_new(o, "order", ord);
+        }
         json_array_append_new(fs, o);
     }
     json_object_set_new(doc, "findings", fs);
@@ -242,7 +254,8 @@ static void oc_lint_md_table(struct oc_sbuf *b, const struct oc_lint_result *r) 
     oc_sbuf_puts(b, "| Rule | Level | Finding | Saves |\n|---|---|---|---|\n");
     for (int32_t k = 0; k < r->n_findings; k++) {
         const struct oc_lint_finding *f = &r->findings[k];
-        oc_sbuf_printf(b, "| `%s` | %s | ", oc_lint_rules[f->rule].id, oc_lint_level_name(oc_lint_rules[f->rule].level));
+        oc_sbuf_printf(b, "| `%s` | %s | ", oc_lint_rules[f->rule].id,
+                       oc_lint_level_name(oc_lint_rules[f->rule].level));
         oc_md_text(b, f->message);
         oc_sbuf_puts(b, " | ");
         if (oc_saving_any(&f->saving))
@@ -263,7 +276,8 @@ void oc_lint_html_rows(struct oc_sbuf *b, const struct oc_lint_result *r,
     for (int32_t k = 0; k < r->n_findings; k++) {
         const struct oc_lint_finding *f = &r->findings[k];
         char key[96];
-        snprintf(key, sizeof key, "%s (%s)", oc_lint_rules[f->rule].id, oc_lint_level_name(oc_lint_rules[f->rule].level));
+        snprintf(key, sizeof key, "%s (%s)", oc_lint_rules[f->rule].id,
+                 oc_lint_level_name(oc_lint_rules[f->rule].level));
         v.n = 0;
         oc_sbuf_puts(&v, f->message);
         if (oc_saving_any(&f->saving)) {

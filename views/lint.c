@@ -4,6 +4,7 @@
 #include "lint.h"
 
 #include "../analyzer/attr.h"
+#include "../analyzer/memory.h"
 #include "../analyzer/dtype.h"
 #include "../analyzer/model.h"
 #include "../analyzer/ops.h"
@@ -52,6 +53,11 @@ const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
                                   "float32 weights, and what float16 or int8 storage would save",
                                   "weight bytes are load time, memory and, for small batches, most of the bytes "
                                   "each run reads"},
+    [OC_LINT_PEAK] = {"memory/peak", OC_LINT_NOTE, "the tensors live when the peak activation memory is reached",
+                      "they set what the runtime must hold at once: where to look first to lower it", true},
+    [OC_LINT_PEAK_ORDER] = {"memory/peak-order", OC_LINT_WARNING,
+                            "another order of the independent branches that lowers the peak activation memory",
+                            "the graph's order makes independent branches' tensors live at once"},
     [OC_LINT_OLD_OPSET] = {"model/old-opset", OC_LINT_NOTE, "a default-domain opset below 13",
                            "runtimes match their fusions against recent op versions"},
     [OC_LINT_NO_COST] = {"coverage/no-cost", OC_LINT_ERROR,
@@ -77,7 +83,7 @@ bool oc_lint_level_parse(const char *s, enum oc_lint_level *out) {
 void oc_lint_defaults(struct oc_lint_opts *o) {
     memset(o, 0, sizeof *o);
     for (int r = 0; r < OC_LINT_RULES; r++)
-        o->enabled[r] = true;
+        o->enabled[r] = !oc_lint_rules[r].off;
     o->min_dup_bytes = 1024;
 }
 
@@ -1285,6 +1291,175 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
     return OC_OK;
 }
 
+/* ---- memory/peak and memory/peak-order --------------------------------------------------- */
+
+/* An execution order that keeps memory low: of the nodes ready, the one
+   that allocates least less what it frees (ties to file order). Greedy;
+   its peak is then computed exactly. NULL when out of memory. */
+static int32_t *oc_low_memory_order(const struct oc_graph *g) {
+    int32_t nn = g->n_nodes, nv = g->n_values;
+    int32_t *order = malloc(((size_t)nn + 1) * sizeof *order), *missing = calloc((size_t)nn + 1, sizeof *missing);
+    int32_t *readers = calloc((size_t)nv + 1, sizeof *readers), *root = malloc(((size_t)nv + 1) * sizeof *root);
+    bool *done = calloc((size_t)nn + 1, 1);
+    uint64_t *bytes = calloc((size_t)nv + 1, sizeof *bytes);
+    if (!order || !missing || !readers || !root || !done || !bytes) {
+        free(order), free(missing), free(readers), free(root), free(done), free(bytes);
+        return NULL;
+    }
+    for (int32_t v = 0; v < nv; v++) {
+        root[v] = v;
+        uint64_t b = 0;
+        if (g->values[v].kind != OC_VALUE_INITIALIZER && oc_value_bytes(&g->values[v], &b))
+            bytes[v] = b;
+    }
+    for (int32_t s = 0; s < nn; s++) { /* an alias's output is its input's buffer */
+        const struct oc_node *n = &g->nodes[g->order[s]];
+        if (n->def && (n->def->flags & OC_OPF_ALIAS) && n->n_in > 0 && n->in[0] >= 0 && n->n_out > 0 &&
+            n->out[0] >= 0 && g->values[n->in[0]].kind != OC_VALUE_INITIALIZER)
+            root[n->out[0]] = root[n->in[0]];
+    }
+    for (int32_t i = 0; i < nn; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
+            int32_t v = k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
+            if (v < 0)
+                continue;
+            readers[root[v]]++;
+            if (g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0)
+                missing[i]++;
+        }
+    }
+    for (int32_t s = 0; s < nn; s++) {
+        int32_t best = -1;
+        int64_t best_net = 0;
+        for (int32_t i = 0; i < nn; i++) {
+            if (done[i] || missing[i])
+                continue;
+            const struct oc_node *n = &g->nodes[i];
+            int64_t net = 0;
+            for (int32_t k = 0; k < n->n_out; k++) /* what it allocates */
+                if (n->out[k] >= 0 && root[n->out[k]] == n->out[k])
+                    net += (int64_t)(bytes[n->out[k]] >> 1); /* halves: no overflow of the sum */
+            for (int32_t k = 0; k < n->n_in; k++) { /* what it frees: buffers it reads last */
+                int32_t v = n->in[k];
+                if (v < 0)
+                    continue;
+                int32_t b = root[v], mine = 0;
+                for (int32_t j = 0; j < n->n_in; j++)
+                    mine += n->in[j] >= 0 && root[n->in[j]] == b;
+                bool first_mention = true;
+                for (int32_t j = 0; j < k; j++)
+                    first_mention &= !(n->in[j] >= 0 && root[n->in[j]] == b);
+                if (first_mention && readers[b] == mine && !g->values[b].is_graph_output)
+                    net -= (int64_t)(bytes[b] >> 1);
+            }
+            if (best < 0 || net < best_net) {
+                best = i;
+                best_net = net;
+            }
+        }
+        if (best < 0) { /* never: the graph has an order */
+            free(order), order = NULL;
+            break;
+        }
+        done[best] = true;
+        order[s] = best;
+        const struct oc_node *n = &g->nodes[best];
+        for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
+            int32_t v = k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
+            if (v >= 0)
+                readers[root[v]]--;
+        }
+        for (int32_t k = 0; k < n->n_out; k++) { /* its readers lose one missing input per read */
+            int32_t v = n->out[k];
+            if (v < 0)
+                continue;
+            for (int32_t i = 0; i < nn; i++) {
+                const struct oc_node *u = &g->nodes[i];
+                for (int32_t j = 0; j < u->n_in + u->n_implicit; j++)
+                    missing[i] -= (j < u->n_in ? u->in[j] : u->implicit[j - u->n_in]) == v;
+            }
+        }
+    }
+    free(missing), free(readers), free(root), free(done), free(bytes);
+    return order;
+}
+
+static enum oc_status oc_rule_peak(struct oc_lint_ctx *c) {
+    const struct oc_graph *g = c->g;
+    const struct oc_totals *t = &c->an->totals;
+    if (t->peak_node < 0 || !t->peak_complete || !t->peak_activation_bytes)
+        return OC_OK;
+    int32_t step = -1;
+    for (int32_t s = 0; s < g->n_nodes && step < 0; s++)
+        if (g->order[s] == t->peak_node)
+            step = s;
+    if (c->o->enabled[OC_LINT_PEAK] && step >= 0) {
+        int32_t cap = g->n_values, n_live = 0, top[3] = {-1, -1, -1};
+        int32_t *live = malloc(((size_t)cap + 1) * sizeof *live);
+        if (!live || oc_memory_live_at(g, g->order, step, live, cap, &n_live) != OC_OK) {
+            free(live);
+            return OC_ERR_NOMEM;
+        }
+        uint64_t tb[3] = {0, 0, 0};
+        for (int32_t k = 0; k < n_live && k < cap; k++) { /* the three largest */
+            uint64_t b = 0;
+            if (!oc_value_bytes(&g->values[live[k]], &b))
+                continue;
+            for (int32_t q = 0; q < 3; q++)
+                if (top[q] < 0 || b > tb[q]) {
+                    for (int32_t r = 2; r > q; r--)
+                        top[r] = top[r - 1], tb[r] = tb[r - 1];
+                    top[q] = live[k], tb[q] = b;
+                    break;
+                }
+        }
+        free(live);
+        char lab[160], list[400] = "";
+        size_t o = 0;
+        for (int32_t k = 0; k < 3 && top[k] >= 0 && o < sizeof list; k++)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s' %.2f MiB (%.0f %%)", k ? ", " : "",
+                                  oc_vname(&g->values[top[k]]), (double)tb[k] / 1048576.0,
+                                  100.0 * (double)tb[k] / (double)t->peak_activation_bytes);
+        struct oc_lint_finding *f =
+            oc_lint_add(c, OC_LINT_PEAK,
+                        "the peak activation memory, %.2f MiB, is reached at %s with %d tensors live; the largest: %s",
+                        (double)t->peak_activation_bytes / 1048576.0,
+                        oc_node_label(&g->nodes[t->peak_node], lab, sizeof lab), n_live, list);
+        if (!f || !oc_lint_node(f, t->peak_node))
+            return OC_ERR_NOMEM;
+        for (int32_t k = 0; k < 3 && top[k] >= 0; k++)
+            if (!oc_lint_value(f, top[k]))
+                return OC_ERR_NOMEM;
+    }
+    if (c->o->enabled[OC_LINT_PEAK_ORDER] && g->n_nodes <= 20000) { /* the greedy order is quadratic */
+        int32_t *order = oc_low_memory_order(g);
+        if (!order)
+            return OC_ERR_NOMEM;
+        struct oc_memory m;
+        enum oc_status st = oc_memory_peak_order(g, order, &m);
+        if (st != OC_OK || !m.complete || m.overflow || m.peak_bytes >= t->peak_activation_bytes) {
+            free(order);
+            return st == OC_ERR_NOMEM ? st : OC_OK;
+        }
+        char lab[160];
+        struct oc_lint_finding *f = oc_lint_add(
+            c, OC_LINT_PEAK_ORDER,
+            "running the nodes in another order (the JSON's \"order\", file indices by step) lowers the peak "
+            "activation memory from %.2f to %.2f MiB, reached at %s: write the nodes in that order",
+            (double)t->peak_activation_bytes / 1048576.0, (double)m.peak_bytes / 1048576.0,
+            oc_node_label(&g->nodes[m.peak_node], lab, sizeof lab));
+        if (!f) {
+            free(order);
+            return OC_ERR_NOMEM;
+        }
+        f->order = order;
+        f->n_order = g->n_nodes;
+        f->saving.peak_bytes = t->peak_activation_bytes - m.peak_bytes;
+    }
+    return OC_OK;
+}
+
 /* ---- coverage/no-cost ---------------------------------------------------------------- */
 
 /* One finding per node that has no cost of its own making (no rule, no
@@ -1324,6 +1499,7 @@ static void oc_saving_add(struct oc_lint_saving *t, const struct oc_lint_saving 
     t->flops += s->flops;
     t->bytes_moved += s->bytes_moved;
     t->input_bytes += s->input_bytes;
+    t->peak_bytes += s->peak_bytes;
     t->time_s += s->time_s;
 }
 
@@ -1365,6 +1541,8 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
     if (st == OC_OK &&
         (o->enabled[OC_LINT_CAST_WEIGHTS] || o->enabled[OC_LINT_NARROWER_WEIGHTS] || o->enabled[OC_LINT_OLD_OPSET]))
         st = oc_rule_precision(&c);
+    if (st == OC_OK && (o->enabled[OC_LINT_PEAK] || o->enabled[OC_LINT_PEAK_ORDER]))
+        st = oc_rule_peak(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
         st = oc_rule_no_cost(&c);
     free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);
@@ -1385,6 +1563,7 @@ void oc_lint_free(struct oc_lint_result *r) {
     for (int32_t k = 0; k < r->n_findings; k++) {
         free(r->findings[k].nodes);
         free(r->findings[k].values);
+        free(r->findings[k].order);
     }
     free(r->findings);
     memset(r, 0, sizeof *r);

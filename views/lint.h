@@ -34,6 +34,11 @@
  *                                 on every run)
  *   precision/narrower-weights    what float16/bfloat16 and int8 storage of the
  *                                 float32 weights would save (a note)
+ *   memory/peak                   the tensors live when the peak activation
+ *                                 memory is reached (a note, no saving; off
+ *                                 unless selected)
+ *   memory/peak-order             another order of the independent branches
+ *                                 that lowers the peak (the order is given)
  *   model/old-opset               a default-domain opset below 13, which
  *                                 runtimes' fusions cover less (no saving)
  *   coverage/no-cost              a node without a cost: no rule for its op, or
@@ -68,6 +73,8 @@ enum oc_lint_rule_id {
     OC_LINT_CAST_WEIGHTS,
     OC_LINT_NARROWER_WEIGHTS,
     OC_LINT_OLD_OPSET,
+    OC_LINT_PEAK,
+    OC_LINT_PEAK_ORDER,
     OC_LINT_NO_COST,
     OC_LINT_RULES
 };
@@ -77,6 +84,8 @@ struct oc_lint_rule {
     enum oc_lint_level level;
     const char *summary;       /* what it finds, one line                      */
     const char *why;           /* why it costs                                 */
+    bool off;                  /* off unless selected (--select): informative,
+                                  on every model                               */
 };
 extern const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES];
 
@@ -88,6 +97,7 @@ struct oc_lint_saving {
     uint64_t macs, flops;    /* per run                                      */
     uint64_t bytes_moved;    /* read + written per run                       */
     uint64_t input_bytes;    /* graph input bytes fed per run                */
+    uint64_t peak_bytes;     /* peak activation memory                       */
     double time_s;           /* predicted on the device (with perf), else 0  */
 };
 
@@ -98,6 +108,9 @@ struct oc_lint_finding {
     int32_t n_nodes;
     int32_t *values;         /* tensors it concerns (value indices)          */
     int32_t n_values;
+    int32_t *order;          /* memory/peak-order: the order, node file     
+                                indices by step (n_order), else NULL       */
+    int32_t n_order;
     struct oc_lint_saving saving;
 };
 
@@ -117,7 +130,8 @@ struct oc_lint_result {
     int32_t n_weights_not_compared;  /* large enough, but external or typed   */
 };
 
-/* Every rule enabled, min_dup_bytes 1 KiB, no perf. */
+/* Every rule enabled but those off by default, min_dup_bytes 1 KiB, no
+ * perf. */
 void oc_lint_defaults(struct oc_lint_opts *o);
 /* Enables (on) or disables the rules whose id is `sel` or starts with
  * "sel/" ("weights" selects both duplicate rules); false when none does. */

@@ -47,6 +47,11 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     saving by hand the score tensor written, the Div and Softmax passes and
     the probabilities read (6 x 128 x 4 B, and the Div's scalar), 384 B per
     query token;
+  * memory/peak and memory/peak-order: two branches, each a wide MatMul then a
+    narrow one, written breadth first: the peak's largest tensors are the two
+    wide results; the order the finding gives, written here into the file,
+    gives ONNX Runtime's same output, and onnxcost's peak of that file is the
+    peak before minus the saving, and the wide result alone by hand;
   * precision/cast-weights: a float32 weight cast to float16 on every run is
     a finding naming it, saving the bytes numpy's float16 copy drops;
   * precision/narrower-weights: 1.5 MiB of float32 weights, the float16 step
@@ -57,7 +62,7 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     exit 0;
   * formats and options: SARIF 2.1.0 (every rule in the driver, each result's
     ruleId and level, the model's path as the artifact), text lines
-    `PATH: level: rule: message; saves ...` (one per JSON finding) and a
+    `PATH: level: rule: message[; saves ...]` (one per JSON finding) and a
     summary line, md with each finding's rule; --select weights and --ignore
     graph/constant-foldable; --select nosuch exits 2 with one line on stderr;
     --fail-on warning exits 1 on a warning, --fail-on error exits 0;
@@ -88,7 +93,9 @@ sys.path.insert(0, HERE)
 import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py: GPT2, onnx_export)
 
 RULES = ["weights/duplicate", "weights/duplicate-transposed", "graph/unused-initializer", "graph/unused-input",
-         "graph/dead-node", "graph/constant-foldable", "coverage/no-cost"]
+         "graph/dead-node", "graph/constant-foldable", "graph/no-op", "graph/cancelling-pair",
+         "fusion/fold-into-weights", "fusion/unfused-attention", "precision/cast-weights", "precision/narrower-weights",
+         "model/old-opset", "memory/peak", "memory/peak-order", "coverage/no-cost"]
 N = 4
 DIM = ["--dim", f"N={N}"]
 failures = []
@@ -379,6 +386,45 @@ def check_attention(onnxcost, work):
           f" B = 6 x {n} x 4 + 4 = {want} by hand, no FLOPs, {want // (b * t)} B per query token")
 
 
+def check_peak_order(onnxcost, work):
+    rng = np.random.default_rng(9)
+    k, wide, narrow = 64, 4096, 8
+    inits = [tensor(nm, rng.standard_normal(sh).astype(np.float32))
+             for nm, sh in (("Wa", (k, wide)), ("Wb", (k, wide)), ("Va", (wide, narrow)), ("Vb", (wide, narrow)))]
+    nodes = [h.make_node("MatMul", ["x", "Wa"], ["a1"], name="a1"), h.make_node("MatMul", ["x", "Wb"], ["b1"], name="b1"),
+             h.make_node("MatMul", ["a1", "Va"], ["a2"], name="a2"), h.make_node("MatMul", ["b1", "Vb"], ["b2"], name="b2"),
+             h.make_node("Concat", ["a2", "b2"], ["y"], axis=1, name="cat")]
+    path = save(os.path.join(work, "branches.onnx"), nodes, [vi("x", ["N", k])], [vi("y", ["N", 2 * narrow])], inits)
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}", "--select", "memory")
+    peak = findings(doc, "memory/peak") if doc else []
+    check(len(peak) == 1 and sorted(peak[0]["tensors"][:2]) == ["a1", "b1"],
+          f"peak: the largest tensors live at the peak are a1 and b1 ({peak[0]['tensors'] if peak else None})")
+    got = findings(doc, "memory/peak-order") if doc else []
+    if not got:
+        check(False, "peak order: a memory/peak-order finding")
+        return
+    order = got[0]["order"]
+    m = onnx.load(path)
+    old = list(m.graph.node)
+    del m.graph.node[:]
+    m.graph.node.extend([old[i] for i in order])
+    re_path = os.path.join(work, "branches_reordered.onnx")
+    onnx.save(m, re_path)
+    x = rng.standard_normal((N, k)).astype(np.float32)
+    check(np.array_equal(ort_run(path, {"x": x})[0], ort_run(re_path, {"x": x})[0]),
+          f"peak order: the file reordered as the finding says ({[old[i].name for i in order]}) gives ONNX Runtime's "
+          f"same output")
+    before, after = totals(onnxcost, path, "--dim", f"N={N}"), totals(onnxcost, re_path, "--dim", f"N={N}")
+    s = got[0]["saving"]["peak_bytes"]
+    # by hand, reordered: at a1's MatMul x and a1 are live; at b1's, x, a2 and b1: the wide result and the small ones
+    wide_b, x_b, small_b = N * wide * 4, N * k * 4, N * narrow * 4
+    hand = max(x_b + wide_b, x_b + small_b + wide_b, small_b + wide_b + small_b)
+    check(before and after and before["peak_activation_bytes"] - after["peak_activation_bytes"] == s
+          and after["peak_activation_bytes"] == hand,
+          f"peak order: onnxcost's peak {before and before['peak_activation_bytes']} -> "
+          f"{after and after['peak_activation_bytes']} of the reordered file = the saving {s}; by hand {hand}")
+
+
 def check_precision(onnxcost, work):
     rng = np.random.default_rng(8)
     w = rng.standard_normal((64, 32)).astype(np.float32)
@@ -632,7 +678,7 @@ def check_text(onnxcost, path, tag):
     _, doc, _ = lint(onnxcost, path, *DIM, "--fail-on", "never")
     p = run(onnxcost, "lint", path, *DIM, "--fail-on", "never")
     lines = p.stdout.rstrip("\n").split("\n")
-    pat = re.compile(r"^" + re.escape(path) + r": (note|warning|error): [a-z]+/[a-z-]+: .*; saves .*$")
+    pat = re.compile(r"^" + re.escape(path) + r": (note|warning|error): [a-z]+/[a-z-]+: .*$")
     body, last = lines[:-1], lines[-1]
     bad = [x for x in body if not pat.match(x)]
     check(not bad, f"text {tag}: every finding line is `PATH: level: rule: message; saves ...` (bad: {bad[:2]})")
@@ -707,6 +753,7 @@ def main():
     check_cancelling(onnxcost, *model_cancelling(work))
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
+    check_peak_order(onnxcost, work)
     check_precision(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
