@@ -29,6 +29,10 @@
  *   fusion/unfused-attention      MatMul, scale, mask, Softmax, MatMul written out:
  *                                 the score tensors a fused attention kernel
  *                                 never writes
+ *   perf/tensor-core-alignment    with a device: a contraction on tensor cores
+ *                                 whose dims are not multiples of the tile
+ *                                 (8 for 16-bit, 16 for 8-bit, 4 for TF32): the
+ *                                 padded work, and the time it adds
  *   precision/cast-weights        float weights stored wider than the compute
  *                                 that reads them (a Cast of a weight to float16
  *                                 on every run)
@@ -70,6 +74,7 @@ enum oc_lint_rule_id {
     OC_LINT_CANCELLING,
     OC_LINT_FOLD_INTO_WEIGHTS,
     OC_LINT_UNFUSED_ATTENTION,
+    OC_LINT_TC_ALIGNMENT,
     OC_LINT_CAST_WEIGHTS,
     OC_LINT_NARROWER_WEIGHTS,
     OC_LINT_OLD_OPSET,

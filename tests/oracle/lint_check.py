@@ -52,6 +52,10 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     wide results; the order the finding gives, written here into the file,
     gives ONNX Runtime's same output, and onnxcost's peak of that file is the
     peak before minus the saving, and the wide result alone by hand;
+  * perf/tensor-core-alignment: with --gpu a100 --math fp16, a MatMul of
+    K 30 and N 50 is a finding giving the tiles' extra work by hand
+    (56 x 32 / (50 x 30) - 1 = 19.47 %), one of K 32 and N 64 none, and
+    without a device no finding;
   * precision/cast-weights: a float32 weight cast to float16 on every run is
     a finding naming it, saving the bytes numpy's float16 copy drops;
   * precision/narrower-weights: 1.5 MiB of float32 weights, the float16 step
@@ -94,8 +98,9 @@ import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py: GPT2
 
 RULES = ["weights/duplicate", "weights/duplicate-transposed", "graph/unused-initializer", "graph/unused-input",
          "graph/dead-node", "graph/constant-foldable", "graph/no-op", "graph/cancelling-pair",
-         "fusion/fold-into-weights", "fusion/unfused-attention", "precision/cast-weights", "precision/narrower-weights",
-         "model/old-opset", "memory/peak", "memory/peak-order", "coverage/no-cost"]
+         "fusion/fold-into-weights", "fusion/unfused-attention", "perf/tensor-core-alignment",
+         "precision/cast-weights", "precision/narrower-weights", "model/old-opset", "memory/peak", "memory/peak-order",
+         "coverage/no-cost"]
 N = 4
 DIM = ["--dim", f"N={N}"]
 failures = []
@@ -423,6 +428,25 @@ def check_peak_order(onnxcost, work):
           and after["peak_activation_bytes"] == hand,
           f"peak order: onnxcost's peak {before and before['peak_activation_bytes']} -> "
           f"{after and after['peak_activation_bytes']} of the reordered file = the saving {s}; by hand {hand}")
+
+
+def check_tc_alignment(onnxcost, work):
+    rng = np.random.default_rng(10)
+    nodes = [h.make_node("MatMul", ["x", "W"], ["a"], name="odd"), h.make_node("MatMul", ["x2", "V"], ["b"], name="even")]
+    path = save(os.path.join(work, "tc.onnx"), nodes, [vi("x", ["N", 30]), vi("x2", ["N", 32])],
+                [vi("a", ["N", 50]), vi("b", ["N", 64])],
+                [tensor("W", rng.standard_normal((30, 50)).astype(np.float32)),
+                 tensor("V", rng.standard_normal((32, 64)).astype(np.float32))])
+    rc, doc, _ = lint(onnxcost, path, "--dim", "N=64", "--gpu", "a100", "--math", "fp16")
+    got = findings(doc, "perf/tensor-core-alignment") if doc else []
+    extra = 100.0 * (56 * 32) / (50 * 30) - 100.0
+    names = [n["name"] for f in got for n in f["nodes"]]
+    check(names == ["odd"] and f"{extra:.2f} %" in got[0]["message"],
+          f"tensor-core alignment: the K 30, N 50 MatMul alone ({names}), {extra:.2f} % more tile work by hand "
+          f"({got[0]['message'][:160] if got else None})")
+    rc, doc, _ = lint(onnxcost, path, "--dim", "N=64")
+    check(doc is not None and not findings(doc, "perf/tensor-core-alignment"),
+          "tensor-core alignment: no finding without a device")
 
 
 def check_precision(onnxcost, work):
@@ -754,6 +778,7 @@ def main():
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
     check_peak_order(onnxcost, work)
+    check_tc_alignment(onnxcost, work)
     check_precision(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
