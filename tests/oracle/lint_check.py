@@ -32,12 +32,16 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     from the shapes, each a finding of exactly those nodes; the chain
     rewired here without them gives ONNX Runtime's same output, and
     onnxcost's bytes read + written before minus after equal the savings;
-    the computed Pad is said to hold at these bindings only;
+    ONNX Runtime's basic optimizer removes the Identity and the Cast, and
+    onnxcost's bytes moved fall by exactly those findings' savings; the
+    computed Pad is said to hold at these bindings only;
   * graph/cancelling-pair: Transpose [0, 2, 1] twice, and Cast float to
     double and back, are one finding each of exactly those nodes, and a Cast
     to float16 and back (lossy) none; ONNX Runtime gives the same output with
     the pairs rewired away here, and onnxcost's bytes read + written before
-    minus after equal the savings;
+    minus after equal the savings; ONNX Runtime's basic optimizer removes the
+    same two pairs, keeps the lossy one, and its result moves exactly the
+    savings less;
   * fusion/fold-into-weights: Conv -> BatchNormalization and Conv -> Mul by a
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and onnxcost's FLOPs and params_bytes
@@ -272,6 +276,17 @@ def check_no_op(onnxcost, path, bare):
             names[n["name"]] = f
     check(same_set(names, ["idn", "cast", "tr", "pad", "pad2"]) and len(got) == 4,
           f"no-op: findings of exactly idn, cast, tr, pad and pad2, one per op type ({sorted(names)}, {len(got)})")
+    # ONNX Runtime's basic optimizer removes the Identity and the Cast to float (not the Transpose or the Pads)
+    opt = ort_optimize(path, os.path.join(os.path.dirname(path), "noop_ort.onnx"))
+    kept = [n.name for n in opt.graph.node]
+    removed = [nm for nm in ("idn", "cast", "tr", "pad", "pad2") if nm not in kept]
+    b0 = totals(onnxcost, path, "--dim", f"N={N}")
+    b1 = totals(onnxcost, os.path.join(os.path.dirname(path), "noop_ort.onnx"), "--dim", f"N={N}")
+    by_ort = sum(f["saving"]["bytes_moved"] for f in got if any(n["name"] in removed for n in f["nodes"]))
+    if b0 and b1:
+        d = b0["bytes_read"] + b0["bytes_written"] - b1["bytes_read"] - b1["bytes_written"]
+        check(set(removed) == {"idn", "cast"} and d == by_ort,
+              f"no-op: ONNX Runtime removes {removed}; onnxcost's bytes moved fall by {d}, those findings save {by_ort}")
     pad_f = names.get("pad")
     check(pad_f is not None and "1 of them at these bindings only" in pad_f["message"],
           f"no-op: the Pad by computed zeros is said to hold at these bindings only "
@@ -308,6 +323,21 @@ def model_cancelling(work):
     return path, bare
 
 
+def check_cancelling_ort(onnxcost, path, got, work):
+    """ONNX Runtime's basic optimizer removes the same pairs, and keeps the lossy round trip."""
+    opt = ort_optimize(path, os.path.join(work, "cancel_ort.onnx"))
+    names = [n.name for n in opt.graph.node]
+    check(names == ["lossy1", "lossy2", "relu"],
+          f"cancelling pairs: ONNX Runtime's basic optimizer removes t1, t2, c1, c2 and keeps the lossy pair ({names})")
+    before = totals(onnxcost, path, "--dim", f"N={N}")
+    after = totals(onnxcost, os.path.join(work, "cancel_ort.onnx"), "--dim", f"N={N}")
+    if before and after:
+        d = before["bytes_read"] + before["bytes_written"] - after["bytes_read"] - after["bytes_written"]
+        moved = sum(f["saving"]["bytes_moved"] for f in got)
+        check(d == moved, f"cancelling pairs: ONNX Runtime's result moves {d} B less in onnxcost's analysis, the "
+                          f"findings save {moved}")
+
+
 def check_cancelling(onnxcost, path, bare):
     x = np.random.default_rng(6).standard_normal((N, 8, 6)).astype(np.float32)
     check(np.array_equal(ort_run(path, {"x": x})[0], ort_run(bare, {"x": x})[0]),
@@ -323,6 +353,7 @@ def check_cancelling(onnxcost, path, bare):
         moved = sum(f["saving"]["bytes_moved"] for f in got)
         check(d == moved, f"cancelling pairs: onnxcost's bytes read + written before minus after {d}, "
                           f"the findings save {moved}")
+    check_cancelling_ort(onnxcost, path, got, os.path.dirname(path))
 
 
 def model_fold_into_weights(work):
