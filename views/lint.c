@@ -35,7 +35,8 @@ const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
     [OC_LINT_NO_OP] = {"graph/no-op", OC_LINT_WARNING, "nodes that return their input unchanged",
                        "a node to load and run (a copy, for Transpose, Pad, Slice, Expand) that changes nothing"},
     [OC_LINT_CANCELLING] = {"graph/cancelling-pair", OC_LINT_WARNING,
-                            "a Transpose undone by the next, or a Cast to a wider type and back",
+                            "a Transpose undone by the next, a Cast to a wider type and back, or a Reshape and one "
+                            "back",
                             "two nodes, each a pass over the tensor, whose result is their input"},
     [OC_LINT_FOLD_INTO_WEIGHTS] = {"fusion/fold-into-weights", OC_LINT_WARNING,
                                    "a BatchNormalization, or a Mul or Add by a per-channel constant, right after "
@@ -895,8 +896,8 @@ static int32_t oc_only_reader(const struct oc_graph *g, int32_t v) {
 static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_t *mid) {
     const struct oc_graph *g = c->g;
     const struct oc_node *a = &g->nodes[i];
-    bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast");
-    if ((!tr && !cast) || !c->live[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1)
+    bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast"), rs = oc_onnx_op(a, "Reshape");
+    if ((!tr && !cast && !rs) || !c->live[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1)
         return -1;
     int32_t j = oc_only_reader(g, a->out[0]);
     if (j < 0 || strcmp(g->nodes[j].op_type, a->op_type) != 0 || strcmp(g->nodes[j].domain, a->domain) != 0)
@@ -907,6 +908,10 @@ static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_
         return -1;
     const struct oc_value *y = &g->values[b->out[0]];
     *mid = m->dtype;
+    if (rs) /* back to the input's shape, both targets stored in the file: at every binding */
+        return oc_same_shape(x, y) && !oc_same_shape(x, m) && oc_no_op_everywhere(g, a) && oc_no_op_everywhere(g, b)
+                   ? j
+                   : -1;
     if (cast)
         return x->dtype && x->dtype == y->dtype && x->dtype != m->dtype && oc_cast_lossless(x->dtype, m->dtype) ? j
                                                                                                            : -1;
@@ -962,6 +967,10 @@ static enum oc_status oc_rule_cancelling(struct oc_lint_ctx *c) {
                      "%d pair%s of Casts to %s and back, which loses nothing (first %s and %s): read the input "
                      "directly",
                      pairs, pairs == 1 ? "" : "s", oc_dtype_name(mid), la, lb);
+        else if (oc_onnx_op(a, "Reshape"))
+            snprintf(f->message, sizeof f->message,
+                     "%d pair%s of Reshapes back to the input's shape (first %s and %s): read the input directly",
+                     pairs, pairs == 1 ? "" : "s", la, lb);
         else
             snprintf(f->message, sizeof f->message,
                      "%d pair%s of Transposes, the second undoing the first (first %s and %s): read the input "

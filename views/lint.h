@@ -20,8 +20,9 @@
  *                                 own type, Transpose by the identity, Pad by
  *                                 zeros, Slice of everything, Expand to its
  *                                 own shape), one finding per op type
- *   graph/cancelling-pair         a Transpose undone by the next one, or a Cast
- *                                 to a wider type and back
+ *   graph/cancelling-pair         a Transpose undone by the next one, a Cast to
+ *                                 a wider type and back, a Reshape and one back
+ *                                 to the input's shape
  *   fusion/fold-into-weights      a BatchNormalization, or a Mul or Add by a
  *                                 per-channel constant, right after the Conv
  *                                 (BatchNormalization also Gemm/MatMul) it

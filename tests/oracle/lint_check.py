@@ -41,7 +41,8 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     the pairs rewired away here, and onnxcost's bytes read + written before
     minus after equal the savings; ONNX Runtime's basic optimizer removes the
     same two pairs, keeps the lossy one, and its result moves exactly the
-    savings less;
+    savings less; a Reshape to [-1, 48] and back to [-1, 8, 6] is a finding
+    of both;
   * fusion/fold-into-weights: Conv -> BatchNormalization and Conv -> Mul by a
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and onnxcost's FLOPs and params_bytes
@@ -336,6 +337,18 @@ def check_cancelling_ort(onnxcost, path, got, work):
         moved = sum(f["saving"]["bytes_moved"] for f in got)
         check(d == moved, f"cancelling pairs: ONNX Runtime's result moves {d} B less in onnxcost's analysis, the "
                           f"findings save {moved}")
+
+
+def check_reshape_pair(onnxcost, work):
+    nodes = [h.make_node("Reshape", ["x", "s1"], ["r1"], name="r1"), h.make_node("Reshape", ["r1", "s2"], ["r2"], name="r2"),
+             h.make_node("Relu", ["r2"], ["y"], name="relu")]
+    path = save(os.path.join(work, "reshape.onnx"), nodes, [vi("x", ["N", 8, 6])], [vi("y", ["N", 8, 6])],
+                [tensor("s1", np.array([-1, 48], np.int64)), tensor("s2", np.array([-1, 8, 6], np.int64))])
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "graph/cancelling-pair") if doc else []
+    sets = [sorted(n["name"] for n in f["nodes"]) for f in got]
+    check(sets == [["r1", "r2"]] and "Reshapes back" in got[0]["message"],
+          f"cancelling pairs: a Reshape to [-1, 48] and back to [-1, 8, 6] is one finding of r1 and r2 ({sets})")
 
 
 def check_cancelling(onnxcost, path, bare):
@@ -806,6 +819,7 @@ def main():
     check_foldable(onnxcost, fold_path, work)
     check_no_op(onnxcost, *model_no_op(work))
     check_cancelling(onnxcost, *model_cancelling(work))
+    check_reshape_pair(onnxcost, work)
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
     check_peak_order(onnxcost, work)
