@@ -106,6 +106,10 @@ struct oc_model {
     struct oc_limits limits;
     char **warnings;
     int32_t n_warnings, cap_warnings;
+    char *dir;          /* the model file's folder ("" for the current one);
+                           NULL when loaded from a buffer                 */
+    char *ext_location; /* the external data file open in ext_fd          */
+    int ext_fd;
 };
 
 /* ---- bump allocator for protobuf-c ----------------------------------------- */
@@ -790,7 +794,10 @@ static enum oc_status oc_model_parse(struct oc_model *m, const struct oc_load_op
 }
 
 static struct oc_model *oc_model_new(void) {
-    return calloc(1, sizeof(struct oc_model));
+    struct oc_model *m = calloc(1, sizeof(struct oc_model));
+    if (m)
+        m->ext_fd = -1;
+    return m;
 }
 
 enum oc_status oc_model_load_buffer(const void *data, size_t size, const struct oc_load_opts *opts,
@@ -842,6 +849,14 @@ enum oc_status oc_model_load(const char *path, const struct oc_load_opts *opts, 
     m->src.fd = fd;
     m->src.size = (uint64_t)sb.st_size;
     m->src.win = win;
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0; /* with its '/' */
+    if (!(m->dir = malloc(dl + 1))) {
+        oc_model_free(m);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    memcpy(m->dir, path, dl);
+    m->dir[dl] = 0;
     enum oc_status st = oc_model_parse(m, opts, d);
     if (st != OC_OK) {
         oc_model_free(m);
@@ -862,6 +877,10 @@ void oc_model_free(struct oc_model *m) {
     for (int32_t i = 0; i < m->n_warnings; i++)
         free(m->warnings[i]);
     free(m->warnings);
+    if (m->ext_fd >= 0)
+        close(m->ext_fd);
+    free(m->ext_location);
+    free(m->dir);
     free(m);
 }
 
@@ -908,6 +927,62 @@ uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *ten
     return total;
 }
 
+/* A tensor's external data: its location inside the model's folder, offset
+   and length (the rest of the file when not given). False when it has none,
+   or its location leads out of the folder (never opened), or the model was
+   loaded from a buffer. */
+static bool oc_tensor_external(const struct oc_model *m, const Onnx__TensorProto *t, const char **loc, uint64_t *off,
+                               uint64_t *len, bool *has_len) {
+    if (!m->dir || !t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+        return false;
+    *loc = NULL;
+    *off = *len = 0;
+    *has_len = false;
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = t->external_data[i];
+        if (!e->key || !e->value)
+            continue;
+        char *end = NULL;
+        if (strcmp(e->key, "location") == 0)
+            *loc = e->value;
+        else if (strcmp(e->key, "offset") == 0 && (*off = strtoull(e->value, &end, 10), !end || *end))
+            return false;
+        else if (strcmp(e->key, "length") == 0 && (*len = strtoull(e->value, &end, 10), *has_len = true, !end || *end))
+            return false;
+    }
+    return *loc && **loc && !oc_location_outside(*loc);
+}
+
+/* The external data file `loc`, opened on first use and kept (one at a
+   time); -1 when it cannot be. */
+static int oc_external_fd(struct oc_model *m, const char *loc) {
+    if (m->ext_location && strcmp(m->ext_location, loc) == 0)
+        return m->ext_fd;
+    if (m->ext_fd >= 0)
+        close(m->ext_fd);
+    free(m->ext_location);
+    m->ext_fd = -1;
+    m->ext_location = NULL;
+    size_t n = strlen(m->dir) + strlen(loc) + 1;
+    char *path = malloc(n);
+    if (!path)
+        return -1;
+    snprintf(path, n, "%s%s", m->dir, loc);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    struct stat sb;
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0 && !(m->ext_location = strdup(loc))) {
+        close(fd);
+        fd = -1;
+    }
+    m->ext_fd = fd;
+    return fd;
+}
+
 static const struct oc_span *oc_tensor_raw_span(const struct oc_model *m, const Onnx__TensorProto *t) {
     if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
         return NULL;
@@ -920,6 +995,18 @@ static const struct oc_span *oc_tensor_raw_span(const struct oc_model *m, const 
 }
 
 bool oc_model_tensor_raw_len(const struct oc_model *m, const void *tensor, uint64_t *len) {
+    const char *loc;
+    uint64_t eoff, elen;
+    bool has_len;
+    if (oc_tensor_external(m, tensor, &loc, &eoff, &elen, &has_len)) {
+        int fd = oc_external_fd((struct oc_model *)m, loc);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < eoff)
+            return false;
+        uint64_t rest = (uint64_t)sb.st_size - eoff;
+        *len = has_len ? elen : rest;
+        return *len <= rest;
+    }
     const struct oc_span *s = oc_tensor_raw_span(m, tensor);
     *len = s ? s->len : 0;
     return s != NULL;
@@ -927,6 +1014,26 @@ bool oc_model_tensor_raw_len(const struct oc_model *m, const void *tensor, uint6
 
 enum oc_status oc_model_tensor_raw_read(const struct oc_model *m, const void *tensor, uint64_t off, size_t n,
                                         void *dst) {
+    const char *loc;
+    uint64_t eoff, elen, len;
+    bool has_len;
+    if (oc_tensor_external(m, tensor, &loc, &eoff, &elen, &has_len)) {
+        if (!oc_model_tensor_raw_len(m, tensor, &len))
+            return OC_ERR_UNSUPPORTED;
+        if (off > len || n > len - off)
+            return OC_ERR_USAGE;
+        int fd = oc_external_fd((struct oc_model *)m, loc);
+        size_t got = 0;
+        while (fd >= 0 && got < n) {
+            ssize_t r = pread(fd, (uint8_t *)dst + got, n - got, (off_t)(eoff + off + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                return OC_ERR_IO;
+            got += (size_t)r;
+        }
+        return fd >= 0 ? OC_OK : OC_ERR_IO;
+    }
     const struct oc_span *s = oc_tensor_raw_span(m, tensor);
     if (!s)
         return OC_ERR_UNSUPPORTED;

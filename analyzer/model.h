@@ -93,13 +93,15 @@ enum oc_status oc_model_tensor_floats(const struct oc_model *m, const void *tens
                                       double *out);
 /* Payload bytes of a tensor left in the file (0 if none). */
 uint64_t oc_model_tensor_payload_bytes(const struct oc_model *m, const void *tensor);
-/* The length of a tensor's raw_data payload in the file (little-endian
- * elements), into *len. False when the tensor keeps its data another way
- * (typed fields, external data) or has none. */
+/* The length of a tensor's raw bytes (little-endian elements), into *len:
+ * its raw_data in the model file, or its external data in a file of the
+ * model's folder (opened on first use, one at a time; a location out of the
+ * folder is never opened). False when the tensor keeps its data another way
+ * (typed fields), its external file cannot be read, or it has none. */
 bool oc_model_tensor_raw_len(const struct oc_model *m, const void *tensor, uint64_t *len);
-/* Reads n bytes at offset off of that payload into dst: OC_ERR_UNSUPPORTED
- * without raw_data, OC_ERR_USAGE past its end, OC_ERR_IO when the file
- * cannot be read. For comparing weights (lint), a piece at a time. */
+/* Reads n bytes at offset off of those bytes into dst: OC_ERR_UNSUPPORTED
+ * without them, OC_ERR_USAGE past their end, OC_ERR_IO when the file cannot
+ * be read. For comparing weights (lint), a piece at a time. */
 enum oc_status oc_model_tensor_raw_read(const struct oc_model *m, const void *tensor, uint64_t off, size_t n,
                                         void *dst);
 

@@ -323,7 +323,8 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
         oc_sbuf_printf(&b, " (weights compared: %d, %s bytes read", r->n_weights_compared,
                        oc_fmt_thousands(r->weight_bytes_read, t, sizeof t));
         if (r->n_weights_not_compared)
-            oc_sbuf_printf(&b, "; %d in external data or typed fields not compared", r->n_weights_not_compared);
+            oc_sbuf_printf(&b, "; %d in typed fields or unreadable external data not compared",
+                           r->n_weights_not_compared);
         oc_sbuf_puts(&b, ")\n");
         if (!oc_totals_exact(&an->totals)) {
             oc_sbuf_printf(&b, "%s: the analysis is incomplete: ", path);

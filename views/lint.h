@@ -50,8 +50,9 @@
  *                                 a shape or value it needs not known (the
  *                                 analysis is incomplete)
  *
- * Duplicates are found among initializers whose payload is raw_data in the
- * model file, of one element type and count, at least min_dup_bytes long:
+ * Duplicates are found among initializers whose bytes are raw_data in the
+ * model file or external data in its folder, of one element type and count,
+ * at least min_dup_bytes long:
  * a hash of the first 4 KiB, then of the whole payload, then a byte-for-byte
  * comparison (a transpose compared block by block), so only candidates are
  * read; weight_bytes_read says how much. No printing.

@@ -10,6 +10,9 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
   * weights/duplicate: two byte-identical 64x64 initializers give exactly one
     finding naming both, saving their nbytes and element count; a third of the
     same shape and other contents is not reported;
+  * the same two duplicates saved as external data beside the model are
+    found too (the file read from the model's folder); pointed at
+    '../outside.bin', holding the same bytes, they are not compared;
   * weights/duplicate-transposed: a small tied-head GPT-2 (tests/oracle/
     transformers.py, 1 layer, d 64, vocab 512) exported with torch; every
     2-D initializer pair A [r, c], B [c, r] with A.T == B (found with
@@ -548,6 +551,38 @@ def model_gpt2(work):
 
 # ---- the checks ---------------------------------------------------------------------------------------------------
 
+def check_duplicate_external(onnxcost, path, w, work):
+    ext_dir = os.path.join(work, "ext")
+    os.makedirs(ext_dir, exist_ok=True)
+    m = onnx.load(path)
+    ext = os.path.join(ext_dir, "duplicate_ext.onnx")
+    onnx.save(m, ext, save_as_external_data=True, all_tensors_to_one_file=True, location="weights.bin",
+              size_threshold=0)
+    rc, doc, _ = lint(onnxcost, ext, "--dim", f"N={N}")
+    got = findings(doc, "weights/duplicate") if doc else []
+    # a location out of the model's folder is never opened: the same bytes there, and no finding
+    out_model = onnx.load(path, load_external_data=False)
+    with open(os.path.join(work, "outside.bin"), "wb") as fh:
+        fh.write(w.tobytes())
+    for t in out_model.graph.initializer:
+        if t.name in ("W1", "W2"):
+            t.ClearField("raw_data")
+            t.data_location = TensorProto.EXTERNAL
+            del t.external_data[:]
+            t.external_data.add(key="location", value="../outside.bin")
+    hostile = os.path.join(ext_dir, "duplicate_outside.onnx")
+    onnx.save(out_model, hostile)
+    rc2, doc2, _ = lint(onnxcost, hostile, "--dim", f"N={N}")
+    check(doc2 is not None and not findings(doc2, "weights/duplicate") and doc2["weights_not_compared"] == 2,
+          f"duplicate in external data: '../outside.bin' is never opened (no finding; "
+          f"{doc2['weights_not_compared'] if doc2 else None} not compared, want 2)")
+    check(len(got) == 1 and same_set(got[0]["tensors"], ["W1", "W2"]) and got[0]["saving"]["weight_bytes"] == w.nbytes
+          and doc["weights_not_compared"] == 0,
+          f"duplicate in external data: one finding naming W1 and W2, saving {w.nbytes} B "
+          f"({[(f['tensors'], f['saving']['weight_bytes']) for f in got]}, not compared "
+          f"{doc['weights_not_compared'] if doc else None})")
+
+
 def check_duplicate(onnxcost, path, w):
     rc, doc, err = lint(onnxcost, path, *DIM)
     check(doc is not None and rc == 0, f"duplicate: lint exits 0 with JSON (got {rc}; {err.strip()[:200]})")
@@ -809,6 +844,7 @@ def main():
     os.makedirs(work)
     dup_path, w = model_duplicate(work)
     check_duplicate(onnxcost, dup_path, w)
+    check_duplicate_external(onnxcost, dup_path, w, work)
     check_transposed(onnxcost, model_gpt2(work))
     ui_path, u = model_unused_initializer(work)
     check_unused_initializer(onnxcost, ui_path, u, work)
