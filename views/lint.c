@@ -119,6 +119,9 @@ struct oc_lint_ctx {
     bool *live;          /* per node: an output reaches a graph output        */
     bool *needed;        /* per value: read on the way to a graph output      */
     bool *biased;        /* per node: a contraction given a bias by a fold    */
+    int32_t *rstart;     /* readers of each value: radj[rstart[v] .. rstart[v + 1]),
+                            a node once per read (inputs and subgraph reads) */
+    int32_t *radj;
     struct oc_diag *d;
 };
 
@@ -880,15 +883,15 @@ static bool oc_cast_lossless(int32_t a, int32_t b) {
            ahi <= bhi;
 }
 
-/* The node reading value v, when it is the only reader and v no graph output. */
-static int32_t oc_only_reader(const struct oc_graph *g, int32_t v) {
-    if (v < 0 || g->values[v].n_consumers != 1 || g->values[v].is_graph_output)
+/* The node reading value v, when it is the only reader (and reads it as an
+   input, not from a subgraph) and v no graph output. */
+static int32_t oc_only_reader(const struct oc_lint_ctx *c, int32_t v) {
+    const struct oc_graph *g = c->g;
+    if (v < 0 || g->values[v].n_consumers != 1 || g->values[v].is_graph_output ||
+        c->rstart[v + 1] - c->rstart[v] != 1)
         return -1;
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] == v)
-                return g->nodes[i].n_implicit ? -1 : i;
-    return -1;
+    int32_t i = c->radj[c->rstart[v]];
+    return g->nodes[i].n_implicit ? -1 : i;
 }
 
 /* The node the pair starting at node i ends with (its only reader, undoing
@@ -899,7 +902,7 @@ static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_
     bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast"), rs = oc_onnx_op(a, "Reshape");
     if ((!tr && !cast && !rs) || !c->live[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1)
         return -1;
-    int32_t j = oc_only_reader(g, a->out[0]);
+    int32_t j = oc_only_reader(c, a->out[0]);
     if (j < 0 || strcmp(g->nodes[j].op_type, a->op_type) != 0 || strcmp(g->nodes[j].domain, a->domain) != 0)
         return -1;
     const struct oc_node *b = &g->nodes[j];
@@ -1114,16 +1117,13 @@ static bool oc_attention_between(const struct oc_node *n) {
 
 /* Readers of v that use its values (not Shape or Size, which read only its
    shape). */
-static int32_t oc_value_readers(const struct oc_graph *g, int32_t v) {
+static int32_t oc_value_readers(const struct oc_lint_ctx *c, int32_t v) {
     int32_t n = 0;
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        const struct oc_node *u = &g->nodes[i];
-        if (oc_onnx_op(u, "Shape") || oc_onnx_op(u, "Size"))
-            continue;
-        for (int32_t k = 0; k < u->n_in + u->n_implicit; k++)
-            n += (k < u->n_in ? u->in[k] : u->implicit[k - u->n_in]) == v;
+    for (int32_t e = c->rstart[v]; e < c->rstart[v + 1]; e++) {
+        const struct oc_node *u = &c->g->nodes[c->radj[e]];
+        n += !(oc_onnx_op(u, "Shape") || oc_onnx_op(u, "Size"));
     }
-    return n + g->values[v].is_graph_output;
+    return n + c->g->values[v].is_graph_output;
 }
 
 static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
@@ -1136,11 +1136,11 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
             continue;
         /* forward: the Softmax's only reader (through an inference Dropout or an Identity) is a MatMul
            with an activation on its other side */
-        int32_t probs = sm->out[0], m2 = oc_only_reader(g, probs);
+        int32_t probs = sm->out[0], m2 = oc_only_reader(c, probs);
         while (m2 >= 0 && (oc_onnx_op(&g->nodes[m2], "Dropout") || oc_onnx_op(&g->nodes[m2], "Identity")) &&
                oc_is_no_op(g, &g->nodes[m2])) {
             probs = g->nodes[m2].out[0];
-            m2 = oc_only_reader(g, probs);
+            m2 = oc_only_reader(c, probs);
         }
         if (m2 < 0 || !oc_onnx_op(&g->nodes[m2], "MatMul") || g->nodes[m2].n_in != 2 ||
             g->nodes[m2].in[0] != probs || oc_lint_stored(g, g->nodes[m2].in[1]))
@@ -1149,7 +1149,7 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
         int32_t chain[16], nch = 0, v = sm->in[0], m1 = -1;
         while (nch < 16) {
             const struct oc_value *val = &g->values[v];
-            if (val->kind != OC_VALUE_NODE || val->producer < 0 || oc_value_readers(g, v) != 1)
+            if (val->kind != OC_VALUE_NODE || val->producer < 0 || oc_value_readers(c, v) != 1)
                 break;
             const struct oc_node *p = &g->nodes[val->producer];
             if (oc_onnx_op(p, "MatMul")) {
@@ -1162,7 +1162,7 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
                 break;
             chain[nch++] = val->producer;
             if (view) {
-                if (p->in[0] < 0 || g->values[p->in[0]].kind != OC_VALUE_NODE || oc_value_readers(g, p->in[0]) != 1)
+                if (p->in[0] < 0 || g->values[p->in[0]].kind != OC_VALUE_NODE || oc_value_readers(c, p->in[0]) != 1)
                     break;
                 v = p->in[0];
                 continue;
@@ -1172,7 +1172,7 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
             for (int32_t k = 0; k < p->n_in && next < 0; k++) {
                 int32_t u = p->in[k];
                 if (u >= 0 && g->values[u].kind == OC_VALUE_NODE && g->values[u].dtype == val->dtype &&
-                    oc_same_shape(&g->values[u], val) && oc_value_readers(g, u) == 1)
+                    oc_same_shape(&g->values[u], val) && oc_value_readers(c, u) == 1)
                     next = u;
             }
             if (next < 0)
@@ -1394,10 +1394,17 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
     int32_t nn = g->n_nodes, nv = g->n_values;
     int32_t *order = malloc(((size_t)nn + 1) * sizeof *order), *missing = calloc((size_t)nn + 1, sizeof *missing);
     int32_t *readers = calloc((size_t)nv + 1, sizeof *readers), *root = malloc(((size_t)nv + 1) * sizeof *root);
-    bool *done = calloc((size_t)nn + 1, 1);
+    int32_t *ready = malloc(((size_t)nn + 1) * sizeof *ready);
+    int32_t *start = calloc((size_t)nv + 2, sizeof *start), *adj = NULL; /* readers of each value (CSR) */
     uint64_t *bytes = calloc((size_t)nv + 1, sizeof *bytes);
-    if (!order || !missing || !readers || !root || !done || !bytes) {
-        free(order), free(missing), free(readers), free(root), free(done), free(bytes);
+    int32_t n_ready = 0, total = 0;
+    bool ok = order && missing && readers && root && ready && start && bytes;
+    for (int32_t i = 0; ok && i < nn; i++)
+        total += g->nodes[i].n_in + g->nodes[i].n_implicit;
+    if (ok && !(adj = malloc(((size_t)total + 1) * sizeof *adj)))
+        ok = false;
+    if (!ok) {
+        free(order), free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
         return NULL;
     }
     for (int32_t v = 0; v < nv; v++) {
@@ -1419,16 +1426,34 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
             if (v < 0)
                 continue;
             readers[root[v]]++;
+            start[v + 1]++;
             if (g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0)
                 missing[i]++;
         }
+        if (!missing[i])
+            ready[n_ready++] = i;
     }
+    for (int32_t v = 0; v < nv; v++)
+        start[v + 1] += start[v];
+    int32_t *pos = calloc((size_t)nv + 1, sizeof *pos);
+    if (!pos) {
+        free(order), free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
+        return NULL;
+    }
+    for (int32_t i = 0; i < nn; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
+            int32_t v = k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
+            if (v >= 0)
+                adj[start[v] + pos[v]++] = i;
+        }
+    }
+    free(pos);
     for (int32_t s = 0; s < nn; s++) {
-        int32_t best = -1;
+        int32_t best = -1, best_at = -1;
         int64_t best_net = 0;
-        for (int32_t i = 0; i < nn; i++) {
-            if (done[i] || missing[i])
-                continue;
+        for (int32_t r = 0; r < n_ready; r++) {
+            int32_t i = ready[r];
             const struct oc_node *n = &g->nodes[i];
             int64_t net = 0;
             for (int32_t k = 0; k < n->n_out; k++) /* what it allocates */
@@ -1439,16 +1464,18 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
                 if (v < 0)
                     continue;
                 int32_t b = root[v], mine = 0;
-                for (int32_t j = 0; j < n->n_in; j++)
-                    mine += n->in[j] >= 0 && root[n->in[j]] == b;
                 bool first_mention = true;
-                for (int32_t j = 0; j < k; j++)
-                    first_mention &= !(n->in[j] >= 0 && root[n->in[j]] == b);
+                for (int32_t j = 0; j < n->n_in; j++) {
+                    bool same = n->in[j] >= 0 && root[n->in[j]] == b;
+                    mine += same;
+                    first_mention &= !(same && j < k);
+                }
                 if (first_mention && readers[b] == mine && !g->values[b].is_graph_output)
                     net -= (int64_t)(bytes[b] >> 1);
             }
-            if (best < 0 || net < best_net) {
+            if (best < 0 || net < best_net || (net == best_net && i < best)) {
                 best = i;
+                best_at = r;
                 best_net = net;
             }
         }
@@ -1456,7 +1483,7 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
             free(order), order = NULL;
             break;
         }
-        done[best] = true;
+        ready[best_at] = ready[--n_ready];
         order[s] = best;
         const struct oc_node *n = &g->nodes[best];
         for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
@@ -1466,16 +1493,12 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
         }
         for (int32_t k = 0; k < n->n_out; k++) { /* its readers lose one missing input per read */
             int32_t v = n->out[k];
-            if (v < 0)
-                continue;
-            for (int32_t i = 0; i < nn; i++) {
-                const struct oc_node *u = &g->nodes[i];
-                for (int32_t j = 0; j < u->n_in + u->n_implicit; j++)
-                    missing[i] -= (j < u->n_in ? u->in[j] : u->implicit[j - u->n_in]) == v;
-            }
+            for (int32_t e = v >= 0 ? start[v] : 0; v >= 0 && e < start[v + 1]; e++)
+                if (--missing[adj[e]] == 0)
+                    ready[n_ready++] = adj[e];
         }
     }
-    free(missing), free(readers), free(root), free(done), free(bytes);
+    free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
     return order;
 }
 
@@ -1526,7 +1549,7 @@ static enum oc_status oc_rule_peak(struct oc_lint_ctx *c) {
             if (!oc_lint_value(f, top[k]))
                 return OC_ERR_NOMEM;
     }
-    if (c->o->enabled[OC_LINT_PEAK_ORDER] && g->n_nodes <= 20000) { /* the greedy order is quadratic */
+    if (c->o->enabled[OC_LINT_PEAK_ORDER] && g->n_nodes <= 200000) { /* the greedy scan of the ready nodes */
         int32_t *order = oc_low_memory_order(g);
         if (!order)
             return OC_ERR_NOMEM;
@@ -1611,6 +1634,31 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     oc_liveness(g, c.live, c.needed);
+    int32_t reads = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        reads += g->nodes[i].n_in + g->nodes[i].n_implicit;
+    c.rstart = calloc((size_t)g->n_values + 2, sizeof *c.rstart);
+    c.radj = malloc(((size_t)reads + 1) * sizeof *c.radj);
+    int32_t *fillp = calloc((size_t)g->n_values + 1, sizeof *fillp);
+    if (!c.rstart || !c.radj || !fillp) {
+        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.rstart), free(c.radj), free(fillp);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in + g->nodes[i].n_implicit; k++) {
+            int32_t v = k < g->nodes[i].n_in ? g->nodes[i].in[k] : g->nodes[i].implicit[k - g->nodes[i].n_in];
+            if (v >= 0)
+                c.rstart[v + 1]++;
+        }
+    for (int32_t v = 0; v < g->n_values; v++)
+        c.rstart[v + 1] += c.rstart[v];
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in + g->nodes[i].n_implicit; k++) {
+            int32_t v = k < g->nodes[i].n_in ? g->nodes[i].in[k] : g->nodes[i].implicit[k - g->nodes[i].n_in];
+            if (v >= 0)
+                c.radj[c.rstart[v] + fillp[v]++] = i;
+        }
+    free(fillp);
     for (int32_t i = 0; i < g->n_nodes; i++)
         for (int32_t k = 0; k < g->nodes[i].n_implicit; k++)
             if (g->nodes[i].implicit[k] >= 0)
@@ -1641,7 +1689,7 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         st = oc_rule_peak(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
         st = oc_rule_no_cost(&c);
-    free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);
+    free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.rstart), free(c.radj);
     if (st != OC_OK) {
         if (st == OC_ERR_NOMEM)
             oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
