@@ -968,8 +968,13 @@ static int oc_external_fd(struct oc_model *m, const char *loc) {
     if (!path)
         return -1;
     snprintf(path, n, "%s%s", m->dir, loc);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    free(path);
+    /* inside the model's folder once links are followed too; never blocking (a FIFO) */
+    char *real = realpath(path, NULL), *rdir = realpath(m->dir[0] ? m->dir : ".", NULL);
+    size_t dl = rdir ? strlen(rdir) : 0;
+    int fd = -1;
+    if (real && rdir && strncmp(real, rdir, dl) == 0 && (real[dl] == '/' || (dl == 1 && rdir[0] == '/')))
+        fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    free(real), free(rdir), free(path);
     struct stat sb;
     if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
         close(fd);

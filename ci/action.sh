@@ -46,7 +46,8 @@ if [ -z "$bin" ]; then
 fi
 
 args=(--format md)
-for d in ${ONNXCOST_DIMS:-}; do args+=(--dim "$d"); done
+read -r -a dims <<<"${ONNXCOST_DIMS:-}" # split on spaces, no globbing
+for d in ${dims[@]+"${dims[@]}"}; do args+=(--dim "$d"); done
 [ -n "${ONNXCOST_BATCH:-}" ] && args+=(--batch "$ONNXCOST_BATCH")
 for k in params macs flops params-size peak-memory; do
     var="ONNXCOST_MAX_$(echo "$k" | tr 'a-z-' 'A-Z_')"
@@ -79,11 +80,18 @@ case $rc in
 4) verdict="**onnxcost: budget not verified** for \`$model\`: the analysis is incomplete, so what the budget limits is only a lower bound (set allow-incomplete to accept it)." ;;
 *) verdict="**onnxcost could not analyze** \`$model\` (exit $rc)." ;;
 esac
-if [ -n "$lint" ] && [ "$rc" = 0 ]; then # the lint verdict, from the same bindings
+if [ -n "$lint" ] && [ "$rc" = 0 ]; then # the lint verdict, from the bindings the report's lint section used
     largs=()
-    for d in ${ONNXCOST_DIMS:-}; do largs+=(--dim "$d"); done
+    for d in ${dims[@]+"${dims[@]}"}; do # a range: its upper end, where the report's analysis is
+        case "$d" in
+        *=*:*) largs+=(--dim "${d%%=*}=${d##*:}") ;;
+        *) largs+=(--dim "$d") ;;
+        esac
+    done
     [ -n "${ONNXCOST_BATCH:-}" ] && largs+=(--batch "$ONNXCOST_BATCH")
-    "$bin" lint "$model" "${largs[@]}" --fail-on "$lint" -o "$tmp/onnxcost-lint.txt" 2>>"$tmp/onnxcost-stderr.txt"
+    [ -n "${ONNXCOST_GPU:-}" ] && largs+=(--gpu "$ONNXCOST_GPU")
+    "$bin" lint "$model" ${largs[@]+"${largs[@]}"} --fail-on "$lint" -o "$tmp/onnxcost-lint.txt" \
+        2>>"$tmp/onnxcost-stderr.txt"
     lrc=$?
     if [ "$lrc" = 1 ]; then
         rc=1

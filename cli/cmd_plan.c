@@ -102,6 +102,7 @@ int oc_cmd_plan(int argc, char **argv) {
     struct oc_binding *range_dims = NULL;
     struct oc_range_result ranges = {0};
     uint64_t *value_bytes = NULL; /* a box without the proof: each value's largest */
+    int32_t value_bytes_n = 0;
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;
@@ -119,7 +120,6 @@ int oc_cmd_plan(int argc, char **argv) {
     if (bind.n_ranges) { /* one plan for the whole box: sized at its upper corner, where every tensor is largest */
         struct oc_model *rm = NULL;
         struct oc_diag rd = {0};
-        int32_t nv = 0;
         enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, 1, &ranges, &rd);
@@ -132,7 +132,7 @@ int oc_cmd_plan(int argc, char **argv) {
                 goto done;
             }
             rst = oc_range_value_bytes(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &value_bytes,
-                                       &nv, &rd);
+                                       &value_bytes_n, &rd);
             ranges.method = OC_RANGE_ENUMERATED;
         }
         oc_model_free(rm);
@@ -187,6 +187,10 @@ int oc_cmd_plan(int argc, char **argv) {
             oc_cli_diag("warning", path, "in-place reuse is off: it would share other buffers at the lower end of "
                                          "the ranges");
         }
+    }
+    if (value_bytes && value_bytes_n != an->graph->n_values) { /* never: one file, one graph */
+        rc = oc_cli_fail(path, OC_ERR_UNSUPPORTED, "the graph differs between bindings");
+        goto done;
     }
     enum oc_status st = oc_plan_make(an->graph, value_bytes, a.planner, (uint64_t)a.align, inplace, &p, &d);
     if (st != OC_OK) {

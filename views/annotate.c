@@ -569,10 +569,14 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
         static const char *const how[] = {"each figure proven monotone", "every binding analyzed",
                                           "not bounded: not proven monotone, and more bindings than --range-points"};
         o = 0;
-        for (int32_t k = 0; k < r->n && o < sizeof buf - 128; k++)
+        for (int32_t k = 0; k < r->n && o < sizeof buf - 128; k++) {
             o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s=%" PRId64 "..%" PRId64, k ? ", " : "", r->dims[k].name,
                                   r->dims[k].lo, r->dims[k].hi);
-        snprintf(buf + o, sizeof buf - o, " (%s)", how[r->method]);
+            if (o >= sizeof buf) /* cut: a long dim name */
+                o = sizeof buf - 1;
+        }
+        if (o < sizeof buf - 1)
+            snprintf(buf + o, sizeof buf - o, " (%s)", how[r->method]);
         oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "ranges", buf);
         static const enum oc_range_fig figs[] = {OC_RF_MACS, OC_RF_FLOPS, OC_RF_ACTIVATION_BYTES, OC_RF_PEAK};
         bool rlower = !oc_totals_exact(&r->worst) || !r->worst.peak_complete;

@@ -119,6 +119,9 @@ struct oc_lint_ctx {
     bool *live;          /* per node: an output reaches a graph output        */
     bool *needed;        /* per value: read on the way to a graph output      */
     bool *biased;        /* per node: a contraction given a bias by a fold    */
+    bool *removed;       /* per value: a weight a finding already removes or
+                            shrinks: no other finding counts it again       */
+    bool *folded;        /* per node: in a graph/constant-foldable region     */
     int32_t *rstart;     /* readers of each value: radj[rstart[v] .. rstart[v + 1]),
                             a node once per read (inputs and subgraph reads) */
     int32_t *radj;
@@ -178,14 +181,45 @@ static void oc_weight_size(const struct oc_value *v, int64_t *bytes, int64_t *pa
     *params = oc_dtype_is_float(v->dtype) && oc_value_numel(v, &n) && n <= INT64_MAX ? (int64_t)n : 0;
 }
 
+/* Sums that stop at the ends of their type (counts from a hostile file's
+   dims can be near them). */
+static void oc_sat_u64(uint64_t *a, uint64_t b) {
+    *a = *a > UINT64_MAX - b ? UINT64_MAX : *a + b;
+}
+
+static void oc_sat_i64(int64_t *a, int64_t b) {
+    if (b > 0 && *a > INT64_MAX - b)
+        *a = INT64_MAX;
+    else if (b < 0 && *a < INT64_MIN - b)
+        *a = INT64_MIN;
+    else
+        *a += b;
+}
+
+/* Weight v's bytes and parameters, with sign (+1 removed, -1 added), into
+   f's saving. A weight removed is counted once over all findings: false
+   (nothing added) when another finding has it already. */
+static bool oc_saving_weight(struct oc_lint_ctx *c, struct oc_lint_finding *f, int32_t v, int sign) {
+    if (sign > 0 && c->removed[v])
+        return false;
+    int64_t bytes, params;
+    oc_weight_size(&c->g->values[v], &bytes, &params);
+    oc_sat_i64(&f->saving.weight_bytes, sign > 0 ? bytes : -bytes);
+    oc_sat_i64(&f->saving.params, sign > 0 ? params : -params);
+    if (sign > 0)
+        c->removed[v] = true;
+    return true;
+}
+
 /* A node's cost as what removing it saves. */
 static void oc_node_saving(const struct oc_lint_ctx *c, int32_t i, struct oc_lint_saving *s) {
     const struct oc_node *n = &c->g->nodes[i];
     if (n->cost.flags & OC_COST_UNKNOWN)
         return;
-    s->macs += n->cost.macs;
-    s->flops += n->cost.flops;
-    s->bytes_moved += n->cost.bytes_read + n->cost.bytes_written;
+    oc_sat_u64(&s->macs, n->cost.macs);
+    oc_sat_u64(&s->flops, n->cost.flops);
+    oc_sat_u64(&s->bytes_moved, n->cost.bytes_read);
+    oc_sat_u64(&s->bytes_moved, n->cost.bytes_written);
     if (c->o->perf && i < c->o->perf->n_nodes && c->o->perf->nodes[i].known)
         s->time_s += c->o->perf->nodes[i].time;
 }
@@ -311,10 +345,7 @@ static int oc_dup_cmp(const void *x, const void *y) {
 }
 
 static bool oc_dup_saving(struct oc_lint_ctx *c, struct oc_lint_finding *f, int32_t keep, int32_t drop) {
-    int64_t bytes, params;
-    oc_weight_size(&c->g->values[drop], &bytes, &params);
-    f->saving.weight_bytes = bytes;
-    f->saving.params = params;
+    (void)oc_saving_weight(c, f, drop, +1);
     return oc_lint_value(f, drop) && oc_lint_value(f, keep);
 }
 
@@ -418,14 +449,11 @@ static enum oc_status oc_rule_unused(struct oc_lint_ctx *c) {
         const struct oc_value *val = &g->values[v];
         if (val->n_consumers || val->is_graph_output || c->implicit_read[v])
             continue;
-        int64_t bytes, params;
-        oc_weight_size(val, &bytes, &params);
         struct oc_lint_finding *f =
             oc_lint_add(c, OC_LINT_UNUSED_INITIALIZER, "initializer '%s' is read by no node: remove it", oc_vname(val));
         if (!f || !oc_lint_value(f, v))
             return OC_ERR_NOMEM;
-        f->saving.weight_bytes = bytes;
-        f->saving.params = params;
+        (void)oc_saving_weight(c, f, v, +1);
     }
     for (int32_t k = 0; c->o->enabled[OC_LINT_UNUSED_INPUT] && k < g->n_inputs; k++) {
         int32_t v = g->inputs[k];
@@ -489,10 +517,7 @@ static enum oc_status oc_rule_dead(struct oc_lint_ctx *c) {
             int32_t v = g->inits[k];
             if (needed[v] || g->values[v].n_consumers == 0 || g->values[v].is_graph_output)
                 continue;
-            int64_t bytes, params;
-            oc_weight_size(&g->values[v], &bytes, &params);
-            f->saving.weight_bytes += bytes;
-            f->saving.params += params;
+            (void)oc_saving_weight(c, f, v, +1);
             n_w++;
             if (!oc_lint_value(f, v))
                 st = OC_ERR_NOMEM;
@@ -614,75 +639,96 @@ static enum oc_status oc_rule_foldable(struct oc_lint_ctx *c) {
     for (int32_t v = 0; st == OC_OK && v < nv; v++)
         if (g->values[v].is_graph_output)
             outside[v] = true;
+    /* one pass each: the regions' findings, their nodes in execution order, the initializers only one
+       region reads (then no longer stored) */
+    int32_t *fidx = st == OC_OK ? malloc(((size_t)nn + 1) * sizeof *fidx) : NULL; /* a region's finding */
+    int32_t *only = st == OC_OK ? malloc(((size_t)nv + 1) * sizeof *only) : NULL;  /* the region reading it */
+    char(*ops)[96] = st == OC_OK ? calloc((size_t)nn + 1, sizeof *ops) : NULL;
+    int32_t first = c->out->n_findings;
+    if (st == OC_OK && (!fidx || !only || !ops))
+        st = OC_ERR_NOMEM;
     for (int32_t s = 0; st == OC_OK && s < nn; s++) {
-        int32_t head = g->order[s];
-        if (!fold[head] || region[head] != head)
+        int32_t i = g->order[s];
+        fidx[i] = -1;
+        if (!fold[i])
             continue;
-        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_CONSTANT_FOLDABLE, "%s", "");
-        if (!f)
-            st = OC_ERR_NOMEM;
-        char ops[160] = "";
-        size_t o = 0;
-        for (int32_t t = s; st == OC_OK && t < nn; t++) {
-            int32_t i = g->order[t];
-            if (region[i] != head)
-                continue;
-            const struct oc_node *n = &g->nodes[i];
-            if (!oc_lint_node(f, i))
+        if (region[i] == i) {
+            if (!oc_lint_add(c, OC_LINT_CONSTANT_FOLDABLE, "%s", "")) {
                 st = OC_ERR_NOMEM;
-            oc_node_saving(c, i, &f->saving);
-            if (o < sizeof ops - 40 && !strstr(ops, n->op_type))
-                o += (size_t)snprintf(ops + o, sizeof ops - o, "%s%s", o ? ", " : "", n->op_type);
-            for (int32_t j = 0; j < n->n_out; j++) { /* a result read outside the region is stored instead */
-                int32_t v = n->out[j];
-                if (v >= 0 && outside[v]) {
-                    int64_t bytes, params;
-                    oc_weight_size(&g->values[v], &bytes, &params);
-                    f->saving.weight_bytes -= bytes;
-                    f->saving.params -= params;
-                    if (!oc_lint_value(f, v))
-                        st = OC_ERR_NOMEM;
-                }
+                break;
             }
+            fidx[i] = c->out->n_findings - 1;
         }
-        /* the initializers only this region reads are no longer stored */
-        for (int32_t k = 0; st == OC_OK && k < g->n_inits; k++) {
-            int32_t v = g->inits[k];
-            const struct oc_value *val = &g->values[v];
-            if (val->is_graph_output || c->implicit_read[v] || val->n_consumers == 0)
-                continue;
-            int32_t inside = 0;
-            for (int32_t q = 0; q < f->n_nodes; q++) {
-                const struct oc_node *u = &g->nodes[f->nodes[q]];
-                for (int32_t w = 0; w < u->n_in; w++)
-                    inside += u->in[w] == v;
+        struct oc_lint_finding *f = &c->out->findings[fidx[region[i]]];
+        const struct oc_node *n = &g->nodes[i];
+        if (!oc_lint_node(f, i))
+            st = OC_ERR_NOMEM;
+        oc_node_saving(c, i, &f->saving);
+        char *o = ops[region[i]];
+        size_t len = strlen(o);
+        if (len < 60 && !strstr(o, n->op_type))
+            snprintf(o + len, 96 - len, "%s%s", len ? ", " : "", n->op_type);
+        for (int32_t j = 0; j < n->n_out && st == OC_OK; j++) { /* a result read outside the region is stored */
+            int32_t v = n->out[j];
+            if (v >= 0 && outside[v]) {
+                (void)oc_saving_weight(c, f, v, -1);
+                if (!oc_lint_value(f, v))
+                    st = OC_ERR_NOMEM;
             }
-            if (inside == val->n_consumers) {
-                int64_t bytes, params;
-                oc_weight_size(val, &bytes, &params);
-                f->saving.weight_bytes += bytes;
-                f->saving.params += params;
-            }
-        }
-        /* not a finding: nothing per run to gain, or a generator (ConstantOfShape, Expand, Tile of a
-           constant) whose result is larger than what it reads: folding would grow the file, and runtimes
-           that fold constants do it at load */
-        if (st == OC_OK && ((!f->saving.macs && !f->saving.flops && !f->saving.bytes_moved) ||
-                            f->saving.weight_bytes < 0)) {
-            free(f->nodes), free(f->values);
-            c->out->n_findings--;
-            continue;
-        }
-        if (st == OC_OK) {
-            char lab[160];
-            snprintf(f->message, sizeof f->message,
-                     "%d node%s (%s; first %s) compute%s from weights and constants only: fold %s at export "
-                     "(runtimes that fold constants at load do it there)",
-                     f->n_nodes, f->n_nodes == 1 ? "" : "s", ops,
-                     oc_node_label(&g->nodes[f->nodes[0]], lab, sizeof lab), f->n_nodes == 1 ? "s" : "",
-                     f->n_nodes == 1 ? "it" : "them");
         }
     }
+    for (int32_t v = 0; st == OC_OK && v < nv; v++)
+        only[v] = -1; /* -1 unread, -2 read outside one region */
+    for (int32_t q = 0; st == OC_OK && q < nn; q++) {
+        const struct oc_node *u = &g->nodes[q];
+        for (int32_t w = 0; w < u->n_in + u->n_implicit; w++) {
+            int32_t v = w < u->n_in ? u->in[w] : u->implicit[w - u->n_in];
+            if (v < 0 || g->values[v].kind != OC_VALUE_INITIALIZER)
+                continue;
+            int32_t r = fold[q] && w < u->n_in ? region[q] : -2;
+            only[v] = only[v] == -1 || only[v] == r ? r : -2;
+        }
+    }
+    bool *mine = st == OC_OK ? calloc((size_t)nv + 1, 1) : NULL; /* marked removed by a region here */
+    if (st == OC_OK && !mine)
+        st = OC_ERR_NOMEM;
+    for (int32_t k = 0; st == OC_OK && k < g->n_inits; k++) {
+        int32_t v = g->inits[k];
+        if (only[v] < 0 || g->values[v].is_graph_output || c->implicit_read[v])
+            continue;
+        if (oc_saving_weight(c, &c->out->findings[fidx[only[v]]], v, +1))
+            mine[v] = true;
+    }
+    /* not a finding: nothing per run to gain, or a generator (ConstantOfShape, Expand, Tile of a constant)
+       whose result is larger than what it reads: folding would grow the file, and runtimes that fold
+       constants do it at load. The weights it would remove are not removed then. */
+    int32_t kept = first;
+    for (int32_t k = first; st == OC_OK && k < c->out->n_findings; k++) {
+        struct oc_lint_finding *f = &c->out->findings[k];
+        if ((!f->saving.macs && !f->saving.flops && !f->saving.bytes_moved) || f->saving.weight_bytes < 0) {
+            for (int32_t q = 0; q < f->n_nodes; q++) { /* its initializers back */
+                const struct oc_node *u = &g->nodes[f->nodes[q]];
+                for (int32_t w = 0; w < u->n_in; w++)
+                    if (u->in[w] >= 0 && mine[u->in[w]])
+                        c->removed[u->in[w]] = mine[u->in[w]] = false;
+            }
+            free(f->nodes), free(f->values);
+            continue;
+        }
+        char lab[160];
+        int32_t head = f->nodes[0];
+        for (int32_t q = 0; q < f->n_nodes; q++)
+            c->folded[f->nodes[q]] = true;
+        snprintf(f->message, sizeof f->message,
+                 "%d node%s (%s; first %s) compute%s from weights and constants only: fold %s at export "
+                 "(runtimes that fold constants at load do it there)",
+                 f->n_nodes, f->n_nodes == 1 ? "" : "s", ops[head], oc_node_label(&g->nodes[head], lab, sizeof lab),
+                 f->n_nodes == 1 ? "s" : "", f->n_nodes == 1 ? "it" : "them");
+        c->out->findings[kept++] = *f;
+    }
+    if (st == OC_OK)
+        c->out->n_findings = kept;
+    free(fidx), free(only), free(ops), free(mine);
     free(konst), free(fold), free(region), free(outside);
     return st;
 }
@@ -776,7 +822,8 @@ static bool oc_is_no_op(const struct oc_graph *g, const struct oc_node *n) {
         const int64_t *en = oc_lint_ints(g, n->n_in > 2 ? n->in[2] : -1, &ne);
         const int64_t *ax = oc_lint_ints(g, n->n_in > 3 ? n->in[3] : -1, &na);
         const int64_t *sp = oc_lint_ints(g, n->n_in > 4 ? n->in[4] : -1, &nst);
-        if (!st || !en || ns != ne || (n->n_in > 3 && n->in[3] >= 0 && !ax) || (n->n_in > 4 && n->in[4] >= 0 && !sp))
+        if (!st || !en || ns != ne || (n->n_in > 3 && n->in[3] >= 0 && !ax) || (n->n_in > 4 && n->in[4] >= 0 && !sp) ||
+            (ax && na != ns) || (sp && nst != ns))
             return false;
         for (k = 0; k < ns; k++) { /* from 0, by 1, to the end of any length */
             int64_t a = ax ? ax[k] : k;
@@ -809,7 +856,7 @@ static enum oc_status oc_rule_no_op(struct oc_lint_ctx *c) {
     for (int32_t s = 0; st == OC_OK && s < nn; s++) {
         int32_t i = g->order[s];
         const struct oc_node *n = &g->nodes[i];
-        if (done[i] || !c->live[i] || !oc_is_no_op(g, n))
+        if (done[i] || !c->live[i] || c->folded[i] || !oc_is_no_op(g, n))
             continue;
         struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_NO_OP, "%s", "");
         if (!f) {
@@ -819,8 +866,8 @@ static enum oc_status oc_rule_no_op(struct oc_lint_ctx *c) {
         for (int32_t t = s; st == OC_OK && t < nn; t++) { /* every live one of this op type */
             int32_t j = g->order[t];
             const struct oc_node *u = &g->nodes[j];
-            if (done[j] || !c->live[j] || strcmp(u->op_type, n->op_type) != 0 || strcmp(u->domain, n->domain) != 0 ||
-                !oc_is_no_op(g, u))
+            if (done[j] || !c->live[j] || c->folded[j] || strcmp(u->op_type, n->op_type) != 0 ||
+                strcmp(u->domain, n->domain) != 0 || !oc_is_no_op(g, u))
                 continue;
             done[j] = true;
             if (!oc_lint_node(f, j))
@@ -900,7 +947,8 @@ static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_
     const struct oc_graph *g = c->g;
     const struct oc_node *a = &g->nodes[i];
     bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast"), rs = oc_onnx_op(a, "Reshape");
-    if ((!tr && !cast && !rs) || !c->live[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1)
+    if ((!tr && !cast && !rs) || !c->live[i] || c->folded[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1 ||
+        oc_is_no_op(g, a)) /* a no-op is graph/no-op's */
         return -1;
     int32_t j = oc_only_reader(c, a->out[0]);
     if (j < 0 || strcmp(g->nodes[j].op_type, a->op_type) != 0 || strcmp(g->nodes[j].domain, a->domain) != 0)
@@ -987,8 +1035,10 @@ static enum oc_status oc_rule_cancelling(struct oc_lint_ctx *c) {
 /* ---- fusion/fold-into-weights ---------------------------------------------------------- */
 
 /* Whether v is an initializer (or Constant) only node `reader` reads. */
-static bool oc_own_constant(const struct oc_graph *g, int32_t v) {
-    return v >= 0 && oc_lint_stored(g, v) && g->values[v].n_consumers == 1 && !g->values[v].is_graph_output;
+static bool oc_own_constant(const struct oc_lint_ctx *c, int32_t v) {
+    const struct oc_graph *g = c->g;
+    return v >= 0 && oc_lint_stored(g, v) && g->values[v].n_consumers == 1 && !g->values[v].is_graph_output &&
+           !c->implicit_read[v];
 }
 
 /* Elements of a constant that broadcasts per output channel of a Conv
@@ -1052,7 +1102,7 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
         bool conv = oc_onnx_op(p, "Conv") || oc_onnx_op(p, "ConvTranspose");
         bool dense = oc_onnx_op(p, "Gemm") || oc_onnx_op(p, "MatMul");
         /* a dense layer's BatchNormalization folds when its channels are the features: [N, F] */
-        if (!(conv || (bn && dense && x->rank == 2)) || p->n_in < 2 || !oc_lint_stored(g, p->in[1]))
+        if (!(conv || (bn && dense && x->rank == 2)) || p->n_in < 2 || p->in[1] < 0 || !oc_lint_stored(g, p->in[1]))
             continue;
         if (bn) { /* inference form: one output, every statistic stored */
             bool ok = n->n_in == 5;
@@ -1077,12 +1127,9 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
         /* its constants go (those only it reads); a bias is added where the contraction has none */
         for (int32_t k = 1; k < n->n_in; k++) {
             int32_t v = bn ? n->in[k] : (k == 1 ? kin : -1);
-            if (!oc_own_constant(g, v))
+            if (!oc_own_constant(c, v))
                 continue;
-            int64_t bytes, params;
-            oc_weight_size(&g->values[v], &bytes, &params);
-            f->saving.weight_bytes += bytes;
-            f->saving.params += params;
+            (void)oc_saving_weight(c, f, v, +1);
             if (!oc_lint_value(f, v))
                 return OC_ERR_NOMEM;
         }
@@ -1092,9 +1139,9 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
             int64_t ch = x->dims[1].value;
             uint64_t b = 0, numel = 0;
             c->biased[pi] = true;
-            if (oc_dtype_bytes(g->values[p->in[1]].dtype, (uint64_t)ch, &b)) {
-                f->saving.weight_bytes -= (int64_t)b;
-                f->saving.params -= oc_dtype_is_float(g->values[p->in[1]].dtype) ? ch : 0;
+            if (oc_dtype_bytes(g->values[p->in[1]].dtype, (uint64_t)ch, &b) && b <= INT64_MAX) {
+                oc_sat_i64(&f->saving.weight_bytes, -(int64_t)b);
+                oc_sat_i64(&f->saving.params, oc_dtype_is_float(g->values[p->in[1]].dtype) ? -ch : 0);
                 f->saving.bytes_moved = f->saving.bytes_moved > b ? f->saving.bytes_moved - b : 0;
             }
             if (oc_value_numel(x, &numel))
@@ -1328,8 +1375,11 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
                 return OC_ERR_NOMEM;
             oc_node_saving(c, i, &f->saving);
             uint64_t wb = 0, yb = 0;
-            if (w->n_consumers == 1 && oc_value_bytes(w, &wb) && oc_value_bytes(y, &yb) && wb > yb)
-                f->saving.weight_bytes += (int64_t)(wb - yb); /* stored as the compute reads it */
+            if (w->n_consumers == 1 && !c->removed[n->in[0]] && oc_value_bytes(w, &wb) && oc_value_bytes(y, &yb) &&
+                wb > yb && wb - yb <= INT64_MAX) { /* stored as the compute reads it */
+                oc_sat_i64(&f->saving.weight_bytes, (int64_t)(wb - yb));
+                c->removed[n->in[0]] = true;
+            }
         }
         if (f) {
             char lab[160];
@@ -1344,24 +1394,16 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
     if (c->o->enabled[OC_LINT_NARROWER_WEIGHTS]) { /* float32 weights: what 16 and 8 bits would take */
         uint64_t n32 = 0, b32 = 0;
         int32_t count = 0;
-        bool *gone = calloc((size_t)g->n_values + 1, 1); /* a duplicate found above: removed, not narrowed */
-        if (!gone)
-            return OC_ERR_NOMEM;
-        for (int32_t k = 0; k < c->out->n_findings; k++) {
-            const struct oc_lint_finding *d = &c->out->findings[k];
-            if ((d->rule == OC_LINT_DUPLICATE || d->rule == OC_LINT_DUPLICATE_TRANSPOSED) && d->n_values > 0)
-                gone[d->values[0]] = true;
-        }
         for (int32_t k = 0; k < g->n_inits; k++) {
             const struct oc_value *w = &g->values[g->inits[k]];
             uint64_t n = 0;
-            if (w->dtype != 1 || !c->needed[g->inits[k]] || gone[g->inits[k]] || !oc_value_numel(w, &n) || n < 2)
+            if (w->dtype != 1 || !c->needed[g->inits[k]] || c->removed[g->inits[k]] || !oc_value_numel(w, &n) ||
+                n < 2 || n > (UINT64_MAX >> 3) - n32)
                 continue;
             n32 += n;
             b32 += 4 * n;
             count++;
         }
-        free(gone);
         if (b32 >= (1u << 20)) { /* below a MiB it is not worth a line */
             struct oc_lint_finding *f = oc_lint_add(
                 c, OC_LINT_NARROWER_WEIGHTS,
@@ -1370,7 +1412,7 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
                 count, (double)b32 / 1048576.0, (double)(2 * n32) / 1048576.0, (double)n32 / 1048576.0);
             if (!f)
                 return OC_ERR_NOMEM;
-            f->saving.weight_bytes = (int64_t)(2 * n32); /* the float16 step: exact, the values kept */
+            f->saving.weight_bytes = 2 * n32 <= INT64_MAX ? (int64_t)(2 * n32) : INT64_MAX; /* the float16 step */
         }
     }
     if (c->o->enabled[OC_LINT_OLD_OPSET]) {
@@ -1387,21 +1429,26 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
 
 /* ---- memory/peak and memory/peak-order --------------------------------------------------- */
 
+/* The most node-input visits the order's scan makes before it gives up. */
+#define OC_ORDER_WORK 200000000ull
+
 /* An execution order that keeps memory low: of the nodes ready, the one
    that allocates least less what it frees (ties to file order). Greedy;
-   its peak is then computed exactly. NULL when out of memory. */
-static int32_t *oc_low_memory_order(const struct oc_graph *g) {
+   its peak is then computed exactly. NULL when out of memory or when the
+   scan passes OC_ORDER_WORK (*gave_up then). */
+static int32_t *oc_low_memory_order(const struct oc_graph *g, bool *gave_up) {
     int32_t nn = g->n_nodes, nv = g->n_values;
     int32_t *order = malloc(((size_t)nn + 1) * sizeof *order), *missing = calloc((size_t)nn + 1, sizeof *missing);
     int32_t *readers = calloc((size_t)nv + 1, sizeof *readers), *root = malloc(((size_t)nv + 1) * sizeof *root);
     int32_t *ready = malloc(((size_t)nn + 1) * sizeof *ready);
     int32_t *start = calloc((size_t)nv + 2, sizeof *start), *adj = NULL; /* readers of each value (CSR) */
     uint64_t *bytes = calloc((size_t)nv + 1, sizeof *bytes);
-    int32_t n_ready = 0, total = 0;
+    int32_t n_ready = 0;
+    size_t total = 0;
     bool ok = order && missing && readers && root && ready && start && bytes;
     for (int32_t i = 0; ok && i < nn; i++)
-        total += g->nodes[i].n_in + g->nodes[i].n_implicit;
-    if (ok && !(adj = malloc(((size_t)total + 1) * sizeof *adj)))
+        total += (size_t)g->nodes[i].n_in + (size_t)g->nodes[i].n_implicit;
+    if (ok && !(adj = malloc((total + 1) * sizeof *adj)))
         ok = false;
     if (!ok) {
         free(order), free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
@@ -1449,16 +1496,22 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
         }
     }
     free(pos);
+    uint64_t work = 0; /* the scan's cost so far: a hostile graph (a huge ready set, wide nodes) gives up */
     for (int32_t s = 0; s < nn; s++) {
         int32_t best = -1, best_at = -1;
-        int64_t best_net = 0;
-        for (int32_t r = 0; r < n_ready; r++) {
+        double best_net = 0;
+        for (int32_t r = 0; r < n_ready && order; r++) {
             int32_t i = ready[r];
             const struct oc_node *n = &g->nodes[i];
-            int64_t net = 0;
+            double net = 0; /* a heuristic: doubles, no overflow */
+            work += 1 + (uint64_t)n->n_out + (uint64_t)n->n_in * (uint64_t)n->n_in;
+            if (work > OC_ORDER_WORK) {
+                free(order), order = NULL;
+                break;
+            }
             for (int32_t k = 0; k < n->n_out; k++) /* what it allocates */
                 if (n->out[k] >= 0 && root[n->out[k]] == n->out[k])
-                    net += (int64_t)(bytes[n->out[k]] >> 1); /* halves: no overflow of the sum */
+                    net += (double)bytes[n->out[k]];
             for (int32_t k = 0; k < n->n_in; k++) { /* what it frees: buffers it reads last */
                 int32_t v = n->in[k];
                 if (v < 0)
@@ -1471,7 +1524,7 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
                     first_mention &= !(same && j < k);
                 }
                 if (first_mention && readers[b] == mine && !g->values[b].is_graph_output)
-                    net -= (int64_t)(bytes[b] >> 1);
+                    net -= (double)bytes[b];
             }
             if (best < 0 || net < best_net || (net == best_net && i < best)) {
                 best = i;
@@ -1479,6 +1532,8 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
                 best_net = net;
             }
         }
+        if (!order)
+            break;
         if (best < 0) { /* never: the graph has an order */
             free(order), order = NULL;
             break;
@@ -1498,6 +1553,7 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g) {
                     ready[n_ready++] = adj[e];
         }
     }
+    *gave_up = work > OC_ORDER_WORK;
     free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
     return order;
 }
@@ -1550,9 +1606,10 @@ static enum oc_status oc_rule_peak(struct oc_lint_ctx *c) {
                 return OC_ERR_NOMEM;
     }
     if (c->o->enabled[OC_LINT_PEAK_ORDER] && g->n_nodes <= 200000) { /* the greedy scan of the ready nodes */
-        int32_t *order = oc_low_memory_order(g);
+        bool gave_up = false;
+        int32_t *order = oc_low_memory_order(g, &gave_up);
         if (!order)
-            return OC_ERR_NOMEM;
+            return gave_up ? OC_OK : OC_ERR_NOMEM;
         struct oc_memory m;
         enum oc_status st = oc_memory_peak_order(g, order, &m);
         if (st != OC_OK || !m.complete || m.overflow || m.peak_bytes >= t->peak_activation_bytes) {
@@ -1610,13 +1667,13 @@ static enum oc_status oc_rule_no_cost(struct oc_lint_ctx *c) {
 /* ---- the run --------------------------------------------------------------------------- */
 
 static void oc_saving_add(struct oc_lint_saving *t, const struct oc_lint_saving *s) {
-    t->params += s->params;
-    t->weight_bytes += s->weight_bytes;
-    t->macs += s->macs;
-    t->flops += s->flops;
-    t->bytes_moved += s->bytes_moved;
-    t->input_bytes += s->input_bytes;
-    t->peak_bytes += s->peak_bytes;
+    oc_sat_i64(&t->params, s->params);
+    oc_sat_i64(&t->weight_bytes, s->weight_bytes);
+    oc_sat_u64(&t->macs, s->macs);
+    oc_sat_u64(&t->flops, s->flops);
+    oc_sat_u64(&t->bytes_moved, s->bytes_moved);
+    oc_sat_u64(&t->input_bytes, s->input_bytes);
+    oc_sat_u64(&t->peak_bytes, s->peak_bytes);
     t->time_s += s->time_s;
 }
 
@@ -1629,19 +1686,22 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
     c.needed = calloc((size_t)g->n_values + 1, 1);
     c.live = calloc((size_t)g->n_nodes + 1, 1);
     c.biased = calloc((size_t)g->n_nodes + 1, 1);
-    if (!c.implicit_read || !c.needed || !c.live || !c.biased) {
-        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased);
+    c.removed = calloc((size_t)g->n_values + 1, 1);
+    c.folded = calloc((size_t)g->n_nodes + 1, 1);
+    if (!c.implicit_read || !c.needed || !c.live || !c.biased || !c.removed || !c.folded) {
+        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.removed), free(c.folded);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     oc_liveness(g, c.live, c.needed);
-    int32_t reads = 0;
+    size_t reads = 0;
     for (int32_t i = 0; i < g->n_nodes; i++)
-        reads += g->nodes[i].n_in + g->nodes[i].n_implicit;
+        reads += (size_t)g->nodes[i].n_in + (size_t)g->nodes[i].n_implicit;
     c.rstart = calloc((size_t)g->n_values + 2, sizeof *c.rstart);
-    c.radj = malloc(((size_t)reads + 1) * sizeof *c.radj);
+    c.radj = malloc((reads + 1) * sizeof *c.radj);
     int32_t *fillp = calloc((size_t)g->n_values + 1, sizeof *fillp);
     if (!c.rstart || !c.radj || !fillp) {
-        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.rstart), free(c.radj), free(fillp);
+        free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.removed), free(c.folded);
+        free(c.rstart), free(c.radj), free(fillp);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     for (int32_t i = 0; i < g->n_nodes; i++)
@@ -1689,7 +1749,8 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         st = oc_rule_peak(&c);
     if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
         st = oc_rule_no_cost(&c);
-    free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.rstart), free(c.radj);
+    free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.removed), free(c.folded);
+    free(c.rstart), free(c.radj);
     if (st != OC_OK) {
         if (st == OC_ERR_NOMEM)
             oc_diag_set(d, OC_ERR_NOMEM, "out of memory");

@@ -177,7 +177,8 @@ static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_gra
             return 0;
         axis = 1;
     } else if (strcmp(n->op_type, "BatchNormalization") == 0) { /* training computes them, whatever the export says */
-        return x->rank > 1 && x->dims[1].value > 0 ? 8 * (uint64_t)x->dims[1].value : 0;
+        uint64_t b;
+        return x->rank > 1 && x->dims[1].value > 0 && !oc_mul_u64(8, (uint64_t)x->dims[1].value, &b) ? b : 0;
     } else {
         return 0;
     }
@@ -405,8 +406,12 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
                 oc_sum_u64(out, bytes, fl);
             else
                 complete = false;
-            if (y->rank > 1 && y->dims[1].value > 0) /* its mean and inverse deviation per channel (fp32) */
-                oc_sum_u64(out, 8 * (uint64_t)y->dims[1].value, fl);
+            uint64_t stats;
+            if (y->rank > 1 && y->dims[1].value > 0) { /* its mean and inverse deviation per channel (fp32) */
+                if (oc_mul_u64(8, (uint64_t)y->dims[1].value, &stats))
+                    *fl |= OC_COST_OVERFLOW;
+                oc_sum_u64(out, stats, fl);
+            }
         }
     }
 #undef OC_KEEP

@@ -67,6 +67,8 @@ run_action lint_warning 1 ONNXCOST_MODEL="$G" ONNXCOST_LINT=warning
 summary_has lint_warning_summary "lint findings" "### Lint" "weights/duplicate-transposed"
 run_action lint_never 0 ONNXCOST_MODEL="$G" ONNXCOST_LINT=never
 summary_has lint_never_summary "is within its budgets" "### Lint" "weights/duplicate-transposed"
+run_action lint_range 0 ONNXCOST_MODEL="$M" ONNXCOST_DIMS="batch=1:8" ONNXCOST_LINT=warning
+summary_has lint_range_summary "is within its budgets" "### Lint"
 run_action lint_clean 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_LINT=warning
 summary_has lint_clean_summary "is within its budgets" "### Lint" "0 errors, 0 warnings"
 if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" ONNXCOST_MODEL="$M" ONNXCOST_LINT=loud \

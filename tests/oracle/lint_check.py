@@ -12,7 +12,8 @@ onnx.helper at opset 17, fixed seeds, N bound with --dim N=4.
     same shape and other contents is not reported;
   * the same two duplicates saved as external data beside the model are
     found too (the file read from the model's folder); pointed at
-    '../outside.bin', holding the same bytes, they are not compared;
+    '../outside.bin', or at a link in the folder to a file out of it,
+    holding the same bytes, they are not compared;
   * weights/duplicate-transposed: a small tied-head GPT-2 (tests/oracle/
     transformers.py, 1 layer, d 64, vocab 512) exported with torch; every
     2-D initializer pair A [r, c], B [c, r] with A.T == B (found with
@@ -576,6 +577,17 @@ def check_duplicate_external(onnxcost, path, w, work):
     check(doc2 is not None and not findings(doc2, "weights/duplicate") and doc2["weights_not_compared"] == 2,
           f"duplicate in external data: '../outside.bin' is never opened (no finding; "
           f"{doc2['weights_not_compared'] if doc2 else None} not compared, want 2)")
+    # nor through a link in the folder that leads out of it
+    link_dir = os.path.join(work, "ext_link")
+    os.makedirs(link_dir, exist_ok=True)
+    os.replace(os.path.join(ext_dir, "weights.bin"), os.path.join(work, "outside_weights.bin"))
+    os.symlink(os.path.join("..", "outside_weights.bin"), os.path.join(link_dir, "weights.bin"))
+    linked = os.path.join(link_dir, "duplicate_ext.onnx")
+    shutil.copy(ext, linked)
+    rc3, doc3, _ = lint(onnxcost, linked, "--dim", f"N={N}")
+    check(doc3 is not None and not findings(doc3, "weights/duplicate") and doc3["weights_not_compared"] == 3,
+          f"duplicate in external data: a link in the folder to a file out of it is not followed "
+          f"({doc3['weights_not_compared'] if doc3 else None} of the 3 external weights not compared, want 3)")
     check(len(got) == 1 and same_set(got[0]["tensors"], ["W1", "W2"]) and got[0]["saving"]["weight_bytes"] == w.nbytes
           and doc["weights_not_compared"] == 0,
           f"duplicate in external data: one finding naming W1 and W2, saving {w.nbytes} B "
