@@ -146,8 +146,11 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
     struct oc_annotate_stats stats;
-    const struct oc_annotate_opts ao = {sym, gg.gpu, gg.gpu ? &perf : NULL, bind.n_ranges ? &ranges : NULL,
-                                        a.no_shapes};
+    const struct oc_annotate_opts ao = {.sym = sym,
+                                        .gpu = gg.gpu,
+                                        .perf = gg.gpu ? &perf : NULL,
+                                        .ranges = bind.n_ranges ? &ranges : NULL,
+                                        .no_shapes = a.no_shapes};
     st = oc_annotate_file(in, m, an, &ao, a.out_path, &stats, &d);
     fclose(in);
     if (st != OC_OK) {

@@ -258,7 +258,7 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         return NULL;
     FILE *in = h->path ? fopen(h->path, "rb")
                        : fmemopen(PyBytes_AS_STRING(h->source), (size_t)PyBytes_GET_SIZE(h->source), "rb");
-    struct oc_annotate_opts ao = {h->sym, h->gpu, h->gpu ? &h->perf : NULL, !shapes};
+    struct oc_annotate_opts ao = {.sym = h->sym, .gpu = h->gpu, .perf = h->gpu ? &h->perf : NULL, .no_shapes = !shapes};
     struct oc_annotate_stats stats;
     struct oc_diag d = {0};
     enum oc_status st;
