@@ -136,6 +136,14 @@ class Analysis:
             return pd.DataFrame(self.op_types)
         raise ValueError(f"rows must be 'nodes', 'modules' or 'op_types', not {rows!r}")
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the last line of a cell shows the HTML report (``--format html``)."""
+        return self.to_html()
+
+    def _repr_markdown_(self) -> str:
+        """Markdown front ends: the Markdown report (``--format md``)."""
+        return self.to_markdown()
+
     def __str__(self) -> str:
         return self._handle.render("text")
 

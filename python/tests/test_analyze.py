@@ -47,8 +47,9 @@ def test_same_document_as_the_cli(path, opts, flags):
         a = onnxcost.analyze(path, **opts)
     assert a.to_dict() == cli_json(path, *flags)
     assert json.loads(a.to_json()) == a.to_dict()
-    for fmt, method in (("text", "to_text"), ("md", "to_markdown"), ("csv", "to_csv")):
-        assert getattr(a, method)() == cli(path, *flags, "--format", fmt, "-q").stdout, fmt
+    for fmt, method in (("text", "to_text"), ("md", "to_markdown"), ("csv", "to_csv"), ("html", "to_html"),
+                        ("html", "_repr_html_"), ("md", "_repr_markdown_")):
+        assert getattr(a, method)() == cli(path, *flags, "--format", fmt, "-q").stdout, method
     assert str(a) == a.to_text()
 
 
