@@ -12,18 +12,12 @@ import collections
 import glob
 import json
 import os
-import subprocess
-import tempfile
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-def timed(cmd):
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
-        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tf.name, *cmd], capture_output=True, text=True)
-        wall, rss = tf.read().split()[-2:]
-    return p, float(wall), int(rss) * 1024
+sys.path.insert(0, HERE)
+from ranges_vs_onnxsim import timed  # noqa: E402  (one process timed by /usr/bin/time: wall, peak RSS)
 
 
 def main():

@@ -2,6 +2,7 @@
  * lint.c — the lint rules (see lint.h): one row and one function each.
  */
 #include "lint.h"
+#include "training.h"
 
 #include "../analyzer/attr.h"
 #include "../analyzer/memory.h"
@@ -155,23 +156,23 @@ static struct oc_lint_finding *oc_lint_add(struct oc_lint_ctx *c, enum oc_lint_r
     return f;
 }
 
-/* Records value v (and node i when >= 0) in f; false when out of memory. */
-static bool oc_lint_value(struct oc_lint_finding *f, int32_t v) {
-    int32_t *p = realloc(f->values, ((size_t)f->n_values + 1) * sizeof *p);
+/* Appends x to the array *a of *n entries; false when out of memory. */
+static bool oc_lint_append(int32_t **a, int32_t *n, int32_t x) {
+    int32_t *p = realloc(*a, ((size_t)*n + 1) * sizeof *p);
     if (!p)
         return false;
-    f->values = p;
-    f->values[f->n_values++] = v;
+    *a = p;
+    p[(*n)++] = x;
     return true;
 }
 
+/* Records value v, or node i, in f; false when out of memory. */
+static bool oc_lint_value(struct oc_lint_finding *f, int32_t v) {
+    return oc_lint_append(&f->values, &f->n_values, v);
+}
+
 static bool oc_lint_node(struct oc_lint_finding *f, int32_t i) {
-    int32_t *p = realloc(f->nodes, ((size_t)f->n_nodes + 1) * sizeof *p);
-    if (!p)
-        return false;
-    f->nodes = p;
-    f->nodes[f->n_nodes++] = i;
-    return true;
+    return oc_lint_append(&f->nodes, &f->n_nodes, i);
 }
 
 /* Bytes and float elements of an initializer. */
@@ -787,10 +788,7 @@ static bool oc_is_no_op(const struct oc_graph *g, const struct oc_node *n) {
     if (strcmp(n->op_type, "Dropout") == 0) { /* inference: no training_mode, or known false */
         if (n->n_out > 1 && n->out[1] >= 0 && g->values[n->out[1]].n_consumers)
             return false; /* its mask is read */
-        const int64_t *t = oc_lint_ints(g, n->n_in > 2 ? n->in[2] : -1, &cnt);
-        const struct oc_value *ratio = n->n_in > 1 && n->in[1] >= 0 ? &g->values[n->in[1]] : NULL;
-        return n->n_in < 3 || n->in[2] < 0 || (t && cnt > 0 && t[0] == 0) ||
-               (ratio && ratio->fval && ratio->fval[0] == 0.0); /* a ratio of 0 drops nothing */
+        return !oc_dropout_trains(g, n);
     }
     if (strcmp(n->op_type, "Cast") == 0)
         return x->dtype && x->dtype == y->dtype;
@@ -1436,22 +1434,17 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
    that allocates least less what it frees (ties to file order). Greedy;
    its peak is then computed exactly. NULL when out of memory or when the
    scan passes OC_ORDER_WORK (*gave_up then). */
-static int32_t *oc_low_memory_order(const struct oc_graph *g, bool *gave_up) {
-    int32_t nn = g->n_nodes, nv = g->n_values;
+static int32_t *oc_low_memory_order(const struct oc_lint_ctx *c, bool *gave_up) {
+    const struct oc_graph *g = c->g;
+    const int32_t *start = c->rstart, *adj = c->radj; /* the readers of each value */
+    int32_t nn = g->n_nodes, nv = g->n_values, n_ready = 0;
     int32_t *order = malloc(((size_t)nn + 1) * sizeof *order), *missing = calloc((size_t)nn + 1, sizeof *missing);
     int32_t *readers = calloc((size_t)nv + 1, sizeof *readers), *root = malloc(((size_t)nv + 1) * sizeof *root);
     int32_t *ready = malloc(((size_t)nn + 1) * sizeof *ready);
-    int32_t *start = calloc((size_t)nv + 2, sizeof *start), *adj = NULL; /* readers of each value (CSR) */
     uint64_t *bytes = calloc((size_t)nv + 1, sizeof *bytes);
-    int32_t n_ready = 0;
-    size_t total = 0;
-    bool ok = order && missing && readers && root && ready && start && bytes;
-    for (int32_t i = 0; ok && i < nn; i++)
-        total += (size_t)g->nodes[i].n_in + (size_t)g->nodes[i].n_implicit;
-    if (ok && !(adj = malloc((total + 1) * sizeof *adj)))
-        ok = false;
-    if (!ok) {
-        free(order), free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
+    *gave_up = false;
+    if (!order || !missing || !readers || !root || !ready || !bytes) {
+        free(order), free(missing), free(readers), free(root), free(ready), free(bytes);
         return NULL;
     }
     for (int32_t v = 0; v < nv; v++) {
@@ -1473,29 +1466,12 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g, bool *gave_up) {
             if (v < 0)
                 continue;
             readers[root[v]]++;
-            start[v + 1]++;
             if (g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0)
                 missing[i]++;
         }
         if (!missing[i])
             ready[n_ready++] = i;
     }
-    for (int32_t v = 0; v < nv; v++)
-        start[v + 1] += start[v];
-    int32_t *pos = calloc((size_t)nv + 1, sizeof *pos);
-    if (!pos) {
-        free(order), free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
-        return NULL;
-    }
-    for (int32_t i = 0; i < nn; i++) {
-        const struct oc_node *n = &g->nodes[i];
-        for (int32_t k = 0; k < n->n_in + n->n_implicit; k++) {
-            int32_t v = k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
-            if (v >= 0)
-                adj[start[v] + pos[v]++] = i;
-        }
-    }
-    free(pos);
     uint64_t work = 0; /* the scan's cost so far: a hostile graph (a huge ready set, wide nodes) gives up */
     for (int32_t s = 0; s < nn; s++) {
         int32_t best = -1, best_at = -1;
@@ -1554,7 +1530,7 @@ static int32_t *oc_low_memory_order(const struct oc_graph *g, bool *gave_up) {
         }
     }
     *gave_up = work > OC_ORDER_WORK;
-    free(missing), free(readers), free(root), free(ready), free(start), free(adj), free(bytes);
+    free(missing), free(readers), free(root), free(ready), free(bytes);
     return order;
 }
 
@@ -1607,7 +1583,7 @@ static enum oc_status oc_rule_peak(struct oc_lint_ctx *c) {
     }
     if (c->o->enabled[OC_LINT_PEAK_ORDER] && g->n_nodes <= 200000) { /* the greedy scan of the ready nodes */
         bool gave_up = false;
-        int32_t *order = oc_low_memory_order(g, &gave_up);
+        int32_t *order = oc_low_memory_order(c, &gave_up);
         if (!order)
             return gave_up ? OC_OK : OC_ERR_NOMEM;
         struct oc_memory m;

@@ -131,10 +131,7 @@ static bool oc_needs_grad(const uint8_t *flow, int32_t v) {
     return v >= 0 && (flow[v] & OC_FLOW_GRAD);
 }
 
-/* Whether a Dropout runs in training mode: its training_mode input is
-   present and not known to be false (opset 12 on; earlier, or without
-   it, a Dropout is the identity in the exported graph). */
-static bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n) {
+bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n) {
     if (n->n_in < 3 || n->in[2] < 0)
         return false;
     const struct oc_value *t = &g->values[n->in[2]];

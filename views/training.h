@@ -57,6 +57,11 @@ struct oc_training {
     bool overflow;
 };
 
+/* Whether a Dropout runs in training mode: its training_mode input is
+ * present and not known to be false, and its ratio not known to be 0
+ * (opset 12 on; otherwise a Dropout is the identity in the graph). */
+bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n);
+
 bool oc_optimizer_parse(const char *s, enum oc_optimizer *out);
 const char *oc_optimizer_name(enum oc_optimizer o);
 
