@@ -44,7 +44,39 @@ int oc_cmd_probe(int argc, char **argv);
 int oc_cmd_plan(int argc, char **argv);
 int oc_cmd_lint(int argc, char **argv);
 
-/* "onnxcost: error: <fmt>\n" on stderr; returns OC_EXIT_INPUT. */
+/* Where a run of the tool writes: the report (out), the diagnostic lines
+ * (err) and the progress of long commands. The executable runs with
+ * stdout, stderr and a progress line on a terminal's standard error; the
+ * Python binding (python/_core.c) runs the same commands in its process
+ * with both streams in memory and progress reported to a callback. */
+struct oc_cli_io {
+    FILE *out;
+    FILE *err;
+    /* "sweep", "replay", "measure": done of total steps; NULL: a line on
+     * standard error when it is a terminal */
+    void (*progress)(void *arg, const char *what, int64_t done, int64_t total);
+    void *progress_arg;
+};
+/* Runs one command line (argv[0] is the program's name) with io (NULL:
+ * the process's streams) and returns its exit code. One run at a time:
+ * the streams are the CLI's only state. */
+int oc_cli_main(int argc, char **argv, const struct oc_cli_io *io);
+/* Sets the run's streams (oc_cli_main does, around the command). */
+void oc_cli_set_io(const struct oc_cli_io *io);
+/* The run's report and diagnostic streams. */
+FILE *oc_cli_out(void);
+FILE *oc_cli_err(void);
+/* True when the run's report goes to the process's standard output. */
+bool oc_cli_out_is_stdout(void);
+/* Whether progress is shown (a callback, or a terminal's stderr), and
+ * showing it: "\rWHAT DONE/TOTAL", erased when done == total. */
+bool oc_cli_progress_on(void);
+void oc_cli_progress(const char *what, int64_t done, int64_t total);
+/* The callback itself, for a driver whose progress lines the CLI relays
+ * (measure): NULL when progress goes to the terminal directly. */
+const struct oc_cli_io *oc_cli_io_callback(void);
+
+/* "onnxcost: error: <fmt>\n" on the run's stderr; returns OC_EXIT_INPUT. */
 int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
  * that is not printable UTF-8 written as \xNN (names come from the file). */
@@ -71,7 +103,8 @@ bool oc_cli_parse_count(const char *s, int64_t *out);
 int32_t oc_cli_terminal_width(void);
 /* A report's write callback over a FILE * (arg): 0, or -1 on a short write. */
 int oc_cli_write_file(void *arg, const char *data, size_t n);
-/* Flushes and closes stdout; false when anything written was lost. */
+/* Flushes the report stream (and closes it when it is the process's
+ * stdout); false when anything written was lost. */
 bool oc_cli_close_stdout(void);
 /* The report's destination: path opened as outfile.h writes every output
  * (a temporary file renamed into place, a device or FIFO written through),

@@ -192,7 +192,7 @@ static int oc_budget_report(const struct oc_budget *budget, const struct oc_anal
     for (int32_t k = 0; k < n_ex; k++) {
         char b1[48], b2[48];
         double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
-        fprintf(stderr, "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s), over by %.1f %%\n", path,
+        fprintf(oc_cli_err(), "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s), over by %.1f %%\n", path,
                 oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
                 oc_fmt_thousands(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
                 budget->text[ex[k].key] ? " " : "", budget->text[ex[k].key] ? budget->text[ex[k].key] : "", over);
@@ -206,7 +206,7 @@ static int oc_budget_report(const struct oc_budget *budget, const struct oc_anal
         struct oc_budget_excess *e = &ex[k];
         if (allow_incomplete && quiet)
             continue;
-        fprintf(stderr,
+        fprintf(oc_cli_err(),
                 "onnxcost: %s: %s: %s >= %s, within --%s %s, but only a lower bound (%d of %d nodes without "
                 "a cost%s)%s\n",
                 allow_incomplete ? "warning: budget checked against a lower bound" : "budget not verified", path,
@@ -231,7 +231,7 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
     if (!any)
         return OC_EXIT_OK;
     if (r->method == OC_RANGE_UNBOUNDED) {
-        fprintf(stderr, "onnxcost: budget not verified: %s: the figures over the ranges are not bounded (%s; %llu "
+        fprintf(oc_cli_err(), "onnxcost: budget not verified: %s: the figures over the ranges are not bounded (%s; %llu "
                         "bindings, more than --range-points)\n",
                 path, r->why, (unsigned long long)r->points);
         return OC_EXIT_INCOMPLETE;
@@ -250,7 +250,7 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
             len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%lld", j ? ", " : "", r->dims[j].name,
                                     (long long)g->argmax[j]);
         double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
-        fprintf(stderr, "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s) at %s, over by %.1f %%\n", path,
+        fprintf(oc_cli_err(), "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s) at %s, over by %.1f %%\n", path,
                 oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
                 oc_fmt_thousands(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
                 budget->text[ex[k].key] ? " " : "", budget->text[ex[k].key] ? budget->text[ex[k].key] : "", at, over);
@@ -262,7 +262,7 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
         char b1[48];
         if (allow_incomplete && quiet)
             continue;
-        fprintf(stderr, "onnxcost: %s: %s: %s >= %s over the ranges, within --%s, but only a lower bound%s\n",
+        fprintf(oc_cli_err(), "onnxcost: %s: %s: %s >= %s over the ranges, within --%s, but only a lower bound%s\n",
                 allow_incomplete ? "warning: budget checked against a lower bound" : "budget not verified", path,
                 oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
                 oc_budget_key_option(ex[k].key), allow_incomplete ? "" : "; --allow-incomplete accepts it");
@@ -391,7 +391,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (!a.no_symbolic) {
         struct oc_diag sd = {0};
         if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
-            fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
+            fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
     }
     if (!a.quiet)
         oc_cli_analysis_warnings(path, an, sym);
@@ -486,8 +486,8 @@ int oc_cmd_analyze(int argc, char **argv) {
                                   train ? &training : NULL,
                                   price.name,
                                   a.baseline_path ? &baseline : NULL,
-                                  f == stdout ? oc_cli_terminal_width() : 0,
-                                  f == stdout && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
+                                  f == oc_cli_out() ? oc_cli_terminal_width() : 0,
+                                  f == oc_cli_out() && oc_cli_terminal_width() > 0 && !getenv("NO_COLOR"),
                                   gpu ? &gr : NULL,
                                   a.columns,
                                   a.measured_path ? &measured : NULL,

@@ -128,7 +128,7 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     struct oc_diag sd = {0};
     if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
-        fprintf(stderr, "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
+        fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
                 "written unknown\n", path, sd.msg);
     if (!a.quiet) {
         for (int32_t i = 0; i < oc_model_n_warnings(m); i++)
@@ -160,7 +160,7 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
     if (!a.quiet) {
-        fprintf(stderr,
+        fprintf(oc_cli_err(),
                 "onnxcost: %s: %d nodes annotated, %d shapes added to value_info (%d declared already), "
                 "%llu bytes\n",
                 a.out_path, stats.n_nodes, stats.n_value_info, stats.n_value_info_kept,
@@ -178,7 +178,7 @@ int oc_cmd_annotate(int argc, char **argv) {
         free(out_dir);
     }
     if (an->totals.n_uncosted && !a.quiet)
-        fprintf(stderr, "onnxcost: warning: %s: %d of %d nodes without a cost: the totals written are lower bounds "
+        fprintf(oc_cli_err(), "onnxcost: warning: %s: %d of %d nodes without a cost: the totals written are lower bounds "
                 "(onnxcost.complete says so)\n", path, an->totals.n_uncosted, an->totals.n_nodes);
     rc = OC_EXIT_OK;
 done:

@@ -30,10 +30,11 @@ struct oc_compare_args {
 };
 
 static const struct oc_opt oc_compare_opts[] = {
-    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), json (schema onnxcost-compare/1), md or csv",
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default), json (schema onnxcost-compare/1), md, csv or html",
                      offsetof(struct oc_compare_args, format),
-                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV, 0,
-                     "text, json, md or csv", oc_opt_format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_CSV |
+                         1 << OC_FORMAT_HTML,
+                     0, "text, json, md, csv or html", oc_opt_format),
     OC_OPT_INT_ROW("--range-points", "N",
                    "with ranges: the most bindings analyzed one by one when a model's\n"
                    "costs are not proven monotone (default 1024)",

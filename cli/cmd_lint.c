@@ -87,10 +87,11 @@ static bool oc_opt_fail_on(const struct oc_opt *o, void *dest, const char *v) {
 static const struct oc_opt oc_lint_opts[] = {
     OC_OPT_PARSE_ROW("--format", "FMT",
                      "text (default: one line per finding), json (schema onnxcost-lint/1),\n"
-                     "md, or sarif (SARIF 2.1.0, for code-scanning views)",
+                     "md, html, or sarif (SARIF 2.1.0, for code-scanning views)",
                      offsetof(struct oc_lint_args, format),
-                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_SARIF, 0,
-                     "text, json, md or sarif", oc_opt_format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_SARIF |
+                         1 << OC_FORMAT_HTML,
+                     0, "text, json, md, html or sarif", oc_opt_format),
     OC_OPT_CALL_ROW("--select", "RULES",
                     "only these rules (ids, or a prefix such as 'weights'; commas;\n"
                     "repeatable; 'memory/peak' is off unless selected)",

@@ -191,22 +191,80 @@ static bool oc_measure_inputs(const char *path, const struct oc_analysis *an, ch
 }
 
 /* Runs argv; its exit status, or -1 (after one line) when it could not start. */
-static int oc_measure_spawn(char **argv) {
+/* Relays what the driver writes on its stderr into the run's streams:
+ * "\rmeasure RUN/RUNS" to the progress callback (or nowhere), the rest,
+ * its one error line, to the run's stderr. */
+static void oc_measure_relay(int fd) {
+    char buf[4096], seg[256];
+    size_t n_seg = 0;
+    enum { TEXT, PROGRESS, ESCAPE } state = TEXT;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++) {
+            char c = buf[i];
+            if (state == ESCAPE) { /* "\033[K": up to its final letter */
+                if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))
+                    state = TEXT;
+                continue;
+            }
+            if (c == '\r' || c == '\033' || (state == PROGRESS && (c == '\n' || n_seg + 1 >= sizeof seg))) {
+                if (state == PROGRESS && n_seg) { /* a segment ends */
+                    seg[n_seg] = 0;
+                    long long done, total;
+                    if (sscanf(seg, "measure %lld/%lld", &done, &total) == 2)
+                        oc_cli_progress("measure", done, total);
+                }
+                n_seg = 0;
+                state = c == '\r' ? PROGRESS : c == '\033' ? ESCAPE : TEXT;
+                continue;
+            }
+            if (state == PROGRESS)
+                seg[n_seg++] = c;
+            else
+                fputc(c, oc_cli_err());
+        }
+    }
+}
+
+static int oc_measure_spawn(char **argv, bool relay) {
     pid_t pid;
-    int err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    int pipefd[2] = {-1, -1};
+    posix_spawn_file_actions_t fa;
+    bool fa_on = false;
+    if (relay && pipe(pipefd) == 0 && posix_spawn_file_actions_init(&fa) == 0) {
+        fa_on = true;
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+        posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+        posix_spawn_file_actions_addclose(&fa, pipefd[1]);
+    }
+    int err = posix_spawnp(&pid, argv[0], fa_on ? &fa : NULL, NULL, argv, environ);
+    if (fa_on)
+        posix_spawn_file_actions_destroy(&fa);
+    if (pipefd[1] >= 0)
+        close(pipefd[1]);
     if (err) {
-        fprintf(stderr,
+        if (pipefd[0] >= 0)
+            close(pipefd[0]);
+        fprintf(oc_cli_err(),
                 "onnxcost: error: cannot run Python '%s' (%s): measure needs a Python with onnxruntime "
                 "(give it with --python PATH or ONNXCOST_PYTHON)\n",
                 argv[0], strerror(err));
         return -1;
+    }
+    if (pipefd[0] >= 0) {
+        oc_measure_relay(pipefd[0]);
+        close(pipefd[0]);
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        fprintf(stderr,
+        fprintf(oc_cli_err(),
                 "onnxcost: error: cannot run Python '%s': measure needs a Python with onnxruntime "
                 "(give it with --python PATH or ONNXCOST_PYTHON)\n",
                 argv[0]);
@@ -282,7 +340,7 @@ int oc_cmd_measure(int argc, char **argv) {
         quiet |= strcmp(rest[i], "-q") == 0 || strcmp(rest[i], "--quiet") == 0;
     for (int32_t i = 0; i < an->n_bound && !quiet; i++)
         if (an->bound[i].source == OC_BIND_DEFAULT)
-            fprintf(stderr, "onnxcost: note: %s: %s%s%s unbound: measured at %" PRId64 " (--dim NAME=N binds it)\n",
+            fprintf(oc_cli_err(), "onnxcost: note: %s: %s%s%s unbound: measured at %" PRId64 " (--dim NAME=N binds it)\n",
                     path, an->bound[i].name ? "dim '" : "a dim of input '",
                     an->bound[i].name ? an->bound[i].name : an->bound[i].input, "'", an->bound[i].value);
 
@@ -292,14 +350,14 @@ int oc_cmd_measure(int argc, char **argv) {
         const char *t = getenv("TMPDIR");
         snprintf(tmpl, sizeof tmpl, "%s/onnxcost-measure-XXXXXX", t && *t ? t : "/tmp");
         if (!(tmp = mkdtemp(tmpl))) {
-            fprintf(stderr, "onnxcost: error: cannot make a temporary folder in %s: %s\n", t && *t ? t : "/tmp",
+            fprintf(oc_cli_err(), "onnxcost: error: cannot make a temporary folder in %s: %s\n", t && *t ? t : "/tmp",
                     strerror(errno));
             rc = OC_EXIT_INTERNAL;
             goto done;
         }
         dir = tmp;
     } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "onnxcost: error: --save %s: %s\n", dir, strerror(errno));
+        fprintf(oc_cli_err(), "onnxcost: error: --save %s: %s\n", dir, strerror(errno));
         goto done;
     }
 
@@ -350,12 +408,18 @@ int oc_cmd_measure(int argc, char **argv) {
     }
     if (tmp)
         pargv[np++] = "--temporary";
-    fflush(stdout);
-    int st = oc_measure_spawn(pargv);
+    /* progress: on a terminal the driver writes it there itself; a run in
+     * memory (the Python binding) relays it and the driver's error line */
+    bool relay = oc_cli_err() != stderr || oc_cli_io_callback();
+    if (oc_cli_progress_on())
+        pargv[np++] = "--progress";
+    fflush(oc_cli_out());
+    fflush(oc_cli_err());
+    int st = oc_measure_spawn(pargv, relay);
     free(pargv);
     if (st != 0) {
         if (st > 0 && st != OC_EXIT_INPUT)
-            fprintf(stderr, "onnxcost: error: %s: the ONNX Runtime driver (%s) failed (exit %d)\n", path,
+            fprintf(oc_cli_err(), "onnxcost: error: %s: the ONNX Runtime driver (%s) failed (exit %d)\n", path,
                     script ? script : "onnxcost.ort_measure", st);
         rc = OC_EXIT_INPUT;
         goto done;
@@ -401,7 +465,7 @@ done:
         if (weights)
             unlink(weights);
         if (rmdir(tmp) != 0)
-            fprintf(stderr, "onnxcost: warning: left files in %s\n", tmp);
+            fprintf(oc_cli_err(), "onnxcost: warning: left files in %s\n", tmp);
     }
     for (int32_t i = 0; inputs && i < n_inputs; i++)
         free(inputs[i]);

@@ -86,7 +86,7 @@ int oc_cmd_probe(int argc, char **argv) {
     struct oc_machine m;
     char err[256];
     if (!oc_probe_run(&o, &m, err, sizeof err)) {
-        fprintf(stderr, "onnxcost: error: probe: %s\n", err);
+        fprintf(oc_cli_err(), "onnxcost: error: probe: %s\n", err);
         rc = OC_EXIT_INTERNAL;
         goto done;
     }

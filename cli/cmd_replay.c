@@ -151,10 +151,7 @@ static const struct oc_opt_group oc_replay_group = {NULL, oc_replay_opts,
 
 static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
     (void)arg;
-    fprintf(stderr, "\rreplay %d/%d", done, total);
-    if (done == total)
-        fputs("\r\033[K", stderr);
-    fflush(stderr);
+    oc_cli_progress("replay", done, total);
 }
 
 /* --nodes: a node runs when its name or op type matches */
@@ -242,7 +239,7 @@ int oc_cmd_replay(int argc, char **argv) {
             rc = OC_EXIT_INPUT;
             goto done;
         }
-        if (api->run(&ro, plans, n_plans, results, isatty(STDERR_FILENO) ? oc_replay_progress : NULL, NULL, err,
+        if (api->run(&ro, plans, n_plans, results, oc_cli_progress_on() ? oc_replay_progress : NULL, NULL, err,
                      sizeof err) != 0) {
             oc_cli_diag("error", path, err);
             api->close();

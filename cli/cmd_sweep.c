@@ -86,13 +86,11 @@ static const struct oc_opt oc_sweep_opts[] = {
 };
 static const struct oc_opt_group oc_sweep_group = {NULL, oc_sweep_opts, sizeof oc_sweep_opts / sizeof oc_sweep_opts[0]};
 
-/* "sweep 3/12" on a terminal's standard error, erased at the end. */
+/* "sweep 3/12" on a terminal's standard error, erased at the end (or the
+ * run's progress callback). */
 static void oc_sweep_progress(void *arg, int64_t done, int64_t total) {
     (void)arg;
-    fprintf(stderr, "\rsweep %lld/%lld", (long long)done, (long long)total);
-    if (done == total)
-        fputs("\r\033[K", stderr);
-    fflush(stderr);
+    oc_cli_progress("sweep", done, total);
 }
 
 int oc_cmd_sweep(int argc, char **argv) {
@@ -140,7 +138,7 @@ int oc_cmd_sweep(int argc, char **argv) {
     enum oc_status st = oc_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
         st = oc_sweep_run(m, &opts, gg.gpu ? &sg : NULL, a.dims, a.n_dims, &rows, &n_rows, &absent,
-                          isatty(STDERR_FILENO) ? oc_sweep_progress : NULL, NULL, &d);
+                          oc_cli_progress_on() ? oc_sweep_progress : NULL, NULL, &d);
     if (st != OC_OK) {
         rc = oc_cli_fail(path, st, d.msg);
         goto done;

@@ -257,7 +257,7 @@ static int oc_opt_cpu(const struct oc_opt *o, void *dest, const char *v, const c
     struct oc_machine *m = malloc(sizeof *m);
     char err[256];
     if (!m || !oc_probe_run(&po, m, err, sizeof err)) {
-        fprintf(stderr, "onnxcost: error: %s--cpu: %s\n", prefix, m ? err : "out of memory");
+        fprintf(oc_cli_err(), "onnxcost: error: %s--cpu: %s\n", prefix, m ? err : "out of memory");
         free(m);
         return OC_EXIT_INTERNAL;
     }
@@ -393,7 +393,7 @@ int oc_cli_listing(int argc, char **argv, const char *name, const char *usage,
     free(args);
     if (rc != OC_PARSE_GO)
         return rc;
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = stdout};
+    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = oc_cli_out()};
     struct oc_diag d = {0};
     struct oc_outfile out;
     oc_cli_open_output(&out, NULL);

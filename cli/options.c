@@ -106,7 +106,7 @@ int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const cha
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            oc_cli_print_help(cmd, stdout);
+            oc_cli_print_help(cmd, oc_cli_out());
             return oc_cli_close_stdout() ? OC_EXIT_OK : OC_EXIT_INTERNAL;
         }
         bool found = false;

@@ -267,6 +267,30 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
     oc_sbuf_json(b, doc);
 }
 
+/* html: the text in b as a <pre> block (escaped), then b emptied */
+static void oc_cmp_html_pre(struct oc_sbuf *page, struct oc_sbuf *b) {
+    size_t n = b->n;
+    oc_sbuf_put(b, "", 1); /* NUL-terminated: each line is cut in place */
+    if (b->oom)
+        page->oom = true;
+    if (n && b->p && !b->oom) {
+        oc_sbuf_puts(page, "<pre>");
+        for (char *line = b->p, *end = b->p + n; line < end;) {
+            char *nl = memchr(line, '\n', (size_t)(end - line));
+            size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+            char keep = line[len];
+            line[len] = 0;
+            oc_html_text(page, line);
+            line[len] = keep;
+            oc_sbuf_puts(page, "\n");
+            line += len + (nl ? 1 : 0);
+        }
+        oc_sbuf_puts(page, "</pre>\n");
+    }
+    oc_sbuf_free(b);
+    *b = (struct oc_sbuf){0};
+}
+
 enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, const struct oc_report_spec *spec,
                                  struct oc_diag *d) {
     int cols[OC_CMP_NCOLS];
@@ -295,6 +319,13 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         goto flush;
     }
     bool md = spec->format == OC_FORMAT_MD, csv = spec->format == OC_FORMAT_CSV;
+    bool html = spec->format == OC_FORMAT_HTML;
+    struct oc_sbuf page = {0}; /* html: the page; b then holds the text around the table */
+    if (html) {
+        oc_sbuf_printf(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost "
+                              "compare</title><style>%s</style></head>\n<body>\n<h1>Comparison of %d models</h1>\n",
+                       oc_html_style, n);
+    }
     struct oc_table t = {0};
     oc_table_col(&t, "Model", "model", OC_ALIGN_LEFT);
     char min_keys[OC_CMP_NCOLS][48];
@@ -392,7 +423,12 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
             oc_gpu_text_fit_header(&b, e[0].fit, e[0].perf->gpu);
         oc_sbuf_puts(&b, md ? "\n" : "");
     }
-    oc_table_draw(&b, &t, spec->format);
+    if (html) {
+        oc_cmp_html_pre(&page, &b);
+        oc_table_draw(&page, &t, spec->format);
+    } else {
+        oc_table_draw(&b, &t, spec->format);
+    }
     oc_table_free(&t);
     oc_sbuf_puts(&b, md ? "\n" : "");
     if (e[0].range) {
@@ -434,6 +470,12 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
                               "could beat it.\n"
                             : "A ratio marked >= or <= is a bound, (?x) unknown; no value is marked best while a bound "
                               "could beat it.\n");
+    if (html) {
+        oc_cmp_html_pre(&page, &b);
+        oc_sbuf_puts(&page, "</body></html>\n");
+        oc_sbuf_free(&b);
+        b = page;
+    }
 flush:;
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);

@@ -170,6 +170,15 @@ enum oc_status oc_sbuf_flush(struct oc_sbuf *b, const struct oc_report_spec *spe
 /* Decimal digits of v into tmp (no NUL); returns how many. */
 /* ---- escaping for each format ---------------------------------------------------- */
 
+/* the style sheet of every HTML page the reports write */
+const char oc_html_style[] =
+    "body{font-family:sans-serif;margin:2em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}"
+    "h1{font-size:20px}h2{font-size:16px;margin-top:1.5em}.chart text{font-size:11px;fill:#222}"
+    ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}"
+    ".warn{background:#fde8e8;border:1px solid #c0392b;padding:6px 10px}";
+
 void oc_html_text(struct oc_sbuf *b, const char *s) {
     for (; *s; s++) {
         switch (*s) {

@@ -15,14 +15,6 @@
 #include <string.h>
 
 
-const char oc_html_style[] =
-    "body{font-family:sans-serif;margin:2em;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#eee}"
-    "h1{font-size:20px}h2{font-size:16px;margin-top:1.5em}.chart text{font-size:11px;fill:#222}"
-    ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}"
-    ".warn{background:#fde8e8;border:1px solid #c0392b;padding:6px 10px}";
-
 struct oc_bar {
     const char *label;
     uint64_t value;

@@ -290,6 +290,54 @@ void oc_lint_html_rows(struct oc_sbuf *b, const struct oc_lint_result *r,
     oc_sbuf_free(&v);
 }
 
+/* The HTML page of `onnxcost lint --format html`: the findings as a table
+ * (the table model), then the counts and, when incomplete, why. */
+static void oc_lint_html(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_lint_result *r,
+                         const char *path) {
+    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost lint: ");
+    oc_html_text(b, path);
+    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Lint: ", oc_html_style);
+    oc_html_text(b, path);
+    oc_sbuf_puts(b, "</h1>\n");
+    struct oc_table t = {0};
+    static const struct oc_table_col cols[] = {{"Rule", "rule", OC_ALIGN_LEFT},
+                                               {"Level", "level", OC_ALIGN_LEFT},
+                                               {"Finding", "message", OC_ALIGN_LEFT},
+                                               {"Saves", "saves", OC_ALIGN_LEFT}};
+    oc_table_cols(&t, cols, 4);
+    oc_table_reserve(&t, r->n_findings);
+    struct oc_sbuf v = {0};
+    for (int32_t k = 0; k < r->n_findings; k++) {
+        const struct oc_lint_finding *f = &r->findings[k];
+        oc_table_row(&t);
+        oc_table_puts(&t, oc_lint_rules[f->rule].id);
+        oc_table_puts(&t, oc_lint_level_name(oc_lint_rules[f->rule].level));
+        oc_table_puts(&t, f->message);
+        v.n = 0;
+        if (oc_saving_any(&f->saving))
+            oc_saving_text(&v, &f->saving, false);
+        oc_sbuf_put(&v, "", 1);
+        oc_table_puts(&t, v.oom ? "" : v.p);
+    }
+    oc_table_draw(b, &t, OC_FORMAT_HTML);
+    oc_table_free(&t);
+    v.n = 0;
+    oc_lint_counts(&v, r);
+    oc_sbuf_puts(&v, ".");
+    if (!oc_totals_exact(&an->totals)) {
+        oc_sbuf_puts(&v, " The analysis is incomplete: ");
+        oc_fmt_incomplete(&v, &an->totals);
+        oc_sbuf_puts(&v, "; the savings of nodes without a cost are not counted.");
+    }
+    oc_sbuf_put(&v, "", 1);
+    oc_sbuf_puts(b, "<p>");
+    oc_html_text(b, v.oom ? "" : v.p);
+    oc_sbuf_puts(b, "</p>\n</body></html>\n");
+    if (v.oom)
+        b->oom = true;
+    oc_sbuf_free(&v);
+}
+
 void oc_lint_md_section(struct oc_sbuf *b, const struct oc_lint_result *r) {
     oc_sbuf_puts(b, "\n### Lint\n\n");
     oc_lint_md_table(b, r);
@@ -306,6 +354,8 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
         oc_lint_sarif(&b, an, r, spec, timed);
     } else if (spec->format == OC_FORMAT_MD) {
         oc_lint_md_table(&b, r);
+    } else if (spec->format == OC_FORMAT_HTML) {
+        oc_lint_html(&b, an, r, path);
     } else {
         for (int32_t k = 0; k < r->n_findings; k++) {
             const struct oc_lint_finding *f = &r->findings[k];

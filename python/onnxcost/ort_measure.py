@@ -135,7 +135,8 @@ def _drop_warmup(events: list, warmup: int) -> tuple[list, int]:
 
 
 def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "cpu", threads: int = 0,
-            reps: int = 20, warmup: int = 3, opt_level: str = "all", kept: bool = True) -> dict:
+            reps: int = 20, warmup: int = 3, opt_level: str = "all", kept: bool = True,
+            progress: bool = False) -> dict:
     """Runs `model` warmup + reps times under the profiler; returns the paths
     written and the run's record (the "onnxcost" event's args)."""
     try:
@@ -172,8 +173,12 @@ def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "c
     try:
         sess = ort.InferenceSession(model, so, providers=[provider])
         feeds = _inputs(sess, shapes, np)
-        for _ in range(warmup + reps):
+        total = warmup + reps
+        for i in range(total):
             sess.run(None, feeds)
+            if progress:  # onnxcost relays it (a terminal line, or the Python binding's tqdm)
+                sys.stderr.write(f"\rmeasure {i + 1}/{total}" + ("\r\033[K" if i + 1 == total else ""))
+                sys.stderr.flush()
     except Exception as e:  # ONNX Runtime's own errors: one line
         _remove_profiles(out_dir, stem)
         if isinstance(e, MeasureError):
@@ -232,9 +237,11 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--opt-level", default="all", choices=LEVELS)
     ap.add_argument("--temporary", action="store_true", help="OUT_DIR is removed afterwards (recorded)")
+    ap.add_argument("--progress", action="store_true", help="'\\rmeasure RUN/RUNS' on stderr after each run")
     a = ap.parse_args(argv)
     try:
-        measure(a.model, a.out_dir, dict(a.input), a.ep, a.threads, a.reps, a.warmup, a.opt_level, not a.temporary)
+        measure(a.model, a.out_dir, dict(a.input), a.ep, a.threads, a.reps, a.warmup, a.opt_level, not a.temporary,
+                a.progress)
     except MeasureError as e:
         print(f"onnxcost: error: {a.model}: {e}", file=sys.stderr)
         return 2
