@@ -32,9 +32,13 @@
 #include "modules.h"
 #include "symbolic.h"
 
+#include "../cli/cli.h"
 #include "../reports/report.h"
 
 #include <jansson.h>
+#include <pythread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static PyObject *oc_py_error;       /* _core.Error: base of the package's exceptions */
@@ -483,10 +487,122 @@ static PyObject *oc_py_gpus(PyObject *self, PyObject *unused) {
     return l;
 }
 
+/* ---- _core.main: a command line of the CLI, run in this process ---- */
+
+static PyThread_type_lock oc_cli_lock; /* the CLI's streams are its one state: one run at a time */
+
+/* The progress callback: the Python callable gets (what, done, total); an
+ * exception it raises is reported as unraisable and the run goes on. */
+static void oc_py_progress(void *arg, const char *what, int64_t done, int64_t total) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction((PyObject *)arg, "sLL", what, (long long)done, (long long)total);
+    if (r)
+        Py_DECREF(r);
+    else
+        PyErr_WriteUnraisable((PyObject *)arg);
+    PyGILState_Release(g);
+}
+
+static PyObject *oc_py_main(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *argv_obj, *progress = Py_None;
+    int capture = 1;
+    if (!PyArg_ParseTuple(args, "O|Op:main", &argv_obj, &progress, &capture))
+        return NULL;
+    if (progress != Py_None && !PyCallable_Check(progress))
+        return PyErr_Format(PyExc_TypeError, "progress must be callable or None");
+    PyObject *seq = PySequence_Fast(argv_obj, "argv must be a sequence of str");
+    if (!seq)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > 100000) {
+        Py_DECREF(seq);
+        return PyErr_Format(PyExc_ValueError, "argv has %zd arguments", n);
+    }
+    char **argv = PyMem_Calloc((size_t)n + 2, sizeof *argv);
+    PyObject **keep = PyMem_Calloc((size_t)n + 1, sizeof *keep);
+    PyObject *result = NULL;
+    if (!argv || !keep) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    argv[0] = "onnxcost";
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyUnicode_Check(a) && !PyBytes_Check(a)) {
+            PyErr_Format(PyExc_TypeError, "argv[%zd] must be str, not %.100s", i, Py_TYPE(a)->tp_name);
+            goto done;
+        }
+        keep[i] = PyUnicode_Check(a) ? PyUnicode_EncodeFSDefault(a) : (Py_INCREF(a), a);
+        if (!keep[i])
+            goto done;
+        argv[i + 1] = PyBytes_AS_STRING(keep[i]);
+        if (strlen(argv[i + 1]) != (size_t)PyBytes_GET_SIZE(keep[i])) {
+            PyErr_Format(PyExc_ValueError, "argv[%zd] contains a NUL byte", i);
+            goto done;
+        }
+    }
+    if (!capture) { /* the console script: the process's own streams, as the executable */
+        struct oc_cli_io io = {stdout, stderr, NULL, NULL};
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(oc_cli_lock, WAIT_LOCK);
+        rc = oc_cli_main((int)n + 1, argv, &io);
+        PyThread_release_lock(oc_cli_lock);
+        Py_END_ALLOW_THREADS
+        result = Py_BuildValue("(iys)", rc, "", "");
+        goto done;
+    }
+    char *out_buf = NULL, *err_buf = NULL;
+    size_t out_n = 0, err_n = 0;
+    FILE *out = open_memstream(&out_buf, &out_n);
+    FILE *err = out ? open_memstream(&err_buf, &err_n) : NULL;
+    if (!out || !err) {
+        if (out)
+            fclose(out);
+        free(out_buf);
+        PyErr_NoMemory();
+        goto done;
+    }
+    struct oc_cli_io io = {out, err, progress != Py_None ? oc_py_progress : NULL, progress};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(oc_cli_lock, WAIT_LOCK);
+    rc = oc_cli_main((int)n + 1, argv, &io);
+    PyThread_release_lock(oc_cli_lock);
+    Py_END_ALLOW_THREADS
+    bool closed = fclose(out) == 0;
+    closed = fclose(err) == 0 && closed;
+    if (!closed) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *o = PyBytes_FromStringAndSize(out_buf ? out_buf : "", (Py_ssize_t)out_n);
+        PyObject *e = o ? PyUnicode_DecodeUTF8(err_buf ? err_buf : "", (Py_ssize_t)err_n, "replace") : NULL;
+        if (o && e)
+            result = Py_BuildValue("(iOO)", rc, o, e);
+        Py_XDECREF(o);
+        Py_XDECREF(e);
+    }
+    free(out_buf);
+    free(err_buf);
+done:
+    for (Py_ssize_t i = 0; keep && i < n; i++)
+        Py_XDECREF(keep[i]);
+    PyMem_Free(keep);
+    PyMem_Free(argv);
+    Py_DECREF(seq);
+    return result;
+}
+
 static PyMethodDef oc_py_functions[] = {
     {"analyze", (PyCFunction)(void (*)(void))oc_py_analyze, METH_VARARGS | METH_KEYWORDS,
      "analyze(source, name, dims=None, batch=0, gpu=None, dtype=None, depth=0, symbolic=True) -> Handle"},
     {"gpus", oc_py_gpus, METH_NOARGS, "gpus() -> list of the built-in GPU names"},
+    {"main", oc_py_main, METH_VARARGS,
+     "main(argv, progress=None, capture=True) -> (exit_code, report: bytes, diagnostics: str): the\n"
+     "command line argv (without the program's name) run as the onnxcost executable runs it, its\n"
+     "report and its stderr lines captured; progress(what, done, total) is called during sweep,\n"
+     "measure, replay. capture=False: the process's stdout and stderr (the console script)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -499,6 +615,8 @@ PyMODINIT_FUNC PyInit__core(void);
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&oc_handle_type) < 0)
         return NULL;
+    if (!oc_cli_lock && !(oc_cli_lock = PyThread_allocate_lock()))
+        return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&oc_py_module);
     if (!m)
         return NULL;

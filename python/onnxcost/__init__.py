@@ -9,6 +9,10 @@ fields of the CLI's JSON report (docs/JSON.md).
     >>> print(a)                     # the CLI's table
     >>> a.totals["macs"], a.complete
     >>> onnxcost.summary(torch_module, input_size=(1, 3, 224, 224))
+
+Every other command of the CLI is a function of the same name returning a
+Report (commands.py): sweep, compare, llm, ranges, plan, lint, measure,
+replay, probe, calibrate, merge, ops; ``run(*argv)`` runs any command line.
 """
 from __future__ import annotations
 
@@ -19,7 +23,9 @@ from . import _core
 from ._core import Error, ModelError
 
 __version__ = _core.version
-__all__ = ["analyze", "summary", "gpus", "Analysis", "Error", "ModelError", "IncompleteAnalysisWarning"]
+__all__ = ["analyze", "summary", "gpus", "Analysis", "Error", "ModelError", "IncompleteAnalysisWarning",
+           "Report", "UsageError", "BudgetError", "OnnxcostWarning", "run", "sweep", "compare", "llm", "ranges",
+           "plan", "lint", "measure", "replay", "probe", "calibrate", "merge", "ops"]
 
 
 class IncompleteAnalysisWarning(UserWarning):
@@ -185,6 +191,10 @@ def analyze(model, dims: dict | None = None, batch: int | None = None, gpu: str 
     Raises ModelError (a ValueError) with the CLI's one line when the file is
     refused, and warns IncompleteAnalysisWarning when nodes have no cost.
     """
+    for k, v in (dims.items() if isinstance(dims, dict) else ()):
+        if isinstance(v, (tuple, list, range)):
+            raise TypeError(f"dims[{k!r}] = {v!r}: analyze() binds one value per dim; use onnxcost.ranges() for "
+                            "a range (lo, hi) and onnxcost.sweep() for a list of values")
     source, shown = _source(model, name)
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch < 2**63):
         raise ValueError(f"batch must be a positive int below 2**63, not {batch!r}")
@@ -206,5 +216,7 @@ def gpus() -> list:
     return _core.gpus()
 
 
-# last: it imports Analysis and analyze from here (torch itself only when called)
+# last: they import from here (torch itself only when called)
+from .commands import (BudgetError, OnnxcostWarning, Report, UsageError, calibrate, compare, llm,  # noqa: E402
+                       lint, measure, merge, ops, plan, probe, ranges, replay, run, sweep)
 from .torch_summary import summary  # noqa: E402

@@ -64,10 +64,59 @@ def export(model, args=(), kwargs=None, dynamic_axes=None, input_names=None, out
     return buf.getvalue()
 
 
+# torchinfo.summary's arguments onnxcost does not take, and why (refused, never ignored)
+_REFUSED = {
+    "mode": "the export always runs the module in eval mode (training memory: onnxcost MODEL --training)",
+    "row_settings": "rows are onnxcost's (depth= for module rows, verbose=2 for node rows)",
+    "col_width": "columns are sized to their contents",
+    "cache_forward_pass": "each call exports the module again",
+}
+
+
+def module_params(model) -> dict:
+    """The module's parameters as torchinfo counts them: each shared tensor once,
+    trainable when it requires grad; buffers (BatchNorm's running stats) are not
+    parameters."""
+    seen, trainable, frozen = set(), 0, 0
+    for p in model.parameters():
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        if p.requires_grad:
+            trainable += p.numel()
+        else:
+            frozen += p.numel()
+    return {"total": trainable + frozen, "trainable": trainable, "non_trainable": frozen}
+
+
+def _lead_with_module(text: str, counts: dict, graph_params: int) -> str:
+    """The table's parameter lines say the module's counts (torchinfo's), the
+    exported graph's beside them."""
+    lines = text.split("\n")
+    keys = ("Total params: ", "Trainable params: ", "Non-trainable params: ")
+    at = [i for i, ln in enumerate(lines) if ln.startswith(keys[0])]
+    if not at or [ln.split(":")[0] + ": " for ln in lines[at[0]:at[0] + 3]] != list(keys):
+        raise AssertionError("the text report has no totals block")  # the report's layout changed
+    i = at[0]
+    why = "" if graph_params == counts["total"] else (
+        " (an eval export folds BatchNorm into Conv and stores equal tensors once)")
+    lines[i:i + 3] = [f"Total params: {counts['total']:,}",
+                      f"Trainable params: {counts['trainable']:,}",
+                      f"Non-trainable params: {counts['non_trainable']:,}",
+                      f"Exported graph params: {graph_params:,}{why}"]
+    return "\n".join(lines)
+
+
 def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=None, depth=3, device=None,
-            dtypes=None, verbose=1, *, dims=None, batch=None, gpu=None, dtype=None, dynamic_axes=None,
+            dtypes=None, verbose=1, *, mode=None, row_settings=None, col_width=None, cache_forward_pass=None,
+            dims=None, batch=None, gpu=None, dtype=None, dynamic_axes=None,
             input_names=None, output_names=None, opset_version=None, save_onnx=None, **kwargs) -> Analysis:
     """Exports ``model`` with torch.onnx, analyzes it, prints the table, returns the Analysis.
+
+    The parameter lines are the module's, as torchinfo counts them (trainable
+    and not; ``a.module_params``), with the exported graph's count beside
+    them (an eval export folds BatchNorm into Conv); MACs, FLOPs, shapes and
+    memory are the exported graph's.
 
     Like torchinfo.summary:
       input_size   shape of the input, or a list of shapes (random tensors of dtypes)
@@ -79,10 +128,13 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
                    "bytes", "macs%" (kernel_size and trainable are refused, not ignored);
                    module rows (depth) have no shapes
       depth        module rows down to this depth (node-name scopes); 0 lists nodes
-      device       where the inputs are made (the export runs there)
+      device       the module and the inputs are moved there, as torchinfo does (the
+                   export runs there)
       dtypes       torch dtypes of the input_size tensors (default float32)
       verbose      0 prints nothing, 1 prints the table, 2 the node table whatever depth
       **kwargs     more keyword arguments of the forward pass
+    torchinfo's mode, row_settings, col_width and cache_forward_pass are refused
+    with a line saying why.
     onnxcost's own:
       dims, batch, gpu, dtype   as in onnxcost.analyze (bind dims, predict time, re-price)
       dynamic_axes, input_names, output_names, opset_version   passed to torch.onnx.export:
@@ -90,6 +142,10 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
                    exact formulas in them
       save_onnx    also write the exported model to this path
     """
+    for name, value in (("mode", mode), ("row_settings", row_settings), ("col_width", col_width),
+                        ("cache_forward_pass", cache_forward_pass)):
+        if value is not None:
+            raise ValueError(f"summary: torchinfo's {name}= is not supported: {_REFUSED[name]}")
     columns = None
     if col_names is not None:
         bad = [c for c in col_names if c not in _COLUMNS and c not in _OWN_COLUMNS]
@@ -102,6 +158,8 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
                              "use depth=0 or verbose=2 for node rows")
     if verbose not in (0, 1, 2):
         raise ValueError(f"verbose must be 0, 1 or 2, not {verbose!r}")
+    if device is not None:
+        model = model.to(device)
     args, kw = _inputs(input_size, input_data, batch_dim, dtypes, device, kwargs)
     data = export(model, args, kw, dynamic_axes=dynamic_axes, input_names=input_names, output_names=output_names,
                   opset_version=opset_version)
@@ -112,10 +170,8 @@ def summary(model, input_size=None, input_data=None, batch_dim=None, col_names=N
     a = analyze(data, dims=dims, batch=batch, gpu=gpu, dtype=dtype, depth=(depth or None) if verbose != 2 else None,
                 name=name)
     # what torchinfo counts: the module's parameters, each shared one once
-    a.torch_params = sum(p.numel() for p in model.parameters())
+    a.module_params = module_params(model)
+    a.torch_params = a.module_params["total"]
     if verbose:
-        print(a.to_text(columns=columns), end="")
-        if a.torch_params != a.params:
-            print(f"Module parameters (torch): {a.torch_params:,}; the exported graph stores {a.params:,} "
-                  "(an eval export folds BatchNorm into Conv and stores equal tensors once)")
+        print(_lead_with_module(a.to_text(columns=columns), a.module_params, a.params), end="")
     return a

@@ -44,7 +44,39 @@ def test_torchvision_resnet(tmp_path, capsys):
     assert a.totals == cli_json(saved)["totals"]
     assert a.torch_params == sum(p.numel() for p in m.parameters())
     assert out.splitlines()[1].split()[0] == "Module" and "layer1/layer1.0" in out
-    assert f"Module parameters (torch): {a.torch_params:,}" in out  # BatchNorm folded by the export
+    # the module's count leads, as torchinfo prints it (11,689,512); the graph's, from the
+    # exported file's initializers (onnx as the oracle), beside it: BatchNorm folded into Conv
+    onnx = pytest.importorskip("onnx")
+    import math
+    graph = sum(math.prod(t.dims) for t in onnx.load(str(saved)).graph.initializer)
+    assert a.torch_params == 11_689_512 and a.params == graph < a.torch_params
+    assert "Total params: 11,689,512\nTrainable params: 11,689,512\nNon-trainable params: 0\n" in out
+    assert f"Exported graph params: {graph:,} (an eval export folds BatchNorm" in out
+
+
+def test_frozen_and_shared_parameters_as_torchinfo_counts(capsys):
+    # a frozen layer, and a weight shared by two layers (counted once)
+    first, last = torch.nn.Linear(8, 8), torch.nn.Linear(8, 8)
+    last.weight = first.weight
+    frozen = torch.nn.Linear(8, 4)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    m = torch.nn.Sequential(first, torch.nn.ReLU(), last, frozen)
+    a = onnxcost.summary(m, input_size=(2, 8), depth=0)
+    out = capsys.readouterr().out
+    assert a.module_params == {"total": 64 + 8 + 8 + 36, "trainable": 64 + 8 + 8, "non_trainable": 36}
+    assert "Total params: 116\nTrainable params: 80\nNon-trainable params: 36\n" in out
+    assert "Exported graph params: " in out
+
+
+def test_torchinfo_arguments_refused_in_one_line():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 3))
+    for kw in ({"mode": "train"}, {"row_settings": ("var_names",)}, {"col_width": 30}, {"cache_forward_pass": True}):
+        with pytest.raises(ValueError, match=f"torchinfo's {next(iter(kw))}= is not supported") as e:
+            onnxcost.summary(m, input_size=(2, 4), **kw)
+        assert "\n" not in str(e.value)
+    a = onnxcost.summary(m, input_size=(2, 4), device="cpu", verbose=0)  # torchinfo's device= moves the module
+    assert a.macs == 2 * 4 * 3
 
 
 def test_batch_dim_and_verbose(capsys):
