@@ -21,11 +21,7 @@ become Python warnings; notes stay in ``Report.diagnostics``.
 """
 from __future__ import annotations
 
-import html
-import json
 import os
-import shutil
-import tempfile
 import warnings
 
 from . import _core
@@ -167,6 +163,7 @@ class _ModelFile:
             data = model.SerializeToString()
         else:
             raise TypeError(f"model must be a path, bytes or an onnx.ModelProto, not {type(model).__name__}")
+        import tempfile
         self.tmpdir = tempfile.mkdtemp(prefix="onnxcost-")
         self.path = os.path.join(self.tmpdir, "model.onnx")
         with open(self.path, "wb") as f:
@@ -174,6 +171,7 @@ class _ModelFile:
 
     def release(self):
         if self.tmpdir:
+            import shutil
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             self.tmpdir = None
 
@@ -254,6 +252,7 @@ class Report:
 
     def to_dict(self) -> dict:
         if self._dict is None:
+            import json
             self._dict = json.loads(self.to_json())
         return self._dict
 
@@ -311,6 +310,7 @@ class Report:
     def _repr_html_(self) -> str:
         if "html" in self.formats:
             return self.to_html()
+        import html
         return "<pre>" + html.escape(self.to_text()) + "</pre>"
 
     def _repr_markdown_(self) -> str:
@@ -394,7 +394,9 @@ def measure(model, dims: dict = None, python=None, progress=None, **options) -> 
     is the interpreter with onnxruntime (default: this one). ``progress``:
     a tqdm bar over the runs when tqdm is installed (False: none). Other
     formats are rendered from the saved run, not by measuring again."""
+    import shutil
     import sys
+    import tempfile
     saved = tempfile.mkdtemp(prefix="onnxcost-measure-")
 
     class _Dir:
