@@ -195,6 +195,7 @@ def test_measure_without_onnxruntime_is_one_line(tmp_path):
         onnxcost.measure(MNIST, python=str(fake), progress=False)
     msg = str(e.value)
     assert msg.startswith("onnxcost: error: ") and "onnxruntime" in msg and "\n" not in msg
+    assert not isinstance(e.value, onnxcost.ModelError)  # the file is fine; its runtime is missing
 
 
 def _html_rows(page):
