@@ -184,10 +184,11 @@ def _raise_for(rc, diagnostics, command, paths, report=None):
     message = "\n".join(errors) or diagnostics.strip() or f"onnxcost {command}: exit {rc}"
     if rc == 2:
         first = errors[0][len("onnxcost: error: "):] if errors else ""
-        runtime = command == "measure" and ("ONNX Runtime" in first or "Python" in first)
+        runtime = command in ("measure", "replay") and any(
+            w in first for w in ("ONNX Runtime", "Python", "plugin", "GPU", "CUDA"))
         if any(p and first.startswith(p + ":") for p in paths) and not runtime:
             raise ModelError(message)
-        if runtime:  # the model may be fine: the Python or ONNX Runtime that runs it is not
+        if runtime:  # the model may be fine: what would run it (Python, ONNX Runtime, a GPU) is missing
             raise Error(message)
         raise UsageError(message)
     raise Error(message)

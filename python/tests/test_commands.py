@@ -162,6 +162,39 @@ def test_progress_callback_and_silence(monkeypatch):
     assert onnxcost.sweep(MNIST, {"batch": [1, 2]}).rows[1]["macs"] == 2 * MNIST_MACS
 
 
+def test_progress_uses_tqdm_when_present(monkeypatch):
+    # a stand-in tqdm.auto: the bar is made with the step count and brought to it
+    import types
+    bars = []
+
+    class Bar:
+        def __init__(self, total, desc, **kw):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False
+            bars.append(self)
+
+        def update(self, k):
+            self.n += k
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "tqdm.auto", types.SimpleNamespace(tqdm=Bar))
+    onnxcost.sweep(MNIST, {"batch": [1, 2, 3]})
+    assert [(b.desc, b.total, b.n, b.closed) for b in bars] == [("sweep", 3, 3, True)]
+    bars.clear()
+    onnxcost.sweep(MNIST, {"batch": [1, 2, 3]}, progress=False)
+    assert bars == []
+
+
+def test_replay_without_a_gpu_is_not_a_model_error():
+    rc, _, diag = onnxcost.run("replay", MNIST, "--batch", "1")
+    if rc == 0:
+        pytest.skip("a GPU and the replay plugin are here")  # never on the CI machine
+    with pytest.raises(onnxcost.Error) as e:
+        onnxcost.replay(MNIST, batch=1)
+    assert not isinstance(e.value, onnxcost.ModelError) and str(e.value) == diag.strip().splitlines()[0]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None, reason="needs onnxruntime")
 def test_measure_runs_ort_and_renders_the_saved_run():
     seen = []
