@@ -269,24 +269,11 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
 
 /* html: the text in b as a <pre> block (escaped), then b emptied */
 static void oc_cmp_html_pre(struct oc_sbuf *page, struct oc_sbuf *b) {
-    size_t n = b->n;
-    oc_sbuf_put(b, "", 1); /* NUL-terminated: each line is cut in place */
+    oc_sbuf_put(b, "", 1);
     if (b->oom)
         page->oom = true;
-    if (n && b->p && !b->oom) {
-        oc_sbuf_puts(page, "<pre>");
-        for (char *line = b->p, *end = b->p + n; line < end;) {
-            char *nl = memchr(line, '\n', (size_t)(end - line));
-            size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
-            char keep = line[len];
-            line[len] = 0;
-            oc_html_text(page, line);
-            line[len] = keep;
-            oc_sbuf_puts(page, "\n");
-            line += len + (nl ? 1 : 0);
-        }
-        oc_sbuf_puts(page, "</pre>\n");
-    }
+    else
+        oc_html_pre(page, b->p);
     oc_sbuf_free(b);
     *b = (struct oc_sbuf){0};
 }
@@ -322,9 +309,9 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     bool html = spec->format == OC_FORMAT_HTML;
     struct oc_sbuf page = {0}; /* html: the page; b then holds the text around the table */
     if (html) {
-        oc_sbuf_printf(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost "
-                              "compare</title><style>%s</style></head>\n<body>\n<h1>Comparison of %d models</h1>\n",
-                       oc_html_style, n);
+        char subject[48];
+        snprintf(subject, sizeof subject, "%d models", n);
+        oc_html_open(&page, "onnxcost compare", "Comparison", subject);
     }
     struct oc_table t = {0};
     oc_table_col(&t, "Model", "model", OC_ALIGN_LEFT);

@@ -179,7 +179,8 @@ const char oc_html_style[] =
     ".bar{fill:#4e79a7}.bar2{fill:#f28e2b}.axis{stroke:#888}"
     ".warn{background:#fde8e8;border:1px solid #c0392b;padding:6px 10px}";
 
-void oc_html_text(struct oc_sbuf *b, const char *s) {
+/* s escaped for HTML; control bytes as '?', line breaks too unless kept */
+static void oc_html_escape(struct oc_sbuf *b, const char *s, bool keep_newlines) {
     for (; *s; s++) {
         switch (*s) {
         case '&':
@@ -198,12 +199,36 @@ void oc_html_text(struct oc_sbuf *b, const char *s) {
             oc_sbuf_puts(b, "&#39;");
             break;
         default:
-            if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            if (((unsigned char)*s < 0x20 && !(keep_newlines && *s == '\n')) || *s == 0x7f)
                 oc_sbuf_puts(b, "?");
             else
                 oc_sbuf_put(b, s, 1);
         }
     }
+}
+
+void oc_html_text(struct oc_sbuf *b, const char *s) {
+    oc_html_escape(b, s, false);
+}
+
+void oc_html_pre(struct oc_sbuf *b, const char *text) {
+    if (!text || !*text)
+        return;
+    oc_sbuf_puts(b, "<pre>");
+    oc_html_escape(b, text, true);
+    oc_sbuf_puts(b, text[strlen(text) - 1] == '\n' ? "</pre>\n" : "\n</pre>\n");
+}
+
+void oc_html_open(struct oc_sbuf *b, const char *title, const char *heading, const char *subject) {
+    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+    oc_html_text(b, title);
+    oc_sbuf_puts(b, ": ");
+    oc_html_text(b, subject ? subject : "");
+    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>", oc_html_style);
+    oc_html_text(b, heading);
+    oc_sbuf_puts(b, ": ");
+    oc_html_text(b, subject ? subject : "");
+    oc_sbuf_puts(b, "</h1>\n");
 }
 
 /* Table cells: '|' escaped, control bytes shown as '?'. */

@@ -190,11 +190,7 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     const struct oc_totals *t = &an->totals;
     struct oc_sbuf b = {0};
     char buf[512], num[48];
-    oc_sbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost: ");
-    oc_html_text(&b, spec->model_path ? spec->model_path : "");
-    oc_sbuf_printf(&b, "</title><style>%s</style></head>\n<body>\n<h1>onnxcost: ", oc_html_style);
-    oc_html_text(&b, spec->model_path ? spec->model_path : "");
-    oc_sbuf_puts(&b, "</h1>\n");
+    oc_html_open(&b, "onnxcost", "onnxcost", spec->model_path);
     const char *lb = oc_lower_bound_mark(t, false);
     if (*lb) {
         struct oc_sbuf why = {0};

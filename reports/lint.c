@@ -294,11 +294,7 @@ void oc_lint_html_rows(struct oc_sbuf *b, const struct oc_lint_result *r,
  * (the table model), then the counts and, when incomplete, why. */
 static void oc_lint_html(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_lint_result *r,
                          const char *path) {
-    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost lint: ");
-    oc_html_text(b, path);
-    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Lint: ", oc_html_style);
-    oc_html_text(b, path);
-    oc_sbuf_puts(b, "</h1>\n");
+    oc_html_open(b, "onnxcost lint", "Lint", path);
     struct oc_table t = {0};
     static const struct oc_table_col cols[] = {{"Rule", "rule", OC_ALIGN_LEFT},
                                                {"Level", "level", OC_ALIGN_LEFT},

@@ -259,16 +259,14 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
  * token against the context (log-log), one line per batch. */
 static void oc_llm_html(struct oc_sbuf *b, const struct oc_llm_view *v, const struct oc_llm_opts *o,
                         const char *path) {
-    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost llm: ");
-    oc_html_text(b, path ? path : "");
-    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Generation view: ", oc_html_style);
-    oc_html_text(b, path ? path : "");
-    oc_sbuf_puts(b, "</h1>\n<pre>");
+    oc_html_open(b, "onnxcost llm", "Generation view", path);
     struct oc_sbuf text = {0};
     oc_llm_text(&text, v, o, false);
-    oc_html_text(b, text.p ? text.p : "");
+    oc_sbuf_put(&text, "", 1);
+    oc_html_pre(b, text.oom ? "" : text.p);
+    if (text.oom)
+        b->oom = true;
     oc_sbuf_free(&text);
-    oc_sbuf_puts(b, "</pre>\n");
     if (v->sweep[0][0].timed && v->n_contexts > 1) {
         static const char *const color[OC_LLM_BATCHES] = {"#4e79a7", "#f28e2b", "#59a14f"};
         double tmin = 1e300, tmax = 0;

@@ -228,11 +228,8 @@ static void oc_rp_results_html(struct oc_sbuf *b, const struct oc_analysis *an, 
                                const char *model) {
     struct oc_rp_peaks pk;
     oc_rp_device_peaks(r->device, &pk);
-    oc_sbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost replay: ");
-    oc_html_text(b, model);
-    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>GPU replay: ", oc_html_style);
-    oc_html_text(b, model);
-    oc_sbuf_puts(b, "</h1>\n<p>");
+    oc_html_open(b, "onnxcost replay", "GPU replay", model);
+    oc_sbuf_puts(b, "<p>");
     struct oc_sbuf lines = {0};
     oc_rp_device_lines(&lines, r, &pk, "\n");
     oc_html_text(b, lines.p ? lines.p : "");

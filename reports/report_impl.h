@@ -125,6 +125,12 @@ void oc_baseline_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
 struct json_t;
 /* HTML: s escaped (control bytes as '?'), and the reports' style sheet. */
 void oc_html_text(struct oc_sbuf *b, const char *s);
+/* A page's start: the doctype, the title "TITLE: SUBJECT", the style sheet
+ * and <h1>HEADING: SUBJECT</h1>. */
+void oc_html_open(struct oc_sbuf *b, const char *title, const char *heading, const char *subject);
+/* text (lines) as a <pre> block, escaped, its line breaks kept; nothing
+ * when it is empty. */
+void oc_html_pre(struct oc_sbuf *b, const char *text);
 extern const char oc_html_style[];
 /* A log-log roofline chart, 700 x 320 px: x (FLOP/byte) from 10^x0 to
  * 10^x1, y (FLOP/s) from 10^y0 to 10^y1 (reports/html.c). Callers clamp

@@ -281,11 +281,7 @@ static void oc_sweep_html(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
                           int32_t nd, const struct oc_sweep_gpu *gpu, const struct oc_perf *setup,
                           const struct oc_report_spec *spec) {
     const char *path = spec->model_path ? spec->model_path : "";
-    oc_sbuf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>onnxcost sweep: ");
-    oc_html_text(b, path);
-    oc_sbuf_printf(b, "</title><style>%s</style></head>\n<body>\n<h1>Sweep: ", oc_html_style);
-    oc_html_text(b, path);
-    oc_sbuf_puts(b, "</h1>\n");
+    oc_html_open(b, "onnxcost sweep", "Sweep", path);
     if (gpu) {
         struct oc_sbuf head = {0};
         oc_gpu_text_header(&head, setup, spec->gpu ? spec->gpu->spec_source : NULL);
@@ -293,17 +289,10 @@ static void oc_sweep_html(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
             struct oc_fit fi = oc_sweep_fit(gpu);
             oc_gpu_text_fit_header(&head, &fi, gpu->gpu);
         }
-        oc_sbuf_puts(b, "<pre>");
-        for (char *line = head.p, *nl; line && *line; line = nl + 1) {
-            nl = strchr(line, '\n');
-            if (!nl)
-                nl = line + strlen(line) - 1;
-            else
-                *nl = 0;
-            oc_html_text(b, line);
-            oc_sbuf_puts(b, "\n");
-        }
-        oc_sbuf_puts(b, "</pre>\n");
+        oc_sbuf_put(&head, "", 1);
+        oc_html_pre(b, head.oom ? "" : head.p);
+        if (head.oom)
+            b->oom = true;
         oc_sbuf_free(&head);
     }
     struct oc_table t = {0};

@@ -272,3 +272,12 @@ def test_compare_and_lint_pages_hold_their_tables():
     rows = _html_rows(r.to_html())
     assert rows[0] == ["Rule", "Level", "Finding", "Saves"]
     assert [row[:2] for row in rows[1:]] == [[f["rule"], f["level"]] for f in r.findings]
+
+
+def test_llm_page_keeps_the_text_report_line_by_line():
+    # the generation view's page carries the text report in a <pre>, its line breaks kept
+    import html
+    import re
+    r = onnxcost.llm(GPT2_TINY)
+    pre = re.search(r"<pre>(.*?)</pre>", r.to_html(), re.S).group(1)
+    assert html.unescape(pre) == str(r) and len(pre.splitlines()) > 10
