@@ -36,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
+from python_api import wall  # noqa: E402  (process start to exit)
 
 PEERS = ["torchinfo==1.8.0", "onnx-tool==1.0.1", "onnx==1.19.1", "numpy==1.26.4", "transformers==4.36.2",
          "tqdm"]
@@ -83,13 +84,6 @@ print(json.dumps(out))
 
 def log(msg):
     print("[wheel_peers %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-def wall(cmd, **kw):
-    kw.setdefault("stdout", subprocess.DEVNULL)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, **kw)
-    return time.perf_counter() - t0
 
 
 def main():

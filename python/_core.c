@@ -503,6 +503,17 @@ static void oc_py_progress(void *arg, const char *what, int64_t done, int64_t to
     PyGILState_Release(g);
 }
 
+/* One command line, the GIL released, one run at a time. */
+static int oc_py_run_cli(int argc, char **argv, const struct oc_cli_io *io) {
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(oc_cli_lock, WAIT_LOCK);
+    rc = oc_cli_main(argc, argv, io);
+    PyThread_release_lock(oc_cli_lock);
+    Py_END_ALLOW_THREADS
+    return rc;
+}
+
 static PyObject *oc_py_main(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *argv_obj, *progress = Py_None;
@@ -544,13 +555,7 @@ static PyObject *oc_py_main(PyObject *self, PyObject *args) {
     }
     if (!capture) { /* the console script: the process's own streams, as the executable */
         struct oc_cli_io io = {stdout, stderr, NULL, NULL};
-        int rc;
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(oc_cli_lock, WAIT_LOCK);
-        rc = oc_cli_main((int)n + 1, argv, &io);
-        PyThread_release_lock(oc_cli_lock);
-        Py_END_ALLOW_THREADS
-        result = Py_BuildValue("(iys)", rc, "", "");
+        result = Py_BuildValue("(iys)", oc_py_run_cli((int)n + 1, argv, &io), "", "");
         goto done;
     }
     char *out_buf = NULL, *err_buf = NULL;
@@ -565,12 +570,7 @@ static PyObject *oc_py_main(PyObject *self, PyObject *args) {
         goto done;
     }
     struct oc_cli_io io = {out, err, progress != Py_None ? oc_py_progress : NULL, progress};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(oc_cli_lock, WAIT_LOCK);
-    rc = oc_cli_main((int)n + 1, argv, &io);
-    PyThread_release_lock(oc_cli_lock);
-    Py_END_ALLOW_THREADS
+    int rc = oc_py_run_cli((int)n + 1, argv, &io);
     bool closed = fclose(out) == 0;
     closed = fclose(err) == 0 && closed;
     if (!closed) {
