@@ -347,6 +347,10 @@ def _command(command, models, options, dims=None, progress=False, first="json", 
     cb, close = _progress_callback(progress)
     try:
         rc, out, diag = _core.main(argv + ["--format", fmt], cb)
+    except BaseException:  # no report will own the temporary files
+        for o in owned:
+            o.release()
+        raise
     finally:
         close()
     report = Report(command, argv, rc, diag, {fmt: out.decode("utf-8", "replace")}, owned, rerender)
