@@ -281,3 +281,15 @@ def test_llm_page_keeps_the_text_report_line_by_line():
     r = onnxcost.llm(GPT2_TINY)
     pre = re.search(r"<pre>(.*?)</pre>", r.to_html(), re.S).group(1)
     assert html.unescape(pre) == str(r) and len(pre.splitlines()) > 10
+
+
+@pytest.mark.parametrize("command,args", [
+    ("analyze", [MNIST, "--batch", "1"]), ("sweep", [MNIST, "--dim", "batch=1"]), ("compare", [MNIST, MNIST]),
+    ("llm", [GPT2_TINY]), ("plan", [MNIST, "--batch", "1"]), ("lint", [MNIST, "--batch", "1"]), ("ops", []),
+])
+def test_report_formats_are_the_clis(command, args):
+    # the formats a Report offers for a command are exactly those its --format accepts
+    from onnxcost.commands import _FORMATS
+    accepted = tuple(f for f in ("text", "json", "md", "csv", "html", "sarif")
+                     if cli(command, *args, "--format", f, check=False).returncode == 0)
+    assert sorted(_FORMATS[command]) == sorted(accepted)

@@ -33,6 +33,21 @@ run_action() { # NAME WANT_RC VAR=VALUE...: runs the action script in a clean ru
     pass=$((pass + 1))
 }
 
+action_refused() { # NAME MESSAGE VAR=VALUE...: the action fails, saying MESSAGE on stderr
+    local name=$1 msg=$2
+    shift 2
+    if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" "$@" \
+        bash "$src/ci/action.sh" >/dev/null 2>"$tmp/stderr"; then
+        echo "FAIL $name: exit 0 (want a refusal: $msg)"
+        fail=$((fail + 1))
+    elif ! grep -qF -- "$msg" "$tmp/stderr"; then
+        echo "FAIL $name: $(cat "$tmp/stderr")"
+        fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+}
+
 summary_has() { # NAME TEXT...
     local name=$1
     shift
@@ -71,27 +86,10 @@ run_action lint_range 0 ONNXCOST_MODEL="$M" ONNXCOST_DIMS="batch=1:8" ONNXCOST_L
 summary_has lint_range_summary "is within its budgets" "### Lint"
 run_action lint_clean 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_LINT=warning
 summary_has lint_clean_summary "is within its budgets" "### Lint" "0 errors, 0 warnings"
-if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" ONNXCOST_MODEL="$M" ONNXCOST_LINT=loud \
-    bash "$src/ci/action.sh" >/dev/null 2>"$tmp/stderr"; then
-    echo "FAIL lint_bad: exit 0 with lint=loud"
-    fail=$((fail + 1))
-elif ! grep -q "the 'lint' input takes" "$tmp/stderr"; then
-    echo "FAIL lint_bad: $(cat "$tmp/stderr")"
-    fail=$((fail + 1))
-else
-    pass=$((pass + 1))
-fi
+action_refused lint_bad "the 'lint' input takes" ONNXCOST_MODEL="$M" ONNXCOST_LINT=loud
 run_action gpu 0 ONNXCOST_MODEL="$M" ONNXCOST_BATCH=1 ONNXCOST_GPU=t4 ONNXCOST_ARGS="--depth 1"
 summary_has gpu_summary "### GPU prediction" "| module |"
-if env -i PATH="$PATH" RUNNER_TEMP="$tmp" ONNXCOST_BIN="$bin" bash "$src/ci/action.sh" >/dev/null 2>"$tmp/stderr"; then
-    echo "FAIL no_model: exit 0 without a model"
-    fail=$((fail + 1))
-elif ! grep -q "the 'model' input is required" "$tmp/stderr"; then
-    echo "FAIL no_model: $(cat "$tmp/stderr")"
-    fail=$((fail + 1))
-else
-    pass=$((pass + 1))
-fi
+action_refused no_model "the 'model' input is required"
 
 # pre-commit: options, then the files; the worst exit code
 pc() { env -i PATH="$PATH" ONNXCOST_BIN="$bin" bash "$src/ci/pre-commit.sh" "$@" >/dev/null 2>"$tmp/stderr"; }
