@@ -10,6 +10,7 @@
 #include "../analyzer/analyze.h"
 #include "../analyzer/model.h"
 #include "../replay/plan_host.h"
+#include "../replay/isolated.h"
 #include "../replay/replay.h"
 #include "../reports/report.h"
 
@@ -44,7 +45,8 @@ static const char oc_replay_footer[] =
 struct oc_replay_args {
     struct oc_rp_options ro;
     struct oc_rp_plan_opts po;
-    bool plan_only, no_counters;
+    bool plan_only, no_counters, in_process;
+    double node_timeout_s;
     enum oc_format format;
     int64_t reps, device, seed;
     const char *nodes_re;
@@ -135,6 +137,14 @@ static const struct oc_opt oc_replay_opts[] = {
                    "a device ordinal"),
     OC_OPT_FLAG_ROW("--no-counters", NULL, "timing only (no CUPTI profiler session)",
                     offsetof(struct oc_replay_args, no_counters)),
+    OC_OPT_PARSE_ROW("--node-timeout", "S",
+                     "a node that makes no progress for S seconds is killed and\n"
+                     "reported as failed; the replay goes on (default 300, 0 = none)",
+                     offsetof(struct oc_replay_args, node_timeout_s), 0, 0, "seconds", oc_opt_ms),
+    OC_OPT_FLAG_ROW("--in-process", NULL,
+                    "run the plugin in this process, not in a worker that may\n"
+                    "crash without losing the run (for debuggers)",
+                    offsetof(struct oc_replay_args, in_process)),
     OC_OPT_FLAG_ROW("--cold", NULL, "flush the L2 before every repetition (default: warm L2)",
                     offsetof(struct oc_replay_args, ro.flush_l2)),
     OC_OPT_INT_ROW("--seed", "N", "input data seed (default 1)", offsetof(struct oc_replay_args, seed), 0, INT64_MAX,
@@ -170,6 +180,7 @@ int oc_cmd_replay(int argc, char **argv) {
                                       .counters = true,
                                       .seed = 1},
                                .format = OC_FORMAT_TEXT,
+                               .node_timeout_s = 300,
                                .seed = 1};
     struct oc_cli_bind bind;
     struct oc_load_opts lopts = {0};
@@ -230,26 +241,30 @@ int oc_cmd_replay(int argc, char **argv) {
         goto done;
     }
     struct oc_replay_report rep = {.plans = plans, .n = n_plans, .opts = &ro, .float_dtype = po.float_dtype};
-    struct oc_rp_device dev = {0};
+    struct oc_replay_outcome outcome;
     if (!plan_only) {
         char err[512] = "";
-        const struct oc_replay_api *api = oc_replay_load(err, sizeof err);
-        if (!api || api->probe(&ro, &dev, err, sizeof err) != 0) {
+        struct oc_replay_job job = {.opts = &ro,
+                                    .plans = plans,
+                                    .n = n_plans,
+                                    .node_timeout_s = a.node_timeout_s,
+                                    .in_process = a.in_process,
+                                    .progress = oc_cli_progress_on() ? oc_replay_progress : NULL};
+        if (oc_replay_run_isolated(&job, results, &outcome, err, sizeof err) != 0) {
             oc_cli_diag("error", path, err);
             rc = OC_EXIT_INPUT;
             goto done;
         }
-        if (api->run(&ro, plans, n_plans, results, oc_cli_progress_on() ? oc_replay_progress : NULL, NULL, err,
-                     sizeof err) != 0) {
-            oc_cli_diag("error", path, err);
-            api->close();
-            rc = OC_EXIT_INPUT;
-            goto done;
-        }
-        api->close();
+        for (int32_t i = 0; i < n_plans; i++)
+            if (results[i].crash[0]) {
+                char msg[OC_RP_REASON + OC_RP_CRASH + 300];
+                snprintf(msg, sizeof msg, "node '%s' (%s): %s [%s]; the nodes after it ran in a new worker",
+                         plans[i].name ? plans[i].name : "", plans[i].op_type, results[i].reason, results[i].crash);
+                oc_cli_diag("warning", path, msg);
+            }
         rep.results = results;
-        rep.device = &dev;
-        rep.plugin_build = api->build;
+        rep.device = &outcome.device;
+        rep.plugin_build = outcome.build;
     }
     struct oc_outfile f_out;
     if (!oc_cli_open_output(&f_out, out_path)) {

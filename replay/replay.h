@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#define OC_REPLAY_ABI 3 /* 3: --conv-algo in the options */
+#define OC_REPLAY_ABI 4 /* 3: --conv-algo in the options; 4: resume, stages */
 #define OC_REPLAY_ENTRY "onnxcost_replay_api_v1"
 
 enum oc_rp_math_mode { OC_RP_MATH_FP32, OC_RP_MATH_TF32, OC_RP_MATH_FP16 };
@@ -41,6 +41,10 @@ struct oc_rp_options {
     uint64_t seed;            /* input data                                      */
     int32_t conv_algo;        /* Conv: 0 = the fastest Find reports; k + 1 = the
                                  cudnnConvolutionFwdAlgo_t k (--conv-algo)     */
+    bool resume;              /* results[] holds an earlier worker's results
+                                 (replay/isolated.h): a node at OC_RPG_TIMED or
+                                 later is not timed again (Conv keeps its
+                                 algo_id), one at OC_RPG_DONE is left alone    */
 };
 
 struct oc_rp_device {
@@ -68,9 +72,25 @@ enum oc_rp_status {
     OC_RPS_FAILED,            /* the library call failed: reason                  */
 };
 
+/* Where the plugin is with a node, written before and after each phase, so
+   that the process that started it can tell which node a crash was in. */
+enum oc_rp_stage {
+    OC_RPG_NONE = 0,          /* not reached                                      */
+    OC_RPG_TIMING,            /* phase 1 (set up, warm up, time) under way        */
+    OC_RPG_TIMED,             /* phase 1 over (whatever its outcome)              */
+    OC_RPG_COUNTING,          /* phase 2 (the counters) under way                 */
+    OC_RPG_DONE,              /* nothing more to do for this node                 */
+};
+
 #define OC_RP_KERNEL_NAMES 512
+#define OC_RP_CRASH 384
 struct oc_rp_result {
     int32_t status;           /* enum oc_rp_status                               */
+    int32_t stage;            /* enum oc_rp_stage                                */
+    int32_t algo_id, algo_math; /* Conv: the algorithm and math phase 1 chose,
+                                 reused by phase 2 (and by a resumed worker)   */
+    char crash[OC_RP_CRASH];  /* the worker died in this node: the signal and
+                                 the innermost frames ("" when it did not)     */
     char reason[OC_RP_REASON];
     char call[64];            /* library call ("cudnnConvolutionForward")        */
     char algo[64];            /* algorithm / math ("IMPLICIT_PRECOMP_GEMM fma")   */

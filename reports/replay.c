@@ -368,6 +368,8 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
         json_object_set_new(o, "status", json_string(oc_rp_status_name(res->status)));
         if (res->reason[0])
             json_object_set_new(o, "reason", oc_jstr(res->reason));
+        if (res->crash[0]) /* the replay worker died in this node: the signal and its frames */
+            json_object_set_new(o, "crash", oc_jstr(res->crash));
         if (res->status == OC_RPS_MEASURED) {
             json_object_set_new(o, "call", oc_jstr(res->call));
             json_object_set_new(o, "algo", oc_jstr(res->algo));

@@ -1097,6 +1097,92 @@ static int oc_profile_pass(void *arg) {
     return cudaStreamSynchronize(G.stream) == cudaSuccess ? 0 : -1;
 }
 
+/* A node's stage, written where the supervising process reads it after a
+   crash (replay/isolated.c): volatile, so that the store is not moved past
+   the library call that may crash. */
+static void oc_stage(struct oc_rp_result *r, int32_t stage) {
+    *(volatile int32_t *)&r->stage = stage;
+}
+
+/* phase 1 for node i: set up, time, keep the algorithm for phase 2 */
+static void oc_phase1(const struct oc_rp_options *o, const struct oc_rp_plan *p, int32_t i, struct oc_timing *tm,
+                      struct oc_rp_result *r) {
+    memset(r, 0, sizeof *r);
+    oc_stage(r, OC_RPG_TIMING);
+    if (p->kind == OC_RPK_NONE || p->kind == OC_RPK_ALIAS) {
+        r->status = p->kind == OC_RPK_NONE ? OC_RPS_SKIPPED : OC_RPS_ALIAS;
+        snprintf(r->reason, sizeof r->reason, "%s", p->reason);
+        oc_stage(r, OC_RPG_DONE);
+        return;
+    }
+    struct oc_node_rt rt = {.p = p, .o = o};
+    char e[256] = "";
+    if (!oc_setup(&rt, o->seed + (uint64_t)i, e, sizeof e)) {
+        oc_fail(r, e);
+    } else {
+        oc_time_node(o, &rt, i, tm, r);
+        snprintf(r->call, sizeof r->call, "%s", rt.call);
+        snprintf(r->algo, sizeof r->algo, "%s", rt.algo_name);
+        r->overhead = rt.ext != NULL;
+        if (r->overhead && !r->reason[0])
+            snprintf(r->reason, sizeof r->reason, "%s", p->reason);
+        if (!tm->traced && r->status == OC_RPS_MEASURED && !r->reason[0])
+            snprintf(r->reason, sizeof r->reason, "timed with CUDA events (CUPTI tracing unavailable)");
+    }
+    r->algo_id = rt.algo;
+    r->algo_math = rt.algo_math;
+    oc_rt_free(&rt);
+    oc_stage(r, r->status == OC_RPS_MEASURED ? OC_RPG_TIMED : OC_RPG_DONE);
+}
+
+/* phase 2 for node i: its counters in one profiler range per pass. Returns
+   false when the failure is the session's (no later node can be counted). */
+static bool oc_phase2(const struct oc_rp_options *o, const struct oc_rp_plan *p, int32_t i,
+                      struct oc_rp_profiler *prof, struct oc_rp_result *r, char *why, size_t whyn) {
+    oc_stage(r, OC_RPG_COUNTING);
+    struct oc_node_rt rt = {.p = p, .o = o, .algo = r->algo_id, .algo_math = r->algo_math, .algo_fixed = true};
+    struct oc_pass_arg a = {.rt = &rt, .prof = prof, .ok = true};
+    char e[256] = "";
+    struct oc_rp_counters c;
+    const char *nm;
+    bool session_ok = true;
+    if (!oc_setup(&rt, o->seed + (uint64_t)i, e, sizeof e)) {
+        snprintf(r->reason, sizeof r->reason, "no counters: %.140s", e);
+    } else if (oc_rp_profiler_collect(prof, oc_profile_pass, &a, e, sizeof e) != 0 || !a.ok) {
+        snprintf(r->reason, sizeof r->reason, "no counters: %.140s", a.ok ? e : a.err);
+        if (a.ok && oc_rp_profiler_fatal(prof)) {
+            snprintf(why, whyn, "%s", e);
+            session_ok = false;
+        }
+    } else if (oc_rp_profiler_range(prof, 0, &nm, &c) == 0) {
+        r->has_counters = (c.have & (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ)) == (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ);
+        r->fp32_flops = c.fp32_flops;
+        r->fp16_flops = c.fp16_flops;
+        r->fp64_flops = c.fp64_flops;
+        r->tensor_flops = c.tensor_ops;
+        r->dram_read_bytes = c.dram_read;
+        r->dram_write_bytes = c.dram_write;
+        r->sm_hz = c.sm_hz;
+    } else {
+        snprintf(r->reason, sizeof r->reason, "no counters: %.140s", oc_rp_profiler_last_error(prof));
+    }
+    oc_rt_free(&rt);
+    oc_stage(r, OC_RPG_DONE);
+    return session_ok;
+}
+
+/* the nodes phase 2 has left: their reason says why they have no counters */
+static void oc_no_counters(struct oc_rp_result *results, int32_t n, const char *why) {
+    for (int32_t j = 0; j < n; j++) {
+        struct oc_rp_result *r = &results[j];
+        if (r->stage == OC_RPG_DONE)
+            continue;
+        if (r->status == OC_RPS_MEASURED && !r->reason[0] && why)
+            snprintf(r->reason, sizeof r->reason, "no counters: %.140s", why);
+        oc_stage(r, OC_RPG_DONE);
+    }
+}
+
 static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans, int32_t n,
                   struct oc_rp_result *results, void (*progress)(void *, int32_t, int32_t), void *parg, char *err,
                   size_t errn) {
@@ -1105,110 +1191,64 @@ static int oc_run(const struct oc_rp_options *o, const struct oc_rp_plan *plans,
         return -1;
     }
     cudaSetDevice(G.device);
-    struct oc_timing tm = {.traced = oc_rp_trace_begin(err, errn) == 0};
-    err[0] = 0;
-    int32_t *algos = calloc(2 * (size_t)(n ? n : 1), sizeof *algos); /* conv: (algo, mathType) per node */
-    if (!algos) {
-        oc_set_err(err, errn, "out of host memory");
-        return -1;
-    }
     bool counters = G.counters && o->counters;
     int32_t total = counters ? 2 * n : n;
-    /* phase 1: time every node */
+    /* phase 1: time every node (a resumed run: those not timed yet) */
+    bool todo = false;
+    for (int32_t i = 0; i < n && !todo; i++)
+        todo = !o->resume || results[i].stage < OC_RPG_TIMED;
+    struct oc_timing tm = {.traced = todo && oc_rp_trace_begin(err, errn) == 0};
+    err[0] = 0;
     for (int32_t i = 0; i < n; i++) {
-        const struct oc_rp_plan *p = &plans[i];
-        struct oc_rp_result *r = &results[i];
-        memset(r, 0, sizeof *r);
-        if (p->kind == OC_RPK_NONE) {
-            r->status = OC_RPS_SKIPPED;
-            snprintf(r->reason, sizeof r->reason, "%s", p->reason);
-        } else if (p->kind == OC_RPK_ALIAS) {
-            r->status = OC_RPS_ALIAS;
-            snprintf(r->reason, sizeof r->reason, "%s", p->reason);
-        } else {
-            struct oc_node_rt rt = {.p = p, .o = o};
-            char e[256] = "";
-            if (!oc_setup(&rt, o->seed + (uint64_t)i, e, sizeof e)) {
-                oc_fail(r, e);
-            } else {
-                oc_time_node(o, &rt, i, &tm, r);
-                snprintf(r->call, sizeof r->call, "%s", rt.call);
-                snprintf(r->algo, sizeof r->algo, "%s", rt.algo_name);
-                r->overhead = rt.ext != NULL;
-                if (r->overhead && !r->reason[0])
-                    snprintf(r->reason, sizeof r->reason, "%s", p->reason);
-                if (!tm.traced && r->status == OC_RPS_MEASURED && !r->reason[0])
-                    snprintf(r->reason, sizeof r->reason, "timed with CUDA events (CUPTI tracing unavailable)");
-            }
-            algos[2 * i] = rt.algo;
-            algos[2 * i + 1] = rt.algo_math;
-            oc_rt_free(&rt);
-        }
+        if (!o->resume || results[i].stage < OC_RPG_TIMED)
+            oc_phase1(o, &plans[i], i, &tm, &results[i]);
         if (progress)
             progress(parg, i + 1, total);
     }
     if (tm.traced)
         oc_rp_trace_end();
+    if (!counters) {
+        oc_no_counters(results, n, NULL);
+        return 0;
+    }
     /* phase 2: counters, node by node, with phase 1's algorithms */
-    if (counters) {
-        struct oc_rp_profiler *prof = NULL;
-        char why[256] = "";
-        int32_t math = o->math == OC_RP_MATH_TF32 ? OC_MATH_TF32 : o->math == OC_RP_MATH_FP16 ? OC_MATH_FP16 : OC_MATH_FP32;
-        /* with tensor cores allowed, 16-bit data takes its own tensor path
-           (cuBLAS runs it with COMPUTE_32F): ask for that path's counter */
-        for (int32_t i = 0; math != OC_MATH_FP32 && i < n; i++) {
-            int32_t k = plans[i].kind;
-            if (k == OC_RPK_CONV || k == OC_RPK_CONVT || k == OC_RPK_GEMM) {
-                int32_t dt = plans[i].in[0].dtype;
-                math = dt == 16 ? OC_MATH_BF16 : dt == 10 ? OC_MATH_FP16 : math;
+    todo = false;
+    for (int32_t i = 0; i < n && !todo; i++)
+        todo = results[i].stage != OC_RPG_DONE;
+    if (!todo)
+        return 0;
+    struct oc_rp_profiler *prof = NULL;
+    char why[256] = "";
+    int32_t math = o->math == OC_RP_MATH_TF32 ? OC_MATH_TF32 : o->math == OC_RP_MATH_FP16 ? OC_MATH_FP16 : OC_MATH_FP32;
+    /* with tensor cores allowed, 16-bit data takes its own tensor path
+       (cuBLAS runs it with COMPUTE_32F): ask for that path's counter */
+    for (int32_t i = 0; math != OC_MATH_FP32 && i < n; i++) {
+        int32_t k = plans[i].kind;
+        if (k == OC_RPK_CONV || k == OC_RPK_CONVT || k == OC_RPK_GEMM) {
+            int32_t dt = plans[i].in[0].dtype;
+            math = dt == 16 ? OC_MATH_BF16 : dt == 10 ? OC_MATH_FP16 : math;
+            break;
+        }
+    }
+    if (oc_rp_profiler_begin(&prof, math, 1, why, sizeof why) != 0) {
+        oc_no_counters(results, n, why);
+        return 0;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        struct oc_rp_result *r = &results[i];
+        if (r->stage != OC_RPG_DONE) {
+            if (r->status != OC_RPS_MEASURED) {
+                oc_stage(r, OC_RPG_DONE);
+            } else if (!oc_phase2(o, &plans[i], i, prof, r, why, sizeof why)) {
+                /* the session's, not the node's: the same for every node left */
+                oc_no_counters(results, n, why);
                 break;
             }
         }
-        if (oc_rp_profiler_begin(&prof, math, 1, why, sizeof why) != 0) {
-            for (int32_t i = 0; i < n; i++)
-                if (results[i].status == OC_RPS_MEASURED && !results[i].reason[0])
-                    snprintf(results[i].reason, sizeof results[i].reason, "no counters: %.140s", why);
-        }
-        for (int32_t i = 0; prof && i < n; i++) {
-            struct oc_rp_result *r = &results[i];
-            if (r->status == OC_RPS_MEASURED) {
-                struct oc_node_rt rt = {
-                    .p = &plans[i], .o = o, .algo = algos[2 * i], .algo_math = algos[2 * i + 1], .algo_fixed = true};
-                struct oc_pass_arg a = {.rt = &rt, .prof = prof, .ok = true};
-                char e[256] = "";
-                struct oc_rp_counters c;
-                const char *nm;
-                if (!oc_setup(&rt, o->seed + (uint64_t)i, e, sizeof e)) {
-                    snprintf(r->reason, sizeof r->reason, "no counters: %.140s", e);
-                } else if (oc_rp_profiler_collect(prof, oc_profile_pass, &a, e, sizeof e) != 0 || !a.ok) {
-                    snprintf(r->reason, sizeof r->reason, "no counters: %.140s", a.ok ? e : a.err);
-                    if (a.ok && oc_rp_profiler_fatal(prof)) {
-                        /* the session's, not the node's: the same for every node left */
-                        for (int32_t j = i + 1; j < n; j++)
-                            if (results[j].status == OC_RPS_MEASURED && !results[j].reason[0])
-                                snprintf(results[j].reason, sizeof results[j].reason, "no counters: %.140s", e);
-                        oc_rt_free(&rt);
-                        break;
-                    }
-                } else if (oc_rp_profiler_range(prof, 0, &nm, &c) == 0) {
-                    r->has_counters = (c.have & (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ)) ==
-                                      (OC_RP_HAVE_FP32 | OC_RP_HAVE_DRAM_READ);
-                    r->fp32_flops = c.fp32_flops;
-                    r->fp16_flops = c.fp16_flops;
-                    r->fp64_flops = c.fp64_flops;
-                    r->tensor_flops = c.tensor_ops;
-                    r->dram_read_bytes = c.dram_read;
-                    r->dram_write_bytes = c.dram_write;
-                    r->sm_hz = c.sm_hz;
-                }
-                oc_rt_free(&rt);
-            }
-            if (progress)
-                progress(parg, n + i + 1, total);
-        }
-        oc_rp_profiler_end(prof);
+        if (progress)
+            progress(parg, n + i + 1, total);
     }
-    free(algos);
+    oc_rp_profiler_end(prof);
     return 0;
 }
 

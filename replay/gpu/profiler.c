@@ -558,10 +558,18 @@ int oc_rp_profiler_push(struct oc_rp_profiler *p, const char *range_name)
         return -1;
     }
 
+    /* CUPTI sees "r<index>", never the caller's name: with CUDA 13.0's CUPTI
+       on driver 580, cuptiRangeProfilerDecodeData crashed (SIGSEGV inside
+       NVPW_CUDA_Profiler_DecodeCounters) on every range named with 60
+       characters or more, as ONNX node names often are (issue 39,
+       docs/REPLAY.md "A node that crashes"). The caller's name is kept in
+       pushed[] and given back by oc_rp_profiler_range. */
+    char short_name[16];
+    snprintf(short_name, sizeof short_name, "r%d", (int)p->cursor);
     CUpti_RangeProfiler_PushRange_Params pr = {
         .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE,
         .pRangeProfilerObject = p->rp,
-        .pRangeName = p->pushed[p->cursor],
+        .pRangeName = short_name,
     };
     CUptiResult r = cuptiRangeProfilerPushRange(&pr);
     if (r != CUPTI_SUCCESS) {
@@ -768,6 +776,7 @@ int oc_rp_profiler_range(struct oc_rp_profiler *p, int32_t i, const char **name,
     }
 
     if (!p->decoded[i]) {
+        /* CUPTI's name of the range is "r<k>", k the push index (see push) */
         CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri = {
             .structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE,
             .pCounterDataImage = p->counter_data,
@@ -776,15 +785,14 @@ int oc_rp_profiler_range(struct oc_rp_profiler *p, int32_t i, const char **name,
             .rangeDelimiter = "/",
         };
         CUptiResult r = cuptiRangeProfilerCounterDataGetRangeInfo(&ri);
-        const char *nm = NULL;
-        if (r == CUPTI_SUCCESS && ri.rangeName)
-            nm = ri.rangeName;
-        else if (i < p->n_pushed) /* ranges are stored in push order */
-            nm = p->pushed[i];
-        else {
+        int k = i; /* ranges are stored in push order */
+        if (r == CUPTI_SUCCESS && ri.rangeName && ri.rangeName[0] == 'r')
+            k = atoi(ri.rangeName + 1);
+        if (k < 0 || k >= p->n_pushed) {
             cupti_fail(p->last_err, sizeof p->last_err, r, "cuptiRangeProfilerCounterDataGetRangeInfo(%d)", (int)i);
             return -1;
         }
+        const char *nm = p->pushed[k];
         p->decoded[i] = strdup(nm);
         if (!p->decoded[i]) {
             set_last(p, "out of memory");

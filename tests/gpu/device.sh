@@ -5,6 +5,10 @@
 #
 # Steps, in this order by default (crosscheck.py says what each does):
 #   env  models  gemm  replay  convnets  torch  calibrate  table  collect  ncu  collect
+# and, named only: zoo (tests/gpu/zoo.py: the replay on every torchvision
+# classification model, GPT-2 and DistilBERT; ZOO_ARGS passes it options,
+# e.g. ZOO_ARGS="--configs b32-tf32,b32-fp16"), stopping at the budget; and
+# NAME.sh, a script carried in KIT_DIR, run with the same environment
 # Each step runs alone under `timeout`, its result line goes to progress.log at
 # once, and a failed or timed-out step never stops the next. The whole run
 # keeps to DEVICE_BUDGET_S seconds (default 540, inside the device tool's
@@ -100,6 +104,14 @@ for s in $steps; do
     if [ "$s" = env ]; then
         export -f env_step
         timeout -k 5 "$left" bash -c env_step >"$out/env.txt" 2>&1
+    elif [ "${s%.sh}" != "$s" ]; then
+        # a script carried in the kit (a one-off check), with this environment
+        timeout -k 5 "$left" bash "$kit/$s" >>"$out/steps.log" 2>&1
+    elif [ "$s" = zoo ]; then
+        # shellcheck disable=SC2086 # ZOO_ARGS is a list of options
+        timeout -k 5 "$left" python3 tests/gpu/zoo.py --onnxcost "$bin" --src . --work "$work" \
+            --deadline $((t0 + left - 15)) ${ZOO_ARGS:-} >>"$out/steps.log" 2>&1
+        cp "$work/zoo.md" "$out/zoo.md" 2>/dev/null
     else
         timeout -k 5 "$left" python3 tests/gpu/crosscheck.py "$s" --onnxcost "$bin" --src . --work "$work" \
             --summary "$out/summary.md" >>"$out/steps.log" 2>&1

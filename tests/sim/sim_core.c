@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
@@ -1049,6 +1050,7 @@ struct cd_header {
 };
 struct cd_slot {
     char name[SIM_RANGE_NAME];
+    size_t name_len;          /* strlen of the pushed name (not cut)          */
     double v[SIM_MAX_METRICS];
 };
 
@@ -1286,6 +1288,7 @@ CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *p)
             return CUPTI_SUCCESS;
         }
         snprintf(cd_slot(o->cd, slot)->name, SIM_RANGE_NAME, "%s", p->pRangeName);
+        cd_slot(o->cd, slot)->name_len = strlen(p->pRangeName);
         o->pass0_ranges = slot + 1;
         o->cd->n_ranges = slot + 1;
     } else if (slot >= o->pass0_ranges || strcmp(cd_slot(o->cd, slot)->name, p->pRangeName) != 0) {
@@ -1339,6 +1342,17 @@ CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *
         sim_fail("cuptiRangeProfilerDecodeData", "before the last pass was stopped");
         return CUPTI_ERROR_INVALID_OPERATION;
     }
+    /* CUDA 13.0's CUPTI on driver 580.159 crashes here (SIGSEGV at address
+       0x4 inside NVPW_CUDA_Profiler_DecodeCounters) when a range's name has
+       60 characters or more: seen on an H200 on every such range, never on a
+       shorter one (issue 39; docs/REPLAY.md, "A node that crashes"). The
+       same here, so that a plugin that hands CUPTI long names fails on ocsim
+       too; the length is what the pushes gave, before SIM_RANGE_NAME cut it. */
+    for (uint32_t k = 0; k < o->cd->n_ranges; k++)
+        if (cd_slot(o->cd, k)->name_len >= 60) {
+            volatile int *volatile nvpw = (volatile int *)(uintptr_t)0x4;
+            *nvpw = 1;
+        }
     p->numOfRangeDropped = o->dropped;
     /* the image is now complete; the next collection initializes it again */
     o->configured = false;
@@ -1413,12 +1427,36 @@ static double metric_value(int m, const struct sim_work *w, uint64_t dur) {
     }
 }
 
+/* OCSIM_FAULT=WHAT:KERNEL[:PHASE]: the first launch of a kernel whose name
+   contains KERNEL (in PHASE: "time" outside a profiler range, "count" inside
+   one; both when omitted) crashes (WHAT = segv, abort) or hangs (hang), as a
+   vendor library that fails inside a call would: for the replay's worker
+   isolation (replay/isolated.c). */
+static void sim_fault(const char *kernel, bool in_range) {
+    const char *v = getenv("OCSIM_FAULT");
+    if (!v || !*v)
+        return;
+    char what[16] = "", name[128] = "", phase[16] = "";
+    if (sscanf(v, "%15[^:]:%127[^:]:%15s", what, name, phase) < 2 || !strstr(kernel, name))
+        return;
+    if ((strcmp(phase, "time") == 0 && in_range) || (strcmp(phase, "count") == 0 && !in_range))
+        return;
+    if (strcmp(what, "hang") == 0)
+        for (;;)
+            pause();
+    if (strcmp(what, "abort") == 0)
+        abort();
+    volatile int *volatile nowhere = NULL;
+    *nowhere = 1;
+}
+
 void sim_launch(const char *kernel, cudaStream_t s, const struct sim_work *w) {
     static const struct sim_work none;
     if (!w)
         w = &none;
     if (sim_stream(kernel, s))
         return;
+    sim_fault(kernel, g_rp && g_rp->started && g_rp->open >= 0);
     uint64_t dur = duration_ns(w);
     uint64_t start = g_clock;
     g_clock += dur;
