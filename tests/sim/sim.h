@@ -22,7 +22,8 @@
  * Environment switches for the error paths: OCSIM_NO_DEVICE=1 (no driver),
  * OCSIM_NO_TRACE=1 (Activity API unavailable: CUDA events),
  * OCSIM_NO_PROFILER=1 (counters not permitted), OCSIM_MALLOC_LIMIT=BYTES
- * (cudaMalloc beyond that size fails with cudaErrorMemoryAllocation).
+ * (cudaMalloc beyond that size fails with cudaErrorMemoryAllocation),
+ * OCSIM_FAULT=WHAT:KERNEL[:PHASE] (a crash or hang at a kernel's launch).
  */
 #ifndef OCSIM_H
 #define OCSIM_H
