@@ -110,6 +110,9 @@ struct oc_model {
                            NULL when loaded from a buffer                 */
     char *ext_location; /* the external data file open in ext_fd          */
     int ext_fd;
+    char **ext_files;   /* every external data location named, as a path
+                           (the folder prepended unless absolute), distinct */
+    int32_t n_ext_files, cap_ext_files;
 };
 
 /* ---- bump allocator for protobuf-c ----------------------------------------- */
@@ -585,7 +588,12 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
 
 /* ---- checks after decoding: warnings and a few errors ----------------------- */
 
-enum { OC_MAX_EXTERNAL_WARNINGS = 8, OC_MAX_OPSET_IMPORTS = 1024, OC_MAX_OPSET_VERSION = 10000 };
+enum {
+    OC_MAX_EXTERNAL_WARNINGS = 8,
+    OC_MAX_EXTERNAL_FILES = 4096,
+    OC_MAX_OPSET_IMPORTS = 1024,
+    OC_MAX_OPSET_VERSION = 10000
+};
 
 static bool oc_model_warn(struct oc_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool oc_model_warn(struct oc_model *m, const char *fmt, ...) {
@@ -629,11 +637,42 @@ struct oc_lint {
     int64_t n_outside; /* external locations outside the folder */
 };
 
+/* Records an external data location as a path (for the callers that must
+   never write over it); at most OC_MAX_EXTERNAL_FILES distinct ones. */
+static bool oc_note_external(struct oc_model *m, const char *loc) {
+    if (!m->dir)
+        return true;
+    bool abs = loc[0] == '/';
+    size_t dl = abs ? 0 : strlen(m->dir), ll = strlen(loc);
+    for (int32_t i = 0; i < m->n_ext_files; i++)
+        if (strncmp(m->ext_files[i], m->dir, dl) == 0 && strcmp(m->ext_files[i] + dl, loc) == 0)
+            return true;
+    if (m->n_ext_files >= OC_MAX_EXTERNAL_FILES)
+        return true;
+    if (m->n_ext_files == m->cap_ext_files) {
+        int32_t cap = m->cap_ext_files ? 2 * m->cap_ext_files : 8;
+        char **t = realloc(m->ext_files, (size_t)cap * sizeof *t);
+        if (!t)
+            return false;
+        m->ext_files = t;
+        m->cap_ext_files = cap;
+    }
+    char *path = malloc(dl + ll + 1);
+    if (!path)
+        return false;
+    memcpy(path, m->dir, dl);
+    memcpy(path + dl, loc, ll + 1);
+    m->ext_files[m->n_ext_files++] = path;
+    return true;
+}
+
 static bool oc_lint_tensor(struct oc_lint *l, const Onnx__TensorProto *t, const char *what) {
     if (!t || !t->has_data_location || t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
         return true;
     for (size_t i = 0; i < t->n_external_data; i++) {
         const Onnx__StringStringEntryProto *e = t->external_data[i];
+        if (e->key && strcmp(e->key, "location") == 0 && e->value && e->value[0] && !oc_note_external(l->m, e->value))
+            return false;
         const char *why = e->key && strcmp(e->key, "location") == 0 && e->value ? oc_location_outside(e->value) : NULL;
         if (!why)
             continue;
@@ -880,8 +919,19 @@ void oc_model_free(struct oc_model *m) {
     if (m->ext_fd >= 0)
         close(m->ext_fd);
     free(m->ext_location);
+    for (int32_t i = 0; i < m->n_ext_files; i++)
+        free(m->ext_files[i]);
+    free(m->ext_files);
     free(m->dir);
     free(m);
+}
+
+int32_t oc_model_n_external_files(const struct oc_model *m) {
+    return m->n_ext_files;
+}
+
+const char *oc_model_external_file(const struct oc_model *m, int32_t i) {
+    return i >= 0 && i < m->n_ext_files ? m->ext_files[i] : NULL;
 }
 
 const struct oc_limits *oc_model_limits(const struct oc_model *m) {

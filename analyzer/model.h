@@ -74,6 +74,13 @@ const struct oc_limits *oc_model_limits(const struct oc_model *m);
 int32_t oc_model_n_warnings(const struct oc_model *m);
 const char *oc_model_warning(const struct oc_model *m, int32_t i);
 
+/* The external data files the model names (data_location = EXTERNAL), as
+ * paths: the model's folder prepended unless absolute, each once, at most
+ * 4096; none when loaded from a buffer. Never opened here: the callers that
+ * write files use them to refuse writing over a model's weights. */
+int32_t oc_model_n_external_files(const struct oc_model *m);
+const char *oc_model_external_file(const struct oc_model *m, int32_t i);
+
 /* The unpacked Onnx__ModelProto (only the proto boundary files use it). */
 const void *oc_model_proto(const struct oc_model *m);
 const struct oc_model_stats *oc_model_stats(const struct oc_model *m);

@@ -108,9 +108,32 @@ int oc_cli_write_file(void *arg, const char *data, size_t n);
 bool oc_cli_close_stdout(void);
 /* The report's destination: path opened as outfile.h writes every output
  * (a temporary file renamed into place, a device or FIFO written through),
- * or stdout when path is NULL; false after printing why it cannot be
- * written. */
-bool oc_cli_open_output(struct oc_outfile *o, const char *path);
+ * or stdout when path is NULL. OC_EXIT_OK, or the exit code after printing
+ * why it cannot be written: OC_EXIT_INPUT when path is a file the run reads
+ * (oc_cli_note_input; through a symlink or a hard link too), else
+ * OC_EXIT_INTERNAL. */
+int oc_cli_open_output(struct oc_outfile *o, const char *path);
+
+/* The files a run reads, so that no output of it is one of them: every
+ * argument of an option that is not an output, every positional argument,
+ * each model loaded (oc_cli_model_load) with its external data files (those
+ * recorded by name, looked at only by oc_cli_output_clash). A path that
+ * names nothing is not recorded. OC_EXIT_OK, or OC_EXIT_INPUT
+ * after one line when path is a FIFO: onnxcost reads files, and a pipe
+ * with no writer would wait forever. Cleared by oc_cli_main. */
+int oc_cli_note_input(const char *path);
+void oc_cli_forget_inputs(void);
+/* OC_EXIT_OK when writing `path` would not touch a file the run reads
+ * (other than `except`, which may be NULL: annotate may rewrite its own
+ * model in place); else OC_EXIT_INPUT after one line naming both ("what"
+ * names the output: "the report", "--save"). The model's external data
+ * files are stat'ed here, never by the analysis. */
+int oc_cli_output_clash(const char *path, const char *what, const char *except);
+/* oc_model_load, the path and the model's external data files noted as
+ * inputs first (a FIFO refused): OC_OK, or a status with d's message. */
+struct oc_diag;
+enum oc_status oc_cli_model_load(const char *path, const struct oc_load_opts *lopts, struct oc_model **m,
+                                 struct oc_diag *d);
 /* Closes what oc_cli_open_output gave; `ok` says the report was rendered,
  * and only then does the file take its place. Prints "cannot write the
  * report" and returns OC_EXIT_INTERNAL when anything failed, else

@@ -355,7 +355,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     if (bind.n_ranges) { /* the box first: the table is then at its upper end */
         struct oc_model *rm = NULL;
         struct oc_diag rd = {0};
-        enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
+        enum oc_status rst = oc_cli_model_load(path, &lopts, &rm, &rd);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &ranges, &rd);
         if (rst == OC_OK && largest >= 0)
@@ -397,10 +397,8 @@ int oc_cmd_analyze(int argc, char **argv) {
         oc_cli_analysis_warnings(path, an, sym);
 
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto free_model;
-    }
     FILE *f = f_out.f;
     if (a.depth > 0) {
         st = oc_modules_build(an, (int32_t)a.depth, &mods, &n_mods, &d);

@@ -19,7 +19,7 @@ struct oc_annotate_args {
 };
 
 static const struct oc_opt oc_annotate_opts[] = {
-    OC_OPT_TEXT_ROW("--output", "-o", "FILE",
+    OC_OPT_OUTPUT_ROW("--output", "-o", "FILE",
                     "the annotated model (required); it may be the input itself:\n"
                     "the new file is written beside it, then renamed over it",
                     offsetof(struct oc_annotate_args, out_path), "a file name"),
@@ -115,7 +115,7 @@ int oc_cmd_annotate(int argc, char **argv) {
     if (bind.n_ranges) { /* the box's [min, max]; the ranged dims stay unbound: formulas beside them */
         struct oc_model *rm = NULL;
         struct oc_diag rd = {0};
-        st = oc_model_load(path, &lopts, &rm, &rd);
+        st = oc_cli_model_load(path, &lopts, &rm, &rd);
         if (st == OC_OK)
             st = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, (uint64_t)a.range_points, &ranges, &rd);
         oc_model_free(rm);
@@ -140,6 +140,8 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     }
 
+    if ((rc = oc_cli_output_clash(a.out_path, "the annotated model", path)) != OC_EXIT_OK)
+        goto done;
     FILE *in = fopen(path, "rb");
     if (!in) {
         rc = oc_cli_fail(path, OC_ERR_IO, "cannot read the model again to copy it");

@@ -68,9 +68,9 @@ static const struct oc_opt oc_calibrate_opts[] = {
                     offsetof(struct oc_calibrate_args, e2e), "a CSV file"),
     OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
                     oc_opt_check),
-    OC_OPT_TEXT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
+    OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
                     offsetof(struct oc_calibrate_args, spec_out), "a file name"),
-    OC_OPT_TEXT_ROW("--report", NULL, "FILE", "write the report to FILE instead of standard output",
+    OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the report to FILE instead of standard output",
                     offsetof(struct oc_calibrate_args, report_out), "a file name"),
     OC_OPT_PARSE_ROW("--format", "FMT", "report as text (default), md or json (schema onnxcost-calibration/1)",
                      offsetof(struct oc_calibrate_args, format),
@@ -202,10 +202,8 @@ static int oc_calibrate_e2e(const struct oc_calibrate_args *a, const struct oc_c
     }
     struct oc_calib_e2e_report rep = {a->e2e, &fit, &g->perf, lines, t.n_rows};
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, a->report_out)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, a->report_out)) != OC_EXIT_OK)
         goto done;
-    }
     struct oc_diag d = {0};
     struct oc_report_spec spec = {.version = 1, .format = a->format, .write = oc_cli_write_file, .write_arg = f_out.f};
     rc = oc_cli_close_output(&f_out, a->report_out, oc_report_calibration_e2e(&rep, &spec, &d) == OC_OK);
@@ -337,10 +335,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
                                   .by_op_checked = a.n_check > 0};
     if (a.spec_out) {
         struct oc_outfile sf_out;
-        if (!oc_cli_open_output(&sf_out, a.spec_out)) {
-            rc = OC_EXIT_INTERNAL;
+        if ((rc = oc_cli_open_output(&sf_out, a.spec_out)) != OC_EXIT_OK)
             goto done;
-        }
         FILE *sf = sf_out.f;
         struct oc_report_spec ss = {
             .version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file, .write_arg = sf};
@@ -348,10 +344,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
             goto done;
     }
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, a.report_out)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, a.report_out)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f};
     rc = oc_cli_close_output(&f_out, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);

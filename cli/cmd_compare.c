@@ -55,7 +55,7 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
     struct oc_binding *range_dims = NULL;
     if (bind->n_ranges) {
         struct oc_model *rm = NULL;
-        enum oc_status rst = oc_model_load(path, lopts, &rm, &d);
+        enum oc_status rst = oc_cli_model_load(path, lopts, &rm, &d);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, opts, bind->ranges, bind->n_ranges, (uint64_t)range_points, range, &d);
         oc_model_free(rm);
@@ -66,7 +66,7 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
             return OC_EXIT_INTERNAL;
         opts = &at_hi;
     }
-    enum oc_status st = oc_model_load(path, lopts, m, &d);
+    enum oc_status st = oc_cli_model_load(path, lopts, m, &d);
     if (st == OC_OK)
         st = oc_analyze(*m, opts, an, &d);
     if (st == OC_OK && gg->gpu)
@@ -156,10 +156,8 @@ int oc_cmd_compare(int argc, char **argv) {
     if (rc != OC_EXIT_OK)
         goto done;
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_gpu_report gr = {.spec_source = gg.spec_path};
     struct oc_report_spec spec = {

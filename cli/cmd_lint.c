@@ -160,10 +160,8 @@ int oc_cmd_lint(int argc, char **argv) {
         goto done;
     }
     struct oc_outfile f;
-    if (!oc_cli_open_output(&f, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     struct oc_gpu_report gr = {.perf = gg.gpu ? &perf : NULL, .spec_source = gg.spec_path};
     struct oc_report_spec spec = {.version = 1,
                                   .format = a.format,

@@ -95,7 +95,7 @@ int oc_cmd_llm(int argc, char **argv) {
                             gg.gpu,   gg.perf,   gg.reserve, a.causal_half};
     struct oc_llm_view v;
     struct oc_diag d = {0};
-    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
+    enum oc_status st = oc_cli_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
         st = oc_analysis_prepare(m, NULL, &an, &d);
     if (st == OC_OK)
@@ -105,10 +105,8 @@ int oc_cmd_llm(int argc, char **argv) {
         goto done;
     }
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_report_spec spec = {
         .version = 1, .format = a.format, .model_path = path, .write = oc_cli_write_file, .write_arg = f};

@@ -18,8 +18,10 @@
 #include "../analyzer/graph.h"
 #include "../analyzer/model.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,7 @@ static const char oc_measure_footer[] = "\n"
 struct oc_measure_args {
     const char *ep, *opt_level, *save, *python;
     int64_t threads, reps, warmup;
+    bool force;
 };
 
 static bool oc_opt_level(const struct oc_opt *o, void *dest, const char *v) {
@@ -91,11 +94,16 @@ static const struct oc_opt oc_measure_opts[] = {
                      "ONNX Runtime's graph optimizations: none, basic, extended or\n"
                      "all (default)",
                      offsetof(struct oc_measure_args, opt_level), 0, 0, "none, basic, extended or all", oc_opt_level),
-    OC_OPT_TEXT_ROW("--save", NULL, "DIR",
-                    "keep the graph ONNX Runtime ran (MODEL.ort.onnx, its weights in\n"
-                    "MODEL.ort.data) and its profile (MODEL.profile.json) in DIR;\n"
-                    "default: a temporary folder",
+    OC_OPT_OUTPUT_ROW("--save", NULL, "DIR",
+                      "keep the graph ONNX Runtime ran (MODEL.ort.onnx, its weights in\n"
+                      "MODEL.ort.data) and its profile (MODEL.profile.json) in DIR,\n"
+                      "made with its parents if missing (default: a temporary folder);\n"
+                      "files already there are kept unless --force",
                     offsetof(struct oc_measure_args, save), "a folder"),
+    OC_OPT_FLAG_ROW("--force", NULL,
+                    "let --save replace MODEL.ort.onnx, .ort.data and .profile.json\n"
+                    "in DIR (never a file this run reads)",
+                    offsetof(struct oc_measure_args, force)),
     OC_OPT_TEXT_ROW("--python", NULL, "PATH", "the Python that runs ONNX Runtime", offsetof(struct oc_measure_args, python),
                     "a Python interpreter"),
 };
@@ -230,6 +238,19 @@ static void oc_measure_relay(int fd) {
     }
 }
 
+/* A SIGINT, SIGTERM or SIGHUP while the driver runs goes on to it: it stops
+   its repetitions, this process waits for it, removes the temporary folder
+   and then dies of the same signal (oc_cmd_measure's end). */
+static volatile sig_atomic_t oc_measure_child, oc_measure_signal;
+
+static void oc_measure_forward(int sig) {
+    oc_measure_signal = sig;
+    if (oc_measure_child > 0)
+        kill((pid_t)oc_measure_child, sig);
+}
+
+static const int oc_measure_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 static int oc_measure_spawn(char **argv, bool relay) {
     pid_t pid;
     int pipefd[2] = {-1, -1};
@@ -241,12 +262,27 @@ static int oc_measure_spawn(char **argv, bool relay) {
         posix_spawn_file_actions_addclose(&fa, pipefd[0]);
         posix_spawn_file_actions_addclose(&fa, pipefd[1]);
     }
+    struct sigaction fwd, old[3];
+    memset(&fwd, 0, sizeof fwd);
+    fwd.sa_handler = oc_measure_forward; /* no SA_RESTART: waitpid and read see EINTR */
+    sigemptyset(&fwd.sa_mask);
+    oc_measure_signal = 0;
+    oc_measure_child = 0;
+    for (int k = 0; k < 3; k++)
+        sigaction(oc_measure_signals[k], &fwd, &old[k]);
     int err = posix_spawnp(&pid, argv[0], fa_on ? &fa : NULL, NULL, argv, environ);
+    if (!err) {
+        oc_measure_child = (sig_atomic_t)pid;
+        if (oc_measure_signal) /* one that came before the pid was known */
+            kill(pid, oc_measure_signal);
+    }
     if (fa_on)
         posix_spawn_file_actions_destroy(&fa);
     if (pipefd[1] >= 0)
         close(pipefd[1]);
     if (err) {
+        for (int k = 0; k < 3; k++)
+            sigaction(oc_measure_signals[k], &old[k], NULL);
         if (pipefd[0] >= 0)
             close(pipefd[0]);
         fprintf(oc_cli_err(),
@@ -260,9 +296,16 @@ static int oc_measure_spawn(char **argv, bool relay) {
         close(pipefd[0]);
     }
     int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    oc_measure_child = 0;
+    for (int k = 0; k < 3; k++)
+        sigaction(oc_measure_signals[k], &old[k], NULL);
+    if (w < 0)
+        return -1;
+    if (oc_measure_signal)
+        return 128 + oc_measure_signal;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         fprintf(oc_cli_err(),
                 "onnxcost: error: cannot run Python '%s': measure needs a Python with onnxruntime "
@@ -271,6 +314,36 @@ static int oc_measure_spawn(char **argv, bool relay) {
         return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* mkdir -p DIR for --save: true when DIR is (now) a folder; else one line. */
+static bool oc_measure_mkdirs(const char *dir) {
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n >= sizeof buf) {
+        oc_cli_diag("error", dir, "--save: the path is too long");
+        return false;
+    }
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0)
+            continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "--save: cannot make the folder: %s", strerror(errno));
+            oc_cli_diag("error", buf, msg);
+            return false;
+        }
+        buf[i] = c;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        oc_cli_diag("error", dir, "--save takes a folder, and this is a file");
+        return false;
+    }
+    return true;
 }
 
 static char *oc_measure_join(const char *dir, const char *stem, const char *suffix) {
@@ -356,8 +429,7 @@ int oc_cmd_measure(int argc, char **argv) {
             goto done;
         }
         dir = tmp;
-    } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(oc_cli_err(), "onnxcost: error: --save %s: %s\n", dir, strerror(errno));
+    } else if (!oc_measure_mkdirs(dir)) {
         goto done;
     }
 
@@ -372,6 +444,20 @@ int oc_cmd_measure(int argc, char **argv) {
     if (!optimized || !profile || !weights) {
         rc = OC_EXIT_INTERNAL;
         goto done;
+    }
+    /* --save never writes over what the run reads, nor over earlier files
+       without --force */
+    const char *const outs[] = {optimized, weights, profile};
+    for (size_t i = 0; a.save && i < sizeof outs / sizeof outs[0]; i++) {
+        if ((rc = oc_cli_output_clash(outs[i], "--save", NULL)) != OC_EXIT_OK)
+            goto done;
+        struct stat sb;
+        if (!a.force && lstat(outs[i], &sb) == 0) {
+            oc_cli_diag("error", outs[i], "is already there: --save keeps what is in its folder (add --force to "
+                                          "replace it, or give another folder)");
+            rc = OC_EXIT_INPUT;
+            goto done;
+        }
     }
 
     /* python ort_measure.py MODEL DIR --input ... --ep ... */
@@ -418,7 +504,10 @@ int oc_cmd_measure(int argc, char **argv) {
     int st = oc_measure_spawn(pargv, relay);
     free(pargv);
     if (st != 0) {
-        if (st > 0 && st != OC_EXIT_INPUT)
+        if (oc_measure_signal)
+            fprintf(oc_cli_err(), "onnxcost: error: %s: interrupted (signal %d): the ONNX Runtime driver was stopped\n",
+                    path, (int)oc_measure_signal);
+        else if (st > 0 && st != OC_EXIT_INPUT)
             fprintf(oc_cli_err(), "onnxcost: error: %s: the ONNX Runtime driver (%s) failed (exit %d)\n", path,
                     script ? script : "onnxcost.ort_measure", st);
         rc = OC_EXIT_INPUT;
@@ -457,13 +546,19 @@ int oc_cmd_measure(int argc, char **argv) {
     free(dims);
     free(aargv);
 done:
-    if (tmp) { /* what the driver wrote into the temporary folder */
-        if (optimized)
-            unlink(optimized);
-        if (profile)
-            unlink(profile);
-        if (weights)
-            unlink(weights);
+    if (tmp) { /* the temporary folder is this run's own: everything in it goes
+                  (the driver's files, and ONNX Runtime's profile of a stopped run) */
+        DIR *dp = opendir(tmp);
+        for (struct dirent *e; dp && (e = readdir(dp));) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *f = oc_measure_join(tmp, e->d_name, "");
+            if (f)
+                unlink(f);
+            free(f);
+        }
+        if (dp)
+            closedir(dp);
         if (rmdir(tmp) != 0)
             fprintf(oc_cli_err(), "onnxcost: warning: left files in %s\n", tmp);
     }
@@ -480,5 +575,13 @@ done:
     free(mine);
     free(rest);
     free(binds);
+    if (oc_measure_signal) { /* the driver was stopped and the folder cleaned: now this process */
+        int sig = oc_measure_signal;
+        oc_measure_signal = 0;
+        fflush(oc_cli_out());
+        fflush(oc_cli_err());
+        raise(sig);
+        return 128 + sig; /* a handler that returns (the Python binding's) */
+    }
     return rc;
 }

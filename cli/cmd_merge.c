@@ -59,10 +59,8 @@ int oc_cmd_merge(int argc, char **argv) {
         }
     }
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f};
     rc = oc_cli_close_output(&f_out, out_path, oc_report_merge(files, n, &spec, &d) == OC_OK);

@@ -120,7 +120,7 @@ int oc_cmd_plan(int argc, char **argv) {
     if (bind.n_ranges) { /* one plan for the whole box: sized at its upper corner, where every tensor is largest */
         struct oc_model *rm = NULL;
         struct oc_diag rd = {0};
-        enum oc_status rst = oc_model_load(path, &lopts, &rm, &rd);
+        enum oc_status rst = oc_cli_model_load(path, &lopts, &rm, &rd);
         if (rst == OC_OK)
             rst = oc_range_analyze(rm, &opts, bind.ranges, bind.n_ranges, 1, &ranges, &rd);
         if (rst == OC_OK && ranges.method != OC_RANGE_MONOTONE) { /* else each value's largest, binding by binding */
@@ -167,7 +167,7 @@ int oc_cmd_plan(int argc, char **argv) {
         bool same = false;
         if (lo_dims) {
             struct oc_diag ld = {0};
-            if (oc_model_load(path, &lopts, &lm, &ld) == OC_OK && oc_analyze(lm, &at_lo, &la, &ld) == OC_OK &&
+            if (oc_cli_model_load(path, &lopts, &lm, &ld) == OC_OK && oc_analyze(lm, &at_lo, &la, &ld) == OC_OK &&
                 oc_plan_make(la->graph, NULL, a.planner, (uint64_t)a.align, true, &lp, &ld) == OC_OK &&
                 oc_plan_make(an->graph, NULL, a.planner, (uint64_t)a.align, true, &hp, &ld) == OC_OK &&
                 lp.n_buffers == hp.n_buffers && lp.n_values == hp.n_values) {
@@ -198,10 +198,8 @@ int oc_cmd_plan(int argc, char **argv) {
         goto done;
     }
     struct oc_outfile f;
-    if (!oc_cli_open_output(&f, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     struct oc_report_spec spec = {.version = 1,
                                   .format = a.format,
                                   .model_path = path,

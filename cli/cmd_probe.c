@@ -52,8 +52,9 @@ static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof o
 /* the machine's table on stdout or its spec file in path */
 static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, enum oc_format fmt, const char *path) {
     struct oc_outfile f;
-    if (!oc_cli_open_output(&f, path))
-        return OC_EXIT_INTERNAL;
+    int orc = oc_cli_open_output(&f, path);
+    if (orc != OC_EXIT_OK)
+        return orc;
     struct oc_diag d = {0};
     struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f.f};
     return oc_cli_close_output(&f, path, oc_report_machine(m, g, &spec, &d) == OC_OK);

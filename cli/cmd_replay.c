@@ -267,10 +267,8 @@ int oc_cmd_replay(int argc, char **argv) {
         rep.plugin_build = outcome.build;
     }
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_report_spec spec = {
         .version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file, .write_arg = f};

@@ -135,7 +135,7 @@ int oc_cmd_sweep(int argc, char **argv) {
     struct oc_diag d = {0};
     int32_t n_rows = 0;
     uint32_t absent = 0;
-    enum oc_status st = oc_model_load(path, &lopts, &m, &d);
+    enum oc_status st = oc_cli_model_load(path, &lopts, &m, &d);
     if (st == OC_OK)
         st = oc_sweep_run(m, &opts, gg.gpu ? &sg : NULL, a.dims, a.n_dims, &rows, &n_rows, &absent,
                           oc_cli_progress_on() ? oc_sweep_progress : NULL, NULL, &d);
@@ -153,10 +153,8 @@ int oc_cmd_sweep(int argc, char **argv) {
             oc_cli_diag("warning", path, msg);
         }
     struct oc_outfile f_out;
-    if (!oc_cli_open_output(&f_out, out_path)) {
-        rc = OC_EXIT_INTERNAL;
+    if ((rc = oc_cli_open_output(&f_out, out_path)) != OC_EXIT_OK)
         goto done;
-    }
     FILE *f = f_out.f;
     struct oc_gpu_report gr = {.spec_source = gg.spec_path};
     struct oc_report_spec spec = {.version = 1,

@@ -103,7 +103,9 @@ static int oc_cli_dispatch(int argc, char **argv) {
 
 int oc_cli_main(int argc, char **argv, const struct oc_cli_io *io) {
     oc_cli_set_io(io);
+    oc_cli_forget_inputs();
     int rc = oc_cli_dispatch(argc, argv);
+    oc_cli_forget_inputs();
     if (io) {
         fflush(oc_cli_out());
         fflush(oc_cli_err());

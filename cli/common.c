@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct oc_cli_io *oc_io; /* the run's streams, or NULL: the process's */
@@ -76,10 +77,113 @@ void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     fprintf(oc_cli_err(), "onnxcost: %s: %s: %s\n", kind, p, m);
 }
 
+/* ---- the run's inputs: never an output --------------------------------------- */
+
+struct oc_cli_input {
+    dev_t dev;
+    ino_t ino;
+    bool lazy; /* a model's external data: stat'ed only when an output is
+                  checked, so that an analysis touches none of them */
+    char *path;
+};
+static struct oc_cli_input *oc_inputs;
+static int32_t oc_n_inputs, oc_cap_inputs;
+
+void oc_cli_forget_inputs(void) {
+    for (int32_t i = 0; i < oc_n_inputs; i++)
+        free(oc_inputs[i].path);
+    free(oc_inputs);
+    oc_inputs = NULL;
+    oc_n_inputs = oc_cap_inputs = 0;
+}
+
+#define OC_FIFO_WHY "is a FIFO (a named pipe), not a file: onnxcost reads files (write it to one first)"
+
+static bool oc_add_input(const char *path, const struct stat *sb);
+
+/* Records path; false when it is a FIFO (not recorded, nothing printed). */
+static bool oc_note(const char *path) {
+    struct stat sb;
+    if (!path || !*path || stat(path, &sb) != 0)
+        return true;
+    if (S_ISFIFO(sb.st_mode))
+        return false;
+    for (int32_t i = 0; i < oc_n_inputs; i++)
+        if (!oc_inputs[i].lazy && oc_inputs[i].dev == sb.st_dev && oc_inputs[i].ino == sb.st_ino)
+            return true;
+    return oc_add_input(path, &sb);
+}
+
+/* A recorded input: stat'ed (sb) or lazy (sb NULL). */
+static bool oc_add_input(const char *path, const struct stat *sb) {
+    if (oc_n_inputs == oc_cap_inputs) {
+        int32_t cap = oc_cap_inputs ? 2 * oc_cap_inputs : 16;
+        struct oc_cli_input *t = realloc(oc_inputs, (size_t)cap * sizeof *t);
+        if (!t)
+            return true; /* unrecorded: the clash check is then weaker, not wrong */
+        oc_inputs = t;
+        oc_cap_inputs = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return true;
+    oc_inputs[oc_n_inputs++] = sb ? (struct oc_cli_input){sb->st_dev, sb->st_ino, false, copy}
+                                  : (struct oc_cli_input){0, 0, true, copy};
+    return true;
+}
+
+int oc_cli_note_input(const char *path) {
+    if (oc_note(path))
+        return OC_EXIT_OK;
+    oc_cli_diag("error", path, OC_FIFO_WHY);
+    return OC_EXIT_INPUT;
+}
+
+int oc_cli_output_clash(const char *path, const char *what, const char *except) {
+    struct stat sb, ex;
+    if (!path || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return OC_EXIT_OK; /* nothing there yet, or a device or FIFO written through */
+    bool has_ex = except && stat(except, &ex) == 0;
+    if (has_ex && ex.st_dev == sb.st_dev && ex.st_ino == sb.st_ino)
+        return OC_EXIT_OK;
+    for (int32_t i = 0; i < oc_n_inputs; i++) {
+        struct oc_cli_input *in = &oc_inputs[i];
+        if (in->lazy) {
+            struct stat lb;
+            if (stat(in->path, &lb) != 0)
+                continue;
+            in->dev = lb.st_dev;
+            in->ino = lb.st_ino;
+            in->lazy = false;
+        }
+        if (in->dev == sb.st_dev && in->ino == sb.st_ino) {
+            char msg[1400], name[1024];
+            oc_printable(in->path, name, sizeof name);
+            snprintf(msg, sizeof msg, "%s would be written over %s, which this run reads%s; onnxcost never writes "
+                     "over its inputs (give another path)", what, name,
+                     strcmp(name, path) == 0 ? "" : " (the same file)");
+            oc_cli_diag("error", path, msg);
+            return OC_EXIT_INPUT;
+        }
+    }
+    return OC_EXIT_OK;
+}
+
+enum oc_status oc_cli_model_load(const char *path, const struct oc_load_opts *lopts, struct oc_model **m,
+                                 struct oc_diag *d) {
+    *m = NULL;
+    if (!oc_note(path))
+        return oc_diag_set(d, OC_ERR_USAGE, OC_FIFO_WHY);
+    enum oc_status st = oc_model_load(path, lopts, m, d);
+    for (int32_t i = 0; st == OC_OK && i < oc_model_n_external_files(*m); i++)
+        (void)oc_add_input(oc_model_external_file(*m, i), NULL);
+    return st;
+}
+
 int oc_cli_load_analyze(const char *path, const struct oc_load_opts *lopts, const struct oc_analyze_opts *opts,
                         struct oc_model **m, struct oc_analysis **an) {
     struct oc_diag d = {0};
-    enum oc_status st = oc_model_load(path, lopts, m, &d);
+    enum oc_status st = oc_cli_model_load(path, lopts, m, &d);
     if (st == OC_OK)
         st = oc_analyze(*m, opts, an, &d);
     return st == OC_OK ? OC_EXIT_OK : oc_cli_fail(path, st, d.msg);
@@ -135,16 +239,20 @@ bool oc_cli_close_stdout(void) {
     return ok;
 }
 
-bool oc_cli_open_output(struct oc_outfile *o, const char *path) {
+int oc_cli_open_output(struct oc_outfile *o, const char *path) {
     if (!path) {
         *o = (struct oc_outfile){oc_cli_out(), NULL, NULL};
-        return true;
+        return OC_EXIT_OK;
     }
+    *o = (struct oc_outfile){0};
+    int rc = oc_cli_output_clash(path, "the report", NULL);
+    if (rc != OC_EXIT_OK)
+        return rc;
     struct oc_diag d = {0};
     if (oc_outfile_open(o, path, &d) == OC_OK)
-        return true;
+        return OC_EXIT_OK;
     oc_cli_diag("error", path, d.msg);
-    return false;
+    return OC_EXIT_INTERNAL;
 }
 
 int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok) {

@@ -158,7 +158,7 @@ const struct oc_opt_group oc_group_limits = {"limits (a model beyond one is refu
 /* ---- -o ------------------------------------------------------------------- */
 
 static const struct oc_opt oc_output_opts[] = {
-    OC_OPT_TEXT_ROW("--output", "-o", "FILE", "write to FILE instead of standard output", 0, "a file name"),
+    OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write to FILE instead of standard output", 0, "a file name"),
 };
 const struct oc_opt_group oc_group_output = {NULL, oc_output_opts, 1};
 

@@ -119,12 +119,16 @@ int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const cha
                 int rc = oc_apply(cmd, &grp->opts[k], cmd->groups[g].dest, v);
                 if (rc != OC_PARSE_GO)
                     return rc;
+                if (v && !grp->opts[k].output && oc_cli_note_input(v) != OC_EXIT_OK)
+                    return OC_EXIT_INPUT;
             }
         }
         if (found)
             continue;
         if (a[0] == '-' && a[1])
             return oc_cli_usage_error("%sunknown option '%s' (try 'onnxcost %s --help')", cmd->prefix, a, cmd->name);
+        if (oc_cli_note_input(a) != OC_EXIT_OK)
+            return OC_EXIT_INPUT;
         args[(*n_args)++] = a;
     }
     return OC_PARSE_GO;

@@ -41,6 +41,8 @@ struct oc_opt {
                             says the option takes ("an integer from 1 to 64") */
     oc_opt_parse_fn parse;
     oc_opt_call_fn call;
+    bool output;         /* its argument is a path the command writes: never
+                            noted as an input (oc_cli_note_input)            */
 };
 
 /* Rows, one macro per kind (offsetof of a member of the group's struct). */
@@ -55,6 +57,12 @@ struct oc_opt {
     {                                                                                                                  \
         .name = (name_), .alias = (alias_), .arg = (arg_), .help = (help_), .kind = OC_OPT_TEXT, .offset = (off),      \
         .expects = (expects_)                                                                                          \
+    }
+/* An output path (-o FILE, --save DIR): a TEXT row the input check skips */
+#define OC_OPT_OUTPUT_ROW(name_, alias_, arg_, help_, off, expects_)                                                   \
+    {                                                                                                                  \
+        .name = (name_), .alias = (alias_), .arg = (arg_), .help = (help_), .kind = OC_OPT_TEXT, .offset = (off),      \
+        .expects = (expects_), .output = true                                                                          \
     }
 /* lo and hi are the parser's to use (a range, a key, a mask of formats) */
 #define OC_OPT_PARSE_ROW(name_, arg_, help_, off, lo, hi, expects_, fn)                                                \
@@ -96,7 +104,9 @@ enum { OC_PARSE_GO = -1 };
  * OC_EXIT_INTERNAL when out of memory). -h/--help prints the help and returns OC_EXIT_OK (or
  * OC_EXIT_INTERNAL when stdout fails); a bad option or value prints one
  * error line and returns OC_EXIT_INPUT (CALL options may return another
- * code); otherwise OC_PARSE_GO. */
+ * code); otherwise OC_PARSE_GO. Every positional argument and every
+ * argument of an option that is not an output is noted as a possible input
+ * (oc_cli_note_input: a FIFO is refused there). */
 int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const char ***args, int32_t *n_args);
 /* The help text of a command, as --help prints it, on f. */
 void oc_cli_print_help(const struct oc_cmd_spec *cmd, FILE *f);

@@ -249,4 +249,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # onnxcost forwards SIGINT and SIGTERM here and cleans up after: die of
+    # them quietly, as of SIGTERM, without a KeyboardInterrupt traceback
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.exit(main())
