@@ -233,6 +233,9 @@ enum oc_status oc_modules_symbolic(struct oc_symbolic *s, struct oc_module *mods
             ps[i] = s->nodes[mods[m].nodes[i]].flops;
         mods[m].flops_poly = oc_poly_sum(s, ps, mods[m].n_nodes);
         free(ps);
+        mods[m].formulas_proven = s->node_proven != NULL;
+        for (int32_t i = 0; i < mods[m].n_nodes && mods[m].formulas_proven; i++)
+            mods[m].formulas_proven = s->node_proven[mods[m].nodes[i]];
     }
     return OC_OK;
 }

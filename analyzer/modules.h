@@ -23,6 +23,7 @@ struct oc_module {
     uint64_t params, macs, flops, activation_bytes;
     int32_t *nodes;        /* the node indices, in execution order           */
     const struct oc_poly *macs_poly, *flops_poly; /* formulas (oc_modules_symbolic) */
+    bool formulas_proven;  /* every node's formula proven (symbolic.h)       */
 };
 
 struct oc_symbolic;

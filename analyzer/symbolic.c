@@ -157,8 +157,10 @@ static bool oc_sample(const struct oc_analysis *an, const struct oc_layout *L, c
     return true;
 }
 
-static const int64_t oc_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
-static const int64_t oc_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
+const int64_t oc_sym_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
+const int64_t oc_sym_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
+#define oc_grid oc_sym_grid
+#define oc_checks oc_sym_checks
 
 /* Analysis at one probe point; fills out[0..n_slots). *work is the analysis
  * the probes share: built by the first, re-run by the others (the graph is
@@ -387,6 +389,7 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     s->activation_bytes = slot_poly[L.tot_off + OC_TOT_ACT];
     s->input_bytes = slot_poly[L.tot_off + OC_TOT_INPUT];
     free(slot_poly);
+    s->grid_points = npts;
 done:
     free(L.dim_off);
     free(samples);
@@ -400,6 +403,19 @@ done:
     }
     *out = s;
     return OC_OK;
+}
+
+struct oc_symbolic *oc_symbolic_new(const char *const *names, int32_t n) {
+    if (n < 0 || n > OC_SYM_MAX)
+        return NULL;
+    struct oc_symbolic *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    oc_arena_init(&s->arena);
+    for (int32_t i = 0; i < n; i++)
+        s->syms[i] = names[i];
+    s->n_syms = n;
+    return s;
 }
 
 void oc_symbolic_free(struct oc_symbolic *s) {

@@ -8,7 +8,9 @@
  * degree <= OC_SYM_DEGREE in each symbol. A polynomial is kept only when it
  * reproduces the analysis exactly at further probe points it was not fitted
  * on; anything else (e.g. a conv output floor((H - 1) / 2) + 1 in a symbolic
- * H) is reported as not polynomial and shown at the default binding.
+ * H) is reported as not polynomial and shown at the default binding. A fit
+ * is only samples agreeing: the proof that a formula is the function comes
+ * from derive.h, and the struct says which are proven.
  *
  * Ownership: one struct oc_symbolic owns its arena; it refers to values and
  * nodes of the analysis it was made with by index, so keep that analysis.
@@ -40,9 +42,27 @@ struct oc_symbolic {
     int32_t n_syms;
     const char *syms[OC_SYM_MAX];
     int32_t n_runs;                     /* analyses made (grid + checks)   */
+    int32_t grid_points;                /* probe values per symbol          */
     const struct oc_poly ***dims;       /* [value][axis] of the main graph */
     struct oc_node_poly *nodes;         /* [node] in file order            */
     const struct oc_poly *macs, *flops, *params, *activation_bytes, *input_bytes;
+    /* The proof (derive.h, oc_symbolic_prove: until it is called, nothing is
+     * proven), over every binding with each symbol >= 1: a dim
+     * derived through the ops replaces its fit; a node's MACs, FLOPs and
+     * bytes formulas are proven when every dim it reads and writes is
+     * derived and its op's cost is a polynomial of a form (derive.h, enum
+     * oc_derive_cost) whose degree in each symbol the probe grid determines.
+     * Anything else is a fit: it reproduces every probe analysis, and may
+     * differ between them. */
+    bool *value_derived;                /* [value]: every dim derived       */
+    bool *node_proven;                  /* [node]: output dims derived and
+                                           cost formulas proven            */
+    bool totals_proven;                 /* every total's formula            */
+    bool all_proven;                    /* every dim and every formula      */
+    char why[256];                      /* the first thing not proven       */
+    char where[160];                    /* "" or the guards (derive.h) the
+                                           derivation holds under:
+                                           "sequence <= 1024"              */
 };
 
 /* Fits the analysis `base` (made with opts, whose unbound symbols were bound
@@ -52,6 +72,13 @@ struct oc_symbolic {
 enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
 void oc_symbolic_free(struct oc_symbolic *s);
+/* The probe bindings of a fit: the grid's values for each symbol (the first
+ * grid_points of them) and the two points it is checked at. */
+extern const int64_t oc_sym_grid[OC_SYM_DEGREE + 1];
+extern const int64_t oc_sym_checks[2][OC_SYM_MAX];
+/* An empty one over the given symbol names (borrowed; at most OC_SYM_MAX):
+ * its arena for derive.h's polynomials, no fit. NULL when out of memory. */
+struct oc_symbolic *oc_symbolic_new(const char *const *names, int32_t n);
 /* True when named dims were left unbound (taken as 1): what a fit keeps
  * symbolic. */
 bool oc_symbolic_wanted(const struct oc_analysis *an);

@@ -9,6 +9,7 @@
 #include "../views/lint.h"
 #include "../views/measure.h"
 #include "../analyzer/modules.h"
+#include "../analyzer/derive.h"
 #include "../analyzer/symbolic.h"
 #include "../reports/report.h"
 
@@ -66,8 +67,9 @@ static int oc_opt_budget_file(const struct oc_opt *o, void *dest, const char *v,
 static const struct oc_opt oc_analyze_opts[] = {
     OC_OPT_FLAG_ROW("--no-symbolic", NULL,
                     "take unbound dims as 1 (with a warning) instead of keeping them\n"
-                    "symbolic: unbound dims (up to 4) print as exact formulas in them,\n"
-                    "fitted over probe bindings and checked; sizes in MiB are at 1",
+                    "symbolic: unbound dims (up to 4) print as formulas in them, exact\n"
+                    "where derived through the ops, else fitted and marked ~; sizes in\n"
+                    "MiB are at 1",
                     offsetof(struct oc_analyze_args, no_symbolic)),
     OC_OPT_INT_ROW("--range-points", "N",
                    "with --dim NAME=LO:HI: bindings of the box analyzed one by one\n"
@@ -177,11 +179,25 @@ static const char oc_analyze_footer[] =
     "\n"
     "exit codes: 0 ok, 1 a budget was exceeded, 2 bad model file or usage,\n"
     "            3 out of memory or output not writable, 4 a budget not verified:\n"
-    "            the analysis is incomplete and the total is only a lower bound\n"
+    "            the analysis is incomplete and the total is only a lower bound,\n"
+    "            or a dim the total grows with is unbound (taken as 1)\n"
     "\n"
     "examples:\n"
     "  onnxcost fixtures/mnist/torchsummary_net.onnx\n"
     "  onnxcost model.onnx --batch 8 --format json -o costs.json\n";
+
+/* Whether a budgeted total may grow with the dims left unbound: parameters
+   never do; MACs and FLOPs not where their formula is proven constant. */
+static bool oc_budget_grows(enum oc_budget_key k, const struct oc_symbolic *sym) {
+    int64_t v;
+    switch (k) {
+    case OC_BUDGET_PARAMS:
+    case OC_BUDGET_PARAMS_BYTES: return false;
+    case OC_BUDGET_MACS: return !(sym && sym->totals_proven && oc_poly_constant(sym->macs, &v));
+    case OC_BUDGET_FLOPS: return !(sym && sym->totals_proven && oc_poly_constant(sym->flops, &v));
+    default: return true;
+    }
+}
 
 /* Budget lines on stderr; the exit code they call for (OC_EXIT_OK when none). */
 static int oc_budget_report(const struct oc_budget *budget, const struct oc_analysis *an, const char *path,
@@ -218,6 +234,41 @@ static int oc_budget_report(const struct oc_budget *budget, const struct oc_anal
     }
     if (n_ex && !allow_incomplete && rc == OC_EXIT_OK)
         rc = OC_EXIT_INCOMPLETE;
+    return rc;
+}
+
+/* Budgets over a total that may grow with a dim left unbound (taken as 1):
+   kept there is kept at one binding only, not for the sizes the model
+   takes. The exit code they call for (OC_EXIT_OK when none). */
+static int oc_budget_report_unbound(const struct oc_budget *budget, const struct oc_analysis *an, const char *path,
+                                    const struct oc_symbolic *sym) {
+    int rc = OC_EXIT_OK;
+    const struct oc_bound_dim *free_dim = NULL;
+    for (int32_t i = 0; i < an->n_bound && !free_dim; i++)
+        if (an->bound[i].source == OC_BIND_DEFAULT)
+            free_dim = &an->bound[i];
+    struct oc_budget_excess over[OC_BUDGET_COUNT];
+    int32_t n_over = oc_budget_check(budget, &an->totals, over);
+    for (int k = 0; free_dim && k < OC_BUDGET_COUNT; k++) {
+        bool exceeded = false;
+        for (int32_t j = 0; j < n_over; j++)
+            exceeded |= over[j].key == (enum oc_budget_key)k;
+        if (!budget->set[k] || exceeded || !oc_budget_grows((enum oc_budget_key)k, sym))
+            continue;
+        char what[160];
+        if (free_dim->name)
+            snprintf(what, sizeof what, "dim '%s'", free_dim->name);
+        else
+            snprintf(what, sizeof what, "axis %d of input '%s'", (int)free_dim->axis,
+                     free_dim->input ? free_dim->input : "");
+        fprintf(oc_cli_err(),
+                "onnxcost: budget not verified: %s: --%s %s holds with %s unbound, taken as %lld; bind it (%s) or "
+                "range it (--dim NAME=LO:HI) to check the sizes the model takes\n",
+                path, oc_budget_key_option((enum oc_budget_key)k), budget->text[k] ? budget->text[k] : "", what,
+                (long long)free_dim->value, free_dim->name ? "--dim NAME=N" : "--batch N for axis 0");
+        if (rc == OC_EXIT_OK)
+            rc = OC_EXIT_INCOMPLETE;
+    }
     return rc;
 }
 
@@ -392,6 +443,10 @@ int oc_cmd_analyze(int argc, char **argv) {
         struct oc_diag sd = {0};
         if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
             fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
+        if (sym && oc_symbolic_prove(sym, an) != OC_OK) { /* which formulas are exact, which only fitted */
+            rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
+            goto free_model;
+        }
     }
     if (!a.quiet)
         oc_cli_analysis_warnings(path, an, sym);
@@ -495,6 +550,9 @@ int oc_cmd_analyze(int argc, char **argv) {
     rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
     int budget_rc = bind.n_ranges ? oc_budget_report_ranges(&a.budget, &ranges, path, a.allow_incomplete, a.quiet)
                                   : oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
+    int unbound_rc = oc_budget_report_unbound(&a.budget, an, path, sym);
+    if (budget_rc == OC_EXIT_OK)
+        budget_rc = unbound_rc;
     if (rc == OC_EXIT_OK)
         rc = budget_rc;
 free_model:

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "groups.h"
 
+#include "../analyzer/derive.h"
 #include "../views/annotate.h"
 
 #include <libgen.h>
@@ -130,6 +131,10 @@ int oc_cmd_annotate(int argc, char **argv) {
     if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
         fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
                 "written unknown\n", path, sd.msg);
+    if (sym && oc_symbolic_prove(sym, an) != OC_OK) {
+        rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     if (!a.quiet) {
         for (int32_t i = 0; i < oc_model_n_warnings(m); i++)
             oc_cli_diag("warning", path, oc_model_warning(m, i));

@@ -454,6 +454,8 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
         struct oc_diag sd = {0};
         if (oc_symbolic_wanted(h->an) && oc_symbolic_fit(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
             st = OC_ERR_NOMEM;
+        if (st == OC_OK && h->sym && oc_symbolic_prove(h->sym, h->an) != OC_OK) /* exact or fitted */
+            st = OC_ERR_NOMEM;
     }
     if (st == OC_OK && depth > 0) {
         st = oc_modules_build(h->an, depth, &h->mods, &h->n_mods, &d);

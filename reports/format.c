@@ -389,8 +389,11 @@ void oc_fmt_shape_sym(struct oc_sbuf *b, const struct oc_graph *g, int32_t vi, c
         int64_t k;
         if (i)
             oc_sbuf_puts(b, ", ");
-        if (polys[i] && !oc_poly_constant(polys[i], &k))
+        if (polys[i] && !oc_poly_constant(polys[i], &k)) {
+            if (s->value_derived && !s->value_derived[vi])
+                oc_sbuf_puts(b, "~"); /* fitted, not derived (symbolic.h) */
             oc_sbuf_puts(b, oc_poly_format(polys[i], s, true, buf, sizeof buf));
+        }
         else if (v->dims[i].value >= 0)
             oc_sbuf_u64(b, (uint64_t)v->dims[i].value);
         else

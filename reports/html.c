@@ -67,7 +67,13 @@ static void oc_svg_formula_lines(struct oc_sbuf *b, const struct oc_symbolic *s,
         return;
     oc_sbuf_puts(b, "<h2>MACs and FLOPs against ");
     oc_html_text(b, s->syms[sym]);
-    oc_sbuf_puts(b, " (other dims at 1; exact formulas; the horizontal axis doubles per step)</h2>\n<svg class=\"chart\" width=\"700\" height=\"320\" "
+    oc_sbuf_puts(b, s->totals_proven ? " (other dims at 1; exact formulas, derived through the ops"
+                                     : " (other dims at 1; formulas FITTED to the probe analyses, not proven");
+    if (s->totals_proven && s->where[0]) {
+        oc_sbuf_puts(b, ", where ");
+        oc_html_text(b, s->where);
+    }
+    oc_sbuf_puts(b, "; the horizontal axis doubles per step)</h2>\n<svg class=\"chart\" width=\"700\" height=\"320\" "
                     "role=\"img\">\n<line class=\"axis\" x1=\"60\" y1=\"280\" x2=\"660\" y2=\"280\"/>"
                     "<line class=\"axis\" x1=\"60\" y1=\"20\" x2=\"60\" y2=\"280\"/>\n");
     const int64_t *series[2] = {macs, flops};

@@ -109,8 +109,12 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n, const
         json_object_set_new(vo, "name", oc_jstr(v->name));
         json_object_set_new(vo, "dtype", oc_jstr(oc_dtype_name(v->nt ? v->nt->dtype : v->dtype)));
         json_object_set_new(vo, "shape", oc_jshape(v));
-        if (s && s->dims && s->dims[n->out[k]] && !v->nt && v->rank >= 0)
+        if (s && s->dims && s->dims[n->out[k]] && !v->nt && v->rank >= 0) {
             json_object_set_new(vo, "shape_expr", oc_jshape_expr(v, s->dims[n->out[k]], s));
+            /* derived through the ops (exact), or fitted (symbolic.h) */
+            json_object_set_new(vo, "shape_expr_derived",
+                                json_boolean(s->value_derived && s->value_derived[n->out[k]]));
+        }
         if (v->nt)
             oc_jnontensor(vo, v->nt);
         json_array_append_new(outs, vo);
@@ -135,6 +139,7 @@ static json_t *oc_jnode(const struct oc_graph *g, const struct oc_node *n, const
     if (s) {
         json_object_set_new(o, "macs_expr", oc_jpoly(s->nodes[n->index].macs, s));
         json_object_set_new(o, "flops_expr", oc_jpoly(s->nodes[n->index].flops, s));
+        json_object_set_new(o, "exprs_proven", json_boolean(s->node_proven && s->node_proven[n->index]));
     }
     return o;
 }
@@ -157,6 +162,13 @@ static json_t *oc_jsymbolic(const struct oc_symbolic *s) {
     json_object_set_new(t, "activation_bytes", oc_jpoly(s->activation_bytes, s));
     json_object_set_new(t, "input_bytes", oc_jpoly(s->input_bytes, s));
     json_object_set_new(o, "totals", t);
+    /* proven: every shape and cost formula derived through the ops (exact
+       where holds_where says); else the formulas not marked derived/proven
+       are fits that reproduce the probe analyses only */
+    json_object_set_new(o, "proven", json_boolean(s->all_proven));
+    json_object_set_new(o, "totals_proven", json_boolean(s->totals_proven));
+    json_object_set_new(o, "holds_where", s->where[0] ? oc_jstr(s->where) : json_null());
+    json_object_set_new(o, "not_proven", s->all_proven ? json_null() : oc_jstr(s->why));
     return o;
 }
 

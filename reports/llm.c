@@ -98,7 +98,7 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
                        bullet, oc_fmt_thousands(v->causal_macs, n1, sizeof n1),
                        oc_fmt_thousands(v->causal_flops, n2, sizeof n2));
     else if (o->causal_half)
-        oc_sbuf_printf(b, "%s--causal half not applied: the decode step has no exact formula to take the attention "
+        oc_sbuf_printf(b, "%s--causal half not applied: the decode step has no fitted formula to take the attention "
                           "part from\n",
                        bullet);
     oc_sbuf_puts(b, md ? "\n" : "");
@@ -124,6 +124,10 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     else
         oc_sbuf_puts(b, "(no formula of the form a + b·batch + c·context + d·batch·context)");
     oc_sbuf_puts(b, "\n");
+    if (v->decode_flops.valid || v->decode_bytes.valid)
+        oc_sbuf_printf(b, "%s(formulas fitted to the analyses at 4 bindings and checked at 2 more, not proven "
+                          "between them; each figure above is the graph's own analysis)\n",
+                       bullet);
     oc_sbuf_puts(b, md ? "\n" : "");
     oc_llm_table(b, v, md);
     oc_sbuf_puts(b, md ? "\n" : "");
@@ -178,6 +182,8 @@ static json_t *oc_llm_jformula(const struct oc_llm_formula *f) {
     json_object_set_new(o, "batch", json_integer(f->c_b));
     json_object_set_new(o, "context", json_integer(f->c_c));
     json_object_set_new(o, "batch_context", json_integer(f->c_bc));
+    /* fitted to 4 analyses, checked at 2 more: not proven between them */
+    json_object_set_new(o, "method", json_string("fitted"));
     return o;
 }
 

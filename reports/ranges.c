@@ -64,7 +64,7 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
     oc_range_point(b, r, hi);
     oc_sbuf_puts(b, "):\n");
     if (r->method == OC_RANGE_UNBOUNDED) {
-        oc_sbuf_printf(b, "  NOT BOUNDED: not proven monotone (%s), and %s bindings are more than --range-points "
+        oc_sbuf_printf(b, "  NOT BOUNDED: monotone %s; and %s bindings are more than --range-points "
                           "lets analyze one by one\n",
                        r->why, oc_fmt_thousands(r->points, t1, sizeof t1));
         if (r->largest.asked) {
@@ -75,10 +75,11 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         return;
     }
     if (r->method == OC_RANGE_MONOTONE)
-        oc_sbuf_puts(b, "  exact: every shape and total is a polynomial in the dims without negative coefficients, so "
-                        "the lower corner is each minimum and the upper corner each maximum\n");
+        oc_sbuf_puts(b, "  exact, proven monotone: every shape derived through the ops as a polynomial in the dims "
+                        "that never falls in the box, and every cost grows with its shapes, so the lower corner is "
+                        "each minimum and the upper corner each maximum\n");
     else
-        oc_sbuf_printf(b, "  exact: every binding analyzed (%d analyses; not monotone: %s)\n", r->analyses, r->why);
+        oc_sbuf_printf(b, "  exact: every binding analyzed (%d analyses; monotone %s)\n", r->analyses, r->why);
     bool exact = oc_totals_exact(&r->worst);
     if (!exact) {
         oc_sbuf_puts(b, "  LOWER BOUNDS: ");
@@ -209,9 +210,9 @@ void oc_ranges_md(struct oc_sbuf *b, const struct oc_report_spec *spec) {
     oc_sbuf_free(&h);
     oc_sbuf_puts(b, "\n\n");
     if (r->method == OC_RANGE_UNBOUNDED) {
-        oc_sbuf_puts(b, "> **Not bounded:** not proven monotone (");
+        oc_sbuf_puts(b, "> **Not bounded:** monotone ");
         oc_md_text(b, r->why);
-        oc_sbuf_puts(b, "), and the box has more bindings than --range-points lets analyze one by one.\n");
+        oc_sbuf_puts(b, "; and the box has more bindings than --range-points lets analyze one by one.\n");
         if (r->largest.asked)
             oc_sbuf_printf(b, "\nThe largest %s keeping every budget is not known.\n", r->dims[r->largest.dim].name);
         return;

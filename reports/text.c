@@ -102,14 +102,16 @@ static void oc_text_cols(struct oc_table *tb, uint32_t cols, const enum oc_colum
 /* A count, or its formula in the unbound dims where s has one; "?" when
  * unknown, "-" when it depends on unbound dims without a formula. */
 static void oc_cell_formula(struct oc_sbuf *b, const struct oc_poly *p, const struct oc_symbolic *s, uint64_t v,
-                            bool unknown, bool no_formula) {
+                            bool unknown, bool no_formula, bool proven) {
     char buf[512];
     int64_t k;
-    if (no_formula)
+    if (no_formula) {
         oc_sbuf_puts(b, "-");
-    else if (s && p && !oc_poly_constant(p, &k))
+    } else if (s && p && !oc_poly_constant(p, &k)) {
+        if (!proven)
+            oc_sbuf_puts(b, "~"); /* fitted, not proven (symbolic.h) */
         oc_sbuf_puts(b, oc_poly_format(p, s, true, buf, sizeof buf));
-    else
+    } else
         oc_cell_count(b, v, unknown);
 }
 
@@ -192,10 +194,10 @@ static enum oc_status oc_text_modules(struct oc_sbuf *out, const struct oc_analy
             else if (c == OC_COL_MACS_SHARE) /* a share depends on the binding: none while dims are symbolic */
                 oc_cell_share(cell, m->macs, t->macs, s);
             else if (c == OC_COL_BYTES)
-                oc_cell_formula(cell, NULL, s, m->activation_bytes, false, s != NULL);
+                oc_cell_formula(cell, NULL, s, m->activation_bytes, false, s != NULL, true);
             else
                 oc_cell_formula(cell, c == OC_COL_MACS ? m->macs_poly : m->flops_poly, s,
-                                c == OC_COL_MACS ? m->macs : m->flops, false, false);
+                                c == OC_COL_MACS ? m->macs : m->flops, false, false, m->formulas_proven);
             if (m->n_uncosted && (c == OC_COL_MACS || c == OC_COL_FLOPS || c == OC_COL_BYTES))
                 oc_sbuf_puts(cell, "+?");
         }
@@ -237,6 +239,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     for (int32_t r = 0; r < n && !tb.oom; r++) {
         const struct oc_node *nd = &g->nodes[rows[r]];
         const struct oc_node_poly *fp = s ? &s->nodes[nd->index] : NULL; /* formulas */
+        bool proven = s && s->node_proven && s->node_proven[nd->index];
         bool unknown = (nd->cost.flags & OC_COST_UNKNOWN) != 0;
         oc_table_row(&tb);
         oc_cell_layer(oc_table_next(&tb), nd);
@@ -256,12 +259,12 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
             else if (c == OC_COL_MACS_SHARE)
                 unknown ? oc_sbuf_puts(cell, "?") : oc_cell_share(cell, nd->cost.macs, an->totals.macs, s);
             else if (c == OC_COL_MACS)
-                oc_cell_formula(cell, fp ? fp->macs : NULL, s, nd->cost.macs, unknown, false);
+                oc_cell_formula(cell, fp ? fp->macs : NULL, s, nd->cost.macs, unknown, false, proven);
             else if (c == OC_COL_FLOPS)
-                oc_cell_formula(cell, fp ? fp->flops : NULL, s, nd->cost.flops, unknown, false);
+                oc_cell_formula(cell, fp ? fp->flops : NULL, s, nd->cost.flops, unknown, false, proven);
             else
                 oc_cell_formula(cell, fp ? fp->activation_bytes : NULL, s, nd->activation_bytes,
-                                nd->status != OC_OK, false);
+                                nd->status != OC_OK, false, proven);
         }
         const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
         if (oc_ranges_has_nodes(spec) && !np) /* after the GPU columns when both */
@@ -353,14 +356,18 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     int64_t konst;
     if (s && s->macs && !oc_poly_constant(s->macs, &konst)) {
         char buf[512];
-        oc_sbuf_printf(&out, "Total MACs: %s\n", oc_poly_format(s->macs, s, true, buf, sizeof buf));
+        oc_sbuf_printf(&out, "Total MACs: %s%s%s\n", s->totals_proven ? "" : "~",
+                       oc_poly_format(s->macs, s, true, buf, sizeof buf),
+                       s->totals_proven ? "" : " (fitted, not proven: see below)");
     } else {
         oc_sbuf_printf(&out, "Total MACs: %s%s (%.3f GMACs%s)\n", lb, oc_fmt_thousands(t->macs, b1, sizeof b1),
                        (double)t->macs / 1e9, *lb ? "; a lower bound" : "");
     }
     if (s && s->flops && !oc_poly_constant(s->flops, &konst)) {
         char buf[512];
-        oc_sbuf_printf(&out, "Total FLOPs: %s\n", oc_poly_format(s->flops, s, true, buf, sizeof buf));
+        oc_sbuf_printf(&out, "Total FLOPs: %s%s%s\n", s->totals_proven ? "" : "~",
+                       oc_poly_format(s->flops, s, true, buf, sizeof buf),
+                       s->totals_proven ? "" : " (fitted, not proven: see below)");
     } else {
         oc_sbuf_printf(&out, "Total FLOPs: %s%s (%.3f GFLOPs%s)\n", lb, oc_fmt_thousands(t->flops, b2, sizeof b2),
                        (double)t->flops / 1e9, *lb ? "; a lower bound" : "");
@@ -412,7 +419,14 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     if (s) {
         oc_sbuf_puts(&out, "(sizes at ");
         oc_fmt_sym_binding(&out, an, s);
-        oc_sbuf_puts(&out, "; shapes and MACs above are exact formulas in the unbound dims)\n");
+        if (s->all_proven)
+            oc_sbuf_printf(&out, "; shapes and costs above are exact formulas in the unbound dims, derived through "
+                                 "the ops%s%s)\n",
+                           s->where[0] ? ", where " : "", s->where);
+        else
+            oc_sbuf_printf(&out, "; formulas marked ~ are fitted to %d analyses, not proven: they may differ "
+                                 "between the probed bindings (%s); the others are derived)\n",
+                           s->n_runs, s->why);
     }
     if (spec->ranges)
         oc_ranges_text(&out, spec);

@@ -3,6 +3,8 @@
  */
 #include "range.h"
 
+#include "../analyzer/derive.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +49,6 @@ struct oc_binding *oc_range_corner(const struct oc_analyze_opts *opts, const str
         point[k] = upper ? r[k].hi : r[k].lo;
     oc_range_bind(opts, r, n, point, dims, out);
     return dims;
-}
-
-static bool oc_poly_nonneg(const struct oc_poly *p) {
-    if (!p)
-        return false;
-    for (int32_t t = 0; t < p->n_terms; t++)
-        if (p->terms[t].coef < 0)
-            return false;
-    return true;
 }
 
 /* The worst case: each figure's maximum, every analysis's flags. */
@@ -171,27 +164,34 @@ static enum oc_status oc_range_at(const struct oc_model *m, const struct oc_anal
     return oc_range_at_nodes(m, opts, r, n, point, dims, t, NULL, false, d);
 }
 
-/* Whether every tensor dim and the totals are polynomials without negative
-   coefficients; why not into out->why. */
+/* Whether every figure is proven never to fall as a ranged dim grows, so
+   that the box's corners are its minimum and maximum (derive.h): every dim
+   of every tensor derived as a polynomial that never falls within the box,
+   and every node's cost a rule that never falls as its dims grow. Why not
+   into out->why. */
 static enum oc_status oc_range_monotone(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                         const struct oc_range_dim *r, int32_t n, struct oc_range_result *out,
                                         bool *mono, struct oc_diag *d) {
     *mono = false;
     struct oc_analysis *an = NULL;
-    struct oc_symbolic *sym = NULL;
-    struct oc_diag sd = {0};
-    /* the lower corner: valid, and each ranged name an input's dim */
-    int64_t lo[OC_RANGE_MAX];
-    for (int32_t k = 0; k < n; k++)
+    /* the lower corner: valid, each ranged name an input's dim, and the base
+       of the derivation */
+    int64_t lo[OC_RANGE_MAX], hi[OC_RANGE_MAX];
+    const char *names[OC_RANGE_MAX];
+    for (int32_t k = 0; k < n; k++) {
         lo[k] = r[k].lo;
+        hi[k] = r[k].hi;
+        names[k] = r[k].name;
+    }
     struct oc_analyze_opts at_lo;
     struct oc_binding *dims = oc_range_corner(opts, r, n, false, &at_lo);
     if (!dims)
         return OC_ERR_NOMEM;
     enum oc_status st = oc_analyze(m, &at_lo, &an, d);
-    free(dims);
-    if (st != OC_OK)
+    if (st != OC_OK) {
+        free(dims);
         return oc_range_blame(d, st, r, n, lo);
+    }
     out->analyses++;
     for (int32_t k = 0; k < n; k++) {
         bool found = false;
@@ -199,84 +199,50 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
             found |= an->bound[j].name && strcmp(an->bound[j].name, r[k].name) == 0;
         if (!found) {
             oc_analysis_free(an);
+            free(dims);
             return oc_diag_set(d, OC_ERR_USAGE, "--dim %s=%lld:%lld: no graph input has a dim named '%s'", r[k].name,
                                (long long)r[k].lo, (long long)r[k].hi, r[k].name);
         }
     }
-    oc_analysis_free(an);
-    an = NULL;
-    /* the fit starts from the ranged dims at 1 */
-    st = oc_analyze(m, opts, &an, &sd);
-    if (st == OC_ERR_NOMEM)
-        return st;
-    if (st != OC_OK) {
-        snprintf(out->why, sizeof out->why, "with the dims at 1, where the formulas' fit starts, the model is not "
-                                            "valid (%.150s)",
-                 sd.msg);
-        return OC_OK;
-    }
-    out->analyses++;
-    memset(&sd, 0, sizeof sd);
-    st = oc_symbolic_fit(m, opts, an, &sym, &sd);
-    if (st == OC_ERR_NOMEM) {
+    struct oc_symbolic *sym = oc_symbolic_new(names, n);
+    struct oc_derived dv;
+    if (!sym || oc_derive(an, sym, lo, lo, hi, &dv) != OC_OK) {
+        oc_symbolic_free(sym);
         oc_analysis_free(an);
-        return st;
+        free(dims);
+        return OC_ERR_NOMEM;
     }
-    if (st != OC_OK) {
-        snprintf(out->why, sizeof out->why, "no polynomial fit (%.200s)", sd.msg);
-        oc_analysis_free(an);
-        return OC_OK;
-    }
-    out->analyses += sym->n_runs;
     const struct oc_graph *g = an->graph;
-    const char *bad = NULL, *what = "a dim of tensor";
-    for (int32_t v = 0; v < g->n_values && !bad; v++) {
+    if (dv.stop_node >= 0) {
+        snprintf(out->why, sizeof out->why, "not proven: %.230s", dv.why);
+    } else if (!oc_derived_guards_hold(&dv, n, lo, hi)) {
+        char w[160];
+        oc_derived_guards_text(&dv, sym, w, sizeof w);
+        snprintf(out->why, sizeof out->why, "not proven: the shapes are polynomials only where %s, and the box "
+                 "goes beyond", w);
+    }
+    const char *bad = NULL;
+    for (int32_t v = 0; v < g->n_values && !out->why[0]; v++) {
         const struct oc_value *val = &g->values[v];
-        if (val->rank < 0 || val->kind == OC_VALUE_INITIALIZER)
+        if (!dv.dep[v] || val->rank <= 0)
             continue;
         for (int32_t a = 0; a < val->rank && !bad; a++)
-            if (!oc_poly_nonneg(sym->dims[v] ? sym->dims[v][a] : NULL))
+            if (!dv.dims[v] || !oc_poly_nondecreasing(dv.dims[v][a], n, lo, hi))
                 bad = val->name;
+        if (bad)
+            snprintf(out->why, sizeof out->why, "not proven: tensor '%.100s' has a dim %s", bad,
+                     dv.dims[v] ? "that may fall as a ranged dim grows" : "not derived");
     }
-    for (int32_t i = 0; i < g->n_nodes && !bad; i++) {
-        const struct oc_node_poly *np = &sym->nodes[i];
-        if (!(g->nodes[i].cost.flags & OC_COST_UNKNOWN) &&
-            (!oc_poly_nonneg(np->macs) || !oc_poly_nonneg(np->flops) || !oc_poly_nonneg(np->activation_bytes))) {
-            bad = g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type;
-            what = "the cost of node";
-        }
-    }
-    if (bad) {
-        snprintf(out->why, sizeof out->why, "%s '%.150s' is not a polynomial without negative coefficients", what,
-                 bad);
-    } else if (!oc_poly_nonneg(sym->macs) || !oc_poly_nonneg(sym->flops) || !oc_poly_nonneg(sym->params) ||
-               !oc_poly_nonneg(sym->activation_bytes) || !oc_poly_nonneg(sym->input_bytes)) {
-        snprintf(out->why, sizeof out->why, "a total is not a polynomial without negative coefficients");
-    } else {
-        *mono = true;
-    }
-    /* the fit's symbols: where each ranged dim sits, for the corners' check */
-    if (*mono) {
-        int64_t slo[OC_SYM_MAX], shi[OC_SYM_MAX];
-        for (int32_t s = 0; s < sym->n_syms; s++) {
-            slo[s] = shi[s] = 1;
-            for (int32_t k = 0; k < n; k++)
-                if (strcmp(sym->syms[s], r[k].name) == 0) {
-                    slo[s] = r[k].lo;
-                    shi[s] = r[k].hi;
-                }
-        }
-        int64_t vlo, vhi;
-        if (oc_poly_value(sym->macs, sym, slo, &vlo) && oc_poly_value(sym->macs, sym, shi, &vhi)) {
-            out->fig[OC_RF_MACS].min = (uint64_t)vlo; /* checked against the corners' analyses */
-            out->fig[OC_RF_MACS].max = (uint64_t)vhi;
-        } else {
-            *mono = false;
-            snprintf(out->why, sizeof out->why, "the MACs formula passes 64 bits in the box");
-        }
-    }
+    for (int32_t i = 0; i < g->n_nodes && !out->why[0]; i++)
+        if (!dv.cost_monotone[i] && !(g->nodes[i].cost.flags & OC_COST_UNKNOWN))
+            snprintf(out->why, sizeof out->why, "not proven: the cost of node '%.100s' (%s) is not proven to grow "
+                     "with its dims",
+                     g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type, g->nodes[i].op_type);
+    *mono = !out->why[0];
+    oc_derived_free(&dv);
     oc_symbolic_free(sym);
     oc_analysis_free(an);
+    free(dims);
     return OC_OK;
 }
 
@@ -305,7 +271,6 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
     int64_t point[OC_RANGE_MAX] = {0};
     if (st == OC_OK && mono) {
         out->method = OC_RANGE_MONOTONE;
-        uint64_t macs_lo = out->fig[OC_RF_MACS].min, macs_hi = out->fig[OC_RF_MACS].max;
         struct oc_totals t;
         for (int corner = 0; corner < 2 && st == OC_OK; corner++) {
             for (int32_t k = 0; k < n; k++)
@@ -315,11 +280,6 @@ enum oc_status oc_range_analyze(const struct oc_model *m, const struct oc_analyz
                 break;
             out->analyses++;
             oc_range_take(out, &t, point, corner == 0);
-        }
-        if (st == OC_OK && (out->fig[OC_RF_MACS].min != macs_lo || out->fig[OC_RF_MACS].max != macs_hi)) {
-            /* never: the formula disagrees with the analysis at a corner */
-            mono = false;
-            snprintf(out->why, sizeof out->why, "the MACs formula differs from the analysis at a corner");
         }
     }
     if (st == OC_OK && !mono) {

@@ -184,7 +184,7 @@ OC_COST(oc_global_avgpool_cost) {
 
 OC_COST(oc_global_maxpool_cost) {
     uint64_t in = oc_numel(oc_in(c, 0)), out = oc_numel(oc_out(c, 0));
-    oc_cost_add_flops(cost, in - out, 1);
+    oc_cost_add_flops(cost, in > out ? in - out : 0, 1); /* an empty spatial axis: no comparisons, not 2^64 */
     return OC_OK;
 }
 

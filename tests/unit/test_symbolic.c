@@ -5,6 +5,7 @@
  */
 #include "testutil.h"
 
+#include "derive.h"
 #include "symbolic.h"
 
 static struct oc_symbolic *sym;
@@ -33,6 +34,7 @@ static void attention_like(void **state) {
     pbm_output(&pm, pb_value_info("s", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 13, NULL);
     assert_int_equal(oc_symbolic_fit(md, NULL, an, &sym, &dg), OC_OK);
+    assert_int_equal(oc_symbolic_prove(sym, an), OC_OK);
     assert_int_equal(sym->n_syms, 2);
     /* grid 4 x 4 probes + 2 checks */
     assert_int_equal(sym->n_runs, 18);
@@ -57,6 +59,11 @@ static void attention_like(void **state) {
     assert_int_equal(k, 32);
     /* activation bytes of scores: 4 * b * s^2 */
     assert_string_equal(fmt(sym->nodes[sc->index].activation_bytes), "4*batch*seq^2");
+    /* every shape derived through the ops, every cost a polynomial the grid
+       determines (MatMul: output times K, degree 2 in seq): proven */
+    assert_true(sym->all_proven);
+    assert_true(sym->node_proven[sc->index]);
+    assert_string_equal(sym->where, "");
     char pretty[128];
     assert_string_equal(oc_poly_format(sym->macs, sym, true, pretty, sizeof pretty),
                         "32\xC2\xB7" "batch\xC2\xB7seq + 8\xC2\xB7" "batch\xC2\xB7seq\xC2\xB2");
@@ -74,11 +81,16 @@ static void strided_conv_is_not_polynomial(void **state) {
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 13, NULL);
     assert_int_equal(oc_symbolic_fit(md, NULL, an, &sym, &dg), OC_OK);
+    assert_int_equal(oc_symbolic_prove(sym, an), OC_OK);
     const struct oc_node *n = tu_node(an, "conv");
     /* probes h = 2, 3, 5, 7 give 1, 2, 3, 4 — fitted, then refuted at h = 11 (6) */
     assert_null(sym->dims[n->out[0]][2]);
     assert_null(sym->nodes[n->index].macs);
     assert_string_equal(fmt(sym->dims[n->out[0]][1]), "3");
+    /* and nothing about it is proven; the reason names the conv */
+    assert_false(sym->all_proven);
+    assert_false(sym->node_proven[n->index]);
+    assert_non_null(strstr(sym->why, "conv"));
 }
 
 static void nothing_unbound(void **state) {

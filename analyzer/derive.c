@@ -1,0 +1,398 @@
+/*
+ * derive.c — shapes derived as polynomials through the ops (derive.h): the
+ * polynomial arithmetic, bounds over a box, and the walk over the graph.
+ * The rules are in derive_ops.c.
+ */
+#include "derive_rules.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- guards ----------------------------------------------------------------------------- */
+
+bool oc_derived_guards_hold(const struct oc_derived *d, int32_t n_syms, const int64_t *lo, const int64_t *hi) {
+    for (int32_t i = 0; i < d->n_guards; i++) {
+        int64_t mn, mx;
+        if (!oc_poly_bounds(d->guards[i], n_syms, lo, hi, &mn, &mx) || mn < 0)
+            return false;
+    }
+    return true;
+}
+
+bool oc_derived_guards_hold_at(const struct oc_derived *d, int32_t n_syms, const int64_t *at) {
+    for (int32_t i = 0; i < d->n_guards; i++) {
+        int64_t v;
+        if (!oc_poly_eval_at(d->guards[i], n_syms, at, &v) || v < 0)
+            return false;
+    }
+    return true;
+}
+
+void oc_derived_guards_text(const struct oc_derived *d, const struct oc_symbolic *s, char *buf, size_t size) {
+    size_t at = 0;
+    buf[0] = 0;
+    for (int32_t i = 0; i < d->n_guards && at + 1 < size; i++) {
+        const struct oc_poly *g = d->guards[i];
+        char f[160];
+        int w;
+        /* c - k*x >= 0 (one symbol, k > 0): x <= floor(c / k) */
+        int64_t c0 = 0, k = 0;
+        int32_t sym = -1;
+        bool simple = true;
+        for (int32_t t = 0; t < g->n_terms && simple; t++) {
+            int32_t deg = 0, j0 = -1;
+            for (int32_t j = 0; j < s->n_syms; j++)
+                if (g->terms[t].exp[j]) {
+                    deg += g->terms[t].exp[j];
+                    j0 = j;
+                }
+            if (deg == 0)
+                c0 = g->terms[t].coef;
+            else if (deg == 1 && g->terms[t].coef < 0 && sym < 0)
+                sym = j0, k = -g->terms[t].coef;
+            else
+                simple = false;
+        }
+        if (simple && sym >= 0 && c0 >= 0)
+            w = snprintf(buf + at, size - at, "%s%s <= %lld", i ? ", " : "", s->syms[sym], (long long)(c0 / k));
+        else
+            w = snprintf(buf + at, size - at, "%s%s >= 0", i ? ", " : "", oc_poly_format(g, s, false, f, sizeof f));
+        if (w < 0)
+            break;
+        at += (size_t)w < size - at ? (size_t)w : size - at - 1;
+    }
+}
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+/* The base analysis's dims (and small integer contents) as constants: a
+   value that does not depend on the symbols. */
+static void oc_d_take_base(struct oc_dctx *c, int32_t v) {
+    const struct oc_value *val = &c->g->values[v];
+    if (val->rank > 0) {
+        const struct oc_poly **d = oc_arena_array(&c->s->arena, (size_t)val->rank, sizeof *d);
+        if (d) {
+            for (int32_t a = 0; a < val->rank; a++)
+                d[a] = val->dims[a].value >= 0 ? oc_poly_const(c->s, val->dims[a].value) : NULL;
+            c->out->dims[v] = d;
+        }
+    }
+    if (val->ival && val->n_ival <= OC_D_MAX_CONT) {
+        const struct oc_poly **e = oc_arena_array(&c->s->arena, (size_t)val->n_ival + 1, sizeof *e);
+        if (e) {
+            for (int64_t i = 0; i < val->n_ival; i++)
+                e[i] = oc_poly_const(c->s, val->ival[i]);
+            c->cont[v] = e;
+            c->n_cont[v] = (int32_t)val->n_ival;
+        }
+    }
+}
+
+/* A graph input: each dim named like a symbol is that symbol. */
+static void oc_d_take_input(struct oc_dctx *c, int32_t v) {
+    const struct oc_value *val = &c->g->values[v];
+    oc_d_take_base(c, v);
+    if (val->rank <= 0 || !c->out->dims[v])
+        return;
+    for (int32_t a = 0; a < val->rank; a++) {
+        const char *sym = val->dims[a].sym;
+        for (int32_t j = 0; sym && j < c->k; j++)
+            if (strcmp(sym, c->s->syms[j]) == 0) {
+                c->out->dims[v][a] = oc_poly_var(c->s, j);
+                c->out->dep[v] = true;
+            }
+    }
+    if (c->out->dep[v]) { /* the contents of an input are data */
+        c->cont[v] = NULL;
+        c->n_cont[v] = -1;
+    }
+}
+
+static const char *oc_d_label(const struct oc_node *n, char *buf, size_t size) {
+    snprintf(buf, size, "%s%s%s (%s)", n->name && n->name[0] ? "'" : "#", n->name && n->name[0] ? n->name : "",
+             n->name && n->name[0] ? "'" : "", n->op_type);
+    if (!(n->name && n->name[0]))
+        snprintf(buf, size, "#%d (%s)", n->index, n->op_type);
+    return buf;
+}
+
+/* A derived quantity must give the base analysis's value at the base
+   binding; else a rule is wrong for this model: not derived. */
+static bool oc_d_equals_at(const struct oc_dctx *c, const struct oc_poly *p, int64_t want, const int64_t *at) {
+    int64_t v;
+    return oc_poly_eval_at(p, c->k, at, &v) && v == want;
+}
+
+static bool oc_d_reads_dep(const struct oc_dctx *c, const struct oc_node *n) {
+    for (int32_t i = 0; i < n->n_in; i++)
+        if (n->in[i] >= 0 && c->out->dep[n->in[i]])
+            return true;
+    for (int32_t i = 0; i < n->n_implicit; i++)
+        if (n->implicit[i] >= 0 && c->out->dep[n->implicit[i]])
+            return true;
+    return false;
+}
+
+/* Every dim a node reads or writes derived; else false with the reason in
+   c->why. (Contents a rule needs, it asks for: oc_d_cont fails it.) */
+static bool oc_d_node_derived(struct oc_dctx *c, const struct oc_node *n) {
+    for (int side = 0; side < 2; side++) {
+        int32_t cnt = side ? n->n_out : n->n_in;
+        const int32_t *vs = side ? n->out : n->in;
+        for (int32_t i = 0; i < cnt; i++) {
+            int32_t v = vs[i];
+            if (v < 0 || !c->out->dep[v])
+                continue;
+            const struct oc_value *val = &c->g->values[v];
+            bool dims = val->rank >= 0 && (val->rank == 0 || c->out->dims[v]);
+            for (int32_t a = 0; dims && a < val->rank; a++)
+                dims = c->out->dims[v][a] != NULL;
+            if (!dims) {
+                if (!c->why[0])
+                    oc_d_fail(c, "the shape of %s %d is not derived", side ? "output" : "input", i);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *base_point,
+                         const int64_t *lo, const int64_t *hi, struct oc_derived *out) {
+    memset(out, 0, sizeof *out);
+    out->stop_node = -1;
+    const struct oc_graph *g = base->graph;
+    struct oc_dctx c = {.s = s, .g = g, .k = s->n_syms, .out = out};
+    for (int32_t j = 0; j < c.k; j++) {
+        c.lo[j] = lo[j] < 1 ? 1 : lo[j];
+        c.hi[j] = hi[j];
+    }
+    out->n_values = g->n_values;
+    out->n_nodes = g->n_nodes;
+    out->dims = calloc((size_t)g->n_values + 1, sizeof *out->dims);
+    out->dep = calloc((size_t)g->n_values + 1, sizeof *out->dep);
+    out->cost_monotone = calloc((size_t)g->n_nodes + 1, sizeof *out->cost_monotone);
+    out->cost_form = calloc((size_t)g->n_nodes + 1, sizeof *out->cost_form);
+    c.n_cont = malloc(((size_t)g->n_values + 1) * sizeof *c.n_cont);
+    c.cont = calloc((size_t)g->n_values + 1, sizeof *c.cont);
+    if (!out->dims || !out->dep || !out->cost_monotone || !out->cost_form || !c.n_cont || !c.cont) {
+        free(c.n_cont);
+        free(c.cont);
+        oc_derived_free(out);
+        return OC_ERR_NOMEM;
+    }
+    for (int32_t v = 0; v < g->n_values; v++)
+        c.n_cont[v] = -1;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        if (g->values[v].kind == OC_VALUE_INPUT)
+            oc_d_take_input(&c, v);
+        else if (g->values[v].kind == OC_VALUE_INITIALIZER)
+            oc_d_take_base(&c, v);
+    }
+    char label[200];
+    for (int32_t s_i = 0; s_i < g->n_nodes; s_i++) {
+        const struct oc_node *n = &g->nodes[g->order[s_i]];
+        if (!oc_d_reads_dep(&c, n)) { /* none of it depends on the symbols */
+            for (int32_t o = 0; o < n->n_out; o++)
+                if (n->out[o] >= 0)
+                    oc_d_take_base(&c, n->out[o]);
+            out->cost_monotone[n->index] = true;
+            out->cost_form[n->index] = OC_DC_CONST;
+            continue;
+        }
+        for (int32_t o = 0; o < n->n_out; o++)
+            if (n->out[o] >= 0)
+                out->dep[n->out[o]] = true;
+        const struct oc_derive_rule *r = oc_derive_rule_for(n->domain, n->op_type);
+        c.why[0] = 0;
+        bool ok;
+        if (!r)
+            ok = oc_d_fail(&c,
+                           "no derivation rule for %s (its output's shape is not "
+                           "proven a polynomial)",
+                           n->op_type);
+        else
+            ok = r->fn(&c, n);
+        /* each derived quantity against the base analysis */
+        for (int32_t o = 0; ok && o < n->n_out; o++) {
+            int32_t v = n->out[o];
+            if (v < 0)
+                continue;
+            const struct oc_value *val = &g->values[v];
+            for (int32_t a = 0; out->dims[v] && a < val->rank; a++)
+                if (out->dims[v][a] && val->dims[a].value >= 0 &&
+                    !oc_d_equals_at(&c, out->dims[v][a], val->dims[a].value, base_point)) {
+                    out->dims[v][a] = NULL;
+                    ok = oc_d_fail(&c,
+                                   "the derivation of output %d's dim %d disagrees with "
+                                   "the analysis",
+                                   o, a);
+                }
+            for (int32_t i = 0; i < c.n_cont[v]; i++)
+                if (c.cont[v][i] && val->ival && i < val->n_ival &&
+                    !oc_d_equals_at(&c, c.cont[v][i], val->ival[i], base_point)) {
+                    c.cont[v][i] = NULL;
+                    ok = oc_d_fail(&c,
+                                   "the derivation of output %d's contents disagrees "
+                                   "with the analysis",
+                                   o);
+                }
+        }
+        bool all = ok && oc_d_node_derived(&c, n);
+        out->cost_monotone[n->index] = all && r && r->cost != OC_DC_NONE;
+        out->cost_form[n->index] = all && r ? (uint8_t)r->cost : OC_DC_NONE;
+        if (!all && out->stop_node < 0) {
+            out->stop_node = n->index;
+            snprintf(out->why, sizeof out->why, "node %s: %s", oc_d_label(n, label, sizeof label),
+                     c.why[0] ? c.why : "an output's shape is not derived");
+        }
+    }
+    free(c.n_cont);
+    free(c.cont);
+    return OC_OK;
+}
+
+void oc_derived_free(struct oc_derived *d) {
+    free(d->dims);
+    free(d->dep);
+    free(d->cost_monotone);
+    free(d->cost_form);
+    d->cost_form = NULL;
+    d->dims = NULL;
+    d->dep = NULL;
+    d->cost_monotone = NULL;
+}
+
+/* ---- the proof of a fit (symbolic.h) ------------------------------------------------ */
+
+/* Degree of p in symbol j. */
+static int32_t oc_poly_degree(const struct oc_poly *p, int32_t j) {
+    int32_t d = 0;
+    for (int32_t t = 0; p && t < p->n_terms; t++)
+        d = p->terms[t].exp[j] > d ? p->terms[t].exp[j] : d;
+    return d;
+}
+
+/* Degree in symbol j of the product of a value's derived dims. */
+static int32_t oc_numel_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t v, int32_t j) {
+    int32_t d = 0;
+    for (int32_t a = 0; a < g->values[v].rank; a++)
+        d += oc_poly_degree(dv->dims[v][a], j);
+    return d;
+}
+
+/* Whether node i's cost formulas are proven: every dim it reads and writes
+   derived, its cost a polynomial of a known form, of degree at most `deg`
+   in each symbol (what the probe grid determines). */
+static bool oc_node_formulas_proven(const struct oc_symbolic *s, const struct oc_derived *dv, const struct oc_graph *g,
+                                    int32_t i, int32_t deg) {
+    const struct oc_node *n = &g->nodes[i];
+    if (dv->cost_form[i] == OC_DC_CONST)
+        return true;
+    if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
+        return false;
+    for (int32_t j = 0; j < s->n_syms; j++) {
+        int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
+        for (int side = 0; side < 2; side++)
+            for (int32_t k = 0; k < (side ? n->n_out : n->n_in); k++) {
+                int32_t v = side ? n->out[k] : n->in[k];
+                if (v < 0 || (side && k == 0))
+                    continue;
+                if (g->values[v].rank < 0 || (g->values[v].rank > 0 && !dv->dims[v]))
+                    return false;
+                int32_t d = oc_numel_degree(dv, g, v, j);
+                other = d > other ? d : other;
+            }
+        int32_t bound = dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
+        if (bound > deg)
+            return false;
+    }
+    return true;
+}
+
+enum oc_status oc_symbolic_prove(struct oc_symbolic *s, const struct oc_analysis *base) {
+    const struct oc_graph *g = base->graph;
+    int32_t deg = s->grid_points - 1; /* the degree the grid determines in each symbol */
+    int64_t one[OC_SYM_MAX], inf[OC_SYM_MAX];
+    for (int32_t j = 0; j < OC_SYM_MAX; j++) {
+        one[j] = 1;
+        inf[j] = INT64_MAX;
+    }
+    struct oc_derived dv;
+    s->value_derived = oc_arena_array(&s->arena, (size_t)g->n_values + 1, sizeof *s->value_derived);
+    s->node_proven = oc_arena_array(&s->arena, (size_t)g->n_nodes + 1, sizeof *s->node_proven);
+    if (!s->value_derived || !s->node_proven || oc_derive(base, s, one, one, inf, &dv) != OC_OK)
+        return OC_ERR_NOMEM;
+    if (dv.stop_node >= 0)
+        snprintf(s->why, sizeof s->why, "%s", dv.why);
+    bool all = dv.stop_node < 0;
+    /* what is derived holds where the guards do; the fits of the costs are
+       proofs only when every probe binding lies there */
+    oc_derived_guards_text(&dv, s, s->where, sizeof s->where);
+    bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one);
+    int32_t npts = deg + 1, runs = 1;
+    for (int32_t j = 0; j < s->n_syms; j++)
+        runs *= npts;
+    for (int32_t r = 0; r < runs && probes_inside; r++) { /* the grid, as oc_symbolic_fit walks it */
+        int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
+        for (int32_t j = 0, q = r; j < s->n_syms; j++, q /= npts)
+            at[j] = oc_sym_grid[q % npts];
+        probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, at);
+    }
+    for (int c = 0; c < 2 && probes_inside; c++)
+        probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, oc_sym_checks[c]);
+    if (!probes_inside && !s->why[0])
+        snprintf(s->why, sizeof s->why, "the probe bindings go beyond where the shapes are polynomials (%s)", s->where);
+    /* a derived dim replaces its fit; the two must agree */
+    for (int32_t v = 0; v < g->n_values; v++) {
+        int32_t r = g->values[v].rank;
+        bool ok = r >= 0 && (r == 0 || dv.dims[v]);
+        for (int32_t a = 0; ok && a < r; a++) {
+            const struct oc_poly *d = dv.dims[v][a], *f = s->dims[v] ? s->dims[v][a] : NULL;
+            if (!d) {
+                ok = false;
+            } else if (f && !oc_poly_equal(d, f)) {
+                ok = false;
+                if (!s->why[0])
+                    snprintf(s->why, sizeof s->why, "tensor '%.100s': its derived and fitted dims differ",
+                             g->values[v].name ? g->values[v].name : "");
+            } else if (s->dims[v]) {
+                s->dims[v][a] = d;
+            }
+        }
+        s->value_derived[v] = ok;
+        all &= ok || g->values[v].kind == OC_VALUE_INITIALIZER;
+    }
+    bool totals = true;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node_poly *np = &s->nodes[i];
+        bool outs = true;
+        for (int32_t o = 0; o < g->nodes[i].n_out; o++)
+            outs &= g->nodes[i].out[o] < 0 || s->value_derived[g->nodes[i].out[o]];
+        s->node_proven[i] = outs && np->macs && np->flops && np->activation_bytes && probes_inside &&
+                            oc_node_formulas_proven(s, &dv, g, i, deg);
+        if (!s->node_proven[i] && !(g->nodes[i].cost.flags & OC_COST_UNKNOWN)) {
+            totals = false;
+            if (!s->why[0])
+                snprintf(s->why, sizeof s->why,
+                         "node '%.100s' (%s): its cost is not proven a polynomial of the "
+                         "degree the probes determine",
+                         g->nodes[i].name[0] ? g->nodes[i].name : g->nodes[i].op_type, g->nodes[i].op_type);
+        }
+    }
+    for (int32_t i = 0; i < g->n_inputs && totals; i++) { /* input bytes: each input's numel */
+        int32_t v = g->inputs[i];
+        totals = s->value_derived[v];
+        for (int32_t j = 0; totals && j < s->n_syms; j++)
+            totals = oc_numel_degree(&dv, g, v, j) <= deg;
+    }
+    s->totals_proven = totals && s->macs && s->flops && s->activation_bytes && s->input_bytes && s->params;
+    s->all_proven = all && s->totals_proven;
+    if (!s->all_proven && !s->why[0])
+        snprintf(s->why, sizeof s->why, "a total's formula is not proven");
+    oc_derived_free(&dv);
+    return OC_OK;
+}
