@@ -153,6 +153,28 @@ static bool oc_e2e_row(const char *table, const char *dir, const struct oc_e2e_r
     if (oc_cli_load_analyze(path, &lopts, &opts, &it->m, &it->an) != OC_EXIT_OK)
         return false;
     const struct oc_graph *g = it->an->graph;
+    /* every binding names a dim of the model's inputs, every such dim is bound,
+       and the totals are whole: a fit on anything else fits the wrong figure */
+    for (int32_t j = 0; j < opts.n_dims; j++) {
+        bool found = false;
+        for (int32_t i = 0; i < g->n_inputs && !found; i++) {
+            const struct oc_value *in = &g->values[g->inputs[i]];
+            for (int32_t a = 0; a < in->rank && !found; a++)
+                found = in->dims[a].sym && strcmp(in->dims[a].sym, opts.dims[j].name) == 0;
+        }
+        if (!found)
+            return oc_e2e_fail(table, er->line, "bindings", er->field[OC_E2E_BINDINGS],
+                               "name a dim no input of the model has (a misspelling?)");
+    }
+    for (int32_t j = 0; j < it->an->n_bound; j++)
+        if (it->an->bound[j].source == OC_BIND_DEFAULT)
+            return oc_e2e_fail(table, er->line, "bindings", er->field[OC_E2E_BINDINGS],
+                               "leave a dim of the model unbound: give every one (NAME=N;NAME=N)");
+    if (it->an->totals.flags & OC_COST_OVERFLOW)
+        return oc_e2e_fail(table, er->line, "model", model, "has a count past 64 bits at these bindings");
+    if (it->an->totals.n_uncosted)
+        return oc_e2e_fail(table, er->line, "model", model,
+                           "has nodes without a cost: its totals are lower bounds, no row to fit on");
     int64_t batch = 1;
     if (g->n_inputs > 0 && g->values[g->inputs[0]].rank > 0 && g->values[g->inputs[0]].dims[0].value > 0)
         batch = g->values[g->inputs[0]].dims[0].value;

@@ -53,6 +53,9 @@ struct oc_machine {
     uint64_t mem_bytes;       /* MemTotal                                         */
     double peak_one[OC_PROBE_TYPES]; /* FLOP/s (OPS for INT8) of one thread; 0: no path */
     double peak_all[OC_PROBE_TYPES]; /* of all threads at once                    */
+    uint32_t all_below_one;          /* bit per type: all threads measured slower
+                                        than one, twice; peak_all is then the
+                                        one-thread rate (the report says so)   */
     int32_t n_levels;
     struct oc_probe_level levels[OC_PROBE_MAX_LEVELS];
     double dram_one, dram_all;       /* triad bytes/s past the last level          */

@@ -524,25 +524,31 @@ void oc_e2e_table_free(struct oc_e2e_table *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* the next CSV field of line at *p (RFC 4180 quoting), malloc'd; NULL at the end */
-static char *oc_csv_read_field(const char **p, bool *end) {
+/* the next CSV field of line at *p (RFC 4180 quoting), malloc'd; NULL when
+   out of memory. *bad is set for a quote left open or text after a closing
+   quote. */
+static char *oc_csv_read_field(const char **p, bool *end, bool *bad) {
     const char *s = *p;
     size_t cap = strlen(s) + 1, n = 0;
     char *out = malloc(cap);
     if (!out)
         return NULL;
     if (*s == '"') {
+        bool closed = false;
         for (s++; *s; s++) {
             if (*s == '"' && s[1] == '"') {
                 out[n++] = '"';
                 s++;
             } else if (*s == '"') {
                 s++;
+                closed = true;
                 break;
             } else {
                 out[n++] = *s;
             }
         }
+        if (!closed || (*s && *s != ',' && *s != '\n' && *s != '\r'))
+            *bad = true;
     }
     while (*s && *s != ',' && *s != '\n' && *s != '\r')
         out[n++] = *s++;
@@ -550,6 +556,17 @@ static char *oc_csv_read_field(const char **p, bool *end) {
     *end = *s != ',';
     *p = *s == ',' ? s + 1 : s;
     return out;
+}
+
+/* A plain decimal number ("12", "3.5", "1e3"): not hex, inf or nan, which
+   strtod also reads. */
+static bool oc_csv_decimal(const char *s) {
+    if (!*s)
+        return false;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' || *c == '+' || *c == '-'))
+            return false;
+    return (s[0] >= '0' && s[0] <= '9') || s[0] == '.';
 }
 
 bool oc_e2e_table_load(const char *path, struct oc_e2e_table *t, char *err, size_t size) {
@@ -575,11 +592,20 @@ bool oc_e2e_table_load(const char *path, struct oc_e2e_table *t, char *err, size
             continue;
         char *field[OC_E2E_COLS] = {0};
         const char *p = line;
-        bool end = false;
+        if (!header && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+            p += 3; /* a UTF-8 byte order mark, as spreadsheets write it */
+        bool end = false, bad = false;
         int k = 0;
         for (; k < OC_E2E_COLS && !end; k++)
-            if (!(field[k] = oc_csv_read_field(&p, &end)))
+            if (!(field[k] = oc_csv_read_field(&p, &end, &bad)))
                 break;
+        if (bad) {
+            snprintf(err, size, "line %d: a quoted field is not closed, or text follows its closing quote", lineno);
+            for (int c = 0; c < OC_E2E_COLS; c++)
+                free(field[c]);
+            ok = false;
+            break;
+        }
         bool complete = k == OC_E2E_COLS && end && field[OC_E2E_COLS - 1];
         if (!header) { /* the header names the columns in this order */
             for (int c = 0; complete && c < OC_E2E_COLS; c++)
@@ -597,7 +623,8 @@ bool oc_e2e_table_load(const char *path, struct oc_e2e_table *t, char *err, size
         char *endp = NULL;
         double v = complete ? strtod(field[5], &endp) : 0;
         const char *why = !complete                                    ? "not 9 fields"
-                          : endp == field[5] || *endp || !(v > 0 && v < 1e12) ? "measured is not a number > 0"
+                          : endp == field[5] || *endp || !oc_csv_decimal(field[5]) || !(v > 0 && v < 1e12)
+                              ? "measured is not a decimal number > 0"
                           : strcmp(field[6], "samples/s") && strcmp(field[6], "ms")
                               ? "unit is not samples/s or ms"
                           : strcmp(field[7], "fit") && strcmp(field[7], "check") ? "role is not fit or check"

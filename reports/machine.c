@@ -59,6 +59,11 @@ static json_t *oc_machine_json(const struct oc_machine *m, const struct oc_gpu *
             json_object_set_new(one, key, json_real(m->peak_one[t] / 1e9));
             json_object_set_new(all, key, json_real(m->peak_all[t] / 1e9));
         }
+    json_t *unm = json_array(); /* all-thread peaks that are the one-thread rate: see the text */
+    for (int t = 0; t < OC_PROBE_TYPES; t++)
+        if (m->all_below_one >> t & 1)
+            json_array_append_new(unm, json_string(oc_probe_type_name((enum oc_probe_type)t)));
+    json_object_set_new(p, "all_threads_not_measured", unm);
     json_t *lv = json_array();
     for (int32_t k = 0; k < m->n_levels; k++) {
         const struct oc_probe_level *l = &m->levels[k];
@@ -109,7 +114,7 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
             oc_table_cell(&t, "%s (GFLOP/s%s)", oc_probe_type_name((enum oc_probe_type)ty),
                           ty == OC_PROBE_INT8 ? ", OPS" : "");
             oc_table_cell(&t, "%.1f", m->peak_one[ty] / 1e9);
-            oc_table_cell(&t, "%.1f", m->peak_all[ty] / 1e9);
+            oc_table_cell(&t, "%.1f%s", m->peak_all[ty] / 1e9, m->all_below_one >> ty & 1 ? " (*)" : "");
         }
         for (int32_t k = 0; k < m->n_levels; k++) {
             const struct oc_probe_level *l = &m->levels[k];
@@ -128,6 +133,9 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
             b.oom = true;
         oc_table_free(&t);
         oc_sbuf_puts(&b, "GFLOP/s and GB/s are decimal (1e9); cache sizes in KiB (1024 bytes).\n");
+        if (m->all_below_one)
+            oc_sbuf_puts(&b, "(*) NOT MEASURED: all threads at once ran slower than one thread, twice (another load on "
+                             "the machine, or --seconds too short); the one-thread rate stands in for them.\n");
     }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);

@@ -433,12 +433,31 @@ bad_tables = {
     "precision": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp8,"
                   "inference,5,ms,fit,x\n", "line 2: precision 'fp8' is not"),
     "measured": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
-                 "inference,fast,ms,fit,x\n", "line 2: measured is not a number > 0"),
+                 "inference,fast,ms,fit,x\n", "line 2: measured is not a decimal number > 0"),
+    # issue 42, D: what was read as something else
+    "hex": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
+            "inference,0x10,ms,fit,x\n", "line 2: measured is not a decimal number > 0"),
+    "open_quote": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
+                   "inference,5,ms,fit,\"hand\n", "line 2: a quoted field is not closed"),
+    "misspelled_dim": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},bacth=64,h100-sxm,"
+                       "fp32,inference,5,ms,fit,x\n", "name a dim no input of the model has"),
+    "empty_bindings": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},-,h100-sxm,"
+                       "fp32,inference,5,ms,fit,x\n", "leave a dim of the model unbound"),
     "mode": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
              "serving,5,ms,fit,x\n", "line 2: mode 'serving' is not"),
     "no_fit": (f"model,bindings,device,precision,mode,measured,unit,role,source\n{mnist},batch=1,h100-sxm,fp32,"
                "inference,5,ms,check,x\n", "no row has role fit"),
 }
+# a UTF-8 byte order mark before the header is read past; a table with no
+# check row says it has none (not "checked rows 0.0 %")
+bom = os.path.join(tmp, "e2e_bom.csv")
+with open(bom, "w", encoding="utf-8-sig") as f:
+    f.write("model,bindings,device,precision,mode,measured,unit,role,source\n")
+    for b, dev, role in e2e_rows[:6]:
+        f.write(f"{mnist},batch={b},{dev},fp32,inference,{e2e_time(b, E2E_TRUE, dev) * 1e3!r},ms,{role},x\n")
+p = run("calibrate", "--end-to-end", bom)
+if "NO CHECK ROWS" not in p.stdout or "checked rows 0.0" in p.stdout:
+    fails.append(f"end-to-end with a BOM and no check rows: exit {p.returncode}: {p.stdout[-300:]} {p.stderr[-200:]}")
 for tag, (text, msg) in bad_tables.items():
     path = os.path.join(tmp, f"e2e_bad_{tag}.csv")
     open(path, "w").write(text)
