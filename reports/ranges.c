@@ -11,7 +11,7 @@
 
 static const char *const oc_range_text_label[OC_RF_COUNT] = {
     "Total params", "Params size (bytes)", "MACs", "FLOPs", "Input size (bytes)",
-    "Forward/backward pass size (bytes)", "Peak activations, liveness (bytes)"};
+    "Activations, every output once (bytes)", "Peak activations, liveness (bytes)"};
 
 static void oc_range_point(struct oc_sbuf *b, const struct oc_range_result *r, const int64_t *p) {
     for (int32_t k = 0; k < r->n; k++)
@@ -90,7 +90,7 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         const struct oc_range_figure *g = &r->fig[f];
         bool lower = (f == OC_RF_MACS || f == OC_RF_FLOPS || f == OC_RF_ACTIVATION_BYTES) && !exact;
         lower |= f == OC_RF_PEAK && (!exact || !r->worst.peak_complete);
-        oc_sbuf_printf(b, "  %-36s %s[%s, %s]", oc_range_text_label[f], lower ? ">= " : "",
+        oc_sbuf_printf(b, "  %-40s %s[%s, %s]", oc_range_text_label[f], lower ? ">= " : "",
                        oc_fmt_thousands(g->min, t1, sizeof t1), oc_fmt_thousands(g->max, t2, sizeof t2));
         if (g->min != g->max) {
             oc_sbuf_puts(b, "  min at ");

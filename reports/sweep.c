@@ -184,7 +184,9 @@ static void oc_sweep_json(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
 }
 
 /* One chart of the sweep's figure f against the first swept dim, log-log,
-   a line per binding of the other dims (at most 8); with a capacity (> 0),
+   a line per binding of the other dims (up to 24: 8 colours, solid, dashed
+   and dotted; past that the heading says how many are drawn); with a
+   capacity (> 0),
    a dashed line at it and each point past it drawn hollow. Every point
    carries its values (data-x, data-y) and the binding it is. */
 enum { OC_SWEEP_FIG_MACS, OC_SWEEP_FIG_FLOPS, OC_SWEEP_FIG_PEAK, OC_SWEEP_FIG_NEED, OC_SWEEP_FIG_TIME, OC_SWEEP_FIG_RATE };
@@ -230,15 +232,23 @@ static void oc_sweep_chart(struct oc_sbuf *b, const struct oc_sweep_row *rows, i
         ll.x1 = ll.x0 + 1;
     if (ll.y1 <= ll.y0)
         ll.y1 = ll.y0 + 1;
-    oc_sbuf_printf(b, "<h2>%s against %s, log-log</h2>\n", title, dims[0].name);
+    enum { OC_SWEEP_MAX_SERIES = 24 };
+    static const char *const dash[3] = {"", " stroke-dasharray=\"8 4\"", " stroke-dasharray=\"2 3\""};
+    oc_sbuf_printf(b, "<h2>%s against %s, log-log", title, dims[0].name);
+    if (n_series > OC_SWEEP_MAX_SERIES) /* never dropped without a word: the table has them all */
+        oc_sbuf_printf(b, " (the first %d of %d lines, one per binding of the other dims; the table below has "
+                          "every row)",
+                       OC_SWEEP_MAX_SERIES, (int)n_series);
+    oc_sbuf_puts(b, "</h2>\n");
     oc_ll_open(b);
-    for (int32_t s = 0; s < n_series && s < 8; s++) {
+    for (int32_t s = 0; s < n_series && s < OC_SWEEP_MAX_SERIES; s++) {
         const char *c = color[s % 8];
         struct oc_sbuf label = {0};
         for (int32_t k = 1; k < nd; k++)
             oc_sbuf_printf(&label, "%s%s=%lld", k > 1 ? ", " : "", dims[k].name,
                            (long long)rows[s].values[k]);
-        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", c);
+        oc_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s data-series=\"%d\" points=\"", c,
+                       dash[s / 8], (int)s);
         int32_t drawn = 0;
         for (int32_t k = 0; k < per; k++) {
             const struct oc_sweep_row *r = &rows[k * n_series + s];
@@ -260,8 +270,9 @@ static void oc_sweep_chart(struct oc_sbuf *b, const struct oc_sweep_row *rows, i
                            over ? "white" : c, c, (long long)r->values[0], v, s, dims[0].name,
                            (long long)r->values[0], label.n ? ", " : "", label.p ? label.p : "", v);
         }
-        if (label.n)
-            oc_sbuf_printf(b, "<text x=\"70\" y=\"%.1f\" fill=\"%s\">%s</text>\n", 34.0 + 14.0 * s, c,
+        if (label.n) /* the legend in two columns of 12 */
+            oc_sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\">%s%s</text>\n", s < 12 ? 70 : 360,
+                           34.0 + 14.0 * (s % 12), c, s >= 8 ? (s >= 16 ? "\xC2\xB7\xC2\xB7 " : "-- ") : "",
                            label.p);
         oc_sbuf_free(&label);
     }

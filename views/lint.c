@@ -175,10 +175,11 @@ static bool oc_lint_node(struct oc_lint_finding *f, int32_t i) {
     return oc_lint_append(&f->nodes, &f->n_nodes, i);
 }
 
-/* Bytes and float elements of an initializer. */
-static void oc_weight_size(const struct oc_value *v, int64_t *bytes, int64_t *params) {
+/* Bytes (priced as --dtype prices the model, as its Params size is) and
+   float elements of an initializer. */
+static void oc_weight_size(const struct oc_graph *g, const struct oc_value *v, int64_t *bytes, int64_t *params) {
     uint64_t b = 0, n = 0;
-    *bytes = oc_value_bytes(v, &b) && b <= INT64_MAX ? (int64_t)b : 0;
+    *bytes = oc_value_bytes_priced(g, v, &b) && b <= INT64_MAX ? (int64_t)b : 0;
     *params = oc_dtype_is_float(v->dtype) && oc_value_numel(v, &n) && n <= INT64_MAX ? (int64_t)n : 0;
 }
 
@@ -204,7 +205,7 @@ static bool oc_saving_weight(struct oc_lint_ctx *c, struct oc_lint_finding *f, i
     if (sign > 0 && c->removed[v])
         return false;
     int64_t bytes, params;
-    oc_weight_size(&c->g->values[v], &bytes, &params);
+    oc_weight_size(c->g, &c->g->values[v], &bytes, &params);
     oc_sat_i64(&f->saving.weight_bytes, sign > 0 ? bytes : -bytes);
     oc_sat_i64(&f->saving.params, sign > 0 ? params : -params);
     if (sign > 0)
@@ -1373,7 +1374,8 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
                 return OC_ERR_NOMEM;
             oc_node_saving(c, i, &f->saving);
             uint64_t wb = 0, yb = 0;
-            if (w->n_consumers == 1 && !c->removed[n->in[0]] && oc_value_bytes(w, &wb) && oc_value_bytes(y, &yb) &&
+            if (w->n_consumers == 1 && !c->removed[n->in[0]] && oc_value_bytes_priced(g, w, &wb) &&
+                oc_value_bytes_priced(g, y, &yb) &&
                 wb > yb && wb - yb <= INT64_MAX) { /* stored as the compute reads it */
                 oc_sat_i64(&f->saving.weight_bytes, (int64_t)(wb - yb));
                 c->removed[n->in[0]] = true;
@@ -1402,7 +1404,11 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
             b32 += 4 * n;
             count++;
         }
-        if (b32 >= (1u << 20)) { /* below a MiB it is not worth a line */
+        /* --dtype prices every float at its bits: the weights are then
+           already that wide, and only what is narrower still is offered */
+        int32_t bits = g->price_bits > 0 ? g->price_bits : 32;
+        uint64_t priced = n32 * (uint64_t)bits / 8;
+        if (bits == 32 && b32 >= (1u << 20)) { /* below a MiB it is not worth a line */
             struct oc_lint_finding *f = oc_lint_add(
                 c, OC_LINT_NARROWER_WEIGHTS,
                 "%d float32 weights, %.2f MiB: as float16 or bfloat16 they would take %.2f MiB, as int8 %.2f MiB "
@@ -1411,6 +1417,16 @@ static enum oc_status oc_rule_precision(struct oc_lint_ctx *c) {
             if (!f)
                 return OC_ERR_NOMEM;
             f->saving.weight_bytes = 2 * n32 <= INT64_MAX ? (int64_t)(2 * n32) : INT64_MAX; /* the float16 step */
+        } else if (bits > 8 && bits < 32 && priced >= (1u << 20)) {
+            struct oc_lint_finding *f = oc_lint_add(
+                c, OC_LINT_NARROWER_WEIGHTS,
+                "%d float32 weights priced at %d bits (--dtype), %.2f MiB: as int8 they would take %.2f MiB "
+                "(quantized, with a scale per channel)",
+                count, (int)bits, (double)priced / 1048576.0, (double)n32 / 1048576.0);
+            if (!f)
+                return OC_ERR_NOMEM;
+            uint64_t save = priced - n32;
+            f->saving.weight_bytes = save <= INT64_MAX ? (int64_t)save : INT64_MAX;
         }
     }
     if (c->o->enabled[OC_LINT_OLD_OPSET]) {

@@ -521,6 +521,17 @@ def check_precision(onnxcost, work):
     check(len(got) == 1 and got[0]["saving"]["weight_bytes"] == big.nbytes // 2,
           f"narrower weights: {big.nbytes} B of float32, the float16 step saves "
           f"{got[0]['saving']['weight_bytes'] if got else None} (want {big.nbytes // 2})")
+    # --dtype prices the weights (issue 42, D): at 16 bits only int8 is offered
+    # (half of the 16-bit bytes), at 8 or 4 bits nothing narrower
+    big2 = rng.standard_normal((1024, 1024)).astype(np.float32)  # 2 MiB at 16 bits
+    path3 = save(os.path.join(work, "narrow2.onnx"), [h.make_node("MatMul", ["x", "B"], ["y"], name="mm")],
+                 [vi("x", ["N", 1024])], [vi("y", ["N", 1024])], [tensor("B", big2)])
+    for dt, want_save in (("fp16", big2.size * 2 - big2.size), ("int8", None), ("int4", None)):
+        rc, doc, _ = lint(onnxcost, path3, "--dim", f"N={N}", "--dtype", dt)
+        got = findings(doc, "precision/narrower-weights") if doc else []
+        ok = (not got) if want_save is None else (len(got) == 1 and got[0]["saving"]["weight_bytes"] == want_save)
+        check(ok, f"narrower weights at --dtype {dt}: {[f['saving']['weight_bytes'] for f in got]} "
+                  f"(want {'none' if want_save is None else want_save})")
     g = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "old", [vi("x", ["N", 4])], [vi("y", ["N", 4])])
     for opset, want_n in ((11, 1), (17, 0)):
         p = os.path.join(work, f"opset{opset}.onnx")
@@ -612,6 +623,12 @@ def check_duplicate(onnxcost, path, w):
         check(f["level"] == "warning", f"duplicate: level {f['level']} (warning)")
     named = [t for f in doc["findings"] if f["rule"].startswith("weights/") for t in f["tensors"]]
     check("W3" not in named, f"duplicate: W3 (same shape, other contents) is not reported (weights/* name {named})")
+    # priced as --dtype prices the model: a duplicate saves its elements at 4 bits
+    rc, doc4, _ = lint(onnxcost, path, *DIM, "--dtype", "int4")
+    dup4 = findings(doc4, "weights/duplicate") if doc4 else []
+    check(len(dup4) == 1 and dup4[0]["saving"]["weight_bytes"] == (w.size * 4 + 7) // 8,
+          f"duplicate at --dtype int4: saves {dup4[0]['saving']['weight_bytes'] if dup4 else None} weight bytes, "
+          f"W.size x 4 bits = {(w.size * 4 + 7) // 8}")
 
 
 def check_transposed(onnxcost, path):

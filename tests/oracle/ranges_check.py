@@ -25,6 +25,7 @@ usage: ranges_check.py ONNXCOST FIXTURES_DIR WORKDIR   (exit 77 without onnx)
 """
 import itertools
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -181,6 +182,17 @@ def main():
               f"({r['analyses']})")
     net = os.path.join(fixtures, "mnist", "torchsummary_net.onnx")
     check_box(onnxcost, net, {"batch": (1, 5)}, "torchsummary_net over batch", "monotone")
+    # one label, one meaning (issue 42, D): the block's sum of outputs is once,
+    # the totals' torchsummary "Forward/backward pass size" twice, each named so
+    p = run(onnxcost, net, "--dim", "batch=1:5", "-q")
+    j = json.loads(run(onnxcost, net, "--dim", "batch=1:5", "--format", "json", "-q").stdout)
+    act = j["ranges"]["totals"]["activation_bytes"]["max"]
+    m = re.search(r"Activations, every output once \(bytes\)\s+\[([\d,]+), ([\d,]+)\]", p.stdout)
+    fb = re.search(r"Forward/backward pass size \(MiB\): ([\d.]+)", p.stdout)
+    check(m and int(m.group(2).replace(",", "")) == act and "Forward/backward pass size (bytes)" not in p.stdout
+          and fb and abs(float(fb.group(1)) - 2 * act / 2**20) < 0.006,
+          f"the ranges block's activations are once ({m.group(2) if m else None} = {act}), the totals' "
+          f"forward/backward pass size twice ({fb.group(1) if fb else None} MiB)")
 
     # not bounded: a box too large to enumerate, without the proof
     p = run(onnxcost, conv, "--dim", "N=1:64", "--dim", "H=3:512", "--dim", "W=3:512", "--format", "json", "-q")
