@@ -480,8 +480,10 @@ static enum oc_status oc_build_inputs(struct oc_build *b, const Onnx__GraphProto
         if (!name[0])
             return oc_diag_set(b->d, OC_ERR_MODEL, "graph input #%zu has no name", i);
         int32_t idx = oc_graph_find(g, name);
-        if (idx >= 0 && g->values[idx].kind == OC_VALUE_INITIALIZER)
-            continue; /* IR < 4 lists initializers among the inputs */
+        if (idx >= 0 && g->values[idx].kind == OC_VALUE_INITIALIZER) {
+            g->values[idx].overridable = true; /* IR < 4 lists initializers among the inputs; later, a default */
+            continue;
+        }
         if (idx >= 0)
             return oc_diag_set(b->d, OC_ERR_MODEL, "duplicate graph input '%s'", name);
         oc_add_value(b, name, OC_VALUE_INPUT, &idx);

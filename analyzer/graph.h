@@ -83,6 +83,8 @@ struct oc_value {
     bool ival_tried;         /* contents already looked up in the file        */
     int32_t param_of;        /* initializer this value aliases, -1 if none    */
     bool external;           /* initializer with data_location = EXTERNAL     */
+    bool overridable;        /* initializer also listed as a graph input: a
+                                default a caller may feed another value for  */
     bool is_graph_output;
     struct oc_value *outer;  /* OC_VALUE_OUTER: the enclosing graph's value   */
     /* type declared by graph.input/output or value_info, used for nodes

@@ -43,6 +43,9 @@ struct oc_lint_args {
 
 /* --select / --ignore RULE[,RULE...]: ids or their prefix before '/'. */
 static int oc_lint_rules_opt(struct oc_lint_args *a, const char *v, bool on, const char *prefix) {
+    if (!*v) /* --select "" would select nothing, and pass any --fail-on */
+        return oc_cli_usage_error("%s--%s: expected rule ids separated by commas, got an empty list", prefix,
+                                  on ? "select" : "ignore");
     if (on && !a->selected) {
         memset(a->lint.enabled, 0, sizeof a->lint.enabled);
         a->selected = true;

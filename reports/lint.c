@@ -245,8 +245,10 @@ void oc_lint_text_summary(struct oc_sbuf *b, const struct oc_lint_result *r) {
     oc_sbuf_puts(b, "\n");
     for (int32_t k = 0; k < r->n_findings; k++) {
         const struct oc_lint_finding *f = &r->findings[k];
+        char msg[4 * sizeof f->message];
+        oc_printable(f->message, msg, sizeof msg);
         oc_sbuf_printf(b, "  %s: %s: %s\n", oc_lint_level_name(oc_lint_rules[f->rule].level), oc_lint_rules[f->rule].id,
-                       f->message);
+                       msg);
     }
 }
 
@@ -353,10 +355,13 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
     } else if (spec->format == OC_FORMAT_HTML) {
         oc_lint_html(&b, an, r, path);
     } else {
+        char pp[1024], msg[4 * sizeof r->findings[0].message];
+        oc_printable(path, pp, sizeof pp); /* one line per finding, whatever the names hold */
         for (int32_t k = 0; k < r->n_findings; k++) {
             const struct oc_lint_finding *f = &r->findings[k];
-            oc_sbuf_printf(&b, "%s: %s: %s: %s", path, oc_lint_level_name(oc_lint_rules[f->rule].level),
-                           oc_lint_rules[f->rule].id, f->message);
+            oc_printable(f->message, msg, sizeof msg);
+            oc_sbuf_printf(&b, "%s: %s: %s: %s", pp, oc_lint_level_name(oc_lint_rules[f->rule].level),
+                           oc_lint_rules[f->rule].id, msg);
             if (oc_saving_any(&f->saving)) {
                 oc_sbuf_puts(&b, "; saves ");
                 oc_saving_text(&b, &f->saving, false);
@@ -364,7 +369,7 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
             oc_sbuf_puts(&b, "\n");
         }
         char t[48];
-        oc_sbuf_printf(&b, "%s: ", path);
+        oc_sbuf_printf(&b, "%s: ", pp);
         oc_lint_counts(&b, r);
         oc_sbuf_printf(&b, " (weights compared: %d, %s bytes read", r->n_weights_compared,
                        oc_fmt_thousands(r->weight_bytes_read, t, sizeof t));
@@ -373,7 +378,7 @@ enum oc_status oc_report_lint(const struct oc_analysis *an, const struct oc_lint
                            r->n_weights_not_compared);
         oc_sbuf_puts(&b, ")\n");
         if (!oc_totals_exact(&an->totals)) {
-            oc_sbuf_printf(&b, "%s: the analysis is incomplete: ", path);
+            oc_sbuf_printf(&b, "%s: the analysis is incomplete: ", pp);
             oc_fmt_incomplete(&b, &an->totals);
             oc_sbuf_puts(&b, "; the savings of nodes without a cost are not counted\n");
         }

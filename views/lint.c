@@ -362,8 +362,8 @@ static enum oc_status oc_rule_duplicates(struct oc_lint_ctx *c) {
         int32_t v = g->inits[k];
         const struct oc_value *val = &g->values[v];
         uint64_t bytes = 0, len = 0;
-        if (!val->tensor || !oc_value_bytes(val, &bytes) || bytes < c->o->min_dup_bytes)
-            continue;
+        if (!val->tensor || val->overridable || !oc_value_bytes(val, &bytes) || bytes < c->o->min_dup_bytes)
+            continue; /* an overridable one may be fed other values: never merged */
         if (!oc_model_tensor_raw_len(c->m, val->tensor, &len) || len != bytes) {
             c->out->n_weights_not_compared++; /* external data or typed fields */
             continue;

@@ -631,6 +631,31 @@ def check_duplicate(onnxcost, path, w):
           f"W.size x 4 bits = {(w.size * 4 + 7) // 8}")
 
 
+def check_lint_edges(onnxcost, work):
+    """issue 42, D: --select "" is refused; an overridable initializer (also a
+    graph input) is never a duplicate to merge; a name with a newline keeps
+    the text one line per finding."""
+    p = run(onnxcost, "lint", os.path.join(work, "narrow.onnx"), "--select", "", "--fail-on", "note")
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and "empty" in lines[0],
+          f"--select '': exit 2, one line ({p.returncode}: {lines[:1]})")
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((64, 64)).astype(np.float32)
+    nodes = [h.make_node("MatMul", ["x", "W1"], ["a"], name="m1"), h.make_node("MatMul", ["a", "W2"], ["y"], name="m2")]
+    path = save(os.path.join(work, "overridable.onnx"), nodes, [vi("x", ["N", 64]), vi("W1", [64, 64])],
+                [vi("y", ["N", 64])], [tensor("W1", w), tensor("W2", w.copy())])
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    dup = findings(doc, "weights/duplicate") if doc else None
+    check(dup == [], f"an initializer also a graph input (overridable) is no duplicate to merge: {dup}")
+    nodes = [h.make_node("MatMul", ["x", "W\nA"], ["a"], name="m1"), h.make_node("MatMul", ["a", "W\nB"], ["y"], name="m2")]
+    path = save(os.path.join(work, "newline.onnx"), nodes, [vi("x", ["N", 64])], [vi("y", ["N", 64])],
+                [tensor("W\nA", w), tensor("W\nB", w.copy())])
+    p = run(onnxcost, "lint", path, "--dim", f"N={N}")
+    out = p.stdout.strip().splitlines()
+    check(len(out) >= 2 and all(l.startswith(path + ": ") for l in out) and "\\x0a" in p.stdout,
+          f"a newline in a tensor name: one line per finding, written \\x0a ({out[:3]})")
+
+
 def check_transposed(onnxcost, path):
     m = onnx.load(path)
     inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
@@ -890,6 +915,7 @@ def main():
     check_peak_order(onnxcost, work)
     check_tc_alignment(onnxcost, work)
     check_precision(onnxcost, work)
+    check_lint_edges(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
     check_sarif(onnxcost, dup_path)
     for tag, p in (("duplicate", dup_path), ("dead", dead_path), ("foldable", fold_path)):
