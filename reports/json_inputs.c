@@ -395,6 +395,37 @@ static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
     return true;
 }
 
+static uint64_t oc_prof_hash(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* The name table at twice its size, every node placed again. */
+static bool oc_prof_rehash(const struct oc_profile *p, int32_t **htab, size_t *hcap) {
+    size_t cap = *hcap ? 2 * *hcap : 256;
+    while (cap < (size_t)p->n_nodes * 2 + 2)
+        cap *= 2;
+    int32_t *t = malloc(cap * sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        t[i] = -1;
+    for (int32_t k = 0; k < p->n_nodes; k++) {
+        size_t slot = (size_t)oc_prof_hash(p->nodes[k].name, strlen(p->nodes[k].name)) & (cap - 1);
+        while (t[slot] >= 0)
+            slot = (slot + 1) & (cap - 1);
+        t[slot] = k;
+    }
+    free(*htab);
+    *htab = t;
+    *hcap = cap;
+    return true;
+}
+
 bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t size) {
     static const char suffix[] = "_kernel_time";
     if (size)
@@ -411,7 +442,8 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
         return false;
     }
     bool ok = true;
-    size_t n = json_array_size(doc), cap = 0;
+    size_t n = json_array_size(doc), cap = 0, hcap = 0;
+    int32_t *htab = NULL; /* node index by name (open addressing), -1 free */
     for (size_t i = 0; ok && i < n; i++) {
         const json_t *e = json_array_get(doc, i);
         const char *cat = json_string_value(json_object_get(e, "cat"));
@@ -449,11 +481,20 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
             break;
         }
         oc_prof_memory(&p->memory, args);
-        /* the node of this name: profiles list nodes in execution order, each
-           run the same, so the last one added is usually the one */
-        int32_t k = p->n_nodes - 1;
-        while (k >= 0 && (strncmp(p->nodes[k].name, name, len - ns) != 0 || p->nodes[k].name[len - ns]))
-            k--;
+        /* the node of this name, through a hash of the names (a scan per
+           event was quadratic in the profile's distinct nodes) */
+        if ((size_t)p->n_nodes * 2 + 2 > hcap && !oc_prof_rehash(p, &htab, &hcap)) {
+            ok = false;
+            break;
+        }
+        uint64_t hv = oc_prof_hash(name, len - ns);
+        size_t slot = (size_t)hv & (hcap - 1);
+        int32_t k = -1;
+        for (; htab[slot] >= 0; slot = (slot + 1) & (hcap - 1))
+            if (strncmp(p->nodes[htab[slot]].name, name, len - ns) == 0 && !p->nodes[htab[slot]].name[len - ns]) {
+                k = htab[slot];
+                break;
+            }
         if (k < 0) {
             if ((size_t)p->n_nodes == cap) {
                 size_t c = cap ? 2 * cap : 64;
@@ -480,10 +521,12 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
             memcpy(pn->name, name, len - ns);
             pn->name[len - ns] = '\0';
             k = p->n_nodes++;
+            htab[slot] = k;
         }
         ok = oc_prof_push(&p->nodes[k].dur_us, &p->nodes[k].n, us);
     }
     json_decref(doc);
+    free(htab);
     if (ok && !p->n_nodes) {
         snprintf(err, size, "no node events: was the session made with SessionOptions.enable_profiling?");
         ok = false;
