@@ -55,6 +55,10 @@ size_t oc_utf8_len(const unsigned char *p, size_t n);
  * Diagnostics pass through it, so names from a file never put raw escape
  * sequences on a terminal. */
 size_t oc_printable(const char *in, char *out, size_t size);
+/* Copies `in` into out (size bytes, NUL-terminated); when it does not fit,
+ * cuts it after its last whole word and ends it with "...", never in the
+ * middle of a word or an option ("--dim NAM"). Returns the length. */
+size_t oc_fit_words(char *out, size_t size, const char *in);
 
 void oc_assert_fail(const char *file, int line, const char *expr) __attribute__((noreturn));
 

@@ -101,3 +101,28 @@ void oc_assert_fail(const char *file, int line, const char *expr) {
     fprintf(stderr, "onnxcost: internal error: %s:%d: assertion failed: %s\n", file, line, expr);
     abort();
 }
+
+size_t oc_fit_words(char *out, size_t size, const char *in) {
+    if (!size)
+        return 0;
+    size_t n = strlen(in);
+    if (n < size) {
+        memcpy(out, in, n + 1);
+        return n;
+    }
+    static const char more[] = "...";
+    if (size <= sizeof more) { /* no room for a word: as many dots as fit */
+        size_t d = size - 1;
+        memset(out, '.', d);
+        out[d] = 0;
+        return d;
+    }
+    size_t keep = size - sizeof more;
+    while (keep > 0 && in[keep] != ' ') /* back to the last whole word */
+        keep--;
+    while (keep > 0 && (in[keep - 1] == ' ' || in[keep - 1] == ',' || in[keep - 1] == '(' || in[keep - 1] == ':'))
+        keep--;
+    memcpy(out, in, keep);
+    memcpy(out + keep, more, sizeof more); /* with its NUL */
+    return keep + sizeof more - 1;
+}

@@ -63,6 +63,8 @@ struct oc_cli_io {
 int oc_cli_main(int argc, char **argv, const struct oc_cli_io *io);
 /* Sets the run's streams (oc_cli_main does, around the command). */
 void oc_cli_set_io(const struct oc_cli_io *io);
+/* The streams set, or NULL (the process's). */
+const struct oc_cli_io *oc_cli_get_io(void);
 /* The run's report and diagnostic streams. */
 FILE *oc_cli_out(void);
 FILE *oc_cli_err(void);

@@ -346,6 +346,54 @@ static bool oc_measure_mkdirs(const char *dir) {
     return true;
 }
 
+/* Writes text to f with every occurrence of `from` replaced by `to`. */
+static void oc_measure_put_replaced(FILE *f, const char *text, size_t n, const char *from, const char *to) {
+    size_t fl = strlen(from);
+    for (size_t i = 0; i < n;) {
+        if (fl && i + fl <= n && memcmp(text + i, from, fl) == 0) {
+            fputs(to, f);
+            i += fl;
+        } else {
+            fputc(text[i++], f);
+        }
+    }
+}
+
+/* analyze on the temporary graph, its diagnostics relayed with the
+   temporary paths (gone once measure returns) named after the model */
+static int oc_measure_analyze_renamed(int argc, char **argv, const char *optimized, const char *profile,
+                                      const char *model) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *mem = open_memstream(&buf, &n);
+    if (!mem)
+        return oc_cmd_analyze(argc, argv);
+    const struct oc_cli_io *old = oc_cli_get_io();
+    struct oc_cli_io io = {oc_cli_out(), mem, old ? old->progress : NULL, old ? old->progress_arg : NULL};
+    FILE *err = oc_cli_err();
+    oc_cli_set_io(&io);
+    int rc = oc_cmd_analyze(argc, argv);
+    oc_cli_set_io(old);
+    fclose(mem);
+    char graph[4400], prof[4400];
+    snprintf(graph, sizeof graph, "%s (as ONNX Runtime optimized it)", model);
+    snprintf(prof, sizeof prof, "%s (ONNX Runtime's profile)", model);
+    /* the profile first: its path is the graph's with another ending */
+    char *once = NULL;
+    size_t on = 0;
+    FILE *step = open_memstream(&once, &on);
+    if (step) {
+        oc_measure_put_replaced(step, buf ? buf : "", n, profile, prof);
+        fclose(step);
+        oc_measure_put_replaced(err, once ? once : "", on, optimized, graph);
+    } else {
+        fwrite(buf ? buf : "", 1, n, err);
+    }
+    free(once);
+    free(buf);
+    return rc;
+}
+
 static char *oc_measure_join(const char *dir, const char *stem, const char *suffix) {
     size_t n = strlen(dir) + strlen(stem) + strlen(suffix) + 2;
     char *s = malloc(n);
@@ -540,7 +588,13 @@ int oc_cmd_measure(int argc, char **argv) {
         }
     for (int32_t i = 0; i < n_rest; i++)
         aargv[na++] = rest[i];
-    rc = oc_cmd_analyze(na, aargv);
+    if (tmp) {
+        /* the graph and profile live in a folder removed at the end: the
+           analysis's lines name the user's model instead */
+        rc = oc_measure_analyze_renamed(na, aargv, optimized, profile, path);
+    } else {
+        rc = oc_cmd_analyze(na, aargv);
+    }
     for (int32_t i = 0; i < nd; i++)
         free(dims[i]);
     free(dims);

@@ -26,6 +26,10 @@ void oc_cli_set_io(const struct oc_cli_io *io) {
     oc_io = io;
 }
 
+const struct oc_cli_io *oc_cli_get_io(void) {
+    return oc_io;
+}
+
 FILE *oc_cli_out(void) {
     return oc_io && oc_io->out ? oc_io->out : stdout;
 }

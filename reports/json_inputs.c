@@ -527,8 +527,12 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
     }
     json_decref(doc);
     free(htab);
-    if (ok && !p->n_nodes) {
+    if (ok && !p->n_nodes && p->n_runs) /* runs, and not one node in them */
+        snprintf(err, size, "ONNX Runtime ran no node: its optimizer folded the whole graph into constants (the "
+                            "outputs do not depend on the inputs), so there is nothing to time");
+    else if (ok && !p->n_nodes)
         snprintf(err, size, "no node events: was the session made with SessionOptions.enable_profiling?");
+    if (ok && !p->n_nodes) {
         ok = false;
     }
     if (ok) { /* the distinct providers, in order of appearance */

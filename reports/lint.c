@@ -158,6 +158,24 @@ static void oc_lint_json(struct oc_sbuf *b, const struct oc_analysis *an, const 
 
 /* SARIF 2.1.0: one run, the rules as the driver's, each finding a result at
    the model file with its nodes as logical locations. */
+/* A path as a SARIF artifactLocation.uri: a URI reference (RFC 3986), every
+   byte but the unreserved ones and '/' percent-encoded ("my model.onnx" is
+   "my%20model.onnx"). */
+static json_t *oc_sarif_uri(const char *path) {
+    struct oc_sbuf u = {0};
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+            *c == '.' || *c == '_' || *c == '~' || *c == '/')
+            oc_sbuf_put(&u, (const char *)c, 1);
+        else
+            oc_sbuf_printf(&u, "%%%02X", *c);
+    }
+    oc_sbuf_put(&u, "", 1);
+    json_t *j = u.oom ? json_string("") : json_string(u.p);
+    oc_sbuf_free(&u);
+    return j;
+}
+
 static void oc_lint_sarif(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_lint_result *r,
                           const struct oc_report_spec *spec, bool timed) {
     static const char *const level[OC_LINT_LEVELS] = {"note", "warning", "error"};
@@ -199,7 +217,7 @@ static void oc_lint_sarif(struct oc_sbuf *b, const struct oc_analysis *an, const
         json_object_set_new(msg, "text", oc_jstr(m.oom ? f->message : m.p));
         oc_sbuf_free(&m);
         json_object_set_new(o, "message", msg);
-        json_object_set_new(art, "uri", oc_jstr(spec->model_path ? spec->model_path : ""));
+        json_object_set_new(art, "uri", oc_sarif_uri(spec->model_path ? spec->model_path : ""));
         json_object_set_new(phys, "artifactLocation", art);
         json_object_set_new(loc, "physicalLocation", phys);
         for (int32_t i = 0; i < f->n_nodes && i < 32; i++) {

@@ -218,8 +218,13 @@ enum oc_status oc_report_plan(const struct oc_analysis *an, const struct oc_plan
         oc_table_row(&t);
         oc_table_cell(&t, "%s", g->values[x->value].name);
         oc_table_cell(&t, "%s", oc_plan_role_name(x->role));
-        oc_table_cell(&t, "%s", oc_fmt_thousands(x->offset, t1, sizeof t1));
-        oc_table_cell(&t, "%s", oc_fmt_thousands(x->size, t2, sizeof t2));
+        if (spec->format == OC_FORMAT_CSV) { /* raw integers, as every other CSV onnxcost writes */
+            oc_table_cell(&t, "%llu", (unsigned long long)x->offset);
+            oc_table_cell(&t, "%llu", (unsigned long long)x->size);
+        } else {
+            oc_table_cell(&t, "%s", oc_fmt_thousands(x->offset, t1, sizeof t1));
+            oc_table_cell(&t, "%s", oc_fmt_thousands(x->size, t2, sizeof t2));
+        }
         oc_table_cell(&t, "%d", x->first);
         oc_table_cell(&t, "%d", x->last);
         oc_table_cell(&t, "%d", x->n_values);

@@ -213,13 +213,15 @@ static enum oc_status oc_range_monotone(const struct oc_model *m, const struct o
         return OC_ERR_NOMEM;
     }
     const struct oc_graph *g = an->graph;
+    char why[600];
     if (dv.stop_node >= 0) {
-        snprintf(out->why, sizeof out->why, "not proven: %.230s", dv.why);
+        snprintf(why, sizeof why, "not proven: %s", dv.why);
+        oc_fit_words(out->why, sizeof out->why, why);
     } else if (!oc_derived_guards_hold(&dv, n, lo, hi)) {
         char w[160];
         oc_derived_guards_text(&dv, sym, w, sizeof w);
-        snprintf(out->why, sizeof out->why, "not proven: the shapes are polynomials only where %s, and the box "
-                 "goes beyond", w);
+        snprintf(why, sizeof why, "not proven: the shapes are polynomials only where %s, and the box goes beyond", w);
+        oc_fit_words(out->why, sizeof out->why, why);
     }
     const char *bad = NULL;
     for (int32_t v = 0; v < g->n_values && !out->why[0]; v++) {

@@ -17,7 +17,10 @@ system, not with onnxcost:
     with --force (a weights file named MODEL.ort.data); a file as DIR
     refused in one line;
   * measure stopped by SIGTERM or SIGINT: the ONNX Runtime driver stops,
-    the temporary folder is removed, and onnxcost dies of that signal.
+    the temporary folder is removed, and onnxcost dies of that signal;
+  * measure's warnings about ONNX Runtime's graph name the model, never the
+    temporary folder removed when it returns; a graph ONNX Runtime folds to
+    nothing is said to be so (not "was profiling enabled?").
 
 Usage: inputs_check.py ONNXCOST SOURCE_DIR
 """
@@ -69,7 +72,9 @@ assert p.returncode == 0, p.stderr
 base = data("base.json")
 
 # a model with its weights in a file beside it, written with the onnx package
+import numpy as np  # noqa: E402
 import onnx  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 m = onnx.load(os.path.join(TMP, "m.onnx"))
 onnx.save(m, os.path.join(TMP, "ext.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
@@ -180,6 +185,42 @@ else:
     else:
         fail("measure_save_never_over_weights", f"exit {p.returncode}, weights "
              f"{len(data(os.path.join('w', 'm.ort.data')))} B: {p.stderr[-300:]}")
+    # the analysis of ONNX Runtime's graph warns (a fused com.microsoft op it
+    # has no rule for): the warning names the model, not the temporary folder
+    # that is gone when measure returns (issue 42, D)
+    try:
+        import logging
+        logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
+        from onnxruntime.quantization import quantize_dynamic
+        w = numpy_helper.from_array(np.random.default_rng(1).random((64, 64)).astype(np.float32), "W")
+        gq = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"])], "q",
+                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])], initializer=[w])
+        onnx.save(helper.make_model(gq, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(TMP, "fp.onnx"))
+        quantize_dynamic(os.path.join(TMP, "fp.onnx"), os.path.join(TMP, "q.onnx"))
+        p = run(["measure", "q.onnx", "--reps", "2"], env=env, timeout=300)
+        warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
+        if p.returncode == 0 and warn and not any("onnxcost-measure-" in ln for ln in warn) and \
+                all(ln.startswith("onnxcost: warning: q.onnx (as ONNX Runtime optimized it): ") for ln in warn):
+            ok("measure_warnings_name_the_model", warn[0][:100])
+        else:
+            fail("measure_warnings_name_the_model", f"exit {p.returncode}: {warn[:2]} {p.stderr[-200:]}")
+    except ImportError:
+        fail("measure_warnings_name_the_model", "onnxruntime.quantization is missing")
+
+    # a graph ONNX Runtime folds to nothing (its output is the input's static
+    # shape): one line saying so, not "was the session made with enable_profiling?"
+    gs = helper.make_graph([helper.make_node("Shape", ["x"], ["s"])], "folds",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                           [helper.make_tensor_value_info("s", TensorProto.INT64, [2])])
+    onnx.save(helper.make_model(gs, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(TMP, "folds.onnx"))
+    p = run(["measure", "folds.onnx", "--reps", "2"], env=env, timeout=300)
+    e = errors(p)
+    if p.returncode == 2 and len(e) == 1 and "folded the whole graph" in e[0] and "enable_profiling" not in e[0]:
+        ok("measure_nothing_to_time", e[0][:100])
+    else:
+        fail("measure_nothing_to_time", f"exit {p.returncode}: {p.stderr[-300:]}")
+
     # stopped: the driver goes, the temporary folder goes, the signal is onnxcost's exit
     tmpdir = os.path.join(TMP, "tmpdir")
     os.mkdir(tmpdir)

@@ -829,6 +829,15 @@ def check_sarif(onnxcost, path):
         uri = x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         check(x["ruleId"] in RULES and x["level"] in ("note", "warning", "error") and uri == path,
               f"sarif: result {x['ruleId']} level {x['level']} at {uri}")
+    # a URI reference (RFC 3986): a space and a '#' percent-encoded, as urllib quotes a path (issue 42, D)
+    import shutil
+    import urllib.parse
+    odd = os.path.join(os.path.dirname(path), "a model #1.onnx")
+    shutil.copy(path, odd)
+    p = run(onnxcost, "lint", odd, *DIM, "--format", "sarif")
+    uris = {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for x in json.loads(p.stdout)["runs"][0].get("results", [])} if p.stdout else set()
+    check(uris == {urllib.parse.quote(odd)}, f"sarif: the uri of '{odd}' is {uris}, want {urllib.parse.quote(odd)}")
 
 
 def check_text(onnxcost, path, tag):

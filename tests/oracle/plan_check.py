@@ -210,6 +210,15 @@ def main():
         if j.returncode == 0 else None
     check(ht.returncode == 0 and ht.stdout.count("</html>") == 1 and drawn == want,
           f"--format html: one document drawing the {len(want or [])} buffers of the JSON plan ({len(drawn)} drawn)")
+    # --format csv: raw integers a spreadsheet reads as numbers (issue 42, D: "3,211,264")
+    import csv
+    import io
+    cs = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=2", "--format", "csv"], capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO(cs.stdout))) if cs.returncode == 0 else []
+    got = sorted((int(r["offset"]), int(r["size"]), int(r["first"]), int(r["last"])) for r in rows
+                 if r["offset"].isdigit() and r["size"].isdigit())
+    check(got == want and len(rows) == len(want or []),
+          f"--format csv: the JSON plan's {len(want or [])} buffers as raw integers ({len(got)} of {len(rows)} rows)")
 
     # over a range: one plan whose every buffer holds its values at each binding of the box
     p = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=1:3", "--format", "json"], capture_output=True,
