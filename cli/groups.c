@@ -179,13 +179,15 @@ static const struct oc_opt oc_train_opts[] = {
     OC_OPT_FLAG_ROW("--folded-bn", NULL,
                     "the export folded each convolution's BatchNorm (an eval export),\n"
                     "yet training runs them: the training step adds them back\n"
-                    "(memory-bound passes over each convolution's output, and\n"
-                    "their inputs kept for backward)",
+                    "(memory-bound passes over the output of each convolution with\n"
+                    "a bias, and their inputs kept for backward); without it, a graph\n"
+                    "that looks so gets the figures with it beside its own",
                     offsetof(struct oc_cli_train, folded_bn)),
     OC_OPT_FLAG_ROW("--fused-pointwise", NULL,
                     "the framework runs each exported chain of pointwise ops that\n"
                     "reads one tensor (GELU, SiLU, LayerNorm written out) as one op:\n"
-                    "it keeps that tensor for backward, not the intermediates",
+                    "it keeps that tensor for backward, not the intermediates;\n"
+                    "without it, a graph with such chains gets both figures",
                     offsetof(struct oc_cli_train, fused_pointwise)),
 };
 const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, OC_ARRAY_LEN(oc_train_opts)};

@@ -230,6 +230,8 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
         bool bounded = !e[i].range || e[i].range->method != OC_RANGE_UNBOUNDED;
         json_object_set_new(o, "complete", json_boolean(bounded && oc_totals_exact(tt)));
         json_object_set_new(o, "nodes_without_cost", json_integer(tt->n_uncosted));
+        if (e[i].training) /* training_bytes above is as exported; here under the rules its signs suggest */
+            json_object_set_new(o, "training_with_signs", oc_training_alts_json(e[i].training));
         if (e[i].range) { /* the columns above are the maxima; here each figure's [min, max] and where */
             struct oc_report_spec rs = {.ranges = e[i].range};
             json_object_set_new(o, "ranges", oc_ranges_json(&rs));
@@ -429,6 +431,18 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
     oc_sbuf_puts(&b, e[0].perf ? "* = best in its column (smallest; largest for Samples/s and Max batch); (Nx) = ratio "
                                  "to the first model\n"
                                : "* = smallest in its column; (Nx) = ratio to the first model\n");
+    for (int32_t i = 0; i < n; i++) { /* training memory is as exported: the figure each sign suggests */
+        const struct oc_training *tr = e[i].training;
+        for (int32_t k = 0; tr && k < tr->n_alts; k++) {
+            oc_sbuf_puts(&b, md ? (k ? "> " : "\n> **Training memory:** ") : "NOTE: training memory of ");
+            for (const char *p = e[i].path; *p; p++)
+                oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+            oc_sbuf_printf(&b, " is %s%.2f MiB ", tr->alts[k].complete ? "" : md ? "≥ " : ">= ",
+                           oc_mib(tr->alts[k].total_bytes));
+            oc_training_alt_text(&b, tr, &tr->alts[k]);
+            oc_sbuf_puts(&b, md ? "\n" : "\n");
+        }
+    }
     bool any_bound = false;
     for (int32_t i = 0; i < n; i++) {
         if (e[i].range && e[i].range->method == OC_RANGE_UNBOUNDED) {

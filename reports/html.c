@@ -231,6 +231,26 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
         snprintf(buf, sizeof buf, "%d", t->n_uncosted);
         oc_html_row(&b, "nodes without a cost", buf);
     }
+    if (spec->training) { /* the training step, and the same under each rule the export's signs suggest */
+        const struct oc_training *tr = spec->training;
+        const char *tlb = tr->complete ? "" : "≥ ";
+        char k[96];
+        snprintf(k, sizeof k, "training step memory, optimizer %s (MiB)", oc_optimizer_name(tr->optimizer));
+        snprintf(buf, sizeof buf, "%s%.2f", tlb, oc_mib(tr->total_bytes));
+        oc_html_row(&b, k, buf);
+        snprintf(buf, sizeof buf, "%s%.2f%s", tlb, oc_mib(tr->saved_bytes), tr->n_alts ? " as exported" : "");
+        oc_html_row(&b, "activations saved for backward (MiB)", buf);
+        struct oc_sbuf why = {0};
+        for (int32_t i = 0; i < tr->n_alts; i++) {
+            const struct oc_training_alt *a = &tr->alts[i];
+            why.n = 0;
+            oc_training_alt_text(&why, tr, a);
+            snprintf(buf, sizeof buf, "%s%.2f saved, %.2f in all", a->complete ? "" : "≥ ", oc_mib(a->saved_bytes),
+                     oc_mib(a->total_bytes));
+            oc_html_row(&b, why.p ? why.p : "", buf);
+        }
+        oc_sbuf_free(&why);
+    }
     if (spec->ranges) { /* each total over the box, beside the totals at its upper end */
         struct oc_sbuf cell = {0};
         oc_ranges_html_head(&cell, spec);

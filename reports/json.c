@@ -290,12 +290,9 @@ static json_t *oc_jtraining(const struct oc_training *tr) {
     json_object_set_new(o, "grad_bytes", oc_jint(tr->grad_bytes));
     json_object_set_new(o, "optimizer_bytes", oc_jint(tr->optimizer_bytes));
     json_object_set_new(o, "saved_activation_bytes", oc_jint(tr->saved_bytes));
-    json_t *rules = json_array();
-    if (rules && (tr->saved_rules & OC_SAVED_FOLDED_BN))
-        json_array_append_new(rules, json_string("folded_bn"));
-    if (rules && (tr->saved_rules & OC_SAVED_FUSED_POINTWISE))
-        json_array_append_new(rules, json_string("fused_pointwise"));
-    json_object_set_new(o, "saved_rules", rules);
+    json_object_set_new(o, "saved_rules", oc_saved_rules_json(tr->saved_rules));
+    json_object_set_new(o, "export_signs", oc_export_signs_json(&tr->signs));
+    json_object_set_new(o, "with_signs", oc_training_alts_json(tr));
     json_object_set_new(o, "training_dropouts", json_integer(tr->training_dropouts));
     json_object_set_new(o, "total_bytes", oc_jint(tr->total_bytes));
     json_object_set_new(o, "step_flops", oc_jint(tr->step_flops));

@@ -103,6 +103,11 @@ enum oc_status oc_render_md(const struct oc_analysis *an, const struct oc_report
         if (n < g->n_nodes)
             oc_sbuf_printf(&b, "\n%d of %d nodes shown.\n", n, g->n_nodes);
     }
+    if (spec->training) { /* likewise, with the export's signs beside the figures */
+        oc_sbuf_puts(&b, "\n### Training step\n\n```\n");
+        oc_training_text(&b, spec->training);
+        oc_sbuf_puts(&b, "```\n");
+    }
     if (spec->gpu) { /* the text block as is: it is already one line per figure */
         oc_sbuf_puts(&b, "\n### GPU prediction\n\n```\n");
         oc_gpu_text(&b, an, spec);

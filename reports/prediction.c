@@ -20,27 +20,48 @@ json_t *oc_fit_json(enum oc_fit_verdict v) {
     return v == OC_FIT_MAYBE ? json_null() : json_boolean(v == OC_FIT_YES);
 }
 
+static const char *oc_fit_verdict_words(enum oc_fit_verdict v) {
+    return v == OC_FIT_NO    ? "DOES NOT FIT"
+           : v == OC_FIT_YES ? "fits"
+                             : "MAY NOT FIT (the need is a lower bound: nodes without a cost)";
+}
+
+/* "largest batch that fits: N" from a search over needs exact or not. */
+static void oc_fit_batch_text(struct oc_sbuf *b, int64_t max_batch, bool capped, bool exact) {
+    if (max_batch > 0) /* from needs that are lower bounds: at most this */
+        oc_sbuf_printf(b, "largest batch that fits: %s%lld", capped ? (exact ? ">= " : "~ ") : exact ? "" : "<= ",
+                       (long long)max_batch);
+    else if (max_batch == 0)
+        oc_sbuf_puts(b, "largest batch that fits: none (batch 1 does not fit)");
+    else
+        oc_sbuf_puts(b, "largest batch: the model has no free batch dim (--batch changes nothing)");
+}
+
 static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_fit *f,
                             const struct oc_gpu *gpu) {
     enum oc_fit_verdict v = oc_fit_verdict(f->need, f->need_exact, f->usable);
     oc_sbuf_printf(b, "Fit (%s): needs %s%.2f GiB of %.2f GiB usable (%.2f GiB on the device, %.2f GiB reserve): %s\n",
                    f->training ? "training step" : "inference", f->need_exact ? "" : ">= ", oc_gib(f->need),
-                   oc_gib(f->usable), oc_gib(gpu->mem_bytes), oc_gib(f->reserve),
-                   v == OC_FIT_NO    ? "DOES NOT FIT"
-                   : v == OC_FIT_YES ? "fits"
-                                     : "MAY NOT FIT (the need is a lower bound: nodes without a cost)");
+                   oc_gib(f->usable), oc_gib(gpu->mem_bytes), oc_gib(f->reserve), oc_fit_verdict_words(v));
     if (an->totals.peak_node >= 0) {
         char buf[256];
         oc_sbuf_printf(b, "  activation peak at node %s\n", oc_node_label(&an->graph->nodes[an->totals.peak_node], buf, sizeof buf));
     }
-    if (f->max_batch > 0) /* from needs that are lower bounds: at most this */
-        oc_sbuf_printf(b, "  largest batch that fits: %s%lld\n",
-                       f->max_batch_capped ? (f->need_exact ? ">= " : "~ ") : f->need_exact ? "" : "<= ",
-                       (long long)f->max_batch);
-    else if (f->max_batch == 0)
-        oc_sbuf_puts(b, "  largest batch that fits: none (batch 1 does not fit)\n");
-    else
-        oc_sbuf_puts(b, "  largest batch: the model has no free batch dim (--batch changes nothing)\n");
+    oc_sbuf_puts(b, "  ");
+    oc_fit_batch_text(b, f->max_batch, f->max_batch_capped, f->need_exact);
+    oc_sbuf_puts(b, "\n");
+    if (f->alt_rules) { /* as the export's signs suggest (the training block says which) */
+        v = oc_fit_verdict(f->alt_need, f->alt_need_exact, f->usable);
+        oc_sbuf_printf(b, "  with%s%s, as the export's signs suggest: needs %s%.2f GiB: %s",
+                       f->alt_rules & OC_SAVED_FOLDED_BN ? " --folded-bn" : "",
+                       f->alt_rules & OC_SAVED_FUSED_POINTWISE ? " --fused-pointwise" : "",
+                       f->alt_need_exact ? "" : ">= ", oc_gib(f->alt_need), oc_fit_verdict_words(v));
+        if (f->alt_max_batch >= 0) {
+            oc_sbuf_puts(b, "; ");
+            oc_fit_batch_text(b, f->alt_max_batch, f->alt_max_batch_capped, f->alt_need_exact);
+        }
+        oc_sbuf_puts(b, "\n");
+    }
 }
 
 void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o) {
@@ -325,6 +346,17 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
         json_object_set_new(fj, "need_exact", json_boolean(f->need_exact));
         json_object_set_new(fj, "max_batch", f->max_batch >= 0 ? json_integer(f->max_batch) : json_null());
         json_object_set_new(fj, "max_batch_capped", json_boolean(f->max_batch_capped));
+        json_t *alt = json_null();
+        if (f->alt_rules) { /* the same with the rules the export's signs suggest added */
+            alt = json_object();
+            json_object_set_new(alt, "added_rules", oc_saved_rules_json(f->alt_rules));
+            json_object_set_new(alt, "need_bytes", json_integer((json_int_t)f->alt_need));
+            json_object_set_new(alt, "need_exact", json_boolean(f->alt_need_exact));
+            json_object_set_new(alt, "fits", oc_fit_json(oc_fit_verdict(f->alt_need, f->alt_need_exact, f->usable)));
+            json_object_set_new(alt, "max_batch", f->alt_max_batch >= 0 ? json_integer(f->alt_max_batch) : json_null());
+            json_object_set_new(alt, "max_batch_capped", json_boolean(f->alt_max_batch_capped));
+        }
+        json_object_set_new(fj, "with_signs", alt);
         json_object_set_new(fj, "peak_node", an->totals.peak_node >= 0
                                                  ? json_string(an->graph->nodes[an->totals.peak_node].name)
                                                  : json_null());

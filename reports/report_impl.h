@@ -159,6 +159,20 @@ struct json_t *oc_baseline_json(const struct oc_analysis *an, const struct oc_re
 
 /* --gpu sections (reports/prediction.c). */
 void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec);
+/* training.c — the training block (--optimizer): memory by part, the
+ * export's signs each with the figure under the rule it suggests, FLOPs. */
+void oc_training_text(struct oc_sbuf *b, const struct oc_training *tr);
+/* What alternative a adds to tr's rules, in words, then ':' and its flags. */
+void oc_training_alt_text(struct oc_sbuf *b, const struct oc_training *tr, const struct oc_training_alt *a);
+/* The sign of one rule (enum oc_saved_rule) in words: "if the 52 Convs
+ * with a bias carried folded BatchNorms (...)". */
+void oc_training_signs_text(struct oc_sbuf *b, const struct oc_export_signs *s, unsigned rule);
+/* enum oc_saved_rule bits as a JSON array of names ("folded_bn", ...). */
+struct json_t *oc_saved_rules_json(unsigned rules);
+/* tr's figures under the rules its export's signs suggest. */
+struct json_t *oc_training_alts_json(const struct oc_training *tr);
+/* The signs themselves: {folded_bn, fused_pointwise}, each null when none. */
+struct json_t *oc_export_signs_json(const struct oc_export_signs *s);
 struct json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *spec);
 /* The "Predicted on ..." and "Peaks" lines; compare and sweep print them
  * above their tables. "Fit (...): against N GiB usable" for a table of fits. */

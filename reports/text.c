@@ -387,35 +387,8 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     oc_sbuf_puts(&out, " (tensor liveness, inference)\n");
     if (spec->dtype_name)
         oc_sbuf_printf(&out, "(sizes with every float tensor priced as %s)\n", spec->dtype_name);
-    if (spec->training) {
-        const struct oc_training *tr = spec->training;
-        char b3[48];
-        oc_sbuf_printf(&out, "Training step (optimizer %s", oc_optimizer_name(tr->optimizer));
-        if (tr->batch > 0)
-            oc_sbuf_printf(&out, ", batch %lld", (long long)tr->batch);
-        oc_sbuf_puts(&out, "):\n");
-        oc_sbuf_printf(&out, "  Parameters (MiB): %.2f\n", oc_mib(tr->param_bytes));
-        oc_sbuf_printf(&out, "  Gradients (MiB): %.2f\n", oc_mib(tr->grad_bytes));
-        oc_sbuf_printf(&out, "  Optimizer state (MiB): %.2f\n", oc_mib(tr->optimizer_bytes));
-        oc_sbuf_printf(&out, "  Activations saved for backward (MiB): %s%.2f\n", tr->complete ? "" : ">= ",
-                       oc_mib(tr->saved_bytes));
-        oc_sbuf_printf(&out, "    as exported%s%s; Dropout in training mode: %d%s\n",
-                       tr->saved_rules & OC_SAVED_FOLDED_BN ? ", with the folded BatchNorms" : "",
-                       tr->saved_rules & OC_SAVED_FUSED_POINTWISE ? ", pointwise chains fused" : "",
-                       (int)tr->training_dropouts,
-                       tr->training_dropouts ? "" : " (an eval export leaves the model's dropouts out)");
-        oc_sbuf_printf(&out, "  Total training memory (MiB): %s%.2f\n", tr->complete ? "" : ">= ",
-                       oc_mib(tr->total_bytes));
-        oc_sbuf_printf(&out, "  FLOPs per step: %s (forward + backward: 3 x contraction FLOPs + 2 x the rest)\n",
-                       oc_fmt_thousands(tr->step_flops, b3, sizeof b3));
-        if (tr->samples > 0 && tr->batch > 0) {
-            char b4[48], b5[48];
-            uint64_t steps = (uint64_t)(tr->samples / tr->batch + (tr->samples % tr->batch != 0));
-            oc_sbuf_printf(&out, "  FLOPs per epoch (%s samples, %s steps): %s\n",
-                           oc_fmt_thousands((uint64_t)tr->samples, b4, sizeof b4), oc_fmt_thousands(steps, b5, sizeof b5),
-                           oc_fmt_thousands(tr->epoch_flops, b3, sizeof b3));
-        }
-    }
+    if (spec->training)
+        oc_training_text(&out, spec->training);
     if (s) {
         oc_sbuf_puts(&out, "(sizes at ");
         oc_fmt_sym_binding(&out, an, s);

@@ -423,9 +423,10 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
     }
     if (p->opts.host_s > 0 && kernels * p->opts.host_s > out->backward)
         out->backward = kernels * p->opts.host_s;
-    for (int32_t i = 0; p->opts.folded_bn && i < g->n_nodes; i++) { /* the BatchNorms training runs */
+    bool *folded = p->opts.folded_bn ? oc_folded_bn_convs(g) : NULL;
+    for (int32_t i = 0; folded && i < g->n_nodes; i++) { /* the BatchNorms training runs */
         const struct oc_node *nd = &g->nodes[i];
-        if (!p->nodes[i].known || !oc_perf_conv_op(nd->op_type))
+        if (!p->nodes[i].known || !folded[i])
             continue;
         double bytes = 6.0 * (double)nd->activation_bytes;
         int32_t level = oc_gpu_level_for(p->gpu, (uint64_t)bytes);
@@ -433,6 +434,7 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
         double t = bw > 0 ? bytes / (bw * oc_perf_memory_efficiency(&p->opts, level)) : 0;
         out->batchnorm += t + 2 * p->opts.launch_s;
     }
+    free(folded);
     static const double streams[OC_OPT_COUNT] = {[OC_OPT_SGD] = 3, [OC_OPT_MOMENTUM] = 5, [OC_OPT_ADAM] = 7};
     out->grad_bytes = tr->grad_bytes;
     if (tr->grad_bytes)
@@ -672,5 +674,17 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
     out->need = oc_fit_need(an, training, opt, saved_rules, &out->need_exact);
     out->reserve = reserve;
     out->usable = oc_gpu_usable(gpu, reserve);
-    return oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
+    enum oc_status st =
+        oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
+    if (st != OC_OK || !training)
+        return st;
+    struct oc_training tr;
+    oc_training_estimate(an, opt, 0, saved_rules, &tr);
+    if (!tr.n_alts)
+        return OC_OK;
+    unsigned rules = saved_rules | tr.signs.rules;
+    out->alt_rules = tr.signs.rules;
+    out->alt_need = oc_fit_need(an, training, opt, rules, &out->alt_need_exact);
+    return oc_fit_max_batch(m, opts, training, opt, rules, out->usable, &out->alt_max_batch, &out->alt_max_batch_capped,
+                            d);
 }

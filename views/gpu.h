@@ -310,12 +310,20 @@ struct oc_fit {
     int64_t max_batch;      /* largest --batch that fits; 0 none; -1 unknown
                                (the model has no free batch dim)             */
     bool max_batch_capped;  /* the search stopped at its cap: at least this  */
+    /* training: the same with every rule the export's signs suggest added
+       (struct oc_export_signs); alt_rules 0 when there is none */
+    unsigned alt_rules;     /* the enum oc_saved_rule bits added             */
+    uint64_t alt_need;
+    bool alt_need_exact;
+    int64_t alt_max_batch;
+    bool alt_max_batch_capped;
 };
 /* The device's memory less reserve (0 when the reserve is larger). */
 uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve);
 /* need at the analyzed binding (training with opt, or inference) against
  * the device's memory minus reserve, and the largest batch that fits
- * (oc_fit_max_batch). */
+ * (oc_fit_max_batch); training, both again with the rules the export's
+ * signs suggest (alt_*). */
 enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
                               const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
                               enum oc_optimizer opt, unsigned saved_rules, uint64_t reserve, struct oc_fit *out, struct oc_diag *d);

@@ -295,6 +295,31 @@ static void oc_pointwise_regions(const struct oc_graph *g, const uint8_t *flow, 
     free(inside), free(exits), free(size);
 }
 
+static bool oc_is_onnx_op(const struct oc_node *n, const char *op) {
+    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, op) == 0;
+}
+
+bool *oc_folded_bn_convs(const struct oc_graph *g) {
+    bool *bn_in = calloc((size_t)g->n_values + 1, sizeof *bn_in);
+    bool *mark = calloc((size_t)g->n_nodes + 1, sizeof *mark);
+    if (!bn_in || !mark) {
+        free(bn_in), free(mark);
+        return NULL;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        if (oc_is_onnx_op(n, "BatchNormalization") && n->n_in > 0 && n->in[0] >= 0)
+            bn_in[n->in[0]] = true;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        mark[i] = (oc_is_onnx_op(n, "Conv") || oc_is_onnx_op(n, "ConvTranspose")) && n->n_in > 2 && n->in[2] >= 0 &&
+                  n->n_out > 0 && n->out[0] >= 0 && !bn_in[n->out[0]];
+    }
+    free(bn_in);
+    return mark;
+}
+
 /* Bytes autograd would keep for backward in the training forward of the
    model this graph was exported from: each kept tensor once, a view (an
    alias op's output, and Split, Slice, Transpose and Expand, views in
@@ -311,10 +336,11 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
     int32_t *region_root = malloc(((size_t)nn + 1) * sizeof *region_root);
     bool *in_region_val = calloc((size_t)nv + 1, sizeof *in_region_val);
     uint8_t *flow = oc_value_flow(g);
+    bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? oc_folded_bn_convs(g) : calloc((size_t)nn + 1, sizeof *folded);
     bool complete = true;
     *out = 0;
-    if (!root || !keep || !region || !region_root || !in_region_val || !flow) {
-        free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow);
+    if (!root || !keep || !region || !region_root || !in_region_val || !flow || !folded) {
+        free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
         return false;
     }
     for (int32_t v = 0; v < nv; v++)
@@ -394,9 +420,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
             for (int32_t j = 0; j < n->n_out; j++)
                 if (n->out[j] >= 0)
                     keep[root[n->out[j]]] = true;
-        if ((saved_rules & OC_SAVED_FOLDED_BN) && r &&
-            (strcmp(n->op_type, "Conv") == 0 || strcmp(n->op_type, "ConvTranspose") == 0) && n->n_out > 0 &&
-            n->out[0] >= 0) { /* the folded BatchNorm's input */
+        if (folded[i]) { /* the folded BatchNorm's input */
             uint64_t bytes;
             const struct oc_value *y = &g->values[n->out[0]];
             if (oc_value_bytes_priced(g, y, &bytes))
@@ -421,8 +445,68 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
         else
             complete = false;
     }
-    free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow);
+    free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
     return complete;
+}
+
+/* The signs in g of the rules saved_rules leaves out (struct
+   oc_export_signs). */
+static void oc_export_signs_of(const struct oc_graph *g, unsigned saved_rules, struct oc_export_signs *s) {
+    int32_t nn = g->n_nodes;
+    memset(s, 0, sizeof *s);
+    bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? NULL : oc_folded_bn_convs(g);
+    for (int32_t i = 0; folded && i < nn; i++)
+        s->biased_convs += folded[i];
+    free(folded);
+    if (s->biased_convs > 0)
+        s->rules |= OC_SAVED_FOLDED_BN;
+    if (saved_rules & OC_SAVED_FUSED_POINTWISE)
+        return;
+    int32_t *region = malloc(((size_t)nn + 1) * sizeof *region), *root = malloc(((size_t)nn + 1) * sizeof *root);
+    bool *in_region_val = calloc((size_t)g->n_values + 1, sizeof *in_region_val);
+    uint8_t *kind = calloc((size_t)nn + 1, 1), *flow = oc_value_flow(g);
+    if (region && root && in_region_val && kind && flow) {
+        oc_pointwise_regions(g, flow, region, root, in_region_val);
+        enum { GELU = 1, NORM = 2, SILU = 4, SEEN = 8 };
+        for (int32_t i = 0; i < nn; i++) {
+            const char *op = g->nodes[i].op_type;
+            if (region[i] < 0)
+                continue;
+            kind[region[i]] |= (uint8_t)(SEEN | (strcmp(op, "Erf") == 0 || strcmp(op, "Tanh") == 0 ? GELU : 0) |
+                                         (strcmp(op, "ReduceMean") == 0 ? NORM : 0) |
+                                         (strcmp(op, "Sigmoid") == 0 ? SILU : 0));
+        }
+        for (int32_t r = 0; r < nn; r++) {
+            if (!(kind[r] & SEEN))
+                continue;
+            s->chains++;
+            if (kind[r] & NORM)
+                s->norm_chains++;
+            else if (kind[r] & GELU)
+                s->gelu_chains++;
+            else if (kind[r] & SILU)
+                s->silu_chains++;
+        }
+        if (s->chains)
+            s->rules |= OC_SAVED_FUSED_POINTWISE;
+    }
+    free(region), free(root), free(in_region_val), free(kind), free(flow);
+}
+
+/* The estimate *out with rules in place of its own: the saved bytes and
+   the total. */
+static void oc_training_alt_of(const struct oc_analysis *an, const struct oc_training *tr, unsigned rules,
+                               struct oc_training_alt *alt) {
+    uint32_t fl = 0;
+    alt->rules = rules;
+    alt->total_bytes = 0;
+    alt->complete = oc_saved_for_backward(an->graph, rules, &alt->saved_bytes, &fl) && an->totals.n_uncosted == 0;
+    oc_sum_u64(&alt->total_bytes, tr->param_bytes, &fl);
+    oc_sum_u64(&alt->total_bytes, tr->grad_bytes, &fl);
+    oc_sum_u64(&alt->total_bytes, tr->optimizer_bytes, &fl);
+    oc_sum_u64(&alt->total_bytes, alt->saved_bytes, &fl);
+    if (fl) /* a saturated figure is a lower bound */
+        alt->complete = false;
 }
 
 void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
@@ -473,4 +557,11 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
             fl |= OC_COST_OVERFLOW;
     }
     out->overflow = fl != 0;
+    oc_export_signs_of(g, saved_rules, &out->signs);
+    static const unsigned bits[] = {OC_SAVED_FOLDED_BN, OC_SAVED_FUSED_POINTWISE};
+    for (size_t k = 0; k < OC_ARRAY_LEN(bits); k++)
+        if (out->signs.rules & bits[k])
+            oc_training_alt_of(an, out, saved_rules | bits[k], &out->alts[out->n_alts++]);
+    if (out->n_alts > 1)
+        oc_training_alt_of(an, out, saved_rules | out->signs.rules, &out->alts[out->n_alts++]);
 }

@@ -31,12 +31,38 @@ enum oc_optimizer {
  * backward (docs/MEMORY.md, "Training memory"). */
 enum oc_saved_rule {
     /* the export folded each convolution's BatchNorm (an eval export):
-       each Conv's output and its statistics count once more */
+       the output of each Conv with a bias (a folded BatchNorm leaves one)
+       that no BatchNormalization reads, and its statistics, count once
+       more (oc_folded_bn_convs) */
     OC_SAVED_FOLDED_BN = 1u << 0,
     /* a chain of pointwise ops reading one tensor (GELU, SiLU, LayerNorm
        as exported) is one op in the framework: it keeps that tensor and
        its reductions, not its intermediates */
     OC_SAVED_FUSED_POINTWISE = 1u << 1,
+};
+
+/* What the graph suggests about its export that the rules given do not
+ * say (docs/MEMORY.md, "Training memory"): Convs with a bias that no
+ * BatchNormalization reads (an eval export folds each BatchNorm that
+ * follows a Conv into it), or chains of pointwise ops as exporters write out one framework
+ * op (GELU, SiLU, LayerNorm). Signs, not proof: a model built without
+ * BatchNorms, or one that writes GELU out by hand, shows them too; so the
+ * report gives the figure with each rule beside the figure without. */
+struct oc_export_signs {
+    unsigned rules;         /* enum oc_saved_rule bits suggested, not given */
+    int32_t biased_convs;   /* OC_SAVED_FOLDED_BN: oc_folded_bn_convs' count */
+    int32_t chains;         /* OC_SAVED_FUSED_POINTWISE: the chains, and of
+                               them those with an Erf or Tanh (GELU), a
+                               ReduceMean (LayerNorm, RMSNorm) or a Sigmoid */
+    int32_t gelu_chains, norm_chains, silu_chains;
+};
+
+/* The estimate with suggested rules added to the given ones. */
+struct oc_training_alt {
+    unsigned rules;         /* all rules applied                          */
+    uint64_t saved_bytes;
+    uint64_t total_bytes;
+    bool complete;
 };
 
 struct oc_training {
@@ -55,6 +81,11 @@ struct oc_training {
     uint64_t epoch_flops;
     bool complete;              /* false: some sizes or costs unknown      */
     bool overflow;
+    struct oc_export_signs signs;
+    /* each suggested rule alone, then (two suggested) both: the last is
+       the estimate with every sign taken; n_alts 0 when there is none */
+    int32_t n_alts;
+    struct oc_training_alt alts[3];
 };
 
 /* Whether a Dropout runs in training mode: its training_mode input is
@@ -62,11 +93,18 @@ struct oc_training {
  * (opset 12 on; otherwise a Dropout is the identity in the graph). */
 bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n);
 
+/* Per node: a Conv or ConvTranspose with a bias whose output no
+ * BatchNormalization reads, where an eval export leaves a BatchNorm folded
+ * in (OC_SAVED_FOLDED_BN, and --folded-bn's passes in a training step's
+ * time). Freed by the caller; NULL when out of memory. */
+bool *oc_folded_bn_convs(const struct oc_graph *g);
+
 bool oc_optimizer_parse(const char *s, enum oc_optimizer *out);
 const char *oc_optimizer_name(enum oc_optimizer o);
 
 /* Estimate for analysis an; samples > 0 adds the per-epoch FLOPs;
- * saved_rules: enum oc_saved_rule bits. */
+ * saved_rules: enum oc_saved_rule bits. Also the export's signs and the
+ * estimate with the rules they suggest (out->alts). */
 void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
                           struct oc_training *out);
 

@@ -19,6 +19,18 @@ each once, parameters and buffers left out):
     written out as pointwise ops): equal with --fused-pointwise, above
     without it.
 
+Without the flags the report must not leave the lower figure alone: the
+eval-exported CNN and torchvision's MobileNetV2 and DenseNet-121 (eval
+exports, batch 2; DenseNet keeps the BatchNorms that precede a Conv) name
+their Convs with a bias (as many as the PyTorch model has Conv2d
+modules followed by a BatchNorm) and give, beside the figure as exported,
+the figure with --folded-bn, within PyTorch's saved bytes (never below but
+for the classifier's dropout mask the eval export dropped, at most 2 %
+above), in JSON (training.with_signs), text, Markdown and HTML, and in
+--fit's second verdict; the pointwise block names its three chains (one
+GELU, one LayerNorm, one SiLU) and gives PyTorch's figure; the MLP and the
+training-mode export show no sign.
+
 usage: training_saved_check.py ONNXCOST WORKDIR   (exit 77 without torch/onnx)
 """
 import json
@@ -89,16 +101,69 @@ class Pointwise(nn.Module):
         return self.fc3(nn.functional.silu(self.fc2(y)))
 
 
-def onnxcost_training(onnxcost, model, x, path, extra, training=False, opset=17):
+def export(model, x, path, training=False, opset=17):
     model.eval()
     kw = dict(input_names=["x"], output_names=["y"], opset_version=opset)
     if training:  # BatchNorm and Dropout as training runs them, nothing folded
         model.train()
         kw.update(training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
     oracle.onnx_export(model, (x,), path, **kw)
-    p = subprocess.run([onnxcost, path, "--optimizer", "sgd", "--format", "json", "-q", *extra], capture_output=True,
+
+
+def run_training(onnxcost, path, extra, fmt="json"):
+    p = subprocess.run([onnxcost, path, "--optimizer", "sgd", "--format", fmt, "-q", *extra], capture_output=True,
                        text=True)
-    return json.loads(p.stdout)["training"] if p.returncode == 0 else None
+    if p.returncode != 0:
+        return None
+    return json.loads(p.stdout)["training"] if fmt == "json" else p.stdout
+
+
+def onnxcost_training(onnxcost, model, x, path, extra, training=False, opset=17):
+    export(model, x, path, training, opset)
+    return run_training(onnxcost, path, extra)
+
+
+def folded_convs(model):
+    """Conv2d calls whose one reader is a BatchNorm2d, in the model's traced
+    dataflow (torch.fx): the Convs an eval export folds a BatchNorm into,
+    counted in PyTorch."""
+    import torch.fx
+    gm = torch.fx.symbolic_trace(model)
+    mods = dict(gm.named_modules())
+
+    def is_call(node, kind):
+        return node.op == "call_module" and isinstance(mods[node.target], kind)
+
+    return sum(1 for node in gm.graph.nodes
+               if is_call(node, nn.Conv2d) and len(node.users) == 1 and is_call(next(iter(node.users)), nn.BatchNorm2d))
+
+
+def mib(b):
+    return f"{b / 2**20:.2f}"
+
+
+def check_signs(onnxcost, path, want, rule, flag, low, what):
+    """The analysis of path without flags: its one sign is rule, and its
+    figure with it (JSON with_signs) lies in [low * want, 1.02 * want] of
+    PyTorch's saved bytes; text, Markdown and HTML give that figure on a
+    line that names flag; returns the JSON training object."""
+    tr = run_training(onnxcost, path, [])
+    if not tr:
+        check(False, f"{what}: the analysis failed")
+        return None
+    alts = tr.get("with_signs") or []
+    got = alts[0]["saved_activation_bytes"] if len(alts) == 1 else None
+    check(len(alts) == 1 and alts[0]["saved_rules"] == [rule] and low * want <= got <= 1.02 * want,
+          f"{what}: as exported {tr['saved_activation_bytes']} B; with the sign's rule {got} B "
+          f"(rules {alts and alts[0]['saved_rules']}), PyTorch keeps {want} B")
+    if got is None:
+        return tr
+    for fmt in ("text", "md", "html"):
+        out = run_training(onnxcost, path, [], fmt) or ""
+        lines = [ln for ln in out.splitlines() if flag in ln and mib(got) in ln]
+        check(bool(lines), f"{what}: --format {fmt} gives {mib(got)} MiB on a line naming {flag}")
+    return tr
+
 
 
 def onnxcost_saved(onnxcost, model, x, path, extra, training=False, opset=17):
@@ -114,8 +179,10 @@ def main():
     mlp = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 48), nn.Tanh(), nn.Linear(48, 8))
     x = torch.randn(6, 32)
     want = saved_bytes(mlp, x)
-    got = onnxcost_saved(onnxcost, mlp, x, os.path.join(work, "mlp.onnx"), [])
+    tr = onnxcost_training(onnxcost, mlp, x, os.path.join(work, "mlp.onnx"), [])
+    got = tr and tr["saved_activation_bytes"]
     check(got == want, f"MLP: onnxcost {got} B, PyTorch keeps {want} B")
+    check(tr is not None and tr["with_signs"] == [], f"the MLP shows no sign: {tr and tr['export_signs']}")
     cnn = Block()
     x = torch.randn(4, 3, 16, 16)
     want = saved_bytes(cnn, x)
@@ -125,8 +192,18 @@ def main():
           f"({got / want if got else 0:.3f}x): never below, at most 2 % above")
     got = onnxcost_saved(onnxcost, cnn, x, os.path.join(work, "cnn2.onnx"), [])
     check(got is not None and got < want, f"the same without --folded-bn: {got} B, below PyTorch's {want} B")
-    got = onnxcost_saved(onnxcost, cnn, x, os.path.join(work, "cnn3.onnx"), [], training=True)
+    tr = check_signs(onnxcost, os.path.join(work, "cnn2.onnx"), want, "folded_bn", "--folded-bn", 1.0,
+                     "the eval-exported CNN without --folded-bn")
+    n = folded_convs(cnn)
+    check(tr is not None and (tr["export_signs"]["folded_bn"] or {}).get("convs_with_bias") == n
+          and tr["export_signs"]["fused_pointwise"] is None,
+          f"its signs: {tr and tr['export_signs']}, want {n} Convs with a bias and no chain")
+    tr = onnxcost_training(onnxcost, cnn, x, os.path.join(work, "cnn3.onnx"), [], training=True)
+    got = tr and tr["saved_activation_bytes"]
     check(got == want, f"the same CNN exported in training mode: onnxcost {got} B, PyTorch keeps {want} B")
+    check(tr is not None and tr["with_signs"] == [] and tr["export_signs"] == {"folded_bn": None,
+                                                                               "fused_pointwise": None},
+          f"the training-mode export shows no sign: {tr and tr['export_signs']}")
 
     drop = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 48), nn.Dropout(0.0),
                          nn.Linear(48, 8))
@@ -149,6 +226,45 @@ def main():
                        f"PyTorch keeps {want} B")
     got = onnxcost_saved(onnxcost, pw, x, os.path.join(work, "pw2.onnx"), [], opset=13)
     check(got is not None and got > want, f"the same without --fused-pointwise: {got} B, above PyTorch's {want} B")
+    tr = check_signs(onnxcost, os.path.join(work, "pw2.onnx"), want, "fused_pointwise", "--fused-pointwise", 1.0,
+                     "the written-out block without --fused-pointwise")
+    pw_signs = tr and tr["export_signs"]["fused_pointwise"]
+    check(pw_signs == {"chains": 3, "gelu": 1, "normalization": 1, "silu": 1},
+          f"its chains: {pw_signs}, want one GELU, one LayerNorm, one SiLU")
+
+    try:
+        import torchvision
+    except ImportError:
+        torchvision = None
+        check(False, "torchvision is missing: MobileNetV2's signs not checked")
+    # MobileNetV2: every BatchNorm follows a Conv; DenseNet-121: some come
+    # before one (BN, ReLU, Conv), which the export cannot fold and keeps
+    for name, drop in (("mobilenet_v2", 2 * 1280 * 4), ("densenet121", 0)):  # drop: the classifier's dropout mask
+        if not torchvision:
+            break
+        net = getattr(torchvision.models, name)()
+        x = torch.randn(2, 3, 224, 224)
+        want = saved_bytes(net, x)
+        path = os.path.join(work, name + ".onnx")
+        export(net, x, path)
+        tr = check_signs(onnxcost, path, want, "folded_bn", "--folded-bn", 1.0 - drop / want,
+                         f"{name} (eval export, batch 2) without --folded-bn")
+        n = folded_convs(net)
+        got = tr and (tr["export_signs"]["folded_bn"] or {}).get("convs_with_bias")
+        check(got == n, f"{name}'s Convs with a bias: {got}, Conv2d calls read only by a BatchNorm2d in PyTorch: {n}")
+    if torchvision:
+        path = os.path.join(work, "mobilenet_v2.onnx")
+        p = subprocess.run([onnxcost, path, "--optimizer", "sgd", "--gpu", "h100", "--fit", "--format", "json", "-q"],
+                           capture_output=True, text=True)
+        q = subprocess.run([onnxcost, path, "--optimizer", "sgd", "--folded-bn", "--gpu", "h100", "--fit", "--format",
+                            "json", "-q"], capture_output=True, text=True)
+        fit = json.loads(p.stdout)["gpu"]["fit"] if p.returncode == 0 else {}
+        fit_bn = json.loads(q.stdout)["gpu"]["fit"] if q.returncode == 0 else {}
+        alt = fit.get("with_signs") or {}
+        check(alt.get("added_rules") == ["folded_bn"] and alt.get("need_bytes") == fit_bn.get("need_bytes")
+              and fit_bn.get("need_bytes", 0) > fit.get("need_bytes", 0),
+              f"--fit gives the need with --folded-bn beside its own: {alt.get('need_bytes')} B, "
+              f"the run with the flag needs {fit_bn.get('need_bytes')} B, without {fit.get('need_bytes')} B")
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)
