@@ -120,8 +120,13 @@ for tag, argv in (("new_file_written", ["m.onnx", "-o", "new.txt", "-q"]),
 
 # FIFOs: refused at once, never waited on
 os.mkfifo(os.path.join(TMP, "f.fifo"))
+with open(os.path.join(TMP, "e2e_fifo.csv"), "w") as f:  # a model path in calibrate's table
+    f.write("model,bindings,device,precision,mode,measured,unit,role,source\n"
+            f"{os.path.join(TMP, 'f.fifo')},batch=1,h100-sxm,fp32,inference,5,ms,fit,x\n")
 for tag, argv in (("fifo_model", ["f.fifo"]), ("fifo_baseline", ["m.onnx", "--baseline", "f.fifo"]),
-                  ("fifo_measured", ["m.onnx", "--measured", "f.fifo"])):
+                  ("fifo_measured", ["m.onnx", "--measured", "f.fifo"]),
+                  ("fifo_calibrate_model", ["calibrate", "--end-to-end", "e2e_fifo.csv"]),
+                  ("fifo_calibrate_table", ["calibrate", "--end-to-end", "f.fifo"])):
     t = time.time()
     try:
         p = run(argv, timeout=20)
