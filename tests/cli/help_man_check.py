@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Each command's --help (printed from its option table) and its section of
+"""Each command's --help (printed from its option table; every command
+`onnxcost --help` lists) and its section of
 the man page (docs/onnxcost.1) list the same options: the OPTIONS section for
 analyze, the ".SS onnxcost CMD" sections under COMMANDS for the others. An
 option counts in the man page where a .TP entry's first line names it."""
@@ -36,9 +37,21 @@ def man_sections(text):
     return sections
 
 
+def commands():
+    """Every command `onnxcost --help` lists that takes options (version and
+    help take none)."""
+    out = subprocess.run([onnxcost, "--help"], capture_output=True, text=True, check=True).stdout
+    body = out.split("commands:", 1)[1].split("\n\n", 1)[0]
+    return [m.group(1) for m in re.finditer(r"^  ([a-z]+) ", body, re.M) if m.group(1) not in ("version", "help")]
+
+
 man = man_sections(open(man_path, encoding="utf-8").read())
 fails = 0
-for cmd in ["analyze", "compare", "sweep", "llm", "annotate", "measure", "plan", "probe", "replay", "merge", "calibrate", "gpus", "ops"]:
+cmds = commands()
+if len(cmds) < 14:
+    print(f"FAIL: only {len(cmds)} commands found in onnxcost --help: {cmds}")
+    fails += 1
+for cmd in cmds:
     h = help_options(cmd) - {"-h", "--help"}
     m = man.get(cmd, set()) - {"-h", "--help"}
     if h != m:

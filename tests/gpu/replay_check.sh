@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu.replay — `onnxcost replay` on a GPU, end to end (docs/REPLAY.md).
 # Without a GPU (or without the plugin) this exits 77: ctest reports the test
-# as skipped, not passed. With one, it replays the MNIST net, ResNet-50
+# as skipped, not passed; with both, a replay that cannot start fails. With one, it replays the MNIST net, ResNet-50
 # (light_resnet50 from the corpus) and, when the Python oracles can export
 # it, GPT-2 at batch 1 x 128, and checks that every node is measured, an
 # alias, or listed with a reason, and that each JSON result reads back
@@ -15,9 +15,18 @@ trap 'rm -rf "$out"' EXIT
 mnist=$src/fixtures/mnist/examples_net.onnx
 err=$("$bin" replay "$mnist" --reps 10 --warmup 5 --format json -o "$out/mnist.json" 2>&1 >/dev/null)
 rc=$?
+# A host with a GPU (nvidia-smi lists one) and a plugin that exists must
+# replay: a plugin that cannot load, or a GPU the plugin cannot use, is a
+# failure there, never a skip.
+gpu_listed() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+plugin=${ONNXCOST_GPU_PLUGIN:-$(dirname "$bin")/libonnxcost_gpu.so}
 if [ $rc -ne 0 ]; then
     case "$err" in
     *"no usable NVIDIA GPU"*|*"no GPU replay plugin"*|*"cannot load the GPU replay plugin"*)
+        if gpu_listed && [ -e "$plugin" ]; then
+            echo "FAIL: this host lists a GPU and the plugin $plugin exists, yet: $err"
+            exit 1
+        fi
         echo "skipped: $err"
         exit 77 ;;
     esac
