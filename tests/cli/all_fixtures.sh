@@ -5,8 +5,9 @@
 # when the budget meets only a lower bound)
 # or with exit 2 and exactly one stderr line naming the file; never a signal.
 # Exit 2 only where expected: the files tests/refused.txt lists (each with its
-# reason), for every command, and for `onnxcost llm` every file but the
-# decoders listed below; a listed file that is not refused fails too. Never a
+# reason), for every command; for `onnxcost plan` also those of
+# tests/refused_plan.txt, each for the reason given there; and for
+# `onnxcost llm` every file but the decoders listed below; a listed file that is not refused fails too. Never a
 # sanitizer report (run this under the -DONNXCOST_SANITIZE=ON
 # build to check memory and undefined behaviour) or a valgrind error (set
 # ONNXCOST_VALGRIND=1 to run each command under memcheck).
@@ -35,6 +36,17 @@ while read -r path _; do
         fail=1
     fi
 done <"$src/tests/refused.txt"
+# the files `onnxcost plan` refuses besides those (path, the text its error
+# line holds): tests/refused_plan.txt
+declare -A plan_refused=()
+while read -r path why; do
+    case $path in '' | '#'*) continue ;; esac
+    plan_refused[$path]=$why
+    if [ ! -e "$src/fixtures/$path" ]; then
+        echo "FAIL tests/refused_plan.txt lists $path, which is not under fixtures/"
+        fail=1
+    fi
+done <"$src/tests/refused_plan.txt"
 # the decoders `onnxcost llm` takes (a KV cache that grows with a symbolic past
 # dim); it refuses every other file: not a decoder, or (the static-scatter
 # decoder) a KV cache of fixed length, which it does not model yet
@@ -64,15 +76,22 @@ check() { # file label args...
     if [ -n "${refused[$rel]:-}" ] || { [ "${cmd[0]:-}" = llm ] && [ -z "${decoders[$rel]:-}" ]; }; then
         expect=1
     fi
-    if [ "${cmd[0]:-}" = plan ] && [ "$rc" = 2 ]; then
-        expect=1 # a plan needs every tensor's size: any file may be refused, with its one line
+    local why=""
+    if [ "${cmd[0]:-}" = plan ] && [ -n "${plan_refused[$rel]:-}" ]; then
+        expect=1 # a plan needs every tensor's size: these files lack one, as listed
+        why=${plan_refused[$rel]}
+    fi
+    if [ "$rc" = 2 ] && [ -n "$why" ] && ! grep -qF "$f: $why" "$tmp/err"; then
+        echo "FAIL $f [$label]: refused, but not for the reason tests/refused_plan.txt gives ($why):"
+        grep -v '^onnxcost: warning' "$tmp/err" | head -1
+        fail=1
     fi
     if [ "$rc" = 2 ] && [ "$expect" = 0 ]; then
         echo "FAIL $f [$label]: refused (exit 2), but not an expected refusal (tests/refused.txt):"
         head -1 "$tmp/err"
         fail=1
     elif [ "$rc" != 2 ] && [ "$expect" = 1 ]; then
-        echo "FAIL $f [$label]: exit $rc, but expected a refusal (listed in tests/refused.txt, or llm on a non-decoder)"
+        echo "FAIL $f [$label]: exit $rc, but expected a refusal (listed in tests/refused.txt or, for plan, tests/refused_plan.txt; or llm on a non-decoder)"
         fail=1
     fi
     if [ "$rc" = 2 ] && [ "$expect" = 1 ]; then refusals=$((refusals + 1)); fi
@@ -155,7 +174,7 @@ while IFS= read -r -d '' f; do
     cmd=()
 done < <(find "$src/fixtures" -name '*.onnx' -print0 | sort -z)
 
-echo "$runs runs, $refusals refused as expected (${#refused[@]} files in tests/refused.txt, llm: ${#decoders[@]} decoders taken)"
+echo "$runs runs, $refusals refused as expected (${#refused[@]} files in tests/refused.txt, plan: ${#plan_refused[@]} more in tests/refused_plan.txt, llm: ${#decoders[@]} decoders taken)"
 if [ "$runs" -lt "$min_runs" ]; then
     echo "FAIL: expected the fixtures and the corpus (at least $min_runs runs), found $runs"
     fail=1

@@ -24,6 +24,13 @@ rebuilt from its test value as SequenceConstruct / SequenceEmpty / Optional
 nodes over tensor inputs of the elements' shapes (onnxcost cannot be told a
 sequence's length otherwise).
 
+Bytes: on every one-node case whose values all have a fixed width, the
+node's bytes read and written must equal what the case's own tensors give
+(input_N.pb, the initializers, output_N.pb) under docs/COSTS.md's
+convention (tests/oracle/ort_bytes.py: every input read, every output
+written, views nothing, metadata ops no read); at least MIN_BYTES_CHECKED
+cases are compared.
+
 Cases that do not agree must be listed in tests/node/xfail.txt with a reason;
 a failure not listed, or a listed case that now passes, fails the test.
 `--update-xfail` rewrites the list from the current results (review the diff).
@@ -47,6 +54,8 @@ try:
 except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ort_bytes import VIEW_OPS, META_OPS, tensor_bytes  # noqa: E402  (docs/COSTS.md's bytes, from the tensors)
 
 DTYPE = {TensorProto.FLOAT: "f32", TensorProto.UINT8: "u8", TensorProto.INT8: "i8", TensorProto.UINT16: "u16",
          TensorProto.INT16: "i16", TensorProto.INT32: "i32", TensorProto.INT64: "i64", TensorProto.STRING: "string",
@@ -221,7 +230,50 @@ def case_result(case, onnxcost, fold, tmpdir):
             return False, f"{g[2]}: shape unknown ({why})", ops
         if (g[0], g[1]) != want:
             return False, f"{g[2]}: output {i} is {g[0]}{g[1]}, expected {want[0]}{want[1]}", ops
+    exp = expected_bytes(model, path, data)
+    if exp is not None and len(doc["nodes"]) == 1:
+        BYTES_CHECKED.add(os.path.basename(case))
+        n = doc["nodes"][0]
+        have = (n.get("bytes_read"), n.get("bytes_written"))
+        if have != exp:
+            return False, f"{n['op_type']}: bytes read/written {have[0]}/{have[1]}, the test tensors give " \
+                          f"{exp[0]}/{exp[1]}", ops
     return True, "", ops
+
+
+BYTES_CHECKED = set()  # the cases whose bytes were compared
+MIN_BYTES_CHECKED = 800
+
+
+def expected_bytes(model, path, data):
+    """(read, written) of a one-node case from its test tensors: the node's
+    inputs are graph inputs (input_N.pb) or initializers (the model's, or
+    the ones fold_inputs made from input_N.pb), its outputs the expected
+    output_N.pb. None when the case has another node (a rebuilt sequence),
+    a non-tensor value or a tensor without a fixed width."""
+    used = onnx.load(path, load_external_data=False)
+    if len(model.graph.node) != 1 or len(used.graph.node) != 1:
+        return None
+    node = used.graph.node[0]
+    size = {}
+    for i, vi in enumerate(model.graph.input):
+        p = os.path.join(data, f"input_{i}.pb")
+        if vi.type.HasField("tensor_type") and os.path.exists(p):
+            size[vi.name] = tensor_bytes(read_tensor(p))
+    for t in used.graph.initializer:
+        size[t.name] = tensor_bytes(t)
+    for i, vi in enumerate(model.graph.output):
+        p = os.path.join(data, f"output_{i}.pb")
+        if vi.type.HasField("tensor_type") and os.path.exists(p):
+            size[vi.name] = tensor_bytes(read_tensor(p))
+    names_in = [x for x in node.input if x]
+    names_out = [x for x in node.output if x]
+    if any(size.get(x) is None for x in names_in + names_out):
+        return None
+    if node.op_type in VIEW_OPS and not node.domain:
+        return 0, 0
+    read = 0 if (node.op_type in META_OPS and not node.domain) else sum(size[x] for x in names_in)
+    return read, sum(size[x] for x in names_out)
 
 
 def shared_shape(tensors):
@@ -307,6 +359,10 @@ def main():
     total = len(results)
     mode = "inputs folded" if args.fold else "as shipped"
     print(f"onnx {onnx.__version__} node tests ({mode}): {passed}/{total} agree ({100.0 * passed / total:.1f} %)")
+    n_bytes = len(BYTES_CHECKED)
+    bytes_ok = sum(1 for c in BYTES_CHECKED if results[c][0])
+    print(f"bytes read and written against the test tensors: {bytes_ok}/{n_bytes} one-node cases agree "
+          f"(the others fail above, by name)")
     if args.report:
         with open(args.report, "w") as f:
             f.write(f"onnx {onnx.__version__}: {passed}/{total} cases agree ({100.0 * passed / total:.1f} %)\n\n")
@@ -329,8 +385,11 @@ def main():
         print(f"FAIL (not in xfail) {n}: {results[n][1]}")
     for n in fixed:
         print(f"UNEXPECTED PASS {n}: remove it from {args.xfail}")
-    print(f"{total - len(regress) - len(fixed)} passed, {len(regress) + len(fixed)} failed")
-    return 1 if regress or fixed else 0
+    few = n_bytes < MIN_BYTES_CHECKED and args.fold
+    if few:
+        print(f"FAIL: bytes compared on {n_bytes} cases, want at least {MIN_BYTES_CHECKED}")
+    print(f"{total - len(regress) - len(fixed)} passed, {len(regress) + len(fixed) + few} failed")
+    return 1 if regress or fixed or few else 0
 
 
 if __name__ == "__main__":
