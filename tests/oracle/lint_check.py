@@ -5,7 +5,7 @@ initializers compared with numpy), from ONNX Runtime's offline optimizer
 (what it drops and folds), and, for a model changed here as the finding
 says or as ONNX Runtime optimized it, from figures of both models computed
 here: bytes moved from the tensors ONNX Runtime produces
-(tests/oracle/ort_bytes.py), MACs and FLOPs by docs/COSTS.md's formulas
+(tests/oracle/ort_figures.py), MACs and FLOPs by docs/COSTS.md's formulas
 over its shapes, weight bytes from the initializers (never onnxcost's
 analysis of either model). Small models built with onnx.helper at opset 17,
 fixed seeds, N bound with --dim N=4.
@@ -108,7 +108,7 @@ except ImportError as e:
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py: GPT2, onnx_export)
-from ort_bytes import model_bytes, run_all  # noqa: E402  (bytes per node from ONNX Runtime's tensors)
+from ort_figures import hand_flops, model_bytes  # noqa: E402  (figures from ONNX Runtime's tensors, by hand)
 
 RULES = ["weights/duplicate", "weights/duplicate-transposed", "graph/unused-initializer", "graph/unused-input",
          "graph/dead-node", "graph/constant-foldable", "graph/no-op", "graph/cancelling-pair",
@@ -194,7 +194,7 @@ def same_set(a, b):
 # ---- figures of a model computed here, never by onnxcost ----------------------------------------------------------
 
 def moved(path, feeds):
-    """Bytes read + written by every node, from ONNX Runtime's tensors (ort_bytes.py)."""
+    """Bytes read + written by every node, from ONNX Runtime's tensors (ort_figures.py)."""
     r, w, _ = model_bytes(path, feeds)
     return r + w
 
@@ -204,47 +204,6 @@ def float_weights(path):
     arrays = [numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer]
     floats = [a for a in arrays if a.dtype.kind == "f"]
     return sum(a.nbytes for a in floats), sum(a.size for a in floats)
-
-
-# no arithmetic: movement, views, shapes
-NO_FLOPS = {"Transpose", "Cast", "Identity", "Pad", "Reshape", "Shape", "Concat", "Unsqueeze", "Squeeze", "Flatten",
-            "Constant", "Gather", "Slice", "Expand"}
-
-
-def helper_attr(a):
-    return h.get_attribute_value(a)
-
-
-def hand_flops(path, feeds):
-    """(MACs, FLOPs) of the model by docs/COSTS.md's formulas, over the shapes
-    ONNX Runtime's run gives; an op without a formula here is an error."""
-    m, v = run_all(path, feeds)
-    macs = flops = 0
-    for n in m.graph.node:
-        y = v[n.output[0]]
-        if n.op_type == "MatMul":
-            mm = y.size * v[n.input[0]].shape[-1]
-            macs, flops = macs + mm, flops + 2 * mm
-        elif n.op_type == "Gemm":  # 2 x MACs, then M.N for alpha != 1, for C, and for beta != 1 with C
-            at = {a.name: helper_attr(a) for a in n.attribute}
-            a = v[n.input[0]]
-            mm = y.size * (a.shape[0] if at.get("transA", 0) else a.shape[1])
-            has_c = len(n.input) > 2 and n.input[2]
-            extra = (at.get("alpha", 1.0) != 1.0) + bool(has_c) + bool(has_c and at.get("beta", 1.0) != 1.0)
-            macs, flops = macs + mm, flops + 2 * mm + extra * y.size
-        elif n.op_type == "Conv":  # numel(Y) x C_in/groups x kernel; one add per output for a bias
-            mm = y.size * v[n.input[1]][0].size
-            biased = len(n.input) > 2 and n.input[2]
-            macs, flops = macs + mm, flops + 2 * mm + (y.size if biased else 0)
-        elif n.op_type == "BatchNormalization":
-            flops += 2 * y.size
-        elif n.op_type in ("Add", "Sub", "Mul", "Div", "Relu"):
-            flops += y.size
-        elif n.op_type == "Softmax":
-            flops += 5 * y.size
-        elif n.op_type not in NO_FLOPS:
-            raise KeyError(f"{path}: no FLOPs formula here for {n.op_type}")
-    return macs, flops
 
 
 # ---- the models ---------------------------------------------------------------------------------------------------

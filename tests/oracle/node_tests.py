@@ -27,7 +27,7 @@ sequence's length otherwise).
 Bytes: on every one-node case whose values all have a fixed width, the
 node's bytes read and written must equal what the case's own tensors give
 (input_N.pb, the initializers, output_N.pb) under docs/COSTS.md's
-convention (tests/oracle/ort_bytes.py: every input read, every output
+convention (tests/oracle/ort_figures.py: every input read, every output
 written, views nothing, metadata ops no read); at least MIN_BYTES_CHECKED
 cases are compared.
 
@@ -55,7 +55,7 @@ except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ort_bytes import VIEW_OPS, META_OPS, tensor_bytes  # noqa: E402  (docs/COSTS.md's bytes, from the tensors)
+from ort_figures import VIEW_OPS, META_OPS, tensor_bytes  # noqa: E402  (docs/COSTS.md's bytes, from the tensors)
 
 DTYPE = {TensorProto.FLOAT: "f32", TensorProto.UINT8: "u8", TensorProto.INT8: "i8", TensorProto.UINT16: "u16",
          TensorProto.INT16: "i16", TensorProto.INT32: "i32", TensorProto.INT64: "i64", TensorProto.STRING: "string",

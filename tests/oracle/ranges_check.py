@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """`onnxcost --dim NAME=LO:HI` against brute force: every binding of small
-boxes analyzed on its own (`--dim NAME=N`, a point analysis that the other
-oracle checks hold to PyTorch and ONNX Runtime), never the range code.
+boxes analyzed on its own (`--dim NAME=N`, a point analysis), never the
+range code; and each point analysis against ONNX Runtime's run at that
+binding (tests/oracle/ort_figures.py: MACs and FLOPs by docs/COSTS.md's
+formulas over its shapes, bytes of every output and input, float weights),
+so a wrong per-op formula fails here too.
 
   * each total's [min, max] equals the smallest and largest over the box,
     and the binding given for each end reaches it;
@@ -34,10 +37,13 @@ import sys
 try:
     import numpy as np
     import onnx
+    import onnxruntime  # noqa: F401  (the oracle of every point analysis: ort_figures.py)
     from onnx import helper as h
 except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ort_figures import hand_totals  # noqa: E402
 
 FIGS = ["params", "params_bytes", "macs", "flops", "input_bytes", "activation_bytes", "peak_activation_bytes"]
 KEY = {"params": "params", "params_bytes": "params_bytes", "macs": "macs", "flops": "flops",
@@ -57,6 +63,31 @@ def run(onnxcost, *args):
 
 
 NODE_CACHE = {}
+# path -> [bindings ONNX Runtime ran, bindings it could not run (dims that
+# contradict each other, e.g. total_seq_len != past_seq_len + seq_len)]
+ORT_POINTS = {}
+ORT_KEYS = ["params", "params_bytes", "input_bytes", "activation_bytes", "macs", "flops"]
+
+
+def ort_agrees(path, point, fixed, totals):
+    """onnxcost's point analysis against figures computed here from ONNX
+    Runtime's run at the same binding (tests/oracle/ort_figures.py: MACs and
+    FLOPs by docs/COSTS.md's formulas over its shapes, output and input
+    bytes, float weights), so that a wrong per-op formula fails the ranges
+    built on the point analyses too."""
+    seen = ORT_POINTS.setdefault(path, [0, 0])
+    try:
+        want = hand_totals(path, dict(point, **fixed))
+    except Exception as e:  # noqa: BLE001 (a binding ONNX Runtime refuses to run)
+        seen[1] += 1
+        return
+    seen[0] += 1
+    bad = [f"{k} {totals[k]} vs {want[k]}" for k in ORT_KEYS if want[k] is not None and totals[k] != want[k]]
+    if want["macs"] is None:
+        bad.append("an op without a formula in ort_figures.py")
+    if bad:
+        check(False, f"{os.path.basename(path)} at {point}: onnxcost's point analysis against ONNX Runtime's run: "
+                     + "; ".join(bad))
 
 
 def totals_at(onnxcost, path, point, fixed):
@@ -66,7 +97,10 @@ def totals_at(onnxcost, path, point, fixed):
     p = run(onnxcost, *args)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    NODE_CACHE[(path, tuple(sorted(point.items())))] = {n["index"]: n for n in doc["nodes"]}
+    key = (path, tuple(sorted(point.items())))
+    if key not in NODE_CACHE:
+        ort_agrees(path, point, fixed, doc["totals"])
+    NODE_CACHE[key] = {n["index"]: n for n in doc["nodes"]}
     return doc["totals"]
 
 
@@ -311,6 +345,15 @@ def main():
     p = run(onnxcost, "sweep", conv, "--dim", "N=1:4")
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1,
           f"sweep with a range: one line, exit 2 ({p.stderr.strip()[:160]})")
+    # every point analysis above held to ONNX Runtime's run wherever the
+    # binding is one it can run: all of them but the KV-cache decoder's
+    # bindings whose total_seq_len is not past_seq_len + seq_len
+    for path, (ran, refused) in sorted(ORT_POINTS.items()):
+        name = os.path.basename(path)
+        want_all = "gpt2" not in name
+        check(ran > 0 and (refused == 0 or not want_all),
+              f"{name}: {ran} point analyses equal to ONNX Runtime's run (MACs, FLOPs, bytes, weights), "
+              f"{refused} bindings it cannot run")
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)
