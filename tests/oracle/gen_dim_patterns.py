@@ -5,7 +5,7 @@ generator's own arithmetic, at every binding of the box.
 
 Each graph has one input x[n, 8]. The scalar n is taken with Shape and
 Gather, and a random expression tree over it gives k: Add, Sub and Mul by
-constants, n*n, integer Div, Mod, Min, Max, and Where on Equal (of a Mod
+constants, a constant minus it (falling as n grows), n*n, integer Div, Mod, Min, Max, and Where on Equal (of a Mod
 residue, or of one value: a spike) or Less of such expressions (the
 patterns a fitted polynomial can match at every probe binding and miss in
 between), wrapped in Max(k, 1) when it may fall
@@ -102,9 +102,13 @@ class Gen:
                 return n_name, (lambda n: n)
             c = r.randint(1, 12)
             return self.const(c), (lambda n, c=c: c)
-        op = r.choice(["add", "sub", "mul", "mul", "sq", "div", "mod", "min", "max", "where_eq", "where_lt", "spike"])
+        op = r.choice(["add", "sub", "rsub", "mul", "mul", "sq", "div", "mod", "min", "max", "where_eq", "where_lt",
+                       "spike"])
         self.kinds.add(op)
         a_nm, fa = self.expr(n_name, depth - 1)
+        if op == "rsub":  # c - a: falls as n grows
+            c = r.randint(10, 80)
+            return self.node("Sub", [self.const(c), a_nm]), (lambda n: c - fa(n))
         if op in ("add", "sub", "mul", "div", "mod", "min", "max"):
             c = r.randint(1, 9) if op != "mul" else r.randint(1, 4)
             c_nm = self.const(c)

@@ -54,6 +54,10 @@ fixed seeds, N bound with --dim N=4.
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and FLOPs, weight bytes and bytes moved (by hand)
     before minus after equal the findings' savings;
+  * onnxsim's simplifier on the no-op, cancelling, foldable,
+    fold-into-weights and dead-node models: the findings naming the nodes it
+    removes save what their removal saves (bytes from ONNX Runtime's
+    tensors, FLOPs by hand, weight bytes from the initializers);
   * fusion/unfused-attention: MatMul(q, k^T) -> Div -> Softmax -> MatMul(., v)
     of 2 heads x 8 queries x 8 keys is one finding of exactly those nodes,
     saving by hand the score tensor written, the Div and Softmax passes and
@@ -108,7 +112,7 @@ except ImportError as e:
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import transformers as oracle  # noqa: E402  (tests/oracle/transformers.py: GPT2, onnx_export)
-from ort_figures import hand_flops, model_bytes  # noqa: E402  (figures from ONNX Runtime's tensors, by hand)
+from ort_figures import feeds_for, hand_flops, model_bytes  # noqa: E402  (figures from ONNX Runtime's tensors, by hand)
 
 RULES = ["weights/duplicate", "weights/duplicate-transposed", "graph/unused-initializer", "graph/unused-input",
          "graph/dead-node", "graph/constant-foldable", "graph/no-op", "graph/cancelling-pair",
@@ -801,6 +805,51 @@ def check_foldable(onnxcost, path, work):
     return got
 
 
+def check_onnxsim(onnxcost, work):
+    """A second tool's optimizer: onnxsim's simplifier (constant folding,
+    no-op and dead-node elimination, BatchNorm and Mul folding into a Conv)
+    on the models above. Of the nodes it removes, those some finding names
+    must save, together, what removing them saves: bytes moved from ONNX
+    Runtime's tensors before and after (less the removed nodes no finding
+    names, by their own bytes), and where every removed node is named,
+    FLOPs by hand and the float initializers' bytes."""
+    try:
+        import onnxsim
+    except ImportError as e:
+        check(False, f"onnxsim: {e} (a test dependency: .ci/install-deps)")
+        return
+    covered = 0
+    for name in ("noop", "cancel", "foldable", "fold_weights", "dead"):
+        path = os.path.join(work, name + ".onnx")
+        m = onnx.load(path)
+        sim, ok = onnxsim.simplify(m)
+        sim_path = os.path.join(work, name + ".onnxsim.onnx")
+        onnx.save(sim, sim_path)
+        removed = {n.name for n in m.graph.node} - {n.name for n in sim.graph.node}
+        rc, doc, _ = lint(onnxcost, path, *DIM)
+        named = [f for f in (doc or {}).get("findings", []) if f["nodes"] and f["saving"]
+                 and all(n["name"] in removed for n in f["nodes"] if n["op_type"] != "Conv")]
+        in_findings = {n["name"] for f in named for n in f["nodes"]}
+        unnamed = removed - in_findings
+        feeds = feeds_for(path, {"N": N})
+        _, _, per = model_bytes(path, feeds)
+        d = moved(path, feeds) - moved(sim_path, feeds) - sum(sum(per[x]) for x in unnamed)
+        saved = sum(f["saving"]["bytes_moved"] for f in named)
+        what = f"onnxsim on {name}: removes {sorted(removed)}"
+        check(ok and removed and named and d == saved,
+              f"{what}; the findings naming them save {saved} B moved, ONNX Runtime's tensors move {d} B less "
+              f"(less {sorted(unnamed)}, which no finding names)")
+        if not unnamed:
+            f0, f1 = hand_flops(path, feeds)[1], hand_flops(sim_path, feeds)[1]
+            w0, w1 = float_weights(path)[0], float_weights(sim_path)[0]
+            sf = sum(f["saving"]["flops"] for f in named)
+            sw = sum(f["saving"]["weight_bytes"] for f in named)
+            check(f0 - f1 == sf and w0 - w1 == sw, f"{what}: FLOPs by hand {f0} -> {f1} (findings {sf}), float "
+                                                   f"initializers {w0} -> {w1} B (findings {sw})")
+        covered += 1
+    check(covered == 5, f"onnxsim: {covered} of 5 models simplified and compared")
+
+
 def check_custom(onnxcost, path):
     rc, doc, err = lint(onnxcost, path, *DIM)
     got = findings(doc, "coverage/no-cost")
@@ -932,6 +981,7 @@ def main():
     check_precision(onnxcost, work)
     check_lint_edges(onnxcost, work)
     check_custom(onnxcost, model_custom(work))
+    check_onnxsim(onnxcost, work)
     check_sarif(onnxcost, dup_path)
     for tag, p in (("duplicate", dup_path), ("dead", dead_path), ("foldable", fold_path)):
         check_text(onnxcost, p, tag)

@@ -29,7 +29,10 @@ node's bytes read and written must equal what the case's own tensors give
 (input_N.pb, the initializers, output_N.pb) under docs/COSTS.md's
 convention (tests/oracle/ort_figures.py: every input read, every output
 written, views nothing, metadata ops no read); at least MIN_BYTES_CHECKED
-cases are compared.
+cases are compared. MACs and FLOPs likewise, on every one-node case of an
+op docs/COSTS.md gives a formula for that ort_figures.py writes out
+(contractions, elementwise ops, pooling, reductions; at least
+MIN_COSTS_CHECKED cases).
 
 Cases that do not agree must be listed in tests/node/xfail.txt with a reason;
 a failure not listed, or a listed case that now passes, fails the test.
@@ -55,7 +58,7 @@ except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ort_figures import VIEW_OPS, META_OPS, tensor_bytes  # noqa: E402  (docs/COSTS.md's bytes, from the tensors)
+from ort_figures import VIEW_OPS, META_OPS, node_macs_flops, tensor_bytes  # noqa: E402  (docs/COSTS.md, by hand)
 
 DTYPE = {TensorProto.FLOAT: "f32", TensorProto.UINT8: "u8", TensorProto.INT8: "i8", TensorProto.UINT16: "u16",
          TensorProto.INT16: "i16", TensorProto.INT32: "i32", TensorProto.INT64: "i64", TensorProto.STRING: "string",
@@ -238,11 +241,20 @@ def case_result(case, onnxcost, fold, tmpdir):
         if have != exp:
             return False, f"{n['op_type']}: bytes read/written {have[0]}/{have[1]}, the test tensors give " \
                           f"{exp[0]}/{exp[1]}", ops
+    cost = expected_costs(model, path, data)
+    if cost is not None and len(doc["nodes"]) == 1:
+        COSTS_CHECKED.add(os.path.basename(case))
+        n = doc["nodes"][0]
+        if (n.get("macs"), n.get("flops")) != cost:
+            return False, f"{n['op_type']}: MACs/FLOPs {n.get('macs')}/{n.get('flops')}, docs/COSTS.md's formulas " \
+                          f"over the test tensors give {cost[0]}/{cost[1]}", ops
     return True, "", ops
 
 
 BYTES_CHECKED = set()  # the cases whose bytes were compared
 MIN_BYTES_CHECKED = 800
+COSTS_CHECKED = set()  # the cases whose MACs and FLOPs were compared (ops with a formula in ort_figures.py)
+MIN_COSTS_CHECKED = 400
 
 
 def expected_bytes(model, path, data):
@@ -274,6 +286,31 @@ def expected_bytes(model, path, data):
         return 0, 0
     read = 0 if (node.op_type in META_OPS and not node.domain) else sum(size[x] for x in names_in)
     return read, sum(size[x] for x in names_out)
+
+
+def expected_costs(model, path, data):
+    """(MACs, FLOPs) of a one-node case by docs/COSTS.md's formulas
+    (ort_figures.node_macs_flops) over the case's own tensors; None when the
+    case has another node or its op has no formula there."""
+    from onnx import numpy_helper
+    used = onnx.load(path, load_external_data=False)
+    if len(model.graph.node) != 1 or len(used.graph.node) != 1:
+        return None
+    v = {}
+    try:
+        for i, vi in enumerate(model.graph.input):
+            p = os.path.join(data, f"input_{i}.pb")
+            if vi.type.HasField("tensor_type") and os.path.exists(p):
+                v[vi.name] = numpy_helper.to_array(read_tensor(p))
+        for t in used.graph.initializer:
+            v[t.name] = numpy_helper.to_array(t)
+        for i, vi in enumerate(model.graph.output):
+            p = os.path.join(data, f"output_{i}.pb")
+            if vi.type.HasField("tensor_type") and os.path.exists(p):
+                v[vi.name] = numpy_helper.to_array(read_tensor(p))
+        return node_macs_flops(used.graph.node[0], v)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return None
 
 
 def shared_shape(tensors):
@@ -363,6 +400,9 @@ def main():
     bytes_ok = sum(1 for c in BYTES_CHECKED if results[c][0])
     print(f"bytes read and written against the test tensors: {bytes_ok}/{n_bytes} one-node cases agree "
           f"(the others fail above, by name)")
+    n_costs = len(COSTS_CHECKED)
+    costs_ok = sum(1 for c in COSTS_CHECKED if results[c][0])
+    print(f"MACs and FLOPs by docs/COSTS.md's formulas over the test tensors: {costs_ok}/{n_costs} cases agree")
     if args.report:
         with open(args.report, "w") as f:
             f.write(f"onnx {onnx.__version__}: {passed}/{total} cases agree ({100.0 * passed / total:.1f} %)\n\n")
@@ -385,9 +425,10 @@ def main():
         print(f"FAIL (not in xfail) {n}: {results[n][1]}")
     for n in fixed:
         print(f"UNEXPECTED PASS {n}: remove it from {args.xfail}")
-    few = n_bytes < MIN_BYTES_CHECKED and args.fold
+    few = (n_bytes < MIN_BYTES_CHECKED or n_costs < MIN_COSTS_CHECKED) and args.fold
     if few:
-        print(f"FAIL: bytes compared on {n_bytes} cases, want at least {MIN_BYTES_CHECKED}")
+        print(f"FAIL: bytes compared on {n_bytes} cases (want at least {MIN_BYTES_CHECKED}), MACs and FLOPs on "
+              f"{n_costs} (want at least {MIN_COSTS_CHECKED})")
     print(f"{total - len(regress) - len(fixed)} passed, {len(regress) + len(fixed) + few} failed")
     return 1 if regress or fixed or few else 0
 

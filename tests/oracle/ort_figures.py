@@ -111,7 +111,15 @@ def model_bytes(path, feeds):
 # no arithmetic: movement, views, shapes, casts
 NO_FLOPS = {"Transpose", "Cast", "Identity", "Pad", "Reshape", "Shape", "Concat", "Unsqueeze", "Squeeze", "Flatten",
             "Constant", "Gather", "Slice", "Expand"}
-ELEMENTWISE = {"Add": 1, "Sub": 1, "Mul": 1, "Div": 1, "Relu": 1, "BatchNormalization": 2, "Softmax": 5}
+# FLOPs per output element (docs/COSTS.md, "FLOPs")
+ELEMENTWISE = {"Add": 1, "Sub": 1, "Mul": 1, "Div": 1, "Pow": 1, "Equal": 1, "Less": 1, "Greater": 1, "Relu": 1,
+               "Abs": 1, "Neg": 1, "Exp": 1, "Log": 1, "Sqrt": 1, "Erf": 1, "Tanh": 1, "Reciprocal": 1, "Floor": 1,
+               "Ceil": 1, "LeakyRelu": 2, "Clip": 2, "Sigmoid": 4, "HardSigmoid": 4, "HardSwish": 5, "Where": 1,
+               "BatchNormalization": 2, "Softmax": 5}
+# FLOPs per element of the input (ReduceMean, GlobalAveragePool), or per
+# element folded away (the others: numel(X) - numel(Y))
+REDUCE_ALL = {"ReduceMean", "GlobalAveragePool"}
+REDUCE_FOLDED = {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "GlobalMaxPool"}
 
 
 def attrs(node):
@@ -141,6 +149,12 @@ def node_macs_flops(n, v):
             return 0, ELEMENTWISE[n.op_type] * y.size
         if n.op_type == "MaxPool":  # comparisons per window
             return 0, y.size * (int(np.prod(at["kernel_shape"])) - 1)
+        if n.op_type == "AveragePool":  # adds and one divide per window
+            return 0, y.size * int(np.prod(at["kernel_shape"]))
+        if n.op_type in REDUCE_ALL:
+            return 0, v[n.input[0]].size
+        if n.op_type in REDUCE_FOLDED:  # none when nothing is folded (an empty set fills Y with the identity)
+            return 0, max(0, v[n.input[0]].size - y.size)
         if n.op_type == "LogSoftmax":  # softmax's 5 per element and one log per row (one axis, opset 13 on)
             axis = at.get("axis", -1)
             return 0, 5 * y.size + y.size // y.shape[axis]

@@ -28,8 +28,9 @@ the figure with --folded-bn, within PyTorch's saved bytes (never below but
 for the classifier's dropout mask the eval export dropped, at most 2 %
 above), in JSON (training.with_signs), text, Markdown and HTML, and in
 --fit's second verdict; the pointwise block names its three chains (one
-GELU, one LayerNorm, one SiLU) and gives PyTorch's figure; the MLP and the
-training-mode export show no sign.
+GELU, one LayerNorm, one SiLU) and gives PyTorch's figure; the MLP, the
+training-mode exports (a Conv with a bias whose BatchNorm stays in the
+graph among them) show no sign.
 
 usage: training_saved_check.py ONNXCOST WORKDIR   (exit 77 without torch/onnx)
 """
@@ -204,6 +205,15 @@ def main():
     check(tr is not None and tr["with_signs"] == [] and tr["export_signs"] == {"folded_bn": None,
                                                                                "fused_pointwise": None},
           f"the training-mode export shows no sign: {tr and tr['export_signs']}")
+
+    # a Conv with a bias whose BatchNorm stays in the graph (training-mode export): no folded BatchNorm to suggest
+    biased = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=True), nn.BatchNorm2d(8), nn.ReLU())
+    x = torch.randn(2, 3, 8, 8)
+    want = saved_bytes(biased, x)
+    tr = onnxcost_training(onnxcost, biased, x, os.path.join(work, "biased_bn.onnx"), [], training=True)
+    check(tr is not None and tr["saved_activation_bytes"] == want and tr["export_signs"]["folded_bn"] is None,
+          f"a Conv with a bias read by its BatchNorm (training export): {tr and tr['saved_activation_bytes']} B, "
+          f"PyTorch keeps {want} B; signs {tr and tr['export_signs']} (none)")
 
     drop = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 48), nn.Dropout(0.0),
                          nn.Linear(48, 8))
