@@ -68,13 +68,17 @@ def node_bytes(node, size):
     return sum(size[x] for x in ins), sum(size[x] for x in outs)
 
 
-def run_all(path, feeds):
-    """(model, {name: numpy array}) for every value of the model at path when
-    ONNX Runtime runs it on feeds: the feeds, the initializers and every node
-    output (each made a graph output; graph optimizations off, so that every
-    node runs as written)."""
+def run_all(model, feeds):
+    """(model, {name: numpy array}) for every value of the model (a path or
+    a ModelProto, left as it is) when ONNX Runtime runs it on feeds: the
+    feeds, the initializers and every node output (each made a graph output;
+    graph optimizations off, so that every node runs as written)."""
     import onnxruntime as ort
-    m = onnx.load(path)
+    if isinstance(model, onnx.ModelProto):
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+    else:
+        m = onnx.load(model)
     have = {o.name for o in m.graph.output}
     for n in m.graph.node:
         for x in n.output:
@@ -92,7 +96,7 @@ def run_all(path, feeds):
         values = dict(zip(names, sess.run(names, feeds)))
     values.update(feeds)
     values.update({t.name: numpy_helper.to_array(t) for t in m.graph.initializer})
-    return onnx.load(path), values
+    return (model if isinstance(model, onnx.ModelProto) else onnx.load(model)), values
 
 
 def model_bytes(path, feeds):

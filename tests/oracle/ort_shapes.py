@@ -12,16 +12,20 @@ Exit 0 when all agree, 1 otherwise, 77 when onnxruntime/onnx are missing.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 
 try:
     import numpy as np
     import onnx
-    import onnxruntime as ort
+    import onnxruntime  # noqa: F401  (run_all's runtime)
 except ImportError as e:
     print(f"SKIP: {e}")
     sys.exit(77)
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:  # appended: tests/oracle/transformers.py
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # must not shadow Hugging Face's package
+from ort_figures import run_all  # noqa: E402  (every value of a model as ONNX Runtime computes it)
 
 NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.DOUBLE: np.float64, onnx.TensorProto.FLOAT16: np.float16,
       onnx.TensorProto.INT64: np.int64, onnx.TensorProto.INT32: np.int32, onnx.TensorProto.INT8: np.int8,
@@ -48,22 +52,12 @@ def random_input(vi, binds, rng):
 
 
 def ort_shapes(model, binds, rng):
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    existing = {o.name for o in m.graph.output}
-    for n in m.graph.node:
-        for o in n.output:
-            if o and o not in existing:
-                m.graph.output.append(onnx.ValueInfoProto(name=o))
-                existing.add(o)
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    """The run-time shape of every node output and graph output (ort_figures.run_all)."""
     feeds = {vi.name: random_input(vi, binds, rng) for vi in model.graph.input
              if vi.name not in {i.name for i in model.graph.initializer}}
-    names = [o.name for o in sess.get_outputs()]
-    values = sess.run(names, feeds)
-    return {n: list(np.shape(v)) for n, v in zip(names, values)}
+    _, values = run_all(model, feeds)
+    names = {o.name for o in model.graph.output} | {x for n in model.graph.node for x in n.output if x}
+    return {n: list(np.shape(v)) for n, v in values.items() if n in names}
 
 
 def onnxcost_shapes(binary, path, binds):
