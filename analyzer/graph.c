@@ -66,6 +66,10 @@ static bool oc_is_default_domain(const char *d) {
     return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
 }
 
+bool oc_node_is(const struct oc_node *n, const char *op_type) {
+    return oc_is_default_domain(n->domain) && strcmp(n->op_type, op_type) == 0;
+}
+
 int64_t oc_graph_opset(const struct oc_graph *g, const char *domain) {
     bool def = oc_is_default_domain(domain);
     for (int32_t i = 0; i < g->n_opsets; i++) {

@@ -186,6 +186,8 @@ enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void
 int32_t oc_graph_find(const struct oc_graph *g, const char *name);
 /* Opset version imported for a domain ("" or "ai.onnx" = default), 0 if none. */
 int64_t oc_graph_opset(const struct oc_graph *g, const char *domain);
+/* True when n is op_type of the default (ai.onnx) domain. */
+bool oc_node_is(const struct oc_node *n, const char *op_type);
 /* "'name' (Op)" or "#index (Op)" for unnamed nodes; into buf. */
 const char *oc_node_label(const struct oc_node *n, char *buf, size_t size);
 

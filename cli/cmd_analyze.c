@@ -490,9 +490,16 @@ int oc_cmd_analyze(int argc, char **argv) {
             goto free_model;
         }
     }
-    struct oc_training training;
-    if (train)
+    struct oc_training training = {0};
+    if (train) {
         oc_training_estimate(an, tr.optimizer, a.samples, oc_cli_train_saved_rules(&tr), &training);
+        if (oc_training_signs(an, &training) != OC_OK) {
+            oc_cli_diag("error", path, "out of memory");
+            rc = OC_EXIT_INTERNAL;
+            oc_cli_discard_output(&f_out);
+            goto free_model;
+        }
+    }
     struct oc_data_parallel dp, step;
     struct oc_fit fitr = {0};
     struct oc_gpu_report gr = {&perf, NULL, NULL, a.balance, NULL, gg.spec_path, NULL};
@@ -501,8 +508,8 @@ int oc_cmd_analyze(int argc, char **argv) {
         if (st == OC_OK && a.n_stages)
             st = oc_pipeline_split(&perf, an, (int32_t)a.n_stages, a.balance, &pipe);
         if (st == OC_OK && gg.fit) {
-            st = oc_fit_compute(m, &opts, an, gpu, train, tr.optimizer, oc_cli_train_saved_rules(&tr), gg.reserve,
-                                &fitr, &d);
+            st = oc_fit_compute(m, &opts, an, gpu, train, tr.optimizer, oc_cli_train_saved_rules(&tr),
+                                training.signs.rules, gg.reserve, &fitr, &d);
             gr.fit = &fitr;
         }
         if (a.n_gpus) {

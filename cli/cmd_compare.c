@@ -71,17 +71,19 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
         st = oc_analyze(*m, opts, an, &d);
     if (st == OC_OK && gg->gpu)
         st = oc_perf_estimate(*an, gg->gpu, &gg->perf, perf);
+    if (st == OC_OK && tr->on) {
+        oc_training_estimate(*an, tr->optimizer, 0, oc_cli_train_saved_rules(tr), training);
+        st = oc_training_signs(*an, training);
+    }
     if (st == OC_OK && gg->fit)
-        st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, oc_cli_train_saved_rules(tr), gg->reserve,
-                            fit, &d);
+        st = oc_fit_compute(*m, opts, *an, gg->gpu, tr->on, tr->optimizer, oc_cli_train_saved_rules(tr),
+                            tr->on ? training->signs.rules : 0, gg->reserve, fit, &d);
     free(range_dims);
     if (st != OC_OK) {
         return oc_cli_fail(path, st, st == OC_ERR_NOMEM ? "out of memory" : d.msg);
     }
     for (int32_t k = 0; k < (*an)->n_warnings; k++)
         oc_cli_diag("warning", path, (*an)->warnings[k]);
-    if (tr->on)
-        oc_training_estimate(*an, tr->optimizer, 0, oc_cli_train_saved_rules(tr), training);
     *e = (struct oc_compare_entry){path,
                                    *an,
                                    tr->on ? training : NULL,

@@ -269,6 +269,12 @@ static void oc_cmp_json(struct oc_sbuf *b, const struct oc_compare_entry *e, int
     oc_sbuf_json(b, doc);
 }
 
+/* A model's path in a note: in Markdown, its '|' escaped. */
+static void oc_cmp_path(struct oc_sbuf *b, const char *path, bool md) {
+    for (const char *p = path; *p; p++)
+        oc_sbuf_puts(b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+}
+
 /* html: the text in b as a <pre> block (escaped), then b emptied */
 static void oc_cmp_html_pre(struct oc_sbuf *page, struct oc_sbuf *b) {
     oc_sbuf_put(b, "", 1);
@@ -435,20 +441,18 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         const struct oc_training *tr = e[i].training;
         for (int32_t k = 0; tr && k < tr->n_alts; k++) {
             oc_sbuf_puts(&b, md ? (k ? "> " : "\n> **Training memory:** ") : "NOTE: training memory of ");
-            for (const char *p = e[i].path; *p; p++)
-                oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+            oc_cmp_path(&b, e[i].path, md);
             oc_sbuf_printf(&b, " is %s%.2f MiB ", tr->alts[k].complete ? "" : md ? "≥ " : ">= ",
                            oc_mib(tr->alts[k].total_bytes));
             oc_training_alt_text(&b, tr, &tr->alts[k]);
-            oc_sbuf_puts(&b, md ? "\n" : "\n");
+            oc_sbuf_puts(&b, "\n");
         }
     }
     bool any_bound = false;
     for (int32_t i = 0; i < n; i++) {
         if (e[i].range && e[i].range->method == OC_RANGE_UNBOUNDED) {
             oc_sbuf_puts(&b, md ? "\n> **Not bounded:** " : "WARNING: not bounded: ");
-            for (const char *p = e[i].path; *p; p++)
-                oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+            oc_cmp_path(&b, e[i].path, md);
             oc_sbuf_printf(&b, ": its costs are not proven monotone (%s) and the box has %llu bindings, more than "
                                "--range-points\n",
                            e[i].range->why, (unsigned long long)e[i].range->points);
@@ -458,8 +462,7 @@ enum oc_status oc_report_compare(const struct oc_compare_entry *e, int32_t n, co
         if (oc_totals_exact(tt))
             continue;
         oc_sbuf_puts(&b, md ? "\n> **Incomplete:** " : "WARNING: incomplete: ");
-        for (const char *p = e[i].path; *p; p++)
-            oc_sbuf_puts(&b, md && *p == '|' ? "\\|" : (char[2]){*p, 0});
+        oc_cmp_path(&b, e[i].path, md);
         oc_sbuf_puts(&b, ": ");
         oc_fmt_incomplete(&b, tt);
         oc_sbuf_puts(&b, md ? "; its values marked ≥ are lower bounds" : "; its values marked >= are lower bounds");

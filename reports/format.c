@@ -563,3 +563,9 @@ json_t *oc_jstr(const char *s) {
     free(fixed);
     return j;
 }
+
+/* Counts are unsigned 64-bit; JSON integers are signed 64-bit. A saturated
+ * count is written as INT64_MAX and the totals flag it. */
+json_t *oc_jint(uint64_t v) {
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}

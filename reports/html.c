@@ -245,8 +245,8 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
             const struct oc_training_alt *a = &tr->alts[i];
             why.n = 0;
             oc_training_alt_text(&why, tr, a);
-            snprintf(buf, sizeof buf, "%s%.2f saved, %.2f in all", a->complete ? "" : "≥ ", oc_mib(a->saved_bytes),
-                     oc_mib(a->total_bytes));
+            snprintf(buf, sizeof buf, "%s%.2f MiB saved, %.2f MiB in all", a->complete ? "" : "≥ ",
+                     oc_mib(a->saved_bytes), oc_mib(a->total_bytes));
             oc_html_row(&b, why.p ? why.p : "", buf);
         }
         oc_sbuf_free(&why);

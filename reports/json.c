@@ -17,11 +17,6 @@
 
 #define OC_JSON_SCHEMA "onnxcost/1"
 
-/* Counts are unsigned 64-bit; JSON integers here are signed 64-bit. A
- * saturated count is written as INT64_MAX and the totals flag it. */
-static json_t *oc_jint(uint64_t v) {
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
 
 static json_t *oc_jshape(const struct oc_value *v) {
     if (v->rank < 0)

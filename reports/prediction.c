@@ -52,10 +52,10 @@ static void oc_gpu_text_fit(struct oc_sbuf *b, const struct oc_analysis *an, con
     oc_sbuf_puts(b, "\n");
     if (f->alt_rules) { /* as the export's signs suggest (the training block says which) */
         v = oc_fit_verdict(f->alt_need, f->alt_need_exact, f->usable);
-        oc_sbuf_printf(b, "  with%s%s, as the export's signs suggest: needs %s%.2f GiB: %s",
-                       f->alt_rules & OC_SAVED_FOLDED_BN ? " --folded-bn" : "",
-                       f->alt_rules & OC_SAVED_FUSED_POINTWISE ? " --fused-pointwise" : "",
-                       f->alt_need_exact ? "" : ">= ", oc_gib(f->alt_need), oc_fit_verdict_words(v));
+        oc_sbuf_puts(b, "  with");
+        oc_saved_rule_flags(b, f->alt_rules);
+        oc_sbuf_printf(b, ", as the export's signs suggest: needs %s%.2f GiB: %s", f->alt_need_exact ? "" : ">= ",
+                       oc_gib(f->alt_need), oc_fit_verdict_words(v));
         if (f->alt_max_batch >= 0) {
             oc_sbuf_puts(b, "; ");
             oc_fit_batch_text(b, f->alt_max_batch, f->alt_max_batch_capped, f->alt_need_exact);

@@ -167,6 +167,10 @@ void oc_training_alt_text(struct oc_sbuf *b, const struct oc_training *tr, const
 /* The sign of one rule (enum oc_saved_rule) in words: "if the 52 Convs
  * with a bias carried folded BatchNorms (...)". */
 void oc_training_signs_text(struct oc_sbuf *b, const struct oc_export_signs *s, unsigned rule);
+/* The flags that say rules (enum oc_saved_rule), each after a space. */
+void oc_saved_rule_flags(struct oc_sbuf *b, unsigned rules);
+/* A count as a JSON integer, INT64_MAX when it saturated (format.c). */
+struct json_t *oc_jint(uint64_t v);
 /* enum oc_saved_rule bits as a JSON array of names ("folded_bn", ...). */
 struct json_t *oc_saved_rules_json(unsigned rules);
 /* tr's figures under the rules its export's signs suggest. */

@@ -9,13 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-/* A byte count as a JSON integer, saturated as json.c writes counts. */
-static json_t *oc_training_jbytes(uint64_t v) {
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
-/* The flags that say rules (enum oc_saved_rule), each after a space. */
-static void oc_saved_rule_flags(struct oc_sbuf *b, unsigned rules) {
+void oc_saved_rule_flags(struct oc_sbuf *b, unsigned rules) {
     if (rules & OC_SAVED_FOLDED_BN)
         oc_sbuf_puts(b, " --folded-bn");
     if (rules & OC_SAVED_FUSED_POINTWISE)
@@ -130,8 +124,8 @@ json_t *oc_training_alts_json(const struct oc_training *tr) {
         const struct oc_training_alt *a = &tr->alts[k];
         json_t *e = json_object();
         json_object_set_new(e, "saved_rules", oc_saved_rules_json(a->rules));
-        json_object_set_new(e, "saved_activation_bytes", oc_training_jbytes(a->saved_bytes));
-        json_object_set_new(e, "total_bytes", oc_training_jbytes(a->total_bytes));
+        json_object_set_new(e, "saved_activation_bytes", oc_jint(a->saved_bytes));
+        json_object_set_new(e, "total_bytes", oc_jint(a->total_bytes));
         json_object_set_new(e, "complete", json_boolean(a->complete));
         json_array_append_new(alts, e);
     }

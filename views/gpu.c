@@ -424,6 +424,8 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
     if (p->opts.host_s > 0 && kernels * p->opts.host_s > out->backward)
         out->backward = kernels * p->opts.host_s;
     bool *folded = p->opts.folded_bn ? oc_folded_bn_convs(g) : NULL;
+    if (p->opts.folded_bn && !folded) /* out of memory: the passes are unknown, not none */
+        out->batchnorm = NAN;
     for (int32_t i = 0; folded && i < g->n_nodes; i++) { /* the BatchNorms training runs */
         const struct oc_node *nd = &g->nodes[i];
         if (!p->nodes[i].known || !folded[i])
@@ -668,7 +670,8 @@ uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve) {
 
 enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
                               const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
-                              enum oc_optimizer opt, unsigned saved_rules, uint64_t reserve, struct oc_fit *out, struct oc_diag *d) {
+                              enum oc_optimizer opt, unsigned saved_rules, unsigned suggested_rules, uint64_t reserve,
+                              struct oc_fit *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     out->training = training;
     out->need = oc_fit_need(an, training, opt, saved_rules, &out->need_exact);
@@ -676,14 +679,10 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
     out->usable = oc_gpu_usable(gpu, reserve);
     enum oc_status st =
         oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
-    if (st != OC_OK || !training)
+    if (st != OC_OK || !training || !(suggested_rules & ~saved_rules))
         return st;
-    struct oc_training tr;
-    oc_training_estimate(an, opt, 0, saved_rules, &tr);
-    if (!tr.n_alts)
-        return OC_OK;
-    unsigned rules = saved_rules | tr.signs.rules;
-    out->alt_rules = tr.signs.rules;
+    unsigned rules = saved_rules | suggested_rules;
+    out->alt_rules = suggested_rules & ~saved_rules;
     out->alt_need = oc_fit_need(an, training, opt, rules, &out->alt_need_exact);
     return oc_fit_max_batch(m, opts, training, opt, rules, out->usable, &out->alt_max_batch, &out->alt_max_batch_capped,
                             d);

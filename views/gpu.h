@@ -322,10 +322,11 @@ struct oc_fit {
 uint64_t oc_gpu_usable(const struct oc_gpu *gpu, uint64_t reserve);
 /* need at the analyzed binding (training with opt, or inference) against
  * the device's memory minus reserve, and the largest batch that fits
- * (oc_fit_max_batch); training, both again with the rules the export's
- * signs suggest (alt_*). */
+ * (oc_fit_max_batch); training with suggested_rules (the export's signs,
+ * oc_training_signs), both again with those rules added (alt_*). */
 enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_opts *opts,
                               const struct oc_analysis *an, const struct oc_gpu *gpu, bool training,
-                              enum oc_optimizer opt, unsigned saved_rules, uint64_t reserve, struct oc_fit *out, struct oc_diag *d);
+                              enum oc_optimizer opt, unsigned saved_rules, unsigned suggested_rules, uint64_t reserve,
+                              struct oc_fit *out, struct oc_diag *d);
 
 #endif

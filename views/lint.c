@@ -129,10 +129,6 @@ struct oc_lint_ctx {
     struct oc_diag *d;
 };
 
-static bool oc_onnx_op(const struct oc_node *n, const char *op) {
-    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, op) == 0;
-}
-
 static struct oc_lint_finding *oc_lint_add(struct oc_lint_ctx *c, enum oc_lint_rule_id rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -540,14 +536,14 @@ static bool oc_nondeterministic(const struct oc_node *n) {
     static const char *const ops[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                                       "Multinomial", "Bernoulli"};
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
-        if (oc_onnx_op(n, ops[k]))
+        if (oc_node_is(n, ops[k]))
             return true;
     return false;
 }
 
 /* A Cast of a float initializer to a narrower float: precision/cast-weights'. */
 static bool oc_narrowing_weight_cast(const struct oc_graph *g, const struct oc_node *n) {
-    if (!oc_onnx_op(n, "Cast") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0)
+    if (!oc_node_is(n, "Cast") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0)
         return false;
     const struct oc_value *w = &g->values[n->in[0]], *y = &g->values[n->out[0]];
     return w->kind == OC_VALUE_INITIALIZER && oc_dtype_is_float(w->dtype) && oc_dtype_is_float(y->dtype) &&
@@ -580,7 +576,7 @@ static enum oc_status oc_rule_foldable(struct oc_lint_ctx *c) {
                 konst[n->out[j]] = true;
         /* a Constant (or a node of no input) is a constant already: folding it saves nothing; a dead node
            is graph/dead-node's */
-        fold[i] = any_in && !oc_onnx_op(n, "Constant") && c->live[i] && !(n->def && (n->def->flags & OC_OPF_ALIAS)) &&
+        fold[i] = any_in && !oc_node_is(n, "Constant") && c->live[i] && !(n->def && (n->def->flags & OC_OPF_ALIAS)) &&
                   !oc_narrowing_weight_cast(g, n);
     }
     /* regions: foldable nodes joined through the values between them (union-find; the root is the
@@ -763,7 +759,7 @@ static bool oc_lint_stored(const struct oc_graph *g, int32_t v) {
     const struct oc_value *val = &g->values[v];
     if (val->kind == OC_VALUE_INITIALIZER)
         return true;
-    return val->kind == OC_VALUE_NODE && val->producer >= 0 && oc_onnx_op(&g->nodes[val->producer], "Constant");
+    return val->kind == OC_VALUE_NODE && val->producer >= 0 && oc_node_is(&g->nodes[val->producer], "Constant");
 }
 
 /* Whether every input of n after the first is stored in the file: then a
@@ -945,7 +941,7 @@ static int32_t oc_only_reader(const struct oc_lint_ctx *c, int32_t v) {
 static int32_t oc_cancelling_pair(const struct oc_lint_ctx *c, int32_t i, int32_t *mid) {
     const struct oc_graph *g = c->g;
     const struct oc_node *a = &g->nodes[i];
-    bool tr = oc_onnx_op(a, "Transpose"), cast = oc_onnx_op(a, "Cast"), rs = oc_onnx_op(a, "Reshape");
+    bool tr = oc_node_is(a, "Transpose"), cast = oc_node_is(a, "Cast"), rs = oc_node_is(a, "Reshape");
     if ((!tr && !cast && !rs) || !c->live[i] || c->folded[i] || a->n_in < 1 || a->in[0] < 0 || a->n_out != 1 ||
         oc_is_no_op(g, a)) /* a no-op is graph/no-op's */
         return -1;
@@ -990,7 +986,7 @@ static enum oc_status oc_rule_cancelling(struct oc_lint_ctx *c) {
         if (done[i] || (j = oc_cancelling_pair(c, i, &mid)) < 0)
             continue;
         const struct oc_node *a = &g->nodes[i];
-        bool cast = oc_onnx_op(a, "Cast");
+        bool cast = oc_node_is(a, "Cast");
         struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_CANCELLING, "%s", "");
         if (!f) {
             st = OC_ERR_NOMEM;
@@ -1017,7 +1013,7 @@ static enum oc_status oc_rule_cancelling(struct oc_lint_ctx *c) {
                      "%d pair%s of Casts to %s and back, which loses nothing (first %s and %s): read the input "
                      "directly",
                      pairs, pairs == 1 ? "" : "s", oc_dtype_name(mid), la, lb);
-        else if (oc_onnx_op(a, "Reshape"))
+        else if (oc_node_is(a, "Reshape"))
             snprintf(f->message, sizeof f->message,
                      "%d pair%s of Reshapes back to the input's shape (first %s and %s): read the input directly",
                      pairs, pairs == 1 ? "" : "s", la, lb);
@@ -1066,7 +1062,7 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
         const struct oc_node *n = &g->nodes[i];
         if (!c->live[i] || n->n_in < 1 || n->in[0] < 0)
             continue;
-        bool bn = oc_onnx_op(n, "BatchNormalization"), mul = oc_onnx_op(n, "Mul"), add = oc_onnx_op(n, "Add");
+        bool bn = oc_node_is(n, "BatchNormalization"), mul = oc_node_is(n, "Mul"), add = oc_node_is(n, "Add");
         if (!bn && !mul && !add)
             continue;
         /* the contraction before it, read by it alone */
@@ -1087,7 +1083,7 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
             continue;
         const struct oc_node *p = &g->nodes[x->producer];
         /* through the Muls and Adds by per-channel constants before it, themselves folded */
-        for (int32_t hop = 0; hop < 16 && (oc_onnx_op(p, "Mul") || oc_onnx_op(p, "Add")) && p->n_in == 2; hop++) {
+        for (int32_t hop = 0; hop < 16 && (oc_node_is(p, "Mul") || oc_node_is(p, "Add")) && p->n_in == 2; hop++) {
             int32_t pk = oc_lint_stored(g, p->in[1]) ? p->in[1] : p->in[0], px = pk == p->in[1] ? p->in[0] : p->in[1];
             if (px < 0 || pk < 0 || !oc_lint_stored(g, pk) || oc_lint_stored(g, px))
                 break;
@@ -1098,8 +1094,8 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
             x = pv;
             p = &g->nodes[pv->producer];
         }
-        bool conv = oc_onnx_op(p, "Conv") || oc_onnx_op(p, "ConvTranspose");
-        bool dense = oc_onnx_op(p, "Gemm") || oc_onnx_op(p, "MatMul");
+        bool conv = oc_node_is(p, "Conv") || oc_node_is(p, "ConvTranspose");
+        bool dense = oc_node_is(p, "Gemm") || oc_node_is(p, "MatMul");
         /* a dense layer's BatchNormalization folds when its channels are the features: [N, F] */
         if (!(conv || (bn && dense && x->rank == 2)) || p->n_in < 2 || p->in[1] < 0 || !oc_lint_stored(g, p->in[1]))
             continue;
@@ -1156,7 +1152,7 @@ static enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
 static bool oc_attention_between(const struct oc_node *n) {
     static const char *const ops[] = {"Div", "Mul", "Add", "Where", "Cast", "Sub"};
     for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
-        if (oc_onnx_op(n, ops[k]))
+        if (oc_node_is(n, ops[k]))
             return true;
     return false;
 }
@@ -1167,7 +1163,7 @@ static int32_t oc_value_readers(const struct oc_lint_ctx *c, int32_t v) {
     int32_t n = 0;
     for (int32_t e = c->rstart[v]; e < c->rstart[v + 1]; e++) {
         const struct oc_node *u = &c->g->nodes[c->radj[e]];
-        n += !(oc_onnx_op(u, "Shape") || oc_onnx_op(u, "Size"));
+        n += !(oc_node_is(u, "Shape") || oc_node_is(u, "Size"));
     }
     return n + c->g->values[v].is_graph_output;
 }
@@ -1178,17 +1174,17 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
     for (int32_t s = 0; s < g->n_nodes; s++) {
         int32_t i = g->order[s];
         const struct oc_node *sm = &g->nodes[i];
-        if (!oc_onnx_op(sm, "Softmax") || !c->live[i] || sm->n_in < 1 || sm->in[0] < 0 || sm->out[0] < 0)
+        if (!oc_node_is(sm, "Softmax") || !c->live[i] || sm->n_in < 1 || sm->in[0] < 0 || sm->out[0] < 0)
             continue;
         /* forward: the Softmax's only reader (through an inference Dropout or an Identity) is a MatMul
            with an activation on its other side */
         int32_t probs = sm->out[0], m2 = oc_only_reader(c, probs);
-        while (m2 >= 0 && (oc_onnx_op(&g->nodes[m2], "Dropout") || oc_onnx_op(&g->nodes[m2], "Identity")) &&
+        while (m2 >= 0 && (oc_node_is(&g->nodes[m2], "Dropout") || oc_node_is(&g->nodes[m2], "Identity")) &&
                oc_is_no_op(g, &g->nodes[m2])) {
             probs = g->nodes[m2].out[0];
             m2 = oc_only_reader(c, probs);
         }
-        if (m2 < 0 || !oc_onnx_op(&g->nodes[m2], "MatMul") || g->nodes[m2].n_in != 2 ||
+        if (m2 < 0 || !oc_node_is(&g->nodes[m2], "MatMul") || g->nodes[m2].n_in != 2 ||
             g->nodes[m2].in[0] != probs || oc_lint_stored(g, g->nodes[m2].in[1]))
             continue;
         /* back: through the scale and mask (each result read once) to a MatMul of two activations */
@@ -1198,7 +1194,7 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
             if (val->kind != OC_VALUE_NODE || val->producer < 0 || oc_value_readers(c, v) != 1)
                 break;
             const struct oc_node *p = &g->nodes[val->producer];
-            if (oc_onnx_op(p, "MatMul")) {
+            if (oc_node_is(p, "MatMul")) {
                 if (p->n_in == 2 && !oc_lint_stored(g, p->in[0]) && !oc_lint_stored(g, p->in[1]))
                     m1 = val->producer;
                 break;
@@ -1288,9 +1284,9 @@ static bool oc_gemm_dims(const struct oc_graph *g, const struct oc_node *n, uint
     uint64_t ny;
     if (a->rank < 1 || b->rank < 1 || y->rank < 1 || !oc_value_numel(y, &ny))
         return false;
-    if (oc_onnx_op(n, "MatMul") || oc_onnx_op(n, "Gemm")) {
+    if (oc_node_is(n, "MatMul") || oc_node_is(n, "Gemm")) {
         int64_t ta = 0;
-        if (oc_onnx_op(n, "Gemm") && oc_attr_int(n, "transA", 0, &ta, NULL) != OC_OK)
+        if (oc_node_is(n, "Gemm") && oc_attr_int(n, "transA", 0, &ta, NULL) != OC_OK)
             return false;
         int64_t kk = a->rank >= 2 && ta ? a->dims[a->rank - 2].value : a->dims[a->rank - 1].value;
         int64_t cols = y->dims[y->rank - 1].value;
@@ -1301,7 +1297,7 @@ static bool oc_gemm_dims(const struct oc_graph *g, const struct oc_node *n, uint
         *m = ny / (uint64_t)cols;
         return true;
     }
-    if (oc_onnx_op(n, "Conv") && b->rank >= 3 && y->rank >= 3) {
+    if (oc_node_is(n, "Conv") && b->rank >= 3 && y->rank >= 3) {
         int64_t groups = 1;
         if (oc_attr_int(n, "group", 1, &groups, NULL) != OC_OK || groups < 1 || b->dims[0].value <= 0)
             return false;

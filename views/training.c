@@ -295,10 +295,6 @@ static void oc_pointwise_regions(const struct oc_graph *g, const uint8_t *flow, 
     free(inside), free(exits), free(size);
 }
 
-static bool oc_is_onnx_op(const struct oc_node *n, const char *op) {
-    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, op) == 0;
-}
-
 bool *oc_folded_bn_convs(const struct oc_graph *g) {
     bool *bn_in = calloc((size_t)g->n_values + 1, sizeof *bn_in);
     bool *mark = calloc((size_t)g->n_nodes + 1, sizeof *mark);
@@ -308,12 +304,12 @@ bool *oc_folded_bn_convs(const struct oc_graph *g) {
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
-        if (oc_is_onnx_op(n, "BatchNormalization") && n->n_in > 0 && n->in[0] >= 0)
+        if (oc_node_is(n, "BatchNormalization") && n->n_in > 0 && n->in[0] >= 0)
             bn_in[n->in[0]] = true;
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
-        mark[i] = (oc_is_onnx_op(n, "Conv") || oc_is_onnx_op(n, "ConvTranspose")) && n->n_in > 2 && n->in[2] >= 0 &&
+        mark[i] = (oc_node_is(n, "Conv") || oc_node_is(n, "ConvTranspose")) && n->n_in > 2 && n->in[2] >= 0 &&
                   n->n_out > 0 && n->out[0] >= 0 && !bn_in[n->out[0]];
     }
     free(bn_in);
@@ -336,10 +332,11 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
     int32_t *region_root = malloc(((size_t)nn + 1) * sizeof *region_root);
     bool *in_region_val = calloc((size_t)nv + 1, sizeof *in_region_val);
     uint8_t *flow = oc_value_flow(g);
-    bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? oc_folded_bn_convs(g) : calloc((size_t)nn + 1, sizeof *folded);
+    bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? oc_folded_bn_convs(g) : NULL;
     bool complete = true;
     *out = 0;
-    if (!root || !keep || !region || !region_root || !in_region_val || !flow || !folded) {
+    if (!root || !keep || !region || !region_root || !in_region_val || !flow ||
+        (!folded && (saved_rules & OC_SAVED_FOLDED_BN))) {
         free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
         return false;
     }
@@ -420,7 +417,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
             for (int32_t j = 0; j < n->n_out; j++)
                 if (n->out[j] >= 0)
                     keep[root[n->out[j]]] = true;
-        if (folded[i]) { /* the folded BatchNorm's input */
+        if (folded && folded[i]) { /* the folded BatchNorm's input */
             uint64_t bytes;
             const struct oc_value *y = &g->values[n->out[0]];
             if (oc_value_bytes_priced(g, y, &bytes))
@@ -450,22 +447,27 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
 }
 
 /* The signs in g of the rules saved_rules leaves out (struct
-   oc_export_signs). */
-static void oc_export_signs_of(const struct oc_graph *g, unsigned saved_rules, struct oc_export_signs *s) {
+   oc_export_signs); false when out of memory. */
+static bool oc_export_signs_of(const struct oc_graph *g, unsigned saved_rules, struct oc_export_signs *s) {
     int32_t nn = g->n_nodes;
     memset(s, 0, sizeof *s);
-    bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? NULL : oc_folded_bn_convs(g);
-    for (int32_t i = 0; folded && i < nn; i++)
-        s->biased_convs += folded[i];
-    free(folded);
+    if (!(saved_rules & OC_SAVED_FOLDED_BN)) {
+        bool *folded = oc_folded_bn_convs(g);
+        if (!folded)
+            return false;
+        for (int32_t i = 0; i < nn; i++)
+            s->biased_convs += folded[i];
+        free(folded);
+    }
     if (s->biased_convs > 0)
         s->rules |= OC_SAVED_FOLDED_BN;
     if (saved_rules & OC_SAVED_FUSED_POINTWISE)
-        return;
+        return true;
     int32_t *region = malloc(((size_t)nn + 1) * sizeof *region), *root = malloc(((size_t)nn + 1) * sizeof *root);
     bool *in_region_val = calloc((size_t)g->n_values + 1, sizeof *in_region_val);
     uint8_t *kind = calloc((size_t)nn + 1, 1), *flow = oc_value_flow(g);
-    if (region && root && in_region_val && kind && flow) {
+    bool ok = region && root && in_region_val && kind && flow;
+    if (ok) {
         oc_pointwise_regions(g, flow, region, root, in_region_val);
         enum { GELU = 1, NORM = 2, SILU = 4, SEEN = 8 };
         for (int32_t i = 0; i < nn; i++) {
@@ -491,6 +493,17 @@ static void oc_export_signs_of(const struct oc_graph *g, unsigned saved_rules, s
             s->rules |= OC_SAVED_FUSED_POINTWISE;
     }
     free(region), free(root), free(in_region_val), free(kind), free(flow);
+    return ok;
+}
+
+/* Parameters, gradients, optimizer state and saved activations, summed
+   into *total (saturating: fl says so). */
+static void oc_training_total(const struct oc_training *tr, uint64_t saved, uint64_t *total, uint32_t *fl) {
+    *total = 0;
+    oc_sum_u64(total, tr->param_bytes, fl);
+    oc_sum_u64(total, tr->grad_bytes, fl);
+    oc_sum_u64(total, tr->optimizer_bytes, fl);
+    oc_sum_u64(total, saved, fl);
 }
 
 /* The estimate *out with rules in place of its own: the saved bytes and
@@ -499,12 +512,8 @@ static void oc_training_alt_of(const struct oc_analysis *an, const struct oc_tra
                                struct oc_training_alt *alt) {
     uint32_t fl = 0;
     alt->rules = rules;
-    alt->total_bytes = 0;
     alt->complete = oc_saved_for_backward(an->graph, rules, &alt->saved_bytes, &fl) && an->totals.n_uncosted == 0;
-    oc_sum_u64(&alt->total_bytes, tr->param_bytes, &fl);
-    oc_sum_u64(&alt->total_bytes, tr->grad_bytes, &fl);
-    oc_sum_u64(&alt->total_bytes, tr->optimizer_bytes, &fl);
-    oc_sum_u64(&alt->total_bytes, alt->saved_bytes, &fl);
+    oc_training_total(tr, alt->saved_bytes, &alt->total_bytes, &fl);
     if (fl) /* a saturated figure is a lower bound */
         alt->complete = false;
 }
@@ -531,16 +540,12 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
-        if ((!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, "Dropout") == 0 &&
-            oc_dropout_trains(g, n))
+        if (oc_node_is(n, "Dropout") && oc_dropout_trains(g, n))
             out->training_dropouts++;
     }
     if (!oc_saved_for_backward(g, saved_rules, &out->saved_bytes, &fl))
         out->complete = false;
-    oc_sum_u64(&out->total_bytes, out->param_bytes, &fl);
-    oc_sum_u64(&out->total_bytes, out->grad_bytes, &fl);
-    oc_sum_u64(&out->total_bytes, out->optimizer_bytes, &fl);
-    oc_sum_u64(&out->total_bytes, out->saved_bytes, &fl);
+    oc_training_total(out, out->saved_bytes, &out->total_bytes, &fl);
     uint64_t a, b;
     if (oc_mul_u64(f_contract, 3, &a) || oc_mul_u64(f_other, 2, &b) || oc_add_u64(a, b, &out->step_flops))
         fl |= OC_COST_OVERFLOW;
@@ -557,11 +562,17 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
             fl |= OC_COST_OVERFLOW;
     }
     out->overflow = fl != 0;
-    oc_export_signs_of(g, saved_rules, &out->signs);
+}
+
+enum oc_status oc_training_signs(const struct oc_analysis *an, struct oc_training *tr) {
+    tr->n_alts = 0;
+    if (!oc_export_signs_of(an->graph, tr->saved_rules, &tr->signs))
+        return OC_ERR_NOMEM;
     static const unsigned bits[] = {OC_SAVED_FOLDED_BN, OC_SAVED_FUSED_POINTWISE};
     for (size_t k = 0; k < OC_ARRAY_LEN(bits); k++)
-        if (out->signs.rules & bits[k])
-            oc_training_alt_of(an, out, saved_rules | bits[k], &out->alts[out->n_alts++]);
-    if (out->n_alts > 1)
-        oc_training_alt_of(an, out, saved_rules | out->signs.rules, &out->alts[out->n_alts++]);
+        if (tr->signs.rules & bits[k])
+            oc_training_alt_of(an, tr, tr->saved_rules | bits[k], &tr->alts[tr->n_alts++]);
+    if (tr->n_alts > 1)
+        oc_training_alt_of(an, tr, tr->saved_rules | tr->signs.rules, &tr->alts[tr->n_alts++]);
+    return OC_OK;
 }

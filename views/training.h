@@ -81,6 +81,7 @@ struct oc_training {
     uint64_t epoch_flops;
     bool complete;              /* false: some sizes or costs unknown      */
     bool overflow;
+    /* filled by oc_training_signs, zero before: */
     struct oc_export_signs signs;
     /* each suggested rule alone, then (two suggested) both: the last is
        the estimate with every sign taken; n_alts 0 when there is none */
@@ -103,9 +104,13 @@ bool oc_optimizer_parse(const char *s, enum oc_optimizer *out);
 const char *oc_optimizer_name(enum oc_optimizer o);
 
 /* Estimate for analysis an; samples > 0 adds the per-epoch FLOPs;
- * saved_rules: enum oc_saved_rule bits. Also the export's signs and the
- * estimate with the rules they suggest (out->alts). */
+ * saved_rules: enum oc_saved_rule bits. */
 void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
                           struct oc_training *out);
+/* The export's signs in an's graph and tr's figures under the rules they
+ * suggest (tr->signs, tr->alts), for the reports: tr from
+ * oc_training_estimate on the same analysis. OC_ERR_NOMEM when out of
+ * memory. */
+enum oc_status oc_training_signs(const struct oc_analysis *an, struct oc_training *tr);
 
 #endif

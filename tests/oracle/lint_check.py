@@ -320,8 +320,8 @@ def check_no_op(onnxcost, path, bare):
           f"({pad_f['message'] if pad_f else None})")
     saved = sum(f["saving"]["bytes_moved"] for f in got)
     # the bare model has no Shape/Sub/Concat either: those feed pad2's pads and go with it
-    _, _, per = model_bytes(path, feeds)
-    d = moved(path, feeds) - moved(bare, feeds)
+    r0, w0, per = model_bytes(path, feeds)
+    d = r0 + w0 - moved(bare, feeds)
     shape_path = sum(sum(per[nm]) for nm in ("shape", "sub", "concat"))
     check(d - shape_path == saved, f"no-op: ONNX Runtime's tensors move {d} B more than the bare chain's, less the "
                                    f"pads' own computation {shape_path} = {d - shape_path}; the findings save {saved}")
@@ -818,7 +818,6 @@ def check_onnxsim(onnxcost, work):
     except ImportError as e:
         check(False, f"onnxsim: {e} (a test dependency: .ci/install-deps)")
         return
-    covered = 0
     for name in ("noop", "cancel", "foldable", "fold_weights", "dead"):
         path = os.path.join(work, name + ".onnx")
         m = onnx.load(path)
@@ -827,13 +826,15 @@ def check_onnxsim(onnxcost, work):
         onnx.save(sim, sim_path)
         removed = {n.name for n in m.graph.node} - {n.name for n in sim.graph.node}
         rc, doc, _ = lint(onnxcost, path, *DIM)
-        named = [f for f in (doc or {}).get("findings", []) if f["nodes"] and f["saving"]
+        # a finding onnxsim carried out: some of its nodes removed, and every one but the Conv it folds into
+        named = [f for f in (doc or {}).get("findings", []) if f["saving"]
+                 and any(n["name"] in removed for n in f["nodes"])
                  and all(n["name"] in removed for n in f["nodes"] if n["op_type"] != "Conv")]
         in_findings = {n["name"] for f in named for n in f["nodes"]}
         unnamed = removed - in_findings
         feeds = feeds_for(path, {"N": N})
-        _, _, per = model_bytes(path, feeds)
-        d = moved(path, feeds) - moved(sim_path, feeds) - sum(sum(per[x]) for x in unnamed)
+        r0, w0, per = model_bytes(path, feeds)
+        d = r0 + w0 - moved(sim_path, feeds) - sum(sum(per[x]) for x in unnamed)
         saved = sum(f["saving"]["bytes_moved"] for f in named)
         what = f"onnxsim on {name}: removes {sorted(removed)}"
         check(ok and removed and named and d == saved,
@@ -846,8 +847,6 @@ def check_onnxsim(onnxcost, work):
             sw = sum(f["saving"]["weight_bytes"] for f in named)
             check(f0 - f1 == sf and w0 - w1 == sw, f"{what}: FLOPs by hand {f0} -> {f1} (findings {sf}), float "
                                                    f"initializers {w0} -> {w1} B (findings {sw})")
-        covered += 1
-    check(covered == 5, f"onnxsim: {covered} of 5 models simplified and compared")
 
 
 def check_custom(onnxcost, path):

@@ -80,6 +80,7 @@ def run_all(model, feeds):
     else:
         m = onnx.load(model)
     have = {o.name for o in m.graph.output}
+    n_outputs = len(m.graph.output)
     for n in m.graph.node:
         for x in n.output:
             if x and x not in have:
@@ -96,7 +97,8 @@ def run_all(model, feeds):
         values = dict(zip(names, sess.run(names, feeds)))
     values.update(feeds)
     values.update({t.name: numpy_helper.to_array(t) for t in m.graph.initializer})
-    return (model if isinstance(model, onnx.ModelProto) else onnx.load(model)), values
+    del m.graph.output[n_outputs:]  # the model as given: the other outputs were only added for the run
+    return m, values
 
 
 def model_bytes(path, feeds):
