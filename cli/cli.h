@@ -37,6 +37,7 @@ int oc_cmd_compare(int argc, char **argv);
 int oc_cmd_replay(int argc, char **argv);
 int oc_cmd_merge(int argc, char **argv);
 int oc_cmd_calibrate(int argc, char **argv);
+int oc_cmd_tables(int argc, char **argv);
 int oc_cmd_llm(int argc, char **argv);
 int oc_cmd_annotate(int argc, char **argv);
 int oc_cmd_measure(int argc, char **argv);
@@ -125,6 +126,10 @@ int oc_cli_open_output(struct oc_outfile *o, const char *path);
  * with no writer would wait forever. Cleared by oc_cli_main. */
 int oc_cli_note_input(const char *path);
 void oc_cli_forget_inputs(void);
+/* Keeps p until oc_cli_main returns, then free_fn(p) (oc_cli_release_kept);
+ * false when out of memory (p is then the caller's to free). */
+bool oc_cli_keep(void *p, void (*free_fn)(void *));
+void oc_cli_release_kept(void);
 /* OC_EXIT_OK when writing `path` would not touch a file the run reads
  * (other than `except`, which may be NULL: annotate may rewrite its own
  * model in place); else OC_EXIT_INPUT after one line naming both ("what"

@@ -40,6 +40,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"replay", oc_cmd_replay, "run each node on an NVIDIA GPU, measured beside estimated"},
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
     {"calibrate", oc_cmd_calibrate, "fit the model's efficiencies to replay or measure results"},
+    {"tables", oc_cmd_tables, "measured kernel tables from replay results, as a --gpu-spec file"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},
@@ -106,6 +107,7 @@ int oc_cli_main(int argc, char **argv, const struct oc_cli_io *io) {
     oc_cli_forget_inputs();
     int rc = oc_cli_dispatch(argc, argv);
     oc_cli_forget_inputs();
+    oc_cli_release_kept();
     if (io) {
         fflush(oc_cli_out());
         fflush(oc_cli_err());

@@ -93,6 +93,33 @@ struct oc_cli_input {
 static struct oc_cli_input *oc_inputs;
 static int32_t oc_n_inputs, oc_cap_inputs;
 
+/* What one run of oc_cli_main keeps until it returns (a --gpu-spec file's
+   kernel tables): freed there, so that a process running many (the Python
+   package) keeps none. */
+struct oc_cli_kept {
+    void *p;
+    void (*free_fn)(void *);
+};
+static struct oc_cli_kept *oc_kept;
+static int32_t oc_n_kept;
+
+bool oc_cli_keep(void *p, void (*free_fn)(void *)) {
+    struct oc_cli_kept *t = realloc(oc_kept, ((size_t)oc_n_kept + 1) * sizeof *t);
+    if (!t)
+        return false;
+    oc_kept = t;
+    oc_kept[oc_n_kept++] = (struct oc_cli_kept){p, free_fn};
+    return true;
+}
+
+void oc_cli_release_kept(void) {
+    for (int32_t i = oc_n_kept - 1; i >= 0; i--)
+        oc_kept[i].free_fn(oc_kept[i].p);
+    free(oc_kept);
+    oc_kept = NULL;
+    oc_n_kept = 0;
+}
+
 void oc_cli_forget_inputs(void) {
     for (int32_t i = 0; i < oc_n_inputs; i++)
         free(oc_inputs[i].path);

@@ -234,6 +234,11 @@ static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const c
     return OC_PARSE_GO;
 }
 
+static void oc_cli_free_tables(void *p) {
+    oc_ktables_free(p);
+    free(p);
+}
+
 static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
     (void)o;
     (void)prefix;
@@ -243,6 +248,14 @@ static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, co
         oc_cli_diag("error", v ? v : "--gpu-spec", v ? err : "takes a JSON file");
         return OC_EXIT_INPUT;
     }
+    struct oc_ktables *tables = calloc(1, sizeof *tables);
+    bool loaded = tables && oc_gpu_spec_load_tables(v, tables, err, sizeof err);
+    if (!loaded || !oc_cli_keep(tables, oc_cli_free_tables)) {
+        oc_cli_diag("error", v, loaded || !tables ? "out of memory" : err);
+        oc_cli_free_tables(tables);
+        return loaded || !tables ? OC_EXIT_INTERNAL : OC_EXIT_INPUT;
+    }
+    g->custom.tables = tables->n ? tables : NULL;
     g->gpu = &g->custom;
     g->spec_path = v;
     oc_cli_gpu_forget_measured(g);

@@ -57,6 +57,7 @@ typedef struct {
     const struct oc_gpu *gpu;
     struct oc_gpu custom;    /* a gpu_spec file's device (gpu points at it)        */
     char custom_name[512];   /* its strings                                       */
+    struct oc_ktables tables; /* its measured kernel tables (custom.tables)        */
     char *spec_path;         /* the gpu_spec file, or NULL                         */
     struct oc_perf perf;
     char dtype_name[16];     /* --dtype in force, or ""                           */
@@ -66,6 +67,7 @@ typedef struct {
 
 static void oc_handle_dealloc(oc_handle *h) {
     oc_perf_free(&h->perf);
+    oc_ktables_free(&h->tables);
     oc_symbolic_free(h->sym);
     oc_analysis_free(h->an);
     oc_model_free(h->model);
@@ -415,10 +417,12 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
             return PyErr_NoMemory();
         }
         strcpy(h->spec_path, gpu_spec);
-        if (!oc_gpu_spec_load(gpu_spec, &h->custom, h->custom_name, sizeof h->custom_name, err, sizeof err)) {
+        if (!oc_gpu_spec_load(gpu_spec, &h->custom, h->custom_name, sizeof h->custom_name, err, sizeof err) ||
+            !oc_gpu_spec_load_tables(gpu_spec, &h->tables, err, sizeof err)) {
             Py_DECREF(h);
             return PyErr_Format(PyExc_ValueError, "%s: %s", gpu_spec, err);
         }
+        h->custom.tables = h->tables.n ? &h->tables : NULL;
         h->gpu = &h->custom;
         oc_perf_use_measured(&h->custom, 0, &popts);
     }

@@ -123,6 +123,8 @@ void oc_rp_file_free(struct oc_rp_file *f) {
     free(f->nodes);
     free(f->path);
     free(f->device);
+    free(f->dtype);
+    free(f->bindings);
     free(f->model);
     memset(f, 0, sizeof *f);
 }
@@ -263,6 +265,21 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
             out->math = k;
     if (!jmath) /* a result without options: the replay's default */
         out->math = OC_RP_MATH_FP32;
+    const json_t *opts = json_object_get(root, "options");
+    out->dtype = oc_rp_dup(json_string_value(json_object_get(opts, "dtype")));
+    const json_t *binds = json_object_get(opts, "bindings");
+    if (json_is_object(binds)) { /* "name=value,..." as --dim takes them */
+        char list[1024] = "";
+        size_t used = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)binds, k, v) {
+            if (json_is_integer(v) && used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%.200s=%lld", used ? "," : "", k,
+                                         (long long)json_integer_value(v));
+        }
+        out->bindings = oc_rp_dup(list);
+    }
     if (out->math < 0) {
         st = oc_diag_set(d, OC_ERR_PARSE, "options.math is not \"fp32\", \"tf32\" or \"fp16\"");
         goto done;

@@ -70,6 +70,9 @@ struct oc_rp_file {
     char *device;             /* the device's name                            */
     char *model;
     int32_t math;             /* enum oc_rp_math_mode of the run (--math)      */
+    char *dtype;              /* the run's --dtype ("fp16"), or NULL          */
+    char *bindings;           /* its bound dims, "batch=32,sequence=128", or
+                                 NULL in a file written before they were kept */
     int32_t n_nodes;
     struct oc_rp_file_node *nodes;
 };

@@ -145,39 +145,6 @@ static json_t *oc_cal_jerror(const struct oc_calib_error *e) {
     return o;
 }
 
-static json_t *oc_cal_jeff(const struct oc_gpu_efficiency *e) {
-    json_t *o = json_object();
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
-        if (e->unit[u] > 0)
-            json_object_set_new(o, oc_spec_unit_keys[u], json_real(round(e->unit[u] * 1e4) / 1e4));
-    for (int u = 0; u < OC_UNIT_COUNT; u++)
-        if (e->conv_unit[u] > 0) {
-            char key[64];
-            snprintf(key, sizeof key, "conv_%s", oc_spec_unit_keys[u]);
-            json_object_set_new(o, key, json_real(round(e->conv_unit[u] * 1e4) / 1e4));
-        }
-    if (e->parallel_outputs[0] > 0)
-        json_object_set_new(o, "parallel_outputs", json_real(round(e->parallel_outputs[0])));
-    if (e->parallel_outputs[1] > 0)
-        json_object_set_new(o, "conv_parallel_outputs", json_real(round(e->parallel_outputs[1])));
-    if (e->memory > 0)
-        json_object_set_new(o, "memory", json_real(round(e->memory * 1e4) / 1e4));
-    if (e->memory_cache[0] > 0 || e->memory_cache[1] > 0 || e->memory_cache[2] > 0 || e->memory_cache[3] > 0) {
-        json_t *a = json_array();
-        int last = 3;
-        while (last > 0 && !(e->memory_cache[last] > 0))
-            last--;
-        for (int k = 0; k <= last; k++)
-            json_array_append_new(a, json_real(round(e->memory_cache[k] * 1e4) / 1e4));
-        json_object_set_new(o, "memory_caches", a);
-    }
-    if (e->has_launch)
-        json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
-    if (e->host_s > 0)
-        json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
-    return o;
-}
-
 static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
     json_t *doc = json_object(), *files = json_array(), *before = json_object();
     json_object_set_new(doc, "schema", json_string("onnxcost-calibration/1"));
@@ -188,7 +155,7 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
     json_object_set_new(before, "efficiency_memory", json_real(r->before->eff_memory));
     json_object_set_new(before, "launch_s", json_real(r->before->launch_s));
     json_object_set_new(doc, "before", before);
-    json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
+    json_object_set_new(doc, "efficiency", oc_spec_efficiency_json(&r->fit->eff));
     json_t *edge = json_array(); /* factors the search left at the end of their range */
     for (int u = 0; u < OC_UNIT_COUNT; u++) {
         if (r->fit->eff.unit[u] > 0 && oc_cal_bound(r->fit->eff.unit[u]))
@@ -308,7 +275,7 @@ enum oc_status oc_report_gpu_spec(const struct oc_gpu *gpu, const struct oc_cali
                                   const struct oc_report_spec *spec, struct oc_diag *d) {
     json_t *doc = json_object(), *cal = json_object(), *fitted = json_array(), *checked = json_array();
     oc_spec_device_json(gpu, doc);
-    json_object_set_new(doc, "efficiency", oc_cal_jeff(&r->fit->eff));
+    json_object_set_new(doc, "efficiency", oc_spec_efficiency_json(&r->fit->eff));
     json_object_set_new(cal, "measured_device", oc_jstr(r->measured_device));
     for (int32_t k = 0; k < r->n_files; k++)
         json_array_append_new(r->files[k].fit ? fitted : checked, oc_jstr(r->files[k].path));
@@ -369,7 +336,7 @@ enum oc_status oc_report_calibration_e2e(const struct oc_calib_e2e_report *r, co
         json_t *doc = json_object(), *rows = json_array();
         json_object_set_new(doc, "schema", json_string("onnxcost-calibration-e2e/1"));
         json_object_set_new(doc, "table", oc_jstr(r->table));
-        json_object_set_new(doc, "efficiency", oc_cal_jeff(e));
+        json_object_set_new(doc, "efficiency", oc_spec_efficiency_json(e));
         json_object_set_new(doc, "loss_before", json_real(r->fit->loss_before));
         json_object_set_new(doc, "loss_after", json_real(r->fit->loss_after));
         for (int32_t i = 0; i < r->n; i++) {

@@ -38,7 +38,7 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
                                        "output_shapes", "output_dtypes", "params",   "macs",
                                        "flops",      "activation_bytes", "bytes_read", "bytes_written",
                                        "status"};
-    static const char *const gpu_keys[] = {"gpu_unit", "intensity", "bound", "time_s"};
+    static const char *const gpu_keys[] = {"gpu_unit", "intensity", "bound", "time_s", "time_source"};
     const struct oc_graph *g = an->graph;
     int32_t n;
     int32_t *rows = oc_report_rows(an, spec, &n);
@@ -89,7 +89,7 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
         /* docs/MODEL.md; empty cells when the node is not timed */
         const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
         if (np && !np->known) {
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
                 oc_table_puts(&t, "");
         } else if (np) {
             oc_table_puts(&t, oc_unit_name(np->unit));
@@ -97,10 +97,12 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
                 oc_table_puts(&t, "");
                 oc_table_puts(&t, "");
                 oc_table_puts(&t, "0");
+                oc_table_puts(&t, "");
             } else {
                 oc_table_cell(&t, "%.17g", np->ai);
                 oc_table_puts(&t, oc_bound_name(np->bound));
                 oc_table_cell(&t, "%.17g", np->time);
+                oc_table_puts(&t, np->from_table ? "table" : "roofline");
             }
         }
         if (spec->measured) {

@@ -4,6 +4,7 @@
  * (--budget). reports/ owns onnxcost's JSON formats, in and out.
  */
 #include "report_impl.h"
+#include "../analyzer/dtype.h"
 
 #include "../views/budget.h"
 #include "../replay/calibrate.h"
@@ -186,6 +187,8 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     json_object_foreach(j, key, val) {
         if (strcmp(key, "calibration") == 0 || strcmp(key, "probe") == 0) /* where it came from: informational */
             continue;
+        if (strcmp(key, "kernel_tables") == 0) /* oc_gpu_spec_load_tables reads them */
+            continue;
         if (strcmp(key, "kind") == 0) {
             const char *k = json_string_value(val);
             if (!k || (strcmp(k, "cpu") && strcmp(k, "gpu"))) {
@@ -283,6 +286,91 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     json_t *lb = json_object_get(j, "link_gbs");
     g->link_bw = (lb ? json_number_value(lb) : g->cpu ? 0.0 : 16.0) * 1e9;
     json_decref(j);
+    return true;
+}
+
+/* One table: {"family", "dtype", "math", "samples": [[x..., work, seconds], ...]}. */
+static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, size_t size) {
+    const char *fam = json_string_value(json_object_get(t, "family"));
+    const char *dt = json_string_value(json_object_get(t, "dtype"));
+    const char *math = json_string_value(json_object_get(t, "math"));
+    const json_t *samples = json_object_get(t, "samples");
+    enum oc_math m = OC_MATH_FP32;
+    if (!fam || !oc_kfamily_parse(fam, &out->family)) {
+        snprintf(why, size, "a table's family is not one of gemm, conv_3x3, conv_kxk, conv_1x1, conv_grouped, "
+                            "conv_depthwise, eltwise, reduce, pool, move");
+        return false;
+    }
+    out->dtype = !dt ? 0 : strcmp(dt, "f32") == 0 ? OC_DT_FLOAT : strcmp(dt, "f16") == 0 ? OC_DT_FLOAT16
+                           : strcmp(dt, "bf16") == 0 ? OC_DT_BFLOAT16 : 0;
+    if (!out->dtype || (math && !oc_math_parse(math, &m)) || (!math && !oc_kfamily_memory(out->family)) ||
+        m == OC_MATH_AUTO) {
+        snprintf(why, size, "table %s: dtype f32, f16 or bf16, and (but for the memory-bound families) math fp32, "
+                            "tf32 or fp16 expected", fam);
+        return false;
+    }
+    out->math = (int32_t)m;
+    int32_t nf = oc_kfamily_features(out->family);
+    size_t n = json_array_size(samples);
+    if (!json_is_array(samples) || n == 0 || n > 1000000) {
+        snprintf(why, size, "table %s: \"samples\" must be a non-empty array", fam);
+        return false;
+    }
+    out->samples = calloc(n, sizeof *out->samples);
+    if (!out->samples) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
+    out->n = (int32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *s = json_array_get(samples, i);
+        bool good = json_is_array(s) && json_array_size(s) == (size_t)nf + 2;
+        double v[5] = {0};
+        for (int32_t k = 0; good && k < nf + 2; k++) {
+            v[k] = json_number_value(json_array_get(s, (size_t)k));
+            good = json_is_number(json_array_get(s, (size_t)k)) && v[k] > 0 && isfinite(v[k]);
+        }
+        if (!good) {
+            snprintf(why, size, "table %s, sample %zu: %d numbers > 0 expected (features, work, seconds)", fam, i,
+                     (int)nf + 2);
+            return false;
+        }
+        struct oc_ksample *o = &out->samples[i];
+        for (int32_t k = 0; k < nf; k++)
+            o->x[k] = v[k];
+        o->work = v[nf];
+        o->seconds = v[nf + 1];
+    }
+    return true;
+}
+
+bool oc_gpu_spec_load_tables(const char *path, struct oc_ktables *out, char *err, size_t esize) {
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    memset(out, 0, sizeof *out);
+    const json_t *kt = json_object_get(j, "kernel_tables");
+    if (!kt) {
+        json_decref(j);
+        return true;
+    }
+    const json_t *tables = json_object_get(kt, "tables");
+    const char *src = json_string_value(json_object_get(kt, "source"));
+    size_t n = json_array_size(tables);
+    char why[200] = "";
+    if (!json_is_object(kt) || !json_is_array(tables) || !src || oc_unprintable(src))
+        snprintf(why, sizeof why, "{\"source\": a printable string, \"tables\": [...]} expected");
+    else if (!(out->source = strdup(src)) || !(out->tables = calloc(n + 1, sizeof *out->tables)))
+        snprintf(why, sizeof why, "out of memory");
+    for (size_t i = 0; !why[0] && i < n; i++) {
+        out->n = (int32_t)i + 1; /* a table that fails is freed with the others */
+        oc_ktable_load(json_array_get(tables, i), &out->tables[i], why, sizeof why);
+    }
+    json_decref(j);
+    if (why[0]) {
+        snprintf(err, esize, "bad key 'kernel_tables' (%s)", why);
+        oc_ktables_free(out);
+        return false;
+    }
     return true;
 }
 

@@ -9,6 +9,7 @@
 #include "../probe/probe.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* the device keys of a spec file (docs/GPUS.md; a CPU's kind and caches) */
@@ -41,6 +42,40 @@ void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc) {
         json_object_set_new(doc, "link_gbs", json_real(gpu->link_bw / 1e9));
         json_object_set_new(doc, "link", oc_jstr(gpu->link));
     }
+}
+
+/* a spec file's "efficiency": the factors a calibration measured */
+json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
+    json_t *o = json_object();
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (e->unit[u] > 0)
+            json_object_set_new(o, oc_spec_unit_keys[u], json_real(round(e->unit[u] * 1e4) / 1e4));
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (e->conv_unit[u] > 0) {
+            char key[64];
+            snprintf(key, sizeof key, "conv_%s", oc_spec_unit_keys[u]);
+            json_object_set_new(o, key, json_real(round(e->conv_unit[u] * 1e4) / 1e4));
+        }
+    if (e->parallel_outputs[0] > 0)
+        json_object_set_new(o, "parallel_outputs", json_real(round(e->parallel_outputs[0])));
+    if (e->parallel_outputs[1] > 0)
+        json_object_set_new(o, "conv_parallel_outputs", json_real(round(e->parallel_outputs[1])));
+    if (e->memory > 0)
+        json_object_set_new(o, "memory", json_real(round(e->memory * 1e4) / 1e4));
+    if (e->memory_cache[0] > 0 || e->memory_cache[1] > 0 || e->memory_cache[2] > 0 || e->memory_cache[3] > 0) {
+        json_t *a = json_array();
+        int last = 3;
+        while (last > 0 && !(e->memory_cache[last] > 0))
+            last--;
+        for (int k = 0; k <= last; k++)
+            json_array_append_new(a, json_real(round(e->memory_cache[k] * 1e4) / 1e4));
+        json_object_set_new(o, "memory_caches", a);
+    }
+    if (e->has_launch)
+        json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
+    if (e->host_s > 0)
+        json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
+    return o;
 }
 
 static json_t *oc_machine_json(const struct oc_machine *m, const struct oc_gpu *gpu) {

@@ -154,6 +154,11 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
                       "memory-bound, %.3f ms launch overhead)\n",
                    lb, p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
                    p->time > 0 ? 100.0 * p->time_memory / p->time : 0.0, p->launch_time * 1e3);
+    if (p->gpu->tables) /* which times were measured, which drawn from the roofline */
+        oc_sbuf_printf(b, "  Kernel tables (%s): %d of %d kernels (%.3f ms) timed from them, the other %d from the "
+                          "roofline\n",
+                       p->gpu->tables->source, p->n_from_table, p->n_kernels, p->time_from_table * 1e3,
+                       p->n_kernels - p->n_from_table);
     if (p->host_bound)
         oc_sbuf_printf(b, "  Host-bound: %d kernels x %.1f us of the runtime's host time, above the device's %.3f ms\n",
                        p->n_kernels, p->opts.host_s * 1e6, p->device_time * 1e3);
@@ -226,6 +231,12 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     json_object_set_new(o, "compute_s", json_real(np->t_compute));
     json_object_set_new(o, "memory_s", json_real(np->t_memory));
     json_object_set_new(o, "time_s", json_real(np->time));
+    /* where time_s comes from: the device's measured kernel table for the
+       node's family, or the roofline above */
+    json_object_set_new(o, "time_source", json_string(np->from_table ? "table" : "roofline"));
+    json_object_set_new(o, "family", np->family ? json_string(oc_kfamily_name(np->family)) : json_null());
+    if (np->from_table)
+        json_object_set_new(o, "table_extrapolated", json_boolean(np->table_extrapolated));
     return o;
 }
 
@@ -319,6 +330,9 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     json_object_set_new(o, "compute_bound_nodes", json_integer(p->n_compute_bound));
     json_object_set_new(o, "memory_bound_nodes", json_integer(p->n_memory_bound));
     json_object_set_new(o, "untimed_nodes", json_integer(p->n_unknown));
+    json_object_set_new(o, "table_kernels", json_integer(p->n_from_table));
+    json_object_set_new(o, "table_s", json_real(p->time_from_table));
+    json_object_set_new(o, "tables_source", p->gpu->tables ? json_string(p->gpu->tables->source) : json_null());
     json_object_set_new(o, "samples_per_s", p->samples_per_s > 0 ? json_real(p->samples_per_s) : json_null());
     json_object_set_new(o, "tokens_per_s", p->tokens_per_s > 0 ? json_real(p->tokens_per_s) : json_null());
     if (gr->train_step && spec->training) { /* the step of --optimizer on one GPU; the above is inference */

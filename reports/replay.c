@@ -340,6 +340,17 @@ static void oc_rp_json(struct oc_sbuf *b, const struct oc_analysis *an, const st
         int32_t ca = r->opts->conv_algo - 1;
         json_object_set_new(o, "conv_algo", ca >= 0 && ca < OC_RP_N_CONV_FWD_ALGOS ? json_string(conv_algos[ca])
                                                                                   : json_null());
+        /* what the model was analyzed at, so that the run can be analyzed again (onnxcost tables) */
+        int32_t fd = r->float_dtype;
+        json_object_set_new(o, "dtype", fd == OC_DT_FLOAT16    ? json_string("fp16")
+                                        : fd == OC_DT_BFLOAT16 ? json_string("bf16")
+                                        : fd == OC_DT_FLOAT    ? json_string("fp32")
+                                                               : json_null());
+        json_t *binds = json_object();
+        for (int32_t i = 0; i < an->n_bound; i++)
+            if (an->bound[i].name)
+                json_object_set_new(binds, an->bound[i].name, json_integer(an->bound[i].value));
+        json_object_set_new(o, "bindings", binds);
         json_object_set_new(doc, "options", o);
     }
     for (int32_t i = 0; i < r->n; i++) {

@@ -18,6 +18,7 @@
 #include "../analyzer/symbolic.h"
 #include "../views/training.h"
 #include "../replay/calibrate.h"
+#include "../replay/ktables.h"
 
 struct oc_lint_result;
 
@@ -95,6 +96,10 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
 /* --gpu-spec: a device in JSON (keys in docs/GPUS.md); its strings are
  * copied into name (size bytes, kept by the caller while g is used). */
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize);
+/* The same file's measured kernel tables ("kernel_tables", docs/GPUS.md)
+ * into out (out->n 0 when it has none); false with a reason in err. Free
+ * with oc_ktables_free (also after a failure). */
+bool oc_gpu_spec_load_tables(const char *path, struct oc_ktables *out, char *err, size_t esize);
 /* --budget: {"max_macs": "5G", ...} into budget (its text left NULL). */
 struct oc_budget;
 bool oc_budget_file_load(const char *path, struct oc_budget *budget, char *err, size_t size);
@@ -280,6 +285,8 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
 /* The device keys of a spec file into a JSON object (docs/GPUS.md). */
 struct json_t;
 void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc);
+/* A spec file's "efficiency" object from measured factors (machine.c). */
+struct json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e);
 
 /* `onnxcost llm`: the generation view (text, md, json "onnxcost-llm/1"). */
 enum oc_status oc_report_llm(const struct oc_llm_view *v, const struct oc_llm_opts *o,
@@ -307,5 +314,26 @@ enum oc_status oc_report_ops(const struct oc_report_spec *spec, struct oc_diag *
 enum oc_status oc_report_sweep(const struct oc_sweep_row *rows, int32_t n, const struct oc_sweep_dim *dims,
                                int32_t n_dims, const struct oc_sweep_gpu *gpu, const struct oc_report_spec *spec,
                                struct oc_diag *d);
+
+/* ---- onnxcost tables (reports/ktables.c) ------------------------------------ */
+struct oc_ktables_file {
+    const char *path, *model;
+    struct oc_ktables_added added;
+};
+struct oc_ktables_report {
+    const struct oc_ktables *tables;
+    const struct oc_ktables_file *files;
+    int32_t n_files;
+    const char *spec_out;  /* -o, or NULL */
+};
+/* What a build took: each table (family, dtype, math, samples, feature and
+ * efficiency ranges) and each file's samples (text, md, csv, html, json
+ * "onnxcost-tables/1"). */
+enum oc_status oc_report_kernel_tables(const struct oc_ktables_report *r, const struct oc_report_spec *spec,
+                                       struct oc_diag *d);
+/* The spec file: base's device keys (and its measured factors, the
+ * roofline's for nodes the tables do not cover) with "kernel_tables". */
+enum oc_status oc_report_kernel_tables_spec(const struct oc_gpu *base, const struct oc_ktables *t,
+                                            const struct oc_report_spec *spec, struct oc_diag *d);
 
 #endif

@@ -334,6 +334,30 @@ static bool oc_node_kernel_cost(const struct oc_graph *g, const struct oc_node *
     return true;
 }
 
+enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
+    if (math != OC_MATH_AUTO)
+        return math;
+    return dtype == OC_DT_FLOAT16 || dtype == OC_DT_BFLOAT16 ? OC_MATH_FP16 : OC_MATH_FP32;
+}
+
+/* A node's time from the kernel tables where they cover its family,
+   precision and math, with one launch as the roofline's time has. */
+static void oc_perf_from_table(const struct oc_ktables *tables, const struct oc_graph *g, const struct oc_node *n,
+                               int32_t dtype, const struct oc_perf_opts *o, struct oc_node_perf *np) {
+    struct oc_kfeat f;
+    double s;
+    oc_kernel_features(g, n, &f);
+    np->family = f.family;
+    if (f.family == OC_KF_NONE)
+        return;
+    const struct oc_ktable *t = oc_ktable_find(tables, f.family, dtype, (int32_t)oc_perf_effective_math(o->math, dtype));
+    if (!oc_ktable_time(t, &f, &s, &np->table_extrapolated))
+        return;
+    np->from_table = true;
+    np->time = s + o->launch_s;
+    np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
+}
+
 enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,
                                 struct oc_perf *out) {
     const struct oc_graph *g = an->graph;
@@ -359,6 +383,12 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         if (n->cost.macs == 0 || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
             outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs, peak, flops, bytes, np);
+        if (gpu->tables && np->bound != OC_BOUND_NONE)
+            oc_perf_from_table(gpu->tables, g, n, dt, o, np);
+        if (np->from_table) {
+            out->n_from_table++;
+            out->time_from_table += np->time;
+        }
         out->time += np->time;
         if (peak > 0)
             out->ideal_compute += (double)flops / peak;

@@ -29,6 +29,7 @@
 #define OC_GPU_H
 
 #include "../analyzer/analyze.h"
+#include "kernels.h"
 #include "training.h"
 
 /* The execution unit a node's FLOPs run on. */
@@ -93,6 +94,10 @@ struct oc_gpu {
     int32_t n_caches;
     uint64_t cache_bytes[4];
     double cache_bw[4];
+    /* Measured kernel tables (a --gpu-spec file's "kernel_tables"), or
+       NULL: a node of a family they cover takes its time from them
+       (kernels.h), every other node the roofline. */
+    const struct oc_ktables *tables;
 };
 
 /* The level a node moving `bytes` streams from: the index of the smallest
@@ -174,6 +179,11 @@ struct oc_node_perf {
     double attainable;   /* min(peak, ai x bandwidth)                         */
     double t_compute, t_memory, time; /* seconds                              */
     enum oc_bound bound; /* NONE: no kernel (nothing moved or computed)       */
+    /* time is the kernel table's (plus launch), not the roofline's; the
+       roofline's figures above stay for the report's other columns */
+    bool from_table;
+    bool table_extrapolated; /* the nearest sample over one log2 unit away  */
+    enum oc_kfamily family;  /* the node's kernel family (NONE: no family)   */
 };
 
 struct oc_perf {
@@ -189,6 +199,8 @@ struct oc_perf {
     double ideal_compute;    /* sum of FLOPs / peak: every unit at 100 %, no
                                 memory time, no launches (pen-and-paper)     */
     int32_t n_kernels, n_memory_bound, n_compute_bound, n_unknown;
+    int32_t n_from_table;    /* kernels timed from the kernel tables          */
+    double time_from_table;  /* their seconds                                 */
     int64_t batch;           /* dim 0 of the first graph input, -1 if none    */
     int64_t tokens;          /* batch x dim 1 when the first input is a rank-2
                                 integer tensor (token ids), else -1          */
@@ -220,6 +232,10 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
  * slows it by parallel_outputs / outputs where that is above 1. */
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
+
+/* The math mode a node's contraction runs in: o->math, or under auto
+ * fp16 for 16-bit floats and fp32 otherwise (the kernel tables' key). */
+enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype);
 
 /* Every node of an analysis; OC_ERR_NOMEM on allocation failure. */
 enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,

@@ -1,0 +1,219 @@
+/*
+ * cmd_tables.c — `onnxcost tables RESULT.json ... --models DIR -o SPEC.json`:
+ * measured kernel tables from replay results (replay/ktables.c), written as
+ * a --gpu-spec file whose nodes of a measured family take their time from
+ * the tables (docs/MODEL.md, "Kernel tables").
+ */
+#include "cli.h"
+#include "groups.h"
+
+#include "../analyzer/dtype.h"
+#include "../analyzer/model.h"
+#include "../replay/ktables.h"
+#include "../reports/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char oc_tables_usage[] =
+    "usage: onnxcost tables RESULT.json ... --models DIR [options] -o SPEC.json\n"
+    "\n"
+    "Builds measured kernel tables from replay results (onnxcost replay --format\n"
+    "json): every measured node becomes a sample of its kernel family (matrix\n"
+    "products; dense 3x3, other dense, 1x1, grouped and depthwise convolutions;\n"
+    "elementwise, reduction, pooling and data-movement kernels) at the precision and\n"
+    "--math it ran, with its shape from the model analyzed again at the run's\n"
+    "bindings. The spec file (-o) holds the device and the tables; with --gpu-spec\n"
+    "it, a node of a family the tables cover takes its time from the nearest\n"
+    "measured shapes, every other node from the roofline (docs/MODEL.md).\n"
+    "\n";
+
+static const char oc_tables_footer[] =
+    "\n"
+    "example:\n"
+    "  onnxcost tables zoo/*.json --models zoo/ --gpu h200 -o h200-tables.json\n"
+    "  onnxcost resnet50.onnx --batch 32 --gpu-spec h200-tables.json --dtype fp16 --math fp16\n";
+
+enum { OC_TABLES_MAX_FILES = 256 };
+
+struct oc_tables_args {
+    enum oc_format format;
+    const char *spec_out;
+    const char *report_out;
+    const char *models;
+    const char *source;
+};
+
+static const struct oc_opt oc_tables_opts[] = {
+    OC_OPT_TEXT_ROW("--models", NULL, "DIR",
+                    "where the results' models are: each file's model by its base name\n"
+                    "(default: the path the result names)",
+                    offsetof(struct oc_tables_args, models), "a folder"),
+    OC_OPT_TEXT_ROW("--source", NULL, "TEXT",
+                    "what the tables were measured on, for the reports (default: the\n"
+                    "device, driver, CUDA and library versions the first result names)",
+                    offsetof(struct oc_tables_args, source), "a text"),
+    OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the spec file (device and kernel tables) to FILE",
+                      offsetof(struct oc_tables_args, spec_out), "a file name"),
+    OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the report to FILE instead of standard output",
+                      offsetof(struct oc_tables_args, report_out), "a file name"),
+    OC_OPT_PARSE_ROW("--format", "FMT", "report as text (default), md or json (schema onnxcost-tables/1)",
+                     offsetof(struct oc_tables_args, format),
+                     1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_MD | 1 << OC_FORMAT_JSON, 0, "text, md or json",
+                     oc_opt_format),
+};
+static const struct oc_opt_group oc_tables_group = {NULL, oc_tables_opts, OC_ARRAY_LEN(oc_tables_opts)};
+
+/* One result's model analyzed at its bindings and dtype (the result's own,
+ * else --dim/--batch/--dtype), its samples added to t. */
+static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bind *bind,
+                          const struct oc_cli_price *price, const struct oc_rp_file *f, struct oc_ktables *t,
+                          struct oc_ktables_file *fr) {
+    char path[4200], names[1024];
+    const char *base = f->model ? strrchr(f->model, '/') : NULL;
+    base = base ? base + 1 : f->model ? f->model : "";
+    if (a->models)
+        snprintf(path, sizeof path, "%.2000s/%.2000s", a->models, base);
+    else
+        snprintf(path, sizeof path, "%.4000s", f->model ? f->model : "");
+    struct oc_analyze_opts opts = bind->opts;
+    struct oc_binding dims[32];
+    if (f->bindings) { /* "name=value,...": the run's own */
+        opts.n_dims = 0;
+        opts.batch = 0;
+        snprintf(names, sizeof names, "%s", f->bindings);
+        for (char *tok = strtok(names, ","); tok && opts.n_dims < 32; tok = strtok(NULL, ",")) {
+            char *eq = strchr(tok, '=');
+            int64_t v;
+            if (eq && eq != tok && oc_cli_parse_count(eq + 1, &v)) {
+                *eq = 0;
+                dims[opts.n_dims++] = (struct oc_binding){tok, v};
+            }
+        }
+        opts.dims = dims;
+    }
+    int32_t bits = price->bits, dt = 0;
+    if (f->dtype && !oc_dtype_price_parse(f->dtype, &bits, &dt))
+        bits = price->bits;
+    opts.price_bits = bits;
+    struct oc_load_opts lopts = {0};
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    int rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an);
+    if (rc == OC_EXIT_OK && oc_ktables_add_file(t, f, an, &fr->added) != OC_OK)
+        rc = oc_cli_fail(f->path, OC_ERR_NOMEM, "out of memory");
+    if (rc == OC_EXIT_OK && fr->added.not_found > fr->added.added)
+        oc_cli_diag("warning", f->path, "most measured nodes are not in the model found: is it the model replayed?");
+    oc_analysis_free(an);
+    oc_model_free(m);
+    return rc;
+}
+
+int oc_cmd_tables(int argc, char **argv) {
+    struct oc_tables_args a = {.format = OC_FORMAT_TEXT};
+    struct oc_cli_gpu g;
+    struct oc_cli_bind bind;
+    struct oc_cli_price price = {0};
+    oc_cli_gpu_init(&g);
+    if (!oc_cli_bind_init(&bind, argc))
+        return OC_EXIT_INTERNAL;
+    const struct oc_opt_use groups[] = {
+        {&oc_tables_group, &a}, {&oc_group_bind, &bind}, {&oc_group_price, &price}, {&oc_group_gpu, &g}};
+    const struct oc_cmd_spec cmd = {"tables", "tables: ", oc_tables_usage, oc_tables_footer, groups,
+                                    OC_ARRAY_LEN(groups)};
+    const char **paths = NULL;
+    int32_t n = 0;
+    int rc = oc_cli_parse(&cmd, argc, argv, &paths, &n);
+    struct oc_rp_file *files = NULL;
+    struct oc_ktables_file *fr = NULL;
+    struct oc_ktables t = {0};
+    struct oc_diag d = {0};
+    if (rc != OC_PARSE_GO)
+        goto done;
+    rc = OC_EXIT_OK;
+    if (g.set || g.perf.math != OC_MATH_AUTO || g.perf.additive || (g.gpu && g.gpu->cpu)) {
+        rc = oc_cli_usage_error("tables: of the device options only --gpu NAME or --gpu-spec FILE (the GPU the "
+                                "results were measured on) apply; the roofline's options and CPUs do not");
+        goto done;
+    }
+    if (n == 0 || n > OC_TABLES_MAX_FILES) {
+        rc = oc_cli_usage_error(n ? "tables: at most %d result files" : "tables: no result files given (try "
+                                                                         "'onnxcost tables --help')",
+                                OC_TABLES_MAX_FILES);
+        goto done;
+    }
+    files = calloc((size_t)n, sizeof *files);
+    fr = calloc((size_t)n, sizeof *fr);
+    if (!files || !fr) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    for (int32_t k = 0; k < n; k++) {
+        enum oc_status st = oc_rp_file_read(paths[k], &files[k], &d);
+        if (st != OC_OK) {
+            rc = oc_cli_fail(paths[k], st, d.msg);
+            goto done;
+        }
+        if (files[k].n_nodes && files[k].math < 0) {
+            rc = oc_cli_fail(paths[k], OC_ERR_PARSE, "not a replay result (no --math): the tables need one");
+            goto done;
+        }
+    }
+    const struct oc_gpu *base = g.gpu ? g.gpu : oc_gpu_find(files[0].device);
+    if (!base) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "no built-in GPU is named '%s': give the device with --gpu NAME or --gpu-spec FILE",
+                 files[0].device);
+        rc = oc_cli_fail(files[0].path, OC_ERR_USAGE, msg);
+        goto done;
+    }
+    char source[600];
+    snprintf(source, sizeof source, "%s", a.source ? a.source : files[0].device ? files[0].device : "?");
+    if (base->tables) /* --gpu-spec with tables: the new samples join them */
+        for (int32_t i = 0; i < base->tables->n; i++)
+            for (int32_t s = 0; s < base->tables->tables[i].n; s++) {
+                const struct oc_ktable *k = &base->tables->tables[i];
+                struct oc_kfeat f = {k->family, {k->samples[s].x[0], k->samples[s].x[1], k->samples[s].x[2]},
+                                     k->samples[s].work};
+                if (!oc_ktables_add_sample(&t, &f, k->dtype, k->math, k->samples[s].seconds)) {
+                    rc = OC_EXIT_INTERNAL;
+                    goto done;
+                }
+            }
+    if (!(t.source = strdup(base->tables && !a.source ? base->tables->source : source))) {
+        rc = OC_EXIT_INTERNAL;
+        goto done;
+    }
+    for (int32_t k = 0; k < n && rc == OC_EXIT_OK; k++) {
+        fr[k].path = files[k].path;
+        fr[k].model = files[k].model;
+        rc = oc_tables_file(&a, &bind, &price, &files[k], &t, &fr[k]);
+    }
+    if (rc != OC_EXIT_OK)
+        goto done;
+    if (a.spec_out) {
+        struct oc_outfile sf_out;
+        if ((rc = oc_cli_open_output(&sf_out, a.spec_out)) != OC_EXIT_OK)
+            goto done;
+        struct oc_report_spec ss = {.version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file,
+                                    .write_arg = sf_out.f};
+        if ((rc = oc_cli_close_output(&sf_out, a.spec_out,
+                                      oc_report_kernel_tables_spec(base, &t, &ss, &d) == OC_OK)) != OC_EXIT_OK)
+            goto done;
+    }
+    struct oc_ktables_report rep = {&t, fr, n, a.spec_out};
+    struct oc_outfile f_out;
+    if ((rc = oc_cli_open_output(&f_out, a.report_out)) != OC_EXIT_OK)
+        goto done;
+    struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f_out.f};
+    rc = oc_cli_close_output(&f_out, a.report_out, oc_report_kernel_tables(&rep, &spec, &d) == OC_OK);
+done:
+    for (int32_t k = 0; files && k < n; k++)
+        oc_rp_file_free(&files[k]);
+    free(files);
+    free(fr);
+    oc_ktables_free(&t);
+    oc_cli_bind_free(&bind);
+    free(paths);
+    return rc;
+}

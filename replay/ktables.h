@@ -1,0 +1,37 @@
+/*
+ * ktables.h — measured kernel tables (views/kernels.h) built from replay
+ * results (`onnxcost tables`, docs/MODEL.md "Kernel tables").
+ *
+ * Every node a replay measured becomes one sample of the table for its
+ * kernel family, the precision it ran at and the run's --math: its shape
+ * features and work from the model analyzed again at the run's bindings
+ * and dtype (the node found by name), its seconds the median of its
+ * kernels' time. Nodes the replay ran with extra work (replay_overhead)
+ * are left out, as calibrate leaves them.
+ */
+#ifndef OC_REPLAY_KTABLES_H
+#define OC_REPLAY_KTABLES_H
+
+#include "results.h"
+
+#include "../views/kernels.h"
+
+struct oc_ktables_added {
+    int32_t added;      /* samples taken                                   */
+    int32_t no_family;  /* measured nodes of no family (or no float dtype) */
+    int32_t not_found;  /* measured nodes the analysis has no node named so */
+    int32_t overhead;   /* measured with extra work: left out              */
+};
+
+/* One sample of a node of features f at dtype and math (enum oc_math),
+ * taking seconds, into its table of t (added when t has none); false when
+ * out of memory. */
+bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
+                           double seconds);
+
+/* Adds file f's measured nodes to t, an being f's model analyzed at the
+ * run's bindings and dtype. OC_ERR_NOMEM when out of memory. */
+enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
+                                   struct oc_ktables_added *added);
+
+#endif

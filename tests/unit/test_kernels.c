@@ -1,0 +1,181 @@
+/*
+ * test_kernels.c — kernel families, their features and the tables'
+ * interpolation (views/kernels.h), and a node's time taken from a table
+ * (views/gpu.c). Features are worked out by hand from the shapes written
+ * here; interpolated times from the formula in kernels.h with the samples
+ * written here as literals.
+ */
+#include "testutil.h"
+
+#include "dtype.h"
+#include "gpu.h"
+#include "kernels.h"
+
+#include <math.h>
+
+static void near(double got, double want, const char *what) {
+    if (!(fabs(got - want) <= 1e-9 * fabs(want)))
+        fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static const struct oc_node *node(const char *name) {
+    for (int32_t i = 0; i < an->graph->n_nodes; i++)
+        if (strcmp(an->graph->nodes[i].name, name) == 0)
+            return &an->graph->nodes[i];
+    fail_msg("no node %s", name);
+    return NULL;
+}
+
+/* x [2, 16, 8, 8] through a dense 3x3 (pads 1), a strided 3x3, a 1x1, a
+ * depthwise 3x3 and a grouped 3x3; y = Relu(1x1); a MatMul [2, 3, 10] x [10, 7] */
+static void families(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(2, 16, 8, 8), NULL));
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 3, TU_DIMS(2, 3, 10), NULL));
+    pbm_init(&pm, pb_tensor_f32("w3", 4, TU_DIMS(32, 16, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("w1", 4, TU_DIMS(24, 16, 1, 1)));
+    pbm_init(&pm, pb_tensor_f32("wd", 4, TU_DIMS(16, 1, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("wg", 4, TU_DIMS(16, 4, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(10, 7)));
+    struct pbw p1[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    pbm_node(&pm, pb_node("dense", "Conv", TU_LIST("x", "w3"), TU_LIST("y3"), 1, p1));
+    struct pbw s2[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_ints("strides", 2, TU_DIMS(2, 2))};
+    pbm_node(&pm, pb_node("strided", "Conv", TU_LIST("x", "w3"), TU_LIST("ys"), 2, s2));
+    pbm_node(&pm, pb_node("pointwise", "Conv", TU_LIST("x", "w1"), TU_LIST("y1"), 0, NULL));
+    struct pbw dw[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 16)};
+    pbm_node(&pm, pb_node("depthwise", "Conv", TU_LIST("x", "wd"), TU_LIST("yd"), 2, dw));
+    struct pbw gr[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 4)};
+    pbm_node(&pm, pb_node("grouped", "Conv", TU_LIST("x", "wg"), TU_LIST("yg"), 2, gr));
+    pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("y1"), TU_LIST("r"), 0, NULL));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("a", "b"), TU_LIST("m"), 0, NULL));
+    const char *outs[] = {"y3", "ys", "yd", "yg", "r", "m"};
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++)
+        pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_kfeat f;
+    /* dense 3x3 stride 1: pixels 2 x 8 x 8, C_out 32, reduction 16 x 9; work = FLOPs = 2 x 128 x 32 x 144 */
+    oc_kernel_features(an->graph, node("dense"), &f);
+    assert_int_equal(f.family, OC_KF_CONV_3X3);
+    near(f.x[0], 128, "pixels");
+    near(f.x[1], 32, "c_out");
+    near(f.x[2], 144, "reduction");
+    near(f.work, 2.0 * 128 * 32 * 144, "work");
+    /* strided: another dense family, pixels 2 x 4 x 4 */
+    oc_kernel_features(an->graph, node("strided"), &f);
+    assert_int_equal(f.family, OC_KF_CONV_KXK);
+    near(f.x[0], 32, "strided pixels");
+    oc_kernel_features(an->graph, node("pointwise"), &f);
+    assert_int_equal(f.family, OC_KF_CONV_1X1);
+    near(f.x[2], 16, "1x1 reduction");
+    /* depthwise: reduction = the kernel's 9 taps; grouped: 16 / 4 x 9 */
+    oc_kernel_features(an->graph, node("depthwise"), &f);
+    assert_int_equal(f.family, OC_KF_CONV_DEPTHWISE);
+    near(f.x[2], 9, "depthwise reduction");
+    oc_kernel_features(an->graph, node("grouped"), &f);
+    assert_int_equal(f.family, OC_KF_CONV_GROUPED);
+    near(f.x[2], 36, "grouped reduction");
+    /* Relu over [2, 24, 8, 8] floats: 3,072 elements read and written, 4 bytes each */
+    oc_kernel_features(an->graph, node("relu"), &f);
+    assert_int_equal(f.family, OC_KF_ELTWISE);
+    near(f.x[0], 2.0 * 3072 * 4, "relu bytes");
+    near(f.work, 2.0 * 3072 * 4, "relu work");
+    /* MatMul: M = 2 x 3 (batch dims folded), N 7, K 10 */
+    oc_kernel_features(an->graph, node("mm"), &f);
+    assert_int_equal(f.family, OC_KF_GEMM);
+    near(f.x[0], 6, "m");
+    near(f.x[1], 7, "n");
+    near(f.x[2], 10, "k");
+}
+
+/* Interpolation in log2 feature space: one sample gives its own
+ * efficiency; two at equal distance their geometric mean; beyond the
+ * radius nothing. */
+static void interpolation(void **state) {
+    (void)state;
+    struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
+    struct oc_ktable t = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, 1, one};
+    struct oc_kfeat f = {OC_KF_GEMM, {128, 64, 64}, 4e9};
+    double s;
+    bool ex = true;
+    assert_true(oc_ktable_time(&t, &f, &s, &ex));
+    near(s, 4e9 / 1e12, "one sample: work / its efficiency");
+    assert_false(ex); /* one log2 unit away: not past it */
+    /* 3 log2 units away in one feature: past the radius of 2 */
+    struct oc_kfeat far = {OC_KF_GEMM, {512, 64, 64}, 1e9};
+    assert_false(oc_ktable_time(&t, &far, &s, NULL));
+    /* 1.5 units away: inside, and extrapolated */
+    struct oc_kfeat mid = {OC_KF_GEMM, {64 * 2.8284271247461903, 64, 64}, 1e9};
+    assert_true(oc_ktable_time(&t, &mid, &s, &ex));
+    assert_true(ex);
+    /* two samples at 32 and 128 (efficiencies 1e12 and 4e12), the query at 64:
+       both one unit away, equal weights: exp(mean of ln) = 2e12 */
+    struct oc_ksample two[] = {{{32, 64, 64}, 1e9, 1e-3}, {{128, 64, 64}, 4e9, 1e-3}};
+    struct oc_ktable t2 = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, 2, two};
+    struct oc_kfeat q = {OC_KF_GEMM, {64, 64, 64}, 2e9};
+    assert_true(oc_ktable_time(&t2, &q, &s, NULL));
+    near(s, 2e9 / 2e12, "two samples: their geometric mean");
+    /* weights 1 / (d + 0.25)^2: at 32 (d 0) and 128 (d 2), the query at 32:
+       w = 16 and 1 / 5.0625; ln eff = (16 ln 1e12 + ln 4e12 / 5.0625) / (16 + 1 / 5.0625) */
+    struct oc_kfeat at = {OC_KF_GEMM, {32, 64, 64}, 1e9};
+    assert_true(oc_ktable_time(&t2, &at, &s, NULL));
+    double w0 = 16.0, w1 = 1.0 / 5.0625;
+    double eff = exp((w0 * log(1e12) + w1 * log(4e12)) / (w0 + w1));
+    near(s, 1e9 / eff, "weights 1 / (d + 0.25)^2");
+    /* a memory-bound table finds any math; a product's only its own */
+    struct oc_ktable ts[] = {t, {OC_KF_ELTWISE, OC_DT_FLOAT16, 0, 1, one}};
+    struct oc_ktables all = {NULL, 2, ts};
+    assert_non_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32));
+    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_TF32));
+    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT16, OC_MATH_FP32));
+    assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT16, OC_MATH_FP16));
+}
+
+/* oc_perf_estimate: a MatMul of a family the tables cover takes the table's
+ * time plus one launch; the Relu, whose family they do not cover, keeps the
+ * roofline's. */
+static void perf_from_table(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 2, TU_DIMS(64, 64), NULL));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(64, 64)));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("a", "b"), TU_LIST("m"), 0, NULL));
+    pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("m"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
+    struct oc_ktable tt = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, 1, one};
+    struct oc_ktables tables = {"a hand-written table", 1, &tt};
+    struct oc_gpu g = *oc_gpu_find("h100");
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    struct oc_perf plain, with;
+    assert_int_equal(oc_perf_estimate(an, &g, &o, &plain), OC_OK);
+    g.tables = &tables;
+    assert_int_equal(oc_perf_estimate(an, &g, &o, &with), OC_OK);
+    const struct oc_node *mm = node("mm"), *relu = node("relu");
+    /* MatMul: 2 x 64^3 FLOPs at 1e12 FLOP/s, plus the launch */
+    near(with.nodes[mm->index].time, 2.0 * 64 * 64 * 64 / 1e12 + o.launch_s, "table time");
+    assert_true(with.nodes[mm->index].from_table);
+    assert_false(with.nodes[relu->index].from_table);
+    near(with.nodes[relu->index].time, plain.nodes[relu->index].time, "the Relu keeps the roofline");
+    assert_int_equal(with.n_from_table, 1);
+    near(with.time, with.nodes[mm->index].time + with.nodes[relu->index].time, "sum");
+    /* under --math tf32 the fp32 table does not apply */
+    o.math = OC_MATH_TF32;
+    struct oc_perf tf;
+    assert_int_equal(oc_perf_estimate(an, &g, &o, &tf), OC_OK);
+    assert_false(tf.nodes[mm->index].from_table);
+    oc_perf_free(&plain);
+    oc_perf_free(&with);
+    oc_perf_free(&tf);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(families, tu_teardown),
+        cmocka_unit_test(interpolation),
+        cmocka_unit_test_teardown(perf_from_table, tu_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,238 @@
+/*
+ * kernels.c — kernel families, their features and the tables' interpolation
+ * (see kernels.h).
+ */
+#include "kernels.h"
+
+#include "../analyzer/attr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const oc_kf_names[OC_KF_COUNT] = {
+    [OC_KF_NONE] = "none",
+    [OC_KF_GEMM] = "gemm",
+    [OC_KF_CONV_3X3] = "conv_3x3",
+    [OC_KF_CONV_KXK] = "conv_kxk",
+    [OC_KF_CONV_1X1] = "conv_1x1",
+    [OC_KF_CONV_GROUPED] = "conv_grouped",
+    [OC_KF_CONV_DEPTHWISE] = "conv_depthwise",
+    [OC_KF_ELTWISE] = "eltwise",
+    [OC_KF_REDUCE] = "reduce",
+    [OC_KF_POOL] = "pool",
+    [OC_KF_MOVE] = "move",
+};
+
+const char *oc_kfamily_name(enum oc_kfamily f) {
+    return (unsigned)f < OC_KF_COUNT ? oc_kf_names[f] : "?";
+}
+
+bool oc_kfamily_parse(const char *s, enum oc_kfamily *out) {
+    for (int f = 1; f < OC_KF_COUNT; f++)
+        if (strcmp(s, oc_kf_names[f]) == 0) {
+            *out = (enum oc_kfamily)f;
+            return true;
+        }
+    return false;
+}
+
+bool oc_kfamily_memory(enum oc_kfamily f) {
+    return f >= OC_KF_ELTWISE && f < OC_KF_COUNT;
+}
+
+int32_t oc_kfamily_features(enum oc_kfamily f) {
+    return f == OC_KF_NONE ? 0 : oc_kfamily_memory(f) ? 1 : 3;
+}
+
+/* The memory-bound families by op type (default domain). */
+static const struct {
+    const char *op;
+    enum oc_kfamily family;
+} oc_kf_ops[] = {
+    {"Add", OC_KF_ELTWISE}, {"Sub", OC_KF_ELTWISE}, {"Mul", OC_KF_ELTWISE}, {"Div", OC_KF_ELTWISE},
+    {"Pow", OC_KF_ELTWISE}, {"Relu", OC_KF_ELTWISE}, {"Sigmoid", OC_KF_ELTWISE}, {"Tanh", OC_KF_ELTWISE},
+    {"Clip", OC_KF_ELTWISE}, {"HardSigmoid", OC_KF_ELTWISE}, {"HardSwish", OC_KF_ELTWISE},
+    {"LeakyRelu", OC_KF_ELTWISE}, {"Erf", OC_KF_ELTWISE}, {"Exp", OC_KF_ELTWISE}, {"Log", OC_KF_ELTWISE},
+    {"Sqrt", OC_KF_ELTWISE}, {"Neg", OC_KF_ELTWISE}, {"Abs", OC_KF_ELTWISE}, {"Reciprocal", OC_KF_ELTWISE},
+    {"Where", OC_KF_ELTWISE}, {"Max", OC_KF_ELTWISE}, {"Min", OC_KF_ELTWISE}, {"Equal", OC_KF_ELTWISE},
+    {"Less", OC_KF_ELTWISE}, {"Greater", OC_KF_ELTWISE}, {"Not", OC_KF_ELTWISE}, {"Cast", OC_KF_ELTWISE},
+    {"Gelu", OC_KF_ELTWISE}, {"Softplus", OC_KF_ELTWISE}, {"Mish", OC_KF_ELTWISE}, {"Elu", OC_KF_ELTWISE},
+    {"PRelu", OC_KF_ELTWISE}, {"BatchNormalization", OC_KF_ELTWISE}, {"Floor", OC_KF_ELTWISE},
+    {"Ceil", OC_KF_ELTWISE}, {"Round", OC_KF_ELTWISE}, {"Sin", OC_KF_ELTWISE}, {"Cos", OC_KF_ELTWISE},
+    {"ReduceMean", OC_KF_REDUCE}, {"ReduceSum", OC_KF_REDUCE}, {"ReduceMax", OC_KF_REDUCE},
+    {"ReduceMin", OC_KF_REDUCE}, {"ReduceProd", OC_KF_REDUCE}, {"ReduceL2", OC_KF_REDUCE},
+    {"GlobalAveragePool", OC_KF_REDUCE}, {"GlobalMaxPool", OC_KF_REDUCE}, {"Softmax", OC_KF_REDUCE},
+    {"LogSoftmax", OC_KF_REDUCE}, {"LayerNormalization", OC_KF_REDUCE}, {"GroupNormalization", OC_KF_REDUCE},
+    {"InstanceNormalization", OC_KF_REDUCE}, {"RMSNormalization", OC_KF_REDUCE}, {"ArgMax", OC_KF_REDUCE},
+    {"MaxPool", OC_KF_POOL}, {"AveragePool", OC_KF_POOL},
+    {"Transpose", OC_KF_MOVE}, {"Concat", OC_KF_MOVE}, {"Slice", OC_KF_MOVE}, {"Gather", OC_KF_MOVE},
+    {"Pad", OC_KF_MOVE}, {"Expand", OC_KF_MOVE}, {"Tile", OC_KF_MOVE}, {"Split", OC_KF_MOVE},
+    {"Resize", OC_KF_MOVE}, {"ScatterND", OC_KF_MOVE}, {"DepthToSpace", OC_KF_MOVE},
+    {"SpaceToDepth", OC_KF_MOVE}, {"GatherElements", OC_KF_MOVE},
+};
+
+static const struct oc_value *oc_kf_val(const struct oc_graph *g, const struct oc_node *n, int32_t k, bool out) {
+    int32_t v = out ? (k < n->n_out ? n->out[k] : -1) : (k < n->n_in ? n->in[k] : -1);
+    if (v < 0)
+        return NULL;
+    const struct oc_value *val = &g->values[v];
+    if (val->rank < 0)
+        return NULL;
+    for (int32_t i = 0; i < val->rank; i++)
+        if (val->dims[i].value < 0)
+            return NULL;
+    return val;
+}
+
+static double oc_kf_numel(const struct oc_value *v) {
+    double e = 1;
+    for (int32_t i = 0; i < v->rank; i++)
+        e *= (double)v->dims[i].value;
+    return e;
+}
+
+static void oc_kf_gemm(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
+    const struct oc_value *a = oc_kf_val(g, n, 0, false), *y = oc_kf_val(g, n, 0, true);
+    if (!a || !y || a->rank < 1 || y->rank < 1)
+        return;
+    double nn = y->dims[y->rank - 1].value, k;
+    if (strcmp(n->op_type, "Gemm") == 0) {
+        int64_t ta = 0;
+        if (a->rank != 2 || oc_attr_int(n, "transA", 0, &ta, NULL) != OC_OK)
+            return;
+        k = (double)a->dims[ta ? 0 : 1].value;
+    } else {
+        k = (double)a->dims[a->rank - 1].value;
+    }
+    if (nn <= 0 || k <= 0)
+        return;
+    out->family = OC_KF_GEMM;
+    out->x[0] = oc_kf_numel(y) / nn;
+    out->x[1] = nn;
+    out->x[2] = k;
+}
+
+static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
+    const struct oc_value *x = oc_kf_val(g, n, 0, false), *w = oc_kf_val(g, n, 1, false),
+                          *y = oc_kf_val(g, n, 0, true);
+    if (!x || !w || !y || x->rank != 4 || w->rank != 4 || y->rank != 4)
+        return;
+    int64_t group = 1, ns = 0, nd = 0;
+    const int64_t *strides = NULL, *dil = NULL;
+    if (oc_attr_int(n, "group", 1, &group, NULL) != OC_OK || group < 1 ||
+        oc_attr_ints(n, "strides", &strides, &ns, NULL) != OC_OK ||
+        oc_attr_ints(n, "dilations", &dil, &nd, NULL) != OC_OK)
+        return;
+    double c_in = (double)x->dims[1].value, c_out = (double)y->dims[1].value;
+    double kh = (double)w->dims[2].value, kw = (double)w->dims[3].value;
+    double pixels = (double)y->dims[0].value * (double)y->dims[2].value * (double)y->dims[3].value;
+    out->x[0] = pixels;
+    out->x[1] = c_out;
+    if (group > 1 && (double)group == c_in) {
+        out->family = OC_KF_CONV_DEPTHWISE;
+        out->x[2] = kh * kw;
+    } else if (group > 1) {
+        out->family = OC_KF_CONV_GROUPED;
+        out->x[2] = c_in / (double)group * kh * kw;
+    } else if (kh == 1 && kw == 1) {
+        out->family = OC_KF_CONV_1X1;
+        out->x[2] = c_in;
+    } else {
+        bool s1 = true;
+        for (int64_t i = 0; i < ns; i++)
+            s1 = s1 && strides[i] == 1;
+        for (int64_t i = 0; i < nd; i++)
+            s1 = s1 && dil[i] == 1;
+        out->family = kh == 3 && kw == 3 && s1 ? OC_KF_CONV_3X3 : OC_KF_CONV_KXK;
+        out->x[2] = c_in * kh * kw;
+    }
+}
+
+void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
+    memset(out, 0, sizeof *out);
+    if (n->cost.flags & OC_COST_UNKNOWN || (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0))
+        return;
+    if (strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0)
+        oc_kf_gemm(g, n, out);
+    else if (strcmp(n->op_type, "Conv") == 0)
+        oc_kf_conv(g, n, out);
+    else
+        for (size_t k = 0; k < sizeof oc_kf_ops / sizeof oc_kf_ops[0]; k++)
+            if (strcmp(oc_kf_ops[k].op, n->op_type) == 0) {
+                out->family = oc_kf_ops[k].family;
+                out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
+                break;
+            }
+    if (out->family == OC_KF_NONE)
+        return;
+    out->work = oc_kfamily_memory(out->family) ? out->x[0] : (double)n->cost.flops;
+    for (int32_t i = 0; i < oc_kfamily_features(out->family); i++)
+        if (!(out->x[i] >= 1) || !(out->work > 0)) {
+            memset(out, 0, sizeof *out); /* nothing to run, or a feature of 0: no family */
+            return;
+        }
+}
+
+void oc_ktables_free(struct oc_ktables *t) {
+    if (!t)
+        return;
+    for (int32_t i = 0; i < t->n; i++)
+        free(t->tables[i].samples);
+    free(t->tables);
+    free(t->source);
+    memset(t, 0, sizeof *t);
+}
+
+const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math) {
+    for (int32_t i = 0; t && i < t->n; i++) {
+        const struct oc_ktable *k = &t->tables[i];
+        if (k->family == f && k->dtype == dtype && (oc_kfamily_memory(f) || k->math == math))
+            return k;
+    }
+    return NULL;
+}
+
+bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
+    int32_t nf = oc_kfamily_features(f->family);
+    if (!t || t->family != f->family || !(f->work > 0) || nf == 0)
+        return false;
+    double best_d[OC_KTABLE_K], best_e[OC_KTABLE_K];
+    int32_t nb = 0;
+    for (int32_t i = 0; i < t->n; i++) { /* the K nearest in log2 feature space */
+        const struct oc_ksample *s = &t->samples[i];
+        double d2 = 0;
+        for (int32_t j = 0; j < nf; j++) {
+            double dx = log2(f->x[j]) - log2(s->x[j]);
+            d2 += dx * dx;
+        }
+        double d = sqrt(d2), e = log(s->work / s->seconds);
+        int32_t at = nb < OC_KTABLE_K ? nb++ : OC_KTABLE_K;
+        if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
+            int32_t far = 0;
+            for (int32_t j = 1; j < OC_KTABLE_K; j++)
+                if (best_d[j] > best_d[far])
+                    far = j;
+            if (d >= best_d[far])
+                continue;
+            at = far;
+        }
+        best_d[at] = d;
+        best_e[at] = e;
+    }
+    double nearest = INFINITY;
+    for (int32_t j = 0; j < nb; j++)
+        nearest = fmin(nearest, best_d[j]);
+    if (nb == 0 || nearest > OC_KTABLE_RADIUS)
+        return false;
+    double sw = 0, se = 0;
+    for (int32_t j = 0; j < nb; j++) {
+        double w = 1.0 / ((best_d[j] + 0.25) * (best_d[j] + 0.25));
+        sw += w;
+        se += w * best_e[j];
+    }
+    *seconds = f->work / exp(se / sw);
+    if (extrapolated)
+        *extrapolated = nearest > 1.0;
+    return *seconds > 0 && isfinite(*seconds);
+}

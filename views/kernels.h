@@ -1,0 +1,91 @@
+/*
+ * kernels.h — measured kernel tables: a node's time read from the times a
+ * device took on nodes of its own shape family (docs/MODEL.md, "Kernel
+ * tables").
+ *
+ * A family is what a library runs one way: matrix products (cuBLAS), dense
+ * 3x3 stride-1 convolutions (Winograd's ground), other dense convolutions,
+ * 1x1 convolutions, grouped and depthwise ones, and the memory-bound kinds
+ * (elementwise, reductions and normalizations, pooling, data movement).
+ * Each node of a family has up to three shape features (a product's M, N,
+ * K; a convolution's output pixels, output channels and reduction length;
+ * a memory-bound node's bytes moved) and its work (FLOPs, or bytes for the
+ * memory-bound kinds). A table holds measured samples of one family at one
+ * precision and math mode: features, work, seconds.
+ *
+ * A node's time is work / efficiency, the efficiency interpolated from the
+ * K nearest samples in log2 feature space (inverse squared distance weights
+ * on ln efficiency). A node farther than OC_KTABLE_RADIUS from every sample,
+ * of a family without a table, or of no family keeps the roofline.
+ */
+#ifndef OC_KERNELS_H
+#define OC_KERNELS_H
+
+#include "../analyzer/analyze.h"
+
+enum oc_kfamily {
+    OC_KF_NONE,
+    OC_KF_GEMM,          /* MatMul, Gemm: M (all batch dims), N, K                  */
+    OC_KF_CONV_3X3,      /* dense 3x3, stride 1, dilation 1: pixels, C_out, C_in x 9 */
+    OC_KF_CONV_KXK,      /* other dense 2-D convolutions: pixels, C_out, C_in x kh x kw */
+    OC_KF_CONV_1X1,      /* pixels, C_out, C_in                                    */
+    OC_KF_CONV_GROUPED,  /* 1 < groups < C_in: pixels, C_out, C_in / g x kh x kw    */
+    OC_KF_CONV_DEPTHWISE,/* groups = C_in > 1: pixels, C_out, kh x kw               */
+    OC_KF_ELTWISE,       /* pointwise ops: bytes moved                              */
+    OC_KF_REDUCE,        /* reductions, softmax, normalizations: bytes moved        */
+    OC_KF_POOL,          /* max and average pooling: bytes moved                    */
+    OC_KF_MOVE,          /* transposes, concatenation, slicing, gathers: bytes      */
+    OC_KF_COUNT
+};
+/* "gemm", "conv_3x3", ...: the names in spec files. */
+const char *oc_kfamily_name(enum oc_kfamily f);
+bool oc_kfamily_parse(const char *s, enum oc_kfamily *out);
+/* Features a family's samples carry (3 for products and convolutions, 1
+ * for the memory-bound kinds). */
+int32_t oc_kfamily_features(enum oc_kfamily f);
+/* A memory-bound family: its work is bytes moved, not FLOPs. */
+bool oc_kfamily_memory(enum oc_kfamily f);
+
+#define OC_KTABLE_K 4          /* samples an interpolation weighs             */
+#define OC_KTABLE_RADIUS 2.0   /* log2 units: beyond, the table does not speak */
+
+struct oc_kfeat {
+    enum oc_kfamily family;
+    double x[3];               /* the features, raw (not logged)              */
+    double work;               /* FLOPs, or bytes for a memory-bound family   */
+};
+/* A node's family and features from its analyzed shapes; family NONE when
+ * it has none or a shape is unknown. */
+void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out);
+
+struct oc_ksample {
+    double x[3];
+    double work;
+    double seconds;            /* > 0 */
+};
+/* One family at one precision ("f32", "f16", "bf16": the node's compute
+ * dtype as an ONNX code) and math mode (enum oc_math, the replay's --math;
+ * ignored for the memory-bound families). */
+struct oc_ktable {
+    enum oc_kfamily family;
+    int32_t dtype;
+    int32_t math;
+    int32_t n;
+    struct oc_ksample *samples;
+};
+struct oc_ktables {
+    char *source;              /* where they were measured: device, driver and
+                                  library versions, as the builder wrote them */
+    int32_t n;
+    struct oc_ktable *tables;
+};
+void oc_ktables_free(struct oc_ktables *t);
+
+/* The table for a family, dtype and math, or NULL. */
+const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math);
+/* Seconds for a node of features f from table t: false when t has no
+ * sample within OC_KTABLE_RADIUS or the node has no work. *extrapolated
+ * (may be NULL): the nearest sample is more than one log2 unit away. */
+bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated);
+
+#endif
