@@ -1,10 +1,12 @@
 /*
  * cmd_probe.c — `onnxcost probe [-o machine.json]`: this machine's roofs,
  * measured (probe/probe.h), as a table or as the spec file that --machine
- * reads.
+ * reads; `onnxcost probe --gpu -o SPEC.json`: the GPU's kernel tables
+ * (cmd_probe_gpu.c).
  */
 #include "cli.h"
 #include "groups.h"
+#include "probe_gpu.h"
 
 #include "../probe/probe.h"
 #include "../reports/report.h"
@@ -23,12 +25,22 @@ static const char oc_probe_usage[] =
     "writes the machine as a spec file (JSON) that --machine FILE reads for time\n"
     "predictions, and --format json prints that file (docs/MEASURED.md). Run it on\n"
     "an idle machine: another busy process lowers every figure.\n"
+    "\n"
+    "With --gpu it measures the GPU instead: a sweep of about 600 kernels (matrix\n"
+    "products over M, N and K; 3x3, 1x1, other dense, grouped and depthwise\n"
+    "convolutions over pixels and channels; elementwise, reduction, pooling and\n"
+    "data-movement kernels over size) replayed with cuDNN and cuBLAS at each\n"
+    "precision --math names, in a few minutes. -o writes the spec file: the device's\n"
+    "roofs with measured kernel tables, which --gpu-spec reads (docs/MODEL.md,\n"
+    "\"Kernel tables\"); the tables' report goes to standard output.\n"
     "\n";
 
 static const char oc_probe_footer[] = "\n"
                                       "examples:\n"
                                       "  onnxcost probe -o machine.json\n"
-                                      "  onnxcost resnet50.onnx --machine machine.json\n";
+                                      "  onnxcost resnet50.onnx --machine machine.json\n"
+                                      "  onnxcost probe --gpu --math tf32,fp16 -o h100-tables.json\n"
+                                      "  onnxcost resnet50.onnx --batch 32 --gpu-spec h100-tables.json --dtype fp16\n";
 
 struct oc_probe_args {
     int64_t threads;
@@ -43,11 +55,54 @@ static const struct oc_opt oc_probe_opts[] = {
                     "how long each timed loop runs (default 0.05; each figure is the\n"
                     "best of three)",
                     offsetof(struct oc_probe_args, seconds), "a number of seconds"),
-    OC_OPT_PARSE_ROW("--format", "FMT", "text (default: the table) or json (the spec file)",
+    OC_OPT_PARSE_ROW("--format", "FMT", "text (default: the table) or json (the spec file; with --gpu,\n"
+                     "the tables' report)",
                      offsetof(struct oc_probe_args, format), 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON, 0,
                      "text or json", oc_opt_format),
 };
 static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof oc_probe_opts / sizeof oc_probe_opts[0]};
+
+static bool oc_opt_probe_seconds(const struct oc_opt *o, void *dest, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x > 0) || x > 3.6e6)
+        return false;
+    *(double *)((char *)dest + o->offset) = x;
+    return true;
+}
+
+static const struct oc_opt oc_probe_gpu_opts[] = {
+    OC_OPT_FLAG_ROW("--gpu", NULL, "measure the GPU's kernel tables (needs -o SPEC.json)",
+                    offsetof(struct oc_probe_gpu_args, gpu)),
+    OC_OPT_TEXT_ROW("--math", NULL, "LIST",
+                    "precisions to measure: fp32, tf32, fp16, bf16, comma-separated\n"
+                    "(default: all four)",
+                    offsetof(struct oc_probe_gpu_args, maths), "a list of precisions"),
+    OC_OPT_TEXT_ROW("--grid", NULL, "G", "full (default, about 600 kernels) or quick (a few per family)",
+                    offsetof(struct oc_probe_gpu_args, grid), "full or quick"),
+    OC_OPT_INT_ROW("--device", "N", "CUDA device ordinal (default 0)", offsetof(struct oc_probe_gpu_args, device), 0,
+                   1024, "an integer from 0 to 1024"),
+    OC_OPT_TEXT_ROW("--like", NULL, "NAME",
+                    "the built-in GPU whose roofs serve the kernels the tables do not\n"
+                    "cover (default: the one the device's name matches)",
+                    offsetof(struct oc_probe_gpu_args, like), "a GPU name"),
+    OC_OPT_PARSE_ROW("--budget", "MS", "timed milliseconds per kernel (default 20)",
+                     offsetof(struct oc_probe_gpu_args, budget_ms), 0, 0, "milliseconds", oc_opt_probe_seconds),
+    OC_OPT_PARSE_ROW("--node-timeout", "S",
+                     "a kernel that makes no progress for S seconds is killed and\n"
+                     "listed (default 300)",
+                     offsetof(struct oc_probe_gpu_args, node_timeout_s), 0, 0, "seconds", oc_opt_probe_seconds),
+    OC_OPT_FLAG_ROW("--in-process", NULL, "run the GPU in this process, not in a worker",
+                    offsetof(struct oc_probe_gpu_args, in_process)),
+    OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the tables' report to FILE instead of standard output",
+                      offsetof(struct oc_probe_gpu_args, report), "a file name"),
+    OC_OPT_TEXT_ROW("--source", NULL, "TEXT",
+                    "what the tables were measured on, for the reports (default: the\n"
+                    "device, driver and library versions)",
+                    offsetof(struct oc_probe_gpu_args, source), "a text"),
+};
+static const struct oc_opt_group oc_probe_gpu_group = {"GPU kernel tables (--gpu):", oc_probe_gpu_opts,
+                                                       sizeof oc_probe_gpu_opts / sizeof oc_probe_gpu_opts[0]};
 
 /* the machine's table on stdout or its spec file in path */
 static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, enum oc_format fmt, const char *path) {
@@ -62,9 +117,11 @@ static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, en
 
 int oc_cmd_probe(int argc, char **argv) {
     struct oc_probe_args a = {.format = OC_FORMAT_TEXT};
+    struct oc_probe_gpu_args ga = {.node_timeout_s = 300, .budget_ms = 20};
     const char *out_path = NULL;
-    const struct oc_opt_use groups[] = {{&oc_probe_group, &a}, {&oc_group_output, &out_path}};
-    const struct oc_cmd_spec cmd = {"probe", "probe: ", oc_probe_usage, oc_probe_footer, groups, 2};
+    const struct oc_opt_use groups[] = {
+        {&oc_probe_group, &a}, {&oc_probe_gpu_group, &ga}, {&oc_group_output, &out_path}};
+    const struct oc_cmd_spec cmd = {"probe", "probe: ", oc_probe_usage, oc_probe_footer, groups, 3};
     const char **args = NULL;
     int32_t n_args = 0;
     int rc = oc_cli_parse(&cmd, argc, argv, &args, &n_args);
@@ -72,6 +129,21 @@ int oc_cmd_probe(int argc, char **argv) {
         goto done;
     if (n_args) {
         rc = oc_cli_usage_error("probe: unknown argument '%s' (it measures this machine; no model)", args[0]);
+        goto done;
+    }
+    bool gpu_only = ga.maths || ga.grid || ga.device || ga.like || ga.report || ga.source || ga.in_process ||
+                    ga.node_timeout_s != 300 || ga.budget_ms != 20;
+    if (ga.gpu && (a.threads || a.seconds)) {
+        rc = oc_cli_usage_error("probe: --threads and --seconds are the CPU's; --gpu takes the options under "
+                                "\"GPU kernel tables\"");
+        goto done;
+    }
+    if (!ga.gpu && gpu_only) {
+        rc = oc_cli_usage_error("probe: the options under \"GPU kernel tables\" need --gpu");
+        goto done;
+    }
+    if (ga.gpu) {
+        rc = oc_probe_gpu(&ga, (int32_t)a.format, out_path); /* json: the report's (onnxcost-tables/1) */
         goto done;
     }
     struct oc_probe_opts o = {.threads = (int32_t)a.threads};

@@ -41,34 +41,61 @@ static const struct oc_node *oc_ktables_node(const struct oc_graph *g, const cha
     return NULL;
 }
 
+/* the replay's --math (enum oc_rp_math_mode) as the performance model's */
+static int32_t oc_ktables_math(int32_t rp_math) {
+    static const enum oc_math maths[3] = {OC_MATH_FP32, OC_MATH_TF32, OC_MATH_FP16};
+    return (int32_t)maths[rp_math >= 0 && rp_math < 3 ? rp_math : 0];
+}
+
+/* One measured node n (NULL: not in the analysis) as a sample. */
+static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, const struct oc_node *n,
+                                bool overhead, int32_t dt, int32_t math, double seconds,
+                                struct oc_ktables_added *added) {
+    if (overhead) {
+        added->overhead++;
+        return true;
+    }
+    if (!n) {
+        added->not_found++;
+        return true;
+    }
+    struct oc_kfeat feat;
+    oc_kernel_features(g, n, &feat);
+    if (feat.family == OC_KF_NONE || (dt != OC_DT_FLOAT && dt != OC_DT_FLOAT16 && dt != OC_DT_BFLOAT16)) {
+        added->no_family++;
+        return true;
+    }
+    if (!oc_ktables_add_sample(t, &feat, dt, math, seconds))
+        return false;
+    added->added++;
+    return true;
+}
+
 enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
                                    struct oc_ktables_added *added) {
-    /* the replay's --math (fp32, tf32, fp16) as the performance model's */
-    static const enum oc_math maths[3] = {OC_MATH_FP32, OC_MATH_TF32, OC_MATH_FP16};
-    int32_t math = (int32_t)maths[f->math >= 0 && f->math < 3 ? f->math : 0];
+    int32_t math = oc_ktables_math(f->math);
     for (int32_t i = 0; i < f->n_nodes; i++) {
         const struct oc_rp_file_node *rn = &f->nodes[i];
-        if (!rn->measured || !(rn->time_ns > 0))
-            continue;
-        if (rn->overhead) {
-            added->overhead++;
-            continue;
-        }
-        const struct oc_node *n = oc_ktables_node(an->graph, rn->name);
-        if (!n) {
-            added->not_found++;
-            continue;
-        }
-        struct oc_kfeat feat;
-        oc_kernel_features(an->graph, n, &feat);
-        int32_t dt = rn->dtype;
-        if (feat.family == OC_KF_NONE || (dt != OC_DT_FLOAT && dt != OC_DT_FLOAT16 && dt != OC_DT_BFLOAT16)) {
-            added->no_family++;
-            continue;
-        }
-        if (!oc_ktables_add_sample(t, &feat, dt, math, rn->time_ns * 1e-9))
+        if (rn->measured && rn->time_ns > 0 &&
+            !oc_ktables_add_node(t, an->graph, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype, math,
+                                 rn->time_ns * 1e-9, added))
             return OC_ERR_NOMEM;
-        added->added++;
+    }
+    return OC_OK;
+}
+
+enum oc_status oc_ktables_add_results(struct oc_ktables *t, const struct oc_analysis *an,
+                                      const struct oc_rp_plan *plans, const struct oc_rp_result *results, int32_t n,
+                                      int32_t dtype, int32_t rp_math, struct oc_ktables_added *added) {
+    const struct oc_graph *g = an->graph;
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_rp_result *r = &results[i];
+        const struct oc_node *node = plans[i].node >= 0 && plans[i].node < g->n_nodes ? &g->nodes[plans[i].node]
+                                                                                       : NULL;
+        if (r->status == OC_RPS_MEASURED && r->time_median_ns > 0 &&
+            !oc_ktables_add_node(t, g, node, r->overhead, dtype, oc_ktables_math(rp_math), r->time_median_ns * 1e-9,
+                                 added))
+            return OC_ERR_NOMEM;
     }
     return OC_OK;
 }

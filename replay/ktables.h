@@ -12,6 +12,7 @@
 #ifndef OC_REPLAY_KTABLES_H
 #define OC_REPLAY_KTABLES_H
 
+#include "replay.h"
 #include "results.h"
 
 #include "../views/kernels.h"
@@ -33,5 +34,12 @@ bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32
  * run's bindings and dtype. OC_ERR_NOMEM when out of memory. */
 enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
                                    struct oc_ktables_added *added);
+
+/* The same from a replay in this process: results[i] of plans[i], the
+ * nodes run at dtype (an ONNX code) and the replay's math (enum
+ * oc_rp_math_mode); an the analysis the plans were made from. */
+enum oc_status oc_ktables_add_results(struct oc_ktables *t, const struct oc_analysis *an,
+                                      const struct oc_rp_plan *plans, const struct oc_rp_result *results, int32_t n,
+                                      int32_t dtype, int32_t rp_math, struct oc_ktables_added *added);
 
 #endif

@@ -1,0 +1,373 @@
+/*
+ * ksweep.c — the kernel sweep as an ONNX model (see ksweep.h), written with
+ * protobuf-c's generated ONNX messages, every part in one arena.
+ */
+#include "ksweep.h"
+
+#include "../analyzer/arena.h"
+#include "../views/kernels.h"
+
+#include "onnx.pb-c.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OC_KS_MAX_NODES = 1024, OC_KS_MAX_RANK = 4, OC_KS_MAX_ATTRS = 5 };
+
+/* Largest tensor (elements) and work (FLOPs) a sweep node may have: what a
+   large model's layers reach, and a few tens of milliseconds a run. */
+#define OC_KS_MAX_ELEMS (64.0 * 1024 * 1024)
+#define OC_KS_MAX_FLOPS 2e12
+
+struct oc_ksb {
+    struct oc_arena a;
+    Onnx__NodeProto **nodes;
+    Onnx__ValueInfoProto **inputs, **outputs;
+    size_t n_nodes, n_inputs, n_outputs;
+    int32_t per_family[16];
+    bool nomem;
+};
+
+/* A float tensor's type, its dims static. */
+static Onnx__ValueInfoProto *oc_ks_value(struct oc_ksb *b, const char *name, const int64_t *dims, int32_t rank) {
+    Onnx__ValueInfoProto *v = oc_arena_alloc(&b->a, sizeof *v);
+    Onnx__TypeProto *t = oc_arena_alloc(&b->a, sizeof *t);
+    Onnx__TypeProto__Tensor *tt = oc_arena_alloc(&b->a, sizeof *tt);
+    Onnx__TensorShapeProto *sh = oc_arena_alloc(&b->a, sizeof *sh);
+    Onnx__TensorShapeProto__Dimension *d = oc_arena_array(&b->a, OC_KS_MAX_RANK, sizeof *d);
+    Onnx__TensorShapeProto__Dimension **dp = oc_arena_array(&b->a, OC_KS_MAX_RANK, sizeof *dp);
+    char *nm = oc_arena_strdup(&b->a, name);
+    if (!v || !t || !tt || !sh || !d || !dp || !nm) {
+        b->nomem = true;
+        return NULL;
+    }
+    onnx__value_info_proto__init(v);
+    onnx__type_proto__init(t);
+    onnx__type_proto__tensor__init(tt);
+    onnx__tensor_shape_proto__init(sh);
+    for (int32_t i = 0; i < rank; i++) {
+        onnx__tensor_shape_proto__dimension__init(&d[i]);
+        d[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+        d[i].dim_value = dims[i];
+        dp[i] = &d[i];
+    }
+    sh->n_dim = (size_t)rank;
+    sh->dim = dp;
+    tt->has_elem_type = true;
+    tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    tt->shape = rank >= 0 ? sh : NULL;
+    t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    t->tensor_type = tt;
+    v->name = nm;
+    v->type = t;
+    return v;
+}
+
+static Onnx__AttributeProto *oc_ks_ints(struct oc_ksb *b, const char *name, const int64_t *v, int32_t n) {
+    Onnx__AttributeProto *a = oc_arena_alloc(&b->a, sizeof *a);
+    int64_t *ints = oc_arena_array(&b->a, (size_t)n, sizeof *ints);
+    if (!a || !ints) {
+        b->nomem = true;
+        return NULL;
+    }
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = true;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    memcpy(ints, v, (size_t)n * sizeof *ints);
+    a->n_ints = (size_t)n;
+    a->ints = ints;
+    return a;
+}
+
+static Onnx__AttributeProto *oc_ks_int(struct oc_ksb *b, const char *name, int64_t v) {
+    Onnx__AttributeProto *a = oc_arena_alloc(&b->a, sizeof *a);
+    if (!a) {
+        b->nomem = true;
+        return NULL;
+    }
+    onnx__attribute_proto__init(a);
+    a->name = (char *)name;
+    a->has_type = true;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->has_i = true;
+    a->i = v;
+    return a;
+}
+
+struct oc_ks_in {
+    int64_t dims[OC_KS_MAX_RANK];
+    int32_t rank;
+};
+
+/* One node, named name, of op over fresh graph inputs of the given shapes,
+   counted for its family; its output a graph output. */
+static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                       const struct oc_ks_in *in, int32_t n_in, Onnx__AttributeProto *const *attrs,
+                       int32_t n_attrs) {
+    if (b->nomem || b->n_nodes >= OC_KS_MAX_NODES)
+        return;
+    Onnx__NodeProto *n = oc_arena_alloc(&b->a, sizeof *n);
+    char **ins = oc_arena_array(&b->a, (size_t)n_in, sizeof *ins);
+    char **outs = oc_arena_array(&b->a, 1, sizeof *outs);
+    Onnx__AttributeProto **at = oc_arena_array(&b->a, OC_KS_MAX_ATTRS, sizeof *at);
+    if (!n || !ins || !outs || !at) {
+        b->nomem = true;
+        return;
+    }
+    onnx__node_proto__init(n);
+    for (int32_t i = 0; i < n_in; i++) {
+        char x[32];
+        snprintf(x, sizeof x, "x%zu", b->n_inputs);
+        Onnx__ValueInfoProto *v = oc_ks_value(b, x, in[i].dims, in[i].rank);
+        if (!v)
+            return;
+        b->inputs[b->n_inputs++] = v;
+        ins[i] = v->name;
+    }
+    char y[32];
+    snprintf(y, sizeof y, "y%zu", b->n_nodes);
+    Onnx__ValueInfoProto *out = oc_ks_value(b, y, NULL, -1); /* its shape the analysis infers */
+    for (int32_t i = 0; i < n_attrs; i++)
+        if (!attrs[i])
+            return;
+    if (!out || !(n->name = oc_arena_strdup(&b->a, name)))
+        return;
+    memcpy(at, attrs, (size_t)n_attrs * sizeof *at);
+    outs[0] = out->name;
+    n->op_type = (char *)op;
+    n->n_input = (size_t)n_in;
+    n->input = ins;
+    n->n_output = 1;
+    n->output = outs;
+    n->n_attribute = (size_t)n_attrs;
+    n->attribute = at;
+    b->outputs[b->n_outputs++] = out;
+    b->nodes[b->n_nodes++] = n;
+    b->per_family[fam]++;
+}
+
+static double oc_ks_elems(const struct oc_ks_in *in, int32_t n) {
+    double most = 0;
+    for (int32_t i = 0; i < n; i++) {
+        double e = 1;
+        for (int32_t d = 0; d < in[i].rank; d++)
+            e *= (double)in[i].dims[d];
+        most = e > most ? e : most;
+    }
+    return most;
+}
+
+/* ---- the grid ---------------------------------------------------------------------- */
+
+#define OC_KS_LEN(a) ((int32_t)(sizeof(a) / sizeof((a)[0])))
+
+struct oc_ks_grid {
+    const int64_t *m;  int32_t n_m;   /* GEMM rows                          */
+    const int64_t *nk; int32_t n_nk;  /* GEMM columns and reduction          */
+    const int64_t (*px)[2]; int32_t n_px; /* convolutions: (batch, side)     */
+    const int64_t *ch; int32_t n_ch;  /* channels in and out                 */
+    const int64_t *bytes; int32_t n_bytes; /* memory-bound: elements          */
+};
+
+static const int64_t oc_ks_full_m[] = {1, 4, 16, 64, 256, 1024, 4096, 16384};
+static const int64_t oc_ks_full_nk[] = {64, 256, 1024, 4096};
+static const int64_t oc_ks_full_px[][2] = {{1, 7}, {1, 14}, {1, 28}, {1, 56}, {8, 56}, {32, 56}, {32, 112}};
+static const int64_t oc_ks_full_ch[] = {16, 64, 256, 1024};
+static const int64_t oc_ks_full_bytes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18,
+                                           1 << 20, 1 << 22, 1 << 24, 1 << 26};
+static const int64_t oc_ks_quick_m[] = {1, 256};
+static const int64_t oc_ks_quick_nk[] = {64, 1024};
+static const int64_t oc_ks_quick_px[][2] = {{1, 14}, {8, 56}};
+static const int64_t oc_ks_quick_ch[] = {16, 256};
+static const int64_t oc_ks_quick_bytes[] = {1 << 12, 1 << 18, 1 << 24};
+
+static void oc_ks_gemms(struct oc_ksb *b, const struct oc_ks_grid *g) {
+    char name[96];
+    for (int32_t i = 0; i < g->n_m; i++)
+        for (int32_t j = 0; j < g->n_nk; j++)
+            for (int32_t k = 0; k < g->n_nk; k++) {
+                int64_t m = g->m[i], n = g->nk[j], kk = g->nk[k];
+                struct oc_ks_in in[2] = {{{m, kk}, 2}, {{kk, n}, 2}};
+                snprintf(name, sizeof name, "gemm/m%lld_n%lld_k%lld", (long long)m, (long long)n, (long long)kk);
+                oc_ks_node(b, OC_KF_GEMM, "MatMul", name, in, 2, NULL, 0);
+            }
+    /* attention's batched products: scores (K = 64) and their use (K = S) */
+    static const int64_t heads[] = {12, 96}, seqs[] = {128, 512};
+    for (int32_t h = 0; h < OC_KS_LEN(heads); h++)
+        for (int32_t s = 0; s < OC_KS_LEN(seqs); s++) {
+            int64_t bh = heads[h], sq = seqs[s];
+            struct oc_ks_in qk[2] = {{{bh, sq, 64}, 3}, {{bh, 64, sq}, 3}};
+            struct oc_ks_in pv[2] = {{{bh, sq, sq}, 3}, {{bh, sq, 64}, 3}};
+            snprintf(name, sizeof name, "gemm/batched_qk_b%lld_s%lld", (long long)bh, (long long)sq);
+            oc_ks_node(b, OC_KF_GEMM, "MatMul", name, qk, 2, NULL, 0);
+            snprintf(name, sizeof name, "gemm/batched_pv_b%lld_s%lld", (long long)bh, (long long)sq);
+            oc_ks_node(b, OC_KF_GEMM, "MatMul", name, pv, 2, NULL, 0);
+            if (g->n_m < 3)
+                return; /* quick: one of each */
+        }
+}
+
+/* One Conv: N x C_in x side x side in, C_out x C_in/groups x k x k weights. */
+static void oc_ks_conv(struct oc_ksb *b, enum oc_kfamily fam, int64_t n, int64_t side, int64_t c_in, int64_t c_out,
+                       int64_t k, int64_t stride, int64_t groups) {
+    int64_t pad = k / 2, out_side = (side + 2 * pad - k) / stride + 1;
+    double flops = 2.0 * (double)n * (double)(out_side * out_side) * (double)c_out * (double)(c_in / groups) *
+                   (double)(k * k);
+    struct oc_ks_in in[2] = {{{n, c_in, side, side}, 4}, {{c_out, c_in / groups, k, k}, 4}};
+    double y_elems = (double)n * (double)c_out * (double)(out_side * out_side);
+    if (flops > OC_KS_MAX_FLOPS || oc_ks_elems(in, 2) > OC_KS_MAX_ELEMS || y_elems > OC_KS_MAX_ELEMS)
+        return;
+    char name[128];
+    snprintf(name, sizeof name, "%s/n%lld_s%lld_cin%lld_cout%lld_k%lld_st%lld_g%lld", oc_kfamily_name(fam),
+             (long long)n, (long long)side, (long long)c_in, (long long)c_out, (long long)k, (long long)stride,
+             (long long)groups);
+    int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pads[4] = {pad, pad, pad, pad};
+    Onnx__AttributeProto *at[4] = {oc_ks_ints(b, "kernel_shape", ks, 2), oc_ks_ints(b, "strides", st, 2),
+                                   oc_ks_ints(b, "pads", pads, 4), oc_ks_int(b, "group", groups)};
+    oc_ks_node(b, fam, "Conv", name, in, 2, at, 4);
+}
+
+static void oc_ks_convs(struct oc_ksb *b, const struct oc_ks_grid *g) {
+    for (int32_t p = 0; p < g->n_px; p++) {
+        int64_t n = g->px[p][0], side = g->px[p][1];
+        for (int32_t i = 0; i < g->n_ch; i++)
+            for (int32_t o = 0; o < g->n_ch; o++) {
+                oc_ks_conv(b, OC_KF_CONV_3X3, n, side, g->ch[i], g->ch[o], 3, 1, 1);
+                oc_ks_conv(b, OC_KF_CONV_1X1, n, side, g->ch[i], g->ch[o], 1, 1, 1);
+            }
+        /* other dense kernels: strided 3x3, 5x5, the 7x7 stem, C_out = C_in or 4 C_in */
+        static const int64_t kk[][2] = {{3, 2}, {5, 1}, {7, 2}};
+        for (int32_t k = 0; k < OC_KS_LEN(kk); k++) {
+            oc_ks_conv(b, OC_KF_CONV_KXK, n, side * kk[k][1], 3, 64, kk[k][0], kk[k][1], 1);
+            for (int32_t i = 0; i + 1 < g->n_ch; i++)
+                oc_ks_conv(b, OC_KF_CONV_KXK, n, side * kk[k][1], g->ch[i], g->ch[i + (k == 1)], kk[k][0], kk[k][1],
+                           1);
+        }
+        /* grouped (ResNeXt, RegNet): C / groups of 4, 16 and 64; depthwise 3x3, 5x5, strided 3x3 */
+        for (int32_t i = 0; i < g->n_ch; i++) {
+            int64_t c = g->ch[i] * 4;
+            for (int64_t per = 4; per <= 64 && per < c; per *= 4)
+                oc_ks_conv(b, OC_KF_CONV_GROUPED, n, side, c, c, 3, 1, c / per);
+            oc_ks_conv(b, OC_KF_CONV_DEPTHWISE, n, side, c, c, 3, 1, c);
+            oc_ks_conv(b, OC_KF_CONV_DEPTHWISE, n, side, c, c, 5, 1, c);
+            oc_ks_conv(b, OC_KF_CONV_DEPTHWISE, n, side * 2, c, c, 3, 2, c);
+        }
+    }
+}
+
+static void oc_ks_memory(struct oc_ksb *b, const struct oc_ks_grid *g) {
+    char name[96];
+    for (int32_t i = 0; i < g->n_bytes; i++) {
+        int64_t e = g->bytes[i];
+        struct oc_ks_in flat = {{e / 256, 256}, 2}, two[2] = {flat, flat};
+        static const char *const unary[] = {"Relu", "Sigmoid"};
+        for (int32_t u = 0; u < OC_KS_LEN(unary); u++) {
+            snprintf(name, sizeof name, "eltwise/%s_%lld", unary[u], (long long)e);
+            oc_ks_node(b, OC_KF_ELTWISE, unary[u], name, &flat, 1, NULL, 0);
+        }
+        snprintf(name, sizeof name, "eltwise/Add_%lld", (long long)e);
+        oc_ks_node(b, OC_KF_ELTWISE, "Add", name, two, 2, NULL, 0);
+        /* reductions over the last axis of 256 or 1024 (a row of a transformer) */
+        for (int64_t cols = 256; cols <= 1024; cols *= 4) {
+            struct oc_ks_in rows = {{e / cols, cols}, 2};
+            int64_t axes[1] = {-1};
+            Onnx__AttributeProto *soft[1] = {oc_ks_int(b, "axis", -1)};
+            Onnx__AttributeProto *mean[2] = {oc_ks_ints(b, "axes", axes, 1), oc_ks_int(b, "keepdims", 1)};
+            snprintf(name, sizeof name, "reduce/Softmax_%lld_c%lld", (long long)e, (long long)cols);
+            oc_ks_node(b, OC_KF_REDUCE, "Softmax", name, &rows, 1, soft, 1);
+            snprintf(name, sizeof name, "reduce/ReduceMean_%lld_c%lld", (long long)e, (long long)cols);
+            oc_ks_node(b, OC_KF_REDUCE, "ReduceMean", name, &rows, 1, mean, 2);
+            struct oc_ks_in ln[3] = {rows, {{cols}, 1}, {{cols}, 1}};
+            Onnx__AttributeProto *lna[1] = {oc_ks_int(b, "axis", -1)};
+            snprintf(name, sizeof name, "reduce/LayerNormalization_%lld_c%lld", (long long)e, (long long)cols);
+            oc_ks_node(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, lna, 1);
+        }
+        /* pooling over 64 channels of side x side maps, as many as e makes */
+        if (e >= 64 * 16 * 16) {
+            int64_t maps = e / (64 * 16 * 16);
+            struct oc_ks_in x = {{maps, 64, 16, 16}, 4};
+            int64_t k3[2] = {3, 3}, k2[2] = {2, 2}, s2[2] = {2, 2}, p1[4] = {1, 1, 1, 1};
+            Onnx__AttributeProto *mp[3] = {oc_ks_ints(b, "kernel_shape", k3, 2), oc_ks_ints(b, "strides", s2, 2),
+                                           oc_ks_ints(b, "pads", p1, 4)};
+            Onnx__AttributeProto *ap[2] = {oc_ks_ints(b, "kernel_shape", k2, 2), oc_ks_ints(b, "strides", s2, 2)};
+            snprintf(name, sizeof name, "pool/MaxPool_%lld", (long long)e);
+            oc_ks_node(b, OC_KF_POOL, "MaxPool", name, &x, 1, mp, 3);
+            snprintf(name, sizeof name, "pool/AveragePool_%lld", (long long)e);
+            oc_ks_node(b, OC_KF_POOL, "AveragePool", name, &x, 1, ap, 2);
+            snprintf(name, sizeof name, "pool/GlobalAveragePool_%lld", (long long)e);
+            oc_ks_node(b, OC_KF_POOL, "GlobalAveragePool", name, &x, 1, NULL, 0);
+        }
+        /* data movement: a head split's transpose, a channel concatenation */
+        if (e >= 64 * 64) {
+            struct oc_ks_in t = {{e / (64 * 64), 64, 64}, 3}, c[2] = {{{64, e / 128}, 2}, {{64, e / 128}, 2}};
+            int64_t perm[3] = {0, 2, 1};
+            Onnx__AttributeProto *tp[1] = {oc_ks_ints(b, "perm", perm, 3)};
+            Onnx__AttributeProto *ca[1] = {oc_ks_int(b, "axis", 1)};
+            snprintf(name, sizeof name, "move/Transpose_%lld", (long long)e);
+            oc_ks_node(b, OC_KF_MOVE, "Transpose", name, &t, 1, tp, 1);
+            snprintf(name, sizeof name, "move/Concat_%lld", (long long)e);
+            oc_ks_node(b, OC_KF_MOVE, "Concat", name, c, 2, ca, 1);
+        }
+    }
+}
+
+enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) {
+    memset(out, 0, sizeof *out);
+    struct oc_ks_grid g = grid == OC_KSWEEP_QUICK
+                              ? (struct oc_ks_grid){oc_ks_quick_m, OC_KS_LEN(oc_ks_quick_m), oc_ks_quick_nk,
+                                                    OC_KS_LEN(oc_ks_quick_nk), oc_ks_quick_px,
+                                                    OC_KS_LEN(oc_ks_quick_px), oc_ks_quick_ch,
+                                                    OC_KS_LEN(oc_ks_quick_ch), oc_ks_quick_bytes,
+                                                    OC_KS_LEN(oc_ks_quick_bytes)}
+                              : (struct oc_ks_grid){oc_ks_full_m, OC_KS_LEN(oc_ks_full_m), oc_ks_full_nk,
+                                                    OC_KS_LEN(oc_ks_full_nk), oc_ks_full_px,
+                                                    OC_KS_LEN(oc_ks_full_px), oc_ks_full_ch,
+                                                    OC_KS_LEN(oc_ks_full_ch), oc_ks_full_bytes,
+                                                    OC_KS_LEN(oc_ks_full_bytes)};
+    struct oc_ksb b = {0};
+    oc_arena_init(&b.a);
+    b.nodes = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.nodes);
+    b.outputs = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.outputs);
+    b.inputs = oc_arena_array(&b.a, 3 * OC_KS_MAX_NODES, sizeof *b.inputs);
+    b.nomem = !b.nodes || !b.outputs || !b.inputs;
+    oc_ks_gemms(&b, &g);
+    oc_ks_convs(&b, &g);
+    oc_ks_memory(&b, &g);
+    Onnx__GraphProto gr;
+    Onnx__ModelProto m;
+    Onnx__OperatorSetIdProto ops, *opsp = &ops;
+    onnx__graph_proto__init(&gr);
+    onnx__model_proto__init(&m);
+    onnx__operator_set_id_proto__init(&ops);
+    ops.domain = (char *)"";
+    ops.has_version = true;
+    ops.version = 17;
+    gr.name = (char *)"onnxcost_kernel_sweep";
+    gr.n_node = b.n_nodes;
+    gr.node = b.nodes;
+    gr.n_input = b.n_inputs;
+    gr.input = b.inputs;
+    gr.n_output = b.n_outputs;
+    gr.output = b.outputs;
+    m.has_ir_version = true;
+    m.ir_version = 8;
+    m.producer_name = (char *)"onnxcost probe --gpu";
+    m.n_opset_import = 1;
+    m.opset_import = &opsp;
+    m.graph = &gr;
+    size_t len = b.nomem ? 0 : onnx__model_proto__get_packed_size(&m);
+    if (!b.nomem && (out->bytes = malloc(len ? len : 1))) {
+        out->len = onnx__model_proto__pack(&m, out->bytes);
+        out->n_nodes = (int32_t)b.n_nodes;
+        memcpy(out->per_family, b.per_family, sizeof out->per_family);
+    }
+    oc_arena_free(&b.a);
+    return out->bytes ? OC_OK : OC_ERR_NOMEM;
+}
+
+void oc_ksweep_free(struct oc_ksweep *s) {
+    free(s->bytes);
+    memset(s, 0, sizeof *s);
+}

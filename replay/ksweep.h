@@ -1,0 +1,37 @@
+/*
+ * ksweep.h — the kernel sweep `onnxcost probe --gpu` replays to measure a
+ * device's kernel tables (views/kernels.h; docs/MODEL.md "Kernel tables").
+ *
+ * The sweep is an ONNX model (opset 17, FP32, static shapes) of independent
+ * nodes, each reading graph inputs of its own: one node per grid point of
+ * every kernel family, over the shapes real models use (docs/REPLAY.md,
+ * "Measuring a device's tables"). The replay runs it like any model, at the
+ * precision asked for, and every measured node becomes a sample of its
+ * family's table. The grid steps by 4x (2 log2 units) per feature, so every
+ * shape inside the grid has a sample within the tables' radius.
+ */
+#ifndef OC_REPLAY_KSWEEP_H
+#define OC_REPLAY_KSWEEP_H
+
+#include "../analyzer/oc.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum oc_ksweep_grid {
+    OC_KSWEEP_FULL,   /* the tables' grid: about 600 nodes             */
+    OC_KSWEEP_QUICK,  /* a few points per family: a check of the sweep  */
+};
+
+struct oc_ksweep {
+    uint8_t *bytes;    /* the serialized ModelProto (free())            */
+    size_t len;
+    int32_t n_nodes;
+    int32_t per_family[16]; /* nodes by enum oc_kfamily                 */
+};
+
+/* Builds the sweep; OC_ERR_NOMEM when out of memory. */
+enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out);
+void oc_ksweep_free(struct oc_ksweep *s);
+
+#endif
