@@ -7,7 +7,10 @@
 #   env  models  gemm  replay  convnets  torch  calibrate  table  collect  ncu  collect
 # and, named only: zoo (tests/gpu/zoo.py: the replay on every torchvision
 # classification model, GPT-2 and DistilBERT; ZOO_ARGS passes it options,
-# e.g. ZOO_ARGS="--configs b32-tf32,b32-fp16"), stopping at the budget; and
+# e.g. ZOO_ARGS="--configs b32-tf32,b32-fp16"), stopping at the budget;
+# probe (onnxcost probe --gpu: the device's kernel tables, into
+# results/probe-tables.json and results/probe-tables.txt; PROBE_ARGS passes
+# it options, e.g. PROBE_ARGS="--math tf32,fp16"); and
 # NAME.sh, a script carried in KIT_DIR, run with the same environment
 # Each step runs alone under `timeout`, its result line goes to progress.log at
 # once, and a failed or timed-out step never stops the next. The whole run
@@ -107,6 +110,11 @@ for s in $steps; do
     elif [ "${s%.sh}" != "$s" ]; then
         # a script carried in the kit (a one-off check), with this environment
         timeout -k 5 "$left" bash "$kit/$s" >>"$out/steps.log" 2>&1
+    elif [ "$s" = probe ]; then
+        mkdir -p "$work/results"
+        # shellcheck disable=SC2086 # PROBE_ARGS is a list of options
+        timeout -k 5 "$left" "$bin" probe --gpu ${PROBE_ARGS:-} -o "$work/results/probe-tables.json" \
+            --report "$work/results/probe-tables.txt" >>"$out/steps.log" 2>&1
     elif [ "$s" = zoo ]; then
         # shellcheck disable=SC2086 # ZOO_ARGS is a list of options
         timeout -k 5 "$left" python3 tests/gpu/zoo.py --onnxcost "$bin" --src . --work "$work" \

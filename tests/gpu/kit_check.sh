@@ -48,6 +48,11 @@ check summary_head "tar -xzOf $tmp/a/results.tgz ./results/h100.md | grep -q '^|
 run "$tmp/b" 300 3 gemm models table
 check timeout_line "grep -q ' models: TIMEOUT in' $tmp/b/progress.log && grep -q ' table: ok in' $tmp/b/progress.log"
 check timeout_keeps "tar -tzf $tmp/b/results.tgz | grep -q gemm4096_fp32.json"
+# the device's kernel tables (probe --gpu), their spec file in the data
+PROBE_ARGS="--grid quick --math fp32 --like h100" run "$tmp/d" 300 300 probe
+check probe_step "grep -q ' probe: ok in' $tmp/d/progress.log &&
+    tar -xzOf $tmp/d/results.tgz ./results/probe-tables.json | grep -q '\"kernel_tables\"' &&
+    tar -xzOf $tmp/d/results.tgz ./results/probe-tables.txt | grep -q '^conv_depthwise  *f32  *fp32'"
 run "$tmp/c" 10 10 gemm table
 check not_run "grep -q ' gemm: not run' $tmp/c/progress.log && grep -q ' table: not run' $tmp/c/progress.log"
 [ $fail = 0 ] && echo "gpu.kit: ok"
