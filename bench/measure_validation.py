@@ -15,7 +15,13 @@ It writes docs/results/cpu-*.json (the measure results, the machine, the
 calibrated spec and the calibration report) and cpu-validation.md, the
 tables docs/MEASURED.md shows. Run it on an idle machine.
 
-usage: measure_validation.py --onnxcost BIN [--out DIR] [--results DIR] [--threads N] [--reps N] [--reanalyze]
+Every measurement runs `--reps auto` by default (passes until the median is
+stable, docs/MEASURED.md "Noisy machines"), and each model's record of its
+passes (how far apart, stable or not) is kept beside its figures: the
+machine's noise, in cpu-validation.json ("noise") and the page. Calibrate
+leaves the noisy records out of the fit and says which.
+
+usage: measure_validation.py --onnxcost BIN [--out DIR] [--results DIR] [--threads N] [--reps auto|N] [--reanalyze]
 """
 import argparse
 import json
@@ -92,7 +98,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "measure"))
     ap.add_argument("--results", default=os.path.join(ROOT, "docs", "results"))
     ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", default="auto", help="auto (default) or a number of runs")
     ap.add_argument("--only", help="comma list of model names (the default: all)")
     ap.add_argument("--passes", type=int, default=2, help="measurement passes; each model keeps its fastest")
     ap.add_argument("--reanalyze", action="store_true",
@@ -161,8 +167,11 @@ def main():
                                "json", "-q"]).stdout)["measured"]
         f = per_file[r["result"]]
         arena = m["arena"]
+        run = m.get("run") or {}
         out.append({
-            "model": r["name"], "role": r["role"], "nodes": m["nodes"], "end_to_end_ms": e2e,
+            "model": r["name"], "role": "noisy" if f["role"] == "noisy" else r["role"], "nodes": m["nodes"],
+            "end_to_end_ms": e2e, "runs": m["runs"], "passes": run.get("passes"), "pass_ratio": run.get("pass_ratio"),
+            "stopped": run.get("stopped"), "measuring_s": run.get("measuring_s"),
             "sum_of_nodes_ms": m["sum_of_node_medians_ms"],
             "predicted_before_ms": m["predicted_ms"], "predicted_after_ms": after["predicted_ms"],
             "e2e_error_before": m["predicted_ms"] / e2e - 1, "e2e_error_after": after["predicted_ms"] / e2e - 1,
@@ -174,7 +183,12 @@ def main():
             "replayed": arena["replayed"],
         })
     run = json.load(open(rows[0]["result"]))["measured"]["run"]
-    summary = {"cpu": run["cpu"], "onnxruntime": run["version"], "threads": a.threads, "reps": a.reps,
+    ratios = sorted(m["pass_ratio"] for m in out if m["pass_ratio"])
+    noise = {"median_pass_ratio": ratios[len(ratios) // 2] if ratios else None,
+             "max_pass_ratio": ratios[-1] if ratios else None,
+             "not_stable": sum(m["stopped"] == "time limit" for m in out),
+             "left_out_noisy": sum(m["role"] == "noisy" for m in out)}
+    summary = {"cpu": run["cpu"], "onnxruntime": run["version"], "threads": a.threads, "reps": a.reps, "noise": noise,
                "python": platform.python_version(), "models": out, "by_op_after": cal.get("by_op_after", []), "by_op_over": cal.get("by_op_over")}
     json.dump(summary, open(os.path.join(a.results, "cpu-validation.json"), "w"), indent=1)
     write_md(summary, os.path.join(a.results, "cpu-validation.md"))
@@ -206,18 +220,25 @@ def pct(x):
 
 def write_md(s, path):
     ms = s["models"]
+    nz = s.get("noise") or {}
+    reps = "runs until the median was stable (--reps auto)" if s["reps"] == "auto" else f"{s['reps']} runs"
     lines = [f"CPU: {s['cpu']}, {s['threads']} intra-op threads; ONNX Runtime {s['onnxruntime']}, optimization level "
-             f"all, batch 1, median of {s['reps']} runs after 3 warm-up runs; of two passes over all the models, each "
-             "model's faster (both end-to-end medians in the last column).", "",
+             f"all, batch 1, median of the {reps} after 3 warm-up runs; of two passes over all the models, each "
+             "model's faster (both end-to-end medians in the column 'over the models').", "",
+             f"The machine's noise: within a measurement the slowest pass's median over the fastest's was "
+             f"{nz.get('median_pass_ratio') or 0:.2f}x at the median model, {nz.get('max_pass_ratio') or 0:.2f}x at "
+             f"most; {nz.get('not_stable', 0)} measurements not stable in time; {nz.get('left_out_noisy', 0)} left "
+             "out of the calibration as noisy (role 'noisy').", "",
              "| model | role | end to end (ms) | predicted before (ms) | error before | predicted after (ms) | "
-             "error after | node median / p90 \\|ln\\| before | after | passes (ms) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "error after | node median / p90 \\|ln\\| before | after | over the models (ms) | passes |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for m in ms:
         lines.append(f"| {m['model']} | {m['role']} | {m['end_to_end_ms']:.2f} | {m['predicted_before_ms']:.2f} | "
                      f"{pct(m['e2e_error_before'])} | {m['predicted_after_ms']:.2f} | {pct(m['e2e_error_after'])} | "
                      f"{m['node_median_abs_ln_before']:.2f} / {m['node_p90_abs_ln_before']:.2f} | "
                      f"{m['node_median_abs_ln_after']:.2f} / {m['node_p90_abs_ln_after']:.2f} | "
-                     + " / ".join(f"{x:.2f}" for x in m["end_to_end_ms_passes"]) + " |")
+                     + " / ".join(f"{x:.2f}" for x in m["end_to_end_ms_passes"]) + " | "
+                     + (f"{m['passes']}, {m['pass_ratio']:.2f}x, {m['stopped']}" if m.get("passes") else "") + " |")
     for role in ("fit", "check"):
         g = [m for m in ms if m["role"] == role]
         if not g:

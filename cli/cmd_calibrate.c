@@ -11,6 +11,7 @@
 #include "../analyzer/model.h"
 #include "../replay/calibrate.h"
 #include "../reports/report.h"
+#include "../views/measure.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ struct oc_calibrate_args {
     const char *check[OC_CALIB_MAX_FILES];
     int32_t n_check;
     const char *e2e;
+    bool keep_noisy;
 };
 
 static int oc_opt_check(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
@@ -68,6 +70,11 @@ static const struct oc_opt oc_calibrate_opts[] = {
                     offsetof(struct oc_calibrate_args, e2e), "a CSV file"),
     OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
                     oc_opt_check),
+    OC_OPT_FLAG_ROW("--keep-noisy", NULL,
+                    "fit measure results whose runs were noisy too (passes more than\n"
+                    "1.10x apart, or not stable by --max-seconds); by default they are\n"
+                    "left out, each named",
+                    offsetof(struct oc_calibrate_args, keep_noisy)),
     OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
                     offsetof(struct oc_calibrate_args, spec_out), "a file name"),
     OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the report to FILE instead of standard output",
@@ -311,6 +318,16 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
     for (int32_t k = 0; k < n; k++) {
         off[k + 1] = off[k];
+        fr[k].noisy = k < n_fit && !a.keep_noisy && (files[k].unstable || files[k].pass_ratio > OC_MEASURE_NOISY_PASSES);
+        if (fr[k].noisy) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its passes %.2fx apart); "
+                     "measure it again on a quieter machine, or --keep-noisy fits it",
+                     files[k].unstable ? "the median not stable by --max-seconds" : "the machine's load changed",
+                     files[k].pass_ratio);
+            oc_cli_diag("warning", files[k].path, msg);
+            continue;
+        }
         if (!oc_calib_points(&files[k], base, &all, &off[k + 1], &fr[k].skipped)) {
             rc = oc_cli_fail(files[k].path, OC_ERR_NOMEM, "out of memory");
             goto done;
@@ -334,7 +351,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
         fr[k].path = files[k].path;
         fr[k].model = files[k].model;
         fr[k].device = files[k].device;
-        fr[k].fit = k < n_fit;
+        fr[k].fit = k < n_fit && !fr[k].noisy;
         oc_calib_error(base, &g.perf, all + off[k], off[k + 1] - off[k], &fr[k].before);
         oc_calib_error(base, &after, all + off[k], off[k + 1] - off[k], &fr[k].after);
     }

@@ -39,7 +39,9 @@ static const char oc_measure_usage[] =
     "usage: onnxcost measure MODEL.onnx [options] [analyze options]\n"
     "\n"
     "Runs the model in ONNX Runtime with profiling on (random inputs at the\n"
-    "bound dims, warm-up runs dropped, then --reps runs), and prints the cost\n"
+    "bound dims, warm-up runs dropped, then the measured runs in passes with a\n"
+    "short pause between them, until the median is stable or --max-seconds), and\n"
+    "prints the cost\n"
     "table of the graph ONNX Runtime ran (after its fusions and layouts) with\n"
     "each node's measured median time and attained GFLOP/s, the end-to-end time\n"
     "and the sum of the nodes, the arena's peak beside onnxcost's replay of\n"
@@ -65,7 +67,8 @@ static const char oc_measure_footer[] = "\n"
 
 struct oc_measure_args {
     const char *ep, *opt_level, *save, *python;
-    int64_t threads, reps, warmup;
+    int64_t threads, reps, warmup; /* reps 0: auto */
+    double max_seconds, tolerance_pct;
     bool force;
 };
 
@@ -79,6 +82,30 @@ static bool oc_opt_level(const struct oc_opt *o, void *dest, const char *v) {
     return false;
 }
 
+/* --reps: auto (0) or a count in [min, max] */
+static bool oc_opt_reps(const struct oc_opt *o, void *dest, const char *v) {
+    int64_t *r = (int64_t *)((char *)dest + o->offset);
+    if (strcmp(v, "auto") == 0) {
+        *r = 0;
+        return true;
+    }
+    int64_t n;
+    if (!oc_cli_parse_count(v, &n) || n < o->min || n > o->max)
+        return false;
+    *r = n;
+    return true;
+}
+
+/* a number in (min, max] (min and max whole numbers) */
+static bool oc_opt_real(const struct oc_opt *o, void *dest, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x > (double)o->min && x <= (double)o->max))
+        return false;
+    *(double *)((char *)dest + o->offset) = x;
+    return true;
+}
+
 static const struct oc_opt oc_measure_opts[] = {
     OC_OPT_TEXT_ROW("--ep", NULL, "NAME",
                     "execution provider: cpu (default), cuda, tensorrt, openvino,\n"
@@ -86,8 +113,19 @@ static const struct oc_opt oc_measure_opts[] = {
                     offsetof(struct oc_measure_args, ep), "a provider name"),
     OC_OPT_INT_ROW("--threads", "N", "intra-op threads (default: ONNX Runtime's, one per core)",
                    offsetof(struct oc_measure_args, threads), 1, 4096, "an integer from 1 to 4096"),
-    OC_OPT_INT_ROW("--reps", "N", "measured runs (default 20)", offsetof(struct oc_measure_args, reps), 1, 100000,
-                   "an integer from 1 to 100000"),
+    OC_OPT_PARSE_ROW("--reps", "N|auto",
+                     "measured runs: auto (default) runs passes until the median is\n"
+                     "stable within --tolerance or --max-seconds have passed; N runs N",
+                     offsetof(struct oc_measure_args, reps), 1, 100000, "auto or an integer from 1 to 100000",
+                     oc_opt_reps),
+    OC_OPT_PARSE_ROW("--max-seconds", "S", "with --reps auto, measure for at most S seconds (default 20)",
+                     offsetof(struct oc_measure_args, max_seconds), 0, 3600, "a number of seconds above 0, up to 3600",
+                     oc_opt_real),
+    OC_OPT_PARSE_ROW("--tolerance", "PCT",
+                     "with --reps auto, stable means the medians of the first and second\n"
+                     "half of the passes within PCT % of the median of all (default 2)",
+                     offsetof(struct oc_measure_args, tolerance_pct), 0, 100, "a percentage above 0, up to 100",
+                     oc_opt_real),
     OC_OPT_INT_ROW("--warmup", "N", "runs before them, left out of the profile (default 3)",
                    offsetof(struct oc_measure_args, warmup), 0, 100000, "an integer from 0 to 100000"),
     OC_OPT_PARSE_ROW("--opt-level", "L",
@@ -403,7 +441,8 @@ static char *oc_measure_join(const char *dir, const char *stem, const char *suff
 }
 
 int oc_cmd_measure(int argc, char **argv) {
-    struct oc_measure_args a = {.reps = 20, .warmup = 3, .opt_level = "all", .ep = "cpu"};
+    struct oc_measure_args a = {
+        .reps = 0, .max_seconds = 20, .tolerance_pct = 2, .warmup = 3, .opt_level = "all", .ep = "cpu"};
     struct oc_cli_bind bind;
     if (!oc_cli_bind_init(&bind, argc))
         return OC_EXIT_INTERNAL;
@@ -509,11 +548,16 @@ int oc_cmd_measure(int argc, char **argv) {
     }
 
     /* python ort_measure.py MODEL DIR --input ... --ep ... */
-    char script_buf[4096], py_buf[4096], threads[24], reps[24], warmup[24];
+    char script_buf[4096], py_buf[4096], threads[24], reps[24], warmup[24], max_s[32], tol[32];
     const char *script = oc_measure_script(script_buf, sizeof script_buf);
     const char *py = oc_measure_python(a.python, py_buf, sizeof py_buf);
     snprintf(threads, sizeof threads, "%" PRId64, a.threads);
-    snprintf(reps, sizeof reps, "%" PRId64, a.reps);
+    if (a.reps)
+        snprintf(reps, sizeof reps, "%" PRId64, a.reps);
+    else
+        snprintf(reps, sizeof reps, "auto");
+    snprintf(max_s, sizeof max_s, "%.17g", a.max_seconds);
+    snprintf(tol, sizeof tol, "%.17g", a.tolerance_pct / 100.0);
     snprintf(warmup, sizeof warmup, "%" PRId64, a.warmup);
     char **pargv = calloc(2 * (size_t)n_inputs + 24, sizeof *pargv);
     if (!pargv) {
@@ -534,8 +578,9 @@ int oc_cmd_measure(int argc, char **argv) {
         pargv[np++] = "--input";
         pargv[np++] = inputs[i];
     }
-    const char *kv[][2] = {{"--ep", a.ep}, {"--threads", threads}, {"--reps", reps},
-                           {"--warmup", warmup}, {"--opt-level", a.opt_level}};
+    const char *kv[][2] = {{"--ep", a.ep},           {"--threads", threads}, {"--reps", reps},
+                           {"--max-seconds", max_s}, {"--tolerance", tol},   {"--warmup", warmup},
+                           {"--opt-level", a.opt_level}};
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
         pargv[np++] = (char *)kv[i][0];
         pargv[np++] = (char *)kv[i][1];

@@ -161,6 +161,10 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
             th = json_integer_value(json_object_get(run, "cpu_count"));
         const char *cpu = json_string_value(json_object_get(run, "cpu"));
         snprintf(device, sizeof device, "%s, %lld thread%s", cpu ? cpu : "CPU", (long long)th, th == 1 ? "" : "s");
+        const json_t *pr = json_object_get(run, "pass_ratio");
+        const char *stopped = json_string_value(json_object_get(run, "stopped"));
+        out->pass_ratio = json_is_number(pr) && json_number_value(pr) >= 1 ? json_number_value(pr) : 0;
+        out->unstable = stopped && strcmp(stopped, "time limit") == 0;
     } else {
         const char *pv = json_string_value(json_object_get(m, "providers"));
         snprintf(device, sizeof device, "%s", pv ? pv : "ONNX Runtime");

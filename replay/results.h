@@ -75,6 +75,10 @@ struct oc_rp_file {
                                  NULL in a file written before they were kept */
     int32_t n_nodes;
     struct oc_rp_file_node *nodes;
+    /* a measure result's runs (onnxcost measure's record): the passes'
+       spread, 0 when not recorded; unstable: --reps auto ran out of time */
+    double pass_ratio;
+    bool unstable;
 };
 /* --math names by enum oc_rp_math_mode: "fp32", "tf32", "fp16". */
 extern const char *const oc_rp_math_names[3];

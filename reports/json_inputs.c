@@ -463,8 +463,8 @@ static void oc_prof_memory(struct oc_profile_memory *m, const json_t *args) {
 
 /* `onnxcost measure`'s record (views/measure.h struct oc_profile_run) */
 static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
-    const char *keys[] = {"version", "opt_level", "cpu", "model"};
-    char **dst[] = {&r->version, &r->opt_level, &r->cpu, &r->model};
+    const char *keys[] = {"version", "opt_level", "cpu", "model", "stopped"};
+    char **dst[] = {&r->version, &r->opt_level, &r->cpu, &r->model, &r->stopped};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         const char *v = json_string_value(json_object_get(args, keys[k]));
         free(*dst[k]);
@@ -479,6 +479,23 @@ static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
     r->warmup = json_is_integer(w) ? json_integer_value(w) : 0;
     const json_t *k = json_object_get(args, "kept");
     r->kept = !json_is_false(k);
+    /* the passes: their medians' spread (ms, all > 0, else not recorded) */
+    const json_t *pm = json_object_get(args, "pass_median_ms");
+    double lo = 0, hi = 0;
+    size_t np = json_array_size(pm);
+    for (size_t i = 0; i < np; i++) {
+        double v = json_number_value(json_array_get(pm, i));
+        if (!(v > 0) || !isfinite(v)) {
+            np = 0;
+            break;
+        }
+        lo = i == 0 || v < lo ? v : lo;
+        hi = i == 0 || v > hi ? v : hi;
+    }
+    r->passes = (int64_t)np;
+    r->pass_ratio = np ? hi / lo : 0;
+    r->tolerance = json_number_value(json_object_get(args, "tolerance"));
+    r->measuring_s = json_number_value(json_object_get(args, "measuring_s"));
     r->present = true;
     return true;
 }

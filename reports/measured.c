@@ -8,6 +8,24 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <string.h>
+
+/* How steady the runs were: the passes' spread, and whether --reps auto
+   found the median stable or ran out of time. */
+static void oc_measured_spread_text(struct oc_sbuf *b, const struct oc_profile_run *r) {
+    if (!r->present || !r->passes)
+        return;
+    oc_sbuf_printf(b, "; %" PRId64 " pass%s, the slowest %.2fx the fastest%s", r->passes, r->passes == 1 ? "" : "es",
+                   r->pass_ratio,
+                   r->pass_ratio > OC_MEASURE_NOISY_PASSES ? " (NOISY: the machine's load changed between passes)"
+                                                           : "");
+    if (strcmp(r->stopped, "stable") == 0)
+        oc_sbuf_printf(b, "; stable within %g %% in %.1f s", r->tolerance * 100, r->measuring_s);
+    else if (strcmp(r->stopped, "time limit") == 0)
+        oc_sbuf_printf(b, "; NOT STABLE within %g %% in %.1f s (another process busy, or a time that varies): "
+                          "noisy figures",
+                       r->tolerance * 100, r->measuring_s);
+}
 
 void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_report_spec *spec) {
     const struct oc_measured *m = spec->measured;
@@ -28,10 +46,12 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
         oc_sbuf_printf(b, " (%" PRId64 " CPUs: %s), %" PRId64 " warm-up run%s left out; model %s\n", r->cpu_count,
                        r->cpu, r->warmup, r->warmup == 1 ? "" : "s", r->model);
     }
-    if (m->runs)
-        oc_sbuf_printf(b, "  end to end (ms): %.3f median (p10 %.3f, p90 %.3f)\n", m->run_median_us / 1e3,
+    if (m->runs) {
+        oc_sbuf_printf(b, "  end to end (ms): %.3f median (p10 %.3f, p90 %.3f)", m->run_median_us / 1e3,
                        m->run_p10_us / 1e3, m->run_p90_us / 1e3);
-    else
+        oc_measured_spread_text(b, r);
+        oc_sbuf_puts(b, "\n");
+    } else
         oc_sbuf_puts(b, "  end to end: no model_run event in the profile\n");
     oc_sbuf_printf(b, "  sum of node medians (ms): %.3f over %d of %d nodes of this model\n", m->sum_median_us / 1e3,
                    m->n_matched, an->graph->n_nodes);
@@ -77,9 +97,9 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
         if (mem->in_use_peak > 0)
             oc_sbuf_printf(b, ", %+.1f %% of the measured", 100.0 * ((double)s->peak_bytes - meas) / meas);
         oc_sbuf_printf(b, " (4 KiB of it an allowance for small reservations), %.2f held\n", (double)s->held_bytes / mib);
-        oc_sbuf_printf(b, "    of it %.2f pre-packed weights (%d kernel%s), %.2f the memory pattern's block; the peak in the %s run",
+        oc_sbuf_printf(b, "    of it %.2f pre-packed weights (%d kernel%s), %.2f the memory pattern's block; the peak in %s run",
                        (double)s->prepacked_bytes / mib, s->n_prepacked, s->n_prepacked == 1 ? "" : "s",
-                       (double)s->pattern_bytes / mib, s->first_run_peak >= s->later_run_peak ? "first" : "a later");
+                       (double)s->pattern_bytes / mib, s->first_run_peak >= s->later_run_peak ? "the first" : "a later");
         if (s->peak_node >= 0) {
             char buf[256];
             oc_sbuf_printf(b, ", at node %s", oc_node_label(&an->graph->nodes[s->peak_node], buf, sizeof buf));
@@ -155,6 +175,13 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
         json_object_set_new(j, "cpu", oc_jstr(r->cpu));
         json_object_set_new(j, "warmup_runs_left_out", json_integer(r->warmup));
         json_object_set_new(j, "model", oc_jstr(r->model));
+        if (r->passes) {
+            json_object_set_new(j, "passes", json_integer(r->passes));
+            json_object_set_new(j, "pass_ratio", json_real(r->pass_ratio));
+            json_object_set_new(j, "stopped", oc_jstr(r->stopped));
+            json_object_set_new(j, "tolerance", json_real(r->tolerance));
+            json_object_set_new(j, "measuring_s", json_real(r->measuring_s));
+        }
         json_object_set_new(o, "run", j);
     } else {
         json_object_set_new(o, "run", json_null());

@@ -213,6 +213,9 @@ enum oc_status oc_report_merge(const struct oc_rp_file *files, int32_t n, const 
 struct oc_calib_file_report {
     const char *path, *model, *device;
     bool fit;                            /* fitted on (else checked on)        */
+    bool noisy;                          /* a fit file left out: its measured
+                                            runs were noisy (calibrate
+                                            --keep-noisy fits it)             */
     int32_t skipped;                     /* measured nodes without a model kernel */
     struct oc_calib_error before, after;
 };

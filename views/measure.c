@@ -23,6 +23,7 @@ void oc_profile_free(struct oc_profile *p) {
     free(p->run.opt_level);
     free(p->run.cpu);
     free(p->run.model);
+    free(p->run.stopped);
     memset(p, 0, sizeof *p);
 }
 

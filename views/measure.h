@@ -39,6 +39,12 @@ struct oc_profile_run {
     int64_t cpu_count;
     int64_t warmup;    /* runs left out of the profile                     */
     bool kept;         /* false: the profile was in a temporary folder     */
+    /* the measured runs' passes (ort_measure.py; 0 passes: not recorded) */
+    int64_t passes;
+    double pass_ratio;  /* the slowest pass's median over the fastest's    */
+    char *stopped;      /* "stable", "time limit" (--reps auto), "fixed"    */
+    double tolerance;   /* --reps auto's, a fraction                       */
+    double measuring_s; /* seconds the passes took                         */
 };
 
 /* The arena as the node events' args report it (strings of bytes), over
@@ -51,6 +57,11 @@ struct oc_profile_memory {
                               in use before a node ran (the planned block
                               of activations, initializers in the arena)  */
 };
+
+/* Passes whose medians differ by more than this ratio saw another
+ * process's load come and go: the reports say so, calibrate leaves such a
+ * run out unless told otherwise. */
+#define OC_MEASURE_NOISY_PASSES 1.10
 
 struct oc_profile {
     char *path;

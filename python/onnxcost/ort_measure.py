@@ -6,7 +6,16 @@ extension, so the C command can run it with any Python that has ONNX
 Runtime:
 
     python ort_measure.py MODEL.onnx OUT_DIR --input NAME=D0,D1,... [...]
-        [--ep cpu] [--threads N] [--reps N] [--warmup N] [--opt-level all] [--temporary]
+        [--ep cpu] [--threads N] [--reps auto|N] [--max-seconds S] [--tolerance F]
+        [--warmup N] [--opt-level all] [--temporary]
+
+The measured runs come in passes of a few runs with a short pause between
+them, so that another process's burst lands in some passes, not in all.
+With --reps auto (the default) passes go on until the median of the runs
+so far is stable: at least 4 passes and 10 runs, and the medians of the
+first and second halves of the passes within --tolerance (0.02) of the
+median of all, or until --max-seconds (20) of measuring; the record says
+which. With --reps N there are N runs, in passes all the same.
 
 It writes, in OUT_DIR:
   <stem>.ort.onnx       the graph ONNX Runtime ran, after its optimizations
@@ -134,11 +143,101 @@ def _drop_warmup(events: list, warmup: int) -> tuple[list, int]:
     return kept, len(spans)
 
 
+PASS_S = 0.2          # a pass lasts about this long (at least one run)
+PAUSE_S = 0.02        # the pause between passes
+MIN_PASSES, MIN_RUNS = 4, 10
+
+
+def _median(x: list[float]) -> float:
+    s = sorted(x)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def stable(passes: list[list[float]], tolerance: float) -> bool:
+    """The median of all runs is known within tolerance: its 95 % confidence
+    interval (from the order statistics: ranks n/2 -+ 1.96 sqrt(n) / 2) lies
+    within tolerance of it, and it has not drifted (the runs of the first
+    and of the second half of the passes each have a median within tolerance
+    of it), and the passes agree (the middle half of their medians within
+    2.5 tolerances). Another process's load that comes and goes spreads the
+    runs, or whole passes, over two levels: then it is not stable."""
+    runs = sorted(t for p in passes for t in p)
+    n = len(runs)
+    if len(passes) < MIN_PASSES or n < MIN_RUNS:
+        return False
+    m = _median(runs)
+    w = 1.96 * n ** 0.5 / 2
+    lo, hi = max(0, int(n / 2 - w)), min(n - 1, int(n / 2 + w + 0.999))
+    if not (m > 0 and runs[lo] >= m * (1 - tolerance) and runs[hi] <= m * (1 + tolerance)):
+        return False
+    half = len(passes) // 2
+    first = [t for p in passes[:half] for t in p]
+    second = [t for p in passes[half:] for t in p]
+    if not all(abs(_median(h) - m) <= tolerance * m for h in (first, second)):
+        return False
+    # the passes saw one machine: the middle half of their medians within
+    # 2.5 tolerances of each other (a load that lasts longer than a pass
+    # moves whole passes)
+    pm = sorted(_median(p) for p in passes)
+    q1, q3 = pm[len(pm) // 4], pm[(3 * len(pm)) // 4 - (1 if len(pm) % 4 == 0 else 0)]
+    return q3 <= q1 * (1 + 2.5 * tolerance)
+
+
+def _runs(sess, feeds, reps, warmup: int, max_seconds: float, tolerance: float, progress: bool) -> dict:
+    """Warm-up runs, then passes of runs with a pause between them (see the
+    module's doc); reps is an int or "auto". Returns the passes' wall times
+    (s) and how it stopped."""
+    import time
+    for _ in range(warmup):
+        sess.run(None, feeds)
+    t = time.perf_counter()
+    sess.run(None, feeds)  # one more, unrecorded in the passes, sizes them
+    one = max(time.perf_counter() - t, 1e-6)
+    fixed = reps != "auto"
+    per_pass = max(1, min(50, int(PASS_S / one)))
+    if fixed:  # N runs in about N / per_pass passes of equal size
+        n_pass = max(1, min(reps, -(-reps // per_pass)))
+        sizes = [reps // n_pass + (1 if i < reps % n_pass else 0) for i in range(n_pass)]
+    passes, start, done = [], time.perf_counter(), 0
+    while True:
+        k = sizes[len(passes)] if fixed else per_pass
+        times = []
+        for _ in range(k):
+            t = time.perf_counter()
+            sess.run(None, feeds)
+            times.append(time.perf_counter() - t)
+            done += 1
+            if progress:  # onnxcost relays it (a terminal line, or the Python binding's tqdm)
+                if fixed:
+                    sys.stderr.write(f"\rmeasure {done}/{reps}")
+                else:  # tenths of a second toward the time limit (it stops sooner once stable)
+                    sys.stderr.write(f"\rmeasure {int((time.perf_counter() - start) * 10)}/{int(max_seconds * 10)}")
+                sys.stderr.flush()
+        passes.append(times)
+        elapsed = time.perf_counter() - start
+        if fixed and len(passes) == len(sizes):
+            why = "fixed"
+            break
+        if not fixed and stable(passes, tolerance):
+            why = "stable"
+            break
+        if not fixed and elapsed >= max_seconds:
+            why = "time limit"
+            break
+        time.sleep(PAUSE_S)
+    if progress:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    return {"passes": passes, "why": why, "elapsed_s": time.perf_counter() - start, "extra_runs": 1}
+
+
 def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "cpu", threads: int = 0,
-            reps: int = 20, warmup: int = 3, opt_level: str = "all", kept: bool = True,
-            progress: bool = False) -> dict:
-    """Runs `model` warmup + reps times under the profiler; returns the paths
-    written and the run's record (the "onnxcost" event's args)."""
+            reps="auto", warmup: int = 3, opt_level: str = "all", kept: bool = True,
+            progress: bool = False, max_seconds: float = 20.0, tolerance: float = 0.02) -> dict:
+    """Runs `model` warmup times, then in passes (reps: "auto" or a number of
+    runs) under the profiler; returns the paths written and the run's record
+    (the "onnxcost" event's args)."""
     try:
         import numpy as np
         import onnxruntime as ort
@@ -173,12 +272,7 @@ def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "c
     try:
         sess = ort.InferenceSession(model, so, providers=[provider])
         feeds = _inputs(sess, shapes, np)
-        total = warmup + reps
-        for i in range(total):
-            sess.run(None, feeds)
-            if progress:  # onnxcost relays it (a terminal line, or the Python binding's tqdm)
-                sys.stderr.write(f"\rmeasure {i + 1}/{total}" + ("\r\033[K" if i + 1 == total else ""))
-                sys.stderr.flush()
+        ran = _runs(sess, feeds, reps, warmup, max_seconds, tolerance, progress)
     except Exception as e:  # ONNX Runtime's own errors: one line
         _remove_profiles(out_dir, stem)
         if isinstance(e, MeasureError):
@@ -189,7 +283,10 @@ def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "c
     with open(raw, encoding="utf-8") as f:
         events = json.load(f)
     os.remove(raw)
-    events, dropped = _drop_warmup(events, warmup)
+    # the warm-up runs and the one that sized the passes are left out
+    events, dropped = _drop_warmup(events, warmup + ran["extra_runs"])
+    dropped = max(0, dropped - ran["extra_runs"])
+    pass_ms = [_median(p) * 1e3 for p in ran["passes"]]
     record = {
         "runtime": "onnxruntime",
         "version": ort.__version__,
@@ -199,7 +296,15 @@ def measure(model: str, out_dir: str, shapes: dict[str, list[int]], ep: str = "c
         "cpu": _cpu_model(),
         "opt_level": opt_level,
         "warmup_runs_dropped": dropped,
-        "runs": reps,
+        "runs": sum(len(p) for p in ran["passes"]),
+        "reps": reps,
+        "passes": len(pass_ms),
+        "pass_median_ms": pass_ms,
+        "pause_s": PAUSE_S,
+        "stopped": ran["why"],
+        "tolerance": tolerance,
+        "max_seconds": max_seconds,
+        "measuring_s": ran["elapsed_s"],
         "model": model,
         "optimized_model": optimized,
         "kept": kept,
@@ -226,6 +331,18 @@ def _shape(text: str) -> tuple[str, list[int]]:
     return name, shape
 
 
+def _reps(text: str):
+    if text == "auto":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not auto or a number of runs") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': at least 1 run")
+    return n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="ort_measure", description=__doc__.split("\n\n")[0])
     ap.add_argument("model")
@@ -233,7 +350,9 @@ def main(argv=None) -> int:
     ap.add_argument("--input", type=_shape, action="append", default=[], metavar="NAME=D0,D1,...")
     ap.add_argument("--ep", default="cpu")
     ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=_reps, default="auto")
+    ap.add_argument("--max-seconds", type=float, default=20.0)
+    ap.add_argument("--tolerance", type=float, default=0.02)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--opt-level", default="all", choices=LEVELS)
     ap.add_argument("--temporary", action="store_true", help="OUT_DIR is removed afterwards (recorded)")
@@ -241,7 +360,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     try:
         measure(a.model, a.out_dir, dict(a.input), a.ep, a.threads, a.reps, a.warmup, a.opt_level, not a.temporary,
-                a.progress)
+                a.progress, a.max_seconds, a.tolerance)
     except MeasureError as e:
         print(f"onnxcost: error: {a.model}: {e}", file=sys.stderr)
         return 2

@@ -171,6 +171,76 @@ def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2
     return doc
 
 
+def check_stable_rule():
+    """ort_measure.stable on passes made by hand: what it must call stable
+    and what not (its rule: docs/MEASURED.md, "Noisy machines")."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                    "python", "onnxcost"))
+    import ort_measure as om
+    rng = np.random.default_rng(1)
+    steady = [list(10 + 0.05 * rng.standard_normal(10)) for _ in range(4)]           # 0.5 % noise
+    cases = [
+        ("steady runs", steady, 0.02, True),
+        ("too few passes", steady[:3], 0.02, False),
+        ("too few runs", [p[:2] for p in steady], 0.02, False),
+        ("two levels within each pass", [[10, 15] * 5 for _ in range(4)], 0.02, False),   # a load that comes and goes
+        ("a drift", [list(np.full(10, 10.0 + 0.5 * k)) for k in range(6)], 0.02, False),  # 5 % a pass
+        ("whole passes moved", [list(np.full(10, v)) for v in (10, 13, 10, 13, 10, 13)], 0.02, False),
+        ("one pass disturbed of eight", [list(np.full(10, 13.0 if k == 3 else 10.0)) for k in range(8)], 0.02, True),
+        ("a wide tolerance", [[10, 10.5] * 5 for _ in range(4)], 0.1, True),
+    ]
+    bad = [name for name, passes, tol, want in cases if om.stable(passes, tol) != want]
+    check(not bad, f"the stability rule on {len(cases)} hand-made cases" + (f": wrong on {bad}" if bad else ""))
+
+
+def check_passes(binary, src, workdir):
+    """--reps auto (the default): passes until stable or --max-seconds; the
+    record and the reports carry the spread; calibrate leaves noisy runs out."""
+    check_stable_rule()
+    save = os.path.join(workdir, "auto")
+    p = run(binary, src, "--batch", "2", "--threads", "1", "--save", save, "--format", "json")
+    doc = json.loads(p.stdout) if p.returncode == 0 else {"measured": {}}
+    m, r = doc["measured"], doc["measured"].get("run") or {}
+    _, runs, args, _ = events_of(json.load(open(os.path.join(save, "small.profile.json")))) if p.returncode == 0 \
+        else ({}, [], {}, [])
+    args = args or {}
+    pm = args.get("pass_median_ms") or [1]
+    check(p.returncode == 0 and r.get("stopped") in ("stable", "time limit") and r.get("passes", 0) >= 4
+          and len(pm) == r["passes"] and m["runs"] == len(runs) == args.get("runs")
+          and close(r.get("pass_ratio", 0), max(pm) / min(pm)),
+          f"--reps auto: {m.get('runs')} runs in {r.get('passes')} passes, the profile's model_run events "
+          f"{len(runs)}, stopped '{r.get('stopped')}', pass ratio {r.get('pass_ratio')} (the record's medians give "
+          f"{max(pm) / min(pm):.4f})")
+    t = run(binary, src, "--batch", "2", "--threads", "1", "--max-seconds", "1", "--tolerance", "0.0001")
+    line = [ln for ln in t.stdout.splitlines() if ln.startswith("  end to end (ms)")]
+    check(t.returncode == 0 and line and "NOT STABLE within 0.0001 %" in line[0],
+          f"a tolerance no machine meets: NOT STABLE by --max-seconds ({line[0][:160] if line else t.stderr[-200:]})")
+    for bad_args, want in ((["--reps", "many"], "auto or an integer"), (["--max-seconds", "0"], "above 0, up to 3600"),
+                           (["--tolerance", "0"], "a percentage above 0")):
+        b = run(binary, src, "--batch", "2", *bad_args)
+        check(b.returncode == 2 and want in b.stderr and len(b.stderr.strip().splitlines()) == 1,
+              f"{' '.join(bad_args)}: one line, exit 2 ({b.stderr.strip()[:120]})")
+    # calibrate: a record whose passes are 1.5x apart is left out of the fit, named; --keep-noisy fits it
+    if p.returncode != 0:
+        return
+    clean = os.path.join(workdir, "clean.json")
+    noisy = os.path.join(workdir, "noisy.json")
+    json.dump(doc, open(clean, "w"))
+    doc["measured"]["run"]["pass_ratio"] = 1.5
+    json.dump(doc, open(noisy, "w"))
+    roles = {}
+    for keep in ([], ["--keep-noisy"]):
+        c = subprocess.run([binary, "calibrate", clean, noisy, "--cpu", "--format", "json", *keep],
+                           capture_output=True, text=True)
+        rep = json.loads(c.stdout) if c.returncode == 0 else {"files": []}
+        roles[bool(keep)] = ({f["path"]: f["role"] for f in rep["files"]},
+                             [ln for ln in c.stderr.splitlines() if "left out of the fit" in ln])
+    (r0, w0), (r1, w1) = roles[False], roles[True]
+    check(r0.get(noisy) == "noisy" and r0.get(clean) == "fit" and len(w0) == 1 and noisy in w0[0] and "1.50x" in w0[0]
+          and r1.get(noisy) == "fit" and not w1,
+          f"calibrate leaves the noisy record out, naming it ({w0[0][:140] if w0 else r0}); --keep-noisy fits it ({r1})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
@@ -314,6 +384,8 @@ def main():
           and h.stdout.count('class="measured"') == rings,
           f"with a machine: predicted / measured per node, {rings} measured rings on the roofline "
           f"({h.stdout.count('class=' + chr(34) + 'measured' + chr(34))} drawn)" + (f": {bad}" if bad else ""))
+
+    check_passes(a.onnxcost, src, a.workdir)
 
     # analyze's options pass through
     c = run(a.onnxcost, src, "--batch", "2", "--reps", "2", "--format", "csv", "-q")
