@@ -134,7 +134,8 @@ static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, co
             return;
     if (!out || !(n->name = oc_arena_strdup(&b->a, name)))
         return;
-    memcpy(at, attrs, (size_t)n_attrs * sizeof *at);
+    if (n_attrs)
+        memcpy(at, attrs, (size_t)n_attrs * sizeof *at);
     outs[0] = out->name;
     n->op_type = (char *)op;
     n->n_input = (size_t)n_in;
