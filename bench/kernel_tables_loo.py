@@ -24,7 +24,13 @@ The bindings and dtype of a run come from its file (options.bindings,
 options.dtype) or, for files written before those were kept, from its name:
 NAME_bN-fp32.json, NAME_bN-fp16.json (batch N; fp16 runs priced at fp16).
 
-usage: kernel_tables_loo.py --onnxcost BIN --results DIR --models DIR [--gpu h200] [--out PREFIX]
+The results may also be CPU measure results (onnxcost measure --format json
+--save DIR, docs/MEASURED.md) with --machine FILE from onnxcost probe
+instead of --gpu: each file's nodes are those of the graph ONNX Runtime ran,
+which its saved folder keeps and the file names (model.path), and a table's
+time is a whole node's (ONNX Runtime's per-node cost included).
+
+usage: kernel_tables_loo.py --onnxcost BIN --results DIR [--models DIR] [--gpu h200 | --machine FILE] [--out PREFIX]
 """
 import argparse
 import json
@@ -44,33 +50,50 @@ def run(*args):
     return p.stdout
 
 
+def measured_of(d):
+    """A result's measured nodes: name -> seconds (a replay's kernel time, or
+    a measure result's node time)."""
+    if d.get("schema") == "onnxcost/1":  # measure
+        return {n["name"]: n["measured"]["median_us"] * 1e-6 for n in d["nodes"]
+                if n.get("measured") and n["status"] == "ok" and n["measured"]["median_us"] > 0}
+    return {n["name"]: n["time_ns"]["median"] * 1e-9 for n in d["nodes"]
+            if n["status"] == "measured" and not n.get("replay_overhead")}
+
+
 def run_facts(path):
-    """(model name, batch, 'fp16'|None, math) of a result file."""
+    """(model name, batch, 'fp16'|None, math, doc, graph) of a result file."""
     d = json.load(open(path))
+    if d.get("schema") == "onnxcost/1":  # a measure result: the graph ONNX Runtime ran
+        name = os.path.basename(d["measured"]["run"]["model"]).rsplit(".onnx", 1)[0]
+        return name, d.get("bindings") or {}, None, "fp32", d, d["model"]["path"]
     opts = d.get("options", {})
     name = os.path.basename(d["model"]).rsplit(".onnx", 1)[0]
     m = re.match(r"(.+)_b(\d+)-(fp32|fp16|tf32)\.json$", os.path.basename(path))
     binds = opts.get("bindings") or ({"batch": int(m.group(2))} if m else {})
     dtype = opts.get("dtype") or ("fp16" if m and m.group(3) == "fp16" else None)
-    return name, binds, dtype, opts.get("math", "fp32"), d
+    return name, binds, dtype, opts.get("math", "fp32"), d, None
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
     ap.add_argument("--results", required=True)
-    ap.add_argument("--models", required=True)
+    ap.add_argument("--models", help="the replayed models' folder (measure results name their graphs)")
     ap.add_argument("--gpu", default="h200")
+    ap.add_argument("--machine", help="a CPU's spec file (onnxcost probe -o): the results are measure results")
     ap.add_argument("--out")
     a = ap.parse_args()
+    device = ["--machine", a.machine] if a.machine else ["--gpu", a.gpu]
     files = sorted(os.path.join(a.results, f) for f in os.listdir(a.results) if f.endswith(".json"))
     facts = {f: run_facts(f) for f in files}
     work = tempfile.mkdtemp(prefix="oc_loo_")
     # each file's samples alone (a spec file with its tables), merged below per held-out model
     single = {}
-    for f, (name, binds, dtype, math_, _) in facts.items():
+    for f, (name, binds, dtype, math_, _, graph) in facts.items():
         out = os.path.join(work, os.path.basename(f))
-        args = [a.onnxcost, "tables", f, "--models", a.models, "--gpu", a.gpu, "-o", out, "--format", "json"]
+        args = [a.onnxcost, "tables", f, *device, "-o", out, "--format", "json"]
+        if a.models and not graph:
+            args += ["--models", a.models]
         for k, v in binds.items():
             args += ["--dim", f"{k}={v}"]
         if dtype:
@@ -82,7 +105,7 @@ def main():
     for held in models:
         others = [f for f in files if facts[f][0] != held]
         cal = os.path.join(work, f"cal-{held}.json")
-        run(a.onnxcost, "calibrate", *others, "--gpu", a.gpu, "-o", cal, "--format", "json")
+        run(a.onnxcost, "calibrate", *others, *device, "-o", cal, "--format", "json")
         spec = json.load(open(cal))
         merged = {}
         for f in others:
@@ -93,22 +116,21 @@ def main():
         tab = os.path.join(work, f"tables-{held}.json")
         json.dump(spec, open(tab, "w"))
         for f in files:
-            name, binds, dtype, math_, res = facts[f]
+            name, binds, dtype, math_, res, graph = facts[f]
             if name != held:
                 continue
-            measured = {n["name"]: n["time_ns"]["median"] * 1e-9 for n in res["nodes"]
-                        if n["status"] == "measured" and not n.get("replay_overhead")}
+            measured = measured_of(res)
             preds = {}
-            for way, dev in (("default", ["--gpu", a.gpu]), ("roofline", ["--gpu-spec", cal]),
+            for way, dev in (("default", device), ("roofline", ["--gpu-spec", cal]),
                              ("tables", ["--gpu-spec", tab])):
-                args = [a.onnxcost, os.path.join(a.models, held + ".onnx"), *dev, "--math", math_, "--format", "json",
-                        "-q"]
+                target = graph or os.path.join(a.models, held + ".onnx")
+                args = [a.onnxcost, target, *dev, "--format", "json", "-q"] + ([] if graph else ["--math", math_])
                 for k, v in binds.items():
                     args += ["--dim", f"{k}={v}"]
                 if dtype:
                     args += ["--dtype", dtype]
                 doc = json.loads(run(*args))
-                launch = doc["gpu"]["options"]["launch_s"]
+                launch = 0 if a.machine else doc["gpu"]["options"]["launch_s"]  # a CPU table's time is a node's
                 # a node's kernel time as each way predicts it: the roofline's max(...) + launch (calibrate fits
                 # launch to the kernels' fixed time); a table's own time, without the launch gap it adds
                 preds[way] = {n["name"]: (n["gpu"]["time_s"] - (launch if n["gpu"]["time_source"] == "table" else 0),

@@ -71,9 +71,9 @@ static const struct oc_opt oc_calibrate_opts[] = {
     OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
                     oc_opt_check),
     OC_OPT_FLAG_ROW("--keep-noisy", NULL,
-                    "fit measure results whose runs were noisy too (passes more than\n"
-                    "1.10x apart, or not stable by --max-seconds); by default they are\n"
-                    "left out, each named",
+                    "fit measure results whose runs were noisy too (the median pass\n"
+                    "over 1.10x the fastest, or not stable by --max-seconds); by default\n"
+                    "they are left out, each named",
                     offsetof(struct oc_calibrate_args, keep_noisy)),
     OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
                     offsetof(struct oc_calibrate_args, spec_out), "a file name"),
@@ -318,13 +318,13 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
     for (int32_t k = 0; k < n; k++) {
         off[k + 1] = off[k];
-        fr[k].noisy = k < n_fit && !a.keep_noisy && (files[k].unstable || files[k].pass_ratio > OC_MEASURE_NOISY_PASSES);
+        fr[k].noisy = k < n_fit && !a.keep_noisy && (files[k].unstable || files[k].pass_median_ratio > OC_MEASURE_NOISY_PASSES);
         if (fr[k].noisy) {
             char msg[256];
-            snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its passes %.2fx apart); "
-                     "measure it again on a quieter machine, or --keep-noisy fits it",
-                     files[k].unstable ? "the median not stable by --max-seconds" : "the machine's load changed",
-                     files[k].pass_ratio);
+            snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its median pass %.2fx the "
+                     "fastest); measure it again on a quieter machine, or --keep-noisy fits it",
+                     files[k].unstable ? "the median not stable by --max-seconds" : "most passes under another load",
+                     files[k].pass_median_ratio);
             oc_cli_diag("warning", files[k].path, msg);
             continue;
         }

@@ -70,12 +70,13 @@ static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bi
                           const struct oc_cli_price *price, const struct oc_rp_file *f, struct oc_ktables *t,
                           struct oc_ktables_file *fr) {
     char path[4200], names[1024];
-    const char *base = f->model ? strrchr(f->model, '/') : NULL;
-    base = base ? base + 1 : f->model ? f->model : "";
+    const char *graph = f->graph ? f->graph : f->model; /* a measure result's: ONNX Runtime's optimized graph */
+    const char *base = graph ? strrchr(graph, '/') : NULL;
+    base = base ? base + 1 : graph ? graph : "";
     if (a->models)
         snprintf(path, sizeof path, "%.2000s/%.2000s", a->models, base);
     else
-        snprintf(path, sizeof path, "%.4000s", f->model ? f->model : "");
+        snprintf(path, sizeof path, "%.4000s", graph ? graph : "");
     struct oc_analyze_opts opts = bind->opts;
     struct oc_binding dims[32];
     if (f->bindings) { /* "name=value,...": the run's own */
@@ -131,9 +132,9 @@ int oc_cmd_tables(int argc, char **argv) {
     if (rc != OC_PARSE_GO)
         goto done;
     rc = OC_EXIT_OK;
-    if (g.set || g.perf.math != OC_MATH_AUTO || g.perf.additive || (g.gpu && g.gpu->cpu)) {
-        rc = oc_cli_usage_error("tables: of the device options only --gpu NAME or --gpu-spec FILE (the GPU the "
-                                "results were measured on) apply; the roofline's options and CPUs do not");
+    if (g.set || g.perf.math != OC_MATH_AUTO || g.perf.additive) {
+        rc = oc_cli_usage_error("tables: of the device options only --gpu NAME, --gpu-spec FILE or --machine FILE "
+                                "(the device the results were measured on) apply; the roofline's options do not");
         goto done;
     }
     if (n == 0 || n > OC_TABLES_MAX_FILES) {

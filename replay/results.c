@@ -126,6 +126,7 @@ void oc_rp_file_free(struct oc_rp_file *f) {
     free(f->dtype);
     free(f->bindings);
     free(f->model);
+    free(f->graph);
     memset(f, 0, sizeof *f);
 }
 
@@ -161,9 +162,9 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
             th = json_integer_value(json_object_get(run, "cpu_count"));
         const char *cpu = json_string_value(json_object_get(run, "cpu"));
         snprintf(device, sizeof device, "%s, %lld thread%s", cpu ? cpu : "CPU", (long long)th, th == 1 ? "" : "s");
-        const json_t *pr = json_object_get(run, "pass_ratio");
+        const json_t *pr = json_object_get(run, "pass_median_ratio");
         const char *stopped = json_string_value(json_object_get(run, "stopped"));
-        out->pass_ratio = json_is_number(pr) && json_number_value(pr) >= 1 ? json_number_value(pr) : 0;
+        out->pass_median_ratio = json_is_number(pr) && json_number_value(pr) >= 1 ? json_number_value(pr) : 0;
         out->unstable = stopped && strcmp(stopped, "time limit") == 0;
     } else {
         const char *pv = json_string_value(json_object_get(m, "providers"));
@@ -175,9 +176,10 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
     out->path = oc_rp_dup(path);
     out->device = oc_rp_dup(device);
     out->model = oc_rp_dup(orig ? orig : model ? model : path);
+    out->graph = model ? oc_rp_dup(model) : NULL;
     out->math = OC_RP_MATH_FP32;
     out->nodes = calloc(n ? n : 1, sizeof *out->nodes);
-    if (!out->path || !out->device || !out->model || !out->nodes)
+    if (!out->path || !out->device || !out->model || !out->nodes || (model && !out->graph))
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const json_t *o = json_array_get(nodes, i), *me = json_object_get(o, "measured");

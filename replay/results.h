@@ -69,6 +69,9 @@ struct oc_rp_file {
     char *path;
     char *device;             /* the device's name                            */
     char *model;
+    char *graph;              /* the graph the nodes are named in, when not the
+                                 model: a measure result's, ONNX Runtime's
+                                 optimized graph (NULL for a replay)         */
     int32_t math;             /* enum oc_rp_math_mode of the run (--math)      */
     char *dtype;              /* the run's --dtype ("fp16"), or NULL          */
     char *bindings;           /* its bound dims, "batch=32,sequence=128", or
@@ -77,7 +80,7 @@ struct oc_rp_file {
     struct oc_rp_file_node *nodes;
     /* a measure result's runs (onnxcost measure's record): the passes'
        spread, 0 when not recorded; unstable: --reps auto ran out of time */
-    double pass_ratio;
+    double pass_median_ratio; /* the median pass over the fastest              */
     bool unstable;
 };
 /* --math names by enum oc_rp_math_mode: "fp32", "tf32", "fp16". */

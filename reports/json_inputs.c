@@ -9,6 +9,7 @@
 #include "../views/budget.h"
 #include "../replay/calibrate.h"
 #include "../views/measure.h"
+#include "../analyzer/stats.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -481,19 +482,25 @@ static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
     r->kept = !json_is_false(k);
     /* the passes: their medians' spread (ms, all > 0, else not recorded) */
     const json_t *pm = json_object_get(args, "pass_median_ms");
-    double lo = 0, hi = 0;
     size_t np = json_array_size(pm);
+    double *v = np ? malloc(np * sizeof *v) : NULL;
+    if (np && !v)
+        return false;
     for (size_t i = 0; i < np; i++) {
-        double v = json_number_value(json_array_get(pm, i));
-        if (!(v > 0) || !isfinite(v)) {
+        v[i] = json_number_value(json_array_get(pm, i));
+        if (!(v[i] > 0) || !isfinite(v[i])) {
             np = 0;
             break;
         }
-        lo = i == 0 || v < lo ? v : lo;
-        hi = i == 0 || v > hi ? v : hi;
     }
     r->passes = (int64_t)np;
-    r->pass_ratio = np ? hi / lo : 0;
+    if (np) {
+        double med, p10, p90, lo;
+        oc_summarize(v, (int32_t)np, &med, &p10, &p90, &lo);
+        r->pass_ratio = v[np - 1] / lo; /* sorted */
+        r->pass_median_ratio = med / lo;
+    }
+    free(v);
     r->tolerance = json_number_value(json_object_get(args, "tolerance"));
     r->measuring_s = json_number_value(json_object_get(args, "measuring_s"));
     r->present = true;

@@ -15,10 +15,11 @@
 static void oc_measured_spread_text(struct oc_sbuf *b, const struct oc_profile_run *r) {
     if (!r->present || !r->passes)
         return;
-    oc_sbuf_printf(b, "; %" PRId64 " pass%s, the slowest %.2fx the fastest%s", r->passes, r->passes == 1 ? "" : "es",
-                   r->pass_ratio,
-                   r->pass_ratio > OC_MEASURE_NOISY_PASSES ? " (NOISY: the machine's load changed between passes)"
-                                                           : "");
+    oc_sbuf_printf(b, "; %" PRId64 " pass%s, the median one %.2fx and the slowest %.2fx the fastest%s", r->passes,
+                   r->passes == 1 ? "" : "es", r->pass_median_ratio, r->pass_ratio,
+                   r->pass_median_ratio > OC_MEASURE_NOISY_PASSES
+                       ? " (NOISY: most passes ran under another process's load)"
+                       : "");
     if (strcmp(r->stopped, "stable") == 0)
         oc_sbuf_printf(b, "; stable within %g %% in %.1f s", r->tolerance * 100, r->measuring_s);
     else if (strcmp(r->stopped, "time limit") == 0)
@@ -178,6 +179,7 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
         if (r->passes) {
             json_object_set_new(j, "passes", json_integer(r->passes));
             json_object_set_new(j, "pass_ratio", json_real(r->pass_ratio));
+            json_object_set_new(j, "pass_median_ratio", json_real(r->pass_median_ratio));
             json_object_set_new(j, "stopped", oc_jstr(r->stopped));
             json_object_set_new(j, "tolerance", json_real(r->tolerance));
             json_object_set_new(j, "measuring_s", json_real(r->measuring_s));

@@ -341,9 +341,12 @@ enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
 }
 
 /* A node's time from the kernel tables where they cover its family,
-   precision and math, with one launch as the roofline's time has. */
-static void oc_perf_from_table(const struct oc_ktables *tables, const struct oc_graph *g, const struct oc_node *n,
+   precision and math. On a GPU the tables hold kernels' own times (the
+   replay's) and the node gets one launch as the roofline's time has; on a
+   CPU they hold ONNX Runtime's node times, its per-node cost included. */
+static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *g, const struct oc_node *n,
                                int32_t dtype, const struct oc_perf_opts *o, struct oc_node_perf *np) {
+    const struct oc_ktables *tables = gpu->tables;
     struct oc_kfeat f;
     double s;
     oc_kernel_features(g, n, &f);
@@ -354,7 +357,7 @@ static void oc_perf_from_table(const struct oc_ktables *tables, const struct oc_
     if (!oc_ktable_time(t, &f, &s, &np->table_extrapolated))
         return;
     np->from_table = true;
-    np->time = s + o->launch_s;
+    np->time = s + (gpu->cpu ? 0 : o->launch_s);
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }
 
@@ -384,7 +387,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs, peak, flops, bytes, np);
         if (gpu->tables && np->bound != OC_BOUND_NONE)
-            oc_perf_from_table(gpu->tables, g, n, dt, o, np);
+            oc_perf_from_table(gpu, g, n, dt, o, np);
         if (np->from_table) {
             out->n_from_table++;
             out->time_from_table += np->time;

@@ -70,7 +70,19 @@ static const struct {
     {"Pad", OC_KF_MOVE}, {"Expand", OC_KF_MOVE}, {"Tile", OC_KF_MOVE}, {"Split", OC_KF_MOVE},
     {"Resize", OC_KF_MOVE}, {"ScatterND", OC_KF_MOVE}, {"DepthToSpace", OC_KF_MOVE},
     {"SpaceToDepth", OC_KF_MOVE}, {"GatherElements", OC_KF_MOVE},
+    /* ONNX Runtime's own (com.microsoft, com.microsoft.nchwc), as its
+       optimized graphs hold them: the kinds they run as */
+    {"BiasGelu", OC_KF_ELTWISE}, {"FastGelu", OC_KF_ELTWISE}, {"QuickGelu", OC_KF_ELTWISE},
+    {"BiasAdd", OC_KF_ELTWISE}, {"BiasSoftmax", OC_KF_REDUCE}, {"SkipLayerNormalization", OC_KF_REDUCE},
+    {"SimplifiedLayerNormalization", OC_KF_REDUCE}, {"SkipSimplifiedLayerNormalization", OC_KF_REDUCE},
+    {"ReorderInput", OC_KF_MOVE}, {"ReorderOutput", OC_KF_MOVE},
 };
+
+/* The domains whose ops have families: ONNX's and ONNX Runtime's two. */
+static bool oc_kf_domain(const char *d) {
+    return !d[0] || strcmp(d, "ai.onnx") == 0 || strcmp(d, "com.microsoft") == 0 ||
+           strcmp(d, "com.microsoft.nchwc") == 0;
+}
 
 static const struct oc_value *oc_kf_val(const struct oc_graph *g, const struct oc_node *n, int32_t k, bool out) {
     int32_t v = out ? (k < n->n_out ? n->out[k] : -1) : (k < n->n_in ? n->in[k] : -1);
@@ -97,11 +109,16 @@ static void oc_kf_gemm(const struct oc_graph *g, const struct oc_node *n, struct
     if (!a || !y || a->rank < 1 || y->rank < 1)
         return;
     double nn = y->dims[y->rank - 1].value, k;
-    if (strcmp(n->op_type, "Gemm") == 0) {
+    if (strcmp(n->op_type, "Gemm") == 0 || strcmp(n->op_type, "FusedGemm") == 0) {
         int64_t ta = 0;
         if (a->rank != 2 || oc_attr_int(n, "transA", 0, &ta, NULL) != OC_OK)
             return;
         k = (double)a->dims[ta ? 0 : 1].value;
+    } else if (strcmp(n->op_type, "FusedMatMul") == 0) { /* com.microsoft: MatMul with transposes */
+        int64_t ta = 0;
+        if (a->rank < 2 || oc_attr_int(n, "transA", 0, &ta, NULL) != OC_OK)
+            return;
+        k = (double)a->dims[a->rank - (ta ? 2 : 1)].value;
     } else {
         k = (double)a->dims[a->rank - 1].value;
     }
@@ -151,11 +168,13 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct
 
 void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
     memset(out, 0, sizeof *out);
-    if (n->cost.flags & OC_COST_UNKNOWN || (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0))
+    if (n->cost.flags & OC_COST_UNKNOWN || !oc_kf_domain(n->domain))
         return;
-    if (strcmp(n->op_type, "MatMul") == 0 || strcmp(n->op_type, "Gemm") == 0)
+    const char *op = n->op_type;
+    if (strcmp(op, "MatMul") == 0 || strcmp(op, "Gemm") == 0 || strcmp(op, "FusedMatMul") == 0 ||
+        strcmp(op, "FusedGemm") == 0)
         oc_kf_gemm(g, n, out);
-    else if (strcmp(n->op_type, "Conv") == 0)
+    else if (strcmp(op, "Conv") == 0 || strcmp(op, "FusedConv") == 0)
         oc_kf_conv(g, n, out);
     else
         for (size_t k = 0; k < sizeof oc_kf_ops / sizeof oc_kf_ops[0]; k++)

@@ -42,6 +42,9 @@ struct oc_profile_run {
     /* the measured runs' passes (ort_measure.py; 0 passes: not recorded) */
     int64_t passes;
     double pass_ratio;  /* the slowest pass's median over the fastest's    */
+    double pass_median_ratio; /* the median pass's over the fastest's: above
+                                 OC_MEASURE_NOISY_PASSES, most passes ran
+                                 slower than the best one could            */
     char *stopped;      /* "stable", "time limit" (--reps auto), "fixed"    */
     double tolerance;   /* --reps auto's, a fraction                       */
     double measuring_s; /* seconds the passes took                         */
@@ -58,9 +61,10 @@ struct oc_profile_memory {
                               of activations, initializers in the arena)  */
 };
 
-/* Passes whose medians differ by more than this ratio saw another
- * process's load come and go: the reports say so, calibrate leaves such a
- * run out unless told otherwise. */
+/* A median pass slower than the fastest by more than this ratio: most passes
+ * ran under another process's load (one disturbed pass does not count).
+ * The reports say so; calibrate leaves such a run out unless told
+ * otherwise. */
 #define OC_MEASURE_NOISY_PASSES 1.10
 
 struct oc_profile {
