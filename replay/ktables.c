@@ -9,22 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The table of t for (family, dtype, math), added empty when t has none. */
-static struct oc_ktable *oc_ktables_slot(struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math) {
-    const struct oc_ktable *found = oc_ktable_find(t, f, dtype, math);
+/* The table of t for (family, dtype, math, op), added empty when t has none. */
+static struct oc_ktable *oc_ktables_slot(struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
+                                         const char *op) {
+    const struct oc_ktable *found = oc_ktable_find(t, f, dtype, math, op);
     if (found)
         return (struct oc_ktable *)found;
-    struct oc_ktable *grown = realloc(t->tables, ((size_t)t->n + 1) * sizeof *grown);
-    if (!grown)
+    char *op_copy = op ? strdup(op) : NULL;
+    struct oc_ktable *grown = op && !op_copy ? NULL : realloc(t->tables, ((size_t)t->n + 1) * sizeof *grown);
+    if (!grown) {
+        free(op_copy);
         return NULL;
+    }
     t->tables = grown;
-    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, 0, NULL};
+    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, op_copy, 0, NULL};
     return &grown[t->n++];
 }
 
 bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
                            double seconds) {
-    struct oc_ktable *k = oc_ktables_slot(t, f->family, dtype, math);
+    struct oc_ktable *k = oc_ktables_slot(t, f->family, dtype, math, oc_kfamily_memory(f->family) ? f->op : NULL);
     struct oc_ksample *s = k ? realloc(k->samples, ((size_t)k->n + 1) * sizeof *s) : NULL;
     if (!s)
         return false;

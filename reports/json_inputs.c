@@ -311,6 +311,15 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
         return false;
     }
     out->math = (int32_t)m;
+    const json_t *op = json_object_get(t, "op");
+    if (op && (!json_is_string(op) || !json_string_length(op) || !oc_kfamily_memory(out->family))) {
+        snprintf(why, size, "table %s: \"op\" is an op type's name, for the memory-bound families only", fam);
+        return false;
+    }
+    if (op && !(out->op = strdup(json_string_value(op)))) {
+        snprintf(why, size, "out of memory");
+        return false;
+    }
     int32_t nf = oc_kfamily_features(out->family);
     size_t n = json_array_size(samples);
     if (!json_is_array(samples) || n == 0 || n > 1000000) {

@@ -30,6 +30,8 @@ static json_t *oc_kt_table_json(const struct oc_ktable *k) {
     json_object_set_new(o, "dtype", json_string(oc_kt_dtype(k->dtype)));
     if (!oc_kfamily_memory(k->family))
         json_object_set_new(o, "math", json_string(oc_math_name((enum oc_math)k->math)));
+    if (k->op)
+        json_object_set_new(o, "op", json_string(k->op));
     for (int32_t j = 0; j < nf; j++)
         json_array_append_new(names, json_string(oc_kt_feature_names(k->family)[j]));
     json_array_append_new(names, json_string("work"));
@@ -110,6 +112,7 @@ static void oc_kt_json(struct oc_sbuf *b, const struct oc_ktables_report *r) {
         json_object_set_new(o, "dtype", json_string(oc_kt_dtype(k->dtype)));
         json_object_set_new(o, "math", oc_kfamily_memory(k->family) ? json_null()
                                                                     : json_string(oc_math_name((enum oc_math)k->math)));
+        json_object_set_new(o, "op", oc_jstr(k->op));
         json_object_set_new(o, "samples", json_integer(k->n));
         for (int32_t j = 0; j < oc_kfamily_features(k->family); j++) {
             json_t *mm = json_array();
@@ -152,7 +155,10 @@ enum oc_status oc_report_kernel_tables(const struct oc_ktables_report *r, const 
             struct oc_kt_range rg = oc_kt_range_of(k);
             bool mem = oc_kfamily_memory(k->family);
             oc_table_row(&tb);
-            oc_table_puts(&tb, oc_kfamily_name(k->family));
+            if (k->op)
+                oc_table_cell(&tb, "%s %s", oc_kfamily_name(k->family), k->op);
+            else
+                oc_table_puts(&tb, oc_kfamily_name(k->family));
             oc_table_puts(&tb, oc_kt_dtype(k->dtype));
             oc_table_puts(&tb, mem ? "-" : oc_math_name((enum oc_math)k->math));
             oc_table_cell(&tb, "%d", (int)k->n);

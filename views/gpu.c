@@ -353,8 +353,8 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->family = f.family;
     if (f.family == OC_KF_NONE)
         return;
-    const struct oc_ktable *t = oc_ktable_find(tables, f.family, dtype, (int32_t)oc_perf_effective_math(o->math, dtype));
-    if (!oc_ktable_time(t, &f, &s, &np->table_extrapolated))
+    if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype), &s,
+                         &np->table_extrapolated))
         return;
     np->from_table = true;
     np->time = s + (gpu->cpu ? 0 : o->launch_s);

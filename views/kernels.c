@@ -180,6 +180,7 @@ void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struc
         for (size_t k = 0; k < sizeof oc_kf_ops / sizeof oc_kf_ops[0]; k++)
             if (strcmp(oc_kf_ops[k].op, n->op_type) == 0) {
                 out->family = oc_kf_ops[k].family;
+                out->op = n->op_type;
                 out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
                 break;
             }
@@ -196,29 +197,39 @@ void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struc
 void oc_ktables_free(struct oc_ktables *t) {
     if (!t)
         return;
-    for (int32_t i = 0; i < t->n; i++)
+    for (int32_t i = 0; i < t->n; i++) {
         free(t->tables[i].samples);
+        free(t->tables[i].op);
+    }
     free(t->tables);
     free(t->source);
     memset(t, 0, sizeof *t);
 }
 
-const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math) {
+static bool oc_kt_same_op(const char *a, const char *b) {
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
+                                       const char *op) {
     for (int32_t i = 0; t && i < t->n; i++) {
         const struct oc_ktable *k = &t->tables[i];
-        if (k->family == f && k->dtype == dtype && (oc_kfamily_memory(f) || k->math == math))
+        if (k->family == f && k->dtype == dtype && (oc_kfamily_memory(f) || k->math == math) &&
+            oc_kt_same_op(k->op, op))
             return k;
     }
     return NULL;
 }
 
-bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
+/* The K nearest samples seen so far, in log2 feature space. */
+struct oc_knn {
+    double d[OC_KTABLE_K], e[OC_KTABLE_K]; /* distance, ln efficiency */
+    int32_t n;
+};
+
+static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struct oc_kfeat *f) {
     int32_t nf = oc_kfamily_features(f->family);
-    if (!t || t->family != f->family || !(f->work > 0) || nf == 0)
-        return false;
-    double best_d[OC_KTABLE_K], best_e[OC_KTABLE_K];
-    int32_t nb = 0;
-    for (int32_t i = 0; i < t->n; i++) { /* the K nearest in log2 feature space */
+    for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ksample *s = &t->samples[i];
         double d2 = 0;
         for (int32_t j = 0; j < nf; j++) {
@@ -226,32 +237,63 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
             d2 += dx * dx;
         }
         double d = sqrt(d2), e = log(s->work / s->seconds);
-        int32_t at = nb < OC_KTABLE_K ? nb++ : OC_KTABLE_K;
+        int32_t at = nn->n < OC_KTABLE_K ? nn->n++ : OC_KTABLE_K;
         if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
             int32_t far = 0;
             for (int32_t j = 1; j < OC_KTABLE_K; j++)
-                if (best_d[j] > best_d[far])
+                if (nn->d[j] > nn->d[far])
                     far = j;
-            if (d >= best_d[far])
+            if (d >= nn->d[far])
                 continue;
             at = far;
         }
-        best_d[at] = d;
-        best_e[at] = e;
+        nn->d[at] = d;
+        nn->e[at] = e;
     }
+}
+
+/* work / the neighbours' efficiency (ln efficiency weighted by 1 / (d + 0.25)^2) */
+static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
     double nearest = INFINITY;
-    for (int32_t j = 0; j < nb; j++)
-        nearest = fmin(nearest, best_d[j]);
-    if (nb == 0 || nearest > OC_KTABLE_RADIUS)
+    for (int32_t j = 0; j < nn->n; j++)
+        nearest = fmin(nearest, nn->d[j]);
+    if (nn->n == 0 || nearest > OC_KTABLE_RADIUS)
         return false;
     double sw = 0, se = 0;
-    for (int32_t j = 0; j < nb; j++) {
-        double w = 1.0 / ((best_d[j] + 0.25) * (best_d[j] + 0.25));
+    for (int32_t j = 0; j < nn->n; j++) {
+        double w = 1.0 / ((nn->d[j] + 0.25) * (nn->d[j] + 0.25));
         sw += w;
-        se += w * best_e[j];
+        se += w * nn->e[j];
     }
     *seconds = f->work / exp(se / sw);
     if (extrapolated)
         *extrapolated = nearest > 1.0;
     return *seconds > 0 && isfinite(*seconds);
+}
+
+bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
+    if (!t || t->family != f->family || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
+        return false;
+    struct oc_knn nn = {.n = 0};
+    oc_knn_add(&nn, t, f);
+    return oc_knn_time(&nn, f, seconds, extrapolated);
+}
+
+bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
+                     double *seconds, bool *extrapolated) {
+    if (!t || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
+        return false;
+    bool memory = oc_kfamily_memory(f->family);
+    if (memory && f->op) { /* the op's own table, when it speaks with K samples */
+        const struct oc_ktable *own = oc_ktable_find(t, f->family, dtype, math, f->op);
+        if (own && own->n >= OC_KTABLE_K && oc_ktable_time(own, f, seconds, extrapolated))
+            return true;
+    }
+    struct oc_knn nn = {.n = 0};
+    for (int32_t i = 0; i < t->n; i++) {
+        const struct oc_ktable *k = &t->tables[i];
+        if (k->family == f->family && k->dtype == dtype && (memory || k->math == math))
+            oc_knn_add(&nn, k, f);
+    }
+    return oc_knn_time(&nn, f, seconds, extrapolated);
 }

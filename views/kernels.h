@@ -53,6 +53,8 @@ struct oc_kfeat {
     enum oc_kfamily family;
     double x[3];               /* the features, raw (not logged)              */
     double work;               /* FLOPs, or bytes for a memory-bound family   */
+    const char *op;            /* a memory-bound node's op type (borrowed from
+                                  the node): its own table's key; NULL else  */
 };
 /* A node's family and features from its analyzed shapes; family NONE when
  * it has none or a shape is unknown. */
@@ -65,11 +67,15 @@ struct oc_ksample {
 };
 /* One family at one precision ("f32", "f16", "bf16": the node's compute
  * dtype as an ONNX code) and math mode (enum oc_math, the replay's --math;
- * ignored for the memory-bound families). */
+ * ignored for the memory-bound families). A memory-bound family's samples
+ * are kept by op type (op; NULL in tables written before, which hold every
+ * op of the family): a Transpose and a Gather of one size are not one
+ * kernel. */
 struct oc_ktable {
     enum oc_kfamily family;
     int32_t dtype;
     int32_t math;
+    char *op;
     int32_t n;
     struct oc_ksample *samples;
 };
@@ -81,11 +87,20 @@ struct oc_ktables {
 };
 void oc_ktables_free(struct oc_ktables *t);
 
-/* The table for a family, dtype and math, or NULL. */
-const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math);
+/* The table for a family, dtype, math and op (NULL: the family's table of
+ * no op), or NULL. */
+const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
+                                       const char *op);
 /* Seconds for a node of features f from table t: false when t has no
  * sample within OC_KTABLE_RADIUS or the node has no work. *extrapolated
  * (may be NULL): the nearest sample is more than one log2 unit away. */
 bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated);
+/* A node's seconds from all of t at dtype and math: a memory-bound node
+ * from its op's own table where that has OC_KTABLE_K samples and one
+ * within the radius, else (and for the products and convolutions) from
+ * every table of its family together: the few samples of a rare op shrink
+ * toward its family's. */
+bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
+                     double *seconds, bool *extrapolated);
 
 #endif
