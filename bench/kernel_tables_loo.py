@@ -78,7 +78,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--onnxcost", required=True)
     ap.add_argument("--results", required=True)
-    ap.add_argument("--models", help="the replayed models' folder (measure results name their graphs)")
+    ap.add_argument("--models", help="the replayed models' folder; for measure results, where their graphs are "
+                                     "(by base name; default: the path each file names)")
     ap.add_argument("--gpu", default="h200")
     ap.add_argument("--machine", help="a CPU's spec file (onnxcost probe -o): the results are measure results")
     ap.add_argument("--out")
@@ -92,7 +93,7 @@ def main():
     for f, (name, binds, dtype, math_, _, graph) in facts.items():
         out = os.path.join(work, os.path.basename(f))
         args = [a.onnxcost, "tables", f, *device, "-o", out, "--format", "json"]
-        if a.models and not graph:
+        if a.models:
             args += ["--models", a.models]
         for k, v in binds.items():
             args += ["--dim", f"{k}={v}"]
@@ -123,7 +124,8 @@ def main():
             preds = {}
             for way, dev in (("default", device), ("roofline", ["--gpu-spec", cal]),
                              ("tables", ["--gpu-spec", tab])):
-                target = graph or os.path.join(a.models, held + ".onnx")
+                target = (os.path.join(a.models, os.path.basename(graph)) if a.models else graph) if graph \
+                    else os.path.join(a.models, held + ".onnx")
                 args = [a.onnxcost, target, *dev, "--format", "json", "-q"] + ([] if graph else ["--math", math_])
                 for k, v in binds.items():
                     args += ["--dim", f"{k}={v}"]
