@@ -631,8 +631,15 @@ int oc_cmd_measure(int argc, char **argv) {
             snprintf(dims[nd], len, "--dim=%s=%" PRId64, an->bound[i].name, an->bound[i].value);
             aargv[na++] = dims[nd++];
         }
-    for (int32_t i = 0; i < n_rest; i++)
+    bool cpu_device = false; /* --machine FILE or --cpu: predicted at the threads it ran with */
+    for (int32_t i = 0; i < n_rest; i++) {
         aargv[na++] = rest[i];
+        cpu_device |= strcmp(rest[i], "--cpu") == 0 || strncmp(rest[i], "--machine", 9) == 0;
+    }
+    if (cpu_device && a.threads) {
+        aargv[na++] = "--threads";
+        aargv[na++] = threads;
+    }
     if (tmp) {
         /* the graph and profile live in a folder removed at the end: the
            analysis's lines name the user's model instead */

@@ -223,6 +223,23 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
     }
 }
 
+/* --threads N over the CPU the device options named, whichever came last:
+ * the device becomes that CPU at N threads (views/gpu.h oc_gpu_at_threads). */
+static int oc_cli_gpu_threads(struct oc_cli_gpu *g, const char *prefix) {
+    if (!g->threads || !g->gpu)
+        return OC_PARSE_GO;
+    if (!g->gpu->cpu)
+        return oc_cli_usage_error("%s--threads is for a CPU (--machine FILE or --cpu), not the GPU '%s'", prefix,
+                                  g->gpu->name);
+    const struct oc_gpu *base = g->gpu == &g->scaled ? &g->custom : g->gpu;
+    if (!oc_gpu_at_threads(base, (int32_t)g->threads, &g->scaled, g->scaled_name, sizeof g->scaled_name))
+        return oc_cli_usage_error("%s--threads: '%s' has no one-thread figures to scale from (a spec file from "
+                                  "onnxcost probe -o has them, or --cpu)",
+                                  prefix, base->name);
+    g->gpu = &g->scaled;
+    return OC_PARSE_GO;
+}
+
 static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
     (void)o;
     struct oc_cli_gpu *g = dest;
@@ -231,7 +248,17 @@ static int oc_opt_gpu(const struct oc_opt *o, void *dest, const char *v, const c
         return oc_cli_usage_error("%s--gpu: unknown GPU '%s' (onnxcost gpus lists them; --gpu-spec FILE for others)",
                                   prefix, v ? v : "");
     g->spec_path = NULL;
-    return OC_PARSE_GO;
+    return oc_cli_gpu_threads(g, prefix);
+}
+
+static int oc_opt_threads(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
+    (void)o;
+    struct oc_cli_gpu *g = dest;
+    int64_t n;
+    if (!oc_cli_parse_count(v, &n) || n < 1 || n > 65536)
+        return oc_cli_usage_error("%s--threads takes an integer from 1 to 65536, got '%s'", prefix, v ? v : "");
+    g->threads = n;
+    return oc_cli_gpu_threads(g, prefix);
 }
 
 static void oc_cli_free_tables(void *p) {
@@ -241,7 +268,6 @@ static void oc_cli_free_tables(void *p) {
 
 static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
     (void)o;
-    (void)prefix;
     struct oc_cli_gpu *g = dest;
     char err[256];
     if (!v || !oc_gpu_spec_load(v, &g->custom, g->custom_name, sizeof g->custom_name, err, sizeof err)) {
@@ -260,7 +286,7 @@ static int oc_opt_gpu_spec(const struct oc_opt *o, void *dest, const char *v, co
     g->spec_path = v;
     oc_cli_gpu_forget_measured(g);
     oc_perf_use_measured(&g->custom, g->set, &g->perf);
-    return OC_PARSE_GO;
+    return oc_cli_gpu_threads(g, prefix);
 }
 
 /* --cpu: this machine, probed now (a shorter probe than onnxcost probe's) */
@@ -281,7 +307,7 @@ static int oc_opt_cpu(const struct oc_opt *o, void *dest, const char *v, const c
     g->gpu = &g->custom;
     g->spec_path = NULL;
     oc_cli_gpu_forget_measured(g);
-    return OC_PARSE_GO;
+    return oc_cli_gpu_threads(g, prefix);
 }
 
 static bool oc_opt_math(const struct oc_opt *o, void *dest, const char *v) {
@@ -345,6 +371,10 @@ static const struct oc_opt oc_gpu_opts[] = {
                     "roofs and the bandwidth of the cache level each node fits in",
                     oc_opt_gpu_spec),
     OC_OPT_CALL_ROW("--cpu", NULL, "the same for this machine, probed now (about 2 s; docs/MEASURED.md)", oc_opt_cpu),
+    OC_OPT_CALL_ROW("--threads", "N",
+                    "with --machine or --cpu: predict at N threads, each rate between\n"
+                    "the probed one-thread and all-thread figures (default: all)",
+                    oc_opt_threads),
     OC_OPT_PARSE_ROW("--math", "MODE",
                      "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"
                      "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"

@@ -67,6 +67,9 @@ struct oc_cli_gpu {
     unsigned set;             /* OC_PERF_SET_*: factors given as options  */
     bool fit;
     uint64_t reserve;
+    int64_t threads;          /* --threads N: a CPU at N threads (0: as probed) */
+    struct oc_gpu scaled;     /* that CPU (gpu points here then)          */
+    char scaled_name[600];
 };
 extern const struct oc_opt_group oc_group_gpu;
 extern const struct oc_opt_group oc_group_fit;

@@ -597,7 +597,17 @@ void oc_probe_spec(const struct oc_machine *m, struct oc_gpu *g, char *name, siz
     g->mem_bw = m->dram_all;
     for (int32_t k = 0; k < m->n_levels && g->n_caches < 4; k++)
         if (m->levels[k].bw_all > 0 && m->levels[k].bytes_all > (g->n_caches ? g->cache_bytes[g->n_caches - 1] : 0)) {
+            g->scaling.cache_one[g->n_caches] = m->levels[k].bytes;
+            g->scaling.shared_by[g->n_caches] = m->levels[k].shared_by;
+            g->scaling.cache_bw_one[g->n_caches] = m->levels[k].bw_one;
             g->cache_bytes[g->n_caches] = m->levels[k].bytes_all;
             g->cache_bw[g->n_caches++] = m->levels[k].bw_all;
         }
+    /* the one-thread figures, for predictions at another thread count */
+    g->scaling.threads = m->threads;
+    g->scaling.peak_one[OC_UNIT_FP32] = m->peak_one[OC_PROBE_FP32];
+    g->scaling.peak_one[OC_UNIT_FP64] = m->peak_one[OC_PROBE_FP64];
+    g->scaling.peak_one[OC_UNIT_BF16_TC] = m->peak_one[OC_PROBE_BF16];
+    g->scaling.peak_one[OC_UNIT_INT8_TC] = m->peak_one[OC_PROBE_INT8];
+    g->scaling.mem_one = m->dram_one;
 }

@@ -174,6 +174,48 @@ static const struct {
 #define OC_SPEC_PEAK_RANGE "TFLOP/s from 0 to 1,000,000"
 #define OC_SPEC_NAME_MAX 96 /* bytes of "name" and "link": a report header line, not a document */
 
+/* A CPU spec's "probe" (onnxcost probe's record): its one-thread figures,
+ * for predictions at another thread count (views/gpu.h oc_cpu_scaling).
+ * Left at 0 where the record lacks them or does not fit the spec. */
+static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
+    struct oc_cpu_scaling s = {0};
+    json_int_t t = json_integer_value(json_object_get(pr, "threads"));
+    const json_t *one = json_object_get(pr, "one_thread");
+    static const struct {
+        const char *key;
+        enum oc_unit unit;
+    } peaks[] = {{"fp32_gflops", OC_UNIT_FP32},
+                 {"fp64_gflops", OC_UNIT_FP64},
+                 {"bf16_gflops", OC_UNIT_BF16_TC},
+                 {"int8_gflops", OC_UNIT_INT8_TC}};
+    if (t < 1 || t > 65536 || !json_is_object(one))
+        return;
+    for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++) {
+        double v = json_number_value(json_object_get(one, peaks[i].key)) * 1e9;
+        if (v > 0 && isfinite(v) && g->peak[peaks[i].unit] > 0)
+            s.peak_one[peaks[i].unit] = v;
+    }
+    double dram = json_number_value(json_object_get(one, "dram_gbs")) * 1e9;
+    s.mem_one = dram > 0 && isfinite(dram) ? dram : 0;
+    const json_t *caches = json_object_get(pr, "caches");
+    for (size_t i = 0; i < json_array_size(caches); i++) { /* matched to the spec's levels by size */
+        const json_t *c = json_array_get(caches, i);
+        double kib = json_number_value(json_object_get(c, "kib"));
+        double all = json_number_value(json_object_get(c, "kib_all_threads"));
+        double bw = json_number_value(json_object_get(c, "one_thread_gbs")) * 1e9;
+        json_int_t by = json_integer_value(json_object_get(c, "shared_by"));
+        for (int32_t k = 0; k < g->n_caches; k++)
+            if (kib > 0 && bw > 0 && isfinite(bw) && by >= 1 && by <= 65536 &&
+                (uint64_t)(all * 1024.0) == g->cache_bytes[k]) {
+                s.cache_one[k] = (uint64_t)(kib * 1024.0);
+                s.shared_by[k] = (int32_t)by;
+                s.cache_bw_one[k] = bw;
+            }
+    }
+    s.threads = (int32_t)t;
+    g->scaling = s;
+}
+
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
@@ -286,6 +328,8 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     g->boost_mhz = (int32_t)json_number_value(json_object_get(j, "boost_mhz"));
     json_t *lb = json_object_get(j, "link_gbs");
     g->link_bw = (lb ? json_number_value(lb) : g->cpu ? 0.0 : 16.0) * 1e9;
+    if (g->cpu && json_is_object(json_object_get(j, "probe")))
+        oc_spec_scaling(json_object_get(j, "probe"), g);
     json_decref(j);
     return true;
 }

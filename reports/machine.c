@@ -42,6 +42,35 @@ void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc) {
         json_object_set_new(doc, "link_gbs", json_real(gpu->link_bw / 1e9));
         json_object_set_new(doc, "link", oc_jstr(gpu->link));
     }
+    const struct oc_cpu_scaling *s = &gpu->scaling;
+    if (gpu->cpu && s->threads > 0) { /* the one-thread figures --threads scales from (a calibrated spec keeps them) */
+        json_t *p = json_object(), *one = json_object(), *caches = json_array();
+        static const struct {
+            const char *key;
+            enum oc_unit unit;
+        } peaks[] = {{"fp32_gflops", OC_UNIT_FP32},
+                     {"fp64_gflops", OC_UNIT_FP64},
+                     {"bf16_gflops", OC_UNIT_BF16_TC},
+                     {"int8_gflops", OC_UNIT_INT8_TC}};
+        json_object_set_new(p, "threads", json_integer(s->threads));
+        for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
+            if (s->peak_one[peaks[i].unit] > 0)
+                json_object_set_new(one, peaks[i].key, json_real(s->peak_one[peaks[i].unit] / 1e9));
+        if (s->mem_one > 0)
+            json_object_set_new(one, "dram_gbs", json_real(s->mem_one / 1e9));
+        json_object_set_new(p, "one_thread", one);
+        for (int32_t k = 0; k < gpu->n_caches && k < 4; k++)
+            if (s->cache_one[k]) {
+                json_t *c = json_object();
+                json_object_set_new(c, "kib", json_real((double)s->cache_one[k] / 1024.0));
+                json_object_set_new(c, "shared_by", json_integer(s->shared_by[k]));
+                json_object_set_new(c, "kib_all_threads", json_real((double)gpu->cache_bytes[k] / 1024.0));
+                json_object_set_new(c, "one_thread_gbs", json_real(s->cache_bw_one[k] / 1e9));
+                json_array_append_new(caches, c);
+            }
+        json_object_set_new(p, "caches", caches);
+        json_object_set_new(doc, "probe", p);
+    }
 }
 
 /* a spec file's "efficiency": the factors a calibration measured */

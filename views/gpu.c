@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TF 1e12
@@ -251,6 +252,33 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
     oc_perf_node_class(gpu, o, unit, false, 0, peak, flops, bytes, out);
+}
+
+bool oc_gpu_at_threads(const struct oc_gpu *g, int32_t n, struct oc_gpu *out, char *name, size_t size) {
+    const struct oc_cpu_scaling *s = &g->scaling;
+    if (!g->cpu || s->threads < 1 || n < 1)
+        return false;
+    *out = *g;
+    int32_t t = s->threads, used = n < t ? n : t;
+    double f = t > 1 ? (double)(used - 1) / (double)(t - 1) : 1.0; /* 0 at one thread, 1 at all */
+    for (int u = 0; u < OC_UNIT_COUNT; u++)
+        if (g->peak[u] > 0 && s->peak_one[u] > 0)
+            out->peak[u] = s->peak_one[u] + (g->peak[u] - s->peak_one[u]) * f;
+    if (s->mem_one > 0)
+        out->mem_bw = s->mem_one + (g->mem_bw - s->mem_one) * f;
+    for (int32_t k = 0; k < g->n_caches && k < 4; k++)
+        if (s->cache_one[k] && s->shared_by[k] > 0 && s->cache_bw_one[k] > 0) {
+            uint64_t instances = (uint64_t)((used + s->shared_by[k] - 1) / s->shared_by[k]);
+            out->cache_bytes[k] = s->cache_one[k] * instances;
+            out->cache_bw[k] = s->cache_bw_one[k] + (g->cache_bw[k] - s->cache_bw_one[k]) * f;
+        }
+    /* "AMD EPYC, 2 threads" -> "AMD EPYC, 1 thread" */
+    const char *comma = strrchr(g->name, ',');
+    int len = comma && strstr(comma, "thread") ? (int)(comma - g->name) : (int)strlen(g->name);
+    snprintf(name, size, "%.*s, %d thread%s", len, g->name, (int)n, n == 1 ? "" : "s");
+    out->id = out->name = name;
+    out->scaling.threads = 0; /* its rates are no longer the all-thread ones: not scaled again */
+    return true;
 }
 
 int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes) {

@@ -73,6 +73,19 @@ struct oc_gpu_efficiency {
                                    (0 = not measured): see oc_perf_opts      */
 };
 
+/* A CPU probed on one thread and on all (onnxcost probe): what a
+   prediction at another thread count scales from (oc_gpu_at_threads).
+   threads 0: not known (a built-in GPU, a spec file without "probe"). */
+struct oc_cpu_scaling {
+    int32_t threads;              /* the all-thread figures' (oc_gpu's own)   */
+    double peak_one[OC_UNIT_COUNT]; /* FLOP/s on one thread; 0: none          */
+    double mem_one;               /* DRAM triad bytes/s on one thread         */
+    uint64_t cache_one[4];        /* each of oc_gpu's cache levels: one
+                                     instance's size                          */
+    int32_t shared_by[4];         /* threads sharing one instance             */
+    double cache_bw_one[4];       /* its triad rate on one thread             */
+};
+
 struct oc_gpu {
     const char *id;             /* "a100-sxm4-80gb": what --gpu matches        */
     const char *name;           /* "NVIDIA A100 SXM4 80GB"                     */
@@ -98,7 +111,15 @@ struct oc_gpu {
        NULL: a node of a family they cover takes its time from them
        (kernels.h), every other node the roofline. */
     const struct oc_ktables *tables;
+    struct oc_cpu_scaling scaling; /* a probed CPU's one-thread figures       */
 };
+
+/* The CPU g at n threads (1 <= n): every rate between its one-thread and
+ * its all-thread figure, linear in the thread count (the all-thread one
+ * from scaling.threads on), each cache level as large as the instances n
+ * threads use. The name says the threads. False when g has no one-thread
+ * figures (scaling.threads 0). name: out's name's storage. */
+bool oc_gpu_at_threads(const struct oc_gpu *g, int32_t n, struct oc_gpu *out, char *name, size_t size);
 
 /* The level a node moving `bytes` streams from: the index of the smallest
  * cache level of a CPU spec that holds them, else -1 (device memory). */

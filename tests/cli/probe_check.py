@@ -152,12 +152,46 @@ dev = d.get("gpu", {}).get("device", {})
 check(dev.get("kind") == "cpu" and [c["bytes"] for c in dev.get("caches", [])] == [4096, 65536],
       "the JSON device says cpu and lists the caches")
 
+# --threads N: the hand machine with one-thread figures (its "probe" record):
+# each rate linear in the threads between one and all (4), recomputed here
+ht = dict(hand, name="hand CPU, 4 threads",
+          probe={"threads": 4, "one_thread": {"fp32_gflops": 25, "dram_gbs": 4},
+                 "caches": [{"kib": 1, "shared_by": 1, "kib_all_threads": 4, "one_thread_gbs": 100},
+                            {"kib": 64, "shared_by": 4, "kib_all_threads": 64, "one_thread_gbs": 40}]})
+htp = os.path.join(workdir, "hand_threads.json")
+json.dump(ht, open(htp, "w"))
+p3 = run(model, "--batch", "1", "--machine", htp, "--threads", "2", "--efficiency", "0.5", "--mem-efficiency", "0.8",
+         "--launch-us", "2", "--format", "json")
+d3 = json.loads(p3.stdout) if p3.returncode == 0 else {"nodes": []}
+f = 1 / 3  # 2 of 4 threads: a third of the way from one to all
+caches2 = [(2, 100 + (400 - 100) * f), (64, 40 + (100 - 40) * f)]  # (KiB at 2 threads, GB/s)
+bad3 = []
+for nd in d3["nodes"]:
+    g = nd.get("gpu")
+    if not g or g.get("bound") in (None, "none"):
+        continue
+    moved = nd["bytes_read"] + nd["bytes_written"]
+    bw = next((gbs for kib, gbs in caches2 if moved <= kib * 1024), 4 + (10 - 4) * f) * 1e9
+    want_t = max(nd["flops"] / ((25 + 75 * f) * 1e9 * 0.5), moved / (bw * 0.8)) + 2e-6
+    if abs(g["time_s"] - want_t) > 1e-9 * max(1, want_t) * 1e3:
+        bad3.append(f"{nd['name']}: {g['time_s']} vs {want_t}")
+check(p3.returncode == 0 and not bad3 and d3["gpu"]["device"]["name"] == "hand CPU, 2 threads",
+      "--threads 2: every node's time from the rates two threads reach" + (f": {bad3[:3]}" if bad3 else ""))
+kept = json.load(open(spec)).get("probe", {}).get("one_thread")
+p5 = run(model, "--batch", "1", "--machine", spec, "--threads", "1")
+check(p5.returncode == 0 and ", 1 thread from" in p5.stdout and kept,
+      "a probed machine predicts at one thread (its header names it)")
+
 # one line, exit 2
 hb = os.path.join(workdir, "bad_caches.json")
 json.dump(dict(hand, caches=[{"kib": 64, "bandwidth_gbs": 1}, {"kib": 4, "bandwidth_gbs": 1}]), open(hb, "w"))
 for what, args, needle in [("a model given to probe", ["probe", model], "unknown argument"),
                            ("--seconds 0", ["probe", "--seconds", "0"], "--seconds"),
-                           ("caches not smallest first", [model, "--machine", hb], "caches")]:
+                           ("caches not smallest first", [model, "--machine", hb], "caches"),
+                           ("--threads on a GPU", [model, "--gpu", "h100", "--threads", "2"], "for a CPU"),
+                           ("--threads without one-thread figures", [model, "--machine", hp, "--threads", "2"],
+                            "no one-thread figures"),
+                           ("--threads 0", [model, "--machine", htp, "--threads", "0"], "from 1 to 65536")]:
     p = run(*args)
     lines = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(lines) == 1 and needle in lines[0], f"{what}: exit {p.returncode}, {lines[:1]}")

@@ -237,6 +237,15 @@ def check_passes(binary, src, workdir):
         roles[bool(keep)] = ({f["path"]: f["role"] for f in rep["files"]},
                              [ln for ln in c.stderr.splitlines() if "left out of the fit" in ln])
     (r0, w0), (r1, w1) = roles[False], roles[True]
+    # the calibrated spec keeps the probed machine's one-thread figures: --threads scales it
+    cal = os.path.join(workdir, "calibrated.json")
+    c = subprocess.run([binary, "calibrate", clean, "--cpu", "-o", cal, "--format", "json"], capture_output=True,
+                       text=True)
+    t1 = subprocess.run([binary, src, "--batch", "2", "--gpu-spec", cal, "--threads", "1"], capture_output=True,
+                        text=True)
+    check(c.returncode == 0 and t1.returncode == 0 and ", 1 thread from" in t1.stdout
+          and json.load(open(cal)).get("probe", {}).get("one_thread", {}).get("fp32_gflops", 0) > 0,
+          f"a calibrated spec predicts at --threads 1 ({(t1.stderr or c.stderr).strip()[:160]})")
     check(r0.get(noisy) == "noisy" and r0.get(clean) == "fit" and len(w0) == 1 and noisy in w0[0] and "1.50x" in w0[0]
           and r1.get(noisy) == "fit" and not w1,
           f"calibrate leaves the noisy record out, naming it ({w0[0][:140] if w0 else r0}); --keep-noisy fits it ({r1})")

@@ -464,6 +464,48 @@ static void allreduce(void **state) {
     assert_true(oc_allreduce_time(&nolink, &o, vgg, 2) == 0);
 }
 
+/* A CPU at n threads: each rate linear in the thread count between its
+ * one-thread and all-thread figures, the all-thread one from the probed
+ * count on; a private cache level n instances, a shared one as many as n
+ * threads need; a spec without one-thread figures does not scale. */
+static void cpu_threads(void **state) {
+    (void)state;
+    struct oc_gpu g = {0};
+    g.name = "Some CPU, 4 threads";
+    g.cpu = true;
+    g.peak[OC_UNIT_FP32] = 400e9;
+    g.mem_bw = 40e9;
+    g.n_caches = 2;
+    g.cache_bytes[0] = 4 * 1024 * 1024;   /* L2: 1 MiB private, 4 threads */
+    g.cache_bw[0] = 400e9;
+    g.cache_bytes[1] = 32 * 1024 * 1024;  /* L3: 32 MiB shared by 8 */
+    g.cache_bw[1] = 200e9;
+    g.scaling = (struct oc_cpu_scaling){.threads = 4, .mem_one = 16e9, .cache_one = {1024 * 1024, 32 * 1024 * 1024},
+                                        .shared_by = {1, 8}, .cache_bw_one = {100e9, 80e9}};
+    g.scaling.peak_one[OC_UNIT_FP32] = 100e9;
+    struct oc_gpu t;
+    char name[64];
+    assert_true(oc_gpu_at_threads(&g, 2, &t, name, sizeof name));
+    tu_near(t.peak[OC_UNIT_FP32], 100e9 + 300e9 / 3, "fp32 at 2 of 4: a third of the way");
+    tu_near(t.mem_bw, 16e9 + 24e9 / 3, "DRAM at 2 of 4");
+    assert_int_equal(t.cache_bytes[0], 2 * 1024 * 1024);
+    tu_near(t.cache_bw[0], 100e9 + 300e9 / 3, "L2 rate at 2 of 4");
+    assert_int_equal(t.cache_bytes[1], 32 * 1024 * 1024); /* one instance serves 2 threads */
+    assert_string_equal(t.name, "Some CPU, 2 threads");
+    assert_int_equal(t.scaling.threads, 0); /* not scaled again */
+    assert_true(oc_gpu_at_threads(&g, 1, &t, name, sizeof name));
+    tu_near(t.peak[OC_UNIT_FP32], 100e9, "one thread: the one-thread figure");
+    assert_string_equal(t.name, "Some CPU, 1 thread");
+    assert_true(oc_gpu_at_threads(&g, 16, &t, name, sizeof name));
+    tu_near(t.peak[OC_UNIT_FP32], 400e9, "past the probed threads: the all-thread figure");
+    assert_int_equal(t.cache_bytes[0], 4 * 1024 * 1024);
+    g.scaling.threads = 0;
+    assert_false(oc_gpu_at_threads(&g, 2, &t, name, sizeof name));
+    g.scaling.threads = 4;
+    g.cpu = false;
+    assert_false(oc_gpu_at_threads(&g, 2, &t, name, sizeof name));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(find_names),         cmocka_unit_test(table_rows),
@@ -471,6 +513,7 @@ int main(void) {
         cmocka_unit_test(node_compute_bound), cmocka_unit_test(node_memory_bound),
         cmocka_unit_test(node_edges),         cmocka_unit_test(node_vgg16_k80),
         cmocka_unit_test(allreduce),
+        cmocka_unit_test(cpu_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
