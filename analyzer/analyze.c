@@ -189,6 +189,21 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
                                              o->dims[j].name, o->dims[j].name))) != OC_OK)
             return st;
     }
+    /* --batch with nothing to bind: the first input's first dim is fixed */
+    bool batch_bound = false;
+    for (int32_t k = 0; k < an->n_bound; k++)
+        batch_bound = batch_bound || an->bound[k].source == OC_BIND_BATCH;
+    const struct oc_value *first = NULL;
+    for (int32_t i = 0; i < g->n_inputs && !first; i++) {
+        const struct oc_value *v = &g->values[g->inputs[i]];
+        first = !v->nt && v->rank >= 1 ? v : NULL;
+    }
+    if (o->batch > 0 && !batch_bound && first && first->dims[0].value >= 0 && first->dims[0].value != o->batch &&
+        (st = oc_warn(r, oc_arena_printf(a, "--batch %lld: the model's batch is fixed at %lld (input '%s' declares "
+                                            "it); the figures are at %lld",
+                                         (long long)o->batch, (long long)first->dims[0].value, first->name,
+                                         (long long)first->dims[0].value))) != OC_OK)
+        return st;
     return OC_OK;
 }
 

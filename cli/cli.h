@@ -44,6 +44,7 @@ int oc_cmd_measure(int argc, char **argv);
 int oc_cmd_probe(int argc, char **argv);
 int oc_cmd_plan(int argc, char **argv);
 int oc_cmd_lint(int argc, char **argv);
+int oc_cmd_slurm(int argc, char **argv);
 
 /* Where a run of the tool writes: the report (out), the diagnostic lines
  * (err) and the progress of long commands. The executable runs with
@@ -102,6 +103,9 @@ void oc_cli_analysis_warnings(const char *path, const struct oc_analysis *an, co
 int oc_cli_fail(const char *path, enum oc_status st, const char *msg);
 /* Strict non-negative integer; false on junk, sign or overflow. */
 bool oc_cli_parse_count(const char *s, int64_t *out);
+/* mkdir -p DIR (for the option named option: "--save", "-o"): true when DIR
+ * is (now) a folder; else one line naming it. */
+bool oc_cli_mkdirs(const char *dir, const char *option);
 /* Columns of the terminal standard output is, or 0 when it is not one. */
 int32_t oc_cli_terminal_width(void);
 /* A report's write callback over a FILE * (arg): 0, or -1 on a short write. */

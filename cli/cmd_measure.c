@@ -354,35 +354,6 @@ static int oc_measure_spawn(char **argv, bool relay) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-/* mkdir -p DIR for --save: true when DIR is (now) a folder; else one line. */
-static bool oc_measure_mkdirs(const char *dir) {
-    char buf[4096];
-    size_t n = strlen(dir);
-    if (n >= sizeof buf) {
-        oc_cli_diag("error", dir, "--save: the path is too long");
-        return false;
-    }
-    memcpy(buf, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != 0)
-            continue;
-        char c = buf[i];
-        buf[i] = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "--save: cannot make the folder: %s", strerror(errno));
-            oc_cli_diag("error", buf, msg);
-            return false;
-        }
-        buf[i] = c;
-    }
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        oc_cli_diag("error", dir, "--save takes a folder, and this is a file");
-        return false;
-    }
-    return true;
-}
 
 /* Writes text to f with every occurrence of `from` replaced by `to`. */
 static void oc_measure_put_replaced(FILE *f, const char *text, size_t n, const char *from, const char *to) {
@@ -516,7 +487,7 @@ int oc_cmd_measure(int argc, char **argv) {
             goto done;
         }
         dir = tmp;
-    } else if (!oc_measure_mkdirs(dir)) {
+    } else if (!oc_cli_mkdirs(dir, "--save")) {
         goto done;
     }
 

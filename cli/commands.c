@@ -41,6 +41,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"merge", oc_cmd_merge, "replay results from several GPUs side by side"},
     {"calibrate", oc_cmd_calibrate, "fit the model's efficiencies to replay or measure results"},
     {"tables", oc_cmd_tables, "measured kernel tables from replay results, as a --gpu-spec file"},
+    {"slurm", oc_cmd_slurm, "replay (or measure) on a Slurm cluster: a job array per GPU kind, then merge"},
     {"gpus", oc_cmd_gpus, "list the built-in GPUs for --gpu (dense peaks, memory, bandwidth)"},
     {"ops", oc_cmd_ops, "list the operators and versions onnxcost has rules for"},
     {"version", oc_cmd_version, "print the version"},

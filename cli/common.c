@@ -304,3 +304,36 @@ void oc_cli_discard_output(struct oc_outfile *o) {
         o->f = NULL; /* what was printed stays printed */
     oc_outfile_close(o, false, NULL);
 }
+
+bool oc_cli_mkdirs(const char *dir, const char *option) {
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n >= sizeof buf) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s: the path is too long", option);
+        oc_cli_diag("error", dir, msg);
+        return false;
+    }
+    memcpy(buf, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != 0)
+            continue;
+        char c = buf[i];
+        buf[i] = 0;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s: cannot make the folder: %s", option, strerror(errno));
+            oc_cli_diag("error", buf, msg);
+            return false;
+        }
+        buf[i] = c;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s takes a folder, and this is a file", option);
+        oc_cli_diag("error", dir, msg);
+        return false;
+    }
+    return true;
+}

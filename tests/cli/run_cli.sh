@@ -126,6 +126,7 @@ fi
 expect mnist_symbolic 0 "" -- "$fx/mnist/torchsummary_net.onnx"
 expect_out mnist_formulas "[batch, 10, 24, 24]" "144,000·batch" "Total MACs: 480,500·batch" \
     "(sizes at batch=1; shapes and costs above are exact formulas in the unbound dims, derived through the ops)"
+expect fixed_batch_warned 0 "onnxcost: warning: $fx/mnist/examples_net.onnx: --batch 4: the model's batch is fixed at 1 (input 'input' declares it); the figures are at 1" -- "$fx/mnist/examples_net.onnx" --batch 4
 expect mnist_no_symbolic 0 "onnxcost: warning: $fx/mnist/torchsummary_net.onnx: symbolic dim 'batch' is unbound; using 1 (bind it with --dim batch=N)" -- "$fx/mnist/torchsummary_net.onnx" --no-symbolic
 # seed 000: torchsummary's MNIST Net at batch 1
 expect mnist_batch1 0 "" -- "$fx/mnist/torchsummary_net.onnx" --batch 1
