@@ -87,6 +87,12 @@ const char *const oc_spec_unit_keys[OC_UNIT_COUNT] = {
     [OC_UNIT_FP16] = "fp16",       [OC_UNIT_TF32_TC] = "tf32_tc", [OC_UNIT_FP16_TC] = "fp16_tc",
     [OC_UNIT_BF16_TC] = "bf16_tc", [OC_UNIT_FP8_TC] = "fp8_tc",   [OC_UNIT_INT8_TC] = "int8_tc"};
 
+const struct oc_spec_one_thread_key oc_spec_one_thread_keys[OC_SPEC_ONE_THREAD_KEYS] = {
+    {"fp32_gflops", OC_UNIT_FP32},
+    {"fp64_gflops", OC_UNIT_FP64},
+    {"bf16_gflops", OC_UNIT_BF16_TC},
+    {"int8_gflops", OC_UNIT_INT8_TC}};
+
 /* the unit a spec-file key names, or -1 */
 static int oc_spec_unit(const char *key) {
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -181,19 +187,13 @@ static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
     struct oc_cpu_scaling s = {0};
     json_int_t t = json_integer_value(json_object_get(pr, "threads"));
     const json_t *one = json_object_get(pr, "one_thread");
-    static const struct {
-        const char *key;
-        enum oc_unit unit;
-    } peaks[] = {{"fp32_gflops", OC_UNIT_FP32},
-                 {"fp64_gflops", OC_UNIT_FP64},
-                 {"bf16_gflops", OC_UNIT_BF16_TC},
-                 {"int8_gflops", OC_UNIT_INT8_TC}};
     if (t < 1 || t > 65536 || !json_is_object(one))
         return;
-    for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++) {
-        double v = json_number_value(json_object_get(one, peaks[i].key)) * 1e9;
-        if (v > 0 && isfinite(v) && g->peak[peaks[i].unit] > 0)
-            s.peak_one[peaks[i].unit] = v;
+    for (int i = 0; i < OC_SPEC_ONE_THREAD_KEYS; i++) {
+        const struct oc_spec_one_thread_key *k = &oc_spec_one_thread_keys[i];
+        double v = json_number_value(json_object_get(one, k->key)) * 1e9;
+        if (v > 0 && isfinite(v) && g->peak[k->unit] > 0)
+            s.peak_one[k->unit] = v;
     }
     double dram = json_number_value(json_object_get(one, "dram_gbs")) * 1e9;
     s.mem_one = dram > 0 && isfinite(dram) ? dram : 0;

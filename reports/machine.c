@@ -45,17 +45,12 @@ void oc_spec_device_json(const struct oc_gpu *gpu, struct json_t *doc) {
     const struct oc_cpu_scaling *s = &gpu->scaling;
     if (gpu->cpu && s->threads > 0) { /* the one-thread figures --threads scales from (a calibrated spec keeps them) */
         json_t *p = json_object(), *one = json_object(), *caches = json_array();
-        static const struct {
-            const char *key;
-            enum oc_unit unit;
-        } peaks[] = {{"fp32_gflops", OC_UNIT_FP32},
-                     {"fp64_gflops", OC_UNIT_FP64},
-                     {"bf16_gflops", OC_UNIT_BF16_TC},
-                     {"int8_gflops", OC_UNIT_INT8_TC}};
         json_object_set_new(p, "threads", json_integer(s->threads));
-        for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
-            if (s->peak_one[peaks[i].unit] > 0)
-                json_object_set_new(one, peaks[i].key, json_real(s->peak_one[peaks[i].unit] / 1e9));
+        for (int i = 0; i < OC_SPEC_ONE_THREAD_KEYS; i++) {
+            const struct oc_spec_one_thread_key *k = &oc_spec_one_thread_keys[i];
+            if (s->peak_one[k->unit] > 0)
+                json_object_set_new(one, k->key, json_real(s->peak_one[k->unit] / 1e9));
+        }
         if (s->mem_one > 0)
             json_object_set_new(one, "dram_gbs", json_real(s->mem_one / 1e9));
         json_object_set_new(p, "one_thread", one);

@@ -184,6 +184,13 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
 /* A unit's key in a --gpu-spec file ("fp32", "tf32_tc", ...; docs/GPUS.md),
  * by enum oc_unit: what the reader takes and the calibrated spec writes. */
 extern const char *const oc_spec_unit_keys[OC_UNIT_COUNT];
+/* A CPU spec's "probe"."one_thread" keys: the units --threads scales */
+struct oc_spec_one_thread_key {
+    const char *key;
+    enum oc_unit unit;
+};
+#define OC_SPEC_ONE_THREAD_KEYS 4
+extern const struct oc_spec_one_thread_key oc_spec_one_thread_keys[OC_SPEC_ONE_THREAD_KEYS];
 /* "efficiency compute 0.60, memory 0.80", naming per-unit calibrated factors:
  * "efficiency compute (calibrated: FP32 0.71; other units) 0.60, memory 0.93" */
 void oc_perf_efficiency_text(struct oc_sbuf *b, const struct oc_perf_opts *o);
