@@ -22,6 +22,11 @@
  * runs.
  */
 #define PY_SSIZE_T_CLEAN
+/* the stable ABI of CPython 3.10: one abi3 wheel serves 3.10 and every
+   later CPython (docs/PYTHON.md) */
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
 #include <Python.h>
 
 #include "analyze.h"
@@ -78,7 +83,15 @@ static void oc_handle_dealloc(oc_handle *h) {
     PyMem_Free(h->path);
     PyMem_Free(h->spec_path);
     Py_XDECREF(h->source);
-    Py_TYPE(h)->tp_free((PyObject *)h);
+    PyTypeObject *tp = Py_TYPE(h); /* a heap type: its instances hold a reference to it */
+    freefunc free_fn = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    free_fn(h);
+    Py_DECREF(tp);
+}
+
+/* o's type's name, for messages (the limited API has no tp_name) */
+static PyObject *oc_py_type_name(PyObject *o) {
+    return PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
 }
 
 /* Raises the exception for a failed status: MemoryError, or ModelError
@@ -124,7 +137,10 @@ static PyObject *oc_py_from_json(const json_t *j) {
                 Py_DECREF(l);
                 return NULL;
             }
-            PyList_SET_ITEM(l, (Py_ssize_t)i, pv);
+            if (PyList_SetItem(l, (Py_ssize_t)i, pv) < 0) { /* steals pv */
+                Py_DECREF(l);
+                return NULL;
+            }
         }
         return l;
     }
@@ -178,7 +194,7 @@ static int oc_py_text_write(void *arg, const char *data, size_t n) {
         size_t cap = t->cap ? t->cap : 1 << 16;
         while (cap < t->n + n + 1)
             cap *= 2;
-        char *p = PyMem_RawRealloc(t->p, cap); /* called without the GIL */
+        char *p = realloc(t->p, cap); /* called without the GIL */
         if (!p)
             return 1;
         t->p = p;
@@ -231,7 +247,7 @@ static PyObject *oc_handle_render(oc_handle *h, PyObject *args) {
     st = oc_report_render(h->an, &spec, &d);
     Py_END_ALLOW_THREADS
     PyObject *r = st == OC_OK ? PyUnicode_DecodeUTF8(t.p ? t.p : "", (Py_ssize_t)t.n, "replace") : NULL;
-    PyMem_RawFree(t.p);
+    free(t.p);
     if (st != OC_OK)
         return st == OC_ERR_IO ? PyErr_NoMemory() : oc_py_raise(h, st, d.msg);
     return r;
@@ -263,7 +279,7 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O&|p:annotate", PyUnicode_FSConverter, &out_obj, &shapes))
         return NULL;
     FILE *in = h->path ? fopen(h->path, "rb")
-                       : fmemopen(PyBytes_AS_STRING(h->source), (size_t)PyBytes_GET_SIZE(h->source), "rb");
+                       : fmemopen(PyBytes_AsString(h->source), (size_t)PyBytes_Size(h->source), "rb");
     struct oc_annotate_opts ao = {.sym = h->sym, .gpu = h->gpu, .perf = h->gpu ? &h->perf : NULL, .no_shapes = !shapes};
     struct oc_annotate_stats stats;
     struct oc_diag d = {0};
@@ -272,7 +288,7 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         st = oc_diag_set(&d, OC_ERR_IO, "cannot read the model again to copy it");
     } else {
         Py_BEGIN_ALLOW_THREADS
-        st = oc_annotate_file(in, h->model, h->an, &ao, PyBytes_AS_STRING(out_obj), &stats, &d);
+        st = oc_annotate_file(in, h->model, h->an, &ao, PyBytes_AsString(out_obj), &stats, &d);
         Py_END_ALLOW_THREADS
         fclose(in);
     }
@@ -281,7 +297,7 @@ static PyObject *oc_handle_annotate(oc_handle *h, PyObject *args) {
         return oc_py_raise(h, st, d.msg);
     }
     if (st != OC_OK) {
-        PyErr_Format(st == OC_ERR_NOMEM ? PyExc_MemoryError : PyExc_OSError, "%s: %s", PyBytes_AS_STRING(out_obj),
+        PyErr_Format(st == OC_ERR_NOMEM ? PyExc_MemoryError : PyExc_OSError, "%s: %s", PyBytes_AsString(out_obj),
                      d.msg);
         Py_DECREF(out_obj);
         return NULL;
@@ -307,14 +323,15 @@ static PyMethodDef oc_handle_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject oc_handle_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "onnxcost._core.Handle",
-    .tp_basicsize = sizeof(oc_handle),
-    .tp_dealloc = (destructor)oc_handle_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A model loaded and analyzed by the onnxcost C library (made by _core.analyze).",
-    .tp_methods = oc_handle_methods,
+static PyType_Slot oc_handle_slots[] = {
+    {Py_tp_dealloc, (void *)oc_handle_dealloc},
+    {Py_tp_methods, oc_handle_methods},
+    {Py_tp_doc, "A model loaded and analyzed by the onnxcost C library (made by _core.analyze)."},
+    {0, NULL},
 };
+static PyType_Spec oc_handle_type_spec = {"onnxcost._core.Handle", sizeof(oc_handle), 0, Py_TPFLAGS_DEFAULT,
+                                     oc_handle_slots};
+static PyTypeObject *oc_handle_type; /* made from the spec at import */
 
 /* dims: a dict {name: int >= 1} into h->dims (names copied). */
 static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
@@ -343,7 +360,7 @@ static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
             PyErr_Format(PyExc_ValueError, "dims: %R must be a positive int below 2**63, not %R", k, v);
             return false;
         }
-        const char *name = PyUnicode_AsUTF8(k);
+        const char *name = PyUnicode_AsUTF8AndSize(k, NULL);
         char *copy = name ? PyMem_Malloc(strlen(name) + 1) : NULL;
         if (!copy) {
             if (name)
@@ -374,10 +391,16 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
         return PyErr_Format(PyExc_ValueError, "batch must be >= 0 (0: none), not %lld", batch);
     if (depth < 0 || depth > 64)
         return PyErr_Format(PyExc_ValueError, "depth must be from 0 (no modules) to 64, not %d", depth);
-    if (!PyUnicode_Check(source) && !PyBytes_Check(source))
-        return PyErr_Format(PyExc_TypeError, "source must be a path (str) or bytes, not %s", Py_TYPE(source)->tp_name);
+    if (!PyUnicode_Check(source) && !PyBytes_Check(source)) {
+        PyObject *tn = oc_py_type_name(source);
+        if (tn) {
+            PyErr_Format(PyExc_TypeError, "source must be a path (str) or bytes, not %U", tn);
+            Py_DECREF(tn);
+        }
+        return NULL;
+    }
 
-    oc_handle *h = PyObject_New(oc_handle, &oc_handle_type);
+    oc_handle *h = PyObject_New(oc_handle, oc_handle_type);
     if (!h)
         return NULL;
     memset((char *)h + sizeof(PyObject), 0, sizeof *h - sizeof(PyObject));
@@ -436,9 +459,9 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
             Py_DECREF(h);
             return NULL;
         }
-        h->path = PyMem_Malloc((size_t)PyBytes_GET_SIZE(fs) + 1);
+        h->path = PyMem_Malloc((size_t)PyBytes_Size(fs) + 1);
         if (h->path)
-            strcpy(h->path, PyBytes_AS_STRING(fs));
+            strcpy(h->path, PyBytes_AsString(fs));
         Py_DECREF(fs);
         if (!h->path) {
             Py_DECREF(h);
@@ -448,8 +471,8 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     struct oc_diag d = {0};
     struct oc_load_opts lopts = {0};
     enum oc_status st;
-    const char *data = h->source ? PyBytes_AS_STRING(h->source) : NULL;
-    size_t size = h->source ? (size_t)PyBytes_GET_SIZE(h->source) : 0;
+    const char *data = h->source ? PyBytes_AsString(h->source) : NULL;
+    size_t size = h->source ? (size_t)PyBytes_Size(h->source) : 0;
     Py_BEGIN_ALLOW_THREADS
     st = data ? oc_model_load_buffer(data, size, &lopts, &h->model, &d) : oc_model_load(h->path, &lopts, &h->model, &d);
     if (st == OC_OK)
@@ -528,10 +551,12 @@ static PyObject *oc_py_main(PyObject *self, PyObject *args) {
         return NULL;
     if (progress != Py_None && !PyCallable_Check(progress))
         return PyErr_Format(PyExc_TypeError, "progress must be callable or None");
-    PyObject *seq = PySequence_Fast(argv_obj, "argv must be a sequence of str");
-    if (!seq)
-        return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *seq = PySequence_Tuple(argv_obj);
+    if (!seq) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "argv must be a sequence of str");
+    }
+    Py_ssize_t n = PyTuple_Size(seq);
     if (n > 100000) {
         Py_DECREF(seq);
         return PyErr_Format(PyExc_ValueError, "argv has %zd arguments", n);
@@ -545,16 +570,20 @@ static PyObject *oc_py_main(PyObject *self, PyObject *args) {
     }
     argv[0] = "onnxcost";
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *a = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *a = PyTuple_GetItem(seq, i); /* borrowed */
         if (!PyUnicode_Check(a) && !PyBytes_Check(a)) {
-            PyErr_Format(PyExc_TypeError, "argv[%zd] must be str, not %.100s", i, Py_TYPE(a)->tp_name);
+            PyObject *tn = oc_py_type_name(a);
+            if (tn) {
+                PyErr_Format(PyExc_TypeError, "argv[%zd] must be str, not %U", i, tn);
+                Py_DECREF(tn);
+            }
             goto done;
         }
         keep[i] = PyUnicode_Check(a) ? PyUnicode_EncodeFSDefault(a) : (Py_INCREF(a), a);
         if (!keep[i])
             goto done;
-        argv[i + 1] = PyBytes_AS_STRING(keep[i]);
-        if (strlen(argv[i + 1]) != (size_t)PyBytes_GET_SIZE(keep[i])) {
+        argv[i + 1] = PyBytes_AsString(keep[i]);
+        if (strlen(argv[i + 1]) != (size_t)PyBytes_Size(keep[i])) {
             PyErr_Format(PyExc_ValueError, "argv[%zd] contains a NUL byte", i);
             goto done;
         }
@@ -619,7 +648,7 @@ static struct PyModuleDef oc_py_module = {
 
 PyMODINIT_FUNC PyInit__core(void);
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&oc_handle_type) < 0)
+    if (!oc_handle_type && !(oc_handle_type = (PyTypeObject *)PyType_FromSpec(&oc_handle_type_spec)))
         return NULL;
     if (!oc_cli_lock && !(oc_cli_lock = PyThread_allocate_lock()))
         return PyErr_NoMemory();
@@ -636,7 +665,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_XDECREF(bases);
     if (!oc_py_model_error || PyModule_AddObjectRef(m, "Error", oc_py_error) < 0 ||
         PyModule_AddObjectRef(m, "ModelError", oc_py_model_error) < 0 ||
-        PyModule_AddObjectRef(m, "Handle", (PyObject *)&oc_handle_type) < 0 ||
+        PyModule_AddObjectRef(m, "Handle", (PyObject *)oc_handle_type) < 0 ||
         PyModule_AddStringConstant(m, "version", ONNXCOST_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;
