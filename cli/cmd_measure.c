@@ -96,16 +96,6 @@ static bool oc_opt_reps(const struct oc_opt *o, void *dest, const char *v) {
     return true;
 }
 
-/* a number in (min, max] (min and max whole numbers) */
-static bool oc_opt_real(const struct oc_opt *o, void *dest, const char *v) {
-    char *end;
-    double x = strtod(v, &end);
-    if (!*v || *end || !(x > (double)o->min && x <= (double)o->max))
-        return false;
-    *(double *)((char *)dest + o->offset) = x;
-    return true;
-}
-
 static const struct oc_opt oc_measure_opts[] = {
     OC_OPT_TEXT_ROW("--ep", NULL, "NAME",
                     "execution provider: cpu (default), cuda, tensorrt, openvino,\n"
@@ -120,12 +110,12 @@ static const struct oc_opt oc_measure_opts[] = {
                      oc_opt_reps),
     OC_OPT_PARSE_ROW("--max-seconds", "S", "with --reps auto, measure for at most S seconds (default 20)",
                      offsetof(struct oc_measure_args, max_seconds), 0, 3600, "a number of seconds above 0, up to 3600",
-                     oc_opt_real),
+                     oc_opt_number),
     OC_OPT_PARSE_ROW("--tolerance", "PCT",
                      "with --reps auto, stable means the medians of the first and second\n"
                      "half of the passes within PCT % of the median of all (default 2)",
                      offsetof(struct oc_measure_args, tolerance_pct), 0, 100, "a percentage above 0, up to 100",
-                     oc_opt_real),
+                     oc_opt_number),
     OC_OPT_INT_ROW("--warmup", "N", "runs before them, left out of the profile (default 3)",
                    offsetof(struct oc_measure_args, warmup), 0, 100000, "an integer from 0 to 100000"),
     OC_OPT_PARSE_ROW("--opt-level", "L",

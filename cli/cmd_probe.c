@@ -62,15 +62,6 @@ static const struct oc_opt oc_probe_opts[] = {
 };
 static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof oc_probe_opts / sizeof oc_probe_opts[0]};
 
-static bool oc_opt_probe_seconds(const struct oc_opt *o, void *dest, const char *v) {
-    char *end;
-    double x = strtod(v, &end);
-    if (!*v || *end || !(x > 0) || x > 3.6e6)
-        return false;
-    *(double *)((char *)dest + o->offset) = x;
-    return true;
-}
-
 static const struct oc_opt oc_probe_gpu_opts[] = {
     OC_OPT_FLAG_ROW("--gpu", NULL, "measure the GPU's kernel tables (needs -o SPEC.json)",
                     offsetof(struct oc_probe_gpu_args, gpu)),
@@ -87,11 +78,12 @@ static const struct oc_opt oc_probe_gpu_opts[] = {
                     "cover (default: the one the device's name matches)",
                     offsetof(struct oc_probe_gpu_args, like), "a GPU name"),
     OC_OPT_PARSE_ROW("--budget", "MS", "timed milliseconds per kernel (default 20)",
-                     offsetof(struct oc_probe_gpu_args, budget_ms), 0, 0, "milliseconds", oc_opt_probe_seconds),
+                     offsetof(struct oc_probe_gpu_args, budget_ms), 0, 3600000, "milliseconds", oc_opt_number),
     OC_OPT_PARSE_ROW("--node-timeout", "S",
                      "a kernel that makes no progress for S seconds is killed and\n"
                      "listed (default 300)",
-                     offsetof(struct oc_probe_gpu_args, node_timeout_s), 0, 0, "seconds", oc_opt_probe_seconds),
+                     offsetof(struct oc_probe_gpu_args, node_timeout_s), 0, 3600000, "seconds",
+                     oc_opt_number),
     OC_OPT_FLAG_ROW("--in-process", NULL, "run the GPU in this process, not in a worker",
                     offsetof(struct oc_probe_gpu_args, in_process)),
     OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the tables' report to FILE instead of standard output",
@@ -117,7 +109,8 @@ static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, en
 
 int oc_cmd_probe(int argc, char **argv) {
     struct oc_probe_args a = {.format = OC_FORMAT_TEXT};
-    struct oc_probe_gpu_args ga = {.node_timeout_s = 300, .budget_ms = 20};
+    static const struct oc_probe_gpu_args gpu_defaults = {.node_timeout_s = 300, .budget_ms = 20};
+    struct oc_probe_gpu_args ga = gpu_defaults;
     const char *out_path = NULL;
     const struct oc_opt_use groups[] = {
         {&oc_probe_group, &a}, {&oc_probe_gpu_group, &ga}, {&oc_group_output, &out_path}};
@@ -132,7 +125,7 @@ int oc_cmd_probe(int argc, char **argv) {
         goto done;
     }
     bool gpu_only = ga.maths || ga.grid || ga.device || ga.like || ga.report || ga.source || ga.in_process ||
-                    ga.node_timeout_s != 300 || ga.budget_ms != 20;
+                    ga.node_timeout_s != gpu_defaults.node_timeout_s || ga.budget_ms != gpu_defaults.budget_ms;
     if (ga.gpu && (a.threads || a.seconds)) {
         rc = oc_cli_usage_error("probe: --threads and --seconds are the CPU's; --gpu takes the options under "
                                 "\"GPU kernel tables\"");

@@ -5,6 +5,7 @@
  * --gpu-spec file as `onnxcost tables` writes one.
  */
 #include "cli.h"
+#include "groups.h"
 #include "probe_gpu.h"
 
 #include "../analyzer/analyze.h"
@@ -64,11 +65,15 @@ static void oc_probe_progress(void *arg, int32_t done, int32_t total) {
 }
 
 /* The memory-bound kinds' tables are keyed by data type alone: a second
-   precision of the same data type (tf32 after fp32) runs the products and
-   convolutions only. */
+   precision of the same data type (tf32 after fp32) runs the nodes of the
+   other families only (arg: the analysis' graph). */
 static bool oc_probe_compute_only(void *arg, const struct oc_rp_plan *p) {
-    (void)arg;
-    return strcmp(p->op_type, "MatMul") == 0 || strcmp(p->op_type, "Conv") == 0;
+    const struct oc_graph *g = arg;
+    if (p->node < 0 || p->node >= g->n_nodes)
+        return false;
+    struct oc_kfeat f;
+    oc_kernel_features(g, &g->nodes[p->node], &f);
+    return f.family != OC_KF_NONE && !oc_kfamily_memory(f.family);
 }
 
 /* One precision: the sweep analyzed at its width, planned and replayed (the
@@ -91,7 +96,7 @@ static int oc_probe_gpu_one(const struct oc_probe_gpu_args *a, const struct oc_m
         goto done;
     }
     struct oc_rp_plan_opts po = {.float_dtype = pr->dtype};
-    if (!oc_rp_plan_graph(an, &po, compute_only ? oc_probe_compute_only : NULL, NULL,
+    if (!oc_rp_plan_graph(an, &po, compute_only ? oc_probe_compute_only : NULL, an->graph,
                           "measured at an earlier precision of this data type", &plans, &n) ||
         !(results = calloc((size_t)n + 1, sizeof *results))) {
         rc = oc_cli_fail(what, OC_ERR_NOMEM, "out of memory planning the sweep");
@@ -118,7 +123,7 @@ static int oc_probe_gpu_one(const struct oc_probe_gpu_args *a, const struct oc_m
     progress[0] += n;
     int32_t lost = 0, first = -1, ran = 0;
     for (int32_t i = 0; i < n; i++)
-        if (!compute_only || oc_probe_compute_only(NULL, &plans[i])) {
+        if (!compute_only || oc_probe_compute_only(an->graph, &plans[i])) {
             ran++;
             if (results[i].status == OC_RPS_MEASURED)
                 continue;
@@ -205,20 +210,7 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
         rc = OC_EXIT_INTERNAL;
         goto done;
     }
-    struct oc_outfile sf;
-    if ((rc = oc_cli_open_output(&sf, out_path)) != OC_EXIT_OK)
-        goto done;
-    struct oc_report_spec ss = {.version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file, .write_arg = sf.f};
-    if ((rc = oc_cli_close_output(&sf, out_path, oc_report_kernel_tables_spec(base, &t, &ss, &d) == OC_OK)) !=
-        OC_EXIT_OK)
-        goto done;
-    struct oc_ktables_report rep = {&t, fr, n_precs, out_path};
-    struct oc_outfile f_out;
-    if ((rc = oc_cli_open_output(&f_out, a->report)) != OC_EXIT_OK)
-        goto done;
-    struct oc_report_spec spec = {.version = 1, .format = (enum oc_format)format, .write = oc_cli_write_file,
-                                  .write_arg = f_out.f};
-    rc = oc_cli_close_output(&f_out, a->report, oc_report_kernel_tables(&rep, &spec, &d) == OC_OK);
+    rc = oc_cli_write_kernel_tables(base, &t, fr, n_precs, out_path, a->report, format);
 done:
     oc_ktables_free(&t);
     oc_model_free(m);

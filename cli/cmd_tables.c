@@ -110,6 +110,30 @@ static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bi
     return rc;
 }
 
+int oc_cli_write_kernel_tables(const struct oc_gpu *base, const struct oc_ktables *t,
+                               const struct oc_ktables_file *files, int32_t n, const char *spec_out,
+                               const char *report_out, int32_t format) {
+    struct oc_diag d = {0};
+    int rc;
+    if (spec_out) {
+        struct oc_outfile sf;
+        if ((rc = oc_cli_open_output(&sf, spec_out)) != OC_EXIT_OK)
+            return rc;
+        struct oc_report_spec ss = {.version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file,
+                                    .write_arg = sf.f};
+        if ((rc = oc_cli_close_output(&sf, spec_out, oc_report_kernel_tables_spec(base, t, &ss, &d) == OC_OK)) !=
+            OC_EXIT_OK)
+            return rc;
+    }
+    struct oc_ktables_report rep = {t, files, n, spec_out};
+    struct oc_outfile f_out;
+    if ((rc = oc_cli_open_output(&f_out, report_out)) != OC_EXIT_OK)
+        return rc;
+    struct oc_report_spec spec = {.version = 1, .format = (enum oc_format)format, .write = oc_cli_write_file,
+                                  .write_arg = f_out.f};
+    return oc_cli_close_output(&f_out, report_out, oc_report_kernel_tables(&rep, &spec, &d) == OC_OK);
+}
+
 int oc_cmd_tables(int argc, char **argv) {
     struct oc_tables_args a = {.format = OC_FORMAT_TEXT};
     struct oc_cli_gpu g;
@@ -192,22 +216,7 @@ int oc_cmd_tables(int argc, char **argv) {
     }
     if (rc != OC_EXIT_OK)
         goto done;
-    if (a.spec_out) {
-        struct oc_outfile sf_out;
-        if ((rc = oc_cli_open_output(&sf_out, a.spec_out)) != OC_EXIT_OK)
-            goto done;
-        struct oc_report_spec ss = {.version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file,
-                                    .write_arg = sf_out.f};
-        if ((rc = oc_cli_close_output(&sf_out, a.spec_out,
-                                      oc_report_kernel_tables_spec(base, &t, &ss, &d) == OC_OK)) != OC_EXIT_OK)
-            goto done;
-    }
-    struct oc_ktables_report rep = {&t, fr, n, a.spec_out};
-    struct oc_outfile f_out;
-    if ((rc = oc_cli_open_output(&f_out, a.report_out)) != OC_EXIT_OK)
-        goto done;
-    struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f_out.f};
-    rc = oc_cli_close_output(&f_out, a.report_out, oc_report_kernel_tables(&rep, &spec, &d) == OC_OK);
+    rc = oc_cli_write_kernel_tables(base, &t, fr, n, a.spec_out, a.report_out, (int32_t)a.format);
 done:
     for (int32_t k = 0; files && k < n; k++)
         oc_rp_file_free(&files[k]);

@@ -325,6 +325,15 @@ bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v) {
     return true;
 }
 
+bool oc_opt_number(const struct oc_opt *o, void *dest, const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x > (double)o->min && x <= (double)o->max))
+        return false;
+    *(double *)((char *)dest + o->offset) = x;
+    return true;
+}
+
 /* --launch-us and --host-us (min 1): microseconds into launch_s or host_s */
 static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) {
     char *end;

@@ -75,8 +75,19 @@ extern const struct oc_opt_group oc_group_gpu;
 extern const struct oc_opt_group oc_group_fit;
 extern const struct oc_opt_group oc_group_reserve;
 void oc_cli_gpu_init(struct oc_cli_gpu *g);
+
+/* Measured kernel tables (cmd_tables.c; `tables` and `probe --gpu`): the
+ * spec file (base's device with t) to spec_out when given, then the build's
+ * report in format (enum oc_format) to report_out or standard output; files
+ * say what each source added. An exit code. */
+struct oc_ktables_file;
+int oc_cli_write_kernel_tables(const struct oc_gpu *base, const struct oc_ktables *t,
+                               const struct oc_ktables_file *files, int32_t n, const char *spec_out,
+                               const char *report_out, int32_t format);
 /* OC_OPT_PARSE: a double in (0, 1] at the option's offset */
 bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v);
+/* OC_OPT_PARSE: a double in (min, max] (the row's) at the option's offset */
+bool oc_opt_number(const struct oc_opt *o, void *dest, const char *v);
 
 /* OC_OPT_PARSE of a command's --format row: one of the formats whose bit
  * is set in the row's min (1 << OC_FORMAT_...), into the enum at its offset. */
