@@ -151,11 +151,19 @@ typedef double (*oc_fma_fn)(int64_t iters, volatile float *sink);
     }
 
 #ifdef OC_X86
-__attribute__((target("avx512f"))) static float oc_hsum512(__m512 s) { return _mm512_reduce_add_ps(s); }
-__attribute__((target("avx512f"))) static float oc_hsum512d(__m512d s) { return (float)_mm512_reduce_add_pd(s); }
+/* clang 18 and later split AVX-512's 512-bit registers out as "evex512"
+ * (zig cc, the portable wheel's compiler, is such a clang); GCC 12 knows no
+ * such feature */
+#if defined(__clang__) && __clang_major__ >= 18
+#define OC_AVX512F "avx512f,evex512"
+#else
+#define OC_AVX512F "avx512f"
+#endif
+__attribute__((target(OC_AVX512F))) static float oc_hsum512(__m512 s) { return _mm512_reduce_add_ps(s); }
+__attribute__((target(OC_AVX512F))) static float oc_hsum512d(__m512d s) { return (float)_mm512_reduce_add_pd(s); }
 /* the INT8 accumulators wrap in the hardware by design: summed as 64-bit integers, not with
    _mm512_reduce_add_epi32, whose int additions would overflow (undefined in C) */
-__attribute__((target("avx512f"))) static float oc_hsum512i(__m512i s) {
+__attribute__((target(OC_AVX512F))) static float oc_hsum512i(__m512i s) {
     int32_t v[16];
     _mm512_storeu_si512(v, s);
     int64_t sum = 0;
@@ -178,26 +186,26 @@ __attribute__((target("avx2,fma"))) static float oc_hsum256d(__m256d s) {
 #define OC_FMA_DECL_oc_fma_avx512_fp32(k) __m512 a##k = _mm512_set1_ps(1.0f + (float)(k) * 1e-3f);
 #define OC_FMA_STEP_oc_fma_avx512_fp32(k) a##k = _mm512_fmadd_ps(a##k, _mm512_set1_ps(0.9999999f), _mm512_set1_ps(1e-7f));
 #define OC_FMA_SUM_oc_fma_avx512_fp32(k) s = _mm512_add_ps(s, a##k);
-OC_FMA_KERNEL(oc_fma_avx512_fp32, __attribute__((target("avx512f"))), __m512, _mm512_setzero_ps(), oc_hsum512, 12 * 16 * 2)
+OC_FMA_KERNEL(oc_fma_avx512_fp32, __attribute__((target(OC_AVX512F))), __m512, _mm512_setzero_ps(), oc_hsum512, 12 * 16 * 2)
 
 #define OC_FMA_DECL_oc_fma_avx512_fp64(k) __m512d a##k = _mm512_set1_pd(1.0 + (double)(k) * 1e-3);
 #define OC_FMA_STEP_oc_fma_avx512_fp64(k) a##k = _mm512_fmadd_pd(a##k, _mm512_set1_pd(0.9999999), _mm512_set1_pd(1e-7));
 #define OC_FMA_SUM_oc_fma_avx512_fp64(k) s = _mm512_add_pd(s, a##k);
-OC_FMA_KERNEL(oc_fma_avx512_fp64, __attribute__((target("avx512f"))), __m512d, _mm512_setzero_pd(), oc_hsum512d, 12 * 8 * 2)
+OC_FMA_KERNEL(oc_fma_avx512_fp64, __attribute__((target(OC_AVX512F))), __m512d, _mm512_setzero_pd(), oc_hsum512d, 12 * 8 * 2)
 
 /* vdpbf16ps: 32 BF16 pairs multiplied and added into 16 FP32 lanes, 64 FLOP (0x3a83: about 1e-3) */
 #define OC_FMA_DECL_oc_fma_avx512_bf16(k) __m512 a##k = _mm512_set1_ps((float)(k));
 #define OC_FMA_STEP_oc_fma_avx512_bf16(k)                                                                            \
     a##k = _mm512_dpbf16_ps(a##k, (__m512bh)_mm512_set1_epi16(0x3a83), (__m512bh)_mm512_set1_epi16(0x3a83));
 #define OC_FMA_SUM_oc_fma_avx512_bf16(k) s = _mm512_add_ps(s, a##k);
-OC_FMA_KERNEL(oc_fma_avx512_bf16, __attribute__((target("avx512f,avx512bf16"))), __m512, _mm512_setzero_ps(), oc_hsum512,
+OC_FMA_KERNEL(oc_fma_avx512_bf16, __attribute__((target(OC_AVX512F ",avx512bf16"))), __m512, _mm512_setzero_ps(), oc_hsum512,
               12 * 64)
 
 /* vpdpbusd: 64 u8 x s8 products added into 16 INT32 lanes, 128 OPs */
 #define OC_FMA_DECL_oc_fma_avx512_int8(k) __m512i a##k = _mm512_set1_epi32(k);
 #define OC_FMA_STEP_oc_fma_avx512_int8(k) a##k = _mm512_dpbusd_epi32(a##k, _mm512_set1_epi8(3), _mm512_set1_epi8(-2));
 #define OC_FMA_SUM_oc_fma_avx512_int8(k) s = _mm512_add_epi32(s, a##k);
-OC_FMA_KERNEL(oc_fma_avx512_int8, __attribute__((target("avx512f,avx512vnni"))), __m512i, _mm512_setzero_si512(),
+OC_FMA_KERNEL(oc_fma_avx512_int8, __attribute__((target(OC_AVX512F ",avx512vnni"))), __m512i, _mm512_setzero_si512(),
               oc_hsum512i, 12 * 128)
 
 #define OC_FMA_DECL_oc_fma_avx2_fp32(k) __m256 a##k = _mm256_set1_ps(1.0f + (float)(k) * 1e-3f);
@@ -236,6 +244,28 @@ OC_FMA_KERNEL(oc_fma_scalar_fp32, , float, 0.0f, oc_as_float, 12 * 2)
 #define OC_FMA_SUM_oc_fma_scalar_fp64(k) s += a##k;
 OC_FMA_KERNEL(oc_fma_scalar_fp64, , double, 0.0, oc_as_float, 12 * 2)
 
+#ifdef OC_X86
+/* What the CPU and the OS both enable, from CPUID and XCR0, as GCC's
+ * __builtin_cpu_supports decides it but without the compiler runtime's
+ * cpu model (zig cc's runtime, the portable wheel's compiler, has none):
+ * AVX2 with FMA where the OS saves the YMM state, AVX-512F where it also
+ * saves the opmask and ZMM state. */
+enum oc_x86_isa { OC_ISA_NONE, OC_ISA_AVX2_FMA, OC_ISA_AVX512F };
+static enum oc_x86_isa oc_x86_isa(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1) || !(c >> 28 & 1)) /* OSXSAVE, AVX */
+        return OC_ISA_NONE;
+    int fma = c >> 12 & 1;
+    unsigned xcr0_lo, xcr0_hi;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    if ((xcr0_lo & 0x6) != 0x6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d)) /* SSE and AVX state */
+        return OC_ISA_NONE;
+    if ((b >> 16 & 1) && (xcr0_lo & 0xe0) == 0xe0) /* AVX512F; opmask, ZMM0-15 and ZMM16-31 state */
+        return OC_ISA_AVX512F;
+    return (b >> 5 & 1) && fma ? OC_ISA_AVX2_FMA : OC_ISA_NONE; /* AVX2 */
+}
+#endif
+
 /* the widest kernels this CPU runs, and the ISA's name */
 static void oc_fma_kernels(struct oc_machine *m, oc_fma_fn fn[OC_PROBE_TYPES]) {
     memset(fn, 0, OC_PROBE_TYPES * sizeof fn[0]);
@@ -243,8 +273,8 @@ static void oc_fma_kernels(struct oc_machine *m, oc_fma_fn fn[OC_PROBE_TYPES]) {
     fn[OC_PROBE_FP64] = oc_fma_scalar_fp64;
     snprintf(m->isa, sizeof m->isa, "scalar");
 #ifdef OC_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
+    enum oc_x86_isa isa = oc_x86_isa();
+    if (isa == OC_ISA_AVX512F) {
         fn[OC_PROBE_FP32] = oc_fma_avx512_fp32;
         fn[OC_PROBE_FP64] = oc_fma_avx512_fp64;
         snprintf(m->isa, sizeof m->isa, "avx512f");
@@ -254,7 +284,7 @@ static void oc_fma_kernels(struct oc_machine *m, oc_fma_fn fn[OC_PROBE_TYPES]) {
             fn[OC_PROBE_BF16] = oc_fma_avx512_bf16;
         if (__get_cpuid_count(7, 0, &a, &b, &c, &d) && (c >> 11 & 1))
             fn[OC_PROBE_INT8] = oc_fma_avx512_int8;
-    } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    } else if (isa == OC_ISA_AVX2_FMA) {
         fn[OC_PROBE_FP32] = oc_fma_avx2_fp32;
         fn[OC_PROBE_FP64] = oc_fma_avx2_fp64;
         snprintf(m->isa, sizeof m->isa, "avx2+fma");
@@ -316,7 +346,7 @@ static void oc_triad(float *a, const float *b, const float *c, size_t n, int64_t
             __asm__ volatile("" ::"r"(a) : "memory");                                                                \
         }                                                                                                            \
     }
-OC_TRIAD_KERNEL(oc_triad_avx512, __attribute__((target("avx512f"))), __m512, 16, _mm512_set1_ps, _mm512_load_ps,
+OC_TRIAD_KERNEL(oc_triad_avx512, __attribute__((target(OC_AVX512F))), __m512, 16, _mm512_set1_ps, _mm512_load_ps,
                 _mm512_store_ps, _mm512_fmadd_ps)
 OC_TRIAD_KERNEL(oc_triad_avx2, __attribute__((target("avx2,fma"))), __m256, 8, _mm256_set1_ps, _mm256_load_ps,
                 _mm256_store_ps, _mm256_fmadd_ps)
@@ -324,9 +354,10 @@ OC_TRIAD_KERNEL(oc_triad_avx2, __attribute__((target("avx2,fma"))), __m256, 8, _
 
 static void oc_triad_best(float *a, const float *b, const float *c, size_t n, int64_t passes) {
 #ifdef OC_X86
-    if (__builtin_cpu_supports("avx512f"))
+    enum oc_x86_isa isa = oc_x86_isa();
+    if (isa == OC_ISA_AVX512F)
         oc_triad_avx512(a, b, c, n, passes);
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    else if (isa == OC_ISA_AVX2_FMA)
         oc_triad_avx2(a, b, c, n, passes);
     else
         oc_triad(a, b, c, n, passes);

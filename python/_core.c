@@ -22,15 +22,16 @@
  * runs.
  */
 #define PY_SSIZE_T_CLEAN
-/* the stable ABI of CPython 3.10: one abi3 wheel serves 3.10 and every
+/* the stable ABI of CPython 3.9: one abi3 wheel serves 3.9 and every
    later CPython (docs/PYTHON.md) */
 #ifndef Py_LIMITED_API
-#define Py_LIMITED_API 0x030A0000
+#define Py_LIMITED_API 0x03090000
 #endif
 #include <Python.h>
 
 #include "analyze.h"
 #include "annotate.h"
+#include "derive.h"
 #include "dtype.h"
 #include "gpu.h"
 #include "model.h"
@@ -360,14 +361,22 @@ static bool oc_handle_dims(oc_handle *h, PyObject *dims) {
             PyErr_Format(PyExc_ValueError, "dims: %R must be a positive int below 2**63, not %R", k, v);
             return false;
         }
-        const char *name = PyUnicode_AsUTF8AndSize(k, NULL);
+        PyObject *utf8 = PyUnicode_AsUTF8String(k); /* 3.9's stable ABI has no PyUnicode_AsUTF8AndSize */
+        const char *name = utf8 ? PyBytes_AsString(utf8) : NULL;
+        if (name && (Py_ssize_t)strlen(name) != PyBytes_Size(utf8)) {
+            PyErr_Format(PyExc_ValueError, "dims: %R holds a NUL character", k);
+            Py_DECREF(utf8);
+            return false;
+        }
         char *copy = name ? PyMem_Malloc(strlen(name) + 1) : NULL;
         if (!copy) {
             if (name)
                 PyErr_NoMemory();
+            Py_XDECREF(utf8);
             return false;
         }
         strcpy(copy, name);
+        Py_DECREF(utf8);
         h->dims[h->n_dims++] = (struct oc_binding){copy, value};
     }
     return true;
@@ -646,6 +655,17 @@ static struct PyModuleDef oc_py_module = {
     oc_py_functions, NULL, NULL, NULL, NULL,
 };
 
+/* PyModule_AddObjectRef, which 3.9's stable ABI lacks: the module gets its
+ * own reference to value, the caller keeps its own */
+static int oc_py_module_add(PyObject *m, const char *name, PyObject *value) {
+    Py_INCREF(value);
+    if (PyModule_AddObject(m, name, value) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__core(void);
 PyMODINIT_FUNC PyInit__core(void) {
     if (!oc_handle_type && !(oc_handle_type = (PyTypeObject *)PyType_FromSpec(&oc_handle_type_spec)))
@@ -663,9 +683,9 @@ PyMODINIT_FUNC PyInit__core(void) {
                                                           bases, NULL)
                               : NULL;
     Py_XDECREF(bases);
-    if (!oc_py_model_error || PyModule_AddObjectRef(m, "Error", oc_py_error) < 0 ||
-        PyModule_AddObjectRef(m, "ModelError", oc_py_model_error) < 0 ||
-        PyModule_AddObjectRef(m, "Handle", (PyObject *)oc_handle_type) < 0 ||
+    if (!oc_py_model_error || oc_py_module_add(m, "Error", oc_py_error) < 0 ||
+        oc_py_module_add(m, "ModelError", oc_py_model_error) < 0 ||
+        oc_py_module_add(m, "Handle", (PyObject *)oc_handle_type) < 0 ||
         PyModule_AddStringConstant(m, "version", ONNXCOST_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;

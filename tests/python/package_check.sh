@@ -21,6 +21,11 @@
 # skipped (exit 77) before anything runs; in the run, a skipped test fails it
 # (it checked nothing), and so does a run of fewer than MIN_TESTS tests.
 #
+# With ONNXCOST_WHEEL set (tests/python/old_glibc_check.sh sets it), that
+# wheel is checked instead of one built by the recipe: the portable wheel,
+# whose jansson and protobuf-c are linked in statically, so its process loads
+# no copy of either, from the wheel or the system.
+#
 # usage: package_check.sh PYTHON SOURCE_DIR ONNXCOST_CLI   (exit 77: skipped)
 set -euo pipefail
 py=$1 src=$2 cli=$3
@@ -38,39 +43,54 @@ MIN_TESTS=112 # 114 collected on 2026-11-26
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# docs/PYTHON.md's wheel recipe, its own lines, run in a copy of the tree
-# (the tracked files) whose .venv is the one given: pip wheel, auditwheel
-# repair (the C libraries grafted in; the tag is the oldest glibc the
-# symbols need), auditwheel show
-recipe=$(awk '/<!-- the wheel recipe:/ {on = 1; next} on && /^```sh/ {inside = 1; next}
-              inside && /^```/ {exit} inside {print}' "$src/docs/PYTHON.md")
-[ -n "$recipe" ] || { echo "FAIL: no wheel recipe in docs/PYTHON.md"; exit 1; }
-mkdir "$tmp/src"
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$tmp/src" -xf -
+static=${ONNXCOST_WHEEL:+1}
+if [ -n "$static" ]; then
+    whl=$ONNXCOST_WHEEL
+    "$py" -m auditwheel show "$whl" >"$tmp/show.log" 2>&1
 else
-    tar -C "$src" --exclude=./build\* --exclude=./.venv -cf - . | tar -C "$tmp/src" -xf -
+    # docs/PYTHON.md's wheel recipe, its own lines, run in a copy of the tree
+    # (the tracked files) whose .venv is the one given: pip wheel, auditwheel
+    # repair (the C libraries grafted in; the tag is the oldest glibc the
+    # symbols need), auditwheel show
+    recipe=$(awk '/<!-- the wheel recipe:/ {on = 1; next} on && /^```sh/ {inside = 1; next}
+                  inside && /^```/ {exit} inside {print}' "$src/docs/PYTHON.md")
+    [ -n "$recipe" ] || { echo "FAIL: no wheel recipe in docs/PYTHON.md"; exit 1; }
+    mkdir "$tmp/src"
+    if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        (cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$tmp/src" -xf -
+    else
+        tar -C "$src" --exclude=./build\* --exclude=./.venv -cf - . | tar -C "$tmp/src" -xf -
+    fi
+    rm -rf "$tmp/src/.venv"
+    ln -s "$(cd "$(dirname "$py")/.." && pwd)" "$tmp/src/.venv"
+    start=$(date +%s.%N)
+    (cd "$tmp/src" && bash -euo pipefail -c "$recipe") >"$tmp/show.log" 2>&1 ||
+        { cat "$tmp/show.log"; echo "FAIL: the wheel recipe of docs/PYTHON.md"; exit 1; }
+    built=$(date +%s.%N)
+    whl=$(ls "$tmp"/src/wheelhouse/onnxcost-*.whl)
 fi
-rm -rf "$tmp/src/.venv"
-ln -s "$(cd "$(dirname "$py")/.." && pwd)" "$tmp/src/.venv"
-start=$(date +%s.%N)
-(cd "$tmp/src" && bash -euo pipefail -c "$recipe") >"$tmp/show.log" 2>&1 ||
-    { cat "$tmp/show.log"; echo "FAIL: the wheel recipe of docs/PYTHON.md"; exit 1; }
-built=$(date +%s.%N)
-whl=$(ls "$tmp"/src/wheelhouse/onnxcost-*.whl)
 tag=$(tr '\n' ' ' <"$tmp/show.log" | grep -o 'consistent *with *the *following *platform *tag: *"manylinux_[0-9_]*x86_64"\|consistent *with *the *following *platform *tag: *"manylinux_[0-9_]*aarch64"' | grep -o 'manylinux_[^"]*' || true)
 [ -n "$tag" ] || { cat "$tmp/show.log"; echo "FAIL: auditwheel show: no manylinux policy"; exit 1; }
 listing=$(unzip -l "$whl")
-grep -q 'onnxcost.libs/libjansson' <<<"$listing" && grep -q 'onnxcost.libs/libprotobuf-c' <<<"$listing" ||
-    { echo "$listing"; echo "FAIL: the C libraries are not in the wheel"; exit 1; }
+if [ -n "$static" ]; then # one compiled file, nothing grafted
+    [ "$(grep -c '\.so' <<<"$listing")" = 1 ] && ! grep -q 'onnxcost.libs/' <<<"$listing" ||
+        { echo "$listing"; echo "FAIL: the portable wheel holds more than _core.abi3.so"; exit 1; }
+else
+    grep -q 'onnxcost.libs/libjansson' <<<"$listing" && grep -q 'onnxcost.libs/libprotobuf-c' <<<"$listing" ||
+        { echo "$listing"; echo "FAIL: the C libraries are not in the wheel"; exit 1; }
+fi
 printf 'wheel %s: %s, %d bytes\n' "$(basename "$whl")" "$tag" "$(stat -c %s "$whl")"
 base=$("$py" -c "import sys; print(sys.base_prefix)")/bin/python3
 "$base" -m venv "$tmp/venv"
 t0=$(date +%s.%N)
 "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check --no-index "$whl"
 done_at=$(date +%s.%N)
-printf 'wheel built in %.1f s, installed into a fresh venv in %.1f s\n' \
-    "$(echo "$built - $start" | bc)" "$(echo "$done_at - $t0" | bc)"
+if [ -n "$static" ]; then
+    printf 'installed into a fresh venv in %.1f s\n' "$(echo "$done_at - $t0" | bc)"
+else
+    printf 'wheel built in %.1f s, installed into a fresh venv in %.1f s\n' \
+        "$(echo "$built - $start" | bc)" "$(echo "$done_at - $t0" | bc)"
+fi
 
 # the distribution's libraries, hidden: a namespace where /dev/null is bound over them
 hidden=()
@@ -113,7 +133,7 @@ cli="$tmp/oracle-cli"
 
 # nothing but the wheel: import, analyze, the installed command
 hide "$tmp/venv/bin/python" - "$src/fixtures/mnist/torchsummary_net.onnx" <<'PY'
-import sys, importlib.util
+import os, sys, importlib.util
 import onnxcost
 assert onnxcost.__file__.startswith(sys.prefix), onnxcost.__file__
 for dep in ("torch", "onnx", "pandas", "numpy"):
@@ -123,7 +143,10 @@ assert a.macs == 2 * 480500, a.macs
 maps = open("/proc/self/maps").read()
 for lib in ("libjansson", "libprotobuf-c"):  # loaded, and from the wheel's own copies
     paths = {l.split()[-1] for l in maps.splitlines() if lib in l.split()[-1]}
-    assert paths and all("/onnxcost.libs/" in p for p in paths), (lib, paths)
+    if os.environ.get("ONNXCOST_WHEEL"):  # linked in: no copy of the library is loaded at all
+        assert not paths, (lib, paths)
+    else:
+        assert paths and all("/onnxcost.libs/" in p for p in paths), (lib, paths)
 print("fresh venv:", repr(a))
 PY
 hide "$tmp/venv/bin/onnxcost" "$src/fixtures/mnist/torchsummary_net.onnx" -q | grep -q "Total MACs: 480,500"
