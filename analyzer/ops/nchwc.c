@@ -22,8 +22,9 @@
  *   on the padded channels.
  * ReorderInput (X; channels_last): NCHW (or NHWC) -> NCHWc. The block size
  *   is not in the file: it is read off the nchwc Conv that consumes the
- *   result (its W's dim 1 x group is the padded channel count). Without such
- *   a consumer the shape stays unknown and the node says why.
+ *   result, directly or through nchwc pooling ops (its W's dim 1 x group is
+ *   the padded channel count). Without such a consumer the shape stays
+ *   unknown and the node says why.
  * ReorderOutput (X; channels, channels_last): NCHWc -> NCHW (or NHWC) with
  *   `channels` channels.
  * Upsample (X; scales as integers per dim, mode nearest or linear): Y's dim
@@ -70,14 +71,35 @@ OC_COST(oc_fused_conv_cost) {
     return oc_fused_activation_cost(c, cost);
 }
 
+/* An nchwc pooling op: its output keeps its input's padded channels. */
+static bool oc_nchwc_pool(const struct oc_node *n) {
+    static const char *const pools[] = {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"};
+    if (strcmp(n->domain, "com.microsoft.nchwc") != 0)
+        return false;
+    for (size_t i = 0; i < sizeof pools / sizeof pools[0]; i++)
+        if (strcmp(n->op_type, pools[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The padded channel count of the NCHWc tensor value v: from an nchwc Conv
- * of graph g that reads it (W's dim 1 x group); -1 when none says. */
-static int64_t oc_nchwc_block_channels(struct oc_op_ctx *c, int32_t v) {
+ * of graph g that reads it (W's dim 1 x group), directly or through nchwc
+ * pooling ops, which keep the channels (ReorderInput -> MaxPool -> Conv in
+ * AlexNet's exports); -1 when none says. hops bounds the search. */
+static int64_t oc_nchwc_block_channels(struct oc_op_ctx *c, int32_t v, int hops) {
     const struct oc_graph *g = c->g;
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
-        if (n->n_in < 2 || n->in[0] != v || strcmp(n->op_type, "Conv") != 0 ||
-            strcmp(n->domain, "com.microsoft.nchwc") != 0 || n->in[1] < 0)
+        if (n->n_in < 1 || n->in[0] != v)
+            continue;
+        if (hops > 0 && n->n_out >= 1 && n->out[0] >= 0 && n->out[0] != v && oc_nchwc_pool(n)) {
+            int64_t through = oc_nchwc_block_channels(c, n->out[0], hops - 1);
+            if (through >= 0)
+                return through;
+            continue;
+        }
+        if (n->n_in < 2 || strcmp(n->op_type, "Conv") != 0 || strcmp(n->domain, "com.microsoft.nchwc") != 0 ||
+            n->in[1] < 0)
             continue;
         const struct oc_value *w = &g->values[n->in[1]];
         int64_t group, padded;
@@ -100,10 +122,10 @@ OC_RULE(oc_nchwc_reorder_input_infer) {
     if (st != OC_OK)
         return st;
     const struct oc_dim *ch = &x->dims[last ? x->rank - 1 : 1];
-    int64_t padded = oc_nchwc_block_channels(c, c->node->out[0]);
+    int64_t padded = oc_nchwc_block_channels(c, c->node->out[0], 8);
     if (padded < 0)
         return OC_FAIL(c, OC_ERR_SHAPE,
-                       "the NCHWc block size is not in the file and no nchwc Conv reads this tensor to show it");
+                       "the NCHWc block size is not in the file and no nchwc Conv reads this tensor (directly or through nchwc pooling) to show it");
     if (ch->value >= 0 && padded < ch->value)
         return OC_FAIL(c, OC_ERR_MODEL, "the nchwc Conv reading it takes %lld channels, fewer than the %lld here",
                        (long long)padded, (long long)ch->value);

@@ -96,6 +96,24 @@ def fused_matmuls():
                                                     onnx.helper.make_opsetid("com.microsoft", 1)])
 
 
+def lrn_pool():
+    """Conv -> LRN -> MaxPool -> Conv, 32 channels (a whole number of blocks, or
+    the pool stays NCHW): ONNX Runtime runs LRN on
+    plain NCHW data, so a ReorderInput feeds an nchwc MaxPool and only the
+    Conv after the pool shows the block size (the ONNX zoo's AlexNet and
+    Inception-v1 have this pattern)."""
+    f, mk = onnx.TensorProto.FLOAT, onnx.helper.make_node
+    rng = np.random.default_rng(1)
+    w1 = onnx.numpy_helper.from_array(rng.standard_normal((32, 3, 3, 3)).astype(np.float32), "w1")
+    w2 = onnx.numpy_helper.from_array(rng.standard_normal((12, 32, 3, 3)).astype(np.float32), "w2")
+    nodes = [mk("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]), mk("Relu", ["c1"], ["r1"]),
+             mk("LRN", ["r1"], ["n1"], size=5), mk("MaxPool", ["n1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+             mk("Conv", ["p1", "w2"], ["y"], pads=[1, 1, 1, 1])]
+    g = onnx.helper.make_graph(nodes, "lrn_pool", [onnx.helper.make_tensor_value_info("x", f, ["batch", 3, 32, 32])],
+                               [onnx.helper.make_tensor_value_info("y", f, None)], initializer=[w1, w2])
+    return onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 17)])
+
+
 def export(model, path):
     if isinstance(model, onnx.ModelProto):
         onnx.save(model, path)
@@ -146,6 +164,7 @@ def main():
             ("mobilenet_v2_ext", torchvision.models.mobilenet_v2(), EXT, cnn),
             ("gpt2_2layers_ext", oracle.GPT2(layers=2), EXT, seq),
             ("distilbert_2layers_ext", oracle.DistilBert(layers=2), EXT, seq),
+            ("lrn_pool", lrn_pool(), ALL, cnn),
             ("fused_matmuls", fused_matmuls(), ort.GraphOptimizationLevel.ORT_DISABLE_ALL, cnn),
             ("mlp_ext", torch.nn.Sequential(torch.nn.Linear(64, 48), torch.nn.ReLU(), torch.nn.Linear(48, 10)), EXT,
              cnn)):
