@@ -340,6 +340,19 @@ int oc_cmd_calibrate(int argc, char **argv) {
         rc = oc_cli_fail(paths[0], OC_ERR_USAGE, "no measured node to fit on (was it replayed with a GPU?)");
         goto done;
     }
+    /* a CPU runtime's time between the nodes: from the fitted measure
+       results' end-to-end and node medians (replays have none) */
+    {
+        double nodes_s[OC_CALIB_MAX_FILES], e2e_s[OC_CALIB_MAX_FILES];
+        int32_t kernels[OC_CALIB_MAX_FILES];
+        for (int32_t k = 0; k < n_fit; k++) {
+            bool use = base->cpu && !fr[k].noisy && files[k].end_to_end_s > 0;
+            nodes_s[k] = files[k].sum_of_nodes_s;
+            e2e_s[k] = files[k].end_to_end_s;
+            kernels[k] = use ? off[k + 1] - off[k] : 0;
+        }
+        fit.eff.gap_s = oc_calib_fit_gap(nodes_s, e2e_s, kernels, n_fit);
+    }
     struct oc_gpu calibrated = *base;
     calibrated.measured = fit.eff;
     struct oc_perf_opts after = g.perf;

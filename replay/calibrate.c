@@ -381,6 +381,46 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
     return true;
 }
 
+static double oc_calib_gap_loss(double g, const double *nodes_s, const double *e2e_s, const int32_t *kernels,
+                                int32_t n) {
+    double loss = 0;
+    for (int32_t k = 0; k < n; k++) {
+        if (kernels[k] <= 0 || !(nodes_s[k] > 0) || !(e2e_s[k] > 0))
+            continue;
+        double e = log(nodes_s[k] + kernels[k] * g) - log(e2e_s[k]);
+        loss += e * e;
+    }
+    return loss;
+}
+
+double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_t *kernels, int32_t n) {
+    bool any = false;
+    for (int32_t k = 0; k < n; k++)
+        any |= kernels[k] > 0 && nodes_s[k] > 0 && e2e_s[k] > 0;
+    if (!any)
+        return 0;
+    /* a grid over [0, max] in steps of max/4000 (0.25 us), then golden
+       section around its best point: the loss is smooth in g */
+    const int steps = 4000;
+    double best = 0, best_loss = oc_calib_gap_loss(0, nodes_s, e2e_s, kernels, n);
+    for (int i = 1; i <= steps; i++) {
+        double g = OC_CALIB_GAP_MAX * i / steps, l = oc_calib_gap_loss(g, nodes_s, e2e_s, kernels, n);
+        if (l < best_loss)
+            best = g, best_loss = l;
+    }
+    double lo = best > 0 ? best - OC_CALIB_GAP_MAX / steps : 0, hi = best + OC_CALIB_GAP_MAX / steps;
+    const double phi = 0.6180339887498949;
+    for (int it = 0; it < 60; it++) {
+        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
+        if (oc_calib_gap_loss(a, nodes_s, e2e_s, kernels, n) < oc_calib_gap_loss(b, nodes_s, e2e_s, kernels, n))
+            hi = b;
+        else
+            lo = a;
+    }
+    double g = (lo + hi) / 2;
+    return oc_calib_gap_loss(g, nodes_s, e2e_s, kernels, n) < best_loss ? g : best;
+}
+
 /* ---- end-to-end measurements ------------------------------------------------------------ */
 
 double oc_calib_row_predict(const struct oc_perf_opts *o, const struct oc_calib_row *r) {

@@ -155,6 +155,12 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         return oc_diag_set(d, OC_ERR_PARSE, "an analysis without measured times: not a replay result (schema "
                                             "\"onnxcost-replay/1\") nor a measured one (onnxcost measure --format "
                                             "json, or --measured PROFILE.json)");
+    const json_t *e2e = json_object_get(json_object_get(m, "end_to_end_ms"), "median");
+    const json_t *sum = json_object_get(m, "sum_of_node_medians_ms");
+    if (json_is_number(e2e) && json_is_number(sum) && json_number_value(e2e) > 0 && json_number_value(sum) > 0) {
+        out->end_to_end_s = json_number_value(e2e) * 1e-3;
+        out->sum_of_nodes_s = json_number_value(sum) * 1e-3;
+    }
     char device[256];
     if (json_is_object(run)) {
         json_int_t th = json_integer_value(json_object_get(run, "intra_op_threads"));

@@ -82,6 +82,10 @@ struct oc_rp_file {
        spread, 0 when not recorded; unstable: --reps auto ran out of time */
     double pass_median_ratio; /* the median pass over the fastest              */
     bool unstable;
+    /* a measure result's end-to-end median and the sum of its nodes'
+       medians, seconds (0 when not recorded): their difference is the time
+       between the nodes, which no node's own time holds */
+    double end_to_end_s, sum_of_nodes_s;
 };
 /* --math names by enum oc_rp_math_mode: "fp32", "tf32", "fp16". */
 extern const char *const oc_rp_math_names[3];

@@ -66,6 +66,8 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
                            f->n_level_memory[k], oc_cal_bound(f->eff.memory_cache[k]) ? " (at the end of its range)" : "");
     oc_sbuf_printf(b, ", launch %.2f us%s", f->eff.launch_s * 1e6,
                    f->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
+    if (f->eff.gap_s > 0)
+        oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
 }
 
 static const struct oc_table_col oc_cal_cols[] = {

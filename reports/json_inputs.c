@@ -113,8 +113,8 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_t *val;
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
-        bool host = strcmp(key, "host_us") == 0;
-        bool launch = host || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
+        bool host = strcmp(key, "host_us") == 0, gap = strcmp(key, "gap_us") == 0;
+        bool launch = host || gap || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
         bool conv = strncmp(key, "conv_", 5) == 0;
         if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
             if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
@@ -143,6 +143,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         }
         int unit = oc_spec_unit(conv ? key + 5 : key);
         double *dest = host                           ? &out->host_s
+                       : gap                          ? &out->gap_s
                        : launch                       ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
                        : unit >= 0 && conv          ? &out->conv_unit[unit]
@@ -151,13 +152,13 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
-                             "\"parallel_outputs\", \"memory\", \"memory_caches\", \"launch_us\" or \"host_us\" expected"
+                             "\"parallel_outputs\", \"memory\", \"memory_caches\", \"launch_us\", \"host_us\" or \"gap_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;
         }
         *dest = launch ? x * 1e-6 : x;
-        out->has_launch |= launch && !host;
+        out->has_launch |= launch && !host && !gap;
     }
     return true;
 }

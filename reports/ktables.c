@@ -55,7 +55,7 @@ enum oc_status oc_report_kernel_tables_spec(const struct oc_gpu *base, const str
     json_t *doc = json_object(), *kt = json_object(), *tables = json_array();
     oc_spec_device_json(base, doc);
     const struct oc_gpu_efficiency *e = &base->measured;
-    bool calibrated = e->memory > 0 || e->has_launch || e->host_s > 0;
+    bool calibrated = e->memory > 0 || e->has_launch || e->host_s > 0 || e->gap_s > 0;
     for (int u = 0; u < OC_UNIT_COUNT; u++)
         calibrated = calibrated || e->unit[u] > 0 || e->conv_unit[u] > 0;
     if (calibrated) /* the roofline's factors, for the nodes the tables do not cover */

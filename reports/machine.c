@@ -99,6 +99,8 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
         json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
     if (e->host_s > 0)
         json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
+    if (e->gap_s > 0)
+        json_object_set_new(o, "gap_us", json_real(round(e->gap_s * 1e8) / 1e2));
     return o;
 }
 

@@ -108,6 +108,8 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     oc_sbuf_printf(b, "; launch %.1f us", o->launch_s * 1e6);
     if (o->host_s > 0)
         oc_sbuf_printf(b, "; host %.1f us per kernel", o->host_s * 1e6);
+    if (o->gap_s > 0)
+        oc_sbuf_printf(b, "; gap %.1f us between kernels", o->gap_s * 1e6);
     oc_sbuf_printf(b, "; %s)\n", o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
@@ -301,6 +303,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(opts, "efficiency_comm", json_real(p->opts.eff_comm));
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
     json_object_set_new(opts, "host_s", json_real(p->opts.host_s));
+    json_object_set_new(opts, "gap_s", json_real(p->opts.gap_s));
     json_object_set_new(opts, "additive", json_boolean(p->opts.additive));
     json_object_set_new(o, "options", opts);
     return o;
@@ -325,6 +328,7 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     json_object_set_new(o, "host_bound", json_boolean(p->host_bound));
     json_object_set_new(o, "memory_bound_s", json_real(p->time_memory));
     json_object_set_new(o, "launch_s", json_real(p->launch_time));
+    json_object_set_new(o, "gaps_s", json_real(p->gap_time));
     json_object_set_new(o, "ideal_compute_s", json_real(p->ideal_compute));
     json_object_set_new(o, "kernels", json_integer(p->n_kernels));
     json_object_set_new(o, "compute_bound_nodes", json_integer(p->n_compute_bound));

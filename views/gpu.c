@@ -5,6 +5,7 @@
 #include "gpu.h"
 
 #include "../analyzer/dtype.h"
+#include "../analyzer/shape.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -159,6 +160,10 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
     }
     if (!(set & OC_PERF_SET_LAUNCH) && m->host_s > 0) {
         o->host_s = m->host_s;
+        took = true;
+    }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->gap_s > 0) {
+        o->gap_s = m->gap_s;
         took = true;
     }
     return took;
@@ -362,6 +367,47 @@ static bool oc_node_kernel_cost(const struct oc_graph *g, const struct oc_node *
     return true;
 }
 
+/* The share of a convolution's kernel taps that fall inside its input, not
+ * in the padding (1 for an unpadded one): ONNX Runtime's CPU convolutions
+ * (MLAS, NCHWc) skip the taps over padding, so a dilated convolution padded
+ * as wide as its dilation over a small map (DeepLabV3's atrous pyramid: dilation
+ * 24 over 14x14, where the outer taps never land inside) does a fraction of the
+ * MACs counted by the ONNX definition. Per axis, the (output, tap) pairs whose
+ * input index is in [0, in), over out x k; the product over the axes. 1 where
+ * a shape or attribute is unknown. */
+double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n) {
+    if (!n->op_type || (strcmp(n->op_type, "Conv") != 0 && strcmp(n->op_type, "FusedConv") != 0) || n->n_in < 2 ||
+        n->in[0] < 0 || n->in[1] < 0)
+        return 1;
+    const struct oc_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]];
+    if (x->rank < 3 || w->rank != x->rank)
+        return 1;
+    int32_t sp = x->rank - 2;
+    int64_t kernel[OC_MAX_SPATIAL];
+    for (int32_t i = 0; i < sp; i++)
+        if ((kernel[i] = w->dims[2 + i].value) <= 0 || x->dims[2 + i].value <= 0)
+            return 1;
+    struct oc_window win;
+    if (oc_window_read(n, sp, kernel, &win, NULL) != OC_OK)
+        return 1;
+    double share = 1;
+    for (int32_t i = 0; i < sp; i++) {
+        int64_t in = x->dims[2 + i].value, out, pb, pe;
+        if (oc_spatial_out(in, win.k[i], win.s[i], win.dil[i], win.pads[i], win.pads[sp + i], win.ap, false, &out, &pb,
+                           &pe) != OC_OK ||
+            out <= 0 || out > (INT64_C(1) << 24) || win.k[i] > 4096)
+            return 1;
+        int64_t inside = 0;
+        for (int64_t o = 0; o < out; o++)
+            for (int64_t k = 0; k < win.k[i]; k++) {
+                int64_t at = o * win.s[i] - pb + k * win.dil[i];
+                inside += at >= 0 && at < in;
+            }
+        share *= (double)inside / ((double)out * (double)win.k[i]);
+    }
+    return share;
+}
+
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
     if (math != OC_MATH_AUTO)
         return math;
@@ -413,9 +459,15 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         uint64_t outputs = 0;
         if (n->cost.macs == 0 || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
             outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
+        double inside = gpu->cpu ? oc_perf_conv_in_bounds(g, n) : 1; /* a CPU skips the taps over padding */
+        if (inside < 1)
+            flops = (uint64_t)((double)flops * inside);
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs, peak, flops, bytes, np);
-        if (gpu->tables && np->bound != OC_BOUND_NONE)
+        if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, dt, o, np);
+            if (np->from_table && inside < 1)
+                np->time *= inside;
+        }
         if (np->from_table) {
             out->n_from_table++;
             out->time_from_table += np->time;
@@ -433,6 +485,10 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         } else {
             out->n_compute_bound++;
         }
+    }
+    if (o->gap_s > 0) { /* the runtime's time between kernels */
+        out->gap_time = out->n_kernels * o->gap_s;
+        out->time += out->gap_time;
     }
     out->device_time = out->time;
     if (o->host_s > 0 && out->n_kernels * o->host_s > out->time) { /* the device waits for the host */

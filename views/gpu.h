@@ -71,6 +71,8 @@ struct oc_gpu_efficiency {
     bool has_launch;
     double host_s;              /* the runtime's host time per kernel, seconds
                                    (0 = not measured): see oc_perf_opts      */
+    double gap_s;               /* a CPU runtime's time between two nodes,
+                                   seconds (0 = not measured): see oc_perf_opts */
 };
 
 /* A CPU probed on one thread and on all (onnxcost probe): what a
@@ -167,6 +169,10 @@ struct oc_perf_opts {
                             dispatches an op in ~100 us): the model takes
                             at least kernels x host_s, the device running
                             behind the host (0 = none)                      */
+    double gap_s;        /* a CPU runtime's time between two kernels, which
+                            no node's time holds (ONNX Runtime's executor:
+                            a few microseconds): the model adds kernels x
+                            gap_s (0 = none; calibrate fits it, MODEL.md)  */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
     uint64_t bucket_bytes;      /* gradients all-reduced in buckets this big */
     bool additive;       /* time = t_comp + t_mem (PALEO) instead of the max  */
@@ -189,6 +195,10 @@ double oc_perf_class_efficiency(const struct oc_perf_opts *o, enum oc_unit u, bo
 /* Convolutions for the model's efficiency: Conv, ConvTranspose,
  * ConvInteger, QLinearConv and ONNX Runtime's FusedConv and NhwcConv. */
 bool oc_perf_conv_op(const char *op_type);
+/* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
+ * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
+ * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */
+double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n);
 
 enum oc_bound { OC_BOUND_NONE, OC_BOUND_MEMORY, OC_BOUND_COMPUTE };
 
@@ -215,6 +225,8 @@ struct oc_perf {
     double time;             /* sum over known nodes, seconds                */
     double time_memory;      /* of which in memory-bound nodes               */
     double launch_time;      /* of which launch overhead                     */
+    double gap_time;         /* of which the gaps between kernels (kernels x
+                                gap_s)                                        */
     double device_time;      /* the sum over the nodes, before the host floor */
     bool host_bound;         /* time is kernels x host_s, above device_time   */
     double ideal_compute;    /* sum of FLOPs / peak: every unit at 100 %, no

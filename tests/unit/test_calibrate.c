@@ -275,6 +275,7 @@ static void spec_round_trip(void **state) {
     fit.eff.unit[OC_UNIT_TF32_TC] = 1.5; /* above 1: Winograd, L2 */
     fit.eff.memory = 0.93;
     fit.eff.launch_s = 2.5e-6;
+    fit.eff.gap_s = 4.5e-6;
     fit.eff.has_launch = true;
     struct oc_calib_file_report fr = {.path = "fit.json", .fit = true};
     struct oc_perf_opts before;
@@ -299,6 +300,7 @@ static void spec_round_trip(void **state) {
     REL(back.measured.memory, 0.93, 1e-12);
     assert_true(back.measured.has_launch);
     REL(back.measured.launch_s, 2.5e-6, 1e-9);
+    REL(back.measured.gap_s, 4.5e-6, 1e-9);
     assert_true(back.measured.unit[OC_UNIT_FP16_TC] == 0);
     unlink(path);
     /* bad factors are refused, naming the key */
@@ -328,10 +330,37 @@ static void spec_round_trip(void **state) {
     }
 }
 
+/* The gap between nodes (oc_calib_fit_gap), by hand: a record of 100
+ * kernels whose nodes sum to 1 ms in 1.5 ms end to end has 5 us between
+ * each; a second record with the same gap (0.3 ms of nodes, 0.8 ms end to
+ * end, 100 kernels) leaves it at 5 us, and a record whose kernels are 0 is
+ * not used. Two records that disagree: 100 kernels, 1 ms in 1.2 ms (2 us)
+ * and 10 kernels, 1 ms in 1.1 ms (10 us): the log loss (ln(1 + 0.1 g) -
+ * ln 1.2)^2 + (ln(1 + 0.01 g) - ln 1.1)^2 (g in us) has its minimum where its
+ * derivative 0.1 (ln(1 + 0.1 g) - ln 1.2) / (1 + 0.1 g) + 0.01 (ln(1 + 0.01 g)
+ * - ln 1.1) / (1 + 0.01 g) is 0, between the two: the first record, whose
+ * end to end moves ten times as much with g, nearly sets it. */
+static void gap_fit(void **state) {
+    (void)state;
+    double nodes[] = {1e-3, 0.3e-3, 2e-3}, e2e[] = {1.5e-3, 0.8e-3, 9e-3};
+    int32_t kernels[] = {100, 100, 0};
+    assert_true(fabs(oc_calib_fit_gap(nodes, e2e, kernels, 1) - 5e-6) < 1e-10);
+    assert_true(fabs(oc_calib_fit_gap(nodes, e2e, kernels, 3) - 5e-6) < 1e-10);
+    int32_t none[] = {0, 0, 0};
+    assert_true(oc_calib_fit_gap(nodes, e2e, none, 3) == 0);
+    double n2[] = {1e-3, 1e-3}, e2[] = {1.2e-3, 1.1e-3};
+    int32_t k2[] = {100, 10};
+    double g = oc_calib_fit_gap(n2, e2, k2, 2) * 1e6; /* us */
+    double d = 0.1 * (log(1 + 0.1 * g) - log(1.2)) / (1 + 0.1 * g) + 0.01 * (log(1 + 0.01 * g) - log(1.1)) / (1 + 0.01 * g);
+    if (!(g > 2 && g < 10 && fabs(d) < 1e-6))
+        fail_msg("two records: gap %.6f us, derivative %.3g", g, d);
+    assert_true(g < 3); /* nearer the first record's 2 us */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
-        cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip),
+        cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

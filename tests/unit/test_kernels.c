@@ -211,12 +211,69 @@ static void perf_from_table(void **state) {
     oc_perf_free(&tf);
 }
 
+/* The share of a Conv's taps inside its input (gpu.h), by hand over x
+ * [1, 8, 14, 14] and a 3x3 kernel:
+ *   pads 1, dilation 1: per axis the taps of 14 outputs x 3 that land in
+ *     [0, 14) are 42 - 2 (the first output's left tap, the last one's right
+ *     tap), so (40 / 42)^2;
+ *   pads 12, dilation 12: the left tap (o - 12) lands for o >= 12 (2
+ *     outputs), the centre for all 14, the right (o + 12) for o < 2 (2):
+ *     18 of 42 per axis, (18 / 42)^2;
+ *   pads 24, dilation 24: only the centre tap, 14 of 42: (1 / 3)^2 = 1 / 9;
+ *   no pads: every tap inside, 1; a MatMul is not a convolution: 1. */
+static void conv_in_bounds(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 8, 14, 14), NULL));
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 2, TU_DIMS(3, 4), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 4, TU_DIMS(8, 8, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(4, 5)));
+    struct pbw p1[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    pbm_node(&pm, pb_node("pad1", "Conv", TU_LIST("x", "w"), TU_LIST("y1"), 1, p1));
+    struct pbw p12[] = {pb_attr_ints("pads", 4, TU_DIMS(12, 12, 12, 12)), pb_attr_ints("dilations", 2, TU_DIMS(12, 12))};
+    pbm_node(&pm, pb_node("atrous12", "Conv", TU_LIST("x", "w"), TU_LIST("y12"), 2, p12));
+    struct pbw p24[] = {pb_attr_ints("pads", 4, TU_DIMS(24, 24, 24, 24)), pb_attr_ints("dilations", 2, TU_DIMS(24, 24))};
+    pbm_node(&pm, pb_node("atrous24", "Conv", TU_LIST("x", "w"), TU_LIST("y24"), 2, p24));
+    pbm_node(&pm, pb_node("valid", "Conv", TU_LIST("x", "w"), TU_LIST("yv"), 0, NULL));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("a", "b"), TU_LIST("m"), 0, NULL));
+    const char *outs[] = {"y1", "y12", "y24", "yv", "m"};
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++)
+        pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    near(oc_perf_conv_in_bounds(an->graph, node("pad1")), (40.0 / 42) * (40.0 / 42), "pads 1");
+    near(oc_perf_conv_in_bounds(an->graph, node("atrous12")), (18.0 / 42) * (18.0 / 42), "dilation 12");
+    near(oc_perf_conv_in_bounds(an->graph, node("atrous24")), 1.0 / 9, "dilation 24");
+    near(oc_perf_conv_in_bounds(an->graph, node("valid")), 1, "no pads");
+    near(oc_perf_conv_in_bounds(an->graph, node("mm")), 1, "MatMul");
+    /* the compute time: a GPU prices every tap, a CPU the share of them;
+       a CPU's model adds kernels x gap_s */
+    struct oc_gpu gpu = *oc_gpu_find("h100"), cpu = gpu;
+    cpu.cpu = true;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    o.launch_s = 0;
+    struct oc_perf pg, pc, gap;
+    assert_int_equal(oc_perf_estimate(an, &gpu, &o, &pg), OC_OK);
+    assert_int_equal(oc_perf_estimate(an, &cpu, &o, &pc), OC_OK);
+    const struct oc_node *a24 = node("atrous24"), *valid = node("valid");
+    near(pc.nodes[a24->index].t_compute, pg.nodes[a24->index].t_compute / 9, "CPU compute time of dilation 24");
+    near(pc.nodes[valid->index].t_compute, pg.nodes[valid->index].t_compute, "an unpadded conv: as on the GPU");
+    o.gap_s = 3e-6;
+    assert_int_equal(oc_perf_estimate(an, &cpu, &o, &gap), OC_OK);
+    near(gap.time, pc.time + gap.n_kernels * 3e-6, "gaps");
+    assert_int_equal(gap.n_kernels, 5);
+    oc_perf_free(&pg);
+    oc_perf_free(&pc);
+    oc_perf_free(&gap);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(families, tu_teardown),
         cmocka_unit_test(interpolation),
         cmocka_unit_test(op_tables),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
+        cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
