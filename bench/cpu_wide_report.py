@@ -1,0 +1,216 @@
+"""cpu_wide.py's analysis: per thread count, calibrate and build kernel
+tables on the fit models' records, predict every record from its saved graph
+and profile three ways (the probed machine alone; calibrated; calibrated with
+kernel tables), and write the summary (docs/results/cpu-wide.{json,md})."""
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import tarfile
+
+WAYS = ("probed", "calibrated", "tables")
+
+
+def run(*args):
+    p = subprocess.run(list(args), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:4])}...: exit {p.returncode}: {p.stderr.strip()[-600:]}")
+    return p.stdout
+
+
+def dims(binds):
+    out = []
+    for k, v in (binds or {}).items():
+        out += ["--dim", f"{k}={v}"]
+    return out
+
+
+def spec_for(a, machine, fit, t):
+    """The calibrated spec, and the same with kernel tables, from the fit records at t threads."""
+    work = os.path.join(a.out, "spec" + (f"-{a.tag}" if a.tag else ""))
+    os.makedirs(work, exist_ok=True)
+    cal = os.path.join(work, f"calibrated-t{t}.json")
+    run(a.onnxcost, "calibrate", *fit, "--machine", machine, "-o", cal, "--format", "json")
+    spec = json.load(open(cal))
+    merged, source = {}, None
+    for f in fit:
+        d = json.load(open(f))
+        one = os.path.join(work, "one.json")
+        run(a.onnxcost, "tables", f, "--machine", machine, *dims(d.get("bindings")), "-o", one, "--format", "json")
+        kt = json.load(open(one))["kernel_tables"]
+        source = source or kt["source"]
+        for tab in kt["tables"]:
+            key = (tab["family"], tab["dtype"], tab.get("math"), tab.get("op"))
+            merged.setdefault(key, dict(tab, samples=[]))["samples"] += tab["samples"]
+    spec["kernel_tables"] = {"source": source, "tables": list(merged.values())}
+    tab = os.path.join(work, f"tables-t{t}.json")
+    json.dump(spec, open(tab, "w"))
+    return cal, tab
+
+
+def predict(a, rec, device):
+    d = json.load(open(rec))
+    m = d["measured"]
+    doc = json.loads(run(a.onnxcost, d["model"]["path"], "--measured", m["profile"], *dims(d.get("bindings")),
+                         *device, "--format", "json", "-q"))
+    nodes = [(n["op_type"], n["measured"]["median_us"], n["measured"]["predicted_over_measured"]) for n in doc["nodes"]
+             if n.get("measured") and n["measured"].get("predicted_over_measured") and n["measured"]["median_us"] > 0]
+    total = sum(x[1] for x in nodes) or 1
+    ln = [abs(math.log(r)) for _, _, r in nodes]
+    major = [abs(math.log(r)) for _, us, r in nodes if us >= 0.01 * total]  # 1 % of the record's node time or more
+    # by op type: measured and predicted microseconds (the misses that move the end to end)
+    ops = {}
+    for op, us, r in nodes:
+        o = ops.setdefault(op, [0.0, 0.0])
+        o[0] += us
+        o[1] += us * r
+    return doc["measured"]["predicted_ms"], ln, major, ops
+
+
+def pct(x):
+    return f"{100 * x:+.1f} %"
+
+
+def report(a, models, role, files, missing, batches, threads):
+    machine = os.path.join(a.out, "machine.json")
+    rows, families, majors, by_op = [], {}, {}, {}
+    for t in threads:
+        recs = {}
+        for i, (name, src, fam, binds) in enumerate(models):
+            for b in batches:
+                f = os.path.join(a.out, "measured", f"t{t}", f"{name}_b{b}.json")
+                if os.path.exists(f):
+                    recs[(i, b)] = f
+        fit = [f for (i, b), f in sorted(recs.items()) if role(i) == "fit"]
+        cal, tab = spec_for(a, machine, fit, t)
+        for (i, b), f in sorted(recs.items()):
+            name, src, fam, binds = models[i]
+            d = json.load(open(f))
+            m = d["measured"]
+            e2e = m["end_to_end_ms"]["median"]
+            row = {"model": name, "family": fam, "role": role(i), "batch": b, "threads": t, "end_to_end_ms": e2e,
+                   "nodes": m["nodes"], "pass_median_ratio": (m.get("run") or {}).get("pass_median_ratio"),
+                   "stopped": (m.get("run") or {}).get("stopped")}
+            for way, dev in zip(WAYS, (["--machine", machine], ["--gpu-spec", cal], ["--gpu-spec", tab])):
+                ms, ln, major, ops = predict(a, f, dev)
+                row[way + "_ms"] = ms
+                row[way + "_error"] = ms / e2e - 1
+                row[way + "_node_median_ln"] = statistics.median(ln) if ln else None
+                row[way + "_major_median_ln"] = statistics.median(major) if major else None
+                if row["role"] == "check":
+                    families.setdefault((fam, way), []).extend(ln)
+                    majors.setdefault((fam, way), []).extend(major)
+                    for op, (mus, pus) in ops.items():
+                        o = by_op.setdefault((way, op), [0.0, 0.0, 0])
+                        o[0] += mus
+                        o[1] += abs(pus - mus)
+                        o[2] += 1
+            rows.append(row)
+            print(f"t{t} b{b} {name:30s} {row['role']:5s} {e2e:9.2f} ms: " + ", ".join(
+                f"{w} {pct(row[w + '_error'])} ({row[w + '_node_median_ln'] or 0:.2f})" for w in WAYS), flush=True)
+    check = [r for r in rows if r["role"] == "check"]
+    summary = {}
+    for w in WAYS:
+        errs = [abs(r[w + "_error"]) for r in check]
+        summary[w] = {"records": len(errs), "within_10": sum(e <= 0.10 for e in errs),
+                      "within_15": sum(e <= 0.15 for e in errs), "median_abs_error": statistics.median(errs),
+                      "by": {f"t{t} b{b}": {"records": len(s), "within_10": sum(e <= 0.10 for e in s),
+                                              "within_15": sum(e <= 0.15 for e in s)}
+                             for t in threads for b in batches
+                             for s in [[abs(r[w + "_error"]) for r in check if r["threads"] == t and r["batch"] == b]]}}
+    fam = {f"{k[0]} | {k[1]}": {"nodes": len(v), "median_abs_ln": statistics.median(v) if v else None,
+                                "major_nodes": len(majors.get(k, [])),
+                                "major_median_abs_ln": statistics.median(majors[k]) if majors.get(k) else None}
+           for k, v in sorted(families.items())}
+    # where the unseen records' node-time misses are, by op type (the tables way): |predicted - measured| summed
+    miss_total = sum(v[1] for (w, _), v in by_op.items() if w == "tables") or 1
+    ops = sorted(((op, v) for (w, op), v in by_op.items() if w == "tables"), key=lambda x: -x[1][1])
+    miss = [{"op": op, "measured_ms": v[0] / 1e3, "abs_miss_ms": v[1] / 1e3, "share_of_misses": v[1] / miss_total,
+             "records": v[2]} for op, v in ops[:12]]
+    first = json.load(open(next(iter(sorted(os.path.join(a.out, "measured", f"t{threads[0]}", x)
+                                                for x in os.listdir(os.path.join(a.out, "measured", f"t{threads[0]}")))))))
+    run_ = first["measured"]["run"]
+    doc = {"cpu": run_["cpu"], "onnxruntime": run_["version"], "threads": list(threads), "batches": list(batches),
+           "models": [m[0] for m in models], "fit": [m[0] for i, m in enumerate(models) if role(i) == "fit"],
+           "batch_8_missing": missing, "summary": summary, "node_error_by_family": fam, "misses_by_op": miss,
+           "records": rows}
+    os.makedirs(a.results, exist_ok=True)
+    stem = os.path.join(a.results, "cpu-wide" + (f"-{a.tag}" if a.tag else ""))
+    json.dump(doc, open(stem + ".json", "w"), indent=1)
+    write_md(doc, stem + ".md")
+    if not a.tag:
+        pack(a, os.path.join(a.results, "cpu-wide-measured.tgz"))
+    print(open(stem + ".md").read())
+
+
+def pack(a, path):
+    """The data behind the summary: the measure results, the graphs ONNX Runtime ran (no weights), the probed
+    machine, the calibrated specs; paths relative to the checkout. The profiles (650 MB) are left out."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    with tarfile.open(path, "w:gz") as tar:
+        for top in ("measured", "spec", "saved"):
+            for dirpath, _, names in sorted(os.walk(os.path.join(a.out, top))):
+                for name in sorted(names):
+                    if not (name.endswith(".json") or name.endswith(".ort.onnx")) or name.endswith(".profile.json"):
+                        continue
+                    full = os.path.join(dirpath, name)
+                    data = open(full, "rb").read()
+                    if name.endswith(".json"):
+                        data = data.replace(root.encode(), b"")
+                    info = tarfile.TarInfo(os.path.relpath(full, a.out))
+                    info.size, info.mtime = len(data), 0
+                    tar.addfile(info, io.BytesIO(data))
+        for name in ("machine.json", "missing.json"):
+            info = tarfile.TarInfo(name)
+            data = open(os.path.join(a.out, name), "rb").read()
+            info.size, info.mtime = len(data), 0
+            tar.addfile(info, io.BytesIO(data))
+
+
+def write_md(doc, path):
+    s = doc["summary"]
+    n_models = len(doc["models"])
+    lines = [f"CPU: {doc['cpu']}; ONNX Runtime {doc['onnxruntime']}, optimization level all; batch "
+             f"{' and '.join(map(str, doc['batches']))}, {' and '.join(map(str, doc['threads']))} intra-op threads; "
+             "each record the median of `--reps auto` (at most 10 s) after 3 warm-up runs.", "",
+             f"{n_models} models; fit on a third spanning the families ({len(doc['fit'])}: {', '.join(doc['fit'])}), "
+             "per thread count, at both batches; every other record is unseen.", ""]
+    if doc["batch_8_missing"]:
+        lines += ["Batch 8 not run (ONNX Runtime refused the batch-8 copy): " +
+                  "; ".join(f"{k} ({v})" for k, v in doc["batch_8_missing"].items()), ""]
+    lines += ["| way | unseen records | within 10 % | within 15 % | median \\|error\\| | " +
+              " | ".join(f"within 15 %, {k}" for k in s["tables"]["by"]) + " |",
+              "|---|---:|---:|---:|---:|" + "---:|" * len(s["tables"]["by"])]
+    for w in WAYS:
+        x = s[w]
+        lines.append(f"| {w} | {x['records']} | {x['within_10']} ({100 * x['within_10'] / x['records']:.0f} %) | "
+                     f"{x['within_15']} ({100 * x['within_15'] / x['records']:.0f} %) | "
+                     f"{100 * x['median_abs_error']:.1f} % | " +
+                     " | ".join(f"{v['within_15']}/{v['records']}" for v in x["by"].values()) + " |")
+    lines += ["", "Per-node median |ln(predicted/measured)| over the unseen records' nodes, by model family: all "
+                  "nodes, and the major ones (1 % of their record's node time or more):", "",
+              "| family | nodes | probed | calibrated | tables | major nodes | probed | calibrated | tables |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    fams = sorted({k.split(" | ")[0] for k in doc["node_error_by_family"]})
+    for f in fams:
+        g = {w: doc["node_error_by_family"].get(f"{f} | {w}") for w in WAYS}
+        lines.append(f"| {f} | {g['tables']['nodes']} | " +
+                     " | ".join(f"{g[w]['median_abs_ln']:.2f}" for w in WAYS) + f" | {g['tables']['major_nodes']} | " +
+                     " | ".join(f"{g[w]['major_median_abs_ln']:.2f}" for w in WAYS) + " |")
+    lines += ["", "Where the misses are: over the unseen records, by op type, the measured node time and the "
+                  "summed |predicted - measured| with the tables, as a share of all such misses:", "",
+              "| op | records | measured (ms) | missed (ms) | share of the misses |", "|---|---:|---:|---:|---:|"]
+    for m in doc["misses_by_op"]:
+        lines.append(f"| {m['op']} | {m['records']} | {m['measured_ms']:.1f} | {m['abs_miss_ms']:.1f} | "
+                     f"{100 * m['share_of_misses']:.1f} % |")
+    lines += ["", "Every record (error: predicted end to end over measured, minus 1; in brackets the per-node "
+                  "median |ln|):", "",
+              "| model | family | role | threads | batch | measured (ms) | probed | calibrated | tables |",
+              "|---|---|---|---:|---:|---:|---|---|---|"]
+    for r in doc["records"]:
+        lines.append(f"| {r['model']} | {r['family']} | {r['role']} | {r['threads']} | {r['batch']} | "
+                     f"{r['end_to_end_ms']:.2f} | " +
+                     " | ".join(f"{pct(r[w + '_error'])} ({r[w + '_node_median_ln'] or 0:.2f})" for w in WAYS) + " |")
+    open(path, "w").write("\n".join(lines) + "\n")
