@@ -122,6 +122,18 @@ static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *dat
     return oc_calib_loss(d->gpu, o, d->pts, d->n, d->total);
 }
 
+/* the same points, each node weighing the same (a CPU's fixed cost per node) */
+static double oc_calib_points_loss_per_node(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_points_data *d = data;
+    double loss = 0;
+    for (int32_t i = 0; i < d->n; i++) {
+        double pred = oc_calib_predict(d->gpu, o, &d->pts[i]);
+        double e = log(pred > 0 ? pred : 1e-12) - log(d->pts[i].measured_s);
+        loss += e * e;
+    }
+    return d->n ? loss / d->n : 0;
+}
+
 /* One coordinate: a grid scan over its whole range, then golden section
  * around the best grid point. Keeps the current value unless a candidate is
  * strictly better. */
@@ -256,6 +268,19 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
             best = with;
         else
             o = plain;
+    }
+    /* A CPU's fixed cost per node: the time-weighted fit sets it where the
+       mid-sized nodes need it, and a model of microsecond nodes (a decode
+       step, a small encoder: ONNX Runtime runs such a node in 1-4 us) then
+       takes it on every node. It is fitted again with each node weighing
+       the same, which the small nodes decide (a large node's time barely
+       moves with it), and the factors after it, time-weighted, with it
+       held. */
+    if (gpu->cpu) {
+        const struct oc_calib_objective per_node = {oc_calib_points_loss_per_node, &data};
+        double pn = oc_calib_points_loss_per_node(&o, &data);
+        oc_calib_descend(&per_node, &o, &c[nc - 1 - np], &pn);
+        best = oc_calib_sweeps(&obj, &o, c, nc - 1 - np, oc_calib_points_loss(&o, &data));
     }
     out->loss_after = best;
     /* a factor is reported only where some point depends on it */

@@ -70,6 +70,38 @@ static void fit_recovers_factors(void **state) {
     assert_true(fit.eff.unit[OC_UNIT_FP16_TC] == 0);
 }
 
+/* A CPU's fixed cost per node: 20 nodes of a few flops and bytes take 3 us
+ * each (ONNX Runtime's small nodes, 60 us in all), 8 large compute-bound ones
+ * (0.07 ms to 0.23 s) their roofline time at 0.7 plus 2 ms that no per-node
+ * term explains. Weighted by time, the small nodes weigh nothing and the
+ * large ones push the fixed cost to tens of microseconds (50 before the
+ * per-node refit); each node weighing the same, the small ones set it near
+ * their 3 us, and FP32 takes up what the large nodes need. */
+static void cpu_fixed_cost(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    g.cpu = true;
+    struct oc_calib_point p[28];
+    int n = 0;
+    for (int k = 0; k < 20; k++, n++) {
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, 1e3, false, 0, 0, "Add", 1};
+        p[n].measured_s = 3e-6;
+    }
+    for (int k = 0; k < 8; k++, n++) { /* 5e8 to 1.6e12 FLOPs: 0.07 ms to 0.23 s */
+        double flops = 5e8 * pow(10, k / 2.0);
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1};
+        p[n].measured_s = roofline(flops, 10e12, 0.7, 1e6, 1, 0) + 2e-3;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    if (!(fit.eff.launch_s > 2.5e-6 && fit.eff.launch_s < 4e-6))
+        fail_msg("CPU fixed cost %.2f us, want about 3", fit.eff.launch_s * 1e6);
+    if (!(fit.eff.unit[OC_UNIT_FP32] > 0.4 && fit.eff.unit[OC_UNIT_FP32] < 0.7))
+        fail_msg("FP32 %.3f, want under 0.7 (the 2 ms taken up)", fit.eff.unit[OC_UNIT_FP32]);
+}
+
 /* convolutions and products on one unit at different fractions of its peak
    (as cuDNN's and cuBLAS's strict-FP32 kernels on an H200): each class gets
    its own factor, and the prediction uses the node's */
@@ -361,6 +393,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
+        cmocka_unit_test(cpu_fixed_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
