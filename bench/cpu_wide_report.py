@@ -149,22 +149,17 @@ def pack(a, path):
     """The data behind the summary: the measure results, the graphs ONNX Runtime ran (no weights), the probed
     machine, the calibrated specs; paths relative to the checkout. The profiles (650 MB) are left out."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    names = [os.path.join(a.out, n) for n in ("machine.json", "missing.json")]
+    for top in ("measured", "spec", "saved"):
+        for dirpath, _, files in sorted(os.walk(os.path.join(a.out, top))):
+            names += [os.path.join(dirpath, n) for n in sorted(files) if not n.endswith(".profile.json")
+                      and (n.endswith(".json") or n.endswith(".ort.onnx"))]
     with tarfile.open(path, "w:gz") as tar:
-        for top in ("measured", "spec", "saved"):
-            for dirpath, _, names in sorted(os.walk(os.path.join(a.out, top))):
-                for name in sorted(names):
-                    if not (name.endswith(".json") or name.endswith(".ort.onnx")) or name.endswith(".profile.json"):
-                        continue
-                    full = os.path.join(dirpath, name)
-                    data = open(full, "rb").read()
-                    if name.endswith(".json"):
-                        data = data.replace(root.encode(), b"")
-                    info = tarfile.TarInfo(os.path.relpath(full, a.out))
-                    info.size, info.mtime = len(data), 0
-                    tar.addfile(info, io.BytesIO(data))
-        for name in ("machine.json", "missing.json"):
-            info = tarfile.TarInfo(name)
-            data = open(os.path.join(a.out, name), "rb").read()
+        for full in names:
+            data = open(full, "rb").read()
+            if full.endswith(".json"):
+                data = data.replace(root.encode(), b"")
+            info = tarfile.TarInfo(os.path.relpath(full, a.out))
             info.size, info.mtime = len(data), 0
             tar.addfile(info, io.BytesIO(data))
 

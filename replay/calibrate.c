@@ -406,13 +406,20 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
     return true;
 }
 
-static double oc_calib_gap_loss(double g, const double *nodes_s, const double *e2e_s, const int32_t *kernels,
-                                int32_t n) {
+/* measure results' node sums, end to end and kernels (oc_calib_fit_gap) */
+struct oc_calib_gap_data {
+    const double *nodes_s, *e2e_s;
+    const int32_t *kernels;
+    int32_t n;
+};
+
+static double oc_calib_gap_loss(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_gap_data *d = data;
     double loss = 0;
-    for (int32_t k = 0; k < n; k++) {
-        if (kernels[k] <= 0 || !(nodes_s[k] > 0) || !(e2e_s[k] > 0))
+    for (int32_t k = 0; k < d->n; k++) {
+        if (d->kernels[k] <= 0 || !(d->nodes_s[k] > 0) || !(d->e2e_s[k] > 0))
             continue;
-        double e = log(nodes_s[k] + kernels[k] * g) - log(e2e_s[k]);
+        double e = log(d->nodes_s[k] + d->kernels[k] * o->gap_s) - log(d->e2e_s[k]);
         loss += e * e;
     }
     return loss;
@@ -424,26 +431,13 @@ double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_
         any |= kernels[k] > 0 && nodes_s[k] > 0 && e2e_s[k] > 0;
     if (!any)
         return 0;
-    /* a grid over [0, max] in steps of max/4000 (0.25 us), then golden
-       section around its best point: the loss is smooth in g */
-    const int steps = 4000;
-    double best = 0, best_loss = oc_calib_gap_loss(0, nodes_s, e2e_s, kernels, n);
-    for (int i = 1; i <= steps; i++) {
-        double g = OC_CALIB_GAP_MAX * i / steps, l = oc_calib_gap_loss(g, nodes_s, e2e_s, kernels, n);
-        if (l < best_loss)
-            best = g, best_loss = l;
-    }
-    double lo = best > 0 ? best - OC_CALIB_GAP_MAX / steps : 0, hi = best + OC_CALIB_GAP_MAX / steps;
-    const double phi = 0.6180339887498949;
-    for (int it = 0; it < 60; it++) {
-        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-        if (oc_calib_gap_loss(a, nodes_s, e2e_s, kernels, n) < oc_calib_gap_loss(b, nodes_s, e2e_s, kernels, n))
-            hi = b;
-        else
-            lo = a;
-    }
-    double g = (lo + hi) / 2;
-    return oc_calib_gap_loss(g, nodes_s, e2e_s, kernels, n) < best_loss ? g : best;
+    const struct oc_calib_gap_data data = {nodes_s, e2e_s, kernels, n};
+    const struct oc_calib_objective obj = {oc_calib_gap_loss, &data};
+    struct oc_perf_opts o = {0};
+    const struct oc_calib_coord c = {&o.gap_s, 0, OC_CALIB_GAP_MAX, false};
+    double best = oc_calib_gap_loss(&o, &data);
+    oc_calib_descend(&obj, &o, &c, &best); /* a grid over [0, max], then golden section */
+    return o.gap_s;
 }
 
 /* ---- end-to-end measurements ------------------------------------------------------------ */
