@@ -75,7 +75,7 @@ def pct(x):
 
 def report(a, models, role, files, missing, batches, threads):
     machine = os.path.join(a.out, "machine.json")
-    rows, families, majors, by_op = [], {}, {}, {}
+    rows, families, majors, by_op, cals = [], {}, {}, {}, {}
     for t in threads:
         recs = {}
         for i, (name, src, fam, binds) in enumerate(models):
@@ -85,6 +85,7 @@ def report(a, models, role, files, missing, batches, threads):
                     recs[(i, b)] = f
         fit = [f for (i, b), f in sorted(recs.items()) if role(i) == "fit"]
         cal, tab = spec_for(a, machine, fit, t)
+        cals[t] = cal
         for (i, b), f in sorted(recs.items()):
             name, src, fam, binds = models[i]
             d = json.load(open(f))
@@ -92,7 +93,7 @@ def report(a, models, role, files, missing, batches, threads):
             e2e = m["end_to_end_ms"]["median"]
             row = {"model": name, "family": fam, "role": role(i), "batch": b, "threads": t, "end_to_end_ms": e2e,
                    "nodes": m["nodes"], "pass_median_ratio": (m.get("run") or {}).get("pass_median_ratio"),
-                   "stopped": (m.get("run") or {}).get("stopped")}
+                   "stopped": (m.get("run") or {}).get("stopped"), "file": f}
             for way, dev in zip(WAYS, (["--machine", machine], ["--gpu-spec", cal], ["--gpu-spec", tab])):
                 ms, ln, major, ops = predict(a, f, dev)
                 row[way + "_ms"] = ms
@@ -110,8 +111,18 @@ def report(a, models, role, files, missing, batches, threads):
             rows.append(row)
             print(f"t{t} b{b} {name:30s} {row['role']:5s} {e2e:9.2f} ms: " + ", ".join(
                 f"{w} {pct(row[w + '_error'])} ({row[w + '_node_median_ln'] or 0:.2f})" for w in WAYS), flush=True)
+    # one calibration, at the most threads, predicting the records at fewer (--threads N)
+    top = max(threads)
+    for r in rows:
+        if r["threads"] != top:
+            ms, _, _, _ = predict(a, r["file"], ["--gpu-spec", cals[top], "--threads", str(r["threads"])])
+            r[f"calibrated_at_{top}_error"] = ms / r["end_to_end_ms"] - 1
     check = [r for r in rows if r["role"] == "check"]
-    summary = {}
+    cross = [abs(r[f"calibrated_at_{top}_error"]) for r in check if r["threads"] != top]
+    summary = {"cross_threads": {"calibrated_at": top, "records": len(cross),
+                                 "within_10": sum(e <= 0.10 for e in cross),
+                                 "within_15": sum(e <= 0.15 for e in cross),
+                                 "median_abs_error": statistics.median(cross) if cross else None}}
     for w in WAYS:
         errs = [abs(r[w + "_error"]) for r in check]
         summary[w] = {"records": len(errs), "within_10": sum(e <= 0.10 for e in errs),
@@ -137,6 +148,8 @@ def report(a, models, role, files, missing, batches, threads):
            "batch_8_missing": missing, "summary": summary, "node_error_by_family": fam, "misses_by_op": miss,
            "records": rows}
     os.makedirs(a.results, exist_ok=True)
+    for r in rows:
+        r.pop("file")
     stem = os.path.join(a.results, "cpu-wide" + (f"-{a.tag}" if a.tag else ""))
     json.dump(doc, open(stem + ".json", "w"), indent=1)
     write_md(doc, stem + ".md")
@@ -184,6 +197,12 @@ def write_md(doc, path):
                      f"{x['within_15']} ({100 * x['within_15'] / x['records']:.0f} %) | "
                      f"{100 * x['median_abs_error']:.1f} % | " +
                      " | ".join(f"{v['within_15']}/{v['records']}" for v in x["by"].values()) + " |")
+    x = s["cross_threads"]
+    if x["records"]:
+        lines += ["", f"One calibration for every thread count: calibrated at {x['calibrated_at']} threads (the spec "
+                      f"above), predicting the unseen records at fewer with `--threads N`: {x['records']} records, "
+                      f"{x['within_10']} within 10 %, {x['within_15']} within 15 %, median error "
+                      f"{100 * x['median_abs_error']:.1f} %."]
     lines += ["", "Per-node median |ln(predicted/measured)| over the unseen records' nodes, by model family: all "
                   "nodes, and the major ones (1 % of their record's node time or more):", "",
               "| family | nodes | probed | calibrated | tables | major nodes | probed | calibrated | tables |",
