@@ -7,17 +7,11 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import tarfile
 
+from kernel_tables_loo import run  # noqa: E402 (bench/: the same runner)
+
 WAYS = ("probed", "calibrated", "tables")
-
-
-def run(*args):
-    p = subprocess.run(list(args), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:4])}...: exit {p.returncode}: {p.stderr.strip()[-600:]}")
-    return p.stdout
 
 
 def dims(binds):
