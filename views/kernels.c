@@ -65,6 +65,8 @@ static const struct {
     {"GlobalAveragePool", OC_KF_REDUCE}, {"GlobalMaxPool", OC_KF_REDUCE}, {"Softmax", OC_KF_REDUCE},
     {"LogSoftmax", OC_KF_REDUCE}, {"LayerNormalization", OC_KF_REDUCE}, {"GroupNormalization", OC_KF_REDUCE},
     {"InstanceNormalization", OC_KF_REDUCE}, {"RMSNormalization", OC_KF_REDUCE}, {"ArgMax", OC_KF_REDUCE},
+    {"LRN", OC_KF_REDUCE}, {"LpNormalization", OC_KF_REDUCE}, {"MeanVarianceNormalization", OC_KF_REDUCE},
+    {"Sum", OC_KF_ELTWISE},
     {"MaxPool", OC_KF_POOL}, {"AveragePool", OC_KF_POOL},
     {"Transpose", OC_KF_MOVE}, {"Concat", OC_KF_MOVE}, {"Slice", OC_KF_MOVE}, {"Gather", OC_KF_MOVE},
     {"Pad", OC_KF_MOVE}, {"Expand", OC_KF_MOVE}, {"Tile", OC_KF_MOVE}, {"Split", OC_KF_MOVE},

@@ -48,8 +48,10 @@ static void families(void **state) {
     struct pbw gr[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 4)};
     pbm_node(&pm, pb_node("grouped", "Conv", TU_LIST("x", "wg"), TU_LIST("yg"), 2, gr));
     pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("y1"), TU_LIST("r"), 0, NULL));
+    struct pbw lrn[] = {pb_attr_int("size", 5)};
+    pbm_node(&pm, pb_node("lrn", "LRN", TU_LIST("y1"), TU_LIST("l"), 1, lrn));
     pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("a", "b"), TU_LIST("m"), 0, NULL));
-    const char *outs[] = {"y3", "ys", "yd", "yg", "r", "m"};
+    const char *outs[] = {"y3", "ys", "yd", "yg", "r", "l", "m"};
     for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++)
         pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
@@ -80,6 +82,11 @@ static void families(void **state) {
     assert_int_equal(f.family, OC_KF_ELTWISE);
     near(f.x[0], 2.0 * 3072 * 4, "relu bytes");
     near(f.work, 2.0 * 3072 * 4, "relu work");
+    /* LRN: a window over the channels, a reduction kind; its bytes those of a
+       [2, 24, 8, 8] read and written */
+    oc_kernel_features(an->graph, node("lrn"), &f);
+    assert_int_equal(f.family, OC_KF_REDUCE);
+    near(f.x[0], 2.0 * 3072 * 4, "lrn bytes");
     /* MatMul: M = 2 x 3 (batch dims folded), N 7, K 10 */
     oc_kernel_features(an->graph, node("mm"), &f);
     assert_int_equal(f.family, OC_KF_GEMM);
