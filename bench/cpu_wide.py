@@ -111,15 +111,15 @@ def sh(cmd, **kw):
 
 
 def export(name, src, path):
+    if src == "tv":  # the classifiers as the validation script exports them
+        import measure_validation
+        measure_validation.export(name, src, path)
+        return
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
     size = (1, 3, 224, 224)
-    if src == "tv":
-        import torchvision.models as tvm
-        kw = {"weights": None} if name != "googlenet" else {"weights": None, "aux_logits": False, "init_weights": True}
-        model = getattr(tvm, name)(**kw)
-    elif src == "tvseg":
+    if src == "tvseg":
         import torchvision.models.segmentation as seg
 
         class Out(nn.Module):  # the dict's "out"

@@ -64,24 +64,9 @@ static Onnx__ValueInfoProto *oc_ks_value(struct oc_ksb *b, const char *name, con
     return v;
 }
 
-static Onnx__AttributeProto *oc_ks_ints(struct oc_ksb *b, const char *name, const int64_t *v, int32_t n) {
-    Onnx__AttributeProto *a = oc_arena_alloc(&b->a, sizeof *a);
-    int64_t *ints = oc_arena_array(&b->a, (size_t)n, sizeof *ints);
-    if (!a || !ints) {
-        b->nomem = true;
-        return NULL;
-    }
-    onnx__attribute_proto__init(a);
-    a->name = (char *)name;
-    a->has_type = true;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    memcpy(ints, v, (size_t)n * sizeof *ints);
-    a->n_ints = (size_t)n;
-    a->ints = ints;
-    return a;
-}
-
-static Onnx__AttributeProto *oc_ks_int(struct oc_ksb *b, const char *name, int64_t v) {
+/* A fresh attribute named name of the given type (NULL, and b->nomem, when
+   out of memory) */
+static Onnx__AttributeProto *oc_ks_attr(struct oc_ksb *b, const char *name, Onnx__AttributeProto__AttributeType type) {
     Onnx__AttributeProto *a = oc_arena_alloc(&b->a, sizeof *a);
     if (!a) {
         b->nomem = true;
@@ -90,9 +75,29 @@ static Onnx__AttributeProto *oc_ks_int(struct oc_ksb *b, const char *name, int64
     onnx__attribute_proto__init(a);
     a->name = (char *)name;
     a->has_type = true;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-    a->has_i = true;
-    a->i = v;
+    a->type = type;
+    return a;
+}
+
+static Onnx__AttributeProto *oc_ks_ints(struct oc_ksb *b, const char *name, const int64_t *v, int32_t n) {
+    Onnx__AttributeProto *a = oc_ks_attr(b, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+    int64_t *ints = a ? oc_arena_array(&b->a, (size_t)n, sizeof *ints) : NULL;
+    if (!ints) {
+        b->nomem = true;
+        return NULL;
+    }
+    memcpy(ints, v, (size_t)n * sizeof *ints);
+    a->n_ints = (size_t)n;
+    a->ints = ints;
+    return a;
+}
+
+static Onnx__AttributeProto *oc_ks_int(struct oc_ksb *b, const char *name, int64_t v) {
+    Onnx__AttributeProto *a = oc_ks_attr(b, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+    if (a) {
+        a->has_i = true;
+        a->i = v;
+    }
     return a;
 }
 
