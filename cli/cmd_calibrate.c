@@ -38,7 +38,7 @@ static const char oc_calibrate_footer[] =
     "  onnxcost calibrate resnet18.cpu.json --check vit.cpu.json --machine machine.json -o cpu.json\n"
     "  onnxcost calibrate --end-to-end docs/results/dle-resnet50.csv\n";
 
-enum { OC_CALIB_MAX_FILES = 32 };
+enum { OC_CALIB_MAX_FILES = 256 };
 
 struct oc_calibrate_args {
     enum oc_format format;
@@ -288,6 +288,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
     struct oc_calib_point *all = NULL;
     int32_t off[OC_CALIB_MAX_FILES + 1] = {0};
     struct oc_calib_op_error *by_op = NULL;
+    struct oc_gpu *devs = NULL;   /* each file's CPU at its thread count */
+    char(*dev_names)[128] = NULL; /* their names' storage              */
     int32_t n_by_op = 0;
     struct oc_diag d = {0};
     rc = OC_EXIT_OK;
@@ -316,6 +318,13 @@ int oc_cmd_calibrate(int argc, char **argv) {
                      files[k].device, files[0].device);
             oc_cli_diag("warning", files[k].path, msg);
         }
+    /* a measure result on a probed CPU is fitted on that CPU at the thread
+       count it ran with (views/gpu.h oc_gpu_at_threads): the factors are then
+       the same at every thread count, and a prediction's --threads N uses them */
+    if (!(devs = calloc((size_t)n, sizeof *devs)) || !(dev_names = calloc((size_t)n, sizeof *dev_names))) {
+        rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     for (int32_t k = 0; k < n; k++) {
         off[k + 1] = off[k];
         fr[k].noisy = k < n_fit && !a.keep_noisy && (files[k].unstable || files[k].pass_median_ratio > OC_MEASURE_NOISY_PASSES);
@@ -334,6 +343,10 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
         if (off[k + 1] == off[k])
             oc_cli_diag("warning", files[k].path, "no measured node with a kernel in the model: nothing to compare");
+        if (base->cpu && files[k].threads > 0 &&
+            oc_gpu_at_threads(base, files[k].threads, &devs[k], dev_names[k], sizeof dev_names[k]))
+            for (int32_t i = off[k]; i < off[k + 1]; i++)
+                all[i].gpu = &devs[k];
     }
     struct oc_calib_fit fit;
     if (oc_calib_fit(base, &g.perf, all, off[n_fit], &fit) != OC_OK) {
@@ -402,6 +415,8 @@ int oc_cmd_calibrate(int argc, char **argv) {
     struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f};
     rc = oc_cli_close_output(&f_out, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
 done:
+    free(devs);
+    free(dev_names);
     free(by_op);
     for (int32_t k = 0; k < n; k++)
         oc_rp_file_free(&files[k]);

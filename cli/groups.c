@@ -220,7 +220,10 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
     if (!(g->set & OC_PERF_SET_LAUNCH)) {
         g->perf.launch_s = def.launch_s;
         g->perf.host_s = def.host_s;
+        g->perf.gap_s = def.gap_s;
+        g->perf.pool_s = def.pool_s;
     }
+    g->perf.op_eff = NULL; /* the previous device's */
 }
 
 /* --threads N over the CPU the device options named, whichever came last:

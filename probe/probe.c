@@ -636,6 +636,7 @@ void oc_probe_spec(const struct oc_machine *m, struct oc_gpu *g, char *name, siz
         }
     /* the one-thread figures, for predictions at another thread count */
     g->scaling.threads = m->threads;
+    g->threads = m->threads;
     g->scaling.peak_one[OC_UNIT_FP32] = m->peak_one[OC_PROBE_FP32];
     g->scaling.peak_one[OC_UNIT_FP64] = m->peak_one[OC_PROBE_FP64];
     g->scaling.peak_one[OC_UNIT_BF16_TC] = m->peak_one[OC_PROBE_BF16];

@@ -7,6 +7,7 @@
 #include "../analyzer/stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,16 +52,24 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         p->measured_s = fn->time_ns * 1e-9;
         p->op = fn->op;
         p->kernels = fn->kernels;
+        p->gpu = NULL;
     }
     return true;
 }
 
-/* the model's figures for a point (counts clamped into uint64_t) */
+/* the model's figures for a point (counts clamped into uint64_t) at the
+   op's own efficiency op_eff */
+static void oc_calib_node_at(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
+                             double op_eff, struct oc_node_perf *np) {
+    const struct oc_gpu *dev = p->gpu ? p->gpu : gpu; /* the CPU at the thread count the point ran on */
+    double flops = p->flops < 1.8e19 ? p->flops : 1.8e19, bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
+    oc_perf_node_class(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], (uint64_t)flops,
+                       (uint64_t)bytes, np);
+}
+
 static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
                           struct oc_node_perf *np) {
-    double flops = p->flops < 1.8e19 ? p->flops : 1.8e19, bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
-    oc_perf_node_class(gpu, o, p->unit, p->conv, p->outputs, gpu->peak[p->unit], (uint64_t)flops, (uint64_t)bytes,
-                       np);
+    oc_calib_node_at(gpu, o, p, oc_perf_op_efficiency(o, p->op), np);
 }
 
 double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p) {
@@ -72,7 +81,7 @@ double oc_calib_predict(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
 /* the cache level a point streams from (oc_gpu_level_for), -1 for memory */
 static int32_t oc_calib_level(const struct oc_gpu *gpu, const struct oc_calib_point *p) {
     double bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
-    return oc_gpu_level_for(gpu, (uint64_t)bytes);
+    return oc_gpu_level_for(p->gpu ? p->gpu : gpu, (uint64_t)bytes);
 }
 
 static bool oc_calib_compute_bound(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
@@ -109,29 +118,56 @@ struct oc_calib_objective {
     const void *data;
 };
 
-/* per-node points of one device, time-weighted (oc_calib_fit) */
+/* per-node points of one device, time-weighted (oc_calib_fit); slot[i]:
+   point i's op in o->op_eff (the fit's own table), -1 for none */
 struct oc_calib_points_data {
     const struct oc_gpu *gpu;
     const struct oc_calib_point *pts;
     int32_t n;
     double total;
+    const int32_t *slot;
 };
+
+/* point i's squared log error, its op's factor read through its slot */
+static double oc_calib_point_e2(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
+    struct oc_node_perf np;
+    int32_t k = d->slot ? d->slot[i] : -1;
+    oc_calib_node_at(d->gpu, o, &d->pts[i], k >= 0 ? o->op_eff->at[k].factor : 1, &np);
+    double e = log(np.time > 0 ? np.time : 1e-12) - log(d->pts[i].measured_s);
+    return e * e;
+}
 
 static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *data) {
     const struct oc_calib_points_data *d = data;
-    return oc_calib_loss(d->gpu, o, d->pts, d->n, d->total);
+    double loss = 0;
+    for (int32_t i = 0; i < d->n; i++)
+        loss += d->pts[i].measured_s / d->total * oc_calib_point_e2(d, o, i);
+    return loss;
 }
 
 /* the same points, each node weighing the same (a CPU's fixed cost per node) */
 static double oc_calib_points_loss_per_node(const struct oc_perf_opts *o, const void *data) {
     const struct oc_calib_points_data *d = data;
     double loss = 0;
-    for (int32_t i = 0; i < d->n; i++) {
-        double pred = oc_calib_predict(d->gpu, o, &d->pts[i]);
-        double e = log(pred > 0 ? pred : 1e-12) - log(d->pts[i].measured_s);
-        loss += e * e;
-    }
+    for (int32_t i = 0; i < d->n; i++)
+        loss += oc_calib_point_e2(d, o, i);
     return d->n ? loss / d->n : 0;
+}
+
+/* one op's own factor: its points' share of the time-weighted loss, plus
+   the shrinkage OC_CALIB_OP_SHRINK x |ln factor| toward 1 */
+struct oc_calib_op_data {
+    const struct oc_calib_points_data *points;
+    const int32_t *idx; /* its points */
+    int32_t n, slot;
+};
+
+static double oc_calib_op_loss(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_op_data *d = data;
+    double loss = 0, lf = log(o->op_eff->at[d->slot].factor);
+    for (int32_t j = 0; j < d->n; j++)
+        loss += d->points->pts[d->idx[j]].measured_s / d->points->total * oc_calib_point_e2(d->points, o, d->idx[j]);
+    return loss + OC_CALIB_OP_SHRINK * fabs(lf);
 }
 
 /* One coordinate: a grid scan over its whole range, then golden section
@@ -175,6 +211,40 @@ static void oc_calib_descend(const struct oc_calib_objective *f, struct oc_perf_
     oc_calib_set(c, bx);
 }
 
+/* The ops' factors and the memory factors trade one for the other: every
+   op slower and every memory level faster predicts the same. One coordinate
+   moves along that valley, which coordinate descent cannot: the memory
+   factors times e^shift, every op's factor over it, at the loss plus every
+   op's shrinkage (the shrinkage decides where along the valley). */
+struct oc_calib_shift_data {
+    const struct oc_calib_points_data *points;
+    const struct oc_perf_opts *o;
+    double shift;
+};
+
+static void oc_calib_shift(struct oc_perf_opts *o, struct oc_op_efficiencies *ops, double shift) {
+    double f = exp(shift);
+    o->eff_memory = fmin(fmax(o->eff_memory * f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+    for (int k = 0; k < 4; k++)
+        if (o->eff_memory_cache[k] > 0)
+            o->eff_memory_cache[k] = fmin(fmax(o->eff_memory_cache[k] * f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+    for (int32_t k = 0; k < ops->n; k++)
+        ops->at[k].factor = fmin(fmax(ops->at[k].factor / f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+    o->op_eff = ops;
+}
+
+static double oc_calib_shift_loss(const struct oc_perf_opts *unused, const void *data) {
+    (void)unused;
+    const struct oc_calib_shift_data *d = data;
+    struct oc_perf_opts o = *d->o;
+    struct oc_op_efficiencies ops = *d->o->op_eff;
+    oc_calib_shift(&o, &ops, d->shift);
+    double loss = oc_calib_points_loss(&o, d->points);
+    for (int32_t k = 0; k < ops.n; k++)
+        loss += OC_CALIB_OP_SHRINK * fabs(log(ops.at[k].factor));
+    return loss;
+}
+
 /* Coordinate descent over c[0..nc) from the current values (loss `best`),
    up to 30 sweeps; the loss reached. */
 static double oc_calib_sweeps(const struct oc_calib_objective *f, struct oc_perf_opts *o,
@@ -187,6 +257,58 @@ static double oc_calib_sweeps(const struct oc_calib_objective *f, struct oc_perf
             break;
     }
     return best;
+}
+
+/* A CPU fit's ops with a factor of their own: every op type of the points
+   that is not a contraction, the OC_OP_EFF_MAX that take the most time,
+   most first (ties by name). slot[i]: point i's index in ops, -1 for none;
+   share[k], count[k]: op k's share of the measured time and its points.
+   Each factor starts at base's for the op (1 where it has none). */
+static void oc_calib_op_table(const struct oc_perf_opts *base, const struct oc_calib_point *pts, int32_t n,
+                              double total, struct oc_op_efficiencies *ops, int32_t *slot, double *share,
+                              int32_t *count) {
+    struct oc_calib_op_seen {
+        const char *op;
+        double time;
+        int32_t points;
+    } seen[4 * OC_OP_EFF_MAX];
+    int32_t n_seen = 0;
+    for (int32_t i = 0; i < n; i++) {
+        slot[i] = -1;
+        const char *op = pts[i].op;
+        if (!op || !op[0] || strlen(op) >= OC_OP_NAME_MAX || oc_perf_conv_op(op) || oc_perf_product_op(op))
+            continue;
+        int32_t k = 0;
+        while (k < n_seen && strcmp(seen[k].op, op) != 0)
+            k++;
+        if (k == n_seen) {
+            if (n_seen == (int32_t)(sizeof seen / sizeof seen[0]))
+                continue; /* more op types than any graph has: the rest keep none */
+            seen[n_seen++] = (struct oc_calib_op_seen){op, 0, 0};
+        }
+        seen[k].time += pts[i].measured_s;
+        seen[k].points++;
+    }
+    for (int32_t a = 1; a < n_seen; a++) /* most time first, ties by name: the same input, the same table */
+        for (int32_t b = a; b > 0 && (seen[b].time > seen[b - 1].time ||
+                                      (seen[b].time == seen[b - 1].time && strcmp(seen[b].op, seen[b - 1].op) < 0));
+             b--) {
+            struct oc_calib_op_seen t = seen[b];
+            seen[b] = seen[b - 1];
+            seen[b - 1] = t;
+        }
+    memset(ops, 0, sizeof *ops);
+    ops->n = n_seen < OC_OP_EFF_MAX ? n_seen : OC_OP_EFF_MAX;
+    for (int32_t k = 0; k < ops->n; k++) {
+        snprintf(ops->at[k].op, sizeof ops->at[k].op, "%s", seen[k].op);
+        ops->at[k].factor = oc_perf_op_efficiency(base, seen[k].op);
+        share[k] = seen[k].time / total;
+        count[k] = seen[k].points;
+    }
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t k = 0; pts[i].op && k < ops->n && slot[i] < 0; k++)
+            if (strcmp(pts[i].op, ops->at[k].op) == 0)
+                slot[i] = k;
 }
 
 enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
@@ -218,6 +340,21 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     }
     for (int k = 0; k < 4; k++)
         o.eff_memory_cache[k] = n_level[k] ? oc_perf_memory_efficiency(base, k) : 0;
+    /* a CPU's ops' own factors (none on a GPU: its kernels are the
+       libraries', and the classes hold them) */
+    struct oc_op_efficiencies ops = {.n = 0};
+    int32_t *slot = NULL, *idx = NULL;
+    if (gpu->cpu) {
+        slot = malloc((size_t)n * sizeof *slot);
+        idx = malloc((size_t)n * sizeof *idx);
+        if (!slot || !idx) {
+            free(slot);
+            free(idx);
+            return OC_ERR_NOMEM;
+        }
+        oc_calib_op_table(base, pts, n, total, &ops, slot, out->op_share, out->n_op);
+    }
+    o.op_eff = &ops;
     out->loss_before = oc_calib_loss(gpu, &o, pts, n, total);
     struct oc_calib_coord c[2 * OC_UNIT_COUNT + 8], par[2];
     int nc = 0, np = 0;
@@ -249,13 +386,28 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     for (int k = 0; k < 4; k++)
         if (n_level[k])
             c[nc++] = (struct oc_calib_coord){&o.eff_memory_cache[k], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    /* the shared factors are c[0 .. fixed); the fixed costs follow: launch,
+       and a CPU's pool cost where points ran both on one thread and on more
+       (else the two are one number) */
+    const int fixed = nc;
+    bool one = false, more = false;
+    for (int32_t i = 0; gpu->cpu && i < n; i++) {
+        int32_t t = (pts[i].gpu ? pts[i].gpu : gpu)->threads;
+        one |= t == 1;
+        more |= t > 1;
+    }
     c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
+    if (one && more)
+        c[nc++] = (struct oc_calib_coord){&o.pool_s, 0, OC_CALIB_LAUNCH_MAX, false};
+    else
+        o.pool_s = 0;
+    const int n_fixed = nc - fixed;
     /* two fits from the same start, without the parallelism terms and with
        them; theirs is kept only when it cuts the loss by more than 10 %
        (else it fits noise: on ocsim, which has no such effect, a free term
        shifts the other factors) */
     struct oc_perf_opts start = o;
-    const struct oc_calib_points_data data = {gpu, pts, n, total};
+    const struct oc_calib_points_data data = {gpu, pts, n, total, slot};
     const struct oc_calib_objective obj = {oc_calib_points_loss, &data};
     double best = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
     if (np) {
@@ -277,11 +429,44 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
        moves with it), and the factors after it, time-weighted, with it
        held. */
     if (gpu->cpu) {
+        /* the ops' own factors, each on its own points with the shrinkage,
+           then along the valley they share with the memory factors, then
+           the fixed cost and the class and memory factors with them held:
+           three rounds after the first, which has no op factor */
+        int32_t at = 0, first[OC_OP_EFF_MAX + 1];
+        for (int32_t k = 0; k < ops.n; k++) { /* idx: the points by op, op k's from first[k] */
+            first[k] = at;
+            for (int32_t i = 0; i < n; i++)
+                if (slot[i] == k)
+                    idx[at++] = i;
+        }
+        first[ops.n] = at;
         const struct oc_calib_objective per_node = {oc_calib_points_loss_per_node, &data};
-        double pn = oc_calib_points_loss_per_node(&o, &data);
-        oc_calib_descend(&per_node, &o, &c[nc - 1 - np], &pn);
-        best = oc_calib_sweeps(&obj, &o, c, nc - 1 - np, oc_calib_points_loss(&o, &data));
+        for (int round = 0; round < (ops.n ? 4 : 1); round++) {
+            for (int32_t k = 0; round > 0 && k < ops.n; k++) {
+                const struct oc_calib_op_data od = {&data, idx + first[k], first[k + 1] - first[k], k};
+                const struct oc_calib_objective op_obj = {oc_calib_op_loss, &od};
+                const struct oc_calib_coord f = {&ops.at[k].factor, log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX),
+                                                 true};
+                double l = oc_calib_op_loss(&o, &od);
+                oc_calib_descend(&op_obj, &o, &f, &l);
+            }
+            if (round > 0) {
+                struct oc_calib_shift_data sd = {&data, &o, 0};
+                const struct oc_calib_objective shift_obj = {oc_calib_shift_loss, &sd};
+                const struct oc_calib_coord shift = {&sd.shift, -3, 3, false};
+                double l = oc_calib_shift_loss(&o, &sd);
+                oc_calib_descend(&shift_obj, &o, &shift, &l);
+                oc_calib_shift(&o, &ops, sd.shift);
+            }
+            double pn = oc_calib_points_loss_per_node(&o, &data);
+            for (int k = 0; k < 3 * n_fixed; k++) /* the fixed costs, each node weighing the same */
+                oc_calib_descend(&per_node, &o, &c[fixed + k % n_fixed], &pn);
+            best = oc_calib_sweeps(&obj, &o, c, fixed, oc_calib_points_loss(&o, &data));
+        }
     }
+    free(slot);
+    free(idx);
     out->loss_after = best;
     /* a factor is reported only where some point depends on it */
     bool unit_seen[OC_UNIT_COUNT] = {false}, conv_seen[OC_UNIT_COUNT] = {false};
@@ -315,7 +500,16 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         out->eff.parallel_outputs[k] = bites ? o.parallel_outputs[k] : 0;
     }
     out->eff.memory = memory_bound ? o.eff_memory : 0;
+    /* an op's factor is reported where it moved from 1 (by 0.5 % or more) */
+    for (int32_t k = 0; k < ops.n; k++)
+        if (fabs(log(ops.at[k].factor)) >= 0.005) {
+            int32_t j = out->eff.ops.n++;
+            out->eff.ops.at[j] = ops.at[k];
+            out->op_share[j] = out->op_share[k];
+            out->n_op[j] = out->n_op[k];
+        }
     out->eff.launch_s = o.launch_s;
+    out->eff.pool_s = one && more ? o.pool_s : 0;
     out->eff.has_launch = true;
     return OC_OK;
 }

@@ -42,6 +42,8 @@ struct oc_calib_point {
     double measured_s; /* median kernel time, > 0                       */
     const char *op;    /* the op type (the file's string), or NULL      */
     int32_t kernels;   /* kernels per repetition in the replay          */
+    const struct oc_gpu *gpu; /* the device it ran on, when not the fit's: a
+                                 CPU at its record's thread count        */
 };
 
 /* Points of a replay result file on a device: measured nodes with a kernel
@@ -59,6 +61,13 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_LAUNCH_MAX 50e-6
 #define OC_CALIB_HOST_MAX 1e-3
 #define OC_CALIB_PARALLEL_MAX 1e8
+/* An op's own factor f (a CPU's fit) adds OC_CALIB_OP_SHRINK x |ln f| to the
+ * time-weighted loss: an op with a share s of the measured time keeps f = 1
+ * unless its nodes' log error exceeds about 0.001 / (2 s) (0.05 at 1 % of
+ * the time, 0.5 at 0.1 %), and then moves by that much less: an op seen on a
+ * few small nodes keeps the class and memory factors, and one op far off
+ * (LRN) takes a factor of its own instead of moving them all. */
+#define OC_CALIB_OP_SHRINK 0.001
 
 struct oc_calib_fit {
     struct oc_gpu_efficiency eff; /* unit[u] > 0 where fitted                 */
@@ -69,6 +78,10 @@ struct oc_calib_fit {
     int32_t n_conv_unit_compute[OC_UNIT_COUNT];
     int32_t n_level_memory[4];             /* memory-bound points per cache level (a CPU) */
     int32_t n_dram_memory;                 /* memory-bound points past the caches        */
+    /* a CPU's ops' own factors (eff.ops): each one's share of the measured
+       time and its points, in eff.ops's order */
+    double op_share[OC_OP_EFF_MAX];
+    int32_t n_op[OC_OP_EFF_MAX];
     double loss_before, loss_after;        /* weighted mean squared log error          */
 };
 /* Fits the factors on pts, starting from `base` (its eff_compute, eff_memory

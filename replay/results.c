@@ -166,6 +166,7 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         json_int_t th = json_integer_value(json_object_get(run, "intra_op_threads"));
         if (th <= 0)
             th = json_integer_value(json_object_get(run, "cpu_count"));
+        out->threads = th > 0 && th <= 65536 ? (int32_t)th : 0;
         const char *cpu = json_string_value(json_object_get(run, "cpu"));
         snprintf(device, sizeof device, "%s, %lld thread%s", cpu ? cpu : "CPU", (long long)th, th == 1 ? "" : "s");
         const json_t *pr = json_object_get(run, "pass_median_ratio");

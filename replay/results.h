@@ -86,6 +86,8 @@ struct oc_rp_file {
        medians, seconds (0 when not recorded): their difference is the time
        between the nodes, which no node's own time holds */
     double end_to_end_s, sum_of_nodes_s;
+    int32_t threads;          /* a measure result's intra-op threads (0: not
+                                 recorded, or a replay)                    */
 };
 /* --math names by enum oc_rp_math_mode: "fp32", "tf32", "fp16". */
 extern const char *const oc_rp_math_names[3];

@@ -66,8 +66,15 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
                            f->n_level_memory[k], oc_cal_bound(f->eff.memory_cache[k]) ? " (at the end of its range)" : "");
     oc_sbuf_printf(b, ", launch %.2f us%s", f->eff.launch_s * 1e6,
                    f->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
+    if (f->eff.pool_s > 0)
+        oc_sbuf_printf(b, ", %.2f us more per node on more than one thread%s", f->eff.pool_s * 1e6,
+                       f->eff.pool_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
     if (f->eff.gap_s > 0)
         oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
+    for (int32_t k = 0; k < f->eff.ops.n; k++) /* a CPU's ops with a factor of their own */
+        oc_sbuf_printf(b, "%s%s %.3f (%d nodes, %.1f %% of the time)%s", k ? ", " : "; ops' own factors: ",
+                       f->eff.ops.at[k].op, f->eff.ops.at[k].factor, f->n_op[k], 100 * f->op_share[k],
+                       oc_cal_bound(f->eff.ops.at[k].factor) ? " (at the end of its range)" : "");
 }
 
 static const struct oc_table_col oc_cal_cols[] = {
@@ -172,6 +179,12 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
         json_array_append_new(edge, json_string("memory"));
     if (r->fit->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999)
         json_array_append_new(edge, json_string("launch"));
+    for (int32_t k = 0; k < r->fit->eff.ops.n; k++)
+        if (oc_cal_bound(r->fit->eff.ops.at[k].factor)) {
+            char key[80];
+            snprintf(key, sizeof key, "ops.%s", r->fit->eff.ops.at[k].op);
+            json_array_append_new(edge, json_string(key));
+        }
     json_object_set_new(doc, "at_range_end", edge);
     json_object_set_new(doc, "points", json_integer(r->fit->n_points));
     json_object_set_new(doc, "loss_before", json_real(r->fit->loss_before));

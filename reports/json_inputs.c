@@ -114,7 +114,8 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
         bool host = strcmp(key, "host_us") == 0, gap = strcmp(key, "gap_us") == 0;
-        bool launch = host || gap || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
+        bool pool = strcmp(key, "pool_us") == 0;
+        bool launch = host || gap || pool || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
         bool conv = strncmp(key, "conv_", 5) == 0;
         if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
             if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
@@ -122,6 +123,27 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
                 return false;
             }
             out->parallel_outputs[conv ? 1 : 0] = x;
+            continue;
+        }
+        if (strcmp(key, "ops") == 0) { /* the ops' own factors: {"LRN": 0.03, ...} */
+            const char *op;
+            json_t *f;
+            bool good = json_is_object(val) && json_object_size(val) <= OC_OP_EFF_MAX;
+            out->ops.n = 0;
+            json_object_foreach(good ? val : NULL, op, f) {
+                double factor = json_number_value(f);
+                if (!(good = json_is_number(f) && op[0] && strlen(op) < OC_OP_NAME_MAX &&
+                             factor >= OC_CALIB_EFF_MIN && factor <= OC_CALIB_EFF_MAX))
+                    break;
+                snprintf(out->ops.at[out->ops.n].op, OC_OP_NAME_MAX, "%s", op);
+                out->ops.at[out->ops.n++].factor = factor;
+            }
+            if (!good) {
+                snprintf(err, esize, "bad key 'efficiency.ops' (an object of up to %d op types, each named in "
+                                     "fewer than %d bytes, with a factor from 0.01 to 10, expected)",
+                         OC_OP_EFF_MAX, OC_OP_NAME_MAX);
+                return false;
+            }
             continue;
         }
         if (strcmp(key, "memory_caches") == 0) { /* a CPU's per-level memory factors, 0 = memory's */
@@ -144,6 +166,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         int unit = oc_spec_unit(conv ? key + 5 : key);
         double *dest = host                           ? &out->host_s
                        : gap                          ? &out->gap_s
+                       : pool                         ? &out->pool_s
                        : launch                       ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
                        : unit >= 0 && conv          ? &out->conv_unit[unit]
@@ -152,13 +175,14 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         if (!dest || !ok || (launch ? !(x >= 0 && x <= 1e6) : !(x >= OC_CALIB_EFF_MIN && x <= OC_CALIB_EFF_MAX))) {
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
-                             "\"parallel_outputs\", \"memory\", \"memory_caches\", \"launch_us\", \"host_us\" or \"gap_us\" expected"
+                             "\"parallel_outputs\", \"memory\", \"memory_caches\", \"ops\", \"launch_us\", \"host_us\", "
+                             "\"gap_us\" or \"pool_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;
         }
         *dest = launch ? x * 1e-6 : x;
-        out->has_launch |= launch && !host && !gap;
+        out->has_launch |= launch && !host && !gap && !pool;
     }
     return true;
 }
@@ -215,6 +239,7 @@ static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
     }
     s.threads = (int32_t)t;
     g->scaling = s;
+    g->threads = (int32_t)t;
 }
 
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {

@@ -101,6 +101,14 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
         json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
     if (e->gap_s > 0)
         json_object_set_new(o, "gap_us", json_real(round(e->gap_s * 1e8) / 1e2));
+    if (e->pool_s > 0)
+        json_object_set_new(o, "pool_us", json_real(round(e->pool_s * 1e8) / 1e2));
+    if (e->ops.n > 0) { /* the ops' own factors */
+        json_t *ops = json_object();
+        for (int32_t k = 0; k < e->ops.n; k++)
+            json_object_set_new(ops, e->ops.at[k].op, json_real(round(e->ops.at[k].factor * 1e4) / 1e4));
+        json_object_set_new(o, "ops", ops);
+    }
     return o;
 }
 

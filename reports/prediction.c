@@ -239,6 +239,8 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     json_object_set_new(o, "family", np->family ? json_string(oc_kfamily_name(np->family)) : json_null());
     if (np->from_table)
         json_object_set_new(o, "table_extrapolated", json_boolean(np->table_extrapolated));
+    if (np->op_eff > 0 && np->op_eff != 1) /* the op's own efficiency divided the roofline's times */
+        json_object_set_new(o, "op_efficiency", json_real(np->op_eff));
     return o;
 }
 
@@ -304,6 +306,12 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
     json_object_set_new(opts, "host_s", json_real(p->opts.host_s));
     json_object_set_new(opts, "gap_s", json_real(p->opts.gap_s));
+    if (p->opts.op_eff && p->opts.op_eff->n > 0) { /* the ops' own factors a calibrated spec gave */
+        json_t *ops = json_object();
+        for (int32_t k = 0; k < p->opts.op_eff->n; k++)
+            json_object_set_new(ops, p->opts.op_eff->at[k].op, json_real(p->opts.op_eff->at[k].factor));
+        json_object_set_new(opts, "efficiency_ops", ops);
+    }
     json_object_set_new(opts, "additive", json_boolean(p->opts.additive));
     json_object_set_new(o, "options", opts);
     return o;

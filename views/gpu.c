@@ -166,6 +166,14 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->gap_s = m->gap_s;
         took = true;
     }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->pool_s > 0) {
+        o->pool_s = m->pool_s;
+        took = true;
+    }
+    if (!(set & (OC_PERF_SET_COMPUTE | OC_PERF_SET_MEMORY)) && m->ops.n > 0) {
+        o->op_eff = &m->ops;
+        took = true;
+    }
     return took;
 }
 
@@ -185,6 +193,24 @@ bool oc_perf_conv_op(const char *op_type) {
         if (strcmp(op_type, conv[i]) == 0)
             return true;
     return false;
+}
+
+bool oc_perf_product_op(const char *op_type) {
+    static const char *const product[] = {"MatMul",      "Gemm",      "MatMulInteger", "QLinearMatMul",
+                                          "FusedMatMul", "FusedGemm", "MatMulNBits"};
+    for (size_t i = 0; op_type && i < sizeof product / sizeof product[0]; i++)
+        if (strcmp(op_type, product[i]) == 0)
+            return true;
+    return false;
+}
+
+double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type) {
+    if (!o->op_eff || !op_type || oc_perf_conv_op(op_type) || oc_perf_product_op(op_type))
+        return 1;
+    for (int32_t i = 0; i < o->op_eff->n; i++)
+        if (strcmp(o->op_eff->at[i].op, op_type) == 0)
+            return o->op_eff->at[i].factor > 0 ? o->op_eff->at[i].factor : 1;
+    return 1;
 }
 
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
@@ -256,7 +282,7 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
-    oc_perf_node_class(gpu, o, unit, false, 0, peak, flops, bytes, out);
+    oc_perf_node_class(gpu, o, unit, false, 0, 1, peak, flops, bytes, out);
 }
 
 bool oc_gpu_at_threads(const struct oc_gpu *g, int32_t n, struct oc_gpu *out, char *name, size_t size) {
@@ -282,6 +308,7 @@ bool oc_gpu_at_threads(const struct oc_gpu *g, int32_t n, struct oc_gpu *out, ch
     int len = comma && strstr(comma, "thread") ? (int)(comma - g->name) : (int)strlen(g->name);
     snprintf(name, size, "%.*s, %d thread%s", len, g->name, (int)n, n == 1 ? "" : "s");
     out->id = out->name = name;
+    out->threads = n;
     out->scaling.threads = 0; /* its rates are no longer the all-thread ones: not scaled again */
     return true;
 }
@@ -303,9 +330,11 @@ double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
 }
 
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
-                        double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out) {
+                        double outputs, double op_eff, double peak, uint64_t flops, uint64_t bytes,
+                        struct oc_node_perf *out) {
     memset(out, 0, sizeof *out);
     out->known = true;
+    out->op_eff = 1;
     out->unit = unit;
     out->peak = peak;
     if (!flops && !bytes)
@@ -320,9 +349,14 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     if (outputs > 0 && fill > outputs)
         out->t_compute *= fill / outputs;
     out->t_memory = bw > 0 ? (double)bytes / (bw * oc_perf_memory_efficiency(o, level)) : 0;
+    if (op_eff > 0 && op_eff != 1) { /* the op's own efficiency */
+        out->t_compute /= op_eff;
+        out->t_memory /= op_eff;
+        out->op_eff = op_eff;
+    }
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
-    out->time = body + o->launch_s;
+    out->time = body + o->launch_s + (gpu->cpu && gpu->threads > 1 ? o->pool_s : 0);
     out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
 }
 
@@ -462,7 +496,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         double inside = gpu->cpu ? oc_perf_conv_in_bounds(g, n) : 1; /* a CPU skips the taps over padding */
         if (inside < 1)
             flops = (uint64_t)((double)flops * inside);
-        oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs, peak, flops, bytes, np);
+        oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
+                           oc_perf_op_efficiency(o, n->op_type), peak, flops, bytes, np);
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, dt, o, np);
             if (np->from_table && inside < 1)

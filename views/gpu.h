@@ -52,6 +52,24 @@ enum oc_unit {
  * value (--efficiency, --mem-efficiency) or its default applies. Factors
  * may exceed 1: they absorb what the roofline does not see (fewer FLOPs in
  * Winograd convolutions, data served from L2 instead of DRAM). */
+/* An op type's own efficiency (a CPU's calibration fits them, docs/MODEL.md
+ * "An op's own efficiency"): the ops whose implementation the roofline does
+ * not see (ONNX Runtime's LRN computes a scalar pow per element, its
+ * BiasGelu an erf) run at their own fraction of what their FLOPs and bytes
+ * predict. A node of such an op has its roofline time (t_comp and t_mem,
+ * not the launch) divided by the factor. The contractions (convolutions and
+ * matrix products) have the unit's class factors instead, and no op factor. */
+#define OC_OP_EFF_MAX 48
+#define OC_OP_NAME_MAX 48
+struct oc_op_efficiency {
+    char op[OC_OP_NAME_MAX];    /* the op type, as the graph names it         */
+    double factor;              /* OC_CALIB_EFF_MIN .. OC_CALIB_EFF_MAX        */
+};
+struct oc_op_efficiencies {
+    int32_t n;
+    struct oc_op_efficiency at[OC_OP_EFF_MAX];
+};
+
 struct oc_gpu_efficiency {
     double unit[OC_UNIT_COUNT]; /* compute, per unit                          */
     double conv_unit[OC_UNIT_COUNT]; /* convolutions' compute, per unit (cuDNN's
@@ -73,6 +91,10 @@ struct oc_gpu_efficiency {
                                    (0 = not measured): see oc_perf_opts      */
     double gap_s;               /* a CPU runtime's time between two nodes,
                                    seconds (0 = not measured): see oc_perf_opts */
+    double pool_s;              /* a CPU runtime's added time per node on more
+                                   than one thread (0 = not measured): see
+                                   oc_perf_opts */
+    struct oc_op_efficiencies ops; /* the ops' own factors (n 0 = none)        */
 };
 
 /* A CPU probed on one thread and on all (onnxcost probe): what a
@@ -114,6 +136,8 @@ struct oc_gpu {
        (kernels.h), every other node the roofline. */
     const struct oc_ktables *tables;
     struct oc_cpu_scaling scaling; /* a probed CPU's one-thread figures       */
+    int32_t threads;            /* a CPU: the thread count its rates are for
+                                   (the probe's, or --threads N); 0 unknown   */
 };
 
 /* The CPU g at n threads (1 <= n): every rate between its one-thread and
@@ -173,6 +197,13 @@ struct oc_perf_opts {
                             no node's time holds (ONNX Runtime's executor:
                             a few microseconds): the model adds kernels x
                             gap_s (0 = none; calibrate fits it, MODEL.md)  */
+    double pool_s;       /* a CPU runtime's added time per node when it runs
+                            on a thread pool (the device's threads > 1):
+                            splitting a node's work and joining the threads
+                            (0 = none; calibrate fits it where its records
+                            ran at 1 thread and at more, MODEL.md)        */
+    const struct oc_op_efficiencies *op_eff; /* the ops' own factors, or NULL
+                            (borrowed: a spec's, oc_perf_use_measured)      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
     uint64_t bucket_bytes;      /* gradients all-reduced in buckets this big */
     bool additive;       /* time = t_comp + t_mem (PALEO) instead of the max  */
@@ -195,6 +226,13 @@ double oc_perf_class_efficiency(const struct oc_perf_opts *o, enum oc_unit u, bo
 /* Convolutions for the model's efficiency: Conv, ConvTranspose,
  * ConvInteger, QLinearConv and ONNX Runtime's FusedConv and NhwcConv. */
 bool oc_perf_conv_op(const char *op_type);
+/* Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul and ONNX
+ * Runtime's FusedMatMul, FusedGemm and MatMulNBits. */
+bool oc_perf_product_op(const char *op_type);
+/* The factor an op's own efficiency divides its nodes' roofline time by: 1
+ * for a contraction (conv or product op), for an op o holds none, or with
+ * no op_eff. */
+double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type);
 /* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
  * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
  * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */
@@ -215,6 +253,8 @@ struct oc_node_perf {
     bool from_table;
     bool table_extrapolated; /* the nearest sample over one log2 unit away  */
     enum oc_kfamily family;  /* the node's kernel family (NONE: no family)   */
+    double op_eff;           /* the op's own efficiency its roofline time was
+                                divided by (1: none)                         */
 };
 
 struct oc_perf {
@@ -262,9 +302,11 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
 /* The same for one kind of node: conv true for a convolution
  * (oc_perf_class_efficiency); outputs > 0, a contraction's output elements,
- * slows it by parallel_outputs / outputs where that is above 1. */
+ * slows it by parallel_outputs / outputs where that is above 1; op_eff > 0,
+ * the op's own efficiency (oc_perf_op_efficiency), divides t_comp and t_mem. */
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
-                        double outputs, double peak, uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
+                        double outputs, double op_eff, double peak, uint64_t flops, uint64_t bytes,
+                        struct oc_node_perf *out);
 
 /* The math mode a node's contraction runs in: o->math, or under auto
  * fp16 for 16-bit floats and fp32 otherwise (the kernel tables' key). */

@@ -148,7 +148,14 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct
     double pixels = (double)y->dims[0].value * (double)y->dims[2].value * (double)y->dims[3].value;
     out->x[0] = pixels;
     out->x[1] = c_out;
-    if (group > 1 && (double)group == c_in) {
+    if (group > 1 && (double)group == c_in && kh * kw == 1 && c_out == c_in) {
+        /* a 1x1 depthwise convolution is a per-channel scale and shift (ONNX
+           Runtime's NCHWc rewrite of a BatchNormalization it cannot fold,
+           DenseNet's): elementwise work, its bytes its feature */
+        out->family = OC_KF_ELTWISE;
+        out->op = n->op_type;
+        out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
+    } else if (group > 1 && (double)group == c_in) {
         out->family = OC_KF_CONV_DEPTHWISE;
         out->x[2] = kh * kw;
     } else if (group > 1) {

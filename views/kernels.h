@@ -31,7 +31,8 @@ enum oc_kfamily {
     OC_KF_CONV_1X1,      /* pixels, C_out, C_in                                    */
     OC_KF_CONV_GROUPED,  /* 1 < groups < C_in: pixels, C_out, C_in / g x kh x kw    */
     OC_KF_CONV_DEPTHWISE,/* groups = C_in > 1: pixels, C_out, kh x kw               */
-    OC_KF_ELTWISE,       /* pointwise ops: bytes moved                              */
+    OC_KF_ELTWISE,       /* pointwise ops (and 1x1 depthwise convolutions, a
+                            per-channel scale): bytes moved                      */
     OC_KF_REDUCE,        /* reductions, softmax, normalizations: bytes moved        */
     OC_KF_POOL,          /* max and average pooling: bytes moved                    */
     OC_KF_MOVE,          /* transposes, concatenation, slicing, gathers: bytes      */

@@ -39,17 +39,17 @@ static void fit_recovers_factors(void **state) {
     struct oc_calib_point p[12];
     int n = 0;
     for (int k = 1; k <= 4; k++) { /* compute-bound FP32: 1-4 GFLOP over 1 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL};
         p[n].measured_s = roofline(k * 1e9, 10e12, 0.7, 1e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* compute-bound TF32: 5-20 GFLOP over 2 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, false, 0, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, false, 0, 0, "MatMul", 1, NULL};
         p[n].measured_s = roofline(k * 5e9, 100e12, 0.4, 2e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* memory-bound FP32: 1 MFLOP over 10-40 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL};
         p[n].measured_s = roofline(1e6, 10e12, 0.7, k * 1e7, 0.85, 3e-6);
         n++;
     }
@@ -84,12 +84,12 @@ static void cpu_fixed_cost(void **state) {
     struct oc_calib_point p[28];
     int n = 0;
     for (int k = 0; k < 20; k++, n++) {
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, 1e3, false, 0, 0, "Add", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, 1e3, false, 0, 0, "Add", 1, NULL};
         p[n].measured_s = 3e-6;
     }
     for (int k = 0; k < 8; k++, n++) { /* 5e8 to 1.6e12 FLOPs: 0.07 ms to 0.23 s */
         double flops = 5e8 * pow(10, k / 2.0);
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL};
         p[n].measured_s = roofline(flops, 10e12, 0.7, 1e6, 1, 0) + 2e-3;
     }
     struct oc_perf_opts base;
@@ -111,17 +111,17 @@ static void fit_conv_class(void **state) {
     struct oc_calib_point p[12];
     int n = 0;
     for (int k = 1; k <= 4; k++) { /* MatMul at 0.6 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL};
         p[n].measured_s = roofline(k * 1e9, 10e12, 0.6, 1e6, 0.8, 2e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* Conv at 0.15 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 2e9, 1e6, true, 0, 0, "Conv", 2};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 2e9, 1e6, true, 0, 0, "Conv", 2, NULL};
         p[n].measured_s = roofline(k * 2e9, 10e12, 0.15, 1e6, 0.8, 2e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* Add, memory-bound */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL};
         p[n].measured_s = roofline(1e6, 10e12, 0.6, k * 1e7, 0.8, 2e-6);
         n++;
     }
@@ -165,18 +165,18 @@ static void fit_parallel_outputs(void **state) {
     int n = 0;
     for (int k = 0; k < 6; k++) { /* Conv at 0.3, S = 150,000 outputs */
         double f = (k + 1) * 1e9, slow = S > outs[k] ? S / outs[k] : 1;
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, true, outs[k], 0, "Conv", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, true, outs[k], 0, "Conv", 1, NULL};
         p[n].measured_s = 2e-6 + f / (10e12 * 0.3) * slow;
         n++;
     }
     for (int k = 0; k < 3; k++) { /* large MatMuls (1, 10, 100 M outputs) at 0.6: no penalty */
         double f = (k + 1) * 4e9;
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, false, k == 0 ? 1e6 : k == 1 ? 1e7 : 1e8, 0, "MatMul", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, false, k == 0 ? 1e6 : k == 1 ? 1e7 : 1e8, 0, "MatMul", 1, NULL};
         p[n].measured_s = 2e-6 + f / (10e12 * 0.6);
         n++;
     }
     for (int k = 0; k < 3; k++) { /* memory-bound Adds at 0.8 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, (k + 1) * 1e7, false, 0, 0, "Add", 1};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, (k + 1) * 1e7, false, 0, 0, "Add", 1, NULL};
         p[n].measured_s = roofline(1e6, 10e12, 0.6, (k + 1) * 1e7, 0.8, 2e-6);
         n++;
     }
@@ -196,9 +196,9 @@ static void fit_parallel_outputs(void **state) {
     oc_perf_defaults(&o);
     oc_perf_use_measured(&cal, 0, &o);
     struct oc_node_perf np;
-    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 1e4, 10e12, 1000000000, 1000, &np);
+    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 1e4, 1, 10e12, 1000000000, 1000, &np);
     REL(np.t_compute, 1e9 / (10e12 * 0.3) * 15, 2e-2);
-    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 0, 10e12, 1000000000, 1000, &np); /* size unknown: no term */
+    oc_perf_node_class(&cal, &o, OC_UNIT_FP32, true, 0, 1, 10e12, 1000000000, 1000, &np); /* size unknown: no term */
     REL(np.t_compute, 1e9 / (10e12 * 0.3), 2e-2);
 }
 
@@ -208,7 +208,7 @@ static void fit_unobservable(void **state) {
     /* every point memory-bound: no compute factor can be read from them */
     struct oc_calib_point p[3];
     for (int k = 0; k < 3; k++) {
-        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, false, 0, 0, "Add", 1};
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, false, 0, 0, "Add", 1, NULL};
         p[k].measured_s = (k + 1) * 1e8 / (1e12 * 0.5) + 2e-6;
     }
     struct oc_perf_opts base;
@@ -235,11 +235,11 @@ static void error_figures(void **state) {
        1 % of the 4.752 ms measured. |ln|: 0, ln 2, ln 2, ln 1.25 =
        0, 0.22314, 0.69315, 0.69315 sorted: median (0.22314 + 0.69315) / 2 =
        0.45815, p90 at rank 0.9 x 3 = 2.7: 0.69315. Total 4.001 / 4.752 - 1 */
-    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, false, 0, 1e-3, "MatMul", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 2e-3, "Conv", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, false, 0, 0.5e-3, "MatMul", 1},
-                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 1.25e-3, "Conv", 3},
-                                  {OC_UNIT_FP32, 1e6, 1, false, 0, 2e-6, "Add", 1}};
+    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, false, 0, 1e-3, "MatMul", 1, NULL},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 2e-3, "Conv", 1, NULL},
+                                  {OC_UNIT_FP32, 1e9, 1, false, 0, 0.5e-3, "MatMul", 1, NULL},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 1.25e-3, "Conv", 3, NULL},
+                                  {OC_UNIT_FP32, 1e6, 1, false, 0, 2e-6, "Add", 1, NULL}};
     struct oc_calib_error e;
     oc_calib_error(&g, &o, p, 5, &e);
     assert_int_equal(e.n_points, 5);
@@ -299,6 +299,69 @@ static void measured_into_options(void **state) {
 
 static int file_write(void *arg, const char *data, size_t n) { return fwrite(data, 1, n, arg) == n ? 0 : -1; }
 
+/* A CPU's op of its own (ONNX Runtime's LRN: a scalar pow per element, 20x
+   slower than its bytes stream) among elementwise nodes at the memory
+   factor and products at the FP32 one: the LRN takes a factor of its own,
+   1/20, and the memory factor stays the elementwise nodes' 0.5 (one shared
+   memory factor would land between them). The prediction divides the LRN's
+   roofline time, not its fixed cost, and a product keeps no op factor. */
+static void fit_op_efficiency(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    g.cpu = true;
+    struct oc_calib_point p[40];
+    int n = 0;
+    const double launch = 3e-6;
+    for (int k = 0; k < 16; k++, n++) { /* 10 MB to 320 MB: 20 us to 0.64 ms at 0.5 of 1 TB/s */
+        double moved = 1e7 * pow(2, k / 3.0);
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 8, moved, false, 0, 0, k % 2 ? "Add" : "Mul", 1, NULL};
+        p[n].measured_s = roofline(moved / 8, 10e12, 1, moved, 0.5, launch);
+    }
+    for (int k = 0; k < 8; k++, n++) { /* 1 MB to 11 MB: 40 us to 0.45 ms, a quarter of the time */
+        double moved = 1e6 * pow(2, k / 2.0);
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 4, moved, false, 0, 0, "LRN", 1, NULL};
+        p[n].measured_s = roofline(moved / 4, 10e12, 1, moved, 0.5 / 20, launch);
+    }
+    for (int k = 0; k < 8; k++, n++) {
+        double flops = 1e9 * pow(2, k);
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL};
+        p[n].measured_s = roofline(flops, 10e12, 0.7, 1e6, 0.5, launch);
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    if (!(fabs(fit.eff.memory / 0.5 - 1) < 0.05))
+        fail_msg("memory %.3f, want 0.5 (the elementwise nodes')", fit.eff.memory);
+    REL(fit.eff.unit[OC_UNIT_FP32], 0.7, 0.05);
+    double lrn = 0;
+    for (int32_t k = 0; k < fit.eff.ops.n; k++) {
+        if (strcmp(fit.eff.ops.at[k].op, "LRN") == 0)
+            lrn = fit.eff.ops.at[k].factor;
+        else if (fabs(log(fit.eff.ops.at[k].factor)) > 0.05)
+            fail_msg("op %s given %.3f, want about 1", fit.eff.ops.at[k].op, fit.eff.ops.at[k].factor);
+        assert_string_not_equal(fit.eff.ops.at[k].op, "MatMul"); /* a product has the unit's class factor */
+    }
+    if (!(fabs(lrn * 20 - 1) < 0.1))
+        fail_msg("LRN's own factor %.4f, want 1/20", lrn);
+    /* the prediction, by hand: 8 MB at 0.5 x 1 TB/s x 0.05, plus the fixed cost */
+    struct oc_gpu cal = g;
+    cal.measured = fit.eff;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    assert_true(oc_perf_use_measured(&cal, 0, &o));
+    struct oc_calib_point q = {OC_UNIT_FP32, 1e6, 8e6, false, 0, 1, "LRN", 1, NULL};
+    REL(oc_calib_predict(&cal, &o, &q), 8e6 / (1e12 * fit.eff.memory * lrn) + fit.eff.launch_s, 1e-9);
+    REL(oc_perf_op_efficiency(&o, "LRN"), lrn, 1e-12);
+    REL(oc_perf_op_efficiency(&o, "FusedGemm"), 1, 0); /* a product: none */
+    REL(oc_perf_op_efficiency(&o, "Softmax"), 1, 0);   /* none fitted */
+    /* an explicit memory factor (--mem-efficiency) keeps the ops' off too */
+    struct oc_perf_opts kept;
+    oc_perf_defaults(&kept);
+    oc_perf_use_measured(&cal, OC_PERF_SET_MEMORY, &kept);
+    REL(oc_perf_op_efficiency(&kept, "LRN"), 1, 0);
+}
+
 static void spec_round_trip(void **state) {
     (void)state;
     struct oc_gpu g = test_gpu();
@@ -309,6 +372,9 @@ static void spec_round_trip(void **state) {
     fit.eff.launch_s = 2.5e-6;
     fit.eff.gap_s = 4.5e-6;
     fit.eff.has_launch = true;
+    fit.eff.ops.n = 2;
+    fit.eff.ops.at[0] = (struct oc_op_efficiency){"LRN", 0.031234};
+    fit.eff.ops.at[1] = (struct oc_op_efficiency){"BiasGelu", 1.7};
     struct oc_calib_file_report fr = {.path = "fit.json", .fit = true};
     struct oc_perf_opts before;
     oc_perf_defaults(&before);
@@ -333,6 +399,16 @@ static void spec_round_trip(void **state) {
     assert_true(back.measured.has_launch);
     REL(back.measured.launch_s, 2.5e-6, 1e-9);
     REL(back.measured.gap_s, 4.5e-6, 1e-9);
+    assert_int_equal(back.measured.ops.n, 2);
+    for (int k = 0; k < 2; k++) { /* in either order */
+        const struct oc_op_efficiency *e = &back.measured.ops.at[k];
+        if (strcmp(e->op, "LRN") == 0)
+            REL(e->factor, 0.0312, 1e-9); /* four decimals */
+        else if (strcmp(e->op, "BiasGelu") == 0)
+            REL(e->factor, 1.7, 1e-12);
+        else
+            fail_msg("op '%s' read back", e->op);
+    }
     assert_true(back.measured.unit[OC_UNIT_FP16_TC] == 0);
     unlink(path);
     /* bad factors are refused, naming the key */
@@ -349,6 +425,10 @@ static void spec_round_trip(void **state) {
          "bad key 'efficiency.launch_us' (microseconds >= 0 expected)"},
         {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":0.5}",
          "bad key 'efficiency' (an object of factors expected)"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"ops\":{\"LRN\":0}}}",
+         "bad key 'efficiency.ops'"},
+        {"{\"name\":\"x\",\"fp32\":1,\"memory_gib\":1,\"bandwidth_gbs\":1,\"efficiency\":{\"ops\":[0.5]}}",
+         "bad key 'efficiency.ops'"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char p2[] = "/tmp/oc_calib_XXXXXX";
@@ -393,7 +473,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
-        cmocka_unit_test(cpu_fixed_cost),
+        cmocka_unit_test(cpu_fixed_cost), cmocka_unit_test(fit_op_efficiency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

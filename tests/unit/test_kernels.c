@@ -37,6 +37,7 @@ static void families(void **state) {
     pbm_init(&pm, pb_tensor_f32("w1", 4, TU_DIMS(24, 16, 1, 1)));
     pbm_init(&pm, pb_tensor_f32("wd", 4, TU_DIMS(16, 1, 3, 3)));
     pbm_init(&pm, pb_tensor_f32("wg", 4, TU_DIMS(16, 4, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("ws", 4, TU_DIMS(16, 1, 1, 1)));
     pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(10, 7)));
     struct pbw p1[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
     pbm_node(&pm, pb_node("dense", "Conv", TU_LIST("x", "w3"), TU_LIST("y3"), 1, p1));
@@ -47,11 +48,13 @@ static void families(void **state) {
     pbm_node(&pm, pb_node("depthwise", "Conv", TU_LIST("x", "wd"), TU_LIST("yd"), 2, dw));
     struct pbw gr[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 4)};
     pbm_node(&pm, pb_node("grouped", "Conv", TU_LIST("x", "wg"), TU_LIST("yg"), 2, gr));
+    struct pbw sc[] = {pb_attr_int("group", 16)};
+    pbm_node(&pm, pb_node("scale", "Conv", TU_LIST("x", "ws"), TU_LIST("yc"), 1, sc));
     pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("y1"), TU_LIST("r"), 0, NULL));
     struct pbw lrn[] = {pb_attr_int("size", 5)};
     pbm_node(&pm, pb_node("lrn", "LRN", TU_LIST("y1"), TU_LIST("l"), 1, lrn));
     pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("a", "b"), TU_LIST("m"), 0, NULL));
-    const char *outs[] = {"y3", "ys", "yd", "yg", "r", "l", "m"};
+    const char *outs[] = {"y3", "ys", "yd", "yg", "yc", "r", "l", "m"};
     for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++)
         pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
@@ -77,6 +80,13 @@ static void families(void **state) {
     oc_kernel_features(an->graph, node("grouped"), &f);
     assert_int_equal(f.family, OC_KF_CONV_GROUPED);
     near(f.x[2], 36, "grouped reduction");
+    /* a 1x1 depthwise convolution (a per-channel scale: ONNX Runtime's NCHWc
+       BatchNormalization) is elementwise: its bytes, x [2, 16, 8, 8] and 16
+       weights read, the same shape written */
+    oc_kernel_features(an->graph, node("scale"), &f);
+    assert_int_equal(f.family, OC_KF_ELTWISE);
+    assert_string_equal(f.op, "Conv");
+    near(f.x[0], (2.0 * 2048 + 16) * 4, "scale bytes");
     /* Relu over [2, 24, 8, 8] floats: 3,072 elements read and written, 4 bytes each */
     oc_kernel_features(an->graph, node("relu"), &f);
     assert_int_equal(f.family, OC_KF_ELTWISE);
