@@ -45,10 +45,12 @@ def spec_for(a, machine, fit, t):
 
 
 def predict(a, rec, device):
+    """The record analyzed again on device (a spec) at the thread count it ran with."""
     d = json.load(open(rec))
     m = d["measured"]
+    threads = ["--threads", str(m["run"]["intra_op_threads"])] if "--threads" not in device else []
     doc = json.loads(run(a.onnxcost, d["model"]["path"], "--measured", m["profile"], *dims(d.get("bindings")),
-                         *device, "--format", "json", "-q"))
+                         *device, *threads, "--format", "json", "-q"))
     nodes = [(n["op_type"], n["measured"]["median_us"], n["measured"]["predicted_over_measured"]) for n in doc["nodes"]
              if n.get("measured") and n["measured"].get("predicted_over_measured") and n["measured"]["median_us"] > 0]
     total = sum(x[1] for x in nodes) or 1
@@ -70,6 +72,13 @@ def pct(x):
 def report(a, models, role, files, missing, batches, threads):
     machine = os.path.join(a.out, "machine.json")
     rows, families, majors, by_op, cals = [], {}, {}, {}, {}
+    # one calibration on the fit records of every thread count together
+    every = [os.path.join(a.out, "measured", f"t{t}", f"{m[0]}_b{b}.json") for t in threads
+             for i, m in enumerate(models) if role(i) == "fit" for b in batches]
+    joint = os.path.join(a.out, "spec" + (f"-{a.tag}" if a.tag else ""), "calibrated-joint.json")
+    os.makedirs(os.path.dirname(joint), exist_ok=True)
+    run(a.onnxcost, "calibrate", *[f for f in every if os.path.exists(f)], "--machine", machine, "-o", joint,
+        "--format", "json")
     for t in threads:
         recs = {}
         for i, (name, src, fam, binds) in enumerate(models):
@@ -105,18 +114,25 @@ def report(a, models, role, files, missing, batches, threads):
             rows.append(row)
             print(f"t{t} b{b} {name:30s} {row['role']:5s} {e2e:9.2f} ms: " + ", ".join(
                 f"{w} {pct(row[w + '_error'])} ({row[w + '_node_median_ln'] or 0:.2f})" for w in WAYS), flush=True)
-    # one calibration, at the most threads, predicting the records at fewer (--threads N)
+    # one calibration, at the most threads, predicting the records at fewer (--threads N); and the one
+    # calibration on every thread count's fit records predicting every record at its own
     top = max(threads)
     for r in rows:
         if r["threads"] != top:
             ms, _, _, _ = predict(a, r["file"], ["--gpu-spec", cals[top], "--threads", str(r["threads"])])
             r[f"calibrated_at_{top}_error"] = ms / r["end_to_end_ms"] - 1
+        ms, _, _, _ = predict(a, r["file"], ["--gpu-spec", joint])
+        r["joint_error"] = ms / r["end_to_end_ms"] - 1
     check = [r for r in rows if r["role"] == "check"]
     cross = [abs(r[f"calibrated_at_{top}_error"]) for r in check if r["threads"] != top]
     summary = {"cross_threads": {"calibrated_at": top, "records": len(cross),
                                  "within_10": sum(e <= 0.10 for e in cross),
                                  "within_15": sum(e <= 0.15 for e in cross),
                                  "median_abs_error": statistics.median(cross) if cross else None}}
+    summary["joint"] = {"efficiency": json.load(open(joint))["efficiency"], "by_threads": {
+        f"t{t}": {"records": len(e), "within_10": sum(x <= 0.10 for x in e), "within_15": sum(x <= 0.15 for x in e),
+                  "median_abs_error": statistics.median(e) if e else None}
+        for t in threads for e in [[abs(r["joint_error"]) for r in check if r["threads"] == t]]}}
     for w in WAYS:
         errs = [abs(r[w + "_error"]) for r in check]
         summary[w] = {"records": len(errs), "within_10": sum(e <= 0.10 for e in errs),
@@ -177,7 +193,8 @@ def write_md(doc, path):
     lines = [f"CPU: {doc['cpu']}; ONNX Runtime {doc['onnxruntime']}, optimization level all; batch "
              f"{' and '.join(map(str, doc['batches']))}, {' and '.join(map(str, doc['threads']))} intra-op threads; "
              "each record the median of `--reps auto` (at most 10 s) after 3 warm-up runs.", "",
-             f"{n_models} models; fit on a third spanning the families ({len(doc['fit'])}: {', '.join(doc['fit'])}), "
+             f"{n_models} models; fit on a third of them ({len(doc['fit'])}: {', '.join(doc['fit'])}; "
+             "docs/MEASURED.md says why these), "
              "per thread count, at both batches; every other record is unseen.", ""]
     if doc["batch_8_missing"]:
         lines += ["Batch 8 not run (ONNX Runtime refused the batch-8 copy): " +
@@ -191,9 +208,18 @@ def write_md(doc, path):
                      f"{x['within_15']} ({100 * x['within_15'] / x['records']:.0f} %) | "
                      f"{100 * x['median_abs_error']:.1f} % | " +
                      " | ".join(f"{v['within_15']}/{v['records']}" for v in x["by"].values()) + " |")
+    j = s.get("joint")
+    if j:
+        lines += ["", "One calibration for every thread count: fitted on the fit records at " +
+                  " and ".join(k[1:] for k in j["by_threads"]) + " threads together, each record at the thread "
+                  "count it ran with (`calibrate` fits a record on the CPU at its threads; a prediction takes "
+                  "`--threads N`); the unseen records: " + "; ".join(
+                      f"{k[1:]} thread{'s' if k != 't1' else ''}: {v['within_10']} of {v['records']} within 10 %, "
+                      f"{v['within_15']} within 15 %, median error {100 * v['median_abs_error']:.1f} %"
+                      for k, v in j["by_threads"].items()) + "."]
     x = s["cross_threads"]
     if x["records"]:
-        lines += ["", f"One calibration for every thread count: calibrated at {x['calibrated_at']} threads (the spec "
+        lines += ["", f"A calibration at one thread count for another: calibrated at {x['calibrated_at']} threads (the spec "
                       f"above), predicting the unseen records at fewer with `--threads N`: {x['records']} records, "
                       f"{x['within_10']} within 10 %, {x['within_15']} within 15 %, median error "
                       f"{100 * x['median_abs_error']:.1f} %."]
@@ -215,10 +241,11 @@ def write_md(doc, path):
                      f"{100 * m['share_of_misses']:.1f} % |")
     lines += ["", "Every record (error: predicted end to end over measured, minus 1; in brackets the per-node "
                   "median |ln|):", "",
-              "| model | family | role | threads | batch | measured (ms) | probed | calibrated | tables |",
-              "|---|---|---|---:|---:|---:|---|---|---|"]
+              "| model | family | role | threads | batch | measured (ms) | probed | calibrated | tables | one calibration |",
+              "|---|---|---|---:|---:|---:|---|---|---|---|"]
     for r in doc["records"]:
         lines.append(f"| {r['model']} | {r['family']} | {r['role']} | {r['threads']} | {r['batch']} | "
                      f"{r['end_to_end_ms']:.2f} | " +
-                     " | ".join(f"{pct(r[w + '_error'])} ({r[w + '_node_median_ln'] or 0:.2f})" for w in WAYS) + " |")
+                     " | ".join(f"{pct(r[w + '_error'])} ({r[w + '_node_median_ln'] or 0:.2f})" for w in WAYS) +
+                     f" | {pct(r['joint_error'])} |")
     open(path, "w").write("\n".join(lines) + "\n")

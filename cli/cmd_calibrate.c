@@ -28,6 +28,12 @@ static const char oc_calibrate_usage[] =
     "device options give the model before the fit: the peaks (--gpu, --gpu-spec,\n"
     "--machine, else the built-in GPU whose name matches the results' device) and\n"
     "the starting factors; --math comes from each file.\n"
+    "\n"
+    "On a CPU a measure result is fitted at the thread count it ran with (the\n"
+    "machine's rates at those threads), so one calibration on records at 1 and N\n"
+    "threads serves every thread count (predict with --threads N); the fit adds a\n"
+    "factor per op type that runs far from its roofline (LRN, erf-based GELUs) and\n"
+    "the thread pool's costs (docs/MODEL.md, \"Thread counts\").\n"
     "\n";
 
 static const char oc_calibrate_footer[] =
@@ -36,6 +42,7 @@ static const char oc_calibrate_footer[] =
     "  onnxcost calibrate resnet50-h100.json --check gpt2-h100.json -o h100.json\n"
     "  onnxcost distilbert.onnx --gpu-spec h100.json\n"
     "  onnxcost calibrate resnet18.cpu.json --check vit.cpu.json --machine machine.json -o cpu.json\n"
+    "  onnxcost calibrate r18-t1.json r18-t4.json --machine machine.json -o cpu.json  # then --threads N\n"
     "  onnxcost calibrate --end-to-end docs/results/dle-resnet50.csv\n";
 
 enum { OC_CALIB_MAX_FILES = 256 };

@@ -17,6 +17,7 @@
 #include "../analyzer/exe_path.h"
 #include "../analyzer/graph.h"
 #include "../analyzer/model.h"
+#include "../reports/report.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -592,10 +593,20 @@ int oc_cmd_measure(int argc, char **argv) {
             snprintf(dims[nd], len, "--dim=%s=%" PRId64, an->bound[i].name, an->bound[i].value);
             aargv[na++] = dims[nd++];
         }
-    bool cpu_device = false; /* --machine FILE or --cpu: predicted at the threads it ran with */
+    /* --machine FILE, --cpu or a CPU's --gpu-spec FILE (a calibrated one, fitted
+       at each record's threads): predicted at the threads it ran with */
+    bool cpu_device = false;
     for (int32_t i = 0; i < n_rest; i++) {
         aargv[na++] = rest[i];
         cpu_device |= strcmp(rest[i], "--cpu") == 0 || strncmp(rest[i], "--machine", 9) == 0;
+        const char *spec = strncmp(rest[i], "--gpu-spec=", 11) == 0                       ? rest[i] + 11
+                           : strcmp(rest[i], "--gpu-spec") == 0 && i + 1 < n_rest ? rest[i + 1]
+                                                                                        : NULL;
+        if (spec) {
+            struct oc_gpu g;
+            char name[128], err[256];
+            cpu_device |= oc_gpu_spec_load(spec, &g, name, sizeof name, err, sizeof err) && g.cpu;
+        }
     }
     if (cpu_device && a.threads) {
         aargv[na++] = "--threads";

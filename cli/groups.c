@@ -210,6 +210,9 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
     struct oc_perf_opts def;
     oc_perf_defaults(&def);
     if (!(g->set & OC_PERF_SET_COMPUTE)) {
+        g->perf.task_s = def.task_s;
+        g->perf.split_s = def.split_s;
+        g->perf.split_share = def.split_share;
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
     }

@@ -386,16 +386,32 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     for (int k = 0; k < 4; k++)
         if (n_level[k])
             c[nc++] = (struct oc_calib_coord){&o.eff_memory_cache[k], log(OC_CALIB_EFF_MIN), log(OC_CALIB_EFF_MAX), true};
+    /* a CPU's thread pool, where points ran on more than one thread of a CPU
+       with one-thread figures: the least work the runtime splits over its
+       threads (from 0.1 us: every node split), what a split adds (in the
+       fixed costs' range) and the share of the threads' speedup a split
+       node gets; time-weighted, with the shared factors */
+    bool one = false, more = false;
+    for (int32_t i = 0; gpu->cpu && i < n; i++) {
+        const struct oc_gpu *dev = pts[i].gpu ? pts[i].gpu : gpu;
+        one |= dev->threads == 1;
+        more |= dev->threads > 1 && dev->scaling.mem_one > 0;
+    }
+    if (more) {
+        if (!(o.task_s >= OC_CALIB_TASK_MIN))
+            o.task_s = OC_CALIB_TASK_MIN;
+        if (!(o.split_share > 0))
+            o.split_share = 1;
+        c[nc++] = (struct oc_calib_coord){&o.task_s, log(OC_CALIB_TASK_MIN), log(OC_CALIB_TASK_MAX), true};
+        c[nc++] = (struct oc_calib_coord){&o.split_s, 0, OC_CALIB_LAUNCH_MAX, false};
+        c[nc++] = (struct oc_calib_coord){&o.split_share, 0.01, 1, false};
+    } else {
+        o.task_s = o.split_s = o.split_share = 0;
+    }
     /* the shared factors are c[0 .. fixed); the fixed costs follow: launch,
        and a CPU's pool cost where points ran both on one thread and on more
        (else the two are one number) */
     const int fixed = nc;
-    bool one = false, more = false;
-    for (int32_t i = 0; gpu->cpu && i < n; i++) {
-        int32_t t = (pts[i].gpu ? pts[i].gpu : gpu)->threads;
-        one |= t == 1;
-        more |= t > 1;
-    }
     c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
     if (one && more)
         c[nc++] = (struct oc_calib_coord){&o.pool_s, 0, OC_CALIB_LAUNCH_MAX, false};
@@ -510,6 +526,9 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         }
     out->eff.launch_s = o.launch_s;
     out->eff.pool_s = one && more ? o.pool_s : 0;
+    out->eff.task_s = more && o.task_s > OC_CALIB_TASK_MIN * 1.001 ? o.task_s : 0; /* at the floor: every node split */
+    out->eff.split_s = more ? o.split_s : 0;
+    out->eff.split_share = more ? o.split_share : 0;
     out->eff.has_launch = true;
     return OC_OK;
 }

@@ -60,6 +60,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_EFF_MAX 10.0
 #define OC_CALIB_LAUNCH_MAX 50e-6
 #define OC_CALIB_HOST_MAX 1e-3
+#define OC_CALIB_TASK_MIN 1e-7 /* a CPU's least work per thread (task_s), seconds */
+#define OC_CALIB_TASK_MAX 1e-2
 #define OC_CALIB_PARALLEL_MAX 1e8
 /* An op's own factor f (a CPU's fit) adds OC_CALIB_OP_SHRINK x |ln f| to the
  * time-weighted loss: an op with a share s of the measured time keeps f = 1

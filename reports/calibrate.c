@@ -69,6 +69,13 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
     if (f->eff.pool_s > 0)
         oc_sbuf_printf(b, ", %.2f us more per node on more than one thread%s", f->eff.pool_s * 1e6,
                        f->eff.pool_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
+    if (f->eff.task_s > 0 || f->eff.split_s > 0)
+        oc_sbuf_printf(b, ", a node split over the threads from %.1f us of one thread's time, %.2f us more and %.0f %% "
+                       "of the threads' speedup when split%s",
+                       f->eff.task_s * 1e6, f->eff.split_s * 1e6, 100 * (f->eff.split_share > 0 ? f->eff.split_share : 1),
+                       f->eff.task_s >= OC_CALIB_TASK_MAX * 0.999 || f->eff.split_s >= OC_CALIB_LAUNCH_MAX * 0.999
+                           ? " (at the end of its range)"
+                           : "");
     if (f->eff.gap_s > 0)
         oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
     for (int32_t k = 0; k < f->eff.ops.n; k++) /* a CPU's ops with a factor of their own */

@@ -101,6 +101,14 @@ static int oc_spec_unit(const char *key) {
     return -1;
 }
 
+static bool ok_share(const json_t *v, double *out) {
+    double x = json_number_value(v);
+    if (!json_is_number(v) || !(x >= 0.01 && x <= 1))
+        return false;
+    *out = x;
+    return true;
+}
+
 /* "efficiency": {"fp32": 0.71, "conv_fp32": 0.3, "tf32_tc": 0.45, "memory": 0.93, "launch_us": 2.9}
  * (onnxcost calibrate writes it; docs/GPUS.md): "conv_" before a unit key is
  * the convolutions' own factor */
@@ -114,8 +122,16 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
         bool host = strcmp(key, "host_us") == 0, gap = strcmp(key, "gap_us") == 0;
-        bool pool = strcmp(key, "pool_us") == 0;
-        bool launch = host || gap || pool || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
+        bool pool = strcmp(key, "pool_us") == 0, task = strcmp(key, "task_us") == 0;
+        bool split = strcmp(key, "split_us") == 0;
+        if (strcmp(key, "split_share") == 0) { /* a share of the threads' speedup */
+            if (!ok_share(val, &out->split_share)) {
+                snprintf(err, esize, "bad key 'efficiency.split_share' (a share from 0.01 to 1 expected)");
+                return false;
+            }
+            continue;
+        }
+        bool launch = host || gap || pool || task || split || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
         bool conv = strncmp(key, "conv_", 5) == 0;
         if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
             if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
@@ -167,6 +183,8 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         double *dest = host                           ? &out->host_s
                        : gap                          ? &out->gap_s
                        : pool                         ? &out->pool_s
+                       : task                         ? &out->task_s
+                       : split                        ? &out->split_s
                        : launch                       ? &out->launch_s
                        : strcmp(key, "memory") == 0 ? &out->memory
                        : unit >= 0 && conv          ? &out->conv_unit[unit]
@@ -176,13 +194,13 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
                              "\"parallel_outputs\", \"memory\", \"memory_caches\", \"ops\", \"launch_us\", \"host_us\", "
-                             "\"gap_us\" or \"pool_us\" expected"
+                             "\"gap_us\", \"pool_us\", \"task_us\" or \"split_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;
         }
         *dest = launch ? x * 1e-6 : x;
-        out->has_launch |= launch && !host && !gap && !pool;
+        out->has_launch |= launch && !host && !gap && !pool && !task && !split;
     }
     return true;
 }

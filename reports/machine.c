@@ -103,6 +103,12 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
         json_object_set_new(o, "gap_us", json_real(round(e->gap_s * 1e8) / 1e2));
     if (e->pool_s > 0)
         json_object_set_new(o, "pool_us", json_real(round(e->pool_s * 1e8) / 1e2));
+    if (e->task_s > 0)
+        json_object_set_new(o, "task_us", json_real(round(e->task_s * 1e8) / 1e2));
+    if (e->split_s > 0)
+        json_object_set_new(o, "split_us", json_real(round(e->split_s * 1e8) / 1e2));
+    if (e->split_share > 0)
+        json_object_set_new(o, "split_share", json_real(round(e->split_share * 1e4) / 1e4));
     if (e->ops.n > 0) { /* the ops' own factors */
         json_t *ops = json_object();
         for (int32_t k = 0; k < e->ops.n; k++)

@@ -306,6 +306,14 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(opts, "launch_s", json_real(p->opts.launch_s));
     json_object_set_new(opts, "host_s", json_real(p->opts.host_s));
     json_object_set_new(opts, "gap_s", json_real(p->opts.gap_s));
+    if (p->opts.pool_s > 0)
+        json_object_set_new(opts, "pool_s", json_real(p->opts.pool_s));
+    if (p->opts.task_s > 0)
+        json_object_set_new(opts, "task_s", json_real(p->opts.task_s));
+    if (p->opts.split_s > 0)
+        json_object_set_new(opts, "split_s", json_real(p->opts.split_s));
+    if (p->opts.split_share > 0)
+        json_object_set_new(opts, "split_share", json_real(p->opts.split_share));
     if (p->opts.op_eff && p->opts.op_eff->n > 0) { /* the ops' own factors a calibrated spec gave */
         json_t *ops = json_object();
         for (int32_t k = 0; k < p->opts.op_eff->n; k++)

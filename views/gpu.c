@@ -170,6 +170,12 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->pool_s = m->pool_s;
         took = true;
     }
+    if (!(set & OC_PERF_SET_COMPUTE) && (m->task_s > 0 || m->split_s > 0 || m->split_share > 0)) {
+        o->task_s = m->task_s;
+        o->split_s = m->split_s;
+        o->split_share = m->split_share;
+        took = true;
+    }
     if (!(set & (OC_PERF_SET_COMPUTE | OC_PERF_SET_MEMORY)) && m->ops.n > 0) {
         o->op_eff = &m->ops;
         took = true;
@@ -329,6 +335,36 @@ double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
     return level >= 0 && level < 4 && o->eff_memory_cache[level] > 0 ? o->eff_memory_cache[level] : o->eff_memory;
 }
 
+/* A CPU on more than one thread (oc_perf_opts.task_s, split_s,
+ * split_share): a node of less than task_s of one thread's time is not
+ * split, and runs at one thread's rates (the probe's one-thread figures); a
+ * larger one gets split_share of the speedup the threads' rates give over
+ * one thread's (at most the thread count: the probe's triads on two threads
+ * of a shared L3 ran 2.6x one's), and pays split_s. Returns the added
+ * seconds. */
+static double oc_perf_cpu_split(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit,
+                                int32_t level, struct oc_node_perf *out) {
+    const struct oc_cpu_scaling *s = &gpu->scaling;
+    if (!gpu->cpu || gpu->threads <= 1 || !(o->task_s > 0 || o->split_s > 0 || o->split_share > 0))
+        return 0;
+    double peak_one = s->peak_one[unit], bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw;
+    double bw_one = level >= 0 ? s->cache_bw_one[level] : s->mem_one;
+    if (!(peak_one > 0) || !(bw_one > 0) || !(out->peak > 0) || !(bw > 0))
+        return 0; /* no one-thread figures: the threads' rates as they are */
+    double tc_one = out->t_compute * out->peak / peak_one, tm_one = out->t_memory * bw / bw_one;
+    double one = tc_one > tm_one ? tc_one : tm_one, par = out->t_compute > out->t_memory ? out->t_compute : out->t_memory;
+    if (one >= o->task_s && par > 0) { /* split: a share of the threads' speedup, and the split's cost */
+        double most = one / par < gpu->threads ? one / par : gpu->threads; /* a triad's may exceed the threads' */
+        double share = o->split_share > 0 ? o->split_share : 1, speedup = 1 + (most - 1) * share;
+        out->t_compute = tc_one / speedup;
+        out->t_memory = tm_one / speedup;
+        return o->split_s;
+    }
+    out->t_compute = tc_one;
+    out->t_memory = tm_one;
+    return 0;
+}
+
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double op_eff, double peak, uint64_t flops, uint64_t bytes,
                         struct oc_node_perf *out) {
@@ -354,8 +390,10 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
         out->t_memory /= op_eff;
         out->op_eff = op_eff;
     }
+    double split = oc_perf_cpu_split(gpu, o, unit, level, out);
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
+    body += split;
     out->time = body + o->launch_s + (gpu->cpu && gpu->threads > 1 ? o->pool_s : 0);
     out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
 }
@@ -465,6 +503,7 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
                          &np->table_extrapolated))
         return;
     np->from_table = true;
+    np->op_eff = 1; /* the table's time, not the roofline's */
     np->time = s + (gpu->cpu ? 0 : o->launch_s);
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }

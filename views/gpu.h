@@ -17,6 +17,10 @@
  *              was calibrated
  *   time     = max(t_comp, t_mem) + launch   (sum instead with additive)
  *   bound    = compute when t_comp >= t_mem, else memory
+ * On a calibrated CPU spec, t_comp and t_mem are divided by the op's own
+ * factor (oc_op_efficiencies), and on more than one thread a node runs at
+ * one thread's rates below task_s, else pays split_s, and every node pays
+ * pool_s (oc_perf_opts; docs/MODEL.md, "Thread counts").
  * The model's time is the sum over its nodes, or kernels x host_s when the
  * runtime's host dispatch is slower (host_s: 0 by default, calibrated from
  * end-to-end measurements of an eager runtime).
@@ -94,6 +98,11 @@ struct oc_gpu_efficiency {
     double pool_s;              /* a CPU runtime's added time per node on more
                                    than one thread (0 = not measured): see
                                    oc_perf_opts */
+    double task_s, split_s;     /* a CPU runtime's least work it splits over its
+                                   threads, and what a split costs (0 = not
+                                   measured): see oc_perf_opts               */
+    double split_share;         /* a split node's share of the threads'
+                                   speedup (0 = not measured)                */
     struct oc_op_efficiencies ops; /* the ops' own factors (n 0 = none)        */
 };
 
@@ -202,6 +211,15 @@ struct oc_perf_opts {
                             splitting a node's work and joining the threads
                             (0 = none; calibrate fits it where its records
                             ran at 1 thread and at more, MODEL.md)        */
+    double task_s;       /* a CPU runtime's least work it splits over its
+                            threads: a node of less one-thread time runs on
+                            one thread, at one thread's rates (0 = every
+                            node split; calibrate fits it from records on
+                            more than one thread, MODEL.md)               */
+    double split_s;      /* and the time a split node adds: waking and
+                            joining the threads (0 = none)               */
+    double split_share;  /* (0, 1]: the share of the threads' speedup over one
+                            thread (the probe's) a split node gets (0 = all) */
     const struct oc_op_efficiencies *op_eff; /* the ops' own factors, or NULL
                             (borrowed: a spec's, oc_perf_use_measured)      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */

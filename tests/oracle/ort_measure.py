@@ -246,6 +246,19 @@ def check_passes(binary, src, workdir):
     check(c.returncode == 0 and t1.returncode == 0 and ", 1 thread from" in t1.stdout
           and json.load(open(cal)).get("probe", {}).get("one_thread", {}).get("fp32_gflops", 0) > 0,
           f"a calibrated spec predicts at --threads 1 ({(t1.stderr or c.stderr).strip()[:160]})")
+    # measure with that calibrated CPU spec predicts at the threads it ran with, as the analysis of its own saved
+    # graph and profile at --threads 1 does (calibrate fitted the record at its threads)
+    save1 = os.path.join(workdir, "spec1")
+    m1 = run(binary, src, "--batch", "2", "--threads", "1", "--reps", "3", "--warmup", "1", "--gpu-spec", cal,
+             "--save", save1, "--format", "json")
+    a1 = subprocess.run([binary, os.path.join(save1, "small.ort.onnx"), "--batch", "2", "--measured",
+                         os.path.join(save1, "small.profile.json"), "--gpu-spec", cal, "--threads", "1", "--format",
+                         "json", "-q"], capture_output=True, text=True)
+    got = json.loads(m1.stdout)["measured"].get("predicted_ms") if m1.returncode == 0 else None
+    want = json.loads(a1.stdout)["measured"].get("predicted_ms") if a1.returncode == 0 else None
+    check(got is not None and want is not None and close(got, want),
+          f"measure with a calibrated CPU spec predicts at its --threads 1: {got} ms, the analysis at --threads 1 "
+          f"{want} ms ({(m1.stderr or a1.stderr).strip()[:160]})")
     check(r0.get(noisy) == "noisy" and r0.get(clean) == "fit" and len(w0) == 1 and noisy in w0[0] and "1.50x" in w0[0]
           and r1.get(noisy) == "fit" and not w1,
           f"calibrate leaves the noisy record out, naming it ({w0[0][:140] if w0 else r0}); --keep-noisy fits it ({r1})")

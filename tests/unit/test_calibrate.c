@@ -362,6 +362,82 @@ static void fit_op_efficiency(void **state) {
     REL(oc_perf_op_efficiency(&kept, "LRN"), 1, 0);
 }
 
+/* A CPU measured at 1 and 2 threads (each record fitted on the CPU at its
+   own thread count, oc_gpu_at_threads): 2 threads double the rates, but
+   the runtime splits a node only from 30 us of one thread's time, a split
+   node gets 90 % of that speedup (1.9x) and costs 10 us more, and every
+   node on the thread pool 2 us. Times made by that
+   model, written out here; the fit recovers the shared factors, the costs
+   and where the split starts, and the prediction at 2 threads follows them
+   by hand. */
+static double two_threads(double one, double task, double split, double share, double fixed) {
+    return (one < task ? one : one / (1 + share) + split) + fixed;
+}
+
+static void fit_threads(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu(); /* as 2 threads: 10 TFLOP/s, 1 TB/s; one thread half */
+    g.cpu = true;
+    g.threads = 2;
+    g.scaling.threads = 2;
+    g.scaling.peak_one[OC_UNIT_FP32] = 5e12;
+    g.scaling.mem_one = 0.5e12;
+    struct oc_gpu one;
+    char name[64];
+    assert_true(oc_gpu_at_threads(&g, 1, &one, name, sizeof name));
+    assert_true(one.peak[OC_UNIT_FP32] == 5e12 && one.mem_bw == 0.5e12 && one.threads == 1);
+    const double launch = 3e-6, pool = 2e-6, task = 30e-6, split = 10e-6;
+    struct oc_calib_point p[48];
+    int n = 0;
+    for (int t = 1; t <= 2; t++)
+        for (int k = 0; k < 12; k++) { /* one thread's time 5 us to 10 ms, products and elementwise nodes */
+            double flops = 2e7 * pow(2, k), moved = 2e6 * pow(2, k);
+            double tc = flops / (5e12 * 0.8), tm = moved / (0.5e12 * 0.6);
+            p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e3, false, 0, 0, "MatMul", 1, t == 1 ? &one : &g};
+            p[n++].measured_s = t == 1 ? tc + launch : two_threads(tc, task, split, 0.9, launch + pool);
+            p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 8, moved, false, 0, 0, "Add", 1, t == 1 ? &one : &g};
+            p[n++].measured_s = t == 1 ? tm + launch : two_threads(tm, task, split, 0.9, launch + pool);
+        }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, n, &fit), OC_OK);
+    if (!(fabs(fit.eff.unit[OC_UNIT_FP32] / 0.8 - 1) < 0.05 && fabs(fit.eff.memory / 0.6 - 1) < 0.05))
+        fail_msg("FP32 %.3f, memory %.3f: want 0.8 and 0.6, the same at both thread counts",
+                 fit.eff.unit[OC_UNIT_FP32], fit.eff.memory);
+    if (!(fabs(fit.eff.launch_s / launch - 1) < 0.15 && fabs(fit.eff.pool_s / pool - 1) < 0.25))
+        fail_msg("launch %.2f us, pool %.2f us: want 3 and 2", fit.eff.launch_s * 1e6, fit.eff.pool_s * 1e6);
+    /* the split starts between the nodes of 26.7 us (elementwise, not split)
+       and 40 us (a product, split): any point there fits the times */
+    if (!(fit.eff.task_s > 26.6e-6 && fit.eff.task_s <= 40e-6 && fabs(fit.eff.split_s / split - 1) < 0.2))
+        fail_msg("split from %.1f us, costing %.2f us: want between 26.7 and 40, and 10", fit.eff.task_s * 1e6,
+                 fit.eff.split_s * 1e6);
+    REL(fit.eff.split_share, 0.9, 0.02);
+    /* the prediction at 2 threads, by hand with the fitted figures: a product
+       of 60 us on one thread is split */
+    struct oc_gpu cal = g;
+    cal.measured = fit.eff;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    assert_true(oc_perf_use_measured(&cal, 0, &o));
+    struct oc_calib_point q = {OC_UNIT_FP32, 60e-6 * 5e12 * fit.eff.unit[OC_UNIT_FP32], 1e3, false, 0, 1, "MatMul", 1,
+                               NULL};
+    REL(oc_calib_predict(&cal, &o, &q),
+        two_threads(60e-6, fit.eff.task_s, fit.eff.split_s, fit.eff.split_share, fit.eff.launch_s + fit.eff.pool_s),
+        1e-6);
+    q.flops /= 10; /* 6 us: not split, one thread's rate */
+    REL(oc_calib_predict(&cal, &o, &q), 6e-6 + fit.eff.launch_s + fit.eff.pool_s, 1e-6);
+    q.flops *= 10;
+    /* on one thread: no pool cost, no pieces */
+    q.gpu = &one;
+    REL(oc_calib_predict(&cal, &o, &q), 60e-6 + fit.eff.launch_s, 1e-6); /* FLOPs a whole number */
+    /* fitted on one thread count only, the pool cost is not separable from the launch, nor the piece seen */
+    struct oc_calib_fit single;
+    assert_int_equal(oc_calib_fit(&g, &base, p, 24, &single), OC_OK);
+    assert_true(single.eff.pool_s == 0 && single.eff.task_s == 0 && single.eff.split_s == 0 &&
+                single.eff.split_share == 0);
+}
+
 static void spec_round_trip(void **state) {
     (void)state;
     struct oc_gpu g = test_gpu();
@@ -371,6 +447,10 @@ static void spec_round_trip(void **state) {
     fit.eff.memory = 0.93;
     fit.eff.launch_s = 2.5e-6;
     fit.eff.gap_s = 4.5e-6;
+    fit.eff.pool_s = 1.5e-6;
+    fit.eff.task_s = 40e-6;
+    fit.eff.split_s = 12e-6;
+    fit.eff.split_share = 0.85;
     fit.eff.has_launch = true;
     fit.eff.ops.n = 2;
     fit.eff.ops.at[0] = (struct oc_op_efficiency){"LRN", 0.031234};
@@ -399,6 +479,10 @@ static void spec_round_trip(void **state) {
     assert_true(back.measured.has_launch);
     REL(back.measured.launch_s, 2.5e-6, 1e-9);
     REL(back.measured.gap_s, 4.5e-6, 1e-9);
+    REL(back.measured.pool_s, 1.5e-6, 1e-9);
+    REL(back.measured.task_s, 40e-6, 1e-9);
+    REL(back.measured.split_s, 12e-6, 1e-9);
+    REL(back.measured.split_share, 0.85, 1e-12);
     assert_int_equal(back.measured.ops.n, 2);
     for (int k = 0; k < 2; k++) { /* in either order */
         const struct oc_op_efficiency *e = &back.measured.ops.at[k];
@@ -473,7 +557,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
-        cmocka_unit_test(cpu_fixed_cost), cmocka_unit_test(fit_op_efficiency),
+        cmocka_unit_test(cpu_fixed_cost), cmocka_unit_test(fit_op_efficiency), cmocka_unit_test(fit_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
