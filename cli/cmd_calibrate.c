@@ -350,10 +350,18 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
         if (off[k + 1] == off[k])
             oc_cli_diag("warning", files[k].path, "no measured node with a kernel in the model: nothing to compare");
-        if (base->cpu && files[k].threads > 0 &&
-            oc_gpu_at_threads(base, files[k].threads, &devs[k], dev_names[k], sizeof dev_names[k]))
-            for (int32_t i = off[k]; i < off[k + 1]; i++)
-                all[i].gpu = &devs[k];
+        /* from the probed machine, not from --threads N's copy of it (which
+           scales no further) */
+        const struct oc_gpu *probed = base == &g.scaled ? &g.custom : base;
+        if (base->cpu && files[k].threads > 0) {
+            if (oc_gpu_at_threads(probed, files[k].threads, &devs[k], dev_names[k], sizeof dev_names[k]))
+                for (int32_t i = off[k]; i < off[k + 1]; i++)
+                    all[i].gpu = &devs[k];
+            else
+                oc_cli_diag("warning", files[k].path,
+                            "the machine has no one-thread figures (an onnxcost probe record): fitted at its own "
+                            "thread count, not at the record's");
+        }
     }
     struct oc_calib_fit fit;
     if (oc_calib_fit(base, &g.perf, all, off[n_fit], &fit) != OC_OK) {
@@ -375,10 +383,12 @@ int oc_cmd_calibrate(int argc, char **argv) {
     }
     struct oc_gpu calibrated = *base;
     calibrated.measured = fit.eff;
-    struct oc_perf_opts after = g.perf;
+    struct oc_perf_opts after = g.perf; /* the fit's factors only, as the spec written holds them */
     memset(after.eff_unit, 0, sizeof after.eff_unit);
     memset(after.eff_conv_unit, 0, sizeof after.eff_conv_unit);
     memset(after.parallel_outputs, 0, sizeof after.parallel_outputs);
+    after.pool_s = after.task_s = after.split_s = after.split_share = 0;
+    after.op_eff = NULL;
     oc_perf_use_measured(&calibrated, 0, &after);
     for (int32_t k = 0; k < n; k++) {
         fr[k].path = files[k].path;

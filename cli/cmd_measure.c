@@ -605,7 +605,8 @@ int oc_cmd_measure(int argc, char **argv) {
         if (spec) {
             struct oc_gpu g;
             char name[128], err[256];
-            cpu_device |= oc_gpu_spec_load(spec, &g, name, sizeof name, err, sizeof err) && g.cpu;
+            cpu_device |= oc_gpu_spec_load(spec, &g, name, sizeof name, err, sizeof err) && g.cpu &&
+                          g.scaling.threads > 0; /* one it can scale: --threads takes it */
         }
     }
     if (cpu_device && a.threads) {

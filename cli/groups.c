@@ -349,6 +349,7 @@ static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) 
     struct oc_cli_gpu *g = dest;
     *(o->min ? &g->perf.host_s : &g->perf.launch_s) = x * 1e-6;
     g->set |= OC_PERF_SET_LAUNCH;
+    g->perf.gap_s = g->perf.pool_s = 0; /* a spec's fixed costs go with it, in whichever order */
     return true;
 }
 
@@ -363,10 +364,12 @@ static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
         memset(g->perf.parallel_outputs, 0, sizeof g->perf.parallel_outputs);
+        g->perf.task_s = g->perf.split_s = g->perf.split_share = 0;
     } else { /* every level's: a calibrated file's per-level factors too */
         g->set |= OC_PERF_SET_MEMORY;
         memset(g->perf.eff_memory_cache, 0, sizeof g->perf.eff_memory_cache);
     }
+    g->perf.op_eff = NULL; /* the ops' own factors are relative to the spec's, in whichever order */
     return true;
 }
 
@@ -387,8 +390,9 @@ static const struct oc_opt oc_gpu_opts[] = {
                     oc_opt_gpu_spec),
     OC_OPT_CALL_ROW("--cpu", NULL, "the same for this machine, probed now (about 2 s; docs/MEASURED.md)", oc_opt_cpu),
     OC_OPT_CALL_ROW("--threads", "N",
-                    "with --machine or --cpu: predict at N threads, each rate between\n"
-                    "the probed one-thread and all-thread figures (default: all)",
+                    "with --machine, --cpu or a CPU's --gpu-spec: predict at N threads,\n"
+                    "each rate between the probed one-thread and all-thread figures\n"
+                    "(default: all)",
                     oc_opt_threads),
     OC_OPT_PARSE_ROW("--math", "MODE",
                      "auto (default), fp32 (no tensor cores), tf32 (fp32 contractions\n"

@@ -91,17 +91,6 @@ static bool oc_calib_compute_bound(const struct oc_gpu *gpu, const struct oc_per
     return np.bound == OC_BOUND_COMPUTE && np.t_compute > 0;
 }
 
-static double oc_calib_loss(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts,
-                            int32_t n, double total) {
-    double loss = 0;
-    for (int32_t i = 0; i < n; i++) {
-        double pred = oc_calib_predict(gpu, o, &pts[i]);
-        double e = log(pred > 0 ? pred : 1e-12) - log(pts[i].measured_s);
-        loss += pts[i].measured_s / total * e * e;
-    }
-    return loss;
-}
-
 /* The coordinates: a compute factor per unit present, the memory factor
  * (all in log space), the launch time (linear). */
 struct oc_calib_coord {
@@ -211,8 +200,10 @@ static void oc_calib_descend(const struct oc_calib_objective *f, struct oc_perf_
     oc_calib_set(c, bx);
 }
 
-/* The ops' factors and the memory factors trade one for the other: every
-   op slower and every memory level faster predicts the same. One coordinate
+/* The ops' factors and the memory factors trade one for the other: for the
+   memory-bound nodes of ops with a factor, every op slower and every memory
+   level faster predicts the same (the other nodes and the shrinkage decide
+   where along it the fit stops). One coordinate
    moves along that valley, which coordinate descent cannot: the memory
    factors times e^shift, every op's factor over it, at the loss plus every
    op's shrinkage (the shrinkage decides where along the valley). */
@@ -355,8 +346,9 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         oc_calib_op_table(base, pts, n, total, &ops, slot, out->op_share, out->n_op);
     }
     o.op_eff = &ops;
-    out->loss_before = oc_calib_loss(gpu, &o, pts, n, total);
-    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 8], par[2];
+    /* every coordinate: a factor per unit and class, memory and 4 levels, the
+       thread pool's 3 shared terms, launch and pool, the 2 parallelism terms */
+    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 1 + 4 + 3 + 2 + 2], par[2];
     int nc = 0, np = 0;
     /* the parallelism term of a class, where its contractions of known size
        span at least 10x (else it and the efficiency trade one for the other):
@@ -424,6 +416,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
        shifts the other factors) */
     struct oc_perf_opts start = o;
     const struct oc_calib_points_data data = {gpu, pts, n, total, slot};
+    out->loss_before = oc_calib_points_loss(&o, &data);
     const struct oc_calib_objective obj = {oc_calib_points_loss, &data};
     double best = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
     if (np) {
@@ -525,7 +518,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
             out->n_op[j] = out->n_op[k];
         }
     out->eff.launch_s = o.launch_s;
-    out->eff.pool_s = one && more ? o.pool_s : 0;
+    out->eff.pool_s = o.pool_s;
     out->eff.task_s = more && o.task_s > OC_CALIB_TASK_MIN * 1.001 ? o.task_s : 0; /* at the floor: every node split */
     out->eff.split_s = more ? o.split_s : 0;
     out->eff.split_share = more ? o.split_share : 0;

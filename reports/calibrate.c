@@ -69,7 +69,7 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
     if (f->eff.pool_s > 0)
         oc_sbuf_printf(b, ", %.2f us more per node on more than one thread%s", f->eff.pool_s * 1e6,
                        f->eff.pool_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
-    if (f->eff.task_s > 0 || f->eff.split_s > 0)
+    if (f->eff.task_s > 0 || f->eff.split_s > 0 || f->eff.split_share > 0)
         oc_sbuf_printf(b, ", a node split over the threads from %.1f us of one thread's time, %.2f us more and %.0f %% "
                        "of the threads' speedup when split%s",
                        f->eff.task_s * 1e6, f->eff.split_s * 1e6, 100 * (f->eff.split_share > 0 ? f->eff.split_share : 1),
@@ -186,6 +186,12 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
         json_array_append_new(edge, json_string("memory"));
     if (r->fit->eff.launch_s >= OC_CALIB_LAUNCH_MAX * 0.999)
         json_array_append_new(edge, json_string("launch"));
+    if (r->fit->eff.pool_s >= OC_CALIB_LAUNCH_MAX * 0.999)
+        json_array_append_new(edge, json_string("pool"));
+    if (r->fit->eff.task_s >= OC_CALIB_TASK_MAX * 0.999)
+        json_array_append_new(edge, json_string("task"));
+    if (r->fit->eff.split_s >= OC_CALIB_LAUNCH_MAX * 0.999)
+        json_array_append_new(edge, json_string("split"));
     for (int32_t k = 0; k < r->fit->eff.ops.n; k++)
         if (oc_cal_bound(r->fit->eff.ops.at[k].factor)) {
             char key[80];

@@ -369,6 +369,39 @@ if cs.get("kind") != "cpu" or [c["kib"] for c in cs.get("caches", [])] != [256, 
     fails.append(f"the CPU spec lost its kind or caches: {cs.get('kind')}, {cs.get('caches')}")
 if "on hand CPU, 4 threads" not in p.stdout:
     fails.append("the device of a measured file is the run's CPU and threads")
+# an op's own factor in a CPU spec (efficiency.ops): MNIST's ReLUs (a 256 KiB first level holds
+# each) take the first level's bandwidth x its factor x the op's; the others none. An option that
+# sets the factors it depends on drops it, whichever comes first.
+ospec = os.path.join(tmp, "cpu_spec_ops.json")
+cs2 = json.loads(json.dumps(cs))
+cs2.setdefault("efficiency", {})["ops"] = {"Relu": 0.1}
+json.dump(cs2, open(ospec, "w"))
+mnist_ops = os.path.abspath(os.path.join(src, "fixtures", "mnist", "torchsummary_net.onnx"))
+
+
+def relus(*opts):
+    q = run(mnist_ops, *opts, "--format", "json", "-q")
+    d = json.loads(q.stdout) if q.returncode == 0 else {"nodes": []}
+    return [n for n in d["nodes"] if n["op_type"] == "Relu" and n.get("gpu")], d
+
+
+rl, d_ops = relus("--gpu-spec", ospec)
+lvl = cs2["efficiency"]["memory_caches"][0]
+for n in rl:
+    moved = n["bytes_read"] + n["bytes_written"]
+    near(f"Relu {n['name']} memory time with its op's factor", n["gpu"]["memory_s"],
+         moved / (CPU["caches"][0]["bandwidth_gbs"] * 1e9 * lvl * 0.1), 1e-9)
+    if n["gpu"].get("op_efficiency") != 0.1:
+        fails.append(f"Relu {n['name']}: op_efficiency {n['gpu'].get('op_efficiency')}, want 0.1")
+if not rl or any(n.get("gpu", {}).get("op_efficiency") for n in d_ops["nodes"] if n["op_type"] != "Relu"):
+    fails.append(f"the op factor: {len(rl)} Relu nodes; only they take it")
+for opt in (["--mem-efficiency", "0.5"], ["--efficiency", "0.5"]):
+    a, da = relus("--gpu-spec", ospec, *opt)
+    b, db = relus(*opt, "--gpu-spec", ospec)
+    la, lb = (x.get("gpu", {}).get("latency_s") for x in (da, db))
+    if any(n["gpu"].get("op_efficiency") for n in a + b) or not a or not la or la != lb:
+        fails.append(f"{opt[0]} before or after --gpu-spec: the same prediction, without the op's factor")
+
 p = run("calibrate", mfit, rc=2)
 if "--machine FILE" not in p.stderr or p.returncode != 2:
     fails.append(f"a measured file without --machine: {p.returncode} {p.stderr.strip()}")
