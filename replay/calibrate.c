@@ -346,6 +346,8 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         oc_calib_op_table(base, pts, n, total, &ops, slot, out->op_share, out->n_op);
     }
     o.op_eff = &ops;
+    const struct oc_calib_points_data data = {gpu, pts, n, total, slot};
+    out->loss_before = oc_calib_points_loss(&o, &data); /* the model the fit starts from */
     /* every coordinate: a factor per unit and class, memory and 4 levels, the
        thread pool's 3 shared terms, launch and pool, the 2 parallelism terms */
     struct oc_calib_coord c[2 * OC_UNIT_COUNT + 1 + 4 + 3 + 2 + 2], par[2];
@@ -415,8 +417,6 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
        (else it fits noise: on ocsim, which has no such effect, a free term
        shifts the other factors) */
     struct oc_perf_opts start = o;
-    const struct oc_calib_points_data data = {gpu, pts, n, total, slot};
-    out->loss_before = oc_calib_points_loss(&o, &data);
     const struct oc_calib_objective obj = {oc_calib_points_loss, &data};
     double best = oc_calib_sweeps(&obj, &o, c, nc, out->loss_before);
     if (np) {

@@ -93,6 +93,12 @@ const struct oc_spec_one_thread_key oc_spec_one_thread_keys[OC_SPEC_ONE_THREAD_K
     {"bf16_gflops", OC_UNIT_BF16_TC},
     {"int8_gflops", OC_UNIT_INT8_TC}};
 
+const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS] = {
+    {"launch_us", offsetof(struct oc_gpu_efficiency, launch_s)}, {"host_us", offsetof(struct oc_gpu_efficiency, host_s)},
+    {"gap_us", offsetof(struct oc_gpu_efficiency, gap_s)},       {"pool_us", offsetof(struct oc_gpu_efficiency, pool_s)},
+    {"task_us", offsetof(struct oc_gpu_efficiency, task_s)},     {"split_us", offsetof(struct oc_gpu_efficiency, split_s)},
+};
+
 /* the unit a spec-file key names, or -1 */
 static int oc_spec_unit(const char *key) {
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -121,9 +127,10 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
     json_t *val;
     json_object_foreach((json_t *)e, key, val) {
         double x = json_number_value(val);
-        bool host = strcmp(key, "host_us") == 0, gap = strcmp(key, "gap_us") == 0;
-        bool pool = strcmp(key, "pool_us") == 0, task = strcmp(key, "task_us") == 0;
-        bool split = strcmp(key, "split_us") == 0;
+        int us = 0; /* a time's index in oc_spec_us_keys, or OC_SPEC_US_KEYS */
+        while (us < OC_SPEC_US_KEYS && strcmp(key, oc_spec_us_keys[us].key) != 0)
+            us++;
+        bool launch = us < OC_SPEC_US_KEYS, ok = json_is_number(val);
         if (strcmp(key, "split_share") == 0) { /* a share of the threads' speedup */
             if (!ok_share(val, &out->split_share)) {
                 snprintf(err, esize, "bad key 'efficiency.split_share' (a share from 0.01 to 1 expected)");
@@ -131,7 +138,6 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             }
             continue;
         }
-        bool launch = host || gap || pool || task || split || strcmp(key, "launch_us") == 0, ok = json_is_number(val);
         bool conv = strncmp(key, "conv_", 5) == 0;
         if (strcmp(key + (conv ? 5 : 0), "parallel_outputs") == 0) {
             if (!ok || !(x >= 1 && x <= OC_CALIB_PARALLEL_MAX)) {
@@ -180,12 +186,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             continue;
         }
         int unit = oc_spec_unit(conv ? key + 5 : key);
-        double *dest = host                           ? &out->host_s
-                       : gap                          ? &out->gap_s
-                       : pool                         ? &out->pool_s
-                       : task                         ? &out->task_s
-                       : split                        ? &out->split_s
-                       : launch                       ? &out->launch_s
+        double *dest = launch                       ? (double *)((char *)out + oc_spec_us_keys[us].offset)
                        : strcmp(key, "memory") == 0 ? &out->memory
                        : unit >= 0 && conv          ? &out->conv_unit[unit]
                        : unit >= 0                  ? &out->unit[unit]
@@ -200,7 +201,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             return false;
         }
         *dest = launch ? x * 1e-6 : x;
-        out->has_launch |= launch && !host && !gap && !pool && !task && !split;
+        out->has_launch |= launch && us == 0;
     }
     return true;
 }

@@ -95,18 +95,11 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
             json_array_append_new(a, json_real(round(e->memory_cache[k] * 1e4) / 1e4));
         json_object_set_new(o, "memory_caches", a);
     }
-    if (e->has_launch)
-        json_object_set_new(o, "launch_us", json_real(round(e->launch_s * 1e8) / 1e2));
-    if (e->host_s > 0)
-        json_object_set_new(o, "host_us", json_real(round(e->host_s * 1e8) / 1e2));
-    if (e->gap_s > 0)
-        json_object_set_new(o, "gap_us", json_real(round(e->gap_s * 1e8) / 1e2));
-    if (e->pool_s > 0)
-        json_object_set_new(o, "pool_us", json_real(round(e->pool_s * 1e8) / 1e2));
-    if (e->task_s > 0)
-        json_object_set_new(o, "task_us", json_real(round(e->task_s * 1e8) / 1e2));
-    if (e->split_s > 0)
-        json_object_set_new(o, "split_us", json_real(round(e->split_s * 1e8) / 1e2));
+    for (int k = 0; k < OC_SPEC_US_KEYS; k++) { /* the times, in us: launch whenever measured, the others above 0 */
+        double s = *(const double *)((const char *)e + oc_spec_us_keys[k].offset);
+        if (k == 0 ? e->has_launch : s > 0)
+            json_object_set_new(o, oc_spec_us_keys[k].key, json_real(round(s * 1e8) / 1e2));
+    }
     if (e->split_share > 0)
         json_object_set_new(o, "split_share", json_real(round(e->split_share * 1e4) / 1e4));
     if (e->ops.n > 0) { /* the ops' own factors */

@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* Growable string buffer; on allocation failure `oom` is set and further
  * appends are ignored. */
@@ -184,6 +185,15 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
 /* A unit's key in a --gpu-spec file ("fp32", "tf32_tc", ...; docs/GPUS.md),
  * by enum oc_unit: what the reader takes and the calibrated spec writes. */
 extern const char *const oc_spec_unit_keys[OC_UNIT_COUNT];
+/* An "efficiency" object's times, in microseconds in the file and seconds
+ * in struct oc_gpu_efficiency (docs/GPUS.md): what the reader takes and the
+ * calibrated spec writes. The first, launch_us, also sets has_launch. */
+struct oc_spec_us_key {
+    const char *key;
+    size_t offset; /* of the double in struct oc_gpu_efficiency */
+};
+#define OC_SPEC_US_KEYS 6
+extern const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS];
 /* A CPU spec's "probe"."one_thread" keys: the units --threads scales */
 struct oc_spec_one_thread_key {
     const char *key;

@@ -340,14 +340,14 @@ double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
  * split, and runs at one thread's rates (the probe's one-thread figures); a
  * larger one gets split_share of the speedup the threads' rates give over
  * one thread's (at most the thread count: the probe's triads on two threads
- * of a shared L3 ran 2.6x one's), and pays split_s. Returns the added
- * seconds. */
+ * of a shared L3 ran 2.6x one's), and pays split_s; bw is the threads' rate at
+ * the node's level. Returns the added seconds. */
 static double oc_perf_cpu_split(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit,
-                                int32_t level, struct oc_node_perf *out) {
+                                int32_t level, double bw, struct oc_node_perf *out) {
     const struct oc_cpu_scaling *s = &gpu->scaling;
     if (!gpu->cpu || gpu->threads <= 1 || !(o->task_s > 0 || o->split_s > 0 || o->split_share > 0))
         return 0;
-    double peak_one = s->peak_one[unit], bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw;
+    double peak_one = s->peak_one[unit];
     double bw_one = level >= 0 ? s->cache_bw_one[level] : s->mem_one;
     if (!(peak_one > 0) || !(bw_one > 0) || !(out->peak > 0) || !(bw > 0))
         return 0; /* no one-thread figures: the threads' rates as they are */
@@ -390,7 +390,7 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
         out->t_memory /= op_eff;
         out->op_eff = op_eff;
     }
-    double split = oc_perf_cpu_split(gpu, o, unit, level, out);
+    double split = oc_perf_cpu_split(gpu, o, unit, level, bw, out);
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
     body += split;
