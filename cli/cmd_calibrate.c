@@ -79,8 +79,10 @@ static const struct oc_opt oc_calibrate_opts[] = {
                     oc_opt_check),
     OC_OPT_FLAG_ROW("--keep-noisy", NULL,
                     "fit measure results whose runs were noisy too (the median pass\n"
-                    "over 1.10x the fastest, or not stable by --max-seconds); by default\n"
-                    "they are left out, each named",
+                    "over 1.10x the fastest, or not stable by --max-seconds), and every\n"
+                    "session of a run measured more than once; by default they are left\n"
+                    "out, each named, and of the sessions of one run (model, bound dims,\n"
+                    "threads) only the fastest end to end is fitted",
                     offsetof(struct oc_calibrate_args, keep_noisy)),
     OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
                     offsetof(struct oc_calibrate_args, spec_out), "a file name"),
@@ -255,6 +257,32 @@ done:
     return rc;
 }
 
+static bool oc_same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* Of the fit files that are sessions of fit file k's run (a measure result
+   of the same model, bound dims, thread count, device and precision, not
+   noisy), the fastest end to end where it is faster than k (ties: the
+   first named); -1 for none. Another process's load only adds time, so the
+   fastest session is the machine's own speed. */
+static int32_t oc_calib_faster_session(const struct oc_rp_file *files, const struct oc_calib_file_report *fr,
+                                       int32_t n_fit, int32_t k) {
+    const struct oc_rp_file *f = &files[k];
+    int32_t best = -1;
+    if (!(f->end_to_end_s > 0) || f->threads <= 0)
+        return -1;
+    for (int32_t j = 0; j < n_fit; j++) {
+        const struct oc_rp_file *g = &files[j];
+        if (j == k || fr[j].noisy || !(g->end_to_end_s > 0) || g->threads != f->threads || g->math != f->math ||
+            !oc_same_str(g->model, f->model) || !oc_same_str(g->bindings, f->bindings) ||
+            !oc_same_str(g->device, f->device) || !oc_same_str(g->dtype, f->dtype))
+            continue;
+        bool before = g->end_to_end_s < f->end_to_end_s || (g->end_to_end_s == f->end_to_end_s && j < k);
+        if (before && (best < 0 || g->end_to_end_s < files[best].end_to_end_s))
+            best = j;
+    }
+    return best;
+}
+
 int oc_cmd_calibrate(int argc, char **argv) {
     struct oc_calibrate_args a = {.format = OC_FORMAT_TEXT};
     struct oc_cli_gpu g;
@@ -332,15 +360,26 @@ int oc_cmd_calibrate(int argc, char **argv) {
         rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
         goto done;
     }
+    for (int32_t k = 0; k < n_fit; k++)
+        fr[k].noisy = !a.keep_noisy && (files[k].unstable || files[k].pass_median_ratio > OC_MEASURE_NOISY_PASSES);
     for (int32_t k = 0; k < n; k++) {
         off[k + 1] = off[k];
-        fr[k].noisy = k < n_fit && !a.keep_noisy && (files[k].unstable || files[k].pass_median_ratio > OC_MEASURE_NOISY_PASSES);
+        int32_t faster = k < n_fit && !fr[k].noisy && !a.keep_noisy ? oc_calib_faster_session(files, fr, n_fit, k) : -1;
         if (fr[k].noisy) {
             char msg[256];
             snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its median pass %.2fx the "
                      "fastest); measure it again on a quieter machine, or --keep-noisy fits it",
                      files[k].unstable ? "the median not stable by --max-seconds" : "most passes under another load",
                      files[k].pass_median_ratio);
+            oc_cli_diag("warning", files[k].path, msg);
+            continue;
+        }
+        if (faster >= 0) {
+            char msg[1024];
+            fr[k].slower = true;
+            snprintf(msg, sizeof msg, "left out of the fit: %s is the same run (model, bound dims, threads) measured "
+                     "%.2fx faster end to end, and another process's load only adds time; --keep-noisy fits both",
+                     files[faster].path, files[k].end_to_end_s / files[faster].end_to_end_s);
             oc_cli_diag("warning", files[k].path, msg);
             continue;
         }
@@ -374,7 +413,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
         double nodes_s[OC_CALIB_MAX_FILES], e2e_s[OC_CALIB_MAX_FILES];
         int32_t kernels[OC_CALIB_MAX_FILES];
         for (int32_t k = 0; k < n_fit; k++) {
-            bool use = base->cpu && !fr[k].noisy && files[k].end_to_end_s > 0;
+            bool use = base->cpu && !fr[k].noisy && !fr[k].slower && files[k].end_to_end_s > 0;
             nodes_s[k] = files[k].sum_of_nodes_s;
             e2e_s[k] = files[k].end_to_end_s;
             kernels[k] = use ? off[k + 1] - off[k] : 0;
@@ -394,7 +433,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
         fr[k].path = files[k].path;
         fr[k].model = files[k].model;
         fr[k].device = files[k].device;
-        fr[k].fit = k < n_fit && !fr[k].noisy;
+        fr[k].fit = k < n_fit && !fr[k].noisy && !fr[k].slower;
         oc_calib_error(base, &g.perf, all + off[k], off[k + 1] - off[k], &fr[k].before);
         oc_calib_error(base, &after, all + off[k], off[k + 1] - off[k], &fr[k].after);
     }

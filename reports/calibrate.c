@@ -112,7 +112,7 @@ static void oc_cal_table(const struct oc_calib_report *r, bool md, struct oc_tab
             oc_printable(fr->path, path, sizeof path);
             oc_table_puts(t, path);
         }
-        oc_table_puts(t, fr->noisy ? "noisy" : fr->fit ? "fit" : "check");
+        oc_table_puts(t, fr->noisy ? "noisy" : fr->slower ? "slower" : fr->fit ? "fit" : "check");
         oc_table_cell(t, "%d", fr->before.n_points);
         oc_table_cell(t, "%d", fr->before.n_major);
         oc_table_cell(t, "%.3f", fr->before.median_abs_log);
@@ -208,7 +208,7 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
         json_object_set_new(o, "path", oc_jstr(fr->path));
         json_object_set_new(o, "model", oc_jstr(fr->model));
         json_object_set_new(o, "device", oc_jstr(fr->device));
-        json_object_set_new(o, "role", json_string(fr->noisy ? "noisy" : fr->fit ? "fit" : "check"));
+        json_object_set_new(o, "role", json_string(fr->noisy ? "noisy" : fr->slower ? "slower" : fr->fit ? "fit" : "check"));
         json_object_set_new(o, "nodes", json_integer(fr->before.n_points));
         json_object_set_new(o, "nodes_left_out", json_integer(fr->skipped));
         json_object_set_new(o, "major_nodes", json_integer(fr->before.n_major));

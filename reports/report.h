@@ -216,6 +216,9 @@ struct oc_calib_file_report {
     bool noisy;                          /* a fit file left out: its measured
                                             runs were noisy (calibrate
                                             --keep-noisy fits it)             */
+    bool slower;                         /* a fit file left out: another of the
+                                            same run (model, bindings, threads)
+                                            ran faster end to end             */
     int32_t skipped;                     /* measured nodes without a model kernel */
     struct oc_calib_error before, after;
 };

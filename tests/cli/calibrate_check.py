@@ -330,10 +330,11 @@ def cpu_time(flops, moved, f):
     return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * em)) + f["launch"]
 
 
-def measured_doc(path, shapes):
+def measured_doc(path, shapes, slow=1.0):
+    """a measure result of the hand CPU's nodes; slow: another process's load, every time that many times"""
     nodes = []
     for i, (op, macs, flops, br, bw) in enumerate(shapes):
-        t = cpu_time(flops, br + bw, CPU_TRUE)
+        t = cpu_time(flops, br + bw, CPU_TRUE) * slow
         nodes.append({"name": f"n{i}", "op_type": op, "status": "ok", "macs": macs, "flops": flops,
                       "bytes_read": br, "bytes_written": bw, "outputs": [{"name": f"y{i}", "dtype": "f32"}],
                       "measured": {"median_us": t * 1e6, "p10_us": t * 1e6, "p90_us": t * 1e6, "runs": 20}})
@@ -342,6 +343,8 @@ def measured_doc(path, shapes):
     nodes.append({"name": "odd", "op_type": "Custom", "status": "no_rule", "measured": {"median_us": 7.0}})
     doc = {"schema": "onnxcost/1", "model": {"path": "m.ort.onnx"}, "nodes": nodes,
            "measured": {"providers": "CPUExecutionProvider", "runs": 20,
+                        "end_to_end_ms": {"median": sum(n["measured"]["median_us"] for n in nodes[:-2]) * 1.1e-3},
+                        "sum_of_node_medians_ms": sum(n["measured"]["median_us"] for n in nodes[:-2]) * 1e-3,
                         "run": {"runtime": "onnxruntime", "version": "1.31.1", "intra_op_threads": 4, "cpu": "hand CPU",
                                 "cpu_count": 8, "model": "m.onnx"}}}
     with open(path, "w") as f:
@@ -401,6 +404,24 @@ for opt in (["--mem-efficiency", "0.5"], ["--efficiency", "0.5"]):
     la, lb = (x.get("gpu", {}).get("latency_s") for x in (da, db))
     if any(n["gpu"].get("op_efficiency") for n in a + b) or not a or not la or la != lb:
         fails.append(f"{opt[0]} before or after --gpu-spec: the same prediction, without the op's factor")
+
+# two sessions of one run, the second under another process's load (every node 1.6x): the fit
+# takes the faster one alone and finds the true factors again; the slower is named, role "slower"
+mslow, mspec2, mrep2 = (os.path.join(tmp, x) for x in ("cpu_fit_slow.json", "cpu_spec2.json", "cpu_rep2.json"))
+measured_doc(mslow, cpu_shapes, slow=1.6)
+p = run("calibrate", mslow, mfit, "--machine", machine, "-o", mspec2, "--report", mrep2, "--format", "json")
+ce2 = json.load(open(mspec2)).get("efficiency", {}) if os.path.exists(mspec2) else {}
+near("CPU fp32 factor, a slower session beside", ce2.get("fp32", 0), CPU_TRUE["fp32"], 0.02)
+near("CPU memory factor, a slower session beside", ce2.get("memory", 0), CPU_TRUE["memory"], 0.02)
+roles = {os.path.basename(f["path"]): f["role"] for f in json.load(open(mrep2))["files"]} if os.path.exists(mrep2) else {}
+if roles != {"cpu_fit_slow.json": "slower", "cpu_fit.json": "fit"}:
+    fails.append(f"sessions of one run: roles {roles}")
+if "cpu_fit_slow.json" not in p.stderr or "1.60x faster" not in p.stderr:
+    fails.append(f"the slower session is named with the ratio: {p.stderr.strip()}")
+p = run("calibrate", mslow, mfit, "--machine", machine, "-o", mspec2, "--keep-noisy")
+both = json.load(open(mspec2))["efficiency"].get("fp32", 0) if os.path.exists(mspec2) else 0
+if not CPU_TRUE["fp32"] / 1.6 * 0.98 < both < CPU_TRUE["fp32"] * 0.95:
+    fails.append(f"--keep-noisy fits both sessions: fp32 {both}, want between the two sessions' factors")
 
 p = run("calibrate", mfit, rc=2)
 if "--machine FILE" not in p.stderr or p.returncode != 2:
