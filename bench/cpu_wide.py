@@ -26,7 +26,13 @@ built from the same records; each checked record is analyzed again, from the
 graph ONNX Runtime ran and its profile, with that spec: end-to-end error and
 per-node |ln(predicted/measured)|.
 
-usage: cpu_wide.py --onnxcost BIN [--out DIR] [--results DIR] [--measure-only | --analyze-only] [--fit a,b --tag T]
+Every record is measured in --sessions passes (default 2), each after the
+whole of the one before, and the fastest session's is kept: on a shared
+machine another tenant's load can slow a whole record down (one 2-thread
+record here ran 1.8x its later session), and only adds time. The results
+say how far apart each record's sessions were.
+
+usage: cpu_wide.py --onnxcost BIN [--out DIR] [--results DIR] [--sessions N] [--measure-only | --analyze-only] [--fit a,b --tag T]
   --out: the exports and measurements (large; default bench/out/wide)
   --results: the committed summary (docs/results: cpu-wide.json, cpu-wide.md)
 """
@@ -38,6 +44,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from cpu_wide_report import session_dir  # noqa: E402 (bench/: the record's sessions)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -273,24 +281,26 @@ def measure(a, files):
     if not os.path.exists(machine):
         print("probe ...", flush=True)
         sh([a.onnxcost, "probe", "-o", machine])
-    for t in THREADS:
-        for b in BATCHES:
-            for name, src, fam, binds in MODELS:
-                path = files[name][b]
-                res = os.path.join(a.out, "measured", f"t{t}", f"{name}_b{b}.json")
-                if path is None or os.path.exists(res):
-                    continue
-                os.makedirs(os.path.dirname(res), exist_ok=True)
-                t0 = time.time()
-                try:
-                    sh([a.onnxcost, "measure", path, *binds_of(binds, b, src.startswith("corpus:")), "--threads", str(t),
-                        "--max-seconds", str(a.max_seconds), "--save", os.path.join(a.out, "saved", f"t{t}", f"{name}_b{b}"),
-                        "--force", "--machine", machine, "--format", "json", "-o", res, "-q"], env=env)
-                except RuntimeError as e:
-                    print(f"measure {name} b{b} t{t}: {e}", flush=True)
-                    continue
-                e2e = json.load(open(res))["measured"]["end_to_end_ms"]["median"]
-                print(f"measured {name} batch {b} threads {t}: {e2e:.2f} ms ({time.time() - t0:.0f} s)", flush=True)
+    only = {int(x) for x in a.measure_threads.split(",")}
+    for s, t, b, (name, src, fam, binds) in ((s, t, b, m) for s in range(1, a.sessions + 1) for t in THREADS
+                                              if t in only for b in BATCHES for m in MODELS):
+        path = files[name][b]
+        res = os.path.join(session_dir(a.out, "measured", s), f"t{t}", f"{name}_b{b}.json")
+        if path is None or os.path.exists(res):
+            continue
+        os.makedirs(os.path.dirname(res), exist_ok=True)
+        t0 = time.time()
+        try:
+            sh([a.onnxcost, "measure", path, *binds_of(binds, b, src.startswith("corpus:")), "--threads", str(t),
+                "--max-seconds", str(a.max_seconds),
+                "--save", os.path.join(session_dir(a.out, "saved", s), f"t{t}", f"{name}_b{b}"),
+                "--force", "--machine", machine, "--format", "json", "-o", res, "-q"], env=env)
+        except RuntimeError as e:
+            print(f"measure {name} b{b} t{t}: {e}", flush=True)
+            continue
+        e2e = json.load(open(res))["measured"]["end_to_end_ms"]["median"]
+        print(f"session {s}: measured {name} batch {b} threads {t}: {e2e:.2f} ms ({time.time() - t0:.0f} s)",
+              flush=True)
 
 
 def main():
@@ -299,12 +309,18 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "wide"))
     ap.add_argument("--results", default=os.path.join(ROOT, "docs", "results"))
     ap.add_argument("--max-seconds", type=float, default=10)
+    ap.add_argument("--sessions", type=int, default=2,
+                    help="measure every record this many times, each session after the whole of the one before")
+    ap.add_argument("--measure-threads", default=",".join(map(str, THREADS)),
+                    help="comma list: measure only these thread counts (a later session where only they were noisy)")
     ap.add_argument("--measure-only", action="store_true")
     ap.add_argument("--analyze-only", action="store_true")
     ap.add_argument("--fit", help="comma list: calibrate on these models instead of FIT (a sensitivity run)")
     ap.add_argument("--tag", default="", help="suffix of the result files (cpu-wide-TAG.json, .md); no data pack")
     a = ap.parse_args()
     a.onnxcost = os.path.abspath(a.onnxcost)
+    if a.sessions < 1:
+        raise SystemExit("--sessions: 1 or more")
     if a.fit:
         FIT.clear()
         FIT.update(a.fit.split(","))

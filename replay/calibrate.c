@@ -53,6 +53,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         p->op = fn->op;
         p->kernels = fn->kernels;
         p->gpu = NULL;
+        p->expand_bytes = fn->est_expand_bytes;
     }
     return true;
 }
@@ -65,6 +66,7 @@ static void oc_calib_node_at(const struct oc_gpu *gpu, const struct oc_perf_opts
     double flops = p->flops < 1.8e19 ? p->flops : 1.8e19, bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
     oc_perf_node_class(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], (uint64_t)flops,
                        (uint64_t)bytes, np);
+    oc_perf_cpu_expand(dev, o, p->expand_bytes, np);
 }
 
 static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,

@@ -222,6 +222,9 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         if (field)
             return oc_diag_set(d, OC_ERR_PARSE, "node %zu '%.200s' (%.64s): %s %s", i, fn->name, fn->op, field, why);
         fn->est_bytes = rd + wr;
+        const json_t *im2col = json_object_get(json_object_get(o, "gpu"), "im2col_bytes");
+        if (json_is_number(im2col) && json_number_value(im2col) > 0 && json_number_value(im2col) < 1e19)
+            fn->est_expand_bytes = json_number_value(im2col);
         /* the compute dtype as the model picks it: the first float output's */
         const json_t *outs = json_object_get(o, "outputs");
         for (size_t k = 0; !fn->dtype && k < json_array_size(outs); k++) {

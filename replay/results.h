@@ -53,6 +53,9 @@ struct oc_rp_file_node {
     double est_flops;
     double est_macs;          /* > 0: a contraction (the model's tensor-core rule) */
     double est_bytes;         /* bytes_read + bytes_written                   */
+    double est_expand_bytes;  /* a measure result's CPU convolution: its im2col
+                                 bytes as the analysis priced them (its
+                                 gpu.im2col_bytes); 0: none                 */
     double est_outputs;       /* output elements: bytes_written / the dtype's
                                  size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */

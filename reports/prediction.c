@@ -241,6 +241,11 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
         json_object_set_new(o, "table_extrapolated", json_boolean(np->table_extrapolated));
     if (np->op_eff > 0 && np->op_eff != 1) /* the op's own efficiency divided the roofline's times */
         json_object_set_new(o, "op_efficiency", json_real(np->op_eff));
+    if (np->expand_bytes > 0) { /* a CPU convolution's im2col: its bytes (calibrate reads them), and in time_s
+                                   its time unless the table's time is taken */
+        json_object_set_new(o, "im2col_bytes", json_real(np->expand_bytes));
+        json_object_set_new(o, "im2col_s", json_real(np->from_table ? 0 : np->t_expand));
+    }
     return o;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "gpu.h"
 
+#include "../analyzer/attr.h"
 #include "../analyzer/dtype.h"
 #include "../analyzer/shape.h"
 
@@ -480,6 +481,48 @@ double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n)
     return share;
 }
 
+bool oc_graph_nchwc(const struct oc_graph *g) {
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (strcmp(g->nodes[i].domain, "com.microsoft.nchwc") == 0)
+            return true;
+    return false;
+}
+
+double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph) {
+    int64_t group = 1;
+    if (!nchwc_graph || !n->op_type || (strcmp(n->op_type, "Conv") != 0 && strcmp(n->op_type, "FusedConv") != 0) ||
+        strcmp(n->domain, "com.microsoft.nchwc") == 0 || n->n_in < 2 || n->n_out < 1 || n->in[0] < 0 ||
+        n->in[1] < 0 || n->out[0] < 0 || oc_attr_int(n, "group", 1, &group, NULL) != OC_OK || group <= 1)
+        return 0;
+    const struct oc_value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *y = &g->values[n->out[0]];
+    if (x->rank < 3 || w->rank != x->rank || y->rank != x->rank || x->dims[1].value <= 0 || y->dims[0].value <= 0)
+        return 0;
+    double elems = (double)y->dims[0].value * (double)x->dims[1].value, taps = 1;
+    for (int32_t i = 2; i < x->rank; i++) {
+        if (w->dims[i].value <= 0 || y->dims[i].value <= 0)
+            return 0;
+        taps *= (double)w->dims[i].value;
+        elems *= (double)w->dims[i].value * (double)y->dims[i].value;
+    }
+    return taps > 1 ? 8 * elems : 0; /* a 1x1 kernel reads its input as it is */
+}
+
+void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
+                        struct oc_node_perf *np) {
+    if (!gpu->cpu || !(expand_bytes > 0))
+        return;
+    double half = expand_bytes / 2 < 1.8e19 ? expand_bytes / 2 : 1.8e19;
+    int32_t level = oc_gpu_level_for(gpu, (uint64_t)half);
+    if (level == 0 && gpu->n_caches > 1)
+        level = 1;
+    double bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw, eff = oc_perf_memory_efficiency(o, level);
+    if (!(bw > 0) || !(eff > 0))
+        return;
+    np->expand_bytes = expand_bytes;
+    np->t_expand = expand_bytes / (bw * eff);
+    np->time += np->t_expand;
+}
+
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
     if (math != OC_MATH_AUTO)
         return math;
@@ -518,6 +561,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
     out->nodes = calloc((size_t)g->n_nodes + 1, sizeof *out->nodes);
     if (!out->nodes)
         return OC_ERR_NOMEM;
+    const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
     for (int32_t r = 0; r < g->n_nodes; r++) {
         const struct oc_node *n = &g->nodes[g->order[r]];
         struct oc_node_perf *np = &out->nodes[n->index];
@@ -537,6 +581,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             flops = (uint64_t)((double)flops * inside);
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
                            oc_perf_op_efficiency(o, n->op_type), peak, flops, bytes, np);
+        if (gpu->cpu)
+            oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np);
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, dt, o, np);
             if (np->from_table && inside < 1)

@@ -251,6 +251,20 @@ bool oc_perf_product_op(const char *op_type);
  * for a contraction (conv or product op), for an op o holds none, or with
  * no op_eff. */
 double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type);
+/* The bytes a CPU convolution moves expanding its input (im2col): ONNX
+ * Runtime's NCHWc rewrite leaves a grouped or depthwise convolution out
+ * when its channels do not fit the block (RegNet's 8 channels a group on an
+ * AVX-512 block of 16), and MLAS then writes each group's input out as a
+ * K x (H_out W_out) matrix (K = C_in / group x kernel taps) and reads it
+ * back for the product. 8 bytes per element of N x C_in x taps x H_out x
+ * W_out (FP32, written and read) for a Conv or FusedConv outside the
+ * com.microsoft.nchwc domain with group > 1 and a kernel over 1x1, in a
+ * graph that shows the rewrite (nchwc_graph: it has an nchwc node; in a
+ * graph before ONNX Runtime's optimizer, the convolutions the rewrite will
+ * take are not told apart); 0 otherwise or where a shape is unknown. */
+double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph);
+/* Whether graph g holds a node of ONNX Runtime's NCHWc domain. */
+bool oc_graph_nchwc(const struct oc_graph *g);
 /* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
  * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
  * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */
@@ -273,6 +287,10 @@ struct oc_node_perf {
     enum oc_kfamily family;  /* the node's kernel family (NONE: no family)   */
     double op_eff;           /* the op's own efficiency its roofline time was
                                 divided by (1: none)                         */
+    double expand_bytes;     /* a CPU convolution's im2col traffic (its
+                                expanded input written and read), and its
+                                time, in time (oc_perf_cpu_expand); 0: none  */
+    double t_expand;
 };
 
 struct oc_perf {
@@ -318,6 +336,12 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 /* One node's roofline figures from its FLOPs and bytes. */
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
+/* Adds a CPU convolution's im2col time to np (oc_perf_node_class's): its
+ * expand_bytes streamed at the level a tensor of half that size sits in
+ * (never the first: a level-1 factor holds the fixed costs of tiny nodes)
+ * with that level's memory factor. Nothing on a GPU or with no bytes. */
+void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
+                        struct oc_node_perf *np);
 /* The same for one kind of node: conv true for a convolution
  * (oc_perf_class_efficiency); outputs > 0, a contraction's output elements,
  * slows it by parallel_outputs / outputs where that is above 1; op_eff > 0,

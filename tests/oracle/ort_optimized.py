@@ -138,6 +138,77 @@ def optimize(src, dst, level):
     return onnx.load(dst)
 
 
+class Grouped(torch.nn.Module):
+    """Convolutions ONNX Runtime's NCHWc rewrite may leave out on a CPU: grouped with 8 channels a group (RegNet's;
+    no multiple of an AVX-512 block of 16), depthwise on 24 channels; and ones it takes (dense, depthwise on 32)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 32, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(32, 32, 3, padding=1, groups=4)
+        self.c3 = torch.nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=32)
+        self.c4 = torch.nn.Conv2d(32, 24, 1)
+        self.c5 = torch.nn.Conv2d(24, 24, 3, stride=2, padding=1, groups=24)
+
+    def forward(self, x):
+        return self.c5(torch.relu(self.c4(self.c3(torch.relu(self.c2(torch.relu(self.c1(x))))))))
+
+
+# a hand CPU for the im2col check: two cache levels, their memory factors in the spec
+IM2COL_CPU = {"name": "hand CPU", "kind": "cpu", "fp32": 0.5, "memory_gib": 16, "bandwidth_gbs": 20,
+              "caches": [{"kib": 32, "bandwidth_gbs": 800}, {"kib": 1024, "bandwidth_gbs": 200},
+                         {"kib": 16384, "bandwidth_gbs": 100}],
+              "efficiency": {"memory": 0.5, "memory_caches": [0.9, 0.3, 0.4], "launch_us": 0}}
+
+
+def im2col_check(binary, workdir, rng, failures):
+    """Each convolution of the graph ONNX Runtime ran outside the nchwc domain with group > 1 and a kernel over 1x1
+    moves 8 bytes per element of its expanded input (N x C_in x taps x H_out x W_out, from ONNX Runtime's shapes), at
+    the level a tensor of half those bytes sits in (the first level skipped) with that level's memory factor; every
+    other convolution none. Returns the convolutions priced so."""
+    src, dst = os.path.join(workdir, "ortopt_grouped.onnx"), os.path.join(workdir, "ortopt_grouped.optimized.onnx")
+    export(Grouped(), src)
+    m = optimize(src, dst, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    spec = os.path.join(workdir, "im2col_cpu.json")
+    json.dump(IM2COL_CPU, open(spec, "w"))
+    truth = ort_shapes.ort_shapes(m, {"batch": 2}, rng)
+    weights = {i.name: list(i.dims) for i in m.graph.initializer}
+    p = subprocess.run([binary, dst, "--dim", "batch=2", "--gpu-spec", spec, "--format", "json", "-q"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        failures.append(f"im2col: {p.stderr.strip()}")
+        return 0
+    doc, priced = json.loads(p.stdout), 0
+    for n in doc["nodes"]:
+        node = next((x for x in m.graph.node if x.output and x.output[0] == n["outputs"][0]["name"]), None)
+        if node is None or node.op_type not in ("Conv", "FusedConv"):
+            continue
+        at = {x.name: onnx.helper.get_attribute_value(x) for x in node.attribute}
+        xs = truth.get(node.input[0]) or [2, 3, 64, 64]
+        ys, w = truth[node.output[0]], weights[node.input[1]]
+        taps = int(np.prod(w[2:]))
+        want = 0
+        if node.domain != "com.microsoft.nchwc" and at.get("group", 1) > 1 and taps > 1:
+            want = 8 * ys[0] * xs[1] * taps * int(np.prod(ys[2:]))
+        g = n.get("gpu") or {}
+        if g.get("im2col_bytes", 0) != want:
+            failures.append(f"im2col {n['name']} ({node.domain or 'ai.onnx'}, group {at.get('group', 1)}): "
+                            f"{g.get('im2col_bytes')} bytes, want {want}")
+            continue
+        if want:
+            half = want / 2
+            level = next((k for k, c in enumerate(IM2COL_CPU["caches"]) if half <= c["kib"] * 1024), None)
+            level = 1 if level == 0 else level
+            bw = (IM2COL_CPU["caches"][level]["bandwidth_gbs"] if level is not None else IM2COL_CPU["bandwidth_gbs"])
+            eff = (IM2COL_CPU["efficiency"]["memory_caches"][level] if level is not None
+                   else IM2COL_CPU["efficiency"]["memory"])
+            t = want / (bw * 1e9 * eff)
+            if abs(g.get("im2col_s", 0) - t) > 1e-9 * t:
+                failures.append(f"im2col {n['name']}: {g.get('im2col_s')} s, want {t}")
+            priced += 1
+    return priced
+
+
 def analyze(binary, path, binds):
     p = subprocess.run([binary, path, "--format", "json", "-q"] + sum((["--dim", f"{k}={v}"] for k, v in binds.items()),
                                                                       []), capture_output=True, text=True)
@@ -244,6 +315,8 @@ def main():
     r = doc["nodes"][0]
     if r["status"] == "ok" or "block size" not in (r.get("reason") or ""):
         failures.append(f"lone ReorderInput: status {r['status']}, reason {r.get('reason')!r}")
+    im2col = im2col_check(a.onnxcost, a.workdir, rng, failures)
+    print(f"ok   grouped: {im2col} convolutions priced with their im2col traffic")
     if fused_total < MIN_FUSED or mms < MIN_FUSED_MATMUL:
         failures.append(f"only {fused_total} com.microsoft nodes, {mms} FusedMatMul costs checked (at least {MIN_FUSED}, "
                         f"{MIN_FUSED_MATMUL})")
