@@ -257,6 +257,15 @@ done:
     return rc;
 }
 
+/* the nodes a measure result timed: each one the runtime ran, and a gap
+   before it (views/gpu.h oc_cpu_runs) */
+static int32_t oc_calib_ran_nodes(const struct oc_rp_file *f) {
+    int32_t ran = 0;
+    for (int32_t i = 0; i < f->n_nodes; i++)
+        ran += f->nodes[i].measured && f->nodes[i].time_ns > 0;
+    return ran;
+}
+
 static bool oc_same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
 /* Of the fit files that are sessions of fit file k's run (a measure result
@@ -416,7 +425,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
             bool use = base->cpu && !fr[k].noisy && !fr[k].slower && files[k].end_to_end_s > 0;
             nodes_s[k] = files[k].sum_of_nodes_s;
             e2e_s[k] = files[k].end_to_end_s;
-            kernels[k] = use ? off[k + 1] - off[k] : 0;
+            kernels[k] = use ? oc_calib_ran_nodes(&files[k]) : 0;
         }
         fit.eff.gap_s = oc_calib_fit_gap(nodes_s, e2e_s, kernels, n_fit);
     }

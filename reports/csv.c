@@ -93,10 +93,10 @@ enum oc_status oc_render_csv(const struct oc_analysis *an, const struct oc_repor
                 oc_table_puts(&t, "");
         } else if (np) {
             oc_table_puts(&t, oc_unit_name(np->unit));
-            if (np->bound == OC_BOUND_NONE) {
+            if (np->bound == OC_BOUND_NONE) { /* no kernel: 0, or a CPU node's fixed cost */
                 oc_table_puts(&t, "");
                 oc_table_puts(&t, "");
-                oc_table_puts(&t, "0");
+                oc_table_cell(&t, "%.17g", np->time);
                 oc_table_puts(&t, "");
             } else {
                 oc_table_cell(&t, "%.17g", np->ai);

@@ -129,7 +129,7 @@ struct json_t *oc_measured_json_node(const struct oc_measured *m, const struct o
     json_object_set_new(o, "runs", json_integer(mn->runs));
     if (perf) { /* the prediction for the same node, over the measured median */
         const struct oc_node_perf *np = &perf->nodes[node];
-        bool has = np->known && np->bound != OC_BOUND_NONE && mn->median_us > 0;
+        bool has = np->known && np->time > 0 && mn->median_us > 0; /* a CPU's node without a kernel too */
         json_object_set_new(o, "predicted_over_measured", has ? json_real(np->time * 1e6 / mn->median_us) : json_null());
     }
     return o;

@@ -109,7 +109,7 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     if (o->host_s > 0)
         oc_sbuf_printf(b, "; host %.1f us per kernel", o->host_s * 1e6);
     if (o->gap_s > 0)
-        oc_sbuf_printf(b, "; gap %.1f us between kernels", o->gap_s * 1e6);
+        oc_sbuf_printf(b, "; gap %.1f us between %s", o->gap_s * 1e6, gpu->cpu ? "the nodes it runs" : "kernels");
     oc_sbuf_printf(b, "; %s)\n", o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
@@ -156,6 +156,10 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
                       "memory-bound, %.3f ms launch overhead)\n",
                    lb, p->time * 1e3, p->n_kernels, p->n_compute_bound, p->n_memory_bound,
                    p->time > 0 ? 100.0 * p->time_memory / p->time : 0.0, p->launch_time * 1e3);
+    if (p->n_light) /* a CPU's nodes without a kernel of the model's, which its runtime still runs */
+        oc_sbuf_printf(b, "  and %d node%s the runtime runs without a kernel (a Reshape, a Shape): the fixed cost and "
+                          "a gap each\n",
+                       p->n_light, p->n_light == 1 ? "" : "s");
     if (p->gpu->tables) /* which times were measured, which drawn from the roofline */
         oc_sbuf_printf(b, "  Kernel tables (%s): %d of %d kernels (%.3f ms) timed from them, the other %d from the "
                           "roofline\n",
@@ -352,6 +356,7 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
     json_object_set_new(o, "gaps_s", json_real(p->gap_time));
     json_object_set_new(o, "ideal_compute_s", json_real(p->ideal_compute));
     json_object_set_new(o, "kernels", json_integer(p->n_kernels));
+    json_object_set_new(o, "nodes_run_without_kernel", json_integer(p->n_light));
     json_object_set_new(o, "compute_bound_nodes", json_integer(p->n_compute_bound));
     json_object_set_new(o, "memory_bound_nodes", json_integer(p->n_memory_bound));
     json_object_set_new(o, "untimed_nodes", json_integer(p->n_unknown));

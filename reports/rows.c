@@ -75,7 +75,7 @@ bool oc_node_table(struct oc_table *t, const struct oc_analysis *an, const struc
             else
                 oc_table_puts(t, "-");
             const struct oc_node_perf *np = spec->gpu ? &spec->gpu->perf->nodes[nd->index] : NULL;
-            if (np && (!np->known || np->bound == OC_BOUND_NONE)) {
+            if (np && (!np->known || !(np->time > 0))) {
                 oc_table_puts(t, np->known ? "-" : "?");
                 oc_table_puts(t, np->known ? "-" : "?");
             } else if (np) {

@@ -272,8 +272,8 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
         for (int c = 0; np && c < 3; c++) {
             if (!np->known)
                 oc_table_puts(&tb, "?");
-            else if (np->bound == OC_BOUND_NONE)
-                oc_table_puts(&tb, "-");
+            else if (np->bound == OC_BOUND_NONE && (c < 2 || !(np->time > 0)))
+                oc_table_puts(&tb, "-"); /* no kernel: a CPU's node still takes its fixed cost */
             else if (c == 0)
                 oc_table_cell(&tb, "%.1f", np->ai);
             else if (c == 1)
@@ -298,7 +298,7 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
             if (np) { /* predicted over measured */
                 if (!np->known)
                     oc_table_puts(&tb, "?");
-                else if (!m->runs || !(m->median_us > 0) || np->bound == OC_BOUND_NONE)
+                else if (!m->runs || !(m->median_us > 0) || !(np->time > 0))
                     oc_table_puts(&tb, "-");
                 else
                     oc_table_cell(&tb, "%.2f", np->time * 1e6 / m->median_us);

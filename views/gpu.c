@@ -481,6 +481,10 @@ double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n)
     return share;
 }
 
+bool oc_cpu_runs(const struct oc_node *n) {
+    return !(strcmp(n->op_type, "Constant") == 0 && (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0));
+}
+
 bool oc_graph_nchwc(const struct oc_graph *g) {
     for (int32_t i = 0; i < g->n_nodes; i++)
         if (strcmp(g->nodes[i].domain, "com.microsoft.nchwc") == 0)
@@ -583,6 +587,12 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
                            oc_perf_op_efficiency(o, n->op_type), peak, flops, bytes, np);
         if (gpu->cpu)
             oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np);
+        bool light = gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n);
+        if (light) { /* a node the runtime runs without a kernel of the model's: its fixed cost */
+            np->time = o->launch_s + (gpu->threads > 1 ? o->pool_s : 0);
+            out->n_light++;
+            out->launch_time += o->launch_s;
+        }
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, dt, o, np);
             if (np->from_table && inside < 1)
@@ -606,8 +616,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             out->n_compute_bound++;
         }
     }
-    if (o->gap_s > 0) { /* the runtime's time between kernels */
-        out->gap_time = out->n_kernels * o->gap_s;
+    if (o->gap_s > 0) { /* the runtime's time between kernels (on a CPU, between every node it runs) */
+        out->gap_time = (out->n_kernels + out->n_light) * o->gap_s;
         out->time += out->gap_time;
     }
     out->device_time = out->time;

@@ -263,6 +263,10 @@ double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type);
  * graph before ONNX Runtime's optimizer, the convolutions the rewrite will
  * take are not told apart); 0 otherwise or where a shape is unknown. */
 double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph);
+/* Whether a CPU runtime runs node n as a node of its own, kernel or not:
+ * every node but a Constant (ONNX Runtime folds those into initializers;
+ * a Reshape or a Shape still runs, at its fixed cost and a gap). */
+bool oc_cpu_runs(const struct oc_node *n);
 /* Whether graph g holds a node of ONNX Runtime's NCHWc domain. */
 bool oc_graph_nchwc(const struct oc_graph *g);
 /* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
@@ -308,6 +312,10 @@ struct oc_perf {
     double ideal_compute;    /* sum of FLOPs / peak: every unit at 100 %, no
                                 memory time, no launches (pen-and-paper)     */
     int32_t n_kernels, n_memory_bound, n_compute_bound, n_unknown;
+    int32_t n_light;         /* a CPU's nodes without a kernel of the model's
+                                that the runtime still runs (Reshape, Shape,
+                                shape arithmetic over dims bound here): each
+                                its fixed cost and a gap (oc_cpu_runs)     */
     int32_t n_from_table;    /* kernels timed from the kernel tables          */
     double time_from_table;  /* their seconds                                 */
     int64_t batch;           /* dim 0 of the first graph input, -1 if none    */

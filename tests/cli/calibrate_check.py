@@ -423,6 +423,24 @@ both = json.load(open(mspec2))["efficiency"].get("fp32", 0) if os.path.exists(ms
 if not CPU_TRUE["fp32"] / 1.6 * 0.98 < both < CPU_TRUE["fp32"] * 0.95:
     fails.append(f"--keep-noisy fits both sessions: fp32 {both}, want between the two sessions' factors")
 
+# on a CPU every node the runtime runs takes a gap, and one without a kernel (MNIST's Reshape) the fixed
+# cost per node; a Constant neither: the latency is the nodes' times plus (kernels + such nodes) x gap
+q = run(mnist_ops, "--gpu-spec", mspec, "--format", "json", "-q")
+dm = json.loads(q.stdout) if q.returncode == 0 else {"nodes": [], "gpu": {}}
+ms_eff = json.load(open(mspec))["efficiency"] if os.path.exists(mspec) else {}
+light = [n for n in dm["nodes"] if n.get("gpu") and n["gpu"]["bound"] is None and n["op_type"] != "Constant"]
+kern = [n for n in dm["nodes"] if n.get("gpu") and n["gpu"]["bound"] is not None]
+if [n["op_type"] for n in light] != ["Reshape"] or any(n["gpu"]["time_s"] for n in dm["nodes"] if n["op_type"] == "Constant"):
+    fails.append(f"nodes without a kernel on a CPU: {[n['op_type'] for n in light]}; a Constant takes nothing")
+for n in light:
+    near(f"{n['name']} (no kernel) time", n["gpu"]["time_s"], ms_eff.get("launch_us", 0) * 1e-6, 1e-9)
+near("MNIST's gaps on the hand CPU", dm["gpu"].get("gaps_s", 0), (len(kern) + len(light)) * ms_eff.get("gap_us", 0) * 1e-6,
+     1e-6)
+near("MNIST's latency on the hand CPU", dm["gpu"].get("latency_s", 0),
+     sum(n["gpu"]["time_s"] for n in dm["nodes"] if n.get("gpu")) + dm["gpu"].get("gaps_s", 0), 1e-9)
+if dm["gpu"].get("nodes_run_without_kernel") != len(light):
+    fails.append(f"nodes_run_without_kernel {dm['gpu'].get('nodes_run_without_kernel')}, want {len(light)}")
+
 p = run("calibrate", mfit, rc=2)
 if "--machine FILE" not in p.stderr or p.returncode != 2:
     fails.append(f"a measured file without --machine: {p.returncode} {p.stderr.strip()}")
