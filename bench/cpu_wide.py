@@ -32,7 +32,8 @@ machine another tenant's load can slow a whole record down (one 2-thread
 record here ran 1.8x its later session), and only adds time. The results
 say how far apart each record's sessions were.
 
-usage: cpu_wide.py --onnxcost BIN [--out DIR] [--results DIR] [--sessions N] [--measure-only | --analyze-only] [--fit a,b --tag T]
+usage: cpu_wide.py --onnxcost BIN [--out DIR] [--results DIR] [--sessions N] [--measure-threads 1,2]
+                   [--measure-only | --analyze-only] [--fit a,b --tag T]
   --out: the exports and measurements (large; default bench/out/wide)
   --results: the committed summary (docs/results: cpu-wide.json, cpu-wide.md)
 """
