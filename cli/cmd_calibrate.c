@@ -420,14 +420,14 @@ int oc_cmd_calibrate(int argc, char **argv) {
        results' end-to-end and node medians (replays have none) */
     {
         double nodes_s[OC_CALIB_MAX_FILES], e2e_s[OC_CALIB_MAX_FILES];
-        int32_t kernels[OC_CALIB_MAX_FILES];
+        int32_t ran[OC_CALIB_MAX_FILES];
         for (int32_t k = 0; k < n_fit; k++) {
             bool use = base->cpu && !fr[k].noisy && !fr[k].slower && files[k].end_to_end_s > 0;
             nodes_s[k] = files[k].sum_of_nodes_s;
             e2e_s[k] = files[k].end_to_end_s;
-            kernels[k] = use ? oc_calib_ran_nodes(&files[k]) : 0;
+            ran[k] = use ? oc_calib_ran_nodes(&files[k]) : 0;
         }
-        fit.eff.gap_s = oc_calib_fit_gap(nodes_s, e2e_s, kernels, n_fit);
+        fit.eff.gap_s = oc_calib_fit_gap(nodes_s, e2e_s, ran, n_fit);
     }
     struct oc_gpu calibrated = *base;
     calibrated.measured = fit.eff;

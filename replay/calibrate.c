@@ -614,10 +614,10 @@ bool oc_calib_by_op(const struct oc_gpu *gpu, const struct oc_perf_opts *o, cons
     return true;
 }
 
-/* measure results' node sums, end to end and kernels (oc_calib_fit_gap) */
+/* measure results' node sums, end to end and nodes run (oc_calib_fit_gap) */
 struct oc_calib_gap_data {
     const double *nodes_s, *e2e_s;
-    const int32_t *kernels;
+    const int32_t *ran;
     int32_t n;
 };
 
@@ -625,21 +625,21 @@ static double oc_calib_gap_loss(const struct oc_perf_opts *o, const void *data) 
     const struct oc_calib_gap_data *d = data;
     double loss = 0;
     for (int32_t k = 0; k < d->n; k++) {
-        if (d->kernels[k] <= 0 || !(d->nodes_s[k] > 0) || !(d->e2e_s[k] > 0))
+        if (d->ran[k] <= 0 || !(d->nodes_s[k] > 0) || !(d->e2e_s[k] > 0))
             continue;
-        double e = log(d->nodes_s[k] + d->kernels[k] * o->gap_s) - log(d->e2e_s[k]);
+        double e = log(d->nodes_s[k] + d->ran[k] * o->gap_s) - log(d->e2e_s[k]);
         loss += e * e;
     }
     return loss;
 }
 
-double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_t *kernels, int32_t n) {
+double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_t *ran, int32_t n) {
     bool any = false;
     for (int32_t k = 0; k < n; k++)
-        any |= kernels[k] > 0 && nodes_s[k] > 0 && e2e_s[k] > 0;
+        any |= ran[k] > 0 && nodes_s[k] > 0 && e2e_s[k] > 0;
     if (!any)
         return 0;
-    const struct oc_calib_gap_data data = {nodes_s, e2e_s, kernels, n};
+    const struct oc_calib_gap_data data = {nodes_s, e2e_s, ran, n};
     const struct oc_calib_objective obj = {oc_calib_gap_loss, &data};
     struct oc_perf_opts o = {0};
     const struct oc_calib_coord c = {&o.gap_s, 0, OC_CALIB_GAP_MAX, false};

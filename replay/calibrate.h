@@ -95,15 +95,15 @@ struct oc_calib_fit {
 enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
                             int32_t n, struct oc_calib_fit *out);
 
-/* A CPU runtime's time between kernels, from measure results: record k ran
- * kernels[k] nodes whose own medians sum to nodes_s[k] in an end-to-end
- * median of e2e_s[k]. The gap g minimises the sum over the records of
- * (ln(nodes_s + kernels x g) - ln(e2e_s))^2, so the small models, where the
- * gaps are a large share, set it (a large model's end to end barely moves
- * with it). Both sides are measured: the fit needs no prediction. 0 when no
- * record has a kernel; at most OC_CALIB_GAP_MAX. */
+/* A CPU runtime's time between the nodes it runs, from measure results:
+ * record k timed ran[k] nodes whose own medians sum to nodes_s[k] in an
+ * end-to-end median of e2e_s[k]. The gap g minimises the sum over the
+ * records of (ln(nodes_s + ran x g) - ln(e2e_s))^2, so the small models,
+ * where the gaps are a large share, set it (a large model's end to end
+ * barely moves with it). Both sides are measured: the fit needs no
+ * prediction. 0 when no record ran a node; at most OC_CALIB_GAP_MAX. */
 #define OC_CALIB_GAP_MAX 1e-3
-double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_t *kernels, int32_t n);
+double oc_calib_fit_gap(const double *nodes_s, const double *e2e_s, const int32_t *ran, int32_t n);
 
 /* How far the model's per-node predictions are from the measurements. */
 struct oc_calib_error {
