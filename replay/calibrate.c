@@ -215,14 +215,17 @@ struct oc_calib_shift_data {
     double shift;
 };
 
+/* a factor x held in the fit's range */
+static double oc_calib_eff_range(double x) { return fmin(fmax(x, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX); }
+
 static void oc_calib_shift(struct oc_perf_opts *o, struct oc_op_efficiencies *ops, double shift) {
     double f = exp(shift);
-    o->eff_memory = fmin(fmax(o->eff_memory * f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+    o->eff_memory = oc_calib_eff_range(o->eff_memory * f);
     for (int k = 0; k < 4; k++)
         if (o->eff_memory_cache[k] > 0)
-            o->eff_memory_cache[k] = fmin(fmax(o->eff_memory_cache[k] * f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+            o->eff_memory_cache[k] = oc_calib_eff_range(o->eff_memory_cache[k] * f);
     for (int32_t k = 0; k < ops->n; k++)
-        ops->at[k].factor = fmin(fmax(ops->at[k].factor / f, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX);
+        ops->at[k].factor = oc_calib_eff_range(ops->at[k].factor / f);
     o->op_eff = ops;
 }
 

@@ -327,13 +327,27 @@ int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes) {
     return -1;
 }
 
+/* the bandwidth of cache level k (oc_gpu_level_for), or of memory for -1 */
+static double oc_gpu_level_bw(const struct oc_gpu *gpu, int32_t k) { return k >= 0 ? gpu->cache_bw[k] : gpu->mem_bw; }
+
 double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes) {
-    int32_t k = oc_gpu_level_for(gpu, bytes);
-    return k >= 0 ? gpu->cache_bw[k] : gpu->mem_bw;
+    return oc_gpu_level_bw(gpu, oc_gpu_level_for(gpu, bytes));
 }
 
 double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
     return level >= 0 && level < 4 && o->eff_memory_cache[level] > 0 ? o->eff_memory_cache[level] : o->eff_memory;
+}
+
+/* seconds to stream bytes at cache level (or memory, -1) with its memory
+   factor; 0 without a bandwidth or a factor */
+static double oc_perf_stream_s(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double bytes, int32_t level) {
+    double bw = oc_gpu_level_bw(gpu, level), eff = oc_perf_memory_efficiency(o, level);
+    return bw > 0 && eff > 0 ? bytes / (bw * eff) : 0;
+}
+
+/* a node's fixed cost: the launch, and on more than one thread of a CPU the pool's */
+static double oc_perf_fixed_s(const struct oc_gpu *gpu, const struct oc_perf_opts *o) {
+    return o->launch_s + (gpu->cpu && gpu->threads > 1 ? o->pool_s : 0);
 }
 
 /* A CPU on more than one thread (oc_perf_opts.task_s, split_s,
@@ -378,7 +392,7 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
         return; /* no kernel */
     out->ai = bytes ? (double)flops / (double)bytes : 0;
     int32_t level = oc_gpu_level_for(gpu, bytes);
-    double bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw;
+    double bw = oc_gpu_level_bw(gpu, level);
     double roof = out->ai * bw;
     out->attainable = bytes ? (roof < peak ? roof : peak) : peak;
     out->t_compute = peak > 0 ? (double)flops / (peak * oc_perf_class_efficiency(o, unit, conv)) : 0;
@@ -395,7 +409,7 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     double body = o->additive ? out->t_compute + out->t_memory
                               : (out->t_compute > out->t_memory ? out->t_compute : out->t_memory);
     body += split;
-    out->time = body + o->launch_s + (gpu->cpu && gpu->threads > 1 ? o->pool_s : 0);
+    out->time = body + oc_perf_fixed_s(gpu, o);
     out->bound = out->t_compute >= out->t_memory ? OC_BOUND_COMPUTE : OC_BOUND_MEMORY;
 }
 
@@ -519,12 +533,12 @@ void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     int32_t level = oc_gpu_level_for(gpu, (uint64_t)half);
     if (level == 0 && gpu->n_caches > 1)
         level = 1;
-    double bw = level >= 0 ? gpu->cache_bw[level] : gpu->mem_bw, eff = oc_perf_memory_efficiency(o, level);
-    if (!(bw > 0) || !(eff > 0))
+    double t = oc_perf_stream_s(gpu, o, expand_bytes, level);
+    if (!(t > 0))
         return;
     np->expand_bytes = expand_bytes;
-    np->t_expand = expand_bytes / (bw * eff);
-    np->time += np->t_expand;
+    np->t_expand = t;
+    np->time += t;
 }
 
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
@@ -585,11 +599,10 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             flops = (uint64_t)((double)flops * inside);
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
                            oc_perf_op_efficiency(o, n->op_type), peak, flops, bytes, np);
-        if (gpu->cpu)
-            oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np);
-        bool light = gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n);
-        if (light) { /* a node the runtime runs without a kernel of the model's: its fixed cost */
-            np->time = o->launch_s + (gpu->threads > 1 ? o->pool_s : 0);
+        oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np); /* 0 bytes off a CPU */
+        if (gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n)) {
+            /* a node the runtime runs without a kernel of the model's: its fixed cost */
+            np->time = oc_perf_fixed_s(gpu, o);
             out->n_light++;
             out->launch_time += o->launch_s;
         }
@@ -678,9 +691,7 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
         if (!p->nodes[i].known || !folded[i])
             continue;
         double bytes = 6.0 * (double)nd->activation_bytes;
-        int32_t level = oc_gpu_level_for(p->gpu, (uint64_t)bytes);
-        double bw = level >= 0 ? p->gpu->cache_bw[level] : p->gpu->mem_bw;
-        double t = bw > 0 ? bytes / (bw * oc_perf_memory_efficiency(&p->opts, level)) : 0;
+        double t = oc_perf_stream_s(p->gpu, &p->opts, bytes, oc_gpu_level_for(p->gpu, (uint64_t)bytes));
         out->batchnorm += t + 2 * p->opts.launch_s;
     }
     free(folded);
