@@ -143,6 +143,25 @@ static int32_t oc_rp_dtype_code(const char *name) {
     return 0;
 }
 
+/* a measure result's gpu.recurrence (oc_perf_rnn_recurrence's figures);
+   steps 0 where it is absent or out of range */
+static void oc_rp_read_recurrence(const json_t *r, struct oc_perf_recurrence *out) {
+    memset(out, 0, sizeof *out);
+    double v[3];
+    const char *keys[] = {"steps", "weight_bytes", "step_flops"};
+    for (int32_t k = 0; k < 3; k++) {
+        const json_t *x = json_object_get(r, keys[k]);
+        if (!json_is_number(x) || !(json_number_value(x) > 0) || !(json_number_value(x) < 1e19))
+            return;
+        v[k] = json_number_value(x);
+    }
+    out->steps = v[0];
+    out->weight_bytes = v[1];
+    out->step_flops = v[2];
+    out->gemv = json_is_true(json_object_get(r, "gemv"));
+}
+
+
 /* An analysis with ONNX Runtime's times (`onnxcost measure --format json`,
  * or --measured): each node with a measured median is a measured node of
  * one kernel; the device is the CPU and threads the run records (else the
@@ -225,6 +244,7 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         const json_t *im2col = json_object_get(json_object_get(o, "gpu"), "im2col_bytes");
         if (json_is_number(im2col) && json_number_value(im2col) > 0 && json_number_value(im2col) < 1e19)
             fn->est_expand_bytes = json_number_value(im2col);
+        oc_rp_read_recurrence(json_object_get(json_object_get(o, "gpu"), "recurrence"), &fn->est_recurrence);
         /* the compute dtype as the model picks it: the first float output's */
         const json_t *outs = json_object_get(o, "outputs");
         for (size_t k = 0; !fn->dtype && k < json_array_size(outs); k++) {

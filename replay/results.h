@@ -56,6 +56,8 @@ struct oc_rp_file_node {
     double est_expand_bytes;  /* a measure result's CPU convolution: its im2col
                                  bytes as the analysis priced them (its
                                  gpu.im2col_bytes); 0: none                 */
+    struct oc_perf_recurrence est_recurrence; /* a measure result's recurrent
+                                 node: its steps (gpu.recurrence); steps 0: none */
     double est_outputs;       /* output elements: bytes_written / the dtype's
                                  size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */

@@ -499,13 +499,6 @@ bool oc_cpu_runs(const struct oc_node *n) {
     return !(strcmp(n->op_type, "Constant") == 0 && (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0));
 }
 
-bool oc_graph_nchwc(const struct oc_graph *g) {
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        if (strcmp(g->nodes[i].domain, "com.microsoft.nchwc") == 0)
-            return true;
-    return false;
-}
-
 double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph) {
     int64_t group = 1;
     if (!nchwc_graph || !n->op_type || (strcmp(n->op_type, "Conv") != 0 && strcmp(n->op_type, "FusedConv") != 0) ||
@@ -539,6 +532,61 @@ void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     np->expand_bytes = expand_bytes;
     np->t_expand = t;
     np->time += t;
+}
+
+void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, struct oc_perf_recurrence *r) {
+    memset(r, 0, sizeof *r);
+    if ((n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) || n->n_in < 3 || n->in[0] < 0 || n->in[2] < 0 ||
+        (strcmp(n->op_type, "LSTM") != 0 && strcmp(n->op_type, "GRU") != 0 && strcmp(n->op_type, "RNN") != 0))
+        return;
+    const struct oc_value *x = &g->values[n->in[0]], *w = &g->values[n->in[2]];
+    int64_t layout = 0;
+    uint64_t elem = 0;
+    if (x->rank != 3 || w->rank != 3 || (n->opset >= 14 && oc_attr_int(n, "layout", 0, &layout, NULL) != OC_OK) ||
+        !oc_dtype_bytes(w->dtype, 1, &elem) || !elem)
+        return;
+    double seq = (double)x->dims[layout ? 1 : 0].value, batch = (double)x->dims[layout ? 0 : 1].value;
+    double dirs = (double)w->dims[0].value, gates = (double)w->dims[1].value, hidden = (double)w->dims[2].value;
+    if (!(seq > 0 && batch > 0 && dirs > 0 && gates > 0 && hidden > 0))
+        return;
+    r->steps = seq * dirs;
+    r->weight_bytes = gates * hidden * (double)elem;
+    r->step_flops = 2 * batch * gates * hidden;
+    r->gemv = batch == 1;
+}
+
+double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r) {
+    double f = r->steps * r->step_flops;
+    return f > 0 ? f : 0;
+}
+
+void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                            const struct oc_perf_recurrence *r, struct oc_node_perf *np) {
+    const struct oc_cpu_scaling *s = &gpu->scaling;
+    if (!gpu->cpu || !(r->steps > 0) || !(r->weight_bytes > 0))
+        return;
+    /* one thread's level for R (one instance's size) and its rate there */
+    double bw = s->mem_one > 0 ? s->mem_one : gpu->mem_bw;
+    for (int32_t k = (gpu->n_caches < 4 ? gpu->n_caches : 4) - 1; k >= 0; k--) {
+        double size = (double)(s->cache_one[k] ? s->cache_one[k] : gpu->cache_bytes[k]);
+        double rate = s->cache_bw_one[k] > 0 ? s->cache_bw_one[k] : gpu->cache_bw[k];
+        if (r->weight_bytes <= size && rate > 0)
+            bw = rate;
+    }
+    double peak = (s->peak_one[np->unit] > 0 ? s->peak_one[np->unit] : np->peak) *
+                  oc_perf_class_efficiency(o, np->unit, false);
+    if (!(bw > 0) || !(peak > 0))
+        return;
+    double stream = r->weight_bytes / bw, compute = r->step_flops / peak;
+    double step = r->gemv ? (stream > compute ? stream : compute) : stream + compute;
+    double t = r->steps * step;
+    if (gpu->threads > 1 && step >= o->task_s) /* steps large enough to split, as a node is */
+        t /= 1 + (gpu->threads - 1) * (o->split_share > 0 ? o->split_share : 1);
+    np->recurrence = *r;
+    np->t_recurrence = t;
+    np->time += t;
+    if (np->bound == OC_BOUND_NONE)
+        np->bound = OC_BOUND_MEMORY;
 }
 
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
@@ -597,9 +645,15 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         double inside = gpu->cpu ? oc_perf_conv_in_bounds(g, n) : 1; /* a CPU skips the taps over padding */
         if (inside < 1)
             flops = (uint64_t)((double)flops * inside);
+        struct oc_perf_recurrence rec = {0, 0, 0, false};
+        if (gpu->cpu) /* a recurrent node: its steps' products apart from the input's */
+            oc_perf_rnn_recurrence(g, n, &rec);
+        double rflops = oc_perf_recurrence_flops(&rec);
         oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
-                           oc_perf_op_efficiency(o, n->op_type), peak, flops, bytes, np);
+                           oc_perf_op_efficiency(o, n->op_type), peak,
+                           rflops < (double)flops ? flops - (uint64_t)rflops : 0, bytes, np);
         oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np); /* 0 bytes off a CPU */
+        oc_perf_cpu_recurrence(gpu, o, &rec, np);
         if (gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n)) {
             /* a node the runtime runs without a kernel of the model's: its fixed cost */
             np->time = oc_perf_fixed_s(gpu, o);

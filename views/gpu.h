@@ -263,12 +263,25 @@ double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type);
  * graph before ONNX Runtime's optimizer, the convolutions the rewrite will
  * take are not told apart); 0 otherwise or where a shape is unknown. */
 double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph);
+/* A recurrent node's (RNN, GRU, LSTM) product with its recurrence weights
+ * R, one per time step and direction (ONNX Runtime computes the input's
+ * product for every step at once, then steps): */
+struct oc_perf_recurrence {
+    double steps;        /* time steps x directions; 0: not a recurrent node */
+    double weight_bytes; /* R of one direction (G hidden x hidden), read whole
+                            at every step                                    */
+    double step_flops;   /* one step's product: 2 x batch x G hidden x hidden */
+    bool gemv;           /* batch 1: a matrix-vector product, its arithmetic
+                            hidden under R's stream (MLAS's GEMV); else MLAS
+                            packs R before each step's product               */
+};
+/* Fills r for an RNN, GRU or LSTM of the default domain with known shapes;
+ * r->steps 0 otherwise. */
+void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, struct oc_perf_recurrence *r);
 /* Whether a CPU runtime runs node n as a node of its own, kernel or not:
  * every node but a Constant (ONNX Runtime folds those into initializers;
  * a Reshape or a Shape still runs, at its fixed cost and a gap). */
 bool oc_cpu_runs(const struct oc_node *n);
-/* Whether graph g holds a node of ONNX Runtime's NCHWc domain. */
-bool oc_graph_nchwc(const struct oc_graph *g);
 /* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
  * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
  * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */
@@ -295,6 +308,10 @@ struct oc_node_perf {
                                 expanded input written and read), and its
                                 time, in time (oc_perf_cpu_expand); 0: none  */
     double t_expand;
+    struct oc_perf_recurrence recurrence; /* a CPU recurrent node's steps (or
+                                steps 0), and the time they add, in time
+                                (oc_perf_cpu_recurrence); 0: none            */
+    double t_recurrence;
 };
 
 struct oc_perf {
@@ -350,6 +367,20 @@ void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum o
  * with that level's memory factor. Nothing on a GPU or with no bytes. */
 void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
                         struct oc_node_perf *np);
+/* The FLOPs of a recurrent node's steps (steps x step_flops), which a CPU
+ * prices apart from the node's others (oc_perf_cpu_recurrence). */
+double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r);
+/* Adds a CPU recurrent node's steps to np (priced by oc_perf_node_class
+ * without their FLOPs): each step reads R whole from the level one
+ * instance of it fits in, at one thread's triad rate (nothing fitted: a
+ * product streams as the probe's loop does), and computes its product at
+ * one thread's peak and the unit's factor; a GEMV step takes the larger of
+ * the two (the stream hides the arithmetic), a packed one their sum. Steps
+ * of task_s or more are split over a CPU's threads (split_share of the
+ * threads' speedup), as a node is; smaller ones run on one thread. Nothing
+ * on a GPU or without steps. */
+void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                            const struct oc_perf_recurrence *r, struct oc_node_perf *np);
 /* The same for one kind of node: conv true for a convolution
  * (oc_perf_class_efficiency); outputs > 0, a contraction's output elements,
  * slows it by parallel_outputs / outputs where that is above 1; op_eff > 0,

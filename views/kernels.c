@@ -132,6 +132,13 @@ static void oc_kf_gemm(const struct oc_graph *g, const struct oc_node *n, struct
     out->x[2] = k;
 }
 
+bool oc_graph_nchwc(const struct oc_graph *g) {
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (strcmp(g->nodes[i].domain, "com.microsoft.nchwc") == 0)
+            return true;
+    return false;
+}
+
 static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
     const struct oc_value *x = oc_kf_val(g, n, 0, false), *w = oc_kf_val(g, n, 1, false),
                           *y = oc_kf_val(g, n, 0, true);
@@ -155,10 +162,11 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct
         out->family = OC_KF_ELTWISE;
         out->op = n->op_type;
         out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
-    } else if (group > 1 && (double)group == c_in) {
+    } else if (group > 1 && (double)group == c_in &&
+               (strcmp(n->domain, "com.microsoft.nchwc") == 0 || !oc_graph_nchwc(g))) {
         out->family = OC_KF_CONV_DEPTHWISE;
         out->x[2] = kh * kw;
-    } else if (group > 1) {
+    } else if (group > 1) { /* grouped, or depthwise outside a rewritten graph's NCHWc domain: im2col per group */
         out->family = OC_KF_CONV_GROUPED;
         out->x[2] = c_in / (double)group * kh * kw;
     } else if (kh == 1 && kw == 1) {

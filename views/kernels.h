@@ -57,8 +57,14 @@ struct oc_kfeat {
     const char *op;            /* a memory-bound node's op type (borrowed from
                                   the node): its own table's key; NULL else  */
 };
+/* Whether graph g holds a node of ONNX Runtime's NCHWc domain: the graph
+ * ONNX Runtime ran on a CPU, after its NCHWc rewrite. */
+bool oc_graph_nchwc(const struct oc_graph *g);
 /* A node's family and features from its analyzed shapes; family NONE when
- * it has none or a shape is unknown. */
+ * it has none or a shape is unknown. A depthwise convolution (kernel over
+ * 1x1) left outside the NCHWc domain of a graph ONNX Runtime rewrote
+ * (channels no multiple of its block) runs MLAS's grouped path, an im2col
+ * and a product per group, and takes the grouped family. */
 void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out);
 
 struct oc_ksample {

@@ -209,6 +209,64 @@ def im2col_check(binary, workdir, rng, failures):
     return priced
 
 
+class Recurrent(torch.nn.Module):
+    """A bidirectional LSTM whose recurrence weights fit the hand CPU's second level, then a GRU whose fit its first."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(16, 96, bidirectional=True)
+        self.gru = torch.nn.GRU(192, 24)
+
+    def forward(self, x):
+        return self.gru(self.lstm(x)[0])[0]
+
+
+def recurrence_check(binary, workdir, rng, failures):
+    """Each LSTM and GRU of the graph ONNX Runtime ran reads its recurrence weights R (one direction's: G hidden x
+    hidden floats, from ONNX Runtime's initializer) at every time step and direction, from the level they fit in, and
+    computes one step's product (2 x batch x G hidden x hidden FLOPs) at the unit's peak and factor: per step the larger
+    of the two at batch 1, their sum above; the node's compute time counts its other FLOPs. Returns the nodes priced."""
+    src, dst = os.path.join(workdir, "ortopt_recurrent.onnx"), os.path.join(workdir, "ortopt_recurrent.optimized.onnx")
+    oracle.onnx_export(Recurrent().eval(), (torch.randn(5, 1, 16),), src, input_names=["x"],
+                       dynamic_axes={"x": {0: "steps", 1: "batch"}}, opset_version=17)
+    m = optimize(src, dst, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    spec = os.path.join(workdir, "recurrence_cpu.json")
+    cpu = dict(IM2COL_CPU, efficiency=dict(IM2COL_CPU["efficiency"], fp32=0.8))
+    json.dump(cpu, open(spec, "w"))
+    weights, priced = {i.name: list(i.dims) for i in m.graph.initializer}, 0
+    for batch in (1, 3):
+        binds = {"steps": 7, "batch": batch}
+        truth = ort_shapes.ort_shapes(m, binds, rng)
+        p = subprocess.run([binary, dst, "--dim", f"steps=7", "--dim", f"batch={batch}", "--gpu-spec", spec,
+                            "--format", "json", "-q"], capture_output=True, text=True)
+        if p.returncode != 0:
+            failures.append(f"recurrence: {p.stderr.strip()}")
+            return 0
+        for n in json.loads(p.stdout)["nodes"]:
+            node = next((x for x in m.graph.node if x.output and x.output[0] == n["outputs"][0]["name"]), None)
+            if node is None or node.op_type not in ("LSTM", "GRU"):
+                continue
+            xs = truth.get(node.input[0]) or [7, batch, 16]
+            dirs, gh, h = weights[node.input[2]]
+            steps, wb, sf = xs[0] * dirs, gh * h * 4, 2 * xs[1] * gh * h
+            level = next((c for c in cpu["caches"] if wb <= c["kib"] * 1024), None)
+            stream = wb / ((level or cpu)["bandwidth_gbs"] * 1e9)
+            peak = cpu["fp32"] * 1e12 * cpu["efficiency"]["fp32"]
+            step = max(stream, sf / peak) if xs[1] == 1 else stream + sf / peak
+            g = n.get("gpu") or {}
+            got = (g.get("recurrence") or {}).get("time_s", 0)
+            if abs(got - steps * step) > 1e-9 * steps * step:
+                failures.append(f"recurrence {n['name']} batch {batch}: {got} s, want {steps * step}")
+            elif abs(g["compute_s"] - (n["flops"] - steps * sf) / peak) > 1e-9 * g["compute_s"]:
+                failures.append(f"recurrence {n['name']} batch {batch}: compute {g['compute_s']} s, want "
+                                f"{(n['flops'] - steps * sf) / peak} (the steps' products apart)")
+            else:
+                priced += 1
+    if priced < 4:
+        failures.append(f"recurrence: {priced} of 4 recurrent nodes priced")
+    return priced
+
+
 def analyze(binary, path, binds):
     p = subprocess.run([binary, path, "--format", "json", "-q"] + sum((["--dim", f"{k}={v}"] for k, v in binds.items()),
                                                                       []), capture_output=True, text=True)
@@ -317,6 +375,8 @@ def main():
         failures.append(f"lone ReorderInput: status {r['status']}, reason {r.get('reason')!r}")
     im2col = im2col_check(a.onnxcost, a.workdir, rng, failures)
     print(f"ok   grouped: {im2col} convolutions priced with their im2col traffic")
+    recurrent = recurrence_check(a.onnxcost, a.workdir, rng, failures)
+    print(f"ok   recurrent: {recurrent} LSTM and GRU nodes priced with their steps' weight reads")
     if fused_total < MIN_FUSED or mms < MIN_FUSED_MATMUL:
         failures.append(f"only {fused_total} com.microsoft nodes, {mms} FusedMatMul costs checked (at least {MIN_FUSED}, "
                         f"{MIN_FUSED_MATMUL})")

@@ -105,6 +105,45 @@ static void families(void **state) {
     near(f.x[2], 10, "k");
 }
 
+/* The graph ONNX Runtime ran on a CPU after its NCHWc rewrite (it holds a
+ * com.microsoft.nchwc node): a depthwise 3x3 on 24 channels, no multiple
+ * of the block, stayed in the default domain and runs MLAS's grouped path
+ * (the grouped family, reduction the 9 taps); without the rewrite (the
+ * same node on 32 channels in the default domain) both are depthwise. */
+static void depthwise_outside_nchwc(void **state) {
+    (void)state;
+    for (int rewritten = 0; rewritten < 2; rewritten++) {
+        struct pb_model pm = {0};
+        pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 24, 8, 8), NULL));
+        pbm_input(&pm, pb_value_info("z", PB_FLOAT, 4, TU_DIMS(1, 32, 8, 8), NULL));
+        pbm_init(&pm, pb_tensor_f32("wd", 4, TU_DIMS(24, 1, 3, 3)));
+        pbm_init(&pm, pb_tensor_f32("wz", 4, TU_DIMS(32, 1, 3, 3)));
+        struct pbw dw[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 24)};
+        pbm_node(&pm, pb_node("plain", "Conv", TU_LIST("x", "wd"), TU_LIST("yd"), 2, dw));
+        struct pbw dz[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1)), pb_attr_int("group", 32)};
+        if (rewritten)
+            pbm_node(&pm, pb_node_dom("blocked", "com.microsoft.nchwc", "Conv", TU_LIST("z", "wz"), TU_LIST("yz"), 2,
+                                      dz));
+        else
+            pbm_node(&pm, pb_node("blocked", "Conv", TU_LIST("z", "wz"), TU_LIST("yz"), 2, dz));
+        pbm_output(&pm, pb_value_info("yd", PB_FLOAT, -1, NULL, NULL));
+        pbm_output(&pm, pb_value_info("yz", PB_FLOAT, -1, NULL, NULL));
+        tu_analyze_ok(&pm, 17, NULL);
+        assert_true(oc_graph_nchwc(an->graph) == (rewritten != 0));
+        struct oc_kfeat f;
+        oc_kernel_features(an->graph, node("plain"), &f);
+        assert_int_equal(f.family, rewritten ? OC_KF_CONV_GROUPED : OC_KF_CONV_DEPTHWISE);
+        near(f.x[2], 9, "reduction");
+        if (!rewritten) {
+            oc_kernel_features(an->graph, node("blocked"), &f);
+            assert_int_equal(f.family, OC_KF_CONV_DEPTHWISE);
+        }
+        tu_free(md, an, &bytes);
+        md = NULL;
+        an = NULL;
+    }
+}
+
 /* Interpolation in log2 feature space: one sample gives its own
  * efficiency; two at equal distance their geometric mean; beyond the
  * radius nothing. */
@@ -287,6 +326,7 @@ static void conv_in_bounds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(families, tu_teardown),
+        cmocka_unit_test(depthwise_outside_nchwc),
         cmocka_unit_test(interpolation),
         cmocka_unit_test(op_tables),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
