@@ -22,25 +22,14 @@ def dims(binds):
 
 
 def spec_for(a, machine, fit, t):
-    """The calibrated spec, and the same with kernel tables, from the fit records at t threads."""
+    """The calibrated spec, and the same with kernel tables, from the fit records at t threads: the two commands a
+    user runs (calibrate, then tables on the calibrated spec; each record analyzed at the dims it ran at)."""
     work = os.path.join(a.out, "spec" + (f"-{a.tag}" if a.tag else ""))
     os.makedirs(work, exist_ok=True)
     cal = os.path.join(work, f"calibrated-t{t}.json")
     run(a.onnxcost, "calibrate", *fit, "--machine", machine, "-o", cal, "--format", "json")
-    spec = json.load(open(cal))
-    merged, source = {}, None
-    for f in fit:
-        d = json.load(open(f))
-        one = os.path.join(work, "one.json")
-        run(a.onnxcost, "tables", f, "--machine", machine, *dims(d.get("bindings")), "-o", one, "--format", "json")
-        kt = json.load(open(one))["kernel_tables"]
-        source = source or kt["source"]
-        for tab in kt["tables"]:
-            key = (tab["family"], tab["dtype"], tab.get("math"), tab.get("op"))
-            merged.setdefault(key, dict(tab, samples=[]))["samples"] += tab["samples"]
-    spec["kernel_tables"] = {"source": source, "tables": list(merged.values())}
     tab = os.path.join(work, f"tables-t{t}.json")
-    json.dump(spec, open(tab, "w"))
+    run(a.onnxcost, "tables", *fit, "--gpu-spec", cal, "-o", tab, "--format", "json")
     return cal, tab
 
 

@@ -143,13 +143,32 @@ static int32_t oc_rp_dtype_code(const char *name) {
     return 0;
 }
 
+/* A result's bound dims (a JSON object of counts) as "name=value,..." the
+   way --dim takes them, in *out (NULL when binds is no object); false when
+   out of memory. */
+static bool oc_rp_read_bindings(const json_t *binds, char **out) {
+    *out = NULL;
+    if (!json_is_object(binds))
+        return true;
+    char list[1024] = "";
+    size_t used = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)binds, k, v) {
+        if (json_is_integer(v) && used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%.200s=%lld", used ? "," : "", k,
+                                     (long long)json_integer_value(v));
+    }
+    return (*out = oc_rp_dup(list)) != NULL;
+}
+
 /* a measure result's gpu.recurrence (oc_perf_rnn_recurrence's figures);
    steps 0 where it is absent or out of range */
 static void oc_rp_read_recurrence(const json_t *r, struct oc_perf_recurrence *out) {
     memset(out, 0, sizeof *out);
-    double v[3];
-    const char *keys[] = {"steps", "weight_bytes", "step_flops"};
-    for (int32_t k = 0; k < 3; k++) {
+    double v[4];
+    const char *keys[] = {"steps", "weight_bytes", "step_flops", "batch"};
+    for (int32_t k = 0; k < 4; k++) {
         const json_t *x = json_object_get(r, keys[k]);
         if (!json_is_number(x) || !(json_number_value(x) > 0) || !(json_number_value(x) < 1e19))
             return;
@@ -158,9 +177,8 @@ static void oc_rp_read_recurrence(const json_t *r, struct oc_perf_recurrence *ou
     out->steps = v[0];
     out->weight_bytes = v[1];
     out->step_flops = v[2];
-    out->gemv = json_is_true(json_object_get(r, "gemv"));
+    out->batch = v[3];
 }
-
 
 /* An analysis with ONNX Runtime's times (`onnxcost measure --format json`,
  * or --measured): each node with a measured median is a measured node of
@@ -205,7 +223,8 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
     out->graph = model ? oc_rp_dup(model) : NULL;
     out->math = OC_RP_MATH_FP32;
     out->nodes = calloc(n ? n : 1, sizeof *out->nodes);
-    if (!out->path || !out->device || !out->model || !out->nodes || (model && !out->graph))
+    if (!out->path || !out->device || !out->model || !out->nodes || (model && !out->graph) ||
+        !oc_rp_read_bindings(json_object_get(root, "bindings"), &out->bindings)) /* the dims it ran at */
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const json_t *o = json_array_get(nodes, i), *me = json_object_get(o, "measured");
@@ -303,18 +322,9 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
         out->math = OC_RP_MATH_FP32;
     const json_t *opts = json_object_get(root, "options");
     out->dtype = oc_rp_dup(json_string_value(json_object_get(opts, "dtype")));
-    const json_t *binds = json_object_get(opts, "bindings");
-    if (json_is_object(binds)) { /* "name=value,..." as --dim takes them */
-        char list[1024] = "";
-        size_t used = 0;
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *)binds, k, v) {
-            if (json_is_integer(v) && used < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%.200s=%lld", used ? "," : "", k,
-                                         (long long)json_integer_value(v));
-        }
-        out->bindings = oc_rp_dup(list);
+    if (!oc_rp_read_bindings(json_object_get(opts, "bindings"), &out->bindings)) {
+        st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        goto done;
     }
     if (out->math < 0) {
         st = oc_diag_set(d, OC_ERR_PARSE, "options.math is not \"fp32\", \"tf32\" or \"fp16\"");

@@ -259,7 +259,7 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
         json_object_set_new(r, "steps", json_real(np->recurrence.steps));
         json_object_set_new(r, "weight_bytes", json_real(np->recurrence.weight_bytes));
         json_object_set_new(r, "step_flops", json_real(np->recurrence.step_flops));
-        json_object_set_new(r, "gemv", json_boolean(np->recurrence.gemv));
+        json_object_set_new(r, "batch", json_real(np->recurrence.batch));
         json_object_set_new(r, "time_s", json_real(np->from_table ? 0 : np->t_recurrence));
     }
     return o;

@@ -552,7 +552,7 @@ void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, s
     r->steps = seq * dirs;
     r->weight_bytes = gates * hidden * (double)elem;
     r->step_flops = 2 * batch * gates * hidden;
-    r->gemv = batch == 1;
+    r->batch = batch;
 }
 
 double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r) {
@@ -578,10 +578,11 @@ void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts 
     if (!(bw > 0) || !(peak > 0))
         return;
     double stream = r->weight_bytes / bw, compute = r->step_flops / peak;
-    double step = r->gemv ? (stream > compute ? stream : compute) : stream + compute;
+    double step = r->batch == 1 ? (stream > compute ? stream : compute) : stream + compute;
     double t = r->steps * step;
-    if (gpu->threads > 1 && step >= o->task_s) /* steps large enough to split, as a node is */
-        t /= 1 + (gpu->threads - 1) * (o->split_share > 0 ? o->split_share : 1);
+    double parts = r->batch < gpu->threads ? r->batch : gpu->threads; /* a thread's rows run their own steps */
+    if (parts > 1)
+        t /= 1 + (parts - 1) * (o->split_share > 0 ? o->split_share : 1);
     np->recurrence = *r;
     np->t_recurrence = t;
     np->time += t;

@@ -271,9 +271,11 @@ struct oc_perf_recurrence {
     double weight_bytes; /* R of one direction (G hidden x hidden), read whole
                             at every step                                    */
     double step_flops;   /* one step's product: 2 x batch x G hidden x hidden */
-    bool gemv;           /* batch 1: a matrix-vector product, its arithmetic
-                            hidden under R's stream (MLAS's GEMV); else MLAS
-                            packs R before each step's product               */
+    double batch;        /* the batch rows: at 1 a step is a matrix-vector
+                            product, its arithmetic hidden under R's stream
+                            (MLAS's GEMV); above, MLAS packs R before each
+                            step's product, and ONNX Runtime splits the rows
+                            over its threads, each running its rows' steps */
 };
 /* Fills r for an RNN, GRU or LSTM of the default domain with known shapes;
  * r->steps 0 otherwise. */
@@ -375,10 +377,10 @@ double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r);
  * instance of it fits in, at one thread's triad rate (nothing fitted: a
  * product streams as the probe's loop does), and computes its product at
  * one thread's peak and the unit's factor; a GEMV step takes the larger of
- * the two (the stream hides the arithmetic), a packed one their sum. Steps
- * of task_s or more are split over a CPU's threads (split_share of the
- * threads' speedup), as a node is; smaller ones run on one thread. Nothing
- * on a GPU or without steps. */
+ * the two (the stream hides the arithmetic), a packed one their sum. ONNX
+ * Runtime splits the batch rows over its threads, each running its rows'
+ * steps: min(threads, batch) parts, at split_share of their speedup; at
+ * batch 1 one thread runs them all. Nothing on a GPU or without steps. */
 void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
                             const struct oc_perf_recurrence *r, struct oc_node_perf *np);
 /* The same for one kind of node: conv true for a convolution

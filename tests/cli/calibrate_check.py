@@ -330,8 +330,9 @@ def cpu_time(flops, moved, f):
     return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * em)) + f["launch"]
 
 
-def measured_doc(path, shapes, slow=1.0):
-    """a measure result of the hand CPU's nodes; slow: another process's load, every time that many times"""
+def measured_doc(path, shapes, slow=1.0, bindings=None):
+    """a measure result of the hand CPU's nodes; slow: another process's load, every time that many times;
+    bindings: the dims it ran at"""
     nodes = []
     for i, (op, macs, flops, br, bw) in enumerate(shapes):
         t = cpu_time(flops, br + bw, CPU_TRUE) * slow
@@ -347,6 +348,8 @@ def measured_doc(path, shapes, slow=1.0):
                         "sum_of_node_medians_ms": sum(n["measured"]["median_us"] for n in nodes[:-2]) * 1e-3,
                         "run": {"runtime": "onnxruntime", "version": "1.31.1", "intra_op_threads": 4, "cpu": "hand CPU",
                                 "cpu_count": 8, "model": "m.onnx"}}}
+    if bindings is not None:
+        doc["bindings"] = bindings
     with open(path, "w") as f:
         json.dump(doc, f)
 
@@ -422,6 +425,15 @@ p = run("calibrate", mslow, mfit, "--machine", machine, "-o", mspec2, "--keep-no
 both = json.load(open(mspec2))["efficiency"].get("fp32", 0) if os.path.exists(mspec2) else 0
 if not CPU_TRUE["fp32"] / 1.6 * 0.98 < both < CPU_TRUE["fp32"] * 0.95:
     fails.append(f"--keep-noisy fits both sessions: fp32 {both}, want between the two sessions' factors")
+# the same model at other bound dims (1.6x the time at batch 8 against batch 1) is another run, not a session:
+# both are fitted, neither is "slower"
+mb1, mb8, mrep3 = (os.path.join(tmp, x) for x in ("cpu_fit_b1.json", "cpu_fit_b8.json", "cpu_rep3.json"))
+measured_doc(mb1, cpu_shapes, bindings={"batch": 1})
+measured_doc(mb8, cpu_shapes, slow=1.6, bindings={"batch": 8})
+p = run("calibrate", mb1, mb8, "--machine", machine, "-o", mspec2, "--report", mrep3, "--format", "json")
+roles = {os.path.basename(f["path"]): f["role"] for f in json.load(open(mrep3))["files"]} if os.path.exists(mrep3) else {}
+if roles != {"cpu_fit_b1.json": "fit", "cpu_fit_b8.json": "fit"} or "slower" in p.stderr:
+    fails.append(f"one model at two batches: roles {roles}, {p.stderr.strip()}")
 
 # on a CPU every node the runtime runs takes a gap, and one without a kernel (MNIST's Reshape) the fixed
 # cost per node; a Constant neither: the latency is the nodes' times plus (kernels + such nodes) x gap

@@ -129,6 +129,25 @@ def main():
     check(p.returncode == 0 and n2 == {"gemm": 4, "eltwise": 2},
           f"a build on a spec with tables keeps its samples and adds the new: {n2}")
 
+    # a measure result (onnxcost measure --format json) at N=16: its samples at the dims it ran at, read from its
+    # "bindings" (features (16, 16, 8) and (16, 4, 16)), not at the graph's unbound N
+    m = 16
+    meas = {"schema": "onnxcost/1", "model": {"path": model}, "bindings": {"N": m},
+            "nodes": [{"name": nm, "op_type": op, "status": "ok", "flops": fl, "macs": 0, "bytes_read": 1,
+                       "bytes_written": 1, "outputs": [{"name": nm, "dtype": "f32"}], "measured": {"median_us": us}}
+                      for nm, op, fl, us in (("mm1", "MatMul", 2 * m * 16 * 8, 3.0), ("mm2", "MatMul", 2 * m * 4 * 16, 2.0))],
+            "measured": {"providers": "CPUExecutionProvider", "end_to_end_ms": {"median": 0.01},
+                         "sum_of_node_medians_ms": 0.005, "run": {"intra_op_threads": 1, "cpu": "hand CPU"}}}
+    mres = os.path.join(work, "tiny_measured_n16.json")
+    json.dump(meas, open(mres, "w"))
+    mspec = os.path.join(work, "spec_measured.json")
+    p = run(bin_, "tables", mres, "--gpu", "h200", "-o", mspec)
+    sp3 = json.load(open(mspec)) if os.path.exists(mspec) else {}
+    got = sorted(tuple(x) for t in sp3.get("kernel_tables", {}).get("tables", []) if t["family"] == "gemm"
+                 for x in t["samples"])
+    check(p.returncode == 0 and got == sorted([(16, 16, 8, 4096, 3e-6), (16, 4, 16, 2048, 2e-6)]),
+          f"a measure result's samples at its own bindings N=16: {got} ({p.stderr.strip()[:200]})")
+
     for tag, args, text in (
             ("no model", ["tables", res, "--models", os.path.join(work, "nowhere")], "cannot open"),
             ("not a result", ["tables", model], "not JSON"),
