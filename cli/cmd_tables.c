@@ -101,6 +101,14 @@ static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bi
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
     int rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an);
+    for (int32_t i = 0; rc == OC_EXIT_OK && i < an->n_bound; i++)
+        if (an->bound[i].source == OC_BIND_DEFAULT) { /* a shape at 1 would key times taken at another size */
+            char msg[400];
+            snprintf(msg, sizeof msg, "the model's dim '%.100s' is bound by neither the result nor --dim: give the "
+                     "size it ran at (--dim %.100s=SIZE)", an->bound[i].name ? an->bound[i].name : "?",
+                     an->bound[i].name ? an->bound[i].name : "NAME");
+            rc = oc_cli_fail(f->path, OC_ERR_USAGE, msg);
+        }
     if (rc == OC_EXIT_OK && oc_ktables_add_file(t, f, an, &fr->added) != OC_OK)
         rc = oc_cli_fail(f->path, OC_ERR_NOMEM, "out of memory");
     if (rc == OC_EXIT_OK && fr->added.not_found > fr->added.added)

@@ -148,6 +148,13 @@ def main():
     check(p.returncode == 0 and got == sorted([(16, 16, 8, 4096, 3e-6), (16, 4, 16, 2048, 2e-6)]),
           f"a measure result's samples at its own bindings N=16: {got} ({p.stderr.strip()[:200]})")
 
+    del meas["bindings"]  # the same without its bindings and without --dim: refused, not timed at N=1
+    json.dump(meas, open(mres, "w"))
+    p = run(bin_, "tables", mres, "--gpu", "h200", "-o", mspec + ".unbound")
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and "'N'" in lines[0] and "--dim N=" in lines[0]
+          and not os.path.exists(mspec + ".unbound"), f"a result at unbound dims: one line, exit 2 ({lines})")
+
     for tag, args, text in (
             ("no model", ["tables", res, "--models", os.path.join(work, "nowhere")], "cannot open"),
             ("not a result", ["tables", model], "not JSON"),
