@@ -19,20 +19,23 @@ static const char oc_tables_usage[] =
     "usage: onnxcost tables RESULT.json ... --models DIR [options] -o SPEC.json\n"
     "\n"
     "Builds measured kernel tables from replay results (onnxcost replay --format\n"
-    "json): every measured node becomes a sample of its kernel family (matrix\n"
-    "products; dense 3x3, other dense, 1x1, grouped and depthwise convolutions;\n"
-    "elementwise, reduction, pooling and data-movement kernels) at the precision and\n"
-    "--math it ran, with its shape from the model analyzed again at the run's\n"
-    "bindings. The spec file (-o) holds the device and the tables; with --gpu-spec\n"
-    "it, a node of a family the tables cover takes its time from the nearest\n"
-    "measured shapes, every other node from the roofline (docs/MODEL.md).\n"
+    "json) or measure results (onnxcost measure --format json): every measured node\n"
+    "becomes a sample of its kernel family (matrix products; dense 3x3, other dense,\n"
+    "1x1, grouped and depthwise convolutions; elementwise, reduction, pooling and\n"
+    "data-movement kernels) at the precision and --math it ran, with its shape from\n"
+    "the model analyzed again at the run's bindings. The spec file (-o) holds the\n"
+    "device and the tables (and the fitted factors of a calibrated --gpu-spec); with\n"
+    "--gpu-spec it, a node of a family the tables cover takes its time from the\n"
+    "nearest measured shapes, every other node from the roofline (docs/MODEL.md).\n"
     "\n";
 
 static const char oc_tables_footer[] =
     "\n"
     "example:\n"
     "  onnxcost tables zoo/*.json --models zoo/ --gpu h200 -o h200-tables.json\n"
-    "  onnxcost resnet50.onnx --batch 32 --gpu-spec h200-tables.json --dtype fp16 --math fp16\n";
+    "  onnxcost resnet50.onnx --batch 32 --gpu-spec h200-tables.json --dtype fp16 --math fp16\n"
+    "  onnxcost calibrate runs/*.json --machine machine.json -o cal.json\n"
+    "  onnxcost tables runs/*.json --gpu-spec cal.json -o cpu.json   # a CPU's measure results\n";
 
 enum { OC_TABLES_MAX_FILES = 256 };
 
