@@ -88,6 +88,9 @@ def report(a, models, role, files, missing, batches, threads):
     os.makedirs(os.path.dirname(joint), exist_ok=True)
     run(a.onnxcost, "calibrate", *[f for f in every if f], "--machine", machine, "-o", joint,
         "--format", "json")
+    # and its kernel tables from the same records, each table of one thread count: one spec for every count
+    joint_tables = joint.replace("calibrated-joint", "tables-joint")
+    run(a.onnxcost, "tables", *[f for f in every if f], "--gpu-spec", joint, "-o", joint_tables, "--format", "json")
     for t in threads:
         recs, ratio, n_sessions = {}, {}, {}
         for i, (name, src, fam, binds) in enumerate(models):
@@ -133,6 +136,8 @@ def report(a, models, role, files, missing, batches, threads):
             r[f"calibrated_at_{top}_error"] = ms / r["end_to_end_ms"] - 1
         ms, _, _, _ = predict(a, r["file"], ["--gpu-spec", joint])
         r["joint_error"] = ms / r["end_to_end_ms"] - 1
+        ms, _, _, _ = predict(a, r["file"], ["--gpu-spec", joint_tables])
+        r["joint_tables_error"] = ms / r["end_to_end_ms"] - 1
     check = [r for r in rows if r["role"] == "check"]
     summary_sessions = {f"t{t}": {"records": len(v), "median_ratio": statistics.median(v) if v else None,
                                   "over_1_10": sum(x > 1.10 for x in v), "max_ratio": max(v) if v else None}
@@ -143,10 +148,12 @@ def report(a, models, role, files, missing, batches, threads):
                                  "within_15": sum(e <= 0.15 for e in cross),
                                  "median_abs_error": statistics.median(cross) if cross else None}}
     summary["sessions"] = summary_sessions
-    summary["joint"] = {"efficiency": json.load(open(joint))["efficiency"], "by_threads": {
-        f"t{t}": {"records": len(e), "within_10": sum(x <= 0.10 for x in e), "within_15": sum(x <= 0.15 for x in e),
-                  "median_abs_error": statistics.median(e) if e else None}
-        for t in threads for e in [[abs(r["joint_error"]) for r in check if r["threads"] == t]]}}
+    for key in ("joint", "joint_tables"):
+        summary[key] = {"by_threads": {
+            f"t{t}": {"records": len(e), "within_10": sum(x <= 0.10 for x in e), "within_15": sum(x <= 0.15 for x in e),
+                      "median_abs_error": statistics.median(e) if e else None}
+            for t in threads for e in [[abs(r[key + "_error"]) for r in check if r["threads"] == t]]}}
+    summary["joint"]["efficiency"] = json.load(open(joint))["efficiency"]
     for w in WAYS:
         errs = [abs(r[w + "_error"]) for r in check]
         summary[w] = {"records": len(errs), "within_10": sum(e <= 0.10 for e in errs),
@@ -246,6 +253,13 @@ def write_md(doc, path):
                       f"{k[1:]} thread{'s' if k != 't1' else ''}: {v['within_10']} of {v['records']} within 10 %, "
                       f"{v['within_15']} within 15 %, median error {100 * v['median_abs_error']:.1f} %"
                       for k, v in j["by_threads"].items()) + "."]
+    jt = s.get("joint_tables")
+    if jt:
+        lines += ["", "The same spec with kernel tables from the same records (`onnxcost tables` on them all, on the "
+                  "joint calibration: each table of one thread count, a prediction at `--threads N` reading N's): " +
+                  "; ".join(f"{k[1:]} thread{'s' if k != 't1' else ''}: {v['within_10']} of {v['records']} within "
+                            f"10 %, {v['within_15']} within 15 %, median error {100 * v['median_abs_error']:.1f} %"
+                            for k, v in jt["by_threads"].items()) + "."]
     x = s["cross_threads"]
     if x["records"]:
         lines += ["", f"A calibration at one thread count for another: calibrated at {x['calibrated_at']} threads (the spec "
@@ -271,11 +285,11 @@ def write_md(doc, path):
     lines += ["", "Every record (error: predicted end to end over measured, minus 1; in brackets the per-node "
                   "median |ln|):", "",
               "| model | family | role | threads | batch | measured (ms) | sessions' ratio | probed | calibrated | tables "
-              "| one calibration |",
-              "|---|---|---|---:|---:|---:|---:|---|---|---|---|"]
+              "| one calibration | one calibration, tables |",
+              "|---|---|---|---:|---:|---:|---:|---|---|---|---|---|"]
     for r in doc["records"]:
         lines.append(f"| {r['model']} | {r['family']} | {r['role']} | {r['threads']} | {r['batch']} | "
                      f"{r['end_to_end_ms']:.2f} | {r['session_ratio']:.2f} | " +
                      " | ".join(f"{pct(r[w + '_error'])} ({r[w + '_node_median_ln'] or 0:.2f})" for w in WAYS) +
-                     f" | {pct(r['joint_error'])} |")
+                     f" | {pct(r['joint_error'])} | {pct(r['joint_tables_error'])} |")
     open(path, "w").write("\n".join(lines) + "\n")

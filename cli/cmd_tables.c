@@ -211,7 +211,7 @@ int oc_cmd_tables(int argc, char **argv) {
                 const struct oc_ktable *k = &base->tables->tables[i];
                 struct oc_kfeat f = {k->family, {k->samples[s].x[0], k->samples[s].x[1], k->samples[s].x[2]},
                                      k->samples[s].work, k->op};
-                if (!oc_ktables_add_sample(&t, &f, k->dtype, k->math, k->samples[s].seconds)) {
+                if (!oc_ktables_add_sample(&t, &f, k->dtype, k->math, k->threads, k->samples[s].seconds)) {
                     rc = OC_EXIT_INTERNAL;
                     goto done;
                 }

@@ -11,8 +11,8 @@
 
 /* The table of t for (family, dtype, math, op), added empty when t has none. */
 static struct oc_ktable *oc_ktables_slot(struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
-                                         const char *op) {
-    const struct oc_ktable *found = oc_ktable_find(t, f, dtype, math, op);
+                                         const char *op, int32_t threads) {
+    const struct oc_ktable *found = oc_ktable_find(t, f, dtype, math, op, threads);
     if (found)
         return (struct oc_ktable *)found;
     char *op_copy = op ? strdup(op) : NULL;
@@ -22,13 +22,14 @@ static struct oc_ktable *oc_ktables_slot(struct oc_ktables *t, enum oc_kfamily f
         return NULL;
     }
     t->tables = grown;
-    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, op_copy, 0, NULL};
+    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, op_copy, threads, 0, NULL};
     return &grown[t->n++];
 }
 
 bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                           double seconds) {
-    struct oc_ktable *k = oc_ktables_slot(t, f->family, dtype, math, oc_kfamily_memory(f->family) ? f->op : NULL);
+                           int32_t threads, double seconds) {
+    struct oc_ktable *k =
+        oc_ktables_slot(t, f->family, dtype, math, oc_kfamily_memory(f->family) ? f->op : NULL, threads);
     struct oc_ksample *s = k ? realloc(k->samples, ((size_t)k->n + 1) * sizeof *s) : NULL;
     if (!s)
         return false;
@@ -53,7 +54,7 @@ static int32_t oc_ktables_math(int32_t rp_math) {
 
 /* One measured node n (NULL: not in the analysis) as a sample. */
 static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, const struct oc_node *n,
-                                bool overhead, int32_t dt, int32_t math, double seconds,
+                                bool overhead, int32_t dt, int32_t math, int32_t threads, double seconds,
                                 struct oc_ktables_added *added) {
     if (overhead) {
         added->overhead++;
@@ -69,7 +70,7 @@ static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, 
         added->no_family++;
         return true;
     }
-    if (!oc_ktables_add_sample(t, &feat, dt, math, seconds))
+    if (!oc_ktables_add_sample(t, &feat, dt, math, threads, seconds))
         return false;
     added->added++;
     return true;
@@ -82,7 +83,7 @@ enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file
         const struct oc_rp_file_node *rn = &f->nodes[i];
         if (rn->measured && rn->time_ns > 0 &&
             !oc_ktables_add_node(t, an->graph, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype, math,
-                                 rn->time_ns * 1e-9, added))
+                                 f->threads, rn->time_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }
     return OC_OK;
@@ -97,8 +98,8 @@ enum oc_status oc_ktables_add_results(struct oc_ktables *t, const struct oc_anal
         const struct oc_node *node = plans[i].node >= 0 && plans[i].node < g->n_nodes ? &g->nodes[plans[i].node]
                                                                                        : NULL;
         if (r->status == OC_RPS_MEASURED && r->time_median_ns > 0 &&
-            !oc_ktables_add_node(t, g, node, r->overhead, dtype, oc_ktables_math(rp_math), r->time_median_ns * 1e-9,
-                                 added))
+            !oc_ktables_add_node(t, g, node, r->overhead, dtype, oc_ktables_math(rp_math), 0,
+                                 r->time_median_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }
     return OC_OK;

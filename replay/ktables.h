@@ -24,11 +24,11 @@ struct oc_ktables_added {
     int32_t overhead;   /* measured with extra work: left out              */
 };
 
-/* One sample of a node of features f at dtype and math (enum oc_math),
- * taking seconds, into its table of t (added when t has none); false when
- * out of memory. */
+/* One sample of a node of features f at dtype and math (enum oc_math) and
+ * a CPU's thread count (0 for a GPU), taking seconds, into its table of t
+ * (added when t has none); false when out of memory. */
 bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                           double seconds);
+                           int32_t threads, double seconds);
 
 /* Adds file f's measured nodes to t, an being f's model analyzed at the
  * run's bindings and dtype. OC_ERR_NOMEM when out of memory. */

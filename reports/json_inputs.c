@@ -379,7 +379,7 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     return true;
 }
 
-/* One table: {"family", "dtype", "math", "samples": [[x..., work, seconds], ...]}. */
+/* One table: {"family", "dtype", "math", "op", "threads", "samples": [[x..., work, seconds], ...]}. */
 static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, size_t size) {
     const char *fam = json_string_value(json_object_get(t, "family"));
     const char *dt = json_string_value(json_object_get(t, "dtype"));
@@ -409,6 +409,12 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
         snprintf(why, size, "out of memory");
         return false;
     }
+    const json_t *th = json_object_get(t, "threads");
+    if (th && (!json_is_integer(th) || json_integer_value(th) < 1 || json_integer_value(th) > 65536)) {
+        snprintf(why, size, "table %s: \"threads\" is a CPU's thread count, 1 to 65536", fam);
+        return false;
+    }
+    out->threads = th ? (int32_t)json_integer_value(th) : 0;
     int32_t nf = oc_kfamily_features(out->family);
     size_t n = json_array_size(samples);
     if (!json_is_array(samples) || n == 0 || n > 1000000) {

@@ -32,6 +32,8 @@ static json_t *oc_kt_table_json(const struct oc_ktable *k) {
         json_object_set_new(o, "math", json_string(oc_math_name((enum oc_math)k->math)));
     if (k->op)
         json_object_set_new(o, "op", json_string(k->op));
+    if (k->threads > 0) /* a CPU's: the thread count its samples ran at */
+        json_object_set_new(o, "threads", json_integer(k->threads));
     for (int32_t j = 0; j < nf; j++)
         json_array_append_new(names, json_string(oc_kt_feature_names(k->family)[j]));
     json_array_append_new(names, json_string("work"));
@@ -113,6 +115,7 @@ static void oc_kt_json(struct oc_sbuf *b, const struct oc_ktables_report *r) {
         json_object_set_new(o, "math", oc_kfamily_memory(k->family) ? json_null()
                                                                     : json_string(oc_math_name((enum oc_math)k->math)));
         json_object_set_new(o, "op", oc_jstr(k->op));
+        json_object_set_new(o, "threads", k->threads > 0 ? json_integer(k->threads) : json_null());
         json_object_set_new(o, "samples", json_integer(k->n));
         for (int32_t j = 0; j < oc_kfamily_features(k->family); j++) {
             json_t *mm = json_array();
@@ -155,10 +158,10 @@ enum oc_status oc_report_kernel_tables(const struct oc_ktables_report *r, const 
             struct oc_kt_range rg = oc_kt_range_of(k);
             bool mem = oc_kfamily_memory(k->family);
             oc_table_row(&tb);
-            if (k->op)
-                oc_table_cell(&tb, "%s %s", oc_kfamily_name(k->family), k->op);
-            else
-                oc_table_puts(&tb, oc_kfamily_name(k->family));
+            struct oc_sbuf *name = oc_table_next(&tb);
+            oc_sbuf_printf(name, "%s%s%s", oc_kfamily_name(k->family), k->op ? " " : "", k->op ? k->op : "");
+            if (k->threads > 0)
+                oc_sbuf_printf(name, " (%d thread%s)", (int)k->threads, k->threads == 1 ? "" : "s");
             oc_table_puts(&tb, oc_kt_dtype(k->dtype));
             oc_table_puts(&tb, mem ? "-" : oc_math_name((enum oc_math)k->math));
             oc_table_cell(&tb, "%d", (int)k->n);

@@ -609,7 +609,8 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->family = f.family;
     if (f.family == OC_KF_NONE)
         return;
-    if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype), &s,
+    if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype),
+                         gpu->cpu ? gpu->threads : 0, &s,
                          &np->table_extrapolated))
         return;
     np->from_table = true;

@@ -228,14 +228,19 @@ static bool oc_kt_same_op(const char *a, const char *b) {
 }
 
 const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
-                                       const char *op) {
+                                       const char *op, int32_t threads) {
     for (int32_t i = 0; t && i < t->n; i++) {
         const struct oc_ktable *k = &t->tables[i];
         if (k->family == f && k->dtype == dtype && (oc_kfamily_memory(f) || k->math == math) &&
-            oc_kt_same_op(k->op, op))
+            oc_kt_same_op(k->op, op) && k->threads == threads)
             return k;
     }
     return NULL;
+}
+
+/* whether table k speaks for a node at that thread count */
+static bool oc_kt_threads(const struct oc_ktable *k, int32_t threads) {
+    return k->threads == 0 || k->threads == threads;
 }
 
 /* The K nearest samples seen so far, in log2 feature space. */
@@ -297,19 +302,21 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
 }
 
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     double *seconds, bool *extrapolated) {
+                     int32_t threads, double *seconds, bool *extrapolated) {
     if (!t || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
     bool memory = oc_kfamily_memory(f->family);
     if (memory && f->op) { /* the op's own table, when it speaks with K samples */
-        const struct oc_ktable *own = oc_ktable_find(t, f->family, dtype, math, f->op);
+        const struct oc_ktable *own = oc_ktable_find(t, f->family, dtype, math, f->op, threads);
+        if (!own)
+            own = oc_ktable_find(t, f->family, dtype, math, f->op, 0);
         if (own && own->n >= OC_KTABLE_K && oc_ktable_time(own, f, seconds, extrapolated))
             return true;
     }
     struct oc_knn nn = {.n = 0};
     for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ktable *k = &t->tables[i];
-        if (k->family == f->family && k->dtype == dtype && (memory || k->math == math))
+        if (k->family == f->family && k->dtype == dtype && (memory || k->math == math) && oc_kt_threads(k, threads))
             oc_knn_add(&nn, k, f);
     }
     return oc_knn_time(&nn, f, seconds, extrapolated);

@@ -77,12 +77,15 @@ struct oc_ksample {
  * ignored for the memory-bound families). A memory-bound family's samples
  * are kept by op type (op; NULL in tables written before, which hold every
  * op of the family): a Transpose and a Gather of one size are not one
- * kernel. */
+ * kernel. A CPU's table holds the samples of one thread count (threads, the
+ * runtime's intra-op threads they ran with): a node at another count is not
+ * timed from it. threads 0: a GPU's, or a table written before, for any. */
 struct oc_ktable {
     enum oc_kfamily family;
     int32_t dtype;
     int32_t math;
     char *op;
+    int32_t threads;
     int32_t n;
     struct oc_ksample *samples;
 };
@@ -94,10 +97,10 @@ struct oc_ktables {
 };
 void oc_ktables_free(struct oc_ktables *t);
 
-/* The table for a family, dtype, math and op (NULL: the family's table of
- * no op), or NULL. */
+/* The table for a family, dtype, math, op (NULL: the family's table of no
+ * op) and thread count (0 for a GPU's), or NULL. */
 const struct oc_ktable *oc_ktable_find(const struct oc_ktables *t, enum oc_kfamily f, int32_t dtype, int32_t math,
-                                       const char *op);
+                                       const char *op, int32_t threads);
 /* Seconds for a node of features f from table t: false when t has no
  * sample within OC_KTABLE_RADIUS or the node has no work. *extrapolated
  * (may be NULL): the nearest sample is more than one log2 unit away. */
@@ -106,8 +109,9 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
  * from its op's own table where that has OC_KTABLE_K samples and one
  * within the radius, else (and for the products and convolutions) from
  * every table of its family together: the few samples of a rare op shrink
- * toward its family's. */
+ * toward its family's. Only tables of the node's thread count (a CPU's
+ * --threads; 0 for a GPU) or of threads 0 speak. */
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     double *seconds, bool *extrapolated);
+                     int32_t threads, double *seconds, bool *extrapolated);
 
 #endif

@@ -147,6 +147,8 @@ def main():
                  for x in t["samples"])
     check(p.returncode == 0 and got == sorted([(16, 16, 8, 4096, 3e-6), (16, 4, 16, 2048, 2e-6)]),
           f"a measure result's samples at its own bindings N=16: {got} ({p.stderr.strip()[:200]})")
+    th = [t.get("threads") for t in sp3.get("kernel_tables", {}).get("tables", [])]
+    check(th == [1], f"a measure result's table keeps the thread count it ran with (1): {th}")
 
     del meas["bindings"]  # the same without its bindings and without --dim: refused, not timed at N=1
     json.dump(meas, open(mres, "w"))

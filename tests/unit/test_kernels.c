@@ -150,7 +150,7 @@ static void depthwise_outside_nchwc(void **state) {
 static void interpolation(void **state) {
     (void)state;
     struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
-    struct oc_ktable t = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 1, one};
+    struct oc_ktable t = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one};
     struct oc_kfeat f = {OC_KF_GEMM, {128, 64, 64}, 4e9, NULL};
     double s;
     bool ex = true;
@@ -167,7 +167,7 @@ static void interpolation(void **state) {
     /* two samples at 32 and 128 (efficiencies 1e12 and 4e12), the query at 64:
        both one unit away, equal weights: exp(mean of ln) = 2e12 */
     struct oc_ksample two[] = {{{32, 64, 64}, 1e9, 1e-3}, {{128, 64, 64}, 4e9, 1e-3}};
-    struct oc_ktable t2 = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 2, two};
+    struct oc_ktable t2 = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 2, two};
     struct oc_kfeat q = {OC_KF_GEMM, {64, 64, 64}, 2e9, NULL};
     assert_true(oc_ktable_time(&t2, &q, &s, NULL));
     near(s, 2e9 / 2e12, "two samples: their geometric mean");
@@ -179,13 +179,13 @@ static void interpolation(void **state) {
     double eff = exp((w0 * log(1e12) + w1 * log(4e12)) / (w0 + w1));
     near(s, 1e9 / eff, "weights 1 / (d + 0.25)^2");
     /* a memory-bound table finds any math; a product's only its own */
-    struct oc_ktable ts[] = {t, {OC_KF_ELTWISE, OC_DT_FLOAT16, 0, NULL, 1, one}};
+    struct oc_ktable ts[] = {t, {OC_KF_ELTWISE, OC_DT_FLOAT16, 0, NULL, 0, 1, one}};
     struct oc_ktables all = {NULL, 2, ts};
-    assert_non_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL));
-    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_TF32, NULL));
-    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT16, OC_MATH_FP32, NULL));
-    assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT16, OC_MATH_FP16, NULL));
-    assert_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT16, OC_MATH_FP16, "Add"));
+    assert_non_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0));
+    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_TF32, NULL, 0));
+    assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT16, OC_MATH_FP32, NULL, 0));
+    assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT16, OC_MATH_FP16, NULL, 0));
+    assert_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT16, OC_MATH_FP16, "Add", 0));
 }
 
 /* Memory-bound ops: a node reads its op's own table when that holds K
@@ -199,32 +199,61 @@ static void op_tables(void **state) {
     struct oc_ksample add[] = {{{1e3}, 1e3, 1e-7}, {{4e3}, 4e3, 4e-7}, {{16e3}, 16e3, 16e-7}, {{64e3}, 64e3, 64e-7}};
     struct oc_ksample ga[] = {{{8e3}, 8e3, 8e-8}};
     char t_op[] = "Transpose", a_op[] = "Add", g_op[] = "Gather";
-    struct oc_ktable ts[] = {{OC_KF_MOVE, OC_DT_FLOAT, 0, t_op, 4, tr},
-                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 4, add},
-                             {OC_KF_MOVE, OC_DT_FLOAT, 0, g_op, 1, ga}};
+    struct oc_ktable ts[] = {{OC_KF_MOVE, OC_DT_FLOAT, 0, t_op, 0, 4, tr},
+                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 4, add},
+                             {OC_KF_MOVE, OC_DT_FLOAT, 0, g_op, 0, 1, ga}};
     struct oc_ktables all = {NULL, 3, ts};
     double s;
     /* a Transpose of 8e3 bytes: its own table, 1 GB/s */
     struct oc_kfeat t8 = {OC_KF_MOVE, {8e3}, 8e3, "Transpose"};
-    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, &s, NULL));
+    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
     near(s, 8e-6, "the op's own table");
     /* a Gather: one sample of its own, so the move family's five samples:
        its own at d 0 (weight 16) and the Transposes at 4e3 and 16e3 (d 1,
        weight 1 / 1.5625 each) and 1e3 / 64e3 (d 3, weight 1 / 10.5625):
        the K = 4 nearest are itself, 4e3, 16e3 and one at d 3 */
     struct oc_kfeat g8 = {OC_KF_MOVE, {8e3}, 8e3, "Gather"};
-    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, &s, NULL));
+    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
     double w0 = 16.0, w1 = 1.0 / 1.5625, w3 = 1.0 / 10.5625;
     double eff = exp((w0 * log(1e11) + 2 * w1 * log(1e9) + w3 * log(1e9)) / (w0 + 2 * w1 + w3));
     near(s, 8e3 / eff, "a rare op: its family's samples together");
     /* an op with no table of its own (Concat): the family's */
     struct oc_kfeat c8 = {OC_KF_MOVE, {8e3}, 8e3, "Concat"};
-    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, &s, NULL));
+    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
     near(s, 8e3 / eff, "no table of its own: the family's");
     /* never another family's: an eltwise node of no table of its op reads Add's */
     struct oc_kfeat r8 = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"};
-    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, &s, NULL));
+    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
     near(s, 8e-7, "the eltwise family only");
+}
+
+/* A CPU's tables by thread count: a node at 2 threads reads the 2-thread
+ * table (10 GB/s), one at 1 thread the 1-thread table (4 GB/s); at 3
+ * threads neither speaks; a table of no thread count (a GPU's, or written
+ * before) speaks at any. */
+static void thread_tables(void **state) {
+    (void)state;
+    struct oc_ksample one[] = {{{1e3}, 1e3, 2.5e-7}, {{4e3}, 4e3, 1e-6}, {{16e3}, 16e3, 4e-6}, {{64e3}, 64e3, 16e-6}};
+    struct oc_ksample two[] = {{{1e3}, 1e3, 1e-7}, {{4e3}, 4e3, 4e-7}, {{16e3}, 16e3, 16e-7}, {{64e3}, 64e3, 64e-7}};
+    char a_op[] = "Add";
+    struct oc_ktable ts[] = {{OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 1, 4, one},
+                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 2, 4, two}};
+    struct oc_ktables all = {NULL, 2, ts};
+    struct oc_kfeat f = {OC_KF_ELTWISE, {8e3}, 8e3, "Add"};
+    double s;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 2, &s, NULL));
+    near(s, 8e3 / 10e9, "2 threads: the 2-thread table");
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 1, &s, NULL));
+    near(s, 8e3 / 4e9, "1 thread: the 1-thread table");
+    struct oc_kfeat r = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"}; /* the family's, of that count only */
+    assert_true(oc_ktables_time(&all, &r, OC_DT_FLOAT, OC_MATH_FP32, 1, &s, NULL));
+    near(s, 8e3 / 4e9, "1 thread, the family's: the 1-thread samples");
+    assert_false(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, &s, NULL));
+    assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 2));
+    assert_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 3));
+    ts[1].threads = 0;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, &s, NULL));
+    near(s, 8e3 / 10e9, "a table of no thread count: any");
 }
 
 /* oc_perf_estimate: a MatMul of a family the tables cover takes the table's
@@ -240,7 +269,7 @@ static void perf_from_table(void **state) {
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
-    struct oc_ktable tt = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 1, one};
+    struct oc_ktable tt = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one};
     struct oc_ktables tables = {"a hand-written table", 1, &tt};
     struct oc_gpu g = *oc_gpu_find("h100");
     struct oc_perf_opts o;
@@ -329,6 +358,7 @@ int main(void) {
         cmocka_unit_test(depthwise_outside_nchwc),
         cmocka_unit_test(interpolation),
         cmocka_unit_test(op_tables),
+        cmocka_unit_test(thread_tables),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
         cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
     };
