@@ -496,7 +496,7 @@ double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n)
 }
 
 bool oc_cpu_runs(const struct oc_node *n) {
-    return !(strcmp(n->op_type, "Constant") == 0 && (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0));
+    return !oc_node_is(n, "Constant");
 }
 
 double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph) {
@@ -536,8 +536,8 @@ void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
 
 void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, struct oc_perf_recurrence *r) {
     memset(r, 0, sizeof *r);
-    if ((n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) || n->n_in < 3 || n->in[0] < 0 || n->in[2] < 0 ||
-        (strcmp(n->op_type, "LSTM") != 0 && strcmp(n->op_type, "GRU") != 0 && strcmp(n->op_type, "RNN") != 0))
+    if (!(oc_node_is(n, "LSTM") || oc_node_is(n, "GRU") || oc_node_is(n, "RNN")) || n->n_in < 3 || n->in[0] < 0 ||
+        n->in[2] < 0)
         return;
     const struct oc_value *x = &g->values[n->in[0]], *w = &g->values[n->in[2]];
     int64_t layout = 0;
@@ -586,8 +586,6 @@ void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts 
     np->recurrence = *r;
     np->t_recurrence = t;
     np->time += t;
-    if (np->bound == OC_BOUND_NONE)
-        np->bound = OC_BOUND_MEMORY;
 }
 
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
@@ -647,7 +645,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         double inside = gpu->cpu ? oc_perf_conv_in_bounds(g, n) : 1; /* a CPU skips the taps over padding */
         if (inside < 1)
             flops = (uint64_t)((double)flops * inside);
-        struct oc_perf_recurrence rec = {0, 0, 0, false};
+        struct oc_perf_recurrence rec = {0, 0, 0, 0};
         if (gpu->cpu) /* a recurrent node: its steps' products apart from the input's */
             oc_perf_rnn_recurrence(g, n, &rec);
         double rflops = oc_perf_recurrence_flops(&rec);
