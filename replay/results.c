@@ -5,6 +5,7 @@
 #include "results.h"
 
 #include "../analyzer/dtype.h"
+#include "../views/measure.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -192,10 +193,15 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         return oc_diag_set(d, OC_ERR_PARSE, "an analysis without measured times: not a replay result (schema "
                                             "\"onnxcost-replay/1\") nor a measured one (onnxcost measure --format "
                                             "json, or --measured PROFILE.json)");
+    /* a result written before whole-microsecond durations were taken at the
+       middle of their microsecond (no measured.duration_offset_us): its
+       times the same way here */
+    const double late_us = json_object_get(m, "duration_offset_us") ? 0 : OC_PROFILE_TRUNCATION_US;
+    int32_t n_late = 0;
     const json_t *e2e = json_object_get(json_object_get(m, "end_to_end_ms"), "median");
     const json_t *sum = json_object_get(m, "sum_of_node_medians_ms");
     if (json_is_number(e2e) && json_is_number(sum) && json_number_value(e2e) > 0 && json_number_value(sum) > 0) {
-        out->end_to_end_s = json_number_value(e2e) * 1e-3;
+        out->end_to_end_s = (json_number_value(e2e) * 1e3 + late_us) * 1e-6;
         out->sum_of_nodes_s = json_number_value(sum) * 1e-3;
     }
     char device[256];
@@ -240,6 +246,7 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         fn->status = oc_rp_dup(json_is_object(me) && costed ? "measured" : "skipped");
         if (!fn->name || !fn->op || !fn->status)
             return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+        n_late += json_is_object(me); /* in the sum of the medians, cost or not */
         if (!costed)
             continue;
         const char *field = NULL, *why = NULL;
@@ -273,9 +280,11 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         }
         uint64_t elem = 0;
         fn->est_outputs = fn->dtype && oc_dtype_bytes(fn->dtype, 1, &elem) && elem ? wr / (double)elem : 0;
-        fn->time_ns = fn->measured ? json_number_value(med) * 1e3 : 0;
+        fn->time_ns = fn->measured ? (json_number_value(med) + late_us) * 1e3 : 0;
         fn->kernels = 1;
     }
+    if (out->sum_of_nodes_s > 0)
+        out->sum_of_nodes_s += n_late * late_us * 1e-6;
     return OC_OK;
 }
 

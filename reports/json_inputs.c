@@ -684,6 +684,8 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
             break;
         }
         double us = json_number_value(dur);
+        if (us == floor(us)) /* ONNX Runtime truncates each duration to whole microseconds: its middle */
+            us += OC_PROFILE_TRUNCATION_US;
         if (run) {
             ok = oc_prof_push(&p->run_us, &p->n_runs, us);
             continue;

@@ -152,6 +152,8 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
         json_object_set_new(o, "end_to_end_ms", json_null());
     }
     json_object_set_new(o, "sum_of_node_medians_ms", json_real(m->sum_median_us / 1e3));
+    /* the profile's whole-microsecond durations were each taken this much later (views/measure.h) */
+    json_object_set_new(o, "duration_offset_us", json_real(OC_PROFILE_TRUNCATION_US));
     json_object_set_new(o, "nodes", json_integer(an->graph->n_nodes));
     json_object_set_new(o, "nodes_matched", json_integer(m->n_matched));
     json_object_set_new(o, "profile_nodes_not_in_model", json_integer(m->n_unmatched));

@@ -330,9 +330,10 @@ def cpu_time(flops, moved, f):
     return max(flops / (CPU["fp32"] * 1e12 * f["fp32"]), moved / (bw * em)) + f["launch"]
 
 
-def measured_doc(path, shapes, slow=1.0, bindings=None):
+def measured_doc(path, shapes, slow=1.0, bindings=None, offset=True):
     """a measure result of the hand CPU's nodes; slow: another process's load, every time that many times;
-    bindings: the dims it ran at"""
+    bindings: the dims it ran at; offset False: written before the profile's whole microseconds were taken at their
+    middle (no duration_offset_us): read with the half microsecond added to every time"""
     nodes = []
     for i, (op, macs, flops, br, bw) in enumerate(shapes):
         t = cpu_time(flops, br + bw, CPU_TRUE) * slow
@@ -343,13 +344,15 @@ def measured_doc(path, shapes, slow=1.0, bindings=None):
                   "bytes_written": 0, "outputs": [], "measured": None})
     nodes.append({"name": "odd", "op_type": "Custom", "status": "no_rule", "measured": {"median_us": 7.0}})
     doc = {"schema": "onnxcost/1", "model": {"path": "m.ort.onnx"}, "nodes": nodes,
-           "measured": {"providers": "CPUExecutionProvider", "runs": 20,
+           "measured": {"providers": "CPUExecutionProvider", "runs": 20, "duration_offset_us": 0.5,
                         "end_to_end_ms": {"median": sum(n["measured"]["median_us"] for n in nodes[:-2]) * 1.1e-3},
                         "sum_of_node_medians_ms": sum(n["measured"]["median_us"] for n in nodes[:-2]) * 1e-3,
                         "run": {"runtime": "onnxruntime", "version": "1.31.1", "intra_op_threads": 4, "cpu": "hand CPU",
                                 "cpu_count": 8, "model": "m.onnx"}}}
     if bindings is not None:
         doc["bindings"] = bindings
+    if not offset:
+        del doc["measured"]["duration_offset_us"]
     with open(path, "w") as f:
         json.dump(doc, f)
 
@@ -371,6 +374,13 @@ near("CPU memory factor in the first cache level", got_levels[0], CPU_TRUE["cach
 near("CPU memory factor in the second cache level", got_levels[1] if len(got_levels) > 1 else 0,
      CPU_TRUE["caches"][1], 0.02)
 near("CPU per-node time (us)", ce.get("launch_us", 0), CPU_TRUE["launch"] * 1e6, 0.05)
+# the same result written before duration_offset_us: every node's time read 0.5 us later, so the fixed cost
+mold, mspec_old = os.path.join(tmp, "cpu_fit_old.json"), os.path.join(tmp, "cpu_spec_old.json")
+measured_doc(mold, cpu_shapes, offset=False)
+run("calibrate", mold, "--machine", machine, "-o", mspec_old)
+ce_old = json.load(open(mspec_old)).get("efficiency", {}) if os.path.exists(mspec_old) else {}
+near("CPU per-node time (us), a result written before the half microsecond", ce_old.get("launch_us", 0),
+     CPU_TRUE["launch"] * 1e6 + 0.5, 0.05)
 if cs.get("kind") != "cpu" or [c["kib"] for c in cs.get("caches", [])] != [256, 8192]:
     fails.append(f"the CPU spec lost its kind or caches: {cs.get('kind')}, {cs.get('caches')}")
 if "on hand CPU, 4 threads" not in p.stdout:

@@ -74,15 +74,20 @@ def input_shapes(path, binds):
     return out
 
 
+def mid(d):
+    """a duration as onnxcost takes it: whole microseconds (ONNX Runtime truncates each) at their middle"""
+    return d + 0.5 if float(d).is_integer() else d
+
+
 def events_of(profile):
     nodes, runs, record, peaks = {}, [], None, []
     for e in profile:
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append(e["dur"])
+            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append(mid(e["dur"]))
             if "mem_in_use_peak" in e.get("args", {}):
                 peaks.append(int(e["args"]["mem_in_use_peak"]))
         elif e.get("cat") == "Session" and e.get("name") == "model_run":
-            runs.append(e["dur"])
+            runs.append(mid(e["dur"]))
         elif e.get("cat") == "onnxcost":
             record = e["args"]
     return nodes, runs, record, peaks
@@ -305,7 +310,7 @@ def main():
     events = {}
     for e in prof:  # per op type, the profile's nodes in execution order
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            events.setdefault(e["args"]["op_name"], {}).setdefault(e["name"], []).append(e["dur"])
+            events.setdefault(e["args"]["op_name"], {}).setdefault(e["name"], []).append(mid(e["dur"]))
     want = {op: [float(np.percentile(np.array(v, float), 50)) for v in d.values()] for op, d in events.items()}
     got = {}
     for n in doc["nodes"]:
