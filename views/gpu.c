@@ -608,7 +608,7 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     if (f.family == OC_KF_NONE)
         return;
     if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype),
-                         gpu->cpu ? gpu->threads : 0, &s,
+                         gpu->cpu ? gpu->threads : 0, gpu->cpu ? oc_perf_fixed_s(gpu, o) : 0, &s,
                          &np->table_extrapolated))
         return;
     np->from_table = true;

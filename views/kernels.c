@@ -243,11 +243,20 @@ static bool oc_kt_threads(const struct oc_ktable *k, int32_t threads) {
     return k->threads == 0 || k->threads == threads;
 }
 
-/* The K nearest samples seen so far, in log2 feature space. */
+/* The K nearest samples seen so far, in log2 feature space; fixed: the
+   seconds of every sample and node that do not scale with its work. */
 struct oc_knn {
     double d[OC_KTABLE_K], e[OC_KTABLE_K]; /* distance, ln efficiency */
     int32_t n;
+    double fixed;
 };
+
+/* A sample's seconds less the fixed cost, at least OC_KTABLE_MIN_BODY of
+   them: a sample at the fixed cost or under it says its work took little */
+static double oc_knn_body(const struct oc_knn *nn, const struct oc_ksample *s) {
+    double body = s->seconds - nn->fixed;
+    return body > OC_KTABLE_MIN_BODY * s->seconds ? body : OC_KTABLE_MIN_BODY * s->seconds;
+}
 
 static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struct oc_kfeat *f) {
     int32_t nf = oc_kfamily_features(f->family);
@@ -258,7 +267,7 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
             double dx = log2(f->x[j]) - log2(s->x[j]);
             d2 += dx * dx;
         }
-        double d = sqrt(d2), e = log(s->work / s->seconds);
+        double d = sqrt(d2), e = log(s->work / oc_knn_body(nn, s));
         int32_t at = nn->n < OC_KTABLE_K ? nn->n++ : OC_KTABLE_K;
         if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
             int32_t far = 0;
@@ -274,7 +283,7 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
     }
 }
 
-/* work / the neighbours' efficiency (ln efficiency weighted by 1 / (d + 0.25)^2) */
+/* the fixed cost and work / the neighbours' efficiency (ln efficiency weighted by 1 / (d + 0.25)^2) */
 static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
     double nearest = INFINITY;
     for (int32_t j = 0; j < nn->n; j++)
@@ -287,22 +296,27 @@ static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, doubl
         sw += w;
         se += w * nn->e[j];
     }
-    *seconds = f->work / exp(se / sw);
+    *seconds = nn->fixed + f->work / exp(se / sw);
     if (extrapolated)
         *extrapolated = nearest > 1.0;
     return *seconds > 0 && isfinite(*seconds);
 }
 
-bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
+static bool oc_ktable_time_fixed(const struct oc_ktable *t, const struct oc_kfeat *f, double fixed, double *seconds,
+                                 bool *extrapolated) {
     if (!t || t->family != f->family || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
-    struct oc_knn nn = {.n = 0};
+    struct oc_knn nn = {.n = 0, .fixed = fixed};
     oc_knn_add(&nn, t, f);
     return oc_knn_time(&nn, f, seconds, extrapolated);
 }
 
+bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
+    return oc_ktable_time_fixed(t, f, 0, seconds, extrapolated);
+}
+
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     int32_t threads, double *seconds, bool *extrapolated) {
+                     int32_t threads, double fixed, double *seconds, bool *extrapolated) {
     if (!t || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
     bool memory = oc_kfamily_memory(f->family);
@@ -310,10 +324,10 @@ bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32
         const struct oc_ktable *own = oc_ktable_find(t, f->family, dtype, math, f->op, threads);
         if (!own)
             own = oc_ktable_find(t, f->family, dtype, math, f->op, 0);
-        if (own && own->n >= OC_KTABLE_K && oc_ktable_time(own, f, seconds, extrapolated))
+        if (own && own->n >= OC_KTABLE_K && oc_ktable_time_fixed(own, f, fixed, seconds, extrapolated))
             return true;
     }
-    struct oc_knn nn = {.n = 0};
+    struct oc_knn nn = {.n = 0, .fixed = fixed};
     for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ktable *k = &t->tables[i];
         if (k->family == f->family && k->dtype == dtype && (memory || k->math == math) && oc_kt_threads(k, threads))

@@ -49,6 +49,8 @@ bool oc_kfamily_memory(enum oc_kfamily f);
 
 #define OC_KTABLE_K 4          /* samples an interpolation weighs             */
 #define OC_KTABLE_RADIUS 2.0   /* log2 units: beyond, the table does not speak */
+#define OC_KTABLE_MIN_BODY 0.1 /* of a sample's seconds, the least its work took
+                                  (oc_ktables_time's fixed cost off)          */
 
 struct oc_kfeat {
     enum oc_kfamily family;
@@ -110,8 +112,12 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
  * within the radius, else (and for the products and convolutions) from
  * every table of its family together: the few samples of a rare op shrink
  * toward its family's. Only tables of the node's thread count (a CPU's
- * --threads; 0 for a GPU) or of threads 0 speak. */
+ * --threads; 0 for a GPU) or of threads 0 speak. fixed: the seconds of
+ * every sample that do not scale with its work (a CPU table's times are
+ * whole nodes', ONNX Runtime's per-node cost included; 0 for a GPU's kernel
+ * times): taken off each sample's time (down to OC_KTABLE_MIN_BODY of it)
+ * before its efficiency, and added to the node's. */
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     int32_t threads, double *seconds, bool *extrapolated);
+                     int32_t threads, double fixed, double *seconds, bool *extrapolated);
 
 #endif

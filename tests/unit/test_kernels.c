@@ -206,24 +206,24 @@ static void op_tables(void **state) {
     double s;
     /* a Transpose of 8e3 bytes: its own table, 1 GB/s */
     struct oc_kfeat t8 = {OC_KF_MOVE, {8e3}, 8e3, "Transpose"};
-    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
     near(s, 8e-6, "the op's own table");
     /* a Gather: one sample of its own, so the move family's five samples:
        its own at d 0 (weight 16) and the Transposes at 4e3 and 16e3 (d 1,
        weight 1 / 1.5625 each) and 1e3 / 64e3 (d 3, weight 1 / 10.5625):
        the K = 4 nearest are itself, 4e3, 16e3 and one at d 3 */
     struct oc_kfeat g8 = {OC_KF_MOVE, {8e3}, 8e3, "Gather"};
-    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
     double w0 = 16.0, w1 = 1.0 / 1.5625, w3 = 1.0 / 10.5625;
     double eff = exp((w0 * log(1e11) + 2 * w1 * log(1e9) + w3 * log(1e9)) / (w0 + 2 * w1 + w3));
     near(s, 8e3 / eff, "a rare op: its family's samples together");
     /* an op with no table of its own (Concat): the family's */
     struct oc_kfeat c8 = {OC_KF_MOVE, {8e3}, 8e3, "Concat"};
-    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
     near(s, 8e3 / eff, "no table of its own: the family's");
     /* never another family's: an eltwise node of no table of its op reads Add's */
     struct oc_kfeat r8 = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"};
-    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
     near(s, 8e-7, "the eltwise family only");
 }
 
@@ -241,19 +241,43 @@ static void thread_tables(void **state) {
     struct oc_ktables all = {NULL, 2, ts};
     struct oc_kfeat f = {OC_KF_ELTWISE, {8e3}, 8e3, "Add"};
     double s;
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 2, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 2, 0, &s, NULL));
     near(s, 8e3 / 10e9, "2 threads: the 2-thread table");
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 1, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 1, 0, &s, NULL));
     near(s, 8e3 / 4e9, "1 thread: the 1-thread table");
     struct oc_kfeat r = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"}; /* the family's, of that count only */
-    assert_true(oc_ktables_time(&all, &r, OC_DT_FLOAT, OC_MATH_FP32, 1, &s, NULL));
+    assert_true(oc_ktables_time(&all, &r, OC_DT_FLOAT, OC_MATH_FP32, 1, 0, &s, NULL));
     near(s, 8e3 / 4e9, "1 thread, the family's: the 1-thread samples");
-    assert_false(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, &s, NULL));
+    assert_false(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, 0, &s, NULL));
     assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 2));
     assert_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 3));
     ts[1].threads = 0;
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, 0, &s, NULL));
     near(s, 8e3 / 10e9, "a table of no thread count: any");
+}
+
+/* A CPU table's times are whole nodes', a fixed cost in each: with 2 us of
+ * it, samples of 1e3 bytes in 3 us and 4e3 in 6 us did their work at 1e3 /
+ * 1e-6 = 1 GB/s and 4e3 / 4e-6 = 1 GB/s; a node of 2e3 bytes (one log2 unit
+ * from each, equal weights) takes 2 us + 2e3 / 1 GB/s = 4 us, where the
+ * samples' whole times would give 2e3 bytes over the geometric mean of
+ * their 0.33 and 0.67 GB/s. A sample under the fixed cost keeps a tenth of
+ * its time as its work's. */
+static void fixed_cost_tables(void **state) {
+    (void)state;
+    struct oc_ksample two[] = {{{1e3}, 1e3, 3e-6}, {{4e3}, 4e3, 6e-6}};
+    char a_op[] = "Add";
+    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two};
+    struct oc_ktables all = {NULL, 1, &tab};
+    struct oc_kfeat f = {OC_KF_ELTWISE, {2e3}, 2e3, "Add"};
+    double s;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 2e-6, &s, NULL));
+    near(s, 2e-6 + 2e3 / 1e9, "the fixed cost off the samples and on the node");
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    near(s, 2e3 / exp((log(1e3 / 3e-6) + log(4e3 / 6e-6)) / 2), "without: the whole times' efficiency");
+    /* a fixed cost of 4 us: the first sample's work keeps 0.3 us (a tenth), the second's 2 us */
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 4e-6, &s, NULL));
+    near(s, 4e-6 + 2e3 / exp((log(1e3 / 0.3e-6) + log(4e3 / 2e-6)) / 2), "a sample under the fixed cost");
 }
 
 /* oc_perf_estimate: a MatMul of a family the tables cover takes the table's
@@ -291,6 +315,17 @@ static void perf_from_table(void **state) {
     struct oc_perf tf;
     assert_int_equal(oc_perf_estimate(an, &g, &o, &tf), OC_OK);
     assert_false(tf.nodes[mm->index].from_table);
+    /* on a CPU the table's time is the whole node's: its fixed cost (the
+       launch, on one thread) off the sample and on the node, no launch added */
+    g.cpu = true;
+    g.threads = 1;
+    o.math = OC_MATH_AUTO;
+    o.launch_s = 1e-4;
+    struct oc_perf cpu;
+    assert_int_equal(oc_perf_estimate(an, &g, &o, &cpu), OC_OK);
+    assert_true(cpu.nodes[mm->index].from_table);
+    near(cpu.nodes[mm->index].time, 1e-4 + 2.0 * 64 * 64 * 64 / (1e9 / (1e-3 - 1e-4)), "a CPU's table time");
+    oc_perf_free(&cpu);
     oc_perf_free(&plain);
     oc_perf_free(&with);
     oc_perf_free(&tf);
@@ -359,6 +394,7 @@ int main(void) {
         cmocka_unit_test(interpolation),
         cmocka_unit_test(op_tables),
         cmocka_unit_test(thread_tables),
+        cmocka_unit_test(fixed_cost_tables),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
         cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
     };
