@@ -84,6 +84,10 @@ MUTANTS = [
          replace="        if (need > usable)\n            hi = mid;\n        else\n            lo = mid;\n    }\n"
                  "    *max_batch = lo > 1 ? lo - 1 : lo;",
          tests=["oracle.gpu_model"], why="the largest batch that fits is one short"),
+    dict(name="recurrence-gemv-sums", file="views/gpu.c",
+         find="    double step = r->batch == 1 ? (stream > compute ? stream : compute) : stream + compute;",
+         replace="    double step = stream + compute;",
+         tests=["oracle.ort_optimized"], why="a recurrent node's batch-1 step adds its arithmetic to R's stream"),
     dict(name="lint-weight-counted-twice", file="views/lint.c",
          find="    oc_sat_i64(&f->saving.weight_bytes, sign > 0 ? bytes : -bytes);",
          replace="    oc_sat_i64(&f->saving.weight_bytes, sign > 0 ? 2 * bytes : -bytes);",
@@ -92,7 +96,16 @@ MUTANTS = [
          find="                f->saving.flops = f->saving.flops > numel ? f->saving.flops - numel : 0;",
          replace="                f->saving.flops = f->saving.flops;",
          tests=["oracle.lint"], why="folding into a Conv forgets the bias add it gains"),
+    # ---- replay/: reading results back ----
+    dict(name="measure-bindings-not-read", file="replay/results.c",
+         find='        !oc_rp_read_bindings(json_object_get(root, "bindings"), &out->bindings)) /* the dims it ran at */',
+         replace="        false)",
+         tests=["cli.calibrate", "cli.tables"], why="a measure result's bindings are not read back"),
     # ---- reports/: marks, completeness, escaping, the training block ----
+    dict(name="profile-truncation-kept", file="reports/json_inputs.c",
+         find="            us += OC_PROFILE_TRUNCATION_US;",
+         replace="            us += 0;",
+         tests=["oracle.ort_profile"], why="a profile's whole-microsecond durations are read as they are"),
     dict(name="report-no-lower-bound-mark", file="reports/format.c",
          find='    return oc_totals_exact(t) ? "" : ascii ? ">= " : "≥ ";',
          replace='    return "";',
