@@ -72,7 +72,7 @@ static bool oc_probe_compute_only(void *arg, const struct oc_rp_plan *p) {
     if (p->node < 0 || p->node >= g->n_nodes)
         return false;
     struct oc_kfeat f;
-    oc_kernel_features(g, &g->nodes[p->node], &f);
+    oc_kernel_features(g, &g->nodes[p->node], false, &f); /* a GPU's sweep: no NCHWc */
     return f.family != OC_KF_NONE && !oc_kfamily_memory(f.family);
 }
 

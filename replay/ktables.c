@@ -53,9 +53,9 @@ static int32_t oc_ktables_math(int32_t rp_math) {
 }
 
 /* One measured node n (NULL: not in the analysis) as a sample. */
-static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, const struct oc_node *n,
-                                bool overhead, int32_t dt, int32_t math, int32_t threads, double seconds,
-                                struct oc_ktables_added *added) {
+static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, bool nchwc_graph,
+                                const struct oc_node *n, bool overhead, int32_t dt, int32_t math, int32_t threads,
+                                double seconds, struct oc_ktables_added *added) {
     if (overhead) {
         added->overhead++;
         return true;
@@ -65,7 +65,7 @@ static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, 
         return true;
     }
     struct oc_kfeat feat;
-    oc_kernel_features(g, n, &feat);
+    oc_kernel_features(g, n, nchwc_graph, &feat);
     if (feat.family == OC_KF_NONE || (dt != OC_DT_FLOAT && dt != OC_DT_FLOAT16 && dt != OC_DT_BFLOAT16)) {
         added->no_family++;
         return true;
@@ -79,11 +79,12 @@ static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, 
 enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
                                    struct oc_ktables_added *added) {
     int32_t math = oc_ktables_math(f->math);
+    const bool nchwc = oc_graph_nchwc(an->graph);
     for (int32_t i = 0; i < f->n_nodes; i++) {
         const struct oc_rp_file_node *rn = &f->nodes[i];
         if (rn->measured && rn->time_ns > 0 &&
-            !oc_ktables_add_node(t, an->graph, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype, math,
-                                 f->threads, rn->time_ns * 1e-9, added))
+            !oc_ktables_add_node(t, an->graph, nchwc, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype,
+                                 math, f->threads, rn->time_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }
     return OC_OK;
@@ -93,12 +94,13 @@ enum oc_status oc_ktables_add_results(struct oc_ktables *t, const struct oc_anal
                                       const struct oc_rp_plan *plans, const struct oc_rp_result *results, int32_t n,
                                       int32_t dtype, int32_t rp_math, struct oc_ktables_added *added) {
     const struct oc_graph *g = an->graph;
+    const bool nchwc = oc_graph_nchwc(g);
     for (int32_t i = 0; i < n; i++) {
         const struct oc_rp_result *r = &results[i];
         const struct oc_node *node = plans[i].node >= 0 && plans[i].node < g->n_nodes ? &g->nodes[plans[i].node]
                                                                                        : NULL;
         if (r->status == OC_RPS_MEASURED && r->time_median_ns > 0 &&
-            !oc_ktables_add_node(t, g, node, r->overhead, dtype, oc_ktables_math(rp_math), 0,
+            !oc_ktables_add_node(t, g, nchwc, node, r->overhead, dtype, oc_ktables_math(rp_math), 0,
                                  r->time_median_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }

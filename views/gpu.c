@@ -599,11 +599,12 @@ enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
    replay's) and the node gets one launch as the roofline's time has; on a
    CPU they hold ONNX Runtime's node times, its per-node cost included. */
 static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *g, const struct oc_node *n,
-                               int32_t dtype, const struct oc_perf_opts *o, struct oc_node_perf *np) {
+                               bool nchwc_graph, int32_t dtype, const struct oc_perf_opts *o,
+                               struct oc_node_perf *np) {
     const struct oc_ktables *tables = gpu->tables;
     struct oc_kfeat f;
     double s;
-    oc_kernel_features(g, n, &f);
+    oc_kernel_features(g, n, nchwc_graph, &f);
     np->family = f.family;
     if (f.family == OC_KF_NONE)
         return;
@@ -661,7 +662,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             out->launch_time += o->launch_s;
         }
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
-            oc_perf_from_table(gpu, g, n, dt, o, np);
+            oc_perf_from_table(gpu, g, n, nchwc_graph, dt, o, np);
             if (np->from_table && inside < 1)
                 np->time *= inside;
         }

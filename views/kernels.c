@@ -139,7 +139,7 @@ bool oc_graph_nchwc(const struct oc_graph *g) {
     return false;
 }
 
-static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
+static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out) {
     const struct oc_value *x = oc_kf_val(g, n, 0, false), *w = oc_kf_val(g, n, 1, false),
                           *y = oc_kf_val(g, n, 0, true);
     if (!x || !w || !y || x->rank != 4 || w->rank != 4 || y->rank != 4)
@@ -163,7 +163,7 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct
         out->op = n->op_type;
         out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
     } else if (group > 1 && (double)group == c_in &&
-               (strcmp(n->domain, "com.microsoft.nchwc") == 0 || !oc_graph_nchwc(g))) {
+               (!nchwc_graph || strcmp(n->domain, "com.microsoft.nchwc") == 0)) {
         out->family = OC_KF_CONV_DEPTHWISE;
         out->x[2] = kh * kw;
     } else if (group > 1) { /* grouped, or depthwise outside a rewritten graph's NCHWc domain: im2col per group */
@@ -183,7 +183,7 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, struct
     }
 }
 
-void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out) {
+void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out) {
     memset(out, 0, sizeof *out);
     if (n->cost.flags & OC_COST_UNKNOWN || !oc_kf_domain(n->domain))
         return;
@@ -192,7 +192,7 @@ void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struc
         strcmp(op, "FusedGemm") == 0)
         oc_kf_gemm(g, n, out);
     else if (strcmp(op, "Conv") == 0 || strcmp(op, "FusedConv") == 0)
-        oc_kf_conv(g, n, out);
+        oc_kf_conv(g, n, nchwc_graph, out);
     else
         for (size_t k = 0; k < sizeof oc_kf_ops / sizeof oc_kf_ops[0]; k++)
             if (strcmp(oc_kf_ops[k].op, n->op_type) == 0) {

@@ -63,11 +63,12 @@ struct oc_kfeat {
  * ONNX Runtime ran on a CPU, after its NCHWc rewrite. */
 bool oc_graph_nchwc(const struct oc_graph *g);
 /* A node's family and features from its analyzed shapes; family NONE when
- * it has none or a shape is unknown. A depthwise convolution (kernel over
- * 1x1) left outside the NCHWc domain of a graph ONNX Runtime rewrote
- * (channels no multiple of its block) runs MLAS's grouped path, an im2col
- * and a product per group, and takes the grouped family. */
-void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, struct oc_kfeat *out);
+ * it has none or a shape is unknown. nchwc_graph: g is a graph ONNX Runtime
+ * rewrote to NCHWc (oc_graph_nchwc, once per graph): there a depthwise
+ * convolution (kernel over 1x1) left outside the NCHWc domain (channels no
+ * multiple of its block) runs MLAS's grouped path, an im2col and a product
+ * per group, and takes the grouped family. */
+void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out);
 
 struct oc_ksample {
     double x[3];

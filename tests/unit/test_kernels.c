@@ -60,45 +60,45 @@ static void families(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_kfeat f;
     /* dense 3x3 stride 1: pixels 2 x 8 x 8, C_out 32, reduction 16 x 9; work = FLOPs = 2 x 128 x 32 x 144 */
-    oc_kernel_features(an->graph, node("dense"), &f);
+    oc_kernel_features(an->graph, node("dense"), false, &f);
     assert_int_equal(f.family, OC_KF_CONV_3X3);
     near(f.x[0], 128, "pixels");
     near(f.x[1], 32, "c_out");
     near(f.x[2], 144, "reduction");
     near(f.work, 2.0 * 128 * 32 * 144, "work");
     /* strided: another dense family, pixels 2 x 4 x 4 */
-    oc_kernel_features(an->graph, node("strided"), &f);
+    oc_kernel_features(an->graph, node("strided"), false, &f);
     assert_int_equal(f.family, OC_KF_CONV_KXK);
     near(f.x[0], 32, "strided pixels");
-    oc_kernel_features(an->graph, node("pointwise"), &f);
+    oc_kernel_features(an->graph, node("pointwise"), false, &f);
     assert_int_equal(f.family, OC_KF_CONV_1X1);
     near(f.x[2], 16, "1x1 reduction");
     /* depthwise: reduction = the kernel's 9 taps; grouped: 16 / 4 x 9 */
-    oc_kernel_features(an->graph, node("depthwise"), &f);
+    oc_kernel_features(an->graph, node("depthwise"), false, &f);
     assert_int_equal(f.family, OC_KF_CONV_DEPTHWISE);
     near(f.x[2], 9, "depthwise reduction");
-    oc_kernel_features(an->graph, node("grouped"), &f);
+    oc_kernel_features(an->graph, node("grouped"), false, &f);
     assert_int_equal(f.family, OC_KF_CONV_GROUPED);
     near(f.x[2], 36, "grouped reduction");
     /* a 1x1 depthwise convolution (a per-channel scale: ONNX Runtime's NCHWc
        BatchNormalization) is elementwise: its bytes, x [2, 16, 8, 8] and 16
        weights read, the same shape written */
-    oc_kernel_features(an->graph, node("scale"), &f);
+    oc_kernel_features(an->graph, node("scale"), false, &f);
     assert_int_equal(f.family, OC_KF_ELTWISE);
     assert_string_equal(f.op, "Conv");
     near(f.x[0], (2.0 * 2048 + 16) * 4, "scale bytes");
     /* Relu over [2, 24, 8, 8] floats: 3,072 elements read and written, 4 bytes each */
-    oc_kernel_features(an->graph, node("relu"), &f);
+    oc_kernel_features(an->graph, node("relu"), false, &f);
     assert_int_equal(f.family, OC_KF_ELTWISE);
     near(f.x[0], 2.0 * 3072 * 4, "relu bytes");
     near(f.work, 2.0 * 3072 * 4, "relu work");
     /* LRN: a window over the channels, a reduction kind; its bytes those of a
        [2, 24, 8, 8] read and written */
-    oc_kernel_features(an->graph, node("lrn"), &f);
+    oc_kernel_features(an->graph, node("lrn"), false, &f);
     assert_int_equal(f.family, OC_KF_REDUCE);
     near(f.x[0], 2.0 * 3072 * 4, "lrn bytes");
     /* MatMul: M = 2 x 3 (batch dims folded), N 7, K 10 */
-    oc_kernel_features(an->graph, node("mm"), &f);
+    oc_kernel_features(an->graph, node("mm"), false, &f);
     assert_int_equal(f.family, OC_KF_GEMM);
     near(f.x[0], 6, "m");
     near(f.x[1], 7, "n");
@@ -131,11 +131,11 @@ static void depthwise_outside_nchwc(void **state) {
         tu_analyze_ok(&pm, 17, NULL);
         assert_true(oc_graph_nchwc(an->graph) == (rewritten != 0));
         struct oc_kfeat f;
-        oc_kernel_features(an->graph, node("plain"), &f);
+        oc_kernel_features(an->graph, node("plain"), oc_graph_nchwc(an->graph), &f);
         assert_int_equal(f.family, rewritten ? OC_KF_CONV_GROUPED : OC_KF_CONV_DEPTHWISE);
         near(f.x[2], 9, "reduction");
         if (!rewritten) {
-            oc_kernel_features(an->graph, node("blocked"), &f);
+            oc_kernel_features(an->graph, node("blocked"), oc_graph_nchwc(an->graph), &f);
             assert_int_equal(f.family, OC_KF_CONV_DEPTHWISE);
         }
         tu_free(md, an, &bytes);
