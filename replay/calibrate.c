@@ -64,13 +64,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 static void oc_calib_node_at(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
                              double op_eff, struct oc_node_perf *np) {
     const struct oc_gpu *dev = p->gpu ? p->gpu : gpu; /* the CPU at the thread count the point ran on */
-    double flops = p->flops - oc_perf_recurrence_flops(&p->recurrence); /* the steps priced apart */
-    double bytes = p->bytes < 1.8e19 ? p->bytes : 1.8e19;
-    flops = flops < 0 ? 0 : flops < 1.8e19 ? flops : 1.8e19;
-    oc_perf_node_class(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], (uint64_t)flops,
-                       (uint64_t)bytes, np);
-    oc_perf_cpu_expand(dev, o, p->expand_bytes, np);
-    oc_perf_cpu_recurrence(dev, o, &p->recurrence, np);
+    oc_perf_node_terms(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], p->flops, p->bytes,
+                       p->expand_bytes, &p->recurrence, np);
 }
 
 static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,

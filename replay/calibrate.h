@@ -44,9 +44,9 @@ struct oc_calib_point {
     int32_t kernels;   /* kernels per repetition in the replay          */
     const struct oc_gpu *gpu; /* the device it ran on, when not the fit's: a
                                  CPU at its record's thread count        */
-    double expand_bytes; /* a CPU convolution's im2col bytes (oc_perf_cpu_expand) */
+    double expand_bytes; /* a CPU convolution's im2col bytes (oc_perf_node_terms) */
     struct oc_perf_recurrence recurrence; /* a CPU recurrent node's steps
-                                             (oc_perf_cpu_recurrence)   */
+                                             (oc_perf_node_terms)       */
 };
 
 /* Points of a replay result file on a device: measured nodes with a kernel

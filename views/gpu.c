@@ -518,8 +518,9 @@ double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node 
     return taps > 1 ? 8 * elems : 0; /* a 1x1 kernel reads its input as it is */
 }
 
-void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
-                        struct oc_node_perf *np) {
+/* a CPU convolution's im2col time added to np (oc_perf_node_terms) */
+static void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
+                               struct oc_node_perf *np) {
     if (!gpu->cpu || !(expand_bytes > 0))
         return;
     double half = expand_bytes / 2 < 1.8e19 ? expand_bytes / 2 : 1.8e19;
@@ -555,13 +556,9 @@ void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, s
     r->batch = batch;
 }
 
-double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r) {
-    double f = r->steps * r->step_flops;
-    return f > 0 ? f : 0;
-}
-
-void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
-                            const struct oc_perf_recurrence *r, struct oc_node_perf *np) {
+/* a CPU recurrent node's steps added to np (oc_perf_node_terms) */
+static void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
+                                   const struct oc_perf_recurrence *r, struct oc_node_perf *np) {
     const struct oc_cpu_scaling *s = &gpu->scaling;
     if (!gpu->cpu || !(r->steps > 0) || !(r->weight_bytes > 0))
         return;
@@ -586,6 +583,20 @@ void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts 
     np->recurrence = *r;
     np->t_recurrence = t;
     np->time += t;
+}
+
+void oc_perf_node_terms(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
+                        double outputs, double op_eff, double peak, double flops, double bytes, double expand_bytes,
+                        const struct oc_perf_recurrence *r, struct oc_node_perf *out) {
+    bool steps = gpu->cpu && r && r->steps > 0 && r->step_flops > 0;
+    if (steps) /* the steps' products apart from the input's */
+        flops -= r->steps * r->step_flops;
+    flops = flops < 0 ? 0 : flops < 1.8e19 ? flops : 1.8e19;
+    bytes = bytes < 1.8e19 ? bytes : 1.8e19;
+    oc_perf_node_class(gpu, o, unit, conv, outputs, op_eff, peak, (uint64_t)flops, (uint64_t)bytes, out);
+    oc_perf_cpu_expand(gpu, o, expand_bytes, out);
+    if (steps)
+        oc_perf_cpu_recurrence(gpu, o, r, out);
 }
 
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
@@ -647,14 +658,11 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         if (inside < 1)
             flops = (uint64_t)((double)flops * inside);
         struct oc_perf_recurrence rec = {0, 0, 0, 0};
-        if (gpu->cpu) /* a recurrent node: its steps' products apart from the input's */
+        if (gpu->cpu)
             oc_perf_rnn_recurrence(g, n, &rec);
-        double rflops = oc_perf_recurrence_flops(&rec);
-        oc_perf_node_class(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
-                           oc_perf_op_efficiency(o, n->op_type), peak,
-                           rflops < (double)flops ? flops - (uint64_t)rflops : 0, bytes, np);
-        oc_perf_cpu_expand(gpu, o, oc_perf_conv_expand_bytes(g, n, nchwc_graph), np); /* 0 bytes off a CPU */
-        oc_perf_cpu_recurrence(gpu, o, &rec, np);
+        oc_perf_node_terms(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
+                           oc_perf_op_efficiency(o, n->op_type), peak, (double)flops, (double)bytes,
+                           oc_perf_conv_expand_bytes(g, n, nchwc_graph), &rec, np); /* 0 bytes off a CPU */
         if (gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n)) {
             /* a node the runtime runs without a kernel of the model's: its fixed cost */
             np->time = oc_perf_fixed_s(gpu, o);

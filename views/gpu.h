@@ -308,11 +308,11 @@ struct oc_node_perf {
                                 divided by (1: none)                         */
     double expand_bytes;     /* a CPU convolution's im2col traffic (its
                                 expanded input written and read), and its
-                                time, in time (oc_perf_cpu_expand); 0: none  */
+                                time, in time (oc_perf_node_terms); 0: none  */
     double t_expand;
     struct oc_perf_recurrence recurrence; /* a CPU recurrent node's steps (or
                                 steps 0), and the time they add, in time
-                                (oc_perf_cpu_recurrence); 0: none            */
+                                (oc_perf_node_terms); 0: none                */
     double t_recurrence;
 };
 
@@ -363,26 +363,6 @@ enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contract
 /* One node's roofline figures from its FLOPs and bytes. */
 void oc_perf_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, double peak,
                   uint64_t flops, uint64_t bytes, struct oc_node_perf *out);
-/* Adds a CPU convolution's im2col time to np (oc_perf_node_class's): its
- * expand_bytes streamed at the level a tensor of half that size sits in
- * (never the first: a level-1 factor holds the fixed costs of tiny nodes)
- * with that level's memory factor. Nothing on a GPU or with no bytes. */
-void oc_perf_cpu_expand(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double expand_bytes,
-                        struct oc_node_perf *np);
-/* The FLOPs of a recurrent node's steps (steps x step_flops), which a CPU
- * prices apart from the node's others (oc_perf_cpu_recurrence). */
-double oc_perf_recurrence_flops(const struct oc_perf_recurrence *r);
-/* Adds a CPU recurrent node's steps to np (priced by oc_perf_node_class
- * without their FLOPs): each step reads R whole from the level one
- * instance of it fits in, at one thread's triad rate (nothing fitted: a
- * product streams as the probe's loop does), and computes its product at
- * one thread's peak and the unit's factor; a GEMV step takes the larger of
- * the two (the stream hides the arithmetic), a packed one their sum. ONNX
- * Runtime splits the batch rows over its threads, each running its rows'
- * steps: min(threads, batch) parts, at split_share of their speedup; at
- * batch 1 one thread runs them all. Nothing on a GPU or without steps. */
-void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
-                            const struct oc_perf_recurrence *r, struct oc_node_perf *np);
 /* The same for one kind of node: conv true for a convolution
  * (oc_perf_class_efficiency); outputs > 0, a contraction's output elements,
  * slows it by parallel_outputs / outputs where that is above 1; op_eff > 0,
@@ -390,6 +370,25 @@ void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts 
 void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double op_eff, double peak, uint64_t flops, uint64_t bytes,
                         struct oc_node_perf *out);
+/* A node as oc_perf_estimate prices it: oc_perf_node_class (counts above
+ * 1.8e19 held there), with the terms a CPU adds beside it (nothing on a
+ * GPU):
+ *  - expand_bytes, a convolution's im2col traffic (oc_perf_conv_expand_bytes;
+ *    0: none), streamed at the level a tensor of half those bytes sits in
+ *    (never the first: a level-1 factor holds the fixed costs of tiny nodes)
+ *    with that level's memory factor;
+ *  - r, a recurrent node's steps (oc_perf_rnn_recurrence; steps 0: none),
+ *    their FLOPs taken out of flops and priced apart: each step reads R whole
+ *    from the level one instance of it fits in, at one thread's triad rate
+ *    (nothing fitted: a product streams as the probe's loop does), and
+ *    computes its product at one thread's peak and the unit's factor; a GEMV
+ *    step (batch 1) takes the larger of the two (the stream hides the
+ *    arithmetic), a packed one their sum. ONNX Runtime splits the batch rows
+ *    over its threads, each running its rows' steps: min(threads, batch)
+ *    parts, at split_share of their speedup. */
+void oc_perf_node_terms(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
+                        double outputs, double op_eff, double peak, double flops, double bytes, double expand_bytes,
+                        const struct oc_perf_recurrence *r, struct oc_node_perf *out);
 
 /* The math mode a node's contraction runs in: o->math, or under auto
  * fp16 for 16-bit floats and fp32 otherwise (the kernel tables' key). */

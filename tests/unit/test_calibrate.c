@@ -433,7 +433,7 @@ static void fit_threads(void **state) {
     /* on one thread: no pool cost, no pieces */
     q.gpu = &one;
     REL(oc_calib_predict(&cal, &o, &q), 60e-6 + fit.eff.launch_s, 1e-6); /* FLOPs a whole number */
-    /* a recurrent node's 100 steps (oc_perf_cpu_recurrence, by hand): each
+    /* a recurrent node's 100 steps (oc_perf_node_terms, by hand): each
        reads 1 MB of weights at one thread's 0.5 TB/s (2 us) and computes 4
        MFLOP at one thread's 5 TFLOP/s and the FP32 factor; its other FLOPs,
        the 60 us product, as before; on one thread */
