@@ -76,6 +76,8 @@ bool oc_cli_out_is_stdout(void);
  * showing it: "\rWHAT DONE/TOTAL", erased when done == total. */
 bool oc_cli_progress_on(void);
 void oc_cli_progress(const char *what, int64_t done, int64_t total);
+/* the same, naming what runs next (shown in ONNXCOST_PROGRESS=lines mode) */
+void oc_cli_progress_named(const char *what, int64_t done, int64_t total, const char *next);
 /* The callback itself, for a driver whose progress lines the CLI relays
  * (measure): NULL when progress goes to the terminal directly. */
 const struct oc_cli_io *oc_cli_io_callback(void);

@@ -58,10 +58,20 @@ static int32_t oc_probe_precs_parse(const char *list, int32_t *out) {
     return n;
 }
 
+/* The sweep's progress over every precision; the node that runs next is
+   named, so that a log cut short says where it stopped. */
+struct oc_probe_progress {
+    int32_t before, all;             /* nodes before this precision, all nodes */
+    const struct oc_rp_plan *plans; /* this precision's plans                  */
+    int32_t n;
+    char what[48];
+};
+
 static void oc_probe_progress(void *arg, int32_t done, int32_t total) {
-    const int32_t *base = arg; /* {nodes before this precision, all nodes} */
+    const struct oc_probe_progress *p = arg;
     (void)total;
-    oc_cli_progress("probe --gpu", base[0] + done, base[1]);
+    oc_cli_progress_named(p->what, p->before + done, p->all,
+                          p->plans && done >= 0 && p->n > 0 ? p->plans[done % p->n].name : NULL);
 }
 
 /* The memory-bound kinds' tables are keyed by data type alone: a second
@@ -80,7 +90,7 @@ static bool oc_probe_compute_only(void *arg, const struct oc_rp_plan *p) {
  * products and convolutions only when compute_only), the measured nodes
  * added to t. */
 static int oc_probe_gpu_one(const struct oc_probe_gpu_args *a, const struct oc_model *m,
-                            const struct oc_probe_prec *pr, bool compute_only, int32_t *progress,
+                            const struct oc_probe_prec *pr, bool compute_only, struct oc_probe_progress *progress,
                             struct oc_ktables *t, struct oc_ktables_file *fr, struct oc_replay_outcome *outcome) {
     const char *what = "the kernel sweep";
     struct oc_analyze_opts opts = {.price_bits = pr->price_bits};
@@ -102,6 +112,9 @@ static int oc_probe_gpu_one(const struct oc_probe_gpu_args *a, const struct oc_m
         rc = oc_cli_fail(what, OC_ERR_NOMEM, "out of memory planning the sweep");
         goto done;
     }
+    progress->plans = plans;
+    progress->n = n;
+    snprintf(progress->what, sizeof progress->what, "probe --gpu (%s)", pr->name);
     struct oc_rp_options ro = {.device = (int32_t)a->device,
                                .warmup_ms = 10,
                                .budget_ms = a->budget_ms,
@@ -120,7 +133,8 @@ static int oc_probe_gpu_one(const struct oc_probe_gpu_args *a, const struct oc_m
         rc = oc_cli_fail(what, OC_ERR_USAGE, err);
         goto done;
     }
-    progress[0] += n;
+    progress->before += n;
+    progress->plans = NULL;
     int32_t lost = 0, first = -1, ran = 0;
     for (int32_t i = 0; i < n; i++)
         if (!compute_only || oc_probe_compute_only(an->graph, &plans[i])) {
@@ -186,7 +200,7 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
     snprintf(model, sizeof model, "the kernel sweep (%d nodes, %s grid)", (int)sw.n_nodes, quick ? "quick" : "full");
     struct oc_replay_outcome outcome;
     const struct oc_gpu *base = like;
-    int32_t progress[2] = {0, sw.n_nodes * n_precs};
+    struct oc_probe_progress progress = {.all = sw.n_nodes * n_precs};
     for (int32_t k = 0; k < n_precs && rc == OC_EXIT_OK; k++) {
         const struct oc_probe_prec *pr = &oc_probe_precs[precs[k]];
         snprintf(labels[k], sizeof labels[k], "--math %s", pr->name);
@@ -195,7 +209,7 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
         bool seen = false; /* this data type at an earlier precision */
         for (int32_t j = 0; j < k; j++)
             seen |= oc_probe_precs[precs[j]].dtype == pr->dtype;
-        rc = oc_probe_gpu_one(a, m, pr, seen, progress, &t, &fr[k], &outcome);
+        rc = oc_probe_gpu_one(a, m, pr, seen, &progress, &t, &fr[k], &outcome);
         if (rc == OC_EXIT_OK && k == 0 && !base && !(base = oc_gpu_find(outcome.device.name))) {
             char msg[512];
             snprintf(msg, sizeof msg, "no built-in GPU is named '%s': give the nearest with --like NAME (onnxcost "

@@ -160,8 +160,11 @@ static const struct oc_opt_group oc_replay_group = {NULL, oc_replay_opts,
                                                     sizeof oc_replay_opts / sizeof oc_replay_opts[0]};
 
 static void oc_replay_progress(void *arg, int32_t done, int32_t total) {
-    (void)arg;
-    oc_cli_progress("replay", done, total);
+    /* the node that runs next is named in lines mode; with counters the
+       nodes are run twice (times, then counters): done counts to 2 n */
+    const struct oc_replay_report *rep = arg;
+    oc_cli_progress_named("replay", done, total,
+                          done >= 0 && done < total && rep->n > 0 ? rep->plans[done % rep->n].name : NULL);
 }
 
 /* --nodes: a node runs when its name or op type matches */
@@ -249,7 +252,8 @@ int oc_cmd_replay(int argc, char **argv) {
                                     .n = n_plans,
                                     .node_timeout_s = a.node_timeout_s,
                                     .in_process = a.in_process,
-                                    .progress = oc_cli_progress_on() ? oc_replay_progress : NULL};
+                                    .progress = oc_cli_progress_on() ? oc_replay_progress : NULL,
+                                    .progress_arg = &rep};
         if (oc_replay_run_isolated(&job, results, &outcome, err, sizeof err) != 0) {
             oc_cli_diag("error", path, err);
             rc = OC_EXIT_INPUT;

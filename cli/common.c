@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct oc_cli_io *oc_io; /* the run's streams, or NULL: the process's */
@@ -46,21 +47,48 @@ const struct oc_cli_io *oc_cli_io_callback(void) {
     return oc_io && oc_io->progress ? oc_io : NULL;
 }
 
-bool oc_cli_progress_on(void) {
-    return oc_cli_io_callback() || (oc_cli_err() == stderr && isatty(STDERR_FILENO));
+/* ONNXCOST_PROGRESS=lines: progress as a line every few seconds, for a log
+   (a batch job, the device kit) where the terminal's rewritten line is lost */
+static bool oc_cli_progress_lines(void) {
+    const char *e = getenv("ONNXCOST_PROGRESS");
+    return e && strcmp(e, "lines") == 0;
 }
 
-void oc_cli_progress(const char *what, int64_t done, int64_t total) {
+bool oc_cli_progress_on(void) {
+    return oc_cli_io_callback() || (oc_cli_err() == stderr && (isatty(STDERR_FILENO) || oc_cli_progress_lines()));
+}
+
+void oc_cli_progress_named(const char *what, int64_t done, int64_t total, const char *next) {
     if (oc_cli_io_callback()) {
         oc_io->progress(oc_io->progress_arg, what, done, total);
         return;
     }
     if (!oc_cli_progress_on())
         return;
+    if (!isatty(STDERR_FILENO)) { /* lines mode: at most one line per 5 s, and the last */
+        static struct timespec first, last;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!first.tv_sec && !first.tv_nsec)
+            first = last = now;
+        double since = (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) * 1e-9;
+        if (done != total && done != 0 && since < 5.0)
+            return;
+        last = now;
+        double all = (double)(now.tv_sec - first.tv_sec) + (double)(now.tv_nsec - first.tv_nsec) * 1e-9;
+        fprintf(stderr, "onnxcost: %s %lld/%lld at %.0f s%s%s\n", what, (long long)done, (long long)total, all,
+                next && done != total ? ", next: " : "", next && done != total ? next : "");
+        fflush(stderr);
+        return;
+    }
     fprintf(stderr, "\r%s %lld/%lld", what, (long long)done, (long long)total);
     if (done == total)
         fputs("\r\033[K", stderr);
     fflush(stderr);
+}
+
+void oc_cli_progress(const char *what, int64_t done, int64_t total) {
+    oc_cli_progress_named(what, done, total, NULL);
 }
 
 int oc_cli_usage_error(const char *fmt, ...) {

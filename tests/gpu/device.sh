@@ -10,7 +10,13 @@
 # e.g. ZOO_ARGS="--configs b32-tf32,b32-fp16"), stopping at the budget;
 # probe (onnxcost probe --gpu: the device's kernel tables, into
 # results/probe-tables.json and results/probe-tables.txt; PROBE_ARGS passes
-# it options, e.g. PROBE_ARGS="--math tf32,fp16"); and
+# it options, e.g. PROBE_ARGS="--math tf32,fp16"); probe-MATH (the same at
+# one precision, into results/probe-MATH.json and .txt, so that a run cut
+# short keeps the precisions it finished; PROBE_TIMEOUT_S caps each, and a
+# sweep node stuck PROBE_NODE_TIMEOUT_S seconds, default 30, is killed and listed);
+# torch-e2e (tests/gpu/torch_e2e.py: PyTorch's end-to-end times, eager and
+# CUDA graph, into results/torch-e2e.jsonl, ending TORCH_E2E_RESERVE_S
+# seconds before the step's time is up; TORCH_E2E_ARGS passes it options); and
 # NAME.sh, a script carried in KIT_DIR, run with the same environment
 # Each step runs alone under `timeout`, its result line goes to progress.log at
 # once, and a failed or timed-out step never stops the next. The whole run
@@ -72,6 +78,10 @@ export ONNXCOST_TORCH_LD_LIBRARY_PATH=$kit${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH=$kit$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ONNXCOST_GPU_PLUGIN=${ONNXCOST_GPU_PLUGIN:-$kit/libonnxcost_gpu.so}
 export PYTHONUNBUFFERED=1
+# a progress line every 5 s naming the next node: a step cut short by its
+# timeout says where it was (the H200 call of 2026-11-27 lost three probes
+# at 140 s each with no word of where)
+export ONNXCOST_PROGRESS=lines
 bin=$kit/onnxcost
 command -v ncu >/dev/null || for f in $(find /usr/local /opt -maxdepth 6 -name ncu -type f 2>/dev/null | head -1); do
     export PATH=$PATH:$(dirname "$f")
@@ -115,6 +125,18 @@ for s in $steps; do
         # shellcheck disable=SC2086 # PROBE_ARGS is a list of options
         timeout -k 5 "$left" "$bin" probe --gpu ${PROBE_ARGS:-} -o "$work/results/probe-tables.json" \
             --report "$work/results/probe-tables.txt" >>"$out/steps.log" 2>&1
+    elif [ "${s#probe-}" != "$s" ]; then
+        mkdir -p "$work/results"
+        [ -n "${PROBE_TIMEOUT_S:-}" ] && [ "$PROBE_TIMEOUT_S" -lt "$left" ] && left=$PROBE_TIMEOUT_S
+        # shellcheck disable=SC2086 # PROBE_ARGS is a list of options
+        timeout -k 5 "$left" "$bin" probe --gpu --math "${s#probe-}" --node-timeout "${PROBE_NODE_TIMEOUT_S:-30}" ${PROBE_ARGS:-} \
+            -o "$work/results/$s.json" --report "$work/results/$s.txt" >>"$out/steps.log" 2>&1
+    elif [ "$s" = torch-e2e ]; then
+        mkdir -p "$work/results"
+        # shellcheck disable=SC2086 # TORCH_E2E_ARGS is a list of options
+        LD_LIBRARY_PATH=$ONNXCOST_TORCH_LD_LIBRARY_PATH timeout -k 5 "$left" python3 tests/gpu/torch_e2e.py \
+            --out "$work/results/torch-e2e.jsonl" --deadline $((t0 + left - 20 - ${TORCH_E2E_RESERVE_S:-0})) \
+            ${TORCH_E2E_ARGS:-} >>"$out/steps.log" 2>&1
     elif [ "$s" = zoo ]; then
         # shellcheck disable=SC2086 # ZOO_ARGS is a list of options
         timeout -k 5 "$left" python3 tests/gpu/zoo.py --onnxcost "$bin" --src . --work "$work" \

@@ -53,6 +53,11 @@ PROBE_ARGS="--grid quick --math fp32 --like h100" run "$tmp/d" 300 300 probe
 check probe_step "grep -q ' probe: ok in' $tmp/d/progress.log &&
     tar -xzOf $tmp/d/results.tgz ./results/probe-tables.json | grep -q '\"kernel_tables\"' &&
     tar -xzOf $tmp/d/results.tgz ./results/probe-tables.txt | grep -q '^conv_depthwise  *f32  *fp32'"
+# one precision at a time (probe-MATH), with the progress lines a log keeps
+PROBE_ARGS="--grid quick --like h100" run "$tmp/e" 300 300 probe-fp16
+check probe_math_step "grep -q ' probe-fp16: ok in' $tmp/e/progress.log &&
+    tar -xzOf $tmp/e/results.tgz ./results/probe-fp16.json | grep -q '\"kernel_tables\"' &&
+    grep -q '^onnxcost: probe --gpu (fp16) [0-9]*/[0-9]* at [0-9]* s' $tmp/e/steps.log"
 run "$tmp/c" 10 10 gemm table
 check not_run "grep -q ' gemm: not run' $tmp/c/progress.log && grep -q ' table: not run' $tmp/c/progress.log"
 [ $fail = 0 ] && echo "gpu.kit: ok"
