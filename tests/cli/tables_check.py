@@ -180,6 +180,15 @@ def main():
     d = json.loads(p.stdout)["gpu"] if p.returncode == 0 else {}
     check(d.get("table_kernels", 0) >= d.get("kernels", 1) // 2 and "H200" in (d.get("tables_source") or ""),
           f"the committed H200 tables time {d.get('table_kernels')} of the MNIST net's {d.get('kernels')} kernels")
+    # the probe's committed BF16 tables (docs/results/h200-probe-bf16.json) time BF16 kernels, and only them
+    probe = os.path.join(srcdir, "docs", "results", "h200-probe-bf16.json")
+    p = run(bin_, net, "--batch", "32", "--gpu-spec", probe, "--dtype", "bf16", "--format", "json", "-q")
+    d = json.loads(p.stdout)["gpu"] if p.returncode == 0 else {}
+    check(d.get("table_kernels", 0) >= d.get("kernels", 1) // 2 and "probe --gpu" in (d.get("tables_source") or ""),
+          f"the probe's BF16 tables time {d.get('table_kernels')} of the MNIST net's {d.get('kernels')} kernels")
+    p = run(bin_, net, "--batch", "32", "--gpu-spec", probe, "--dtype", "fp16", "--format", "json", "-q")
+    d = json.loads(p.stdout)["gpu"] if p.returncode == 0 else {"table_kernels": -1}
+    check(d.get("table_kernels") == 0, f"BF16 tables time no FP16 kernel (got {d.get('table_kernels')})")
     if failures:
         print(f"{len(failures)} failures")
         sys.exit(1)
