@@ -88,6 +88,10 @@ static const struct oc_opt oc_probe_gpu_opts[] = {
                     offsetof(struct oc_probe_gpu_args, in_process)),
     OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the tables' report to FILE instead of standard output",
                       offsetof(struct oc_probe_gpu_args, report), "a file name"),
+    OC_OPT_OUTPUT_ROW("--sweep-model", NULL, "FILE",
+                      "write the kernel sweep as an ONNX model to FILE and stop, to time\n"
+                      "it with another runtime (tests/gpu/torch_sweep.py; no GPU needed)",
+                      offsetof(struct oc_probe_gpu_args, sweep_model), "a file name"),
     OC_OPT_TEXT_ROW("--source", NULL, "TEXT",
                     "what the tables were measured on, for the reports (default: the\n"
                     "device, driver and library versions)",

@@ -11,6 +11,7 @@
 #include "../analyzer/analyze.h"
 #include "../analyzer/dtype.h"
 #include "../analyzer/model.h"
+#include "../analyzer/outfile.h"
 #include "../replay/isolated.h"
 #include "../replay/ksweep.h"
 #include "../replay/ktables.h"
@@ -179,7 +180,7 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
     const struct oc_gpu *like = a->like ? oc_gpu_find(a->like) : NULL;
     if (a->like && (!like || like->cpu))
         return oc_cli_usage_error("probe: --like '%s' is not a built-in GPU (onnxcost gpus lists them)", a->like);
-    if (!out_path)
+    if (!out_path && !a->sweep_model)
         return oc_cli_usage_error("probe: --gpu writes a spec file: give it with -o SPEC.json");
     struct oc_ksweep sw;
     struct oc_model *m = NULL;
@@ -191,6 +192,12 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
     memset(fr, 0, sizeof fr);
     if (oc_ksweep_build(quick ? OC_KSWEEP_QUICK : OC_KSWEEP_FULL, &sw) != OC_OK)
         return oc_cli_fail("the kernel sweep", OC_ERR_NOMEM, "out of memory");
+    if (a->sweep_model) { /* the sweep's model itself, for another runtime to time */
+        struct oc_outfile f;
+        if ((rc = oc_cli_open_output(&f, a->sweep_model)) == OC_EXIT_OK)
+            rc = oc_cli_close_output(&f, a->sweep_model, fwrite(sw.bytes, 1, sw.len, f.f) == sw.len);
+        goto done;
+    }
     struct oc_load_opts lopts = {0};
     enum oc_status st = oc_model_load_buffer(sw.bytes, sw.len, &lopts, &m, &d);
     if (st != OC_OK) {

@@ -15,6 +15,7 @@ struct oc_probe_gpu_args {
     const char *like;         /* --like NAME: the built-in GPU for the rest */
     const char *report;       /* --report FILE                              */
     const char *source;       /* --source TEXT                              */
+    const char *sweep_model;  /* --sweep-model FILE: write the sweep, stop  */
     int64_t device;
     double node_timeout_s, budget_ms;
     bool in_process;

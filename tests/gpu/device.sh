@@ -14,6 +14,9 @@
 # one precision, into results/probe-MATH.json and .txt, so that a run cut
 # short keeps the precisions it finished; PROBE_TIMEOUT_S caps each, and a
 # sweep node stuck PROBE_NODE_TIMEOUT_S seconds, default 30, is killed and listed);
+# torch-sweep (tests/gpu/torch_sweep.py: the sweep timed with PyTorch's
+# kernels, results/torch-sweep/ and the tables built from them,
+# results/torch-sweep-tables.json; TORCH_SWEEP_ARGS passes it options);
 # torch-e2e (tests/gpu/torch_e2e.py: PyTorch's end-to-end times, eager and
 # CUDA graph, into results/torch-e2e.jsonl, ending TORCH_E2E_RESERVE_S
 # seconds before the step's time is up; TORCH_E2E_ARGS passes it options); and
@@ -131,6 +134,16 @@ for s in $steps; do
         # shellcheck disable=SC2086 # PROBE_ARGS is a list of options
         timeout -k 5 "$left" "$bin" probe --gpu --math "${s#probe-}" --node-timeout "${PROBE_NODE_TIMEOUT_S:-30}" ${PROBE_ARGS:-} \
             -o "$work/results/$s.json" --report "$work/results/$s.txt" >>"$out/steps.log" 2>&1
+    elif [ "$s" = torch-sweep ]; then
+        mkdir -p "$work/results/torch-sweep"
+        "$bin" probe --gpu --sweep-model "$work/torch-sweep.onnx" >>"$out/steps.log" 2>&1
+        # shellcheck disable=SC2086 # TORCH_SWEEP_ARGS is a list of options
+        LD_LIBRARY_PATH=$ONNXCOST_TORCH_LD_LIBRARY_PATH timeout -k 5 "$left" python3 tests/gpu/torch_sweep.py \
+            --onnxcost "$bin" --sweep "$work/torch-sweep.onnx" --out "$work/results/torch-sweep" \
+            --deadline $((t0 + left - 30)) ${TORCH_SWEEP_ARGS:-} >>"$out/steps.log" 2>&1 &&
+            "$bin" tables "$work"/results/torch-sweep/torch-sweep-*.json --models "$work/results/torch-sweep" \
+                -o "$work/results/torch-sweep-tables.json" --report "$work/results/torch-sweep-tables.txt" \
+                >>"$out/steps.log" 2>&1
     elif [ "$s" = torch-e2e ]; then
         mkdir -p "$work/results"
         # shellcheck disable=SC2086 # TORCH_E2E_ARGS is a list of options

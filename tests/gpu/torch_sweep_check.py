@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""gpu.torch_sweep — tests/gpu/torch_sweep.py's control flow on the CPU (no
+GPU): `probe --gpu --sweep-model` writes the quick sweep, torch_sweep.py runs
+every node with its PyTorch op, and `onnxcost tables` builds a table for each
+family the sweep's node names give (gemm/..., conv_3x3/..., reduce/...). The
+CPU's figures are never reported. Skipped (77) without torch or onnx.
+
+  torch_sweep_check.py ONNXCOST SRC_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+bin_, src = sys.argv[1], sys.argv[2]
+try:
+    import onnx  # noqa: F401
+    import torch  # noqa: F401
+except ImportError as e:
+    print(f"skipped: {e}")
+    sys.exit(77)
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    sweep = os.path.join(tmp, "sweep.onnx")
+    p = subprocess.run([bin_, "probe", "--gpu", "--grid", "quick", "--sweep-model", sweep], capture_output=True,
+                       text=True)
+    check(p.returncode == 0 and os.path.getsize(sweep) > 0, f"--sweep-model writes the sweep ({p.stderr.strip()})")
+    m = onnx.load(sweep)
+    families = {n.name.split("/")[0] for n in m.graph.node}
+    check(len(m.graph.node) > 50 and len(families) == 10, f"the quick sweep: {len(m.graph.node)} nodes, "
+          f"families {sorted(families)}")
+    out = os.path.join(tmp, "out")
+    p = subprocess.run([sys.executable, os.path.join(src, "tests", "gpu", "torch_sweep.py"), "--onnxcost", bin_,
+                        "--sweep", sweep, "--out", out, "--device", "cpu", "--math", "fp32,bf16", "--calls", "1",
+                        "--reps", "1"], capture_output=True, text=True)
+    check(p.returncode == 0, f"torch_sweep.py runs on the CPU ({p.stderr.strip()[-300:]})")
+    for mth, dt in (("fp32", "f32"), ("bf16", "bf16")):
+        d = json.load(open(os.path.join(out, f"torch-sweep-{mth}.json")))
+        bad = [(n["name"], n.get("reason")) for n in d["nodes"] if n["status"] != "measured"]
+        check(len(d["nodes"]) == len(m.graph.node) and not bad, f"{mth}: every node measured (not: {bad[:3]})")
+        check(all(n["estimate"]["dtype"] == dt for n in d["nodes"]), f"{mth}: every estimate is {dt}")
+    spec = os.path.join(tmp, "spec.json")
+    p = subprocess.run([bin_, "tables"] + [os.path.join(out, f"torch-sweep-{k}.json") for k in ("fp32", "bf16")] +
+                       ["--models", out, "--gpu", "h100", "-o", spec], capture_output=True, text=True)
+    check(p.returncode == 0, f"onnxcost tables reads them ({p.stderr.strip()[-300:]})")
+    tables = json.load(open(spec))["kernel_tables"]["tables"] if p.returncode == 0 else []
+    for dt in ("f32", "bf16"):
+        got = {t["family"] for t in tables if t["dtype"] == dt}
+        check(got == families, f"{dt}: a table per family of the sweep (missing {sorted(families - got)})")
+print("gpu.torch_sweep: " + ("ok" if not failures else f"{len(failures)} failures"))
+sys.exit(1 if failures else 0)
