@@ -13,6 +13,8 @@ onnxcost's own memory kernels (docs/MODEL.md, "Against PyTorch").
                  [--device cuda|cpu] [--calls N] [--reps N] [--deadline UNIX_SECONDS]
   onnxcost tables DIR/torch-sweep-*.json --models DIR -o SPEC.json
 
+It also writes DIR/launch.json: the launch gap per kernel of a CUDA graph of
+one-element adds, and PyTorch's eager time per such op (its host time).
 --device cpu runs the same control flow on the CPU (wall-clock timing) for
 tests; its figures describe no GPU. Each node's estimate (MACs, FLOPs,
 bytes) is onnxcost's own analysis of the sweep at the precision's width, as
@@ -119,6 +121,53 @@ def time_node(fn, args, torch, device, calls, reps):
         return ts
 
 
+def launch_costs(torch, device, n=2000):
+    """Per kernel: a CUDA graph of n one-element adds replayed (the graph's
+    launch gap), and the same adds launched eagerly (PyTorch's host time per
+    op); the floor each runtime puts under a node (docs/MODEL.md)."""
+    x = torch.zeros(1, device=device)
+    if device == "cpu":
+        t0 = time.perf_counter()
+        for _ in range(n):
+            x.add_(1)
+        return {"eager_us_per_op": (time.perf_counter() - t0) / n * 1e6}
+    for _ in range(100):
+        x.add_(1)
+    torch.cuda.synchronize()
+    out = {}
+    ts = []
+    for _ in range(5):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(n):
+            x.add_(1)
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e) * 1e3 / n)
+    out["eager_us_per_op"] = statistics.median(ts)
+    g = torch.cuda.CUDAGraph()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        x.add_(1)
+    torch.cuda.current_stream().wait_stream(side)
+    with torch.cuda.graph(g):
+        for _ in range(n):
+            x.add_(1)
+    g.replay()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(5):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        g.replay()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e) * 1e3 / n)
+    out["graph_us_per_kernel"] = statistics.median(ts)
+    return out
+
+
 def device_record(torch, device):
     if device == "cpu":
         return {"name": "CPU (torch_sweep.py --device cpu: no GPU figures)"}
@@ -155,6 +204,9 @@ def main():
     shapes = {i.name: [d.dim_value for d in i.type.tensor_type.shape.dim] for i in model.graph.input}
     torch.backends.cudnn.benchmark = True
     dev = device_record(torch, a.device)
+    launch = launch_costs(torch, a.device)
+    json.dump(dict(launch, device=dev["name"], torch=torch.__version__), open(os.path.join(a.out, "launch.json"), "w"))
+    print("launch: " + ", ".join(f"{k} {v:.2f}" for k, v in launch.items()), flush=True)
     for mth in a.math.split(","):
         rp_math, tdt, price = MATHS[mth]
         torch.backends.cudnn.allow_tf32 = mth == "tf32"

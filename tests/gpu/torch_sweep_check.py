@@ -43,6 +43,8 @@ with tempfile.TemporaryDirectory() as tmp:
                         "--sweep", sweep, "--out", out, "--device", "cpu", "--math", "fp32,bf16", "--calls", "1",
                         "--reps", "1"], capture_output=True, text=True)
     check(p.returncode == 0, f"torch_sweep.py runs on the CPU ({p.stderr.strip()[-300:]})")
+    lc = json.load(open(os.path.join(out, "launch.json")))
+    check(lc.get("eager_us_per_op", 0) > 0, f"launch.json has the eager time per op ({lc})")
     for mth, dt in (("fp32", "f32"), ("bf16", "bf16")):
         d = json.load(open(os.path.join(out, f"torch-sweep-{mth}.json")))
         bad = [(n["name"], n.get("reason")) for n in d["nodes"] if n["status"] != "measured"]
