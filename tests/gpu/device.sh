@@ -140,10 +140,8 @@ for s in $steps; do
         # shellcheck disable=SC2086 # TORCH_SWEEP_ARGS is a list of options
         LD_LIBRARY_PATH=$ONNXCOST_TORCH_LD_LIBRARY_PATH timeout -k 5 "$left" python3 tests/gpu/torch_sweep.py \
             --onnxcost "$bin" --sweep "$work/torch-sweep.onnx" --out "$work/results/torch-sweep" \
-            --deadline $((t0 + left - 30)) ${TORCH_SWEEP_ARGS:-} >>"$out/steps.log" 2>&1 &&
-            "$bin" tables "$work"/results/torch-sweep/torch-sweep-*.json --models "$work/results/torch-sweep" \
-                -o "$work/results/torch-sweep-tables.json" --report "$work/results/torch-sweep-tables.txt" \
-                >>"$out/steps.log" 2>&1
+            --deadline $((t0 + left - 30)) --tables "$work/results/torch-sweep-tables.json" ${TORCH_SWEEP_ARGS:-} \
+            >>"$out/steps.log" 2>&1
     elif [ "$s" = torch-e2e ]; then
         mkdir -p "$work/results"
         # shellcheck disable=SC2086 # TORCH_E2E_ARGS is a list of options

@@ -11,7 +11,14 @@ onnxcost's own memory kernels (docs/MODEL.md, "Against PyTorch").
 
   torch_sweep.py --onnxcost BIN --sweep SWEEP.onnx --out DIR [--math fp32,tf32,fp16,bf16]
                  [--device cuda|cpu] [--calls N] [--reps N] [--deadline UNIX_SECONDS]
-  onnxcost tables DIR/torch-sweep-*.json --models DIR -o SPEC.json
+                 [--tables SPEC.json [--like GPU]]
+  (--tables runs: onnxcost tables DIR/torch-sweep-*.json --models DIR -o SPEC.json)
+
+A time read from these tables is a call's share of a CUDA graph's replay, its
+launch gap included, so the spec --tables writes sets the launch term to 0
+(efficiency.launch_us); the same tables built by hand keep the device's
+default launch, which a prediction then adds on top (--launch-us 0 takes it
+off).
 
 It also writes DIR/launch.json: the launch gap per kernel of a CUDA graph of
 one-element adds, and PyTorch's eager time per such op (its host time).
@@ -194,6 +201,8 @@ def main():
     ap.add_argument("--calls", type=int, default=20)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--deadline", type=float, default=0)
+    ap.add_argument("--tables", help="build the --gpu-spec file from the results")
+    ap.add_argument("--like", help="the built-in GPU for the spec's roofs (default: the device's name)")
     a = ap.parse_args()
     import onnx
     import torch
@@ -247,6 +256,16 @@ def main():
         json.dump(doc, open(out, "w"), indent=0)
         ok = sum(n["status"] == "measured" for n in nodes)
         print(f"{mth}: {ok} of {len(nodes)} nodes measured in {time.time() - t0:.1f} s -> {out}", flush=True)
+    if a.tables:
+        results = [os.path.join(a.out, f"torch-sweep-{m}.json") for m in a.math.split(",")]
+        p = subprocess.run([a.onnxcost, "tables"] + results + ["--models", a.out, "-o", a.tables] +
+                           (["--gpu", a.like] if a.like else []), capture_output=True, text=True)
+        print(p.stdout + p.stderr, end="", flush=True)
+        if p.returncode != 0:
+            sys.exit(p.returncode)
+        spec = json.load(open(a.tables))
+        spec.setdefault("efficiency", {})["launch_us"] = 0.0  # each table time holds its CUDA graph's gap
+        json.dump(spec, open(a.tables, "w"), indent=1)
 
 
 if __name__ == "__main__":
