@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char oc_calibrate_usage[] =
     "usage: onnxcost calibrate RESULT.json ... [--check RESULT.json ...] [options]\n"
@@ -257,6 +258,44 @@ done:
     return rc;
 }
 
+/* A CPU measure result's convolutions: the share of their taps inside the
+   input and of their outputs at the padding (oc_perf_conv_window), from the
+   graph ONNX Runtime ran, analyzed again at the run's bindings; the fit
+   prices them as a prediction does. A graph that is not there leaves them
+   unknown (the whole window, no padding), with one warning line. */
+static int oc_calib_conv_windows(struct oc_rp_file *f) {
+    bool conv = false;
+    for (int32_t i = 0; i < f->n_nodes && !conv; i++)
+        conv = f->nodes[i].measured && oc_perf_conv_op(f->nodes[i].op);
+    const char *graph = f->graph ? f->graph : f->model;
+    struct stat st;
+    if (!conv || !graph)
+        return OC_EXIT_OK;
+    if (stat(graph, &st) != 0) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "its graph %.500s is not there: its convolutions are fitted without their padding",
+                 graph);
+        oc_cli_diag("warning", f->path, msg);
+        return OC_EXIT_OK;
+    }
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    int rc = oc_cli_result_analyze(f, NULL, NULL, 0, &m, &an);
+    for (int32_t i = 0; rc == OC_EXIT_OK && i < f->n_nodes; i++) {
+        struct oc_rp_file_node *fn = &f->nodes[i];
+        for (int32_t j = 0; fn->measured && oc_perf_conv_op(fn->op) && j < an->graph->n_nodes; j++) {
+            const struct oc_node *node = &an->graph->nodes[j];
+            if (node->name && fn->name && strcmp(node->name, fn->name) == 0) {
+                fn->conv_inside = oc_perf_conv_window(an->graph, node, &fn->conv_padded);
+                break;
+            }
+        }
+    }
+    oc_analysis_free(an);
+    oc_model_free(m);
+    return rc;
+}
+
 /* the nodes a measure result timed: each one the runtime ran, and a gap
    before it (views/gpu.h oc_cpu_runs) */
 static int32_t oc_calib_ran_nodes(const struct oc_rp_file *f) {
@@ -362,6 +401,10 @@ int oc_cmd_calibrate(int argc, char **argv) {
                      files[k].device, files[0].device);
             oc_cli_diag("warning", files[k].path, msg);
         }
+    for (int32_t k = 0; base->cpu && k < n && rc == OC_EXIT_OK; k++)
+        rc = oc_calib_conv_windows(&files[k]);
+    if (rc != OC_EXIT_OK)
+        goto done;
     /* a measure result on a probed CPU is fitted on that CPU at the thread
        count it ran with (views/gpu.h oc_gpu_at_threads): the factors are then
        the same at every thread count, and a prediction's --threads N uses them */
@@ -435,7 +478,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
     memset(after.eff_unit, 0, sizeof after.eff_unit);
     memset(after.eff_conv_unit, 0, sizeof after.eff_conv_unit);
     memset(after.parallel_outputs, 0, sizeof after.parallel_outputs);
-    after.pool_s = after.task_s = after.split_s = after.split_share = 0;
+    after.pool_s = after.task_s = after.split_s = after.split_share = after.pad_path = 0;
     after.op_eff = NULL;
     oc_perf_use_measured(&calibrated, 0, &after);
     for (int32_t k = 0; k < n; k++) {

@@ -67,20 +67,17 @@ static const struct oc_opt oc_tables_opts[] = {
 };
 static const struct oc_opt_group oc_tables_group = {NULL, oc_tables_opts, OC_ARRAY_LEN(oc_tables_opts)};
 
-/* One result's model analyzed at its bindings and dtype (the result's own,
- * else --dim/--batch/--dtype), its samples added to t. */
-static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bind *bind,
-                          const struct oc_cli_price *price, const struct oc_rp_file *f, struct oc_ktables *t,
-                          struct oc_ktables_file *fr) {
+int oc_cli_result_analyze(const struct oc_rp_file *f, const char *models, const struct oc_analyze_opts *given,
+                          int32_t price_bits, struct oc_model **m, struct oc_analysis **an) {
     char path[4200], names[1024];
     const char *graph = f->graph ? f->graph : f->model; /* a measure result's: ONNX Runtime's optimized graph */
     const char *base = graph ? strrchr(graph, '/') : NULL;
     base = base ? base + 1 : graph ? graph : "";
-    if (a->models)
-        snprintf(path, sizeof path, "%.2000s/%.2000s", a->models, base);
+    if (models)
+        snprintf(path, sizeof path, "%.2000s/%.2000s", models, base);
     else
         snprintf(path, sizeof path, "%.4000s", graph ? graph : "");
-    struct oc_analyze_opts opts = bind->opts;
+    struct oc_analyze_opts opts = given ? *given : (struct oc_analyze_opts){0};
     struct oc_binding dims[32];
     if (f->bindings) { /* "name=value,...": the run's own */
         opts.n_dims = 0;
@@ -96,23 +93,34 @@ static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bi
         }
         opts.dims = dims;
     }
-    int32_t bits = price->bits, dt = 0;
+    int32_t bits = price_bits, dt = 0;
     if (f->dtype && !oc_dtype_price_parse(f->dtype, &bits, &dt))
-        bits = price->bits;
+        bits = price_bits;
     opts.price_bits = bits;
     struct oc_load_opts lopts = {0};
-    struct oc_model *m = NULL;
-    struct oc_analysis *an = NULL;
-    int rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an);
-    for (int32_t i = 0; rc == OC_EXIT_OK && i < an->n_bound; i++)
-        if (an->bound[i].source == OC_BIND_DEFAULT) { /* a shape at 1 would key times taken at another size */
+    *m = NULL;
+    *an = NULL;
+    int rc = oc_cli_load_analyze(path, &lopts, &opts, m, an);
+    for (int32_t i = 0; rc == OC_EXIT_OK && i < (*an)->n_bound; i++)
+        if ((*an)->bound[i].source == OC_BIND_DEFAULT) { /* a shape at 1 would key times taken at another size */
             char msg[400];
+            const char *nm = (*an)->bound[i].name;
             snprintf(msg, sizeof msg, "the model's dim '%.100s' is bound by neither the result nor --dim: give the "
-                     "size it ran at (--dim %.100s=SIZE)", an->bound[i].name ? an->bound[i].name : "?",
-                     an->bound[i].name ? an->bound[i].name : "NAME");
+                     "size it ran at (--dim %.100s=SIZE)", nm ? nm : "?", nm ? nm : "NAME");
             rc = oc_cli_fail(f->path, OC_ERR_USAGE, msg);
         }
-    if (rc == OC_EXIT_OK && oc_ktables_add_file(t, f, an, &fr->added) != OC_OK)
+    return rc;
+}
+
+/* One result's model analyzed at its bindings and dtype (the result's own,
+ * else --dim/--batch/--dtype), its samples added to t. */
+static int oc_tables_file(const struct oc_tables_args *a, const struct oc_cli_bind *bind,
+                          const struct oc_cli_price *price, const struct oc_rp_file *f, double pad_path,
+                          struct oc_ktables *t, struct oc_ktables_file *fr) {
+    struct oc_model *m = NULL;
+    struct oc_analysis *an = NULL;
+    int rc = oc_cli_result_analyze(f, a->models, &bind->opts, price->bits, &m, &an);
+    if (rc == OC_EXIT_OK && oc_ktables_add_file(t, f, an, pad_path, &fr->added) != OC_OK)
         rc = oc_cli_fail(f->path, OC_ERR_NOMEM, "out of memory");
     if (rc == OC_EXIT_OK && fr->added.not_found > fr->added.added)
         oc_cli_diag("warning", f->path, "most measured nodes are not in the model found: is it the model replayed?");
@@ -223,7 +231,7 @@ int oc_cmd_tables(int argc, char **argv) {
     for (int32_t k = 0; k < n && rc == OC_EXIT_OK; k++) {
         fr[k].path = files[k].path;
         fr[k].model = files[k].model;
-        rc = oc_tables_file(&a, &bind, &price, &files[k], &t, &fr[k]);
+        rc = oc_tables_file(&a, &bind, &price, &files[k], base->cpu ? base->measured.pad_path : 0, &t, &fr[k]);
     }
     if (rc != OC_EXIT_OK)
         goto done;

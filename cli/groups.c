@@ -213,6 +213,7 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
         g->perf.task_s = def.task_s;
         g->perf.split_s = def.split_s;
         g->perf.split_share = def.split_share;
+        g->perf.pad_path = def.pad_path;
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
     }
@@ -364,7 +365,7 @@ static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
         memset(g->perf.eff_conv_unit, 0, sizeof g->perf.eff_conv_unit);
         memset(g->perf.parallel_outputs, 0, sizeof g->perf.parallel_outputs);
-        g->perf.task_s = g->perf.split_s = g->perf.split_share = 0;
+        g->perf.task_s = g->perf.split_s = g->perf.split_share = g->perf.pad_path = 0;
     } else { /* every level's: a calibrated file's per-level factors too */
         g->set |= OC_PERF_SET_MEMORY;
         memset(g->perf.eff_memory_cache, 0, sizeof g->perf.eff_memory_cache);

@@ -84,6 +84,17 @@ struct oc_ktables_file;
 int oc_cli_write_kernel_tables(const struct oc_gpu *base, const struct oc_ktables *t,
                                const struct oc_ktables_file *files, int32_t n, const char *spec_out,
                                const char *report_out, int32_t format);
+/* The model a replay or measure result ran (a measure result's: ONNX
+ * Runtime's optimized graph), analyzed at the result's own bindings and
+ * dtype, else given's and price_bits; found by its base name under models
+ * when that is given (cmd_tables.c; `tables` and `calibrate`). A dim bound
+ * by neither is refused: a shape at 1 would key times taken at another
+ * size. An exit code, after one line naming the result. */
+struct oc_rp_file;
+struct oc_analysis;
+struct oc_model;
+int oc_cli_result_analyze(const struct oc_rp_file *f, const char *models, const struct oc_analyze_opts *given,
+                          int32_t price_bits, struct oc_model **m, struct oc_analysis **an);
 /* OC_OPT_PARSE: a double in (0, 1] at the option's offset */
 bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v);
 /* OC_OPT_PARSE: a double in (min, max] (the row's) at the option's offset */

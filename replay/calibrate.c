@@ -55,6 +55,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         p->gpu = NULL;
         p->expand_bytes = fn->est_expand_bytes;
         p->recurrence = fn->est_recurrence;
+        p->conv_inside = fn->conv_inside > 0 ? fn->conv_inside : 1;
+        p->conv_padded = fn->conv_inside > 0 ? fn->conv_padded : 0;
     }
     return true;
 }
@@ -64,7 +66,10 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 static void oc_calib_node_at(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
                              double op_eff, struct oc_node_perf *np) {
     const struct oc_gpu *dev = p->gpu ? p->gpu : gpu; /* the CPU at the thread count the point ran on */
-    oc_perf_node_terms(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], p->flops, p->bytes,
+    /* a CPU's convolution: the share of its FLOPs' time it takes, as a prediction has it */
+    double flops = dev->cpu ? p->flops * oc_perf_conv_share_of(p->conv_inside, p->conv_padded, o->pad_path)
+                            : p->flops;
+    oc_perf_node_terms(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], flops, p->bytes,
                        p->expand_bytes, &p->recurrence, np);
 }
 
@@ -354,7 +359,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     out->loss_before = oc_calib_points_loss(&o, &data); /* the model the fit starts from */
     /* every coordinate: a factor per unit and class, memory and 4 levels, the
        thread pool's 3 shared terms, launch and pool, the 2 parallelism terms */
-    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 1 + 4 + 3 + 2 + 2], par[2];
+    struct oc_calib_coord c[2 * OC_UNIT_COUNT + 1 + 4 + 3 + 1 + 2 + 2], par[2];
     int nc = 0, np = 0;
     /* the parallelism term of a class, where its contractions of known size
        span at least 10x (else it and the efficiency trade one for the other):
@@ -405,6 +410,18 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         c[nc++] = (struct oc_calib_coord){&o.split_share, 0.01, 1, false};
     } else {
         o.task_s = o.split_s = o.split_share = 0;
+    }
+    /* a CPU's convolutions with output positions at the padding: how much
+       slower those run their in-bounds taps (MLAS's padded path), from 1 */
+    bool at_padding = false;
+    for (int32_t i = 0; gpu->cpu && i < n; i++)
+        at_padding |= pts[i].conv && pts[i].conv_padded > 0;
+    if (at_padding) {
+        if (!(o.pad_path >= 1))
+            o.pad_path = 1;
+        c[nc++] = (struct oc_calib_coord){&o.pad_path, 1, OC_CALIB_PAD_PATH_MAX, false};
+    } else {
+        o.pad_path = 0;
     }
     /* the shared factors are c[0 .. fixed); the fixed costs follow: launch,
        and a CPU's pool cost where points ran both on one thread and on more
@@ -526,6 +543,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     out->eff.task_s = more && o.task_s > OC_CALIB_TASK_MIN * 1.001 ? o.task_s : 0; /* at the floor: every node split */
     out->eff.split_s = more ? o.split_s : 0;
     out->eff.split_share = more ? o.split_share : 0;
+    out->eff.pad_path = at_padding ? o.pad_path : 0;
     out->eff.has_launch = true;
     return OC_OK;
 }

@@ -47,6 +47,10 @@ struct oc_calib_point {
     double expand_bytes; /* a CPU convolution's im2col bytes (oc_perf_node_terms) */
     struct oc_perf_recurrence recurrence; /* a CPU recurrent node's steps
                                              (oc_perf_node_terms)       */
+    double conv_inside, conv_padded; /* a CPU convolution's window
+                                        (oc_perf_conv_window; 1 and 0 when
+                                        not known): its FLOPs' share and
+                                        the fit's pad_path on it       */
 };
 
 /* Points of a replay result file on a device: measured nodes with a kernel
@@ -66,6 +70,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_TASK_MIN 1e-7 /* a CPU's least work per thread (task_s), seconds */
 #define OC_CALIB_TASK_MAX 1e-2
 #define OC_CALIB_PARALLEL_MAX 1e8
+#define OC_CALIB_PAD_PATH_MAX 3.0 /* a CPU convolution's padded positions' slowdown (pad_path) */
 /* An op's own factor f (a CPU's fit) adds OC_CALIB_OP_SHRINK x |ln f| to the
  * time-weighted loss: an op with a share s of the measured time keeps f = 1
  * unless its nodes' log error exceeds about 0.001 / (2 s) (0.05 at 1 % of

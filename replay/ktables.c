@@ -52,10 +52,12 @@ static int32_t oc_ktables_math(int32_t rp_math) {
     return (int32_t)maths[rp_math >= 0 && rp_math < 3 ? rp_math : 0];
 }
 
-/* One measured node n (NULL: not in the analysis) as a sample. */
+/* One measured node n (NULL: not in the analysis) as a sample. On a CPU
+   (threads > 0) a convolution's work is the share of its MACs the CPU's
+   kernel runs (oc_perf_conv_cpu_share at pad_path), as a prediction takes it. */
 static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, bool nchwc_graph,
                                 const struct oc_node *n, bool overhead, int32_t dt, int32_t math, int32_t threads,
-                                double seconds, struct oc_ktables_added *added) {
+                                double pad_path, double seconds, struct oc_ktables_added *added) {
     if (overhead) {
         added->overhead++;
         return true;
@@ -70,6 +72,8 @@ static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, 
         added->no_family++;
         return true;
     }
+    if (threads > 0)
+        feat.work *= oc_perf_conv_cpu_share(g, n, pad_path);
     if (!oc_ktables_add_sample(t, &feat, dt, math, threads, seconds))
         return false;
     added->added++;
@@ -77,14 +81,14 @@ static bool oc_ktables_add_node(struct oc_ktables *t, const struct oc_graph *g, 
 }
 
 enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
-                                   struct oc_ktables_added *added) {
+                                   double pad_path, struct oc_ktables_added *added) {
     int32_t math = oc_ktables_math(f->math);
     const bool nchwc = oc_graph_nchwc(an->graph);
     for (int32_t i = 0; i < f->n_nodes; i++) {
         const struct oc_rp_file_node *rn = &f->nodes[i];
         if (rn->measured && rn->time_ns > 0 &&
             !oc_ktables_add_node(t, an->graph, nchwc, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype,
-                                 math, f->threads, rn->time_ns * 1e-9, added))
+                                 math, f->threads, pad_path, rn->time_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }
     return OC_OK;
@@ -100,7 +104,7 @@ enum oc_status oc_ktables_add_results(struct oc_ktables *t, const struct oc_anal
         const struct oc_node *node = plans[i].node >= 0 && plans[i].node < g->n_nodes ? &g->nodes[plans[i].node]
                                                                                        : NULL;
         if (r->status == OC_RPS_MEASURED && r->time_median_ns > 0 &&
-            !oc_ktables_add_node(t, g, nchwc, node, r->overhead, dtype, oc_ktables_math(rp_math), 0,
+            !oc_ktables_add_node(t, g, nchwc, node, r->overhead, dtype, oc_ktables_math(rp_math), 0, 0,
                                  r->time_median_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }

@@ -31,9 +31,11 @@ bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32
                            int32_t threads, double seconds);
 
 /* Adds file f's measured nodes to t, an being f's model analyzed at the
- * run's bindings and dtype. OC_ERR_NOMEM when out of memory. */
+ * run's bindings and dtype; a CPU's convolutions with the share of their
+ * MACs' time pad_path gives (oc_perf_conv_cpu_share; the spec's fitted
+ * factor, 0 for none). OC_ERR_NOMEM when out of memory. */
 enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file *f, const struct oc_analysis *an,
-                                   struct oc_ktables_added *added);
+                                   double pad_path, struct oc_ktables_added *added);
 
 /* The same from a replay in this process: results[i] of plans[i], the
  * nodes run at dtype (an ONNX code) and the replay's math (enum

@@ -58,6 +58,11 @@ struct oc_rp_file_node {
                                  gpu.im2col_bytes); 0: none                 */
     struct oc_perf_recurrence est_recurrence; /* a measure result's recurrent
                                  node: its steps (gpu.recurrence); steps 0: none */
+    double conv_inside, conv_padded; /* a convolution's window from its model
+                                 analyzed again (oc_perf_conv_window; calibrate
+                                 fills it for a CPU's results): the share of
+                                 its taps inside the input and of its outputs
+                                 at the padding; 0 and 0: not known         */
     double est_outputs;       /* output elements: bytes_written / the dtype's
                                  size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */

@@ -76,6 +76,9 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
                        f->eff.task_s >= OC_CALIB_TASK_MAX * 0.999 || f->eff.split_s >= OC_CALIB_LAUNCH_MAX * 0.999
                            ? " (at the end of its range)"
                            : "");
+    if (f->eff.pad_path > 0)
+        oc_sbuf_printf(b, ", a convolution's positions at the padding %.2fx slower%s", f->eff.pad_path,
+                       f->eff.pad_path >= OC_CALIB_PAD_PATH_MAX * 0.999 ? " (at the end of its range)" : "");
     if (f->eff.gap_s > 0)
         oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
     for (int32_t k = 0; k < f->eff.ops.n; k++) /* a CPU's ops with a factor of their own */

@@ -131,6 +131,15 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
         while (us < OC_SPEC_US_KEYS && strcmp(key, oc_spec_us_keys[us].key) != 0)
             us++;
         bool launch = us < OC_SPEC_US_KEYS, ok = json_is_number(val);
+        if (strcmp(key, "pad_path") == 0) { /* a CPU convolution's padded positions' slowdown */
+            if (!ok || !(x >= 1 && x <= OC_CALIB_PAD_PATH_MAX)) {
+                snprintf(err, esize, "bad key 'efficiency.pad_path' (a factor from 1 to %g expected)",
+                         OC_CALIB_PAD_PATH_MAX);
+                return false;
+            }
+            out->pad_path = x;
+            continue;
+        }
         if (strcmp(key, "split_share") == 0) { /* a share of the threads' speedup */
             if (!ok_share(val, &out->split_share)) {
                 snprintf(err, esize, "bad key 'efficiency.split_share' (a share from 0.01 to 1 expected)");

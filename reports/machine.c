@@ -102,6 +102,8 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
     }
     if (e->split_share > 0)
         json_object_set_new(o, "split_share", json_real(round(e->split_share * 1e4) / 1e4));
+    if (e->pad_path > 0)
+        json_object_set_new(o, "pad_path", json_real(round(e->pad_path * 1e4) / 1e4));
     if (e->ops.n > 0) { /* the ops' own factors */
         json_t *ops = json_object();
         for (int32_t k = 0; k < e->ops.n; k++)

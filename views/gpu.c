@@ -171,6 +171,10 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->pool_s = m->pool_s;
         took = true;
     }
+    if (!(set & OC_PERF_SET_COMPUTE) && m->pad_path > 0) {
+        o->pad_path = m->pad_path;
+        took = true;
+    }
     if (!(set & OC_PERF_SET_COMPUTE) && (m->task_s > 0 || m->split_s > 0 || m->split_share > 0)) {
         o->task_s = m->task_s;
         o->split_s = m->split_s;
@@ -454,6 +458,20 @@ static bool oc_node_kernel_cost(const struct oc_graph *g, const struct oc_node *
     return true;
 }
 
+double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n) {
+    double padded;
+    return oc_perf_conv_window(g, n, &padded);
+}
+
+double oc_perf_conv_share_of(double inside, double padded, double pad_path) {
+    return inside * (pad_path > 1 ? 1 + (pad_path - 1) * padded : 1);
+}
+
+double oc_perf_conv_cpu_share(const struct oc_graph *g, const struct oc_node *n, double pad_path) {
+    double padded = 0, inside = oc_perf_conv_window(g, n, &padded);
+    return oc_perf_conv_share_of(inside, padded, pad_path);
+}
+
 /* The share of a convolution's kernel taps that fall inside its input, not
  * in the padding (1 for an unpadded one): ONNX Runtime's CPU convolutions
  * (MLAS, NCHWc) skip the taps over padding, so a dilated convolution padded
@@ -461,8 +479,11 @@ static bool oc_node_kernel_cost(const struct oc_graph *g, const struct oc_node *
  * 24 over 14x14, where the outer taps never land inside) does a fraction of the
  * MACs counted by the ONNX definition. Per axis, the (output, tap) pairs whose
  * input index is in [0, in), over out x k; the product over the axes. 1 where
- * a shape or attribute is unknown. */
-double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n) {
+ * a shape or attribute is unknown. *padded: the output positions with a tap
+ * outside (1 - the product over the axes of those with every tap inside),
+ * which MLAS runs in its slower padded path. */
+double oc_perf_conv_window(const struct oc_graph *g, const struct oc_node *n, double *padded) {
+    *padded = 0;
     if (!n->op_type || (strcmp(n->op_type, "Conv") != 0 && strcmp(n->op_type, "FusedConv") != 0) || n->n_in < 2 ||
         n->in[0] < 0 || n->in[1] < 0)
         return 1;
@@ -477,21 +498,27 @@ double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n)
     struct oc_window win;
     if (oc_window_read(n, sp, kernel, &win, NULL) != OC_OK)
         return 1;
-    double share = 1;
+    double share = 1, clear = 1; /* taps inside; output positions with every tap inside */
     for (int32_t i = 0; i < sp; i++) {
         int64_t in = x->dims[2 + i].value, out, pb, pe;
         if (oc_spatial_out(in, win.k[i], win.s[i], win.dil[i], win.pads[i], win.pads[sp + i], win.ap, false, &out, &pb,
                            &pe) != OC_OK ||
             out <= 0 || out > (INT64_C(1) << 24) || win.k[i] > 4096)
             return 1;
-        int64_t inside = 0;
-        for (int64_t o = 0; o < out; o++)
+        int64_t inside = 0, whole = 0;
+        for (int64_t o = 0; o < out; o++) {
+            int64_t here = 0;
             for (int64_t k = 0; k < win.k[i]; k++) {
                 int64_t at = o * win.s[i] - pb + k * win.dil[i];
-                inside += at >= 0 && at < in;
+                here += at >= 0 && at < in;
             }
+            inside += here;
+            whole += here == win.k[i];
+        }
         share *= (double)inside / ((double)out * (double)win.k[i]);
+        clear *= (double)whole / (double)out;
     }
+    *padded = 1 - clear;
     return share;
 }
 
@@ -619,6 +646,8 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->family = f.family;
     if (f.family == OC_KF_NONE)
         return;
+    if (gpu->cpu) /* a CPU's convolution: the share of its MACs' time it takes, as its samples were keyed */
+        f.work *= oc_perf_conv_cpu_share(g, n, o->pad_path);
     if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype),
                          gpu->cpu ? gpu->threads : 0, gpu->cpu ? oc_perf_fixed_s(gpu, o) : 0, &s,
                          &np->table_extrapolated))
@@ -654,9 +683,12 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         uint64_t outputs = 0;
         if (n->cost.macs == 0 || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
             outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
-        double inside = gpu->cpu ? oc_perf_conv_in_bounds(g, n) : 1; /* a CPU skips the taps over padding */
-        if (inside < 1)
-            flops = (uint64_t)((double)flops * inside);
+        /* a CPU skips the taps over padding, and runs the positions near it slower */
+        double inside = gpu->cpu ? oc_perf_conv_cpu_share(g, n, o->pad_path) : 1;
+        if (inside != 1) {
+            double scaled = (double)flops * inside;
+            flops = scaled < 1.8e19 ? (uint64_t)scaled : (uint64_t)1.8e19;
+        }
         struct oc_perf_recurrence rec = {0, 0, 0, 0};
         if (gpu->cpu)
             oc_perf_rnn_recurrence(g, n, &rec);
@@ -671,8 +703,6 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         }
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, nchwc_graph, dt, o, np);
-            if (np->from_table && inside < 1)
-                np->time *= inside;
         }
         if (np->from_table) {
             out->n_from_table++;

@@ -103,6 +103,10 @@ struct oc_gpu_efficiency {
                                    measured): see oc_perf_opts               */
     double split_share;         /* a split node's share of the threads'
                                    speedup (0 = not measured)                */
+    double pad_path;            /* a CPU convolution's time over the output
+                                   positions whose window crosses the padding,
+                                   as a multiple of the in-bounds taps' (0 =
+                                   not measured): see oc_perf_opts           */
     struct oc_op_efficiencies ops; /* the ops' own factors (n 0 = none)        */
 };
 
@@ -220,6 +224,10 @@ struct oc_perf_opts {
                             joining the threads (0 = none)               */
     double split_share;  /* (0, 1]: the share of the threads' speedup over one
                             thread (the probe's) a split node gets (0 = all) */
+    double pad_path;     /* >= 1: a CPU convolution's output positions whose
+                            window crosses the padding run their in-bounds
+                            taps this many times slower (MLAS's padded path;
+                            0 or 1 = no penalty; calibrate fits it, MODEL.md) */
     const struct oc_op_efficiencies *op_eff; /* the ops' own factors, or NULL
                             (borrowed: a spec's, oc_perf_use_measured)      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
@@ -288,6 +296,16 @@ bool oc_cpu_runs(const struct oc_node *n);
  * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
  * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */
 double oc_perf_conv_in_bounds(const struct oc_graph *g, const struct oc_node *n);
+/* The same, and in *padded the share of its output positions whose window
+ * crosses the padding (some tap outside the input): 0 for an unpadded one
+ * or an unknown shape. */
+double oc_perf_conv_window(const struct oc_graph *g, const struct oc_node *n, double *padded);
+/* The share of its full MACs' time a CPU's convolution takes: the in-bounds
+ * taps, those of padded output positions pad_path times slower
+ * (oc_perf_opts.pad_path; 0 or 1: none). 1 for any other node. */
+double oc_perf_conv_cpu_share(const struct oc_graph *g, const struct oc_node *n, double pad_path);
+/* The same from a window's shares: inside x (1 + (pad_path - 1) x padded). */
+double oc_perf_conv_share_of(double inside, double padded, double pad_path);
 
 enum oc_bound { OC_BOUND_NONE, OC_BOUND_MEMORY, OC_BOUND_COMPUTE };
 

@@ -247,15 +247,19 @@ static bool oc_kt_threads(const struct oc_ktable *k, int32_t threads) {
    seconds of every sample and node that do not scale with its work. */
 struct oc_knn {
     double d[OC_KTABLE_K], e[OC_KTABLE_K]; /* distance, ln efficiency */
+    double f[OC_KTABLE_K];                 /* the sample's own fixed cost */
     int32_t n;
     double fixed;
 };
 
-/* A sample's seconds less the fixed cost, at least OC_KTABLE_MIN_BODY of
-   them: a sample at the fixed cost or under it says its work took little */
-static double oc_knn_body(const struct oc_knn *nn, const struct oc_ksample *s) {
-    double body = s->seconds - nn->fixed;
-    return body > OC_KTABLE_MIN_BODY * s->seconds ? body : OC_KTABLE_MIN_BODY * s->seconds;
+/* A sample's own fixed cost: the node's, but at most 1 - OC_KTABLE_MIN_BODY
+   of the sample's seconds. A sample under the fitted fixed cost says its op
+   costs less than that to run at all (ONNX Runtime's Cast of a few elements
+   takes 2.5 us where the fitted cost per node is 3.1): the node near it
+   takes that lower cost too, not the fitted one plus the sample's time. */
+static double oc_knn_fixed(const struct oc_knn *nn, const struct oc_ksample *s) {
+    double cap = (1 - OC_KTABLE_MIN_BODY) * s->seconds;
+    return nn->fixed < cap ? nn->fixed : cap;
 }
 
 static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struct oc_kfeat *f) {
@@ -267,7 +271,7 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
             double dx = log2(f->x[j]) - log2(s->x[j]);
             d2 += dx * dx;
         }
-        double d = sqrt(d2), e = log(s->work / oc_knn_body(nn, s));
+        double fx = oc_knn_fixed(nn, s), d = sqrt(d2), e = log(s->work / (s->seconds - fx));
         int32_t at = nn->n < OC_KTABLE_K ? nn->n++ : OC_KTABLE_K;
         if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
             int32_t far = 0;
@@ -280,23 +284,26 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
         }
         nn->d[at] = d;
         nn->e[at] = e;
+        nn->f[at] = fx;
     }
 }
 
-/* the fixed cost and work / the neighbours' efficiency (ln efficiency weighted by 1 / (d + 0.25)^2) */
+/* the neighbours' fixed cost and work / their efficiency (each weighted by
+   1 / (d + 0.25)^2; the efficiency as its ln) */
 static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
     double nearest = INFINITY;
     for (int32_t j = 0; j < nn->n; j++)
         nearest = fmin(nearest, nn->d[j]);
     if (nn->n == 0 || nearest > OC_KTABLE_RADIUS)
         return false;
-    double sw = 0, se = 0;
+    double sw = 0, se = 0, sf = 0;
     for (int32_t j = 0; j < nn->n; j++) {
         double w = 1.0 / ((nn->d[j] + 0.25) * (nn->d[j] + 0.25));
         sw += w;
         se += w * nn->e[j];
+        sf += w * nn->f[j];
     }
-    *seconds = nn->fixed + f->work / exp(se / sw);
+    *seconds = sf / sw + f->work / exp(se / sw);
     if (extrapolated)
         *extrapolated = nearest > 1.0;
     return *seconds > 0 && isfinite(*seconds);

@@ -262,7 +262,8 @@ static void thread_tables(void **state) {
  * from each, equal weights) takes 2 us + 2e3 / 1 GB/s = 4 us, where the
  * samples' whole times would give 2e3 bytes over the geometric mean of
  * their 0.33 and 0.67 GB/s. A sample under the fixed cost keeps a tenth of
- * its time as its work's. */
+ * its time as its work's, the rest its own fixed cost, which the node takes
+ * in its neighbours' mean. */
 static void fixed_cost_tables(void **state) {
     (void)state;
     struct oc_ksample two[] = {{{1e3}, 1e3, 3e-6}, {{4e3}, 4e3, 6e-6}};
@@ -275,9 +276,22 @@ static void fixed_cost_tables(void **state) {
     near(s, 2e-6 + 2e3 / 1e9, "the fixed cost off the samples and on the node");
     assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
     near(s, 2e3 / exp((log(1e3 / 3e-6) + log(4e3 / 6e-6)) / 2), "without: the whole times' efficiency");
-    /* a fixed cost of 4 us: the first sample's work keeps 0.3 us (a tenth), the second's 2 us */
+    /* a fixed cost of 4 us: the first sample (3 us) is under it, so its own
+       fixed cost is 2.7 us and its work keeps 0.3 us (a tenth); the second's
+       is 4 us and its work 2 us; the node takes their mean fixed cost, 3.35 us */
     assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 4e-6, &s, NULL));
-    near(s, 4e-6 + 2e3 / exp((log(1e3 / 0.3e-6) + log(4e3 / 2e-6)) / 2), "a sample under the fixed cost");
+    near(s, (2.7e-6 + 4e-6) / 2 + 2e3 / exp((log(1e3 / 0.3e-6) + log(4e3 / 2e-6)) / 2),
+         "a sample under the fixed cost");
+    /* ONNX Runtime's Casts of a few elements in 2.5 us with a fitted fixed
+       cost of 3.1 us: a node of their size takes 2.5 us (2.25 + 0.25), not
+       3.1 us plus a sample's tenth */
+    struct oc_ksample casts[] = {{{64}, 64, 2.5e-6}, {{64}, 64, 2.5e-6}};
+    char c_op[] = "Cast";
+    struct oc_ktable ctab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, c_op, 0, 2, casts};
+    struct oc_ktables call = {NULL, 1, &ctab};
+    struct oc_kfeat cf = {OC_KF_ELTWISE, {64}, 64, "Cast"};
+    assert_true(oc_ktables_time(&call, &cf, OC_DT_FLOAT, OC_MATH_FP32, 0, 3.1e-6, &s, NULL));
+    near(s, 2.5e-6, "a node as small as samples under the fixed cost: their time");
 }
 
 /* oc_perf_estimate: a MatMul of a family the tables cover takes the table's
@@ -365,6 +379,20 @@ static void conv_in_bounds(void **state) {
     near(oc_perf_conv_in_bounds(an->graph, node("atrous24")), 1.0 / 9, "dilation 24");
     near(oc_perf_conv_in_bounds(an->graph, node("valid")), 1, "no pads");
     near(oc_perf_conv_in_bounds(an->graph, node("mm")), 1, "MatMul");
+    /* the output positions at the padding: pads 1 leave 12 of 14 per axis
+       with every tap inside; at dilation 12 and 24 none; unpadded, none */
+    double padded = -1;
+    near(oc_perf_conv_window(an->graph, node("pad1"), &padded), (40.0 / 42) * (40.0 / 42), "pads 1, window");
+    near(padded, 1 - (12.0 / 14) * (12.0 / 14), "pads 1: positions at the padding");
+    oc_perf_conv_window(an->graph, node("atrous12"), &padded);
+    near(padded, 1, "dilation 12: every position at the padding");
+    oc_perf_conv_window(an->graph, node("valid"), &padded);
+    assert_true(padded == 0);
+    oc_perf_conv_window(an->graph, node("mm"), &padded);
+    assert_true(padded == 0);
+    near(oc_perf_conv_cpu_share(an->graph, node("pad1"), 1.5),
+         (40.0 / 42) * (40.0 / 42) * (1 + 0.5 * (1 - (12.0 / 14) * (12.0 / 14))), "a CPU's share at pad_path 1.5");
+    near(oc_perf_conv_cpu_share(an->graph, node("pad1"), 0), (40.0 / 42) * (40.0 / 42), "no pad_path: the taps");
     /* the compute time: a GPU prices every tap, a CPU the share of them;
        a CPU's model adds kernels x gap_s */
     struct oc_gpu gpu = *oc_gpu_find("h100"), cpu = gpu;
@@ -378,6 +406,14 @@ static void conv_in_bounds(void **state) {
     const struct oc_node *a24 = node("atrous24"), *valid = node("valid");
     near(pc.nodes[a24->index].t_compute, pg.nodes[a24->index].t_compute / 9, "CPU compute time of dilation 24");
     near(pc.nodes[valid->index].t_compute, pg.nodes[valid->index].t_compute, "an unpadded conv: as on the GPU");
+    /* pad_path 2: dilation 24's every position is at the padding, twice its taps' time */
+    struct oc_perf slow;
+    o.pad_path = 2;
+    assert_int_equal(oc_perf_estimate(an, &cpu, &o, &slow), OC_OK);
+    near(slow.nodes[a24->index].t_compute, pg.nodes[a24->index].t_compute * 2 / 9, "dilation 24 at pad_path 2");
+    near(slow.nodes[valid->index].t_compute, pg.nodes[valid->index].t_compute, "unpadded: no pad_path");
+    oc_perf_free(&slow);
+    o.pad_path = 0;
     o.gap_s = 3e-6;
     assert_int_equal(oc_perf_estimate(an, &cpu, &o, &gap), OC_OK);
     near(gap.time, pc.time + gap.n_kernels * 3e-6, "gaps");
