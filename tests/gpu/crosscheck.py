@@ -37,7 +37,6 @@ import json
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -285,17 +284,8 @@ def step_replay():
 
 
 def cuda_time(fn, reps):
-    import torch
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    ts.sort()
-    return {"median_ms": statistics.median(ts), "p10_ms": ts[len(ts) // 10], "p90_ms": ts[(9 * len(ts)) // 10]}
+    import cuda_timing
+    return cuda_timing.summary(cuda_timing.event_times_ms(fn, reps))
 
 
 def torch_measure(tag):

@@ -19,7 +19,6 @@ the versions it ran with.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -37,18 +36,8 @@ def parse_config(c):
 
 
 def times(fn, reps):
-    import torch
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    ts.sort()
-    return {"median_ms": statistics.median(ts), "p10_ms": ts[len(ts) // 10], "p90_ms": ts[(9 * len(ts)) // 10],
-            "reps": reps}
+    import cuda_timing
+    return cuda_timing.summary(cuda_timing.event_times_ms(fn, reps))
 
 
 def kernels_per_forward(model, x):

@@ -36,6 +36,8 @@ import subprocess
 import sys
 import time
 
+import cuda_timing
+
 MATHS = {"fp32": ("fp32", "float32", None), "tf32": ("tf32", "float32", None), "fp16": ("fp16", "float16", "fp16"),
          "bf16": ("fp16", "bfloat16", "bf16")}  # name -> (replay math, torch dtype, --dtype)
 EST_DTYPE = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
@@ -117,15 +119,7 @@ def time_node(fn, args, torch, device, calls, reps):
                 fn(*args)
         g.replay()
         torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            g.replay()
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e) * 1e6 / calls)
-        return ts
+        return [t * 1e6 / calls for t in cuda_timing.event_times_ms(g.replay, reps)]
 
 
 def launch_costs(torch, device, n=2000):
@@ -141,17 +135,11 @@ def launch_costs(torch, device, n=2000):
     for _ in range(100):
         x.add_(1)
     torch.cuda.synchronize()
-    out = {}
-    ts = []
-    for _ in range(5):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
+
+    def eager():
         for _ in range(n):
             x.add_(1)
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3 / n)
-    out["eager_us_per_op"] = statistics.median(ts)
+    out = {"eager_us_per_op": statistics.median(cuda_timing.event_times_ms(eager, 5)) * 1e3 / n}
     g = torch.cuda.CUDAGraph()
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
@@ -163,15 +151,7 @@ def launch_costs(torch, device, n=2000):
             x.add_(1)
     g.replay()
     torch.cuda.synchronize()
-    ts = []
-    for _ in range(5):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        g.replay()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3 / n)
-    out["graph_us_per_kernel"] = statistics.median(ts)
+    out["graph_us_per_kernel"] = statistics.median(cuda_timing.event_times_ms(g.replay, 5)) * 1e3 / n
     return out
 
 
