@@ -635,9 +635,11 @@ enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
 /* A node's time from the kernel tables where they cover its family,
    precision and math. On a GPU the tables hold kernels' own times (the
    replay's) and the node gets one launch as the roofline's time has; on a
-   CPU they hold ONNX Runtime's node times, its per-node cost included. */
+   CPU they hold ONNX Runtime's node times, its per-node cost included.
+   conv_share: the share of its work a CPU's convolution takes
+   (oc_perf_conv_cpu_share; 1 otherwise), as the samples were keyed. */
 static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *g, const struct oc_node *n,
-                               bool nchwc_graph, int32_t dtype, const struct oc_perf_opts *o,
+                               bool nchwc_graph, int32_t dtype, double conv_share, const struct oc_perf_opts *o,
                                struct oc_node_perf *np) {
     const struct oc_ktables *tables = gpu->tables;
     struct oc_kfeat f;
@@ -646,8 +648,7 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->family = f.family;
     if (f.family == OC_KF_NONE)
         return;
-    if (gpu->cpu) /* a CPU's convolution: the share of its MACs' time it takes, as its samples were keyed */
-        f.work *= oc_perf_conv_cpu_share(g, n, o->pad_path);
+    f.work *= conv_share;
     if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype),
                          gpu->cpu ? gpu->threads : 0, gpu->cpu ? oc_perf_fixed_s(gpu, o) : 0, &s,
                          &np->table_extrapolated))
@@ -702,7 +703,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             out->launch_time += o->launch_s;
         }
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
-            oc_perf_from_table(gpu, g, n, nchwc_graph, dt, o, np);
+            oc_perf_from_table(gpu, g, n, nchwc_graph, dt, inside, o, np);
         }
         if (np->from_table) {
             out->n_from_table++;
