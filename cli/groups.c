@@ -412,7 +412,8 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "microseconds >= 0", oc_opt_launch_us),
     OC_OPT_PARSE_ROW("--host-us", "X",
                      "the runtime's host time per kernel in microseconds: the model\n"
-                     "takes at least kernels x X (eager PyTorch: about 100; default 0)",
+                     "takes at least kernels x X (eager PyTorch inference: about 30;\n"
+                     "default 0)",
                      0, 1, 0, "microseconds >= 0", oc_opt_launch_us),
     OC_OPT_FLAG_ROW("--additive", NULL, "time = compute + memory (PALEO) instead of the maximum",
                     offsetof(struct oc_cli_gpu, perf.additive)),
