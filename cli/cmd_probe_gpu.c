@@ -162,11 +162,19 @@ done:
 }
 
 /* The device's name and versions, for the tables' source line. */
+/* The libraries as the worker loaded them (cudnnGetVersion, the runtime's),
+   not the headers the plugin was built with: an H200 image had cuDNN 9.14
+   where the plugin was built against 9.19, and the tables are 9.14's. */
 static void oc_probe_source(const struct oc_replay_outcome *o, const char *grid, char *out, size_t n) {
     const struct oc_rp_device *d = &o->device;
-    snprintf(out, n, "%s (sm_%d%d), driver %d.%d, %s: onnxcost probe --gpu, %s grid", d->name, (int)d->cc_major,
-             (int)d->cc_minor, (int)(d->driver_version / 1000), (int)(d->driver_version % 1000 / 10), o->build,
-             grid);
+    snprintf(out, n,
+             "%s (sm_%d%d), driver %d.%d, CUDA %d.%d, cuDNN %d.%d.%d, cuBLAS %d.%d.%d (at run time; the plugin: %s): "
+             "onnxcost probe --gpu, %s grid",
+             d->name, (int)d->cc_major, (int)d->cc_minor, (int)(d->driver_version / 1000),
+             (int)(d->driver_version % 1000 / 10), (int)(d->runtime_version / 1000),
+             (int)(d->runtime_version % 1000 / 10), (int)(d->cudnn_version / 10000),
+             (int)(d->cudnn_version % 10000 / 100), (int)(d->cudnn_version % 100), (int)(d->cublas_version / 10000),
+             (int)(d->cublas_version % 10000 / 100), (int)(d->cublas_version % 100), o->build, grid);
 }
 
 int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *out_path) {
