@@ -21,6 +21,13 @@ static uint32_t oc_hash(const char *s) {
 /* Each slot holds a value index and its name's hash: a probe that meets
  * another name is rejected by the hash without touching the value (on a
  * million-node graph the values and names are cache misses). */
+const struct oc_node *oc_graph_node_named(const struct oc_graph *g, const char *name) {
+    for (int32_t i = 0; name && i < g->n_nodes; i++)
+        if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0)
+            return &g->nodes[i];
+    return NULL;
+}
+
 int32_t oc_graph_find(const struct oc_graph *g, const char *name) {
     if (!g->hcap || !name)
         return -1;

@@ -184,6 +184,9 @@ enum oc_status oc_graph_build_function(const struct oc_graph *parent, const void
 
 /* Value index of a name, -1 if none. */
 int32_t oc_graph_find(const struct oc_graph *g, const char *name);
+/* The first node named name (a linear scan: for matching a few result
+ * records to the graph), NULL if none or name is NULL. */
+const struct oc_node *oc_graph_node_named(const struct oc_graph *g, const char *name);
 /* Opset version imported for a domain ("" or "ai.onnx" = default), 0 if none. */
 int64_t oc_graph_opset(const struct oc_graph *g, const char *domain);
 /* True when n is op_type of the default (ai.onnx) domain. */

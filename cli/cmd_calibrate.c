@@ -283,13 +283,10 @@ static int oc_calib_conv_windows(struct oc_rp_file *f) {
     int rc = oc_cli_result_analyze(f, NULL, NULL, 0, &m, &an);
     for (int32_t i = 0; rc == OC_EXIT_OK && i < f->n_nodes; i++) {
         struct oc_rp_file_node *fn = &f->nodes[i];
-        for (int32_t j = 0; fn->measured && oc_perf_conv_op(fn->op) && j < an->graph->n_nodes; j++) {
-            const struct oc_node *node = &an->graph->nodes[j];
-            if (node->name && fn->name && strcmp(node->name, fn->name) == 0) {
-                fn->conv_inside = oc_perf_conv_window(an->graph, node, &fn->conv_padded);
-                break;
-            }
-        }
+        const struct oc_node *node =
+            fn->measured && oc_perf_conv_op(fn->op) ? oc_graph_node_named(an->graph, fn->name) : NULL;
+        if (node)
+            fn->conv_inside = oc_perf_conv_window(an->graph, node, &fn->conv_padded);
     }
     oc_analysis_free(an);
     oc_model_free(m);

@@ -39,13 +39,6 @@ bool oc_ktables_add_sample(struct oc_ktables *t, const struct oc_kfeat *f, int32
     return true;
 }
 
-static const struct oc_node *oc_ktables_node(const struct oc_graph *g, const char *name) {
-    for (int32_t i = 0; name && i < g->n_nodes; i++)
-        if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0)
-            return &g->nodes[i];
-    return NULL;
-}
-
 /* the replay's --math (enum oc_rp_math_mode) as the performance model's */
 static int32_t oc_ktables_math(int32_t rp_math) {
     static const enum oc_math maths[3] = {OC_MATH_FP32, OC_MATH_TF32, OC_MATH_FP16};
@@ -87,7 +80,7 @@ enum oc_status oc_ktables_add_file(struct oc_ktables *t, const struct oc_rp_file
     for (int32_t i = 0; i < f->n_nodes; i++) {
         const struct oc_rp_file_node *rn = &f->nodes[i];
         if (rn->measured && rn->time_ns > 0 &&
-            !oc_ktables_add_node(t, an->graph, nchwc, oc_ktables_node(an->graph, rn->name), rn->overhead, rn->dtype,
+            !oc_ktables_add_node(t, an->graph, nchwc, oc_graph_node_named(an->graph, rn->name), rn->overhead, rn->dtype,
                                  math, f->threads, pad_path, rn->time_ns * 1e-9, added))
             return OC_ERR_NOMEM;
     }
