@@ -110,6 +110,12 @@ THREADS = (1, 2)
 # the BERT encoder, the LSTM).
 FIT = {"resnet18", "mobilenet_v2", "shufflenet_v2_x1_0", "googlenet", "efficientnet_b0", "convnext_tiny", "alexnet",
        "light_resnet50", "light_inception_v1", "lraspp_mobilenet_v3_large", "style_transfer", "gpt2_tiny_decode"}
+# Beside them the calibration takes the machine's runs sweep (`onnxcost probe
+# --sweep-model`: broadcasts of short spans, normalizations of short rows),
+# measured like a model at each thread count: what fits the cost per run of
+# a kernel's inner loop, which the models' own nodes, of long spans, cannot
+# tell from their bytes. It is not a model, and not checked.
+SWEEP = "runs_sweep"
 
 
 def role(i):
@@ -267,6 +273,9 @@ def prepare(a):
                 if why:
                     missing[name] = why
             files[name][8] = dst if os.path.exists(dst) else None
+    sweep = os.path.join(a.out, "models", SWEEP + ".onnx")
+    sh([a.onnxcost, "probe", "--sweep-model", sweep])
+    files[SWEEP] = {1: sweep}
     return files, missing
 
 
@@ -283,8 +292,9 @@ def measure(a, files):
         print("probe ...", flush=True)
         sh([a.onnxcost, "probe", "-o", machine])
     only = {int(x) for x in a.measure_threads.split(",")}
+    sweep = [(SWEEP, "", "", [])]
     for s, t, b, (name, src, fam, binds) in ((s, t, b, m) for s in range(1, a.sessions + 1) for t in THREADS
-                                              if t in only for b in BATCHES for m in MODELS):
+                                              if t in only for b in BATCHES for m in sweep * (b == 1) + MODELS):
         path = files[name][b]
         res = os.path.join(session_dir(a.out, "measured", s), f"t{t}", f"{name}_b{b}.json")
         if path is None or os.path.exists(res):
@@ -292,7 +302,8 @@ def measure(a, files):
         os.makedirs(os.path.dirname(res), exist_ok=True)
         t0 = time.time()
         try:
-            sh([a.onnxcost, "measure", path, *binds_of(binds, b, src.startswith("corpus:")), "--threads", str(t),
+            sh([a.onnxcost, "measure", path, *binds_of(binds, b, name == SWEEP or src.startswith("corpus:")),
+                "--threads", str(t),
                 "--max-seconds", str(a.max_seconds),
                 "--save", os.path.join(session_dir(a.out, "saved", s), f"t{t}", f"{name}_b{b}"),
                 "--force", "--machine", machine, "--format", "json", "-o", res, "-q"], env=env)
@@ -334,7 +345,7 @@ def main():
         measure(a, files)
     if not a.measure_only:
         import cpu_wide_report
-        cpu_wide_report.report(a, MODELS, role, files, missing, BATCHES, THREADS)
+        cpu_wide_report.report(a, MODELS, role, files, missing, BATCHES, THREADS, SWEEP)
 
 
 if __name__ == "__main__":

@@ -78,12 +78,12 @@ def pct(x):
     return f"{100 * x:+.1f} %"
 
 
-def report(a, models, role, files, missing, batches, threads):
+def report(a, models, role, files, missing, batches, threads, sweep):
     machine = os.path.join(a.out, "machine.json")
     rows, families, majors, by_op, cals = [], {}, {}, {}, {}
     # one calibration on the fit records of every thread count together
     every = [record(a.out, t, m[0], b)[0] for t in threads for i, m in enumerate(models) if role(i) == "fit"
-             for b in batches]
+             for b in batches] + [record(a.out, t, sweep, 1)[0] for t in threads]
     joint = os.path.join(a.out, "spec" + (f"-{a.tag}" if a.tag else ""), "calibrated-joint.json")
     os.makedirs(os.path.dirname(joint), exist_ok=True)
     run(a.onnxcost, "calibrate", *[f for f in every if f], "--machine", machine, "-o", joint,
@@ -98,7 +98,8 @@ def report(a, models, role, files, missing, batches, threads):
                 f, r, k = record(a.out, t, name, b)
                 if f:
                     recs[(i, b)], ratio[(i, b)], n_sessions[(i, b)] = f, r, k
-        fit = [f for (i, b), f in sorted(recs.items()) if role(i) == "fit"]
+        fit = [f for (i, b), f in sorted(recs.items()) if role(i) == "fit"] + [record(a.out, t, sweep, 1)[0]]
+        fit = [f for f in fit if f]
         cal, tab = spec_for(a, machine, fit, t)
         cals[t] = cal
         for (i, b), f in sorted(recs.items()):
@@ -180,11 +181,13 @@ def report(a, models, role, files, missing, batches, threads):
            "records": rows}
     os.makedirs(a.results, exist_ok=True)
     kept = [r.pop("file") for r in rows]
+    sweeps = [f for f in (record(a.out, t, sweep, 1)[0] for t in threads) if f]
+    doc["runs_sweep"] = [os.path.relpath(f, a.out) for f in sweeps]
     stem = os.path.join(a.results, "cpu-wide" + (f"-{a.tag}" if a.tag else ""))
     json.dump(doc, open(stem + ".json", "w"), indent=1)
     write_md(doc, stem + ".md")
     if not a.tag:
-        pack(a, os.path.join(a.results, "cpu-wide-measured.tgz"), kept)
+        pack(a, os.path.join(a.results, "cpu-wide-measured.tgz"), kept + sweeps)
     print(open(stem + ".md").read())
 
 
@@ -231,7 +234,11 @@ def write_md(doc, path):
                  for k, v in doc["summary"]["sessions"].items()) + ".", "",
              f"{n_models} models; fit on a third of them ({len(doc['fit'])}: {', '.join(doc['fit'])}; "
              "docs/MEASURED.md says why these), "
-             "per thread count, at both batches; every other record is unseen.", ""]
+             "per thread count, at both batches; every other record is unseen. "
+             + (f"Beside them every fit takes the machine's runs sweep (`onnxcost probe --sweep-model`, 72 broadcasts "
+                f"and normalizations over short spans and rows, measured like a model at each thread count: "
+                f"{', '.join(doc['runs_sweep'])}), which fits a kernel's cost per run (docs/MODEL.md)."
+                if doc.get("runs_sweep") else ""), ""]
     if doc["batch_8_missing"]:
         lines += ["Batch 8 not run (ONNX Runtime refused the batch-8 copy): " +
                   "; ".join(f"{k} ({v})" for k, v in doc["batch_8_missing"].items()), ""]

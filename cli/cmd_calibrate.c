@@ -258,35 +258,49 @@ done:
     return rc;
 }
 
-/* A CPU measure result's convolutions: the share of their taps inside the
-   input and of their outputs at the padding (oc_perf_conv_window), from the
-   graph ONNX Runtime ran, analyzed again at the run's bindings; the fit
-   prices them as a prediction does. A graph that is not there leaves them
-   unknown (the whole window, no padding), with one warning line. */
-static int oc_calib_conv_windows(struct oc_rp_file *f) {
-    bool conv = false;
-    for (int32_t i = 0; i < f->n_nodes && !conv; i++)
-        conv = f->nodes[i].measured && oc_perf_conv_op(f->nodes[i].op);
+/* A CPU measure result's nodes as a prediction prices them, from the graph
+   ONNX Runtime ran, analyzed again at the run's bindings: a convolution's
+   share of its taps inside the input and of its outputs at the padding
+   (oc_perf_conv_window), every node's runs of its kernel's inner loop
+   (oc_kernel_runs). Where ONNX Runtime's graph is not there (a measure
+   run without --save), the model it ran from is taken, its nodes matched by
+   name (a node the runtime fused keeps none), with one warning line; where
+   neither is, they stay unknown (the whole window, no padding, one run),
+   with one warning line. */
+static int oc_calib_node_shapes(struct oc_rp_file *f) {
+    struct oc_rp_file from = *f; /* the graph analyzed: the file's, or its model's */
     const char *graph = f->graph ? f->graph : f->model;
     struct stat st;
-    if (!conv || !graph)
+    if (!graph)
         return OC_EXIT_OK;
     if (stat(graph, &st) != 0) {
-        char msg[700];
-        snprintf(msg, sizeof msg, "its graph %.500s is not there: its convolutions are fitted without their padding",
-                 graph);
+        bool model = f->graph && f->model && stat(f->model, &st) == 0;
+        char msg[1200];
+        if (model)
+            snprintf(msg, sizeof msg,
+                     "its graph %.500s is not there (measure --save keeps it): its nodes' windows and runs are "
+                     "taken from its model %.500s by name, a node ONNX Runtime fused keeping none",
+                     graph, f->model);
+        else
+            snprintf(msg, sizeof msg,
+                     "its graph %.500s is not there: its convolutions are fitted without their padding and its "
+                     "kernels with one run each",
+                     graph);
         oc_cli_diag("warning", f->path, msg);
-        return OC_EXIT_OK;
+        if (!model)
+            return OC_EXIT_OK;
+        from.graph = NULL;
     }
     struct oc_model *m = NULL;
     struct oc_analysis *an = NULL;
-    int rc = oc_cli_result_analyze(f, NULL, NULL, 0, &m, &an);
+    int rc = oc_cli_result_analyze(&from, NULL, NULL, 0, &m, &an);
     for (int32_t i = 0; rc == OC_EXIT_OK && i < f->n_nodes; i++) {
         struct oc_rp_file_node *fn = &f->nodes[i];
-        const struct oc_node *node =
-            fn->measured && oc_perf_conv_op(fn->op) ? oc_graph_node_named(an->graph, fn->name) : NULL;
-        if (node)
+        const struct oc_node *node = fn->measured ? oc_graph_node_named(an->graph, fn->name) : NULL;
+        if (node && oc_perf_conv_op(fn->op))
             fn->conv_inside = oc_perf_conv_window(an->graph, node, &fn->conv_padded);
+        if (node)
+            fn->runs = oc_kernel_runs(an->graph, node);
     }
     oc_analysis_free(an);
     oc_model_free(m);
@@ -399,7 +413,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
             oc_cli_diag("warning", files[k].path, msg);
         }
     for (int32_t k = 0; base->cpu && k < n && rc == OC_EXIT_OK; k++)
-        rc = oc_calib_conv_windows(&files[k]);
+        rc = oc_calib_node_shapes(&files[k]);
     if (rc != OC_EXIT_OK)
         goto done;
     /* a measure result on a probed CPU is fitted on that CPU at the thread
@@ -475,7 +489,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
     memset(after.eff_unit, 0, sizeof after.eff_unit);
     memset(after.eff_conv_unit, 0, sizeof after.eff_conv_unit);
     memset(after.parallel_outputs, 0, sizeof after.parallel_outputs);
-    after.pool_s = after.task_s = after.split_s = after.split_share = after.pad_path = 0;
+    after.pool_s = after.task_s = after.split_s = after.split_share = after.pad_path = after.run_s = 0;
     after.op_eff = NULL;
     oc_perf_use_measured(&calibrated, 0, &after);
     for (int32_t k = 0; k < n; k++) {

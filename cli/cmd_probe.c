@@ -9,6 +9,7 @@
 #include "probe_gpu.h"
 
 #include "../probe/probe.h"
+#include "../replay/ksweep.h"
 #include "../reports/report.h"
 
 #include <stdlib.h>
@@ -26,6 +27,10 @@ static const char oc_probe_usage[] =
     "predictions, and --format json prints that file (docs/MEASURED.md). Run it on\n"
     "an idle machine: another busy process lowers every figure.\n"
     "\n"
+    "With --sweep-model FILE it writes the runs sweep instead and measures\n"
+    "nothing: 72 broadcasts and normalizations over short spans and rows, which\n"
+    "onnxcost measure times and calibrate fits a kernel's cost per run on.\n"
+    "\n"
     "With --gpu it measures the GPU instead: a sweep of about 600 kernels (matrix\n"
     "products over M, N and K; 3x3, 1x1, other dense, grouped and depthwise\n"
     "convolutions over pixels and channels; elementwise, reduction, pooling and\n"
@@ -38,6 +43,7 @@ static const char oc_probe_usage[] =
 static const char oc_probe_footer[] = "\n"
                                       "examples:\n"
                                       "  onnxcost probe -o machine.json\n"
+                                      "  onnxcost probe --sweep-model runs.onnx && onnxcost measure runs.onnx --format json -o runs.json\n"
                                       "  onnxcost resnet50.onnx --machine machine.json\n"
                                       "  onnxcost probe --gpu --math tf32,fp16 -o h100-tables.json\n"
                                       "  onnxcost resnet50.onnx --batch 32 --gpu-spec h100-tables.json --dtype fp16\n";
@@ -46,6 +52,7 @@ struct oc_probe_args {
     int64_t threads;
     const char *seconds;
     enum oc_format format;
+    const char *sweep_model;
 };
 
 static const struct oc_opt oc_probe_opts[] = {
@@ -59,6 +66,12 @@ static const struct oc_opt oc_probe_opts[] = {
                      "the tables' report)",
                      offsetof(struct oc_probe_args, format), 1 << OC_FORMAT_TEXT | 1 << OC_FORMAT_JSON, 0,
                      "text or json", oc_opt_format),
+    OC_OPT_OUTPUT_ROW("--sweep-model", NULL, "FILE",
+                      "write a sweep as an ONNX model to FILE and stop (nothing is\n"
+                      "measured): the CPU's runs sweep, for onnxcost measure to time and\n"
+                      "calibrate to fit the cost per run on; with --gpu the GPU's kernel\n"
+                      "sweep, to time with another runtime (tests/gpu/torch_sweep.py)",
+                      offsetof(struct oc_probe_args, sweep_model), "a file name"),
 };
 static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof oc_probe_opts / sizeof oc_probe_opts[0]};
 
@@ -88,10 +101,6 @@ static const struct oc_opt oc_probe_gpu_opts[] = {
                     offsetof(struct oc_probe_gpu_args, in_process)),
     OC_OPT_OUTPUT_ROW("--report", NULL, "FILE", "write the tables' report to FILE instead of standard output",
                       offsetof(struct oc_probe_gpu_args, report), "a file name"),
-    OC_OPT_OUTPUT_ROW("--sweep-model", NULL, "FILE",
-                      "write the kernel sweep as an ONNX model to FILE and stop, to time\n"
-                      "it with another runtime (tests/gpu/torch_sweep.py; no GPU needed)",
-                      offsetof(struct oc_probe_gpu_args, sweep_model), "a file name"),
     OC_OPT_TEXT_ROW("--source", NULL, "TEXT",
                     "what the tables were measured on, for the reports (default: the\n"
                     "device, driver and library versions)",
@@ -140,7 +149,15 @@ int oc_cmd_probe(int argc, char **argv) {
         goto done;
     }
     if (ga.gpu) {
+        ga.sweep_model = a.sweep_model;
         rc = oc_probe_gpu(&ga, (int32_t)a.format, out_path); /* json: the report's (onnxcost-tables/1) */
+        goto done;
+    }
+    if (a.sweep_model) { /* the CPU's runs sweep, for onnxcost measure to time */
+        rc = a.threads || a.seconds || out_path
+                 ? oc_cli_usage_error("probe: --sweep-model writes the sweep and measures nothing: no --threads, "
+                                      "--seconds or -o with it")
+                 : oc_probe_sweep_model(OC_KSWEEP_RUNS, a.sweep_model);
         goto done;
     }
     struct oc_probe_opts o = {.threads = (int32_t)a.threads};

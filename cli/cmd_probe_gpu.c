@@ -177,6 +177,21 @@ static void oc_probe_source(const struct oc_replay_outcome *o, const char *grid,
              (int)(d->cublas_version % 10000 / 100), (int)(d->cublas_version % 100), o->build, grid);
 }
 
+static int oc_probe_sweep_write(const struct oc_ksweep *sw, const char *path) {
+    struct oc_outfile f;
+    int rc = oc_cli_open_output(&f, path);
+    return rc == OC_EXIT_OK ? oc_cli_close_output(&f, path, fwrite(sw->bytes, 1, sw->len, f.f) == sw->len) : rc;
+}
+
+int oc_probe_sweep_model(int32_t grid, const char *path) {
+    struct oc_ksweep sw;
+    if (oc_ksweep_build((enum oc_ksweep_grid)grid, &sw) != OC_OK)
+        return oc_cli_fail("the sweep", OC_ERR_NOMEM, "out of memory");
+    int rc = oc_probe_sweep_write(&sw, path);
+    oc_ksweep_free(&sw);
+    return rc;
+}
+
 int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *out_path) {
     int32_t precs[OC_PROBE_N_PRECS];
     int32_t n_precs = oc_probe_precs_parse(a->maths ? a->maths : "fp32,tf32,fp16,bf16", precs);
@@ -201,9 +216,7 @@ int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *
     if (oc_ksweep_build(quick ? OC_KSWEEP_QUICK : OC_KSWEEP_FULL, &sw) != OC_OK)
         return oc_cli_fail("the kernel sweep", OC_ERR_NOMEM, "out of memory");
     if (a->sweep_model) { /* the sweep's model itself, for another runtime to time */
-        struct oc_outfile f;
-        if ((rc = oc_cli_open_output(&f, a->sweep_model)) == OC_EXIT_OK)
-            rc = oc_cli_close_output(&f, a->sweep_model, fwrite(sw.bytes, 1, sw.len, f.f) == sw.len);
+        rc = oc_probe_sweep_write(&sw, a->sweep_model);
         goto done;
     }
     struct oc_load_opts lopts = {0};

@@ -26,4 +26,8 @@ struct oc_probe_gpu_args {
  * standard output. An exit code. */
 int oc_probe_gpu(const struct oc_probe_gpu_args *a, int32_t format, const char *out_path);
 
+/* A sweep (enum oc_ksweep_grid) written as an ONNX model to path, for
+ * another runtime to time. An exit code. */
+int oc_probe_sweep_model(int32_t grid, const char *path);
+
 #endif

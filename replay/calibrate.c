@@ -57,6 +57,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         p->recurrence = fn->est_recurrence;
         p->conv_inside = fn->conv_inside > 0 ? fn->conv_inside : 1;
         p->conv_padded = fn->conv_inside > 0 ? fn->conv_padded : 0;
+        p->runs = fn->runs;
     }
     return true;
 }
@@ -70,7 +71,7 @@ static void oc_calib_node_at(const struct oc_gpu *gpu, const struct oc_perf_opts
     double flops = dev->cpu ? p->flops * oc_perf_conv_share_of(p->conv_inside, p->conv_padded, o->pad_path)
                             : p->flops;
     oc_perf_node_terms(dev, o, p->unit, p->conv, p->outputs, op_eff, dev->peak[p->unit], flops, p->bytes,
-                       p->expand_bytes, &p->recurrence, np);
+                       p->expand_bytes, &p->recurrence, p->runs, np);
 }
 
 static void oc_calib_node(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *p,
@@ -423,6 +424,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     } else {
         o.pad_path = 0;
     }
+
     /* the shared factors are c[0 .. fixed); the fixed costs follow: launch,
        and a CPU's pool cost where points ran both on one thread and on more
        (else the two are one number) */
@@ -432,6 +434,16 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         c[nc++] = (struct oc_calib_coord){&o.pool_s, 0, OC_CALIB_LAUNCH_MAX, false};
     else
         o.pool_s = 0;
+    /* and a CPU's cost per run of a kernel's inner loop (a broadcast's short
+       spans, a softmax's rows), where some point has more than one: a fixed
+       cost too, which the small nodes of many runs decide, from 0 */
+    bool runs = false;
+    for (int32_t i = 0; gpu->cpu && i < n; i++)
+        runs |= pts[i].runs > 1;
+    if (runs)
+        c[nc++] = (struct oc_calib_coord){&o.run_s, 0, OC_CALIB_RUN_MAX, false};
+    else
+        o.run_s = 0;
     const int n_fixed = nc - fixed;
     /* two fits from the same start, without the parallelism terms and with
        them; theirs is kept only when it cuts the loss by more than 10 %
@@ -544,6 +556,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     out->eff.split_s = more ? o.split_s : 0;
     out->eff.split_share = more ? o.split_share : 0;
     out->eff.pad_path = at_padding ? o.pad_path : 0;
+    out->eff.run_s = runs ? o.run_s : 0;
     out->eff.has_launch = true;
     return OC_OK;
 }

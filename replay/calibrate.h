@@ -51,6 +51,9 @@ struct oc_calib_point {
                                         (oc_perf_conv_window; 1 and 0 when
                                         not known): its FLOPs' share and
                                         the fit's pad_path on it       */
+    double runs;       /* a CPU kernel's runs of its inner loop
+                          (oc_kernel_runs; 0: not known): the fit's run_s
+                          on each after the first                      */
 };
 
 /* Points of a replay result file on a device: measured nodes with a kernel
@@ -71,6 +74,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_TASK_MAX 1e-2
 #define OC_CALIB_PARALLEL_MAX 1e8
 #define OC_CALIB_PAD_PATH_MAX 3.0 /* a CPU convolution's padded positions' slowdown (pad_path) */
+#define OC_CALIB_RUN_MAX 1e-6     /* a CPU kernel's seconds per run of its inner loop (run_s) */
 /* An op's own factor f (a CPU's fit) adds OC_CALIB_OP_SHRINK x |ln f| to the
  * time-weighted loss: an op with a share s of the measured time keeps f = 1
  * unless its nodes' log error exceeds about 0.001 / (2 s) (0.05 at 1 % of

@@ -319,6 +319,37 @@ static void oc_ks_memory(struct oc_ksb *b, const struct oc_ks_grid *g) {
     }
 }
 
+/* The runs grid (OC_KSWEEP_RUNS): at each size, a broadcast Add over spans
+   of 1 to all the elements ([e / s, s] + [s]; s = 1 is [e, 1] + [1], a
+   span of one element each), the same Add without a broadcast (one run),
+   and a LayerNormalization and a Softmax over rows of 2 to 4096. */
+static void oc_ks_runs(struct oc_ksb *b) {
+    static const int64_t sizes[] = {1 << 14, 1 << 16, 1 << 20};
+    static const int64_t spans[] = {1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 1 << 14};
+    static const int64_t rows[] = {2, 8, 32, 128, 512, 4096};
+    char name[96];
+    for (int32_t i = 0; i < OC_KS_LEN(sizes); i++) {
+        int64_t e = sizes[i];
+        struct oc_ks_in same[2] = {{{e / 256, 256}, 2}, {{e / 256, 256}, 2}};
+        snprintf(name, sizeof name, "runs/Add_%lld_same", (long long)e);
+        oc_ks_node(b, OC_KF_ELTWISE, "Add", name, same, 2, NULL, 0);
+        for (int32_t k = 0; k < OC_KS_LEN(spans) && spans[k] <= e; k++) {
+            struct oc_ks_in in[2] = {{{e / spans[k], spans[k]}, 2}, {{spans[k]}, 1}};
+            snprintf(name, sizeof name, "runs/Add_%lld_s%lld", (long long)e, (long long)spans[k]);
+            oc_ks_node(b, OC_KF_ELTWISE, "Add", name, in, 2, NULL, 0);
+        }
+        for (int32_t k = 0; k < OC_KS_LEN(rows); k++) {
+            struct oc_ks_in x = {{e / rows[k], rows[k]}, 2}, ln[3] = {x, {{rows[k]}, 1}, {{rows[k]}, 1}};
+            Onnx__AttributeProto *last[1] = {oc_ks_int(b, "axis", -1)};
+            snprintf(name, sizeof name, "runs/LayerNormalization_%lld_r%lld", (long long)e, (long long)rows[k]);
+            oc_ks_node(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, last, 1);
+            Onnx__AttributeProto *soft[1] = {oc_ks_int(b, "axis", -1)};
+            snprintf(name, sizeof name, "runs/Softmax_%lld_r%lld", (long long)e, (long long)rows[k]);
+            oc_ks_node(b, OC_KF_REDUCE, "Softmax", name, &x, 1, soft, 1);
+        }
+    }
+}
+
 enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) {
     memset(out, 0, sizeof *out);
     struct oc_ks_grid g = grid == OC_KSWEEP_QUICK
@@ -338,9 +369,13 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     b.outputs = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.outputs);
     b.inputs = oc_arena_array(&b.a, 3 * OC_KS_MAX_NODES, sizeof *b.inputs);
     b.nomem = !b.nodes || !b.outputs || !b.inputs;
-    oc_ks_gemms(&b, &g);
-    oc_ks_convs(&b, &g);
-    oc_ks_memory(&b, &g);
+    if (grid == OC_KSWEEP_RUNS) {
+        oc_ks_runs(&b);
+    } else {
+        oc_ks_gemms(&b, &g);
+        oc_ks_convs(&b, &g);
+        oc_ks_memory(&b, &g);
+    }
     Onnx__GraphProto gr;
     Onnx__ModelProto m;
     Onnx__OperatorSetIdProto ops, *opsp = &ops;
@@ -350,7 +385,7 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     ops.domain = (char *)"";
     ops.has_version = true;
     ops.version = 17;
-    gr.name = (char *)"onnxcost_kernel_sweep";
+    gr.name = (char *)(grid == OC_KSWEEP_RUNS ? "onnxcost_runs_sweep" : "onnxcost_kernel_sweep");
     gr.n_node = b.n_nodes;
     gr.node = b.nodes;
     gr.n_input = b.n_inputs;
@@ -359,7 +394,7 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     gr.output = b.outputs;
     m.has_ir_version = true;
     m.ir_version = 8;
-    m.producer_name = (char *)"onnxcost probe --gpu";
+    m.producer_name = (char *)(grid == OC_KSWEEP_RUNS ? "onnxcost probe --sweep-model" : "onnxcost probe --gpu");
     m.n_opset_import = 1;
     m.opset_import = &opsp;
     m.graph = &gr;

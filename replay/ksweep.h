@@ -21,6 +21,12 @@
 enum oc_ksweep_grid {
     OC_KSWEEP_FULL,   /* the tables' grid: about 600 nodes             */
     OC_KSWEEP_QUICK,  /* a few points per family: a check of the sweep  */
+    OC_KSWEEP_RUNS,   /* a CPU's: the memory-bound kernels at a few fixed
+                         sizes over their runs (oc_kernel_runs: a
+                         broadcast's spans from 1 element to the whole
+                         tensor, a normalization's rows from 2 elements
+                         long), what calibrate fits a CPU's cost per run
+                         on; 72 nodes of at most 4 MiB                  */
 };
 
 struct oc_ksweep {

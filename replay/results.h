@@ -63,6 +63,9 @@ struct oc_rp_file_node {
                                  fills it for a CPU's results): the share of
                                  its taps inside the input and of its outputs
                                  at the padding; 0 and 0: not known         */
+    double runs;              /* the runs of its kernel's inner loop, from the
+                                 same analysis (oc_kernel_runs; calibrate
+                                 fills it for a CPU's results); 0: not known */
     double est_outputs;       /* output elements: bytes_written / the dtype's
                                  size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */

@@ -79,6 +79,10 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
     if (f->eff.pad_path > 0)
         oc_sbuf_printf(b, ", a convolution's positions at the padding %.2fx slower%s", f->eff.pad_path,
                        f->eff.pad_path >= OC_CALIB_PAD_PATH_MAX * 0.999 ? " (at the end of its range)" : "");
+    if (f->eff.run_s > 0)
+        oc_sbuf_printf(b, ", %.1f ns per run of a kernel's inner loop after its first (a broadcast's spans, a "
+                       "softmax's rows)%s", f->eff.run_s * 1e9,
+                       f->eff.run_s >= OC_CALIB_RUN_MAX * 0.999 ? " (at the end of its range)" : "");
     if (f->eff.gap_s > 0)
         oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
     for (int32_t k = 0; k < f->eff.ops.n; k++) /* a CPU's ops with a factor of their own */

@@ -94,9 +94,13 @@ const struct oc_spec_one_thread_key oc_spec_one_thread_keys[OC_SPEC_ONE_THREAD_K
     {"int8_gflops", OC_UNIT_INT8_TC}};
 
 const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS] = {
-    {"launch_us", offsetof(struct oc_gpu_efficiency, launch_s)}, {"host_us", offsetof(struct oc_gpu_efficiency, host_s)},
-    {"gap_us", offsetof(struct oc_gpu_efficiency, gap_s)},       {"pool_us", offsetof(struct oc_gpu_efficiency, pool_s)},
-    {"task_us", offsetof(struct oc_gpu_efficiency, task_s)},     {"split_us", offsetof(struct oc_gpu_efficiency, split_s)},
+    {"launch_us", offsetof(struct oc_gpu_efficiency, launch_s), 2},
+    {"host_us", offsetof(struct oc_gpu_efficiency, host_s), 2},
+    {"gap_us", offsetof(struct oc_gpu_efficiency, gap_s), 2},
+    {"pool_us", offsetof(struct oc_gpu_efficiency, pool_s), 2},
+    {"task_us", offsetof(struct oc_gpu_efficiency, task_s), 2},
+    {"split_us", offsetof(struct oc_gpu_efficiency, split_s), 2},
+    {"run_us", offsetof(struct oc_gpu_efficiency, run_s), 5},
 };
 
 /* the unit a spec-file key names, or -1 */
@@ -204,7 +208,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
                              "\"parallel_outputs\", \"memory\", \"memory_caches\", \"ops\", \"launch_us\", \"host_us\", "
-                             "\"gap_us\", \"pool_us\", \"task_us\" or \"split_us\" expected"
+                             "\"gap_us\", \"pool_us\", \"task_us\", \"split_us\" or \"run_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;
@@ -388,7 +392,8 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
     return true;
 }
 
-/* One table: {"family", "dtype", "math", "op", "threads", "samples": [[x..., work, seconds], ...]}. */
+/* One table: {"family", "dtype", "math", "op", "threads", "samples": [[x..., work, seconds], ...]}. A
+   memory-bound family's sample may leave out its runs (tables written before they were kept: one run). */
 static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, size_t size) {
     const char *fam = json_string_value(json_object_get(t, "family"));
     const char *dt = json_string_value(json_object_get(t, "dtype"));
@@ -438,9 +443,12 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
     out->n = (int32_t)n;
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(samples, i);
-        bool good = json_is_array(s) && json_array_size(s) == (size_t)nf + 2;
+        int32_t has = nf;
+        if (json_is_array(s) && oc_kfamily_memory(out->family) && json_array_size(s) == (size_t)nf + 1)
+            has = nf - 1; /* bytes alone */
+        bool good = json_is_array(s) && json_array_size(s) == (size_t)has + 2;
         double v[5] = {0};
-        for (int32_t k = 0; good && k < nf + 2; k++) {
+        for (int32_t k = 0; good && k < has + 2; k++) {
             v[k] = json_number_value(json_array_get(s, (size_t)k));
             good = json_is_number(json_array_get(s, (size_t)k)) && v[k] > 0 && isfinite(v[k]);
         }
@@ -451,9 +459,9 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
         }
         struct oc_ksample *o = &out->samples[i];
         for (int32_t k = 0; k < nf; k++)
-            o->x[k] = v[k];
-        o->work = v[nf];
-        o->seconds = v[nf + 1];
+            o->x[k] = k < has ? v[k] : 1;
+        o->work = v[has];
+        o->seconds = v[has + 1];
     }
     return true;
 }

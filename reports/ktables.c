@@ -16,7 +16,7 @@ static const char *oc_kt_dtype(int32_t dt) {
 static const char *const oc_kt_features[][3] = {
     {"m", "n", "k"},                  /* gemm                   */
     {"pixels", "c_out", "reduction"}, /* the convolutions       */
-    {"bytes", NULL, NULL},            /* the memory-bound kinds */
+    {"bytes", "runs", NULL},          /* the memory-bound kinds */
 };
 
 static const char *const *oc_kt_feature_names(enum oc_kfamily f) {

@@ -98,7 +98,9 @@ json_t *oc_spec_efficiency_json(const struct oc_gpu_efficiency *e) {
     for (int k = 0; k < OC_SPEC_US_KEYS; k++) { /* the times, in us: launch whenever measured, the others above 0 */
         double s = *(const double *)((const char *)e + oc_spec_us_keys[k].offset);
         if (k == 0 ? e->has_launch : s > 0)
-            json_object_set_new(o, oc_spec_us_keys[k].key, json_real(round(s * 1e8) / 1e2));
+            json_object_set_new(o, oc_spec_us_keys[k].key,
+                                json_real(round(s * 1e6 * pow(10, oc_spec_us_keys[k].decimals)) /
+                                          pow(10, oc_spec_us_keys[k].decimals)));
     }
     if (e->split_share > 0)
         json_object_set_new(o, "split_share", json_real(round(e->split_share * 1e4) / 1e4));

@@ -250,6 +250,10 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
         json_object_set_new(o, "im2col_bytes", json_real(np->expand_bytes));
         json_object_set_new(o, "im2col_s", json_real(np->from_table ? 0 : np->t_expand));
     }
+    if (np->runs > 1) { /* a CPU kernel's runs of its inner loop, and in time_s what those after the first add */
+        json_object_set_new(o, "runs", json_real(np->runs));
+        json_object_set_new(o, "runs_s", json_real(np->t_runs));
+    }
     if (np->recurrence.steps > 0) { /* a CPU recurrent node's steps (calibrate reads them), and their time */
         json_t *r = json_object();
         if (!r || json_object_set_new(o, "recurrence", r) != 0) {
@@ -337,6 +341,8 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
         json_object_set_new(opts, "split_share", json_real(p->opts.split_share));
     if (p->opts.pad_path > 0)
         json_object_set_new(opts, "pad_path", json_real(p->opts.pad_path));
+    if (p->opts.run_s > 0)
+        json_object_set_new(opts, "run_s", json_real(p->opts.run_s));
     if (p->opts.op_eff && p->opts.op_eff->n > 0) { /* the ops' own factors a calibrated spec gave */
         json_t *ops = json_object();
         for (int32_t k = 0; k < p->opts.op_eff->n; k++)

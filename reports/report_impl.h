@@ -191,8 +191,10 @@ extern const char *const oc_spec_unit_keys[OC_UNIT_COUNT];
 struct oc_spec_us_key {
     const char *key;
     size_t offset; /* of the double in struct oc_gpu_efficiency */
+    int decimals;  /* the calibrated spec writes it to this many (a run's
+                      cost is some nanoseconds)                          */
 };
-#define OC_SPEC_US_KEYS 6
+#define OC_SPEC_US_KEYS 7
 extern const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS];
 /* A CPU spec's "probe"."one_thread" keys: the units --threads scales */
 struct oc_spec_one_thread_key {

@@ -175,6 +175,10 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->pad_path = m->pad_path;
         took = true;
     }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->run_s > 0) {
+        o->run_s = m->run_s;
+        took = true;
+    }
     if (!(set & OC_PERF_SET_COMPUTE) && (m->task_s > 0 || m->split_s > 0 || m->split_share > 0)) {
         o->task_s = m->task_s;
         o->split_s = m->split_s;
@@ -612,9 +616,20 @@ static void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_per
     np->time += t;
 }
 
+/* a CPU node's runs of its inner loop after the first, added to np
+   (oc_perf_node_terms) */
+static void oc_perf_cpu_runs(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double runs,
+                             struct oc_node_perf *np) {
+    if (!gpu->cpu || !(runs > 1) || np->bound == OC_BOUND_NONE)
+        return;
+    np->runs = runs;
+    np->t_runs = (runs - 1) * (o->run_s > 0 ? o->run_s : 0);
+    np->time += np->t_runs;
+}
+
 void oc_perf_node_terms(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double op_eff, double peak, double flops, double bytes, double expand_bytes,
-                        const struct oc_perf_recurrence *r, struct oc_node_perf *out) {
+                        const struct oc_perf_recurrence *r, double runs, struct oc_node_perf *out) {
     bool steps = gpu->cpu && r && r->steps > 0 && r->step_flops > 0;
     if (steps) /* the steps' products apart from the input's */
         flops -= r->steps * r->step_flops;
@@ -624,6 +639,7 @@ void oc_perf_node_terms(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
     oc_perf_cpu_expand(gpu, o, expand_bytes, out);
     if (steps)
         oc_perf_cpu_recurrence(gpu, o, r, out);
+    oc_perf_cpu_runs(gpu, o, runs, out);
 }
 
 enum oc_math oc_perf_effective_math(enum oc_math math, int32_t dtype) {
@@ -649,11 +665,12 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     if (f.family == OC_KF_NONE)
         return;
     f.work *= conv_share;
+    const struct oc_kfixed fixed = {gpu->cpu ? oc_perf_fixed_s(gpu, o) : 0, gpu->cpu ? o->run_s : 0};
     if (!oc_ktables_time(tables, &f, dtype, (int32_t)oc_perf_effective_math(o->math, dtype),
-                         gpu->cpu ? gpu->threads : 0, gpu->cpu ? oc_perf_fixed_s(gpu, o) : 0, &s,
-                         &np->table_extrapolated))
+                         gpu->cpu ? gpu->threads : 0, fixed, &s, &np->table_extrapolated))
         return;
     np->from_table = true;
+    np->t_runs = oc_kfamily_memory(f.family) && f.x[1] > 1 ? (f.x[1] - 1) * fixed.run_s : 0; /* within s */
     np->op_eff = 1; /* the table's time, not the roofline's */
     np->time = s + (gpu->cpu ? 0 : o->launch_s);
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
@@ -695,7 +712,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             oc_perf_rnn_recurrence(g, n, &rec);
         oc_perf_node_terms(gpu, o, u, oc_perf_conv_op(n->op_type), (double)outputs,
                            oc_perf_op_efficiency(o, n->op_type), peak, (double)flops, (double)bytes,
-                           oc_perf_conv_expand_bytes(g, n, nchwc_graph), &rec, np); /* 0 bytes off a CPU */
+                           oc_perf_conv_expand_bytes(g, n, nchwc_graph), &rec, gpu->cpu ? oc_kernel_runs(g, n) : 0,
+                           np); /* 0 bytes off a CPU */
         if (gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n)) {
             /* a node the runtime runs without a kernel of the model's: its fixed cost */
             np->time = oc_perf_fixed_s(gpu, o);

@@ -107,6 +107,9 @@ struct oc_gpu_efficiency {
                                    positions whose window crosses the padding,
                                    as a multiple of the in-bounds taps' (0 =
                                    not measured): see oc_perf_opts           */
+    double run_s;               /* a CPU kernel's seconds per run of its inner
+                                   loop after the first (0 = not measured):
+                                   see oc_perf_opts                          */
     struct oc_op_efficiencies ops; /* the ops' own factors (n 0 = none)        */
 };
 
@@ -228,6 +231,10 @@ struct oc_perf_opts {
                             window crosses the padding run their in-bounds
                             taps this many times slower (MLAS's padded path;
                             0 or 1 = no penalty; calibrate fits it, MODEL.md) */
+    double run_s;        /* a CPU kernel's time per run of its inner loop
+                            after the first (oc_kernel_runs: a broadcast's
+                            spans, a softmax's rows), beside its bytes' (0 =
+                            none; calibrate fits it, MODEL.md)              */
     const struct oc_op_efficiencies *op_eff; /* the ops' own factors, or NULL
                             (borrowed: a spec's, oc_perf_use_measured)      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
@@ -332,6 +339,10 @@ struct oc_node_perf {
                                 steps 0), and the time they add, in time
                                 (oc_perf_node_terms); 0: none                */
     double t_recurrence;
+    double runs;             /* a CPU node's runs of its inner loop
+                                (oc_kernel_runs), and the time those after
+                                the first add, in time; 0: none              */
+    double t_runs;
 };
 
 struct oc_perf {
@@ -403,10 +414,13 @@ void oc_perf_node_class(const struct oc_gpu *gpu, const struct oc_perf_opts *o, 
  *    step (batch 1) takes the larger of the two (the stream hides the
  *    arithmetic), a packed one their sum. ONNX Runtime splits the batch rows
  *    over its threads, each running its rows' steps: min(threads, batch)
- *    parts, at split_share of their speedup. */
+ *    parts, at split_share of their speedup;
+ *  - runs, the runs of the node's inner loop (oc_kernel_runs; 0 or 1:
+ *    none): each after the first adds run_s, on one thread (ONNX Runtime
+ *    calls its span or row function once per run). */
 void oc_perf_node_terms(const struct oc_gpu *gpu, const struct oc_perf_opts *o, enum oc_unit unit, bool conv,
                         double outputs, double op_eff, double peak, double flops, double bytes, double expand_bytes,
-                        const struct oc_perf_recurrence *r, struct oc_node_perf *out);
+                        const struct oc_perf_recurrence *r, double runs, struct oc_node_perf *out);
 
 /* The math mode a node's contraction runs in: o->math, or under auto
  * fp16 for 16-bit floats and fp32 otherwise (the kernel tables' key). */

@@ -42,6 +42,10 @@ bool oc_kfamily_memory(enum oc_kfamily f) {
 }
 
 int32_t oc_kfamily_features(enum oc_kfamily f) {
+    return f == OC_KF_NONE ? 0 : oc_kfamily_memory(f) ? 2 : 3;
+}
+
+int32_t oc_kfamily_near_features(enum oc_kfamily f) {
     return f == OC_KF_NONE ? 0 : oc_kfamily_memory(f) ? 1 : 3;
 }
 
@@ -162,6 +166,7 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, bool n
         out->family = OC_KF_ELTWISE;
         out->op = n->op_type;
         out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
+        out->x[1] = 1;
     } else if (group > 1 && (double)group == c_in &&
                (!nchwc_graph || strcmp(n->domain, "com.microsoft.nchwc") == 0)) {
         out->family = OC_KF_CONV_DEPTHWISE;
@@ -183,6 +188,119 @@ static void oc_kf_conv(const struct oc_graph *g, const struct oc_node *n, bool n
     }
 }
 
+/* One input's walk in ONNX Runtime's CPU broadcast (its Broadcaster, one
+   per input, over the output's axes from the innermost out): runs of axes
+   where the input steps through its own elements or holds one still. Only
+   the first run's length matters here: the span each inner call takes. */
+struct oc_kr_walk {
+    bool stepping; /* the last run's: the input's axes there are > 1 */
+    bool one_run;  /* still in the first run                       */
+    double first;  /* the first run's elements                     */
+};
+
+static void oc_kr_start(struct oc_kr_walk *w, int64_t axis, int64_t largest) {
+    *w = (struct oc_kr_walk){axis > 1, true, (double)largest};
+}
+
+static void oc_kr_append(struct oc_kr_walk *w, int64_t axis, int64_t largest) {
+    if ((axis > 1) != w->stepping) { /* the input starts or stops repeating: a new run */
+        w->stepping = axis > 1;
+        w->one_run = false;
+    }
+    if (w->one_run)
+        w->first *= (double)largest;
+}
+
+/* The span of two input shapes' broadcast: the output elements each call
+   of ONNX Runtime's broadcast loop takes, its walk's first run for each
+   input, the shorter (a trailing axis of 1 in a broadcast makes spans of
+   one element: [8,2,128,1] / [] runs 2048 of them). 0 when a shape is not
+   known. */
+static double oc_kr_span(const struct oc_value *a, const struct oc_value *b) {
+    int32_t ra = a->rank, rb = b->rank, lo = ra < rb ? ra : rb, hi = ra < rb ? rb : ra, ia = ra, ib = rb, k = 0;
+    struct oc_kr_walk wa = {false, true, 1}, wb = {false, true, 1};
+    if (lo == 0) { /* a scalar: the other's innermost axis starts both walks */
+        int64_t axis = ra ? a->dims[--ia].value : rb ? b->dims[--ib].value : 1;
+        oc_kr_start(&wa, ra ? axis : 1, axis);
+        oc_kr_start(&wb, rb ? axis : 1, axis);
+        k = 1;
+    }
+    for (; k < lo; k++) { /* the innermost axis either has over 1 starts the walks (else the last shared one) */
+        int64_t x = a->dims[--ia].value, y = b->dims[--ib].value, largest = x > y ? x : y;
+        if (largest == 1 && k + 1 < lo)
+            continue;
+        oc_kr_start(&wa, x, largest);
+        oc_kr_start(&wb, y, largest);
+        k++;
+        break;
+    }
+    for (; k < lo; k++) {
+        int64_t x = a->dims[--ia].value, y = b->dims[--ib].value, largest = x > y ? x : y;
+        if (largest == 1)
+            continue;
+        oc_kr_append(&wa, x, largest);
+        oc_kr_append(&wb, y, largest);
+    }
+    for (; k < hi; k++) { /* the longer shape's outer axes: the shorter one repeats over them */
+        int64_t axis = ra > rb ? a->dims[--ia].value : b->dims[--ib].value;
+        oc_kr_append(&wa, ra > rb ? axis : 1, axis);
+        oc_kr_append(&wb, ra > rb ? 1 : axis, axis);
+    }
+    return wa.first < wb.first ? wa.first : wb.first;
+}
+
+/* ops ONNX Runtime's CPU provider runs through its two-input broadcast loop */
+static const char *const oc_kr_broadcast_ops[] = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "And", "Or", "Xor", "PRelu", "Mod", "Sum", "Mean",
+};
+
+/* the rows of a normalization over the axes from `axis` on (negative: from
+   the end): the product of the axes before it */
+static double oc_kr_rows(const struct oc_value *x, int64_t axis) {
+    if (axis < 0)
+        axis += x->rank;
+    if (axis < 0 || axis >= x->rank)
+        return 0;
+    double rows = 1;
+    for (int64_t i = 0; i < axis; i++)
+        rows *= (double)x->dims[i].value;
+    return rows;
+}
+
+double oc_kernel_runs(const struct oc_graph *g, const struct oc_node *n) {
+    if (n->cost.flags & OC_COST_UNKNOWN || !oc_kf_domain(n->domain))
+        return 0;
+    const struct oc_value *x = oc_kf_val(g, n, 0, false), *y = oc_kf_val(g, n, 0, true);
+    if (!x || !y)
+        return 0;
+    const char *op = n->op_type;
+    for (size_t k = 0; k < sizeof oc_kr_broadcast_ops / sizeof oc_kr_broadcast_ops[0]; k++)
+        if (strcmp(op, oc_kr_broadcast_ops[k]) == 0) {
+            const struct oc_value *b = oc_kf_val(g, n, 1, false);
+            if (n->n_in != 2 || !b)
+                return n->n_in == 1 ? 1 : 0;
+            double span = oc_kr_span(x, b), numel = oc_kf_numel(y);
+            return span >= 1 && numel >= span ? numel / span : 0;
+        }
+    int64_t axis = -1;
+    if (strcmp(op, "Softmax") == 0 || strcmp(op, "LogSoftmax") == 0) {
+        if (oc_attr_int(n, "axis", n->opset >= 13 ? -1 : 1, &axis, NULL) != OC_OK)
+            return 0;
+        if (n->opset < 13) /* the axes from `axis` on, as one row */
+            return oc_kr_rows(x, axis);
+        axis += axis < 0 ? x->rank : 0; /* one axis: a row for every position of the others */
+        double len = axis >= 0 && axis < x->rank ? (double)x->dims[axis].value : 0;
+        return len >= 1 ? oc_kf_numel(x) / len : 0;
+    }
+    if (strcmp(op, "LayerNormalization") == 0 || strcmp(op, "SimplifiedLayerNormalization") == 0 ||
+        strcmp(op, "RMSNormalization") == 0)
+        return oc_attr_int(n, "axis", -1, &axis, NULL) == OC_OK ? oc_kr_rows(x, axis) : 0;
+    if (strcmp(op, "SkipLayerNormalization") == 0 || strcmp(op, "SkipSimplifiedLayerNormalization") == 0)
+        return oc_kr_rows(x, -1);
+    return 1; /* a global pooling's rows are not calls of their own: one Eigen reduction over them all */
+}
+
 void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out) {
     memset(out, 0, sizeof *out);
     if (n->cost.flags & OC_COST_UNKNOWN || !oc_kf_domain(n->domain))
@@ -199,6 +317,7 @@ void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool 
                 out->family = oc_kf_ops[k].family;
                 out->op = n->op_type;
                 out->x[0] = (double)n->cost.bytes_read + (double)n->cost.bytes_written;
+                out->x[1] = oc_kernel_runs(g, n);
                 break;
             }
     if (out->family == OC_KF_NONE)
@@ -249,8 +368,14 @@ struct oc_knn {
     double d[OC_KTABLE_K], e[OC_KTABLE_K]; /* distance, ln efficiency */
     double f[OC_KTABLE_K];                 /* the sample's own fixed cost */
     int32_t n;
-    double fixed;
+    struct oc_kfixed fixed;
 };
+
+/* the runs of a memory-bound sample or node after its first (x[1]; 0 in
+   tables written before it was kept: one run) */
+static double oc_kruns_after_first(enum oc_kfamily f, const double *x) {
+    return oc_kfamily_memory(f) && x[1] > 1 ? x[1] - 1 : 0;
+}
 
 /* A sample's own fixed cost: the node's, but at most 1 - OC_KTABLE_MIN_BODY
    of the sample's seconds. A sample under the fitted fixed cost says its op
@@ -259,11 +384,19 @@ struct oc_knn {
    takes that lower cost too, not the fitted one plus the sample's time. */
 static double oc_knn_fixed(const struct oc_knn *nn, const struct oc_ksample *s) {
     double cap = (1 - OC_KTABLE_MIN_BODY) * s->seconds;
-    return nn->fixed < cap ? nn->fixed : cap;
+    return nn->fixed.node_s < cap ? nn->fixed.node_s : cap;
+}
+
+/* The seconds a sample's runs after its first took (oc_kernel_runs x
+   run_s), within what its fixed cost leaves of the cap: its own, which
+   the node does not take. */
+static double oc_knn_runs(const struct oc_knn *nn, enum oc_kfamily fam, const struct oc_ksample *s, double fixed) {
+    double cap = (1 - OC_KTABLE_MIN_BODY) * s->seconds - fixed, t = oc_kruns_after_first(fam, s->x) * nn->fixed.run_s;
+    return t < cap ? t : cap > 0 ? cap : 0;
 }
 
 static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struct oc_kfeat *f) {
-    int32_t nf = oc_kfamily_features(f->family);
+    int32_t nf = oc_kfamily_near_features(f->family);
     for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ksample *s = &t->samples[i];
         double d2 = 0;
@@ -271,7 +404,8 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
             double dx = log2(f->x[j]) - log2(s->x[j]);
             d2 += dx * dx;
         }
-        double fx = oc_knn_fixed(nn, s), d = sqrt(d2), e = log(s->work / (s->seconds - fx));
+        double fx = oc_knn_fixed(nn, s), d = sqrt(d2);
+        double e = log(s->work / (s->seconds - fx - oc_knn_runs(nn, f->family, s, fx)));
         int32_t at = nn->n < OC_KTABLE_K ? nn->n++ : OC_KTABLE_K;
         if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
             int32_t far = 0;
@@ -303,14 +437,14 @@ static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, doubl
         se += w * nn->e[j];
         sf += w * nn->f[j];
     }
-    *seconds = sf / sw + f->work / exp(se / sw);
+    *seconds = sf / sw + oc_kruns_after_first(f->family, f->x) * nn->fixed.run_s + f->work / exp(se / sw);
     if (extrapolated)
         *extrapolated = nearest > 1.0;
     return *seconds > 0 && isfinite(*seconds);
 }
 
-static bool oc_ktable_time_fixed(const struct oc_ktable *t, const struct oc_kfeat *f, double fixed, double *seconds,
-                                 bool *extrapolated) {
+static bool oc_ktable_time_fixed(const struct oc_ktable *t, const struct oc_kfeat *f, struct oc_kfixed fixed,
+                                 double *seconds, bool *extrapolated) {
     if (!t || t->family != f->family || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
     struct oc_knn nn = {.n = 0, .fixed = fixed};
@@ -319,11 +453,11 @@ static bool oc_ktable_time_fixed(const struct oc_ktable *t, const struct oc_kfea
 }
 
 bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double *seconds, bool *extrapolated) {
-    return oc_ktable_time_fixed(t, f, 0, seconds, extrapolated);
+    return oc_ktable_time_fixed(t, f, (struct oc_kfixed){0, 0}, seconds, extrapolated);
 }
 
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     int32_t threads, double fixed, double *seconds, bool *extrapolated) {
+                     int32_t threads, struct oc_kfixed fixed, double *seconds, bool *extrapolated) {
     if (!t || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
     bool memory = oc_kfamily_memory(f->family);

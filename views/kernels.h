@@ -9,8 +9,8 @@
  * (elementwise, reductions and normalizations, pooling, data movement).
  * Each node of a family has up to three shape features (a product's M, N,
  * K; a convolution's output pixels, output channels and reduction length;
- * a memory-bound node's bytes moved) and its work (FLOPs, or bytes for the
- * memory-bound kinds). A table holds measured samples of one family at one
+ * a memory-bound node's bytes moved, and the runs of its inner loop on a
+ * CPU) and its work (FLOPs, or bytes for the memory-bound kinds). A table holds measured samples of one family at one
  * precision and math mode: features, work, seconds.
  *
  * A node's time is work / efficiency, the efficiency interpolated from the
@@ -41,9 +41,12 @@ enum oc_kfamily {
 /* "gemm", "conv_3x3", ...: the names in spec files. */
 const char *oc_kfamily_name(enum oc_kfamily f);
 bool oc_kfamily_parse(const char *s, enum oc_kfamily *out);
-/* Features a family's samples carry (3 for products and convolutions, 1
- * for the memory-bound kinds). */
+/* Features a family's samples carry (3 for products and convolutions, 2
+ * for the memory-bound kinds: bytes and runs), and those of them a
+ * sample's distance to a node is measured in (the first 3, or 1: bytes;
+ * a memory-bound sample's runs only price its runs, oc_ktables_time). */
 int32_t oc_kfamily_features(enum oc_kfamily f);
+int32_t oc_kfamily_near_features(enum oc_kfamily f);
 /* A memory-bound family: its work is bytes moved, not FLOPs. */
 bool oc_kfamily_memory(enum oc_kfamily f);
 
@@ -54,7 +57,9 @@ bool oc_kfamily_memory(enum oc_kfamily f);
 
 struct oc_kfeat {
     enum oc_kfamily family;
-    double x[3];               /* the features, raw (not logged)              */
+    double x[3];               /* the features, raw (not logged); a memory-
+                                  bound node's x[1]: its runs (oc_kernel_runs,
+                                  at least 1), kept but not a distance's     */
     double work;               /* FLOPs, or bytes for a memory-bound family   */
     const char *op;            /* a memory-bound node's op type (borrowed from
                                   the node): its own table's key; NULL else  */
@@ -69,6 +74,23 @@ bool oc_graph_nchwc(const struct oc_graph *g);
  * multiple of its block) runs MLAS's grouped path, an im2col and a product
  * per group, and takes the grouped family. */
 void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out);
+
+/* The runs of node n's inner loop in ONNX Runtime's CPU kernel, each a
+ * call with a cost of its own beside its elements': the spans of a
+ * two-input broadcast (Add, Mul, Div, ...: ONNX Runtime's broadcaster
+ * takes the output in spans as long as both inputs' innermost runs of
+ * stepping or repeating axes; [8,128,2] + [2] is 1024 spans of 2), the
+ * rows of a softmax or a layer normalization. 1 for any other node of a
+ * family; 0 when a shape is not known. */
+double oc_kernel_runs(const struct oc_graph *g, const struct oc_node *n);
+
+/* What a CPU table's node times hold beside their work (oc_ktables_time):
+ * ONNX Runtime's cost per node, and per run of a memory-bound kernel's
+ * inner loop after its first (oc_perf_opts.run_s). */
+struct oc_kfixed {
+    double node_s;
+    double run_s;
+};
 
 struct oc_ksample {
     double x[3];
@@ -115,10 +137,11 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
  * toward its family's. Only tables of the node's thread count (a CPU's
  * --threads; 0 for a GPU) or of threads 0 speak. fixed: the seconds of
  * every sample that do not scale with its work (a CPU table's times are
- * whole nodes', ONNX Runtime's per-node cost included; 0 for a GPU's kernel
- * times): taken off each sample's time (down to OC_KTABLE_MIN_BODY of it)
- * before its efficiency, and added to the node's. */
+ * whole nodes', ONNX Runtime's per-node cost and a memory-bound kernel's
+ * runs included; all 0 for a GPU's kernel times): taken off each sample's
+ * time (down to OC_KTABLE_MIN_BODY of it) before its efficiency, and the
+ * node's own added to its time. */
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
-                     int32_t threads, double fixed, double *seconds, bool *extrapolated);
+                     int32_t threads, struct oc_kfixed fixed, double *seconds, bool *extrapolated);
 
 #endif

@@ -385,6 +385,62 @@ if cs.get("kind") != "cpu" or [c["kib"] for c in cs.get("caches", [])] != [256, 
     fails.append(f"the CPU spec lost its kind or caches: {cs.get('kind')}, {cs.get('caches')}")
 if "on hand CPU, 4 threads" not in p.stdout:
     fails.append("the device of a measured file is the run's CPU and threads")
+# a CPU kernel's runs (oc_kernel_runs): calibrate analyzes the graph a result names again and takes each
+# node's runs from its shapes. Broadcast Adds [R, S] + [S] (ONNX Runtime's loop takes R spans of S; S = 1 too)
+# of 2^12 to 2^20 elements, timed here as the roofline plus 8 ns per span after the first; the fit finds
+# the 8 ns, also from the model it ran from where the runtime's graph is gone (measure without --save);
+# with neither there: one warning line, and no run cost fitted.
+try:
+    from onnx import TensorProto, helper as oh, save as onnx_save
+except ImportError as e:
+    fails.append(f"the oracle Python has onnx (.ci/install-deps): {e}")
+else:
+    adds, ins, outs = [], [], []
+    for e in (1 << 12, 1 << 16, 1 << 20):
+        for span in (1, 4, 64, e):
+            k = len(adds)
+            ins += [oh.make_tensor_value_info(f"x{k}", TensorProto.FLOAT, [e // span, span]),
+                    oh.make_tensor_value_info(f"b{k}", TensorProto.FLOAT, [span])]
+            outs.append(oh.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [e // span, span]))
+            adds.append((oh.make_node("Add", [f"x{k}", f"b{k}"], [f"y{k}"], name=f"add{k}"), e, span))
+    graph = oh.make_graph([a[0] for a in adds], "spans", ins, outs)
+    spans_model = os.path.join(tmp, "spans.onnx")
+    onnx_save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), spans_model)
+    doc = {"schema": "onnxcost/1", "model": {"path": spans_model}, "nodes": [],
+           "measured": {"providers": "CPUExecutionProvider", "runs": 20, "duration_offset_us": 0.5,
+                        "run": {"runtime": "onnxruntime", "version": "1.31.1", "intra_op_threads": 4,
+                                "cpu": "hand CPU", "cpu_count": 8, "model": spans_model}}}
+    for node_, e, span in adds:
+        br, bw = 4 * (e + span), 4 * e
+        t = cpu_time(0, br + bw, CPU_TRUE) + (e // span - 1) * 8e-9
+        doc["nodes"].append({"name": node_.name, "op_type": "Add", "status": "ok", "macs": 0, "flops": e,
+                             "bytes_read": br, "bytes_written": bw,
+                             "outputs": [{"name": node_.output[0], "dtype": "f32"}],
+                             "measured": {"median_us": t * 1e6, "p10_us": t * 1e6, "p90_us": t * 1e6, "runs": 20}})
+    total = sum(n["measured"]["median_us"] for n in doc["nodes"])
+    doc["measured"].update({"end_to_end_ms": {"median": total * 1.1e-3}, "sum_of_node_medians_ms": total * 1e-3})
+    rfit, rspec = os.path.join(tmp, "spans_fit.json"), os.path.join(tmp, "spans_spec.json")
+    json.dump(doc, open(rfit, "w"))
+    q = run("calibrate", rfit, "--machine", machine, "-o", rspec)
+    re_ = json.load(open(rspec)).get("efficiency", {}) if os.path.exists(rspec) else {}
+    near("a CPU kernel's cost per run after its first (us)", re_.get("run_us", 0), 0.008, 0.05)
+    if "per run of a kernel's inner loop" not in q.stdout:
+        fails.append("the text names the fitted cost per run")
+    doc["model"]["path"] = os.path.join(tmp, "gone", "spans.ort.onnx")  # measure without --save: its graph is gone
+    json.dump(doc, open(rfit, "w"))
+    q = run("calibrate", rfit, "--machine", machine, "-o", rspec)
+    warn = [ln for ln in q.stderr.splitlines() if "taken from its model" in ln]
+    re_ = json.load(open(rspec)).get("efficiency", {}) if os.path.exists(rspec) else {}
+    near("the cost per run from the model the runtime ran from, its graph gone", re_.get("run_us", 0), 0.008, 0.05)
+    if len(warn) != 1:
+        fails.append(f"a result whose graph is gone: one warning line naming its model ({q.stderr.strip()[:300]})")
+    os.rename(spans_model, spans_model + ".moved")
+    q = run("calibrate", rfit, "--machine", machine, "-o", rspec)
+    warn = [ln for ln in q.stderr.splitlines() if "not there" in ln]
+    re_ = json.load(open(rspec)).get("efficiency", {}) if os.path.exists(rspec) else {}
+    if len(warn) != 1 or "run_us" in re_:
+        fails.append(f"a result whose graph moved: one warning line, no run cost fitted ({warn}, {re_.get('run_us')})")
+
 # an op's own factor in a CPU spec (efficiency.ops): MNIST's ReLUs (a 256 KiB first level holds
 # each) take the first level's bandwidth x its factor x the op's; the others none. An option that
 # sets the factors it depends on drops it, whichever comes first.

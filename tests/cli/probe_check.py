@@ -14,6 +14,8 @@ is checked is what can be known independently:
     time is recomputed here from its FLOPs and bytes (docs/MODEL.md): the
     bandwidth of the smallest cache level holding the bytes the node moves,
     else DRAM's, then max(compute, memory) + the per-node overhead;
+  * the runs sweep (probe --sweep-model): ONNX Runtime runs it, and each
+    node's runs of its kernel's inner loop are worked out from its shapes;
   * bad usage and a bad caches key: one line, exit 2.
 
 usage: probe_check.py ONNXCOST MNIST.onnx WORKDIR
@@ -182,11 +184,44 @@ p5 = run(model, "--batch", "1", "--machine", spec, "--threads", "1")
 check(p5.returncode == 0 and ", 1 thread from" in p5.stdout and kept,
       "a probed machine predicts at one thread (its header names it)")
 
+# the runs sweep (probe --sweep-model): the model ONNX Runtime loads and runs,
+# every output of its input's shape; each node's runs by hand from its
+# shapes: [R, S] + [S] repeats the bias over R rows, R spans (one when R is
+# 1); a LayerNormalization or Softmax over the last axis of [R, S], R rows
+sweep = os.path.join(workdir, "runs_sweep.onnx")
+p6 = run("probe", "--sweep-model", sweep)
+check(p6.returncode == 0 and os.path.exists(sweep) and not p6.stdout, f"probe --sweep-model writes the sweep: {p6.stderr}")
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+except ImportError as e:
+    check(False, f"the oracle Python has numpy, onnx and onnxruntime (.ci/install-deps): {e}")
+else:
+    m = onnx.load(sweep)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in m.graph.input}
+    ops = sorted({n.op_type for n in m.graph.node})
+    check(len(m.graph.node) == 72 and ops == ["Add", "LayerNormalization", "Softmax"],
+          f"the sweep: 72 Add, LayerNormalization and Softmax nodes ({len(m.graph.node)}, {ops})")
+    sess = ort.InferenceSession(sweep, providers=["CPUExecutionProvider"])
+    feeds = {i.name: np.random.rand(*shapes[i.name]).astype(np.float32) for i in sess.get_inputs()}
+    outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    check(all(list(outs[n.output[0]].shape) == shapes[n.input[0]] for n in m.graph.node),
+          "ONNX Runtime runs the sweep, every output of its first input's shape")
+    want = {n.name: (shapes[n.input[0]][0] if shapes[n.input[0]] != shapes[n.input[-1]] or n.op_type != "Add" else 1)
+            for n in m.graph.node}
+    p7 = run(sweep, "--machine", hp, "--format", "json", "-q")
+    got = {nd["name"]: (nd.get("gpu") or {}).get("runs", 1) for nd in json.loads(p7.stdout)["nodes"]} \
+        if p7.returncode == 0 else {}
+    bad = [f"{k}: {got.get(k)} vs {v}" for k, v in want.items() if got.get(k) != v]
+    check(p7.returncode == 0 and not bad, "the sweep's runs, by hand from its shapes" + (f": {bad[:3]}" if bad else ""))
+
 # one line, exit 2
 hb = os.path.join(workdir, "bad_caches.json")
 json.dump(dict(hand, caches=[{"kib": 64, "bandwidth_gbs": 1}, {"kib": 4, "bandwidth_gbs": 1}]), open(hb, "w"))
 for what, args, needle in [("a model given to probe", ["probe", model], "unknown argument"),
                            ("--seconds 0", ["probe", "--seconds", "0"], "--seconds"),
+                           ("--sweep-model with -o", ["probe", "--sweep-model", sweep, "-o", spec], "measures nothing"),
                            ("caches not smallest first", [model, "--machine", hb], "caches"),
                            ("--threads on a GPU", [model, "--gpu", "h100", "--threads", "2"], "for a CPU"),
                            ("--threads without one-thread figures", [model, "--machine", hp, "--threads", "2"],

@@ -8,9 +8,10 @@ replay result written here for it at N=4 (times chosen here: 2.0, 1.0 and
   * the spec file holds a gemm table (f32, fp32) of two samples, features
     (M, N, K) = (4, 16, 8) and (4, 4, 16), work 2MNK FLOPs = 1,024 and 512,
     and an eltwise table (f32) of one: 4 x 16 floats read and written, 512
-    bytes; the device keys of --gpu h200;
+    bytes, in one run; the device keys of --gpu h200;
   * with --gpu-spec it at N=4: the Relu's time is its own sample's, 1.0 us
-    plus the launch; the first MatMul's the inverse squared distance blend of
+    plus the launch, also from a table written before the runs were kept
+    (bytes, work, seconds); the first MatMul's the inverse squared distance blend of
     its own sample (distance 0) and the other (distance sqrt 5 in log2
     units); the text names the tables and counts them;
   * at N=64 the products are 4 log2 units from every sample: the roofline
@@ -92,7 +93,7 @@ def main():
     gemm = tables.get(("gemm", "f32", "fp32"), {}).get("samples")
     elt = tables.get(("eltwise", "f32", None), {}).get("samples")
     check(p.returncode == 0 and sorted(map(tuple, gemm or [])) == sorted([(4, 16, 8, 1024, 2e-6), (4, 4, 16, 512, 1.5e-6)])
-          and elt == [[512, 512, 1e-6]] and sp.get("name", "").startswith("NVIDIA H200") and doc.get("files", [{}])[0].get("samples") == 3,
+          and elt == [[512, 1, 512, 1e-6]] and sp.get("name", "").startswith("NVIDIA H200") and doc.get("files", [{}])[0].get("samples") == 3,
           f"tables: gemm samples {gemm}, eltwise {elt}, device {sp.get('name')} ({p.stderr.strip()[:200]})")
 
     p = run(bin_, model, "--dim", f"N={n}", "--gpu-spec", spec, "--math", "fp32", "--format", "json", "-q")
@@ -102,6 +103,17 @@ def main():
     relu, mm1 = by.get("relu", {}), by.get("mm1", {})
     check(relu.get("time_source") == "table" and abs(relu["time_s"] - (1e-6 + launch)) < 1e-15,
           f"the Relu from its own sample: {relu.get('time_s')} s, want {1e-6 + launch} ({relu.get('time_source')})")
+    # a table written before the runs were kept ([bytes, work, seconds]) reads as one run: the same time
+    old = json.loads(json.dumps(sp))
+    for t in old["kernel_tables"]["tables"]:
+        if t["family"] == "eltwise":
+            t["samples"] = [[x[0]] + x[2:] for x in t["samples"]]
+    old_spec = os.path.join(work, "spec_old.json")
+    json.dump(old, open(old_spec, "w"))
+    p = run(bin_, model, "--dim", f"N={n}", "--gpu-spec", old_spec, "--math", "fp32", "--format", "json", "-q")
+    r_old = {x["name"]: x["gpu"] for x in json.loads(p.stdout)["nodes"]}.get("relu", {}) if p.returncode == 0 else {}
+    check(r_old.get("time_source") == "table" and r_old.get("time_s") == relu.get("time_s"),
+          f"an eltwise sample without its runs reads as one run: {r_old.get('time_s')} s ({p.stderr.strip()[:200]})")
     # mm1: its own sample at distance 0, mm2's at sqrt(0^2 + 2^2 + 1^2) in log2 units
     w0, w1 = 1 / 0.25 ** 2, 1 / (math.sqrt(5) + 0.25) ** 2
     eff = math.exp((w0 * math.log(1024 / 2e-6) + w1 * math.log(512 / 1.5e-6)) / (w0 + w1))

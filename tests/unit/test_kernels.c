@@ -13,6 +13,8 @@
 
 #include <math.h>
 
+static const struct oc_kfixed NO_FIXED = {0, 0}; /* a GPU table's: nothing beside the work */
+
 static void near(double got, double want, const char *what) {
     if (!(fabs(got - want) <= 1e-9 * fabs(want)))
         fail_msg("%s: got %.17g, want %.17g", what, got, want);
@@ -206,24 +208,24 @@ static void op_tables(void **state) {
     double s;
     /* a Transpose of 8e3 bytes: its own table, 1 GB/s */
     struct oc_kfeat t8 = {OC_KF_MOVE, {8e3}, 8e3, "Transpose"};
-    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &t8, OC_DT_FLOAT, OC_MATH_FP32, 0, NO_FIXED, &s, NULL));
     near(s, 8e-6, "the op's own table");
     /* a Gather: one sample of its own, so the move family's five samples:
        its own at d 0 (weight 16) and the Transposes at 4e3 and 16e3 (d 1,
        weight 1 / 1.5625 each) and 1e3 / 64e3 (d 3, weight 1 / 10.5625):
        the K = 4 nearest are itself, 4e3, 16e3 and one at d 3 */
     struct oc_kfeat g8 = {OC_KF_MOVE, {8e3}, 8e3, "Gather"};
-    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &g8, OC_DT_FLOAT, OC_MATH_FP32, 0, NO_FIXED, &s, NULL));
     double w0 = 16.0, w1 = 1.0 / 1.5625, w3 = 1.0 / 10.5625;
     double eff = exp((w0 * log(1e11) + 2 * w1 * log(1e9) + w3 * log(1e9)) / (w0 + 2 * w1 + w3));
     near(s, 8e3 / eff, "a rare op: its family's samples together");
     /* an op with no table of its own (Concat): the family's */
     struct oc_kfeat c8 = {OC_KF_MOVE, {8e3}, 8e3, "Concat"};
-    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &c8, OC_DT_FLOAT, OC_MATH_FP32, 0, NO_FIXED, &s, NULL));
     near(s, 8e3 / eff, "no table of its own: the family's");
     /* never another family's: an eltwise node of no table of its op reads Add's */
     struct oc_kfeat r8 = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"};
-    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &r8, OC_DT_FLOAT, OC_MATH_FP32, 0, NO_FIXED, &s, NULL));
     near(s, 8e-7, "the eltwise family only");
 }
 
@@ -241,18 +243,18 @@ static void thread_tables(void **state) {
     struct oc_ktables all = {NULL, 2, ts};
     struct oc_kfeat f = {OC_KF_ELTWISE, {8e3}, 8e3, "Add"};
     double s;
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 2, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 2, NO_FIXED, &s, NULL));
     near(s, 8e3 / 10e9, "2 threads: the 2-thread table");
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 1, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 1, NO_FIXED, &s, NULL));
     near(s, 8e3 / 4e9, "1 thread: the 1-thread table");
     struct oc_kfeat r = {OC_KF_ELTWISE, {8e3}, 8e3, "Relu"}; /* the family's, of that count only */
-    assert_true(oc_ktables_time(&all, &r, OC_DT_FLOAT, OC_MATH_FP32, 1, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &r, OC_DT_FLOAT, OC_MATH_FP32, 1, NO_FIXED, &s, NULL));
     near(s, 8e3 / 4e9, "1 thread, the family's: the 1-thread samples");
-    assert_false(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, 0, &s, NULL));
+    assert_false(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, NO_FIXED, &s, NULL));
     assert_non_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 2));
     assert_null(oc_ktable_find(&all, OC_KF_ELTWISE, OC_DT_FLOAT, 0, "Add", 3));
     ts[1].threads = 0;
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 3, NO_FIXED, &s, NULL));
     near(s, 8e3 / 10e9, "a table of no thread count: any");
 }
 
@@ -272,14 +274,14 @@ static void fixed_cost_tables(void **state) {
     struct oc_ktables all = {NULL, 1, &tab};
     struct oc_kfeat f = {OC_KF_ELTWISE, {2e3}, 2e3, "Add"};
     double s;
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 2e-6, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){2e-6, 0}, &s, NULL));
     near(s, 2e-6 + 2e3 / 1e9, "the fixed cost off the samples and on the node");
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 0, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, NO_FIXED, &s, NULL));
     near(s, 2e3 / exp((log(1e3 / 3e-6) + log(4e3 / 6e-6)) / 2), "without: the whole times' efficiency");
     /* a fixed cost of 4 us: the first sample (3 us) is under it, so its own
        fixed cost is 2.7 us and its work keeps 0.3 us (a tenth); the second's
        is 4 us and its work 2 us; the node takes their mean fixed cost, 3.35 us */
-    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, 4e-6, &s, NULL));
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){4e-6, 0}, &s, NULL));
     near(s, (2.7e-6 + 4e-6) / 2 + 2e3 / exp((log(1e3 / 0.3e-6) + log(4e3 / 2e-6)) / 2),
          "a sample under the fixed cost");
     /* ONNX Runtime's Casts of a few elements in 2.5 us with a fitted fixed
@@ -290,8 +292,105 @@ static void fixed_cost_tables(void **state) {
     struct oc_ktable ctab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, c_op, 0, 2, casts};
     struct oc_ktables call = {NULL, 1, &ctab};
     struct oc_kfeat cf = {OC_KF_ELTWISE, {64}, 64, "Cast"};
-    assert_true(oc_ktables_time(&call, &cf, OC_DT_FLOAT, OC_MATH_FP32, 0, 3.1e-6, &s, NULL));
+    assert_true(oc_ktables_time(&call, &cf, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){3.1e-6, 0}, &s, NULL));
     near(s, 2.5e-6, "a node as small as samples under the fixed cost: their time");
+}
+
+/* A table's samples with their runs (x[1]) on a CPU: with 2 us fixed and
+ * 10 ns per run after the first, a sample of 1e3 bytes in one run and 3 us
+ * did its work at 1e3 / 1e-6 = 1 GB/s, one of 4e3 bytes in 101 runs and 7
+ * us at 4e3 / (7 - 2 - 1) us = 1 GB/s; a node of 2e3 bytes in 51 runs
+ * takes 2 us + 50 x 10 ns + 2e3 / 1 GB/s = 4.5 us. Without the run cost
+ * the second sample's efficiency is 4e3 / 5 us. */
+static void run_cost_tables(void **state) {
+    (void)state;
+    struct oc_ksample two[] = {{{1e3, 1}, 1e3, 3e-6}, {{4e3, 101}, 4e3, 7e-6}};
+    char a_op[] = "Add";
+    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two};
+    struct oc_ktables all = {NULL, 1, &tab};
+    struct oc_kfeat f = {OC_KF_ELTWISE, {2e3, 51}, 2e3, "Add"};
+    double s;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){2e-6, 1e-8}, &s, NULL));
+    near(s, 2e-6 + 50 * 1e-8 + 2e3 / 1e9, "the runs off the samples and on the node");
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){2e-6, 0}, &s, NULL));
+    near(s, 2e-6 + 2e3 / exp((log(1e3 / 1e-6) + log(4e3 / 5e-6)) / 2), "without a run cost");
+    /* a sample's runs take at most what its fixed cost leaves of 0.9 of its
+       time: 1e4 runs at 10 ns would be 100 us of a 7 us sample; its work
+       keeps 0.7 us, its runs 4.3 us (the node's own 50 runs still 0.5 us) */
+    two[1].x[1] = 1e4;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){2e-6, 1e-8}, &s, NULL));
+    near(s, 2e-6 + 50 * 1e-8 + 2e3 / exp((log(1e3 / 1e-6) + log(4e3 / 0.7e-6)) / 2), "a sample's runs capped");
+}
+
+/* The runs of a kernel's inner loop in ONNX Runtime (oc_kernel_runs), by
+ * hand from its broadcaster, which walks the axes from the innermost and
+ * takes the output in spans as long as both inputs' first stretch of axes
+ * that step through the input (> 1) or repeat it (1):
+ *   [8,128,2] + [2]: the bias repeats over 128 and 8: spans of 2, 1024;
+ *   [8,2,128,1] / []: the scalar starts both walks at the innermost axis,
+ *     1 for both, so the dividend's first stretch is that axis alone:
+ *     spans of 1, 2048 of them;
+ *   [8,128,2] + [1,128,2]: the second input's stretch is 256: 8 spans;
+ *   [8,128,2] + [8,128,2]: one span;
+ *   [2,3,4,5] x [2,3,1,1] (a squeeze-excitation scale): spans of 4 x 5, 6;
+ *   Softmax over the last axis of [4,6,8]: 24 rows; over axis 1: 4 x 8 = 32;
+ *   LayerNormalization from axis -2 of [4,6,8]: 4 rows;
+ *   a Relu, a Transpose: one run.
+ * On a CPU each run after the first adds run_s to the node; on a GPU none. */
+static void kernel_runs(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 3, TU_DIMS(8, 128, 2), NULL));
+    pbm_input(&pm, pb_value_info("bias", PB_FLOAT, 1, TU_DIMS(2), NULL));
+    pbm_input(&pm, pb_value_info("pos", PB_FLOAT, 3, TU_DIMS(1, 128, 2), NULL));
+    pbm_input(&pm, pb_value_info("q", PB_FLOAT, 4, TU_DIMS(8, 2, 128, 1), NULL));
+    pbm_input(&pm, pb_value_info("s", PB_FLOAT, 0, NULL, NULL));
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(2, 3, 4, 5), NULL));
+    pbm_input(&pm, pb_value_info("se", PB_FLOAT, 4, TU_DIMS(2, 3, 1, 1), NULL));
+    pbm_input(&pm, pb_value_info("r", PB_FLOAT, 3, TU_DIMS(4, 6, 8), NULL));
+    pbm_input(&pm, pb_value_info("g", PB_FLOAT, 2, TU_DIMS(6, 8), NULL));
+    pbm_node(&pm, pb_node("bias_add", "Add", TU_LIST("a", "bias"), TU_LIST("y1"), 0, NULL));
+    pbm_node(&pm, pb_node("scale", "Div", TU_LIST("q", "s"), TU_LIST("y2"), 0, NULL));
+    pbm_node(&pm, pb_node("pos_add", "Add", TU_LIST("a", "pos"), TU_LIST("y3"), 0, NULL));
+    pbm_node(&pm, pb_node("same_add", "Add", TU_LIST("a", "a"), TU_LIST("y4"), 0, NULL));
+    pbm_node(&pm, pb_node("se_mul", "Mul", TU_LIST("x", "se"), TU_LIST("y5"), 0, NULL));
+    struct pbw last[] = {pb_attr_int("axis", -1)}, one[] = {pb_attr_int("axis", 1)}, two[] = {pb_attr_int("axis", -2)};
+    pbm_node(&pm, pb_node("soft_last", "Softmax", TU_LIST("r"), TU_LIST("y6"), 1, last));
+    pbm_node(&pm, pb_node("soft_1", "Softmax", TU_LIST("r"), TU_LIST("y7"), 1, one));
+    pbm_node(&pm, pb_node("ln", "LayerNormalization", TU_LIST("r", "g"), TU_LIST("y8"), 1, two));
+    pbm_node(&pm, pb_node("relu", "Relu", TU_LIST("a"), TU_LIST("y9"), 0, NULL));
+    struct pbw perm[] = {pb_attr_ints("perm", 3, TU_DIMS(0, 2, 1))};
+    pbm_node(&pm, pb_node("tr", "Transpose", TU_LIST("a"), TU_LIST("y10"), 1, perm));
+    const char *outs[] = {"y1", "y2", "y3", "y4", "y5", "y6", "y7", "y8", "y9", "y10"};
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++)
+        pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    const char *names[] = {"bias_add", "scale", "pos_add", "same_add", "se_mul", "soft_last", "soft_1", "ln",
+                           "relu", "tr"};
+    const double want[] = {1024, 2048, 8, 1, 6, 24, 32, 4, 1, 1};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (oc_kernel_runs(an->graph, node(names[k])) != want[k])
+            fail_msg("%s: %g runs, want %g", names[k], oc_kernel_runs(an->graph, node(names[k])), want[k]);
+    /* the kernel features carry them, and a CPU's node takes run_s for each after the first */
+    struct oc_kfeat f;
+    oc_kernel_features(an->graph, node("bias_add"), false, &f);
+    assert_true(f.family == OC_KF_ELTWISE && f.x[1] == 1024);
+    struct oc_gpu gpu = *oc_gpu_find("h100"), cpu = gpu;
+    cpu.cpu = true;
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    struct oc_perf none, with, on_gpu;
+    assert_int_equal(oc_perf_estimate(an, &cpu, &o, &none), OC_OK);
+    o.run_s = 1e-8;
+    assert_int_equal(oc_perf_estimate(an, &cpu, &o, &with), OC_OK);
+    assert_int_equal(oc_perf_estimate(an, &gpu, &o, &on_gpu), OC_OK);
+    const struct oc_node *b = node("bias_add"), *same = node("same_add");
+    near(with.nodes[b->index].time - none.nodes[b->index].time, 1023 * 1e-8, "1023 runs after the first");
+    near(with.nodes[same->index].time, none.nodes[same->index].time, "one run: nothing added");
+    near(on_gpu.nodes[b->index].t_runs + 1, 1, "a GPU: no run cost");
+    oc_perf_free(&none);
+    oc_perf_free(&with);
+    oc_perf_free(&on_gpu);
 }
 
 /* oc_perf_estimate: a MatMul of a family the tables cover takes the table's
@@ -431,6 +530,8 @@ int main(void) {
         cmocka_unit_test(op_tables),
         cmocka_unit_test(thread_tables),
         cmocka_unit_test(fixed_cost_tables),
+        cmocka_unit_test(run_cost_tables),
+        cmocka_unit_test_teardown(kernel_runs, tu_teardown),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
         cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
     };
