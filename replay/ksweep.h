@@ -9,6 +9,14 @@
  * precision asked for, and every measured node becomes a sample of its
  * family's table. The grid steps by 4x (2 log2 units) per feature, so every
  * shape inside the grid has a sample within the tables' radius.
+ *
+ * The runs grid (OC_KSWEEP_RUNS) is a CPU's, for ONNX Runtime to time
+ * (`onnxcost probe --sweep-model`, then `measure`): memory-bound nodes
+ * whose runs of their kernel's inner loop (views/kernels.h oc_kernel_runs)
+ * go from one to every element, at a few fixed sizes. Every node's output
+ * is a graph output, which ONNX Runtime allocates outside its arena: about
+ * 1 us more a node than inside a graph, little beside these nodes' tens of
+ * microseconds, too much for samples of microsecond nodes.
  */
 #ifndef OC_REPLAY_KSWEEP_H
 #define OC_REPLAY_KSWEEP_H
