@@ -236,8 +236,9 @@ def write_md(doc, path):
              "docs/MEASURED.md says why these), "
              "per thread count, at both batches; every other record is unseen. "
              + (f"Beside them every fit takes the machine's runs sweep (`onnxcost probe --sweep-model`, 72 broadcasts "
-                f"and normalizations over short spans and rows, measured like a model at each thread count: "
-                f"{', '.join(doc['runs_sweep'])}), which fits a kernel's cost per run (docs/MODEL.md)."
+                f"and normalizations over short spans and rows and 60 small nodes in chains, measured like a model "
+                f"at each thread count: {', '.join(doc['runs_sweep'])}), which fits a kernel's cost per run and "
+                f"gives the tables each small op's cost per node (docs/MODEL.md)."
                 if doc.get("runs_sweep") else ""), ""]
     if doc["batch_8_missing"]:
         lines += ["Batch 8 not run (ONNX Runtime refused the batch-8 copy): " +

@@ -29,8 +29,10 @@ struct oc_ksb {
     bool nomem;
 };
 
-/* A float tensor's type, its dims static. */
-static Onnx__ValueInfoProto *oc_ks_value(struct oc_ksb *b, const char *name, const int64_t *dims, int32_t rank) {
+/* A tensor's type (elem: an ONNX element type), its dims static (rank -1:
+   none given, the analysis infers them). */
+static Onnx__ValueInfoProto *oc_ks_value(struct oc_ksb *b, const char *name, const int64_t *dims, int32_t rank,
+                                         int32_t elem) {
     Onnx__ValueInfoProto *v = oc_arena_alloc(&b->a, sizeof *v);
     Onnx__TypeProto *t = oc_arena_alloc(&b->a, sizeof *t);
     Onnx__TypeProto__Tensor *tt = oc_arena_alloc(&b->a, sizeof *tt);
@@ -55,7 +57,7 @@ static Onnx__ValueInfoProto *oc_ks_value(struct oc_ksb *b, const char *name, con
     sh->n_dim = (size_t)rank;
     sh->dim = dp;
     tt->has_elem_type = true;
-    tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    tt->elem_type = elem;
     tt->shape = rank >= 0 ? sh : NULL;
     t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     t->tensor_type = tt;
@@ -106,42 +108,54 @@ struct oc_ks_in {
     int32_t rank;
 };
 
-/* One node, named name, of op over fresh graph inputs of the given shapes,
-   counted for its family; its output a graph output. */
-static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
-                       const struct oc_ks_in *in, int32_t n_in, Onnx__AttributeProto *const *attrs,
-                       int32_t n_attrs) {
+/* A fresh graph input of the given shape and element type: its name, or
+   NULL (b->nomem) when out of memory. */
+static const char *oc_ks_input(struct oc_ksb *b, const struct oc_ks_in *in, int32_t elem) {
+    char x[32];
+    snprintf(x, sizeof x, "x%zu", b->n_inputs);
+    Onnx__ValueInfoProto *v = b->nomem ? NULL : oc_ks_value(b, x, in->dims, in->rank, elem);
+    if (!v)
+        return NULL;
+    b->inputs[b->n_inputs++] = v;
+    return v->name;
+}
+
+/* One node, named name, of op over the named values ins (graph inputs or
+   earlier nodes' outputs), counted for its family. Its output (element
+   type out_elem) is a graph output when last, else a value inside the
+   graph for a later node to read: its name, or NULL when out of memory. */
+static const char *oc_ks_link(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                              const char *const *in, int32_t n_in, Onnx__AttributeProto *const *attrs,
+                              int32_t n_attrs, int32_t out_elem, bool last) {
     if (b->nomem || b->n_nodes >= OC_KS_MAX_NODES)
-        return;
+        return NULL;
     Onnx__NodeProto *n = oc_arena_alloc(&b->a, sizeof *n);
     char **ins = oc_arena_array(&b->a, (size_t)n_in, sizeof *ins);
     char **outs = oc_arena_array(&b->a, 1, sizeof *outs);
     Onnx__AttributeProto **at = oc_arena_array(&b->a, OC_KS_MAX_ATTRS, sizeof *at);
-    if (!n || !ins || !outs || !at) {
-        b->nomem = true;
-        return;
-    }
-    onnx__node_proto__init(n);
-    for (int32_t i = 0; i < n_in; i++) {
-        char x[32];
-        snprintf(x, sizeof x, "x%zu", b->n_inputs);
-        Onnx__ValueInfoProto *v = oc_ks_value(b, x, in[i].dims, in[i].rank);
-        if (!v)
-            return;
-        b->inputs[b->n_inputs++] = v;
-        ins[i] = v->name;
-    }
     char y[32];
     snprintf(y, sizeof y, "y%zu", b->n_nodes);
-    Onnx__ValueInfoProto *out = oc_ks_value(b, y, NULL, -1); /* its shape the analysis infers */
-    for (int32_t i = 0; i < n_attrs; i++)
-        if (!attrs[i])
-            return;
-    if (!out || !(n->name = oc_arena_strdup(&b->a, name)))
-        return;
+    char *out = oc_arena_strdup(&b->a, y);
+    bool ok = n && ins && outs && at && out;
+    for (int32_t i = 0; ok && i < n_in; i++)
+        ok = in[i] != NULL;
+    for (int32_t i = 0; ok && i < n_attrs; i++)
+        ok = attrs[i] != NULL;
+    if (!ok) {
+        b->nomem = true;
+        return NULL;
+    }
+    onnx__node_proto__init(n);
+    Onnx__ValueInfoProto *v = last ? oc_ks_value(b, y, NULL, -1, out_elem) : NULL; /* its shape inferred */
+    if ((last && !v) || !(n->name = oc_arena_strdup(&b->a, name))) {
+        b->nomem = true;
+        return NULL;
+    }
+    for (int32_t i = 0; i < n_in; i++)
+        ins[i] = (char *)in[i];
     if (n_attrs)
         memcpy(at, attrs, (size_t)n_attrs * sizeof *at);
-    outs[0] = out->name;
+    outs[0] = last ? v->name : out;
     n->op_type = (char *)op;
     n->n_input = (size_t)n_in;
     n->input = ins;
@@ -149,9 +163,22 @@ static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, co
     n->output = outs;
     n->n_attribute = (size_t)n_attrs;
     n->attribute = at;
-    b->outputs[b->n_outputs++] = out;
+    if (last)
+        b->outputs[b->n_outputs++] = v;
     b->nodes[b->n_nodes++] = n;
     b->per_family[fam]++;
+    return outs[0];
+}
+
+/* One node, named name, of op over fresh FLOAT graph inputs of the given
+   shapes, counted for its family; its output a FLOAT graph output. */
+static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                       const struct oc_ks_in *in, int32_t n_in, Onnx__AttributeProto *const *attrs,
+                       int32_t n_attrs) {
+    const char *ins[3] = {NULL, NULL, NULL};
+    for (int32_t i = 0; i < n_in && i < 3; i++)
+        ins[i] = oc_ks_input(b, &in[i], ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, true);
 }
 
 static double oc_ks_elems(const struct oc_ks_in *in, int32_t n) {
@@ -350,6 +377,55 @@ static void oc_ks_runs(struct oc_ksb *b) {
     }
 }
 
+/* The runs grid's small nodes: the ops a decoder step or a small encoder is
+   made of, at 16 to 1024 elements (64 bytes to 4 KiB), where ONNX
+   Runtime's time is its cost per node and little else, which varies with
+   the op (here a Cast of 64 elements 2.5 us, a FastGelu 3.5). A node whose
+   output is a graph output takes about 1 us more (its buffer is not the
+   arena's), so at each size they are one chain, each node reading the one
+   before: unary ops, binary ones against the input, a softmax and a layer
+   normalization over rows of 16, a transpose, a cast to FP16 that a
+   concatenation reads (a cast pair alone ONNX Runtime drops) and one back;
+   a Neg ends it, the graph's output. */
+static void oc_ks_small(struct oc_ksb *b) {
+    static const char *const unary[] = {"Relu", "Sigmoid", "Tanh", "Erf"}, *const binary[] = {"Add", "Mul", "Sub", "Div"};
+    const int32_t f32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, f16 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+    char name[96];
+    for (int64_t e = 16; e <= 1024; e *= 4) {
+        const struct oc_ks_in xs = {{e / 16, 16}, 2}, vs = {{16}, 1};
+        const char *x = oc_ks_input(b, &xs, f32), *v = x, *ln[3] = {NULL, oc_ks_input(b, &vs, f32), oc_ks_input(b, &vs, f32)};
+        for (int32_t u = 0; u < OC_KS_LEN(unary); u++) {
+            snprintf(name, sizeof name, "small/%s_%lld", unary[u], (long long)e);
+            v = oc_ks_link(b, OC_KF_ELTWISE, unary[u], name, &v, 1, NULL, 0, f32, false);
+        }
+        for (int32_t u = 0; u < OC_KS_LEN(binary); u++) {
+            const char *two[2] = {v, x};
+            snprintf(name, sizeof name, "small/%s_%lld", binary[u], (long long)e);
+            v = oc_ks_link(b, OC_KF_ELTWISE, binary[u], name, two, 2, NULL, 0, f32, false);
+        }
+        int64_t perm[2] = {1, 0};
+        Onnx__AttributeProto *last[1] = {oc_ks_int(b, "axis", -1)}, *lna[1] = {oc_ks_int(b, "axis", -1)};
+        Onnx__AttributeProto *tp[1] = {oc_ks_ints(b, "perm", perm, 2)}, *cat[1] = {oc_ks_int(b, "axis", 0)};
+        Onnx__AttributeProto *to16[1] = {oc_ks_int(b, "to", f16)}, *to32[1] = {oc_ks_int(b, "to", f32)};
+        snprintf(name, sizeof name, "small/Softmax_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_REDUCE, "Softmax", name, &v, 1, last, 1, f32, false);
+        ln[0] = v;
+        snprintf(name, sizeof name, "small/LayerNormalization_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, lna, 1, f32, false);
+        snprintf(name, sizeof name, "small/Transpose_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_MOVE, "Transpose", name, &v, 1, tp, 1, f32, false);
+        snprintf(name, sizeof name, "small/Cast_f16_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_ELTWISE, "Cast", name, &v, 1, to16, 1, f16, false);
+        const char *pair[2] = {v, v};
+        snprintf(name, sizeof name, "small/Concat_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_MOVE, "Concat", name, pair, 2, cat, 1, f16, false);
+        snprintf(name, sizeof name, "small/Cast_f32_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_ELTWISE, "Cast", name, &v, 1, to32, 1, f32, false);
+        snprintf(name, sizeof name, "small/Neg_%lld", (long long)e);
+        oc_ks_link(b, OC_KF_ELTWISE, "Neg", name, &v, 1, NULL, 0, f32, true);
+    }
+}
+
 enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) {
     memset(out, 0, sizeof *out);
     struct oc_ks_grid g = grid == OC_KSWEEP_QUICK
@@ -371,6 +447,7 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     b.nomem = !b.nodes || !b.outputs || !b.inputs;
     if (grid == OC_KSWEEP_RUNS) {
         oc_ks_runs(&b);
+        oc_ks_small(&b);
     } else {
         oc_ks_gemms(&b, &g);
         oc_ks_convs(&b, &g);

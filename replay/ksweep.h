@@ -13,10 +13,11 @@
  * The runs grid (OC_KSWEEP_RUNS) is a CPU's, for ONNX Runtime to time
  * (`onnxcost probe --sweep-model`, then `measure`): memory-bound nodes
  * whose runs of their kernel's inner loop (views/kernels.h oc_kernel_runs)
- * go from one to every element, at a few fixed sizes. Every node's output
- * is a graph output, which ONNX Runtime allocates outside its arena: about
- * 1 us more a node than inside a graph, little beside these nodes' tens of
- * microseconds, too much for samples of microsecond nodes.
+ * go from one to every element, at a few fixed sizes. Each such node's
+ * output is a graph output, which ONNX Runtime allocates outside its
+ * arena: about 1 us more a node than inside a graph, little beside these
+ * nodes' tens of microseconds. Its small nodes, of microseconds, are
+ * chained instead, each reading the one before.
  */
 #ifndef OC_REPLAY_KSWEEP_H
 #define OC_REPLAY_KSWEEP_H
@@ -34,7 +35,9 @@ enum oc_ksweep_grid {
                          broadcast's spans from 1 element to the whole
                          tensor, a normalization's rows from 2 elements
                          long), what calibrate fits a CPU's cost per run
-                         on; 72 nodes of at most 4 MiB                  */
+                         on, 72 nodes of at most 4 MiB; and 4 chains of
+                         15 small nodes (16 to 1024 elements), samples of
+                         each op's cost per node                         */
 };
 
 struct oc_ksweep {

@@ -185,9 +185,12 @@ check(p5.returncode == 0 and ", 1 thread from" in p5.stdout and kept,
       "a probed machine predicts at one thread (its header names it)")
 
 # the runs sweep (probe --sweep-model): the model ONNX Runtime loads and runs,
-# every output of its input's shape; each node's runs by hand from its
-# shapes: [R, S] + [S] repeats the bias over R rows, R spans (one when R is
-# 1); a LayerNormalization or Softmax over the last axis of [R, S], R rows
+# every runs node's output of its input's shape, and each small-node chain
+# over [R, 16] ending in [32, R] (transposed, then two copies concatenated);
+# each node's runs by hand: [R, S] + [S] repeats the bias over R rows, R
+# spans (one when R is 1); a LayerNormalization or Softmax over the last
+# axis of [R, S], R rows; a chain's nodes one run, but its Softmax and
+# LayerNormalization R rows
 sweep = os.path.join(workdir, "runs_sweep.onnx")
 p6 = run("probe", "--sweep-model", sweep)
 check(p6.returncode == 0 and os.path.exists(sweep) and not p6.stdout, f"probe --sweep-model writes the sweep: {p6.stderr}")
@@ -200,16 +203,24 @@ except ImportError as e:
 else:
     m = onnx.load(sweep)
     shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in m.graph.input}
-    ops = sorted({n.op_type for n in m.graph.node})
-    check(len(m.graph.node) == 72 and ops == ["Add", "LayerNormalization", "Softmax"],
-          f"the sweep: 72 Add, LayerNormalization and Softmax nodes ({len(m.graph.node)}, {ops})")
+    runs_nodes = [n for n in m.graph.node if n.name.startswith("runs/")]
+    small = [n for n in m.graph.node if n.name.startswith("small/")]
+    chain_ops = ["Relu", "Sigmoid", "Tanh", "Erf", "Add", "Mul", "Sub", "Div", "Softmax", "LayerNormalization",
+                 "Transpose", "Cast", "Concat", "Cast", "Neg"]
+    check(len(runs_nodes) == 72 and {n.op_type for n in runs_nodes} == {"Add", "LayerNormalization", "Softmax"}
+          and [n.op_type for n in small] == chain_ops * 4 and len(m.graph.node) == 132,
+          f"the sweep: 72 runs nodes, and 4 chains of {len(chain_ops)} small nodes ({len(runs_nodes)}, {len(small)})")
     sess = ort.InferenceSession(sweep, providers=["CPUExecutionProvider"])
     feeds = {i.name: np.random.rand(*shapes[i.name]).astype(np.float32) for i in sess.get_inputs()}
     outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
-    check(all(list(outs[n.output[0]].shape) == shapes[n.input[0]] for n in m.graph.node),
-          "ONNX Runtime runs the sweep, every output of its first input's shape")
+    ends = {n.output[0]: int(n.name.rsplit("_", 1)[1]) // 16 for n in small if n.op_type == "Neg"}
+    check(all(list(outs[n.output[0]].shape) == shapes[n.input[0]] for n in runs_nodes)
+          and sorted(ends.values()) == [1, 4, 16, 64] and all(list(outs[k].shape) == [32, r] for k, r in ends.items()),
+          "ONNX Runtime runs the sweep, every output of the shape its nodes give")
     want = {n.name: (shapes[n.input[0]][0] if shapes[n.input[0]] != shapes[n.input[-1]] or n.op_type != "Add" else 1)
-            for n in m.graph.node}
+            for n in runs_nodes}
+    want.update({n.name: int(n.name.rsplit("_", 1)[1]) // 16 if n.op_type in ("Softmax", "LayerNormalization") else 1
+                 for n in small})
     p7 = run(sweep, "--machine", hp, "--format", "json", "-q")
     got = {nd["name"]: (nd.get("gpu") or {}).get("runs", 1) for nd in json.loads(p7.stdout)["nodes"]} \
         if p7.returncode == 0 else {}
