@@ -44,7 +44,7 @@ static const char oc_probe_usage[] =
 static const char oc_probe_footer[] = "\n"
                                       "examples:\n"
                                       "  onnxcost probe -o machine.json\n"
-                                      "  onnxcost probe --sweep-model runs.onnx && onnxcost measure runs.onnx --format json -o runs.json\n"
+                                      "  onnxcost probe --sweep-model runs.onnx && onnxcost measure runs.onnx --save runs --format json -o runs.json\n"
                                       "  onnxcost resnet50.onnx --machine machine.json\n"
                                       "  onnxcost probe --gpu --math tf32,fp16 -o h100-tables.json\n"
                                       "  onnxcost resnet50.onnx --batch 32 --gpu-spec h100-tables.json --dtype fp16\n";

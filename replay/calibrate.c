@@ -424,10 +424,9 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     } else {
         o.pad_path = 0;
     }
-
     /* the shared factors are c[0 .. fixed); the fixed costs follow: launch,
-       and a CPU's pool cost where points ran both on one thread and on more
-       (else the two are one number) */
+       a CPU's pool cost where points ran both on one thread and on more
+       (else the two are one number), and its cost per run */
     const int fixed = nc;
     c[nc++] = (struct oc_calib_coord){&o.launch_s, 0, OC_CALIB_LAUNCH_MAX, false};
     if (one && more)

@@ -277,9 +277,11 @@ double oc_kernel_runs(const struct oc_graph *g, const struct oc_node *n) {
     const char *op = n->op_type;
     for (size_t k = 0; k < sizeof oc_kr_broadcast_ops / sizeof oc_kr_broadcast_ops[0]; k++)
         if (strcmp(op, oc_kr_broadcast_ops[k]) == 0) {
+            if (n->n_in != 2) /* a variadic Sum, Max, ... of one or of three and more: not that loop */
+                return 1;
             const struct oc_value *b = oc_kf_val(g, n, 1, false);
-            if (n->n_in != 2 || !b)
-                return n->n_in == 1 ? 1 : 0;
+            if (!b)
+                return 0;
             double span = oc_kr_span(x, b), numel = oc_kf_numel(y);
             return span >= 1 && numel >= span ? numel / span : 0;
         }
@@ -298,7 +300,7 @@ double oc_kernel_runs(const struct oc_graph *g, const struct oc_node *n) {
         return oc_attr_int(n, "axis", -1, &axis, NULL) == OC_OK ? oc_kr_rows(x, axis) : 0;
     if (strcmp(op, "SkipLayerNormalization") == 0 || strcmp(op, "SkipSimplifiedLayerNormalization") == 0)
         return oc_kr_rows(x, -1);
-    return 1; /* a global pooling's rows are not calls of their own: one Eigen reduction over them all */
+    return 1; /* every other node, a global pooling too (one Eigen reduction over its rows) */
 }
 
 void oc_kernel_features(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph, struct oc_kfeat *out) {
