@@ -111,10 +111,12 @@ THREADS = (1, 2)
 FIT = {"resnet18", "mobilenet_v2", "shufflenet_v2_x1_0", "googlenet", "efficientnet_b0", "convnext_tiny", "alexnet",
        "light_resnet50", "light_inception_v1", "lraspp_mobilenet_v3_large", "style_transfer", "gpt2_tiny_decode"}
 # Beside them the calibration takes the machine's runs sweep (`onnxcost probe
-# --sweep-model`: broadcasts of short spans, normalizations of short rows),
-# measured like a model at each thread count: what fits the cost per run of
-# a kernel's inner loop, which the models' own nodes, of long spans, cannot
-# tell from their bytes. It is not a model, and not checked.
+# --sweep-model`: broadcasts of short spans, normalizations of short rows,
+# chains of small ops, small products), measured like a model at each thread
+# count: what fits the cost per run of a kernel's inner loop, which the
+# models' own nodes, of long spans, cannot tell from their bytes, and the
+# tables' samples of the small nodes and products the fit models lack. It is
+# not a model, and not checked.
 SWEEP = "runs_sweep"
 
 

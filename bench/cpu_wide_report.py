@@ -236,9 +236,10 @@ def write_md(doc, path):
              "docs/MEASURED.md says why these), "
              "per thread count, at both batches; every other record is unseen. "
              + (f"Beside them every fit takes the machine's runs sweep (`onnxcost probe --sweep-model`, 72 broadcasts "
-                f"and normalizations over short spans and rows and 60 small nodes in chains, measured like a model "
-                f"at each thread count: {', '.join(doc['runs_sweep'])}), which fits a kernel's cost per run and "
-                f"gives the tables each small op's cost per node (docs/MODEL.md)."
+                f"and normalizations over short spans and rows, 6 chains of 17 small ops and 69 small products, "
+                f"measured like a model at each thread count: {', '.join(doc['runs_sweep'])}), which fits a kernel's "
+                f"cost per run (and the tables each op's own) and gives the tables each small op's cost per node and "
+                f"the products of N and K under 64 the models lack (docs/MODEL.md)."
                 if doc.get("runs_sweep") else ""), ""]
     if doc["batch_8_missing"]:
         lines += ["Batch 8 not run (ONNX Runtime refused the batch-8 copy): " +

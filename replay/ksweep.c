@@ -24,7 +24,8 @@ struct oc_ksb {
     struct oc_arena a;
     Onnx__NodeProto **nodes;
     Onnx__ValueInfoProto **inputs, **outputs;
-    size_t n_nodes, n_inputs, n_outputs;
+    Onnx__TensorProto **weights;
+    size_t n_nodes, n_inputs, n_outputs, n_weights;
     int32_t per_family[16];
     bool nomem;
 };
@@ -120,6 +121,36 @@ static const char *oc_ks_input(struct oc_ksb *b, const struct oc_ks_in *in, int3
     return v->name;
 }
 
+/* A fresh FLOAT initializer of rows x cols, every element 1 / rows (a
+   product's weights, which ONNX Runtime packs once as a model's): its
+   name, or NULL (b->nomem) when out of memory. */
+static const char *oc_ks_weight(struct oc_ksb *b, int64_t rows, int64_t cols) {
+    char w[32];
+    snprintf(w, sizeof w, "w%zu", b->n_weights);
+    Onnx__TensorProto *t = b->nomem || b->n_weights >= OC_KS_MAX_NODES ? NULL : oc_arena_alloc(&b->a, sizeof *t);
+    int64_t *dims = t ? oc_arena_array(&b->a, 2, sizeof *dims) : NULL;
+    float *data = dims ? oc_arena_array(&b->a, (size_t)(rows * cols), sizeof *data) : NULL;
+    char *nm = data ? oc_arena_strdup(&b->a, w) : NULL;
+    if (!nm) {
+        b->nomem = true;
+        return NULL;
+    }
+    onnx__tensor_proto__init(t);
+    dims[0] = rows;
+    dims[1] = cols;
+    for (int64_t i = 0; i < rows * cols; i++)
+        data[i] = 1.0f / (float)rows;
+    t->n_dims = 2;
+    t->dims = dims;
+    t->has_data_type = true;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    t->n_float_data = (size_t)(rows * cols);
+    t->float_data = data;
+    t->name = nm;
+    b->weights[b->n_weights++] = t;
+    return nm;
+}
+
 /* One node, named name, of op over the named values ins (graph inputs or
    earlier nodes' outputs), counted for its family. Its output (element
    type out_elem) is a graph output when last, else a value inside the
@@ -190,6 +221,45 @@ static double oc_ks_elems(const struct oc_ks_in *in, int32_t n) {
         most = e > most ? e : most;
     }
     return most;
+}
+
+/* A ReduceMax, named name, over all of value y: its scalar a graph output.
+   ONNX Runtime allocates a graph output afresh each run, outside its
+   arena: about 1 us more a node, more for a large one. The sweep's nodes
+   write inside the graph, as a model's, and one of these reads each. */
+static void oc_ks_max(struct oc_ksb *b, const char *name, const char *y) {
+    Onnx__AttributeProto *flat[1] = {oc_ks_int(b, "keepdims", 0)};
+    oc_ks_link(b, OC_KF_REDUCE, "ReduceMax", name, &y, 1, flat, 1, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, true);
+}
+
+/* A fresh FLOAT graph input of the given shape, read through an Abs (named
+   name/in<i>) when of OC_KS_WARM elements or more: a graph input is read
+   cold, from memory (the sweep's other nodes have run since its last
+   run), where a model's node reads what the node before it wrote, still in
+   cache; a sweep node reading a graph input of 4 MiB took 2.9x its time
+   inside a graph. The Abs takes the cold read, a node apart (an op models
+   rarely hold). Returns the value's name, or NULL when out of memory. */
+#define OC_KS_WARM 1024
+static const char *oc_ks_warm_input(struct oc_ksb *b, const struct oc_ks_in *in, const char *name, int32_t i) {
+    const char *x = oc_ks_input(b, in, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+    if (oc_ks_elems(in, 1) < OC_KS_WARM)
+        return x;
+    char abs[112];
+    snprintf(abs, sizeof abs, "%s/in%d", name, (int)i);
+    return oc_ks_link(b, OC_KF_ELTWISE, "Abs", abs, &x, 1, NULL, 0, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, false);
+}
+
+/* One node as oc_ks_node, its inputs warm (oc_ks_warm_input) and its
+   output read by a ReduceMax (oc_ks_max). */
+static void oc_ks_kept(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                       const struct oc_ks_in *in, int32_t n_in, Onnx__AttributeProto *const *attrs, int32_t n_attrs) {
+    const char *ins[3] = {NULL, NULL, NULL};
+    for (int32_t i = 0; i < n_in && i < 3; i++)
+        ins[i] = oc_ks_warm_input(b, &in[i], name, i);
+    char max[112];
+    snprintf(max, sizeof max, "%s/max", name);
+    oc_ks_max(b, max, oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
+                                 false));
 }
 
 /* ---- the grid ---------------------------------------------------------------------- */
@@ -349,7 +419,8 @@ static void oc_ks_memory(struct oc_ksb *b, const struct oc_ks_grid *g) {
 /* The runs grid (OC_KSWEEP_RUNS): at each size, a broadcast Add over spans
    of 1 to all the elements ([e / s, s] + [s]; s = 1 is [e, 1] + [1], a
    span of one element each), the same Add without a broadcast (one run),
-   and a LayerNormalization and a Softmax over rows of 2 to 4096. */
+   and a LayerNormalization and a Softmax over rows of 2 to 4096; each read
+   by a ReduceMax (oc_ks_kept). */
 static void oc_ks_runs(struct oc_ksb *b) {
     static const int64_t sizes[] = {1 << 14, 1 << 16, 1 << 20};
     static const int64_t spans[] = {1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096, 1 << 14};
@@ -359,50 +430,64 @@ static void oc_ks_runs(struct oc_ksb *b) {
         int64_t e = sizes[i];
         struct oc_ks_in same[2] = {{{e / 256, 256}, 2}, {{e / 256, 256}, 2}};
         snprintf(name, sizeof name, "runs/Add_%lld_same", (long long)e);
-        oc_ks_node(b, OC_KF_ELTWISE, "Add", name, same, 2, NULL, 0);
+        oc_ks_kept(b, OC_KF_ELTWISE, "Add", name, same, 2, NULL, 0);
         for (int32_t k = 0; k < OC_KS_LEN(spans) && spans[k] <= e; k++) {
             struct oc_ks_in in[2] = {{{e / spans[k], spans[k]}, 2}, {{spans[k]}, 1}};
             snprintf(name, sizeof name, "runs/Add_%lld_s%lld", (long long)e, (long long)spans[k]);
-            oc_ks_node(b, OC_KF_ELTWISE, "Add", name, in, 2, NULL, 0);
+            oc_ks_kept(b, OC_KF_ELTWISE, "Add", name, in, 2, NULL, 0);
         }
         for (int32_t k = 0; k < OC_KS_LEN(rows); k++) {
             struct oc_ks_in x = {{e / rows[k], rows[k]}, 2}, ln[3] = {x, {{rows[k]}, 1}, {{rows[k]}, 1}};
             Onnx__AttributeProto *last[1] = {oc_ks_int(b, "axis", -1)};
             snprintf(name, sizeof name, "runs/LayerNormalization_%lld_r%lld", (long long)e, (long long)rows[k]);
-            oc_ks_node(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, last, 1);
+            oc_ks_kept(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, last, 1);
             Onnx__AttributeProto *soft[1] = {oc_ks_int(b, "axis", -1)};
             snprintf(name, sizeof name, "runs/Softmax_%lld_r%lld", (long long)e, (long long)rows[k]);
-            oc_ks_node(b, OC_KF_REDUCE, "Softmax", name, &x, 1, soft, 1);
+            oc_ks_kept(b, OC_KF_REDUCE, "Softmax", name, &x, 1, soft, 1);
         }
     }
 }
 
-/* The runs grid's small nodes: the ops a decoder step or a small encoder is
-   made of, at 16 to 1024 elements (64 bytes to 4 KiB), where ONNX
-   Runtime's time is its cost per node and little else, which varies with
-   the op (here a Cast of 64 elements 2.5 us, a FastGelu 3.5). A node whose
-   output is a graph output takes about 1 us more (its buffer is not the
-   arena's), so at each size they are one chain, each node reading the one
-   before: unary ops, binary ones against the input, a softmax and a layer
+/* The runs grid's chains: the ops a decoder step or a small encoder is made
+   of, each node reading the one before (as a model's read what its last
+   node wrote, still in cache; a graph input is read cold, from memory), at
+   16 to 1024 elements (64 bytes to 4 KiB), where ONNX Runtime's time is
+   its cost per node and little else, which varies with the op (here a Cast
+   of 64 elements 2.5 us, a FastGelu 3.5), and at 16K and 256K elements:
+   unary ops, binary ones against the chain's Sigmoid, a comparison and the
+   select it masks (Where, as attention's), a softmax and a layer
    normalization over rows of 16, a transpose, a cast to FP16 that a
-   concatenation reads (a cast pair alone ONNX Runtime drops) and one back;
-   a Neg ends it, the graph's output. */
+   concatenation reads (a cast pair alone ONNX Runtime drops) and one back,
+   a Neg; a ReduceMax (oc_ks_max) ends it, the graph's output. */
 static void oc_ks_small(struct oc_ksb *b) {
     static const char *const unary[] = {"Relu", "Sigmoid", "Tanh", "Erf"}, *const binary[] = {"Add", "Mul", "Sub", "Div"};
+    static const int64_t sizes[] = {16, 64, 256, 1024, 1 << 14, 1 << 18};
     const int32_t f32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, f16 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
     char name[96];
-    for (int64_t e = 16; e <= 1024; e *= 4) {
-        const struct oc_ks_in xs = {{e / 16, 16}, 2}, vs = {{16}, 1};
-        const char *x = oc_ks_input(b, &xs, f32), *v = x, *ln[3] = {NULL, oc_ks_input(b, &vs, f32), oc_ks_input(b, &vs, f32)};
+    for (int32_t i = 0; i < OC_KS_LEN(sizes); i++) {
+        const int64_t e = sizes[i];
+        const struct oc_ks_in xs = {{e / 16, 16}, 2}, vs = {{16}, 1}, scalar = {{0}, 0};
+        char chain[32];
+        snprintf(chain, sizeof chain, "small/chain_%lld", (long long)e);
+        const char *v = oc_ks_warm_input(b, &xs, chain, 0), *sig = NULL;
+        const char *ln[3] = {NULL, oc_ks_input(b, &vs, f32), oc_ks_input(b, &vs, f32)};
         for (int32_t u = 0; u < OC_KS_LEN(unary); u++) {
             snprintf(name, sizeof name, "small/%s_%lld", unary[u], (long long)e);
             v = oc_ks_link(b, OC_KF_ELTWISE, unary[u], name, &v, 1, NULL, 0, f32, false);
+            sig = u == 1 ? v : sig; /* in (0, 1): the binary ops' other side, a divisor */
         }
         for (int32_t u = 0; u < OC_KS_LEN(binary); u++) {
-            const char *two[2] = {v, x};
+            const char *two[2] = {v, sig};
             snprintf(name, sizeof name, "small/%s_%lld", binary[u], (long long)e);
             v = oc_ks_link(b, OC_KF_ELTWISE, binary[u], name, two, 2, NULL, 0, f32, false);
         }
+        const char *cmp[2] = {v, sig};
+        snprintf(name, sizeof name, "small/Greater_%lld", (long long)e);
+        const char *sel[3] = {oc_ks_link(b, OC_KF_ELTWISE, "Greater", name, cmp, 2, NULL, 0,
+                                         ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, false),
+                              oc_ks_input(b, &scalar, f32), v};
+        snprintf(name, sizeof name, "small/Where_%lld", (long long)e);
+        v = oc_ks_link(b, OC_KF_ELTWISE, "Where", name, sel, 3, NULL, 0, f32, false);
         int64_t perm[2] = {1, 0};
         Onnx__AttributeProto *last[1] = {oc_ks_int(b, "axis", -1)}, *lna[1] = {oc_ks_int(b, "axis", -1)};
         Onnx__AttributeProto *tp[1] = {oc_ks_ints(b, "perm", perm, 2)}, *cat[1] = {oc_ks_int(b, "axis", 0)};
@@ -422,8 +507,53 @@ static void oc_ks_small(struct oc_ksb *b) {
         snprintf(name, sizeof name, "small/Cast_f32_%lld", (long long)e);
         v = oc_ks_link(b, OC_KF_ELTWISE, "Cast", name, &v, 1, to32, 1, f32, false);
         snprintf(name, sizeof name, "small/Neg_%lld", (long long)e);
-        oc_ks_link(b, OC_KF_ELTWISE, "Neg", name, &v, 1, NULL, 0, f32, true);
+        v = oc_ks_link(b, OC_KF_ELTWISE, "Neg", name, &v, 1, NULL, 0, f32, false);
+        snprintf(name, sizeof name, "small/ReduceMax_%lld", (long long)e);
+        oc_ks_max(b, name, v);
     }
+}
+
+/* The runs grid's small products, where a decoder step's or a small
+   encoder's products are (their N and K under the models' 64 and more):
+   at each M, one chain of MatMuls by packed weights through every (K, N)
+   of 2, 8 and 32 (2x2, 2x8, 8x8, 8x32, 32x32, 32x2, 2x32, 32x8, 8x2), and
+   attention's batched products over heads of 1 to 16 elements: scores
+   [bh,S,d] x [bh,d,S], then [bh,S,S] x [bh,S,d]. A ReduceMax (oc_ks_max)
+   ends each chain. */
+static void oc_ks_products(struct oc_ksb *b) {
+    static const int64_t ms[] = {1, 8, 64, 512, 4096}, path[] = {2, 2, 8, 8, 32, 32, 2, 32, 8, 2};
+    static const int64_t heads[] = {2, 16}, seqs[] = {32, 128}, sizes[] = {1, 4, 16};
+    const int32_t f32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    char name[96];
+    for (int32_t i = 0; i < OC_KS_LEN(ms); i++) {
+        const struct oc_ks_in xs = {{ms[i], path[0]}, 2};
+        const char *v = oc_ks_input(b, &xs, f32);
+        for (int32_t k = 0; k + 1 < OC_KS_LEN(path); k++) {
+            const char *two[2] = {v, oc_ks_weight(b, path[k], path[k + 1])};
+            snprintf(name, sizeof name, "products/MatMul_m%lld_k%lld_n%lld", (long long)ms[i], (long long)path[k],
+                     (long long)path[k + 1]);
+            v = oc_ks_link(b, OC_KF_GEMM, "MatMul", name, two, 2, NULL, 0, f32, false);
+        }
+        snprintf(name, sizeof name, "products/ReduceMax_m%lld", (long long)ms[i]);
+        oc_ks_max(b, name, v);
+    }
+    for (int32_t h = 0; h < OC_KS_LEN(heads); h++)
+        for (int32_t q = 0; q < OC_KS_LEN(seqs); q++)
+            for (int32_t d = 0; d < OC_KS_LEN(sizes); d++) {
+                int64_t bh = heads[h], sq = seqs[q], hd = sizes[d];
+                const struct oc_ks_in qs = {{bh, sq, hd}, 3}, ks = {{bh, hd, sq}, 3};
+                const char *qk[2] = {oc_ks_input(b, &qs, f32), oc_ks_input(b, &ks, f32)};
+                snprintf(name, sizeof name, "products/scores_b%lld_s%lld_d%lld", (long long)bh, (long long)sq,
+                         (long long)hd);
+                const char *pv[2] = {oc_ks_link(b, OC_KF_GEMM, "MatMul", name, qk, 2, NULL, 0, f32, false),
+                                     oc_ks_input(b, &qs, f32)};
+                snprintf(name, sizeof name, "products/mix_b%lld_s%lld_d%lld", (long long)bh, (long long)sq,
+                         (long long)hd);
+                const char *y = oc_ks_link(b, OC_KF_GEMM, "MatMul", name, pv, 2, NULL, 0, f32, false);
+                snprintf(name, sizeof name, "products/ReduceMax_b%lld_s%lld_d%lld", (long long)bh, (long long)sq,
+                         (long long)hd);
+                oc_ks_max(b, name, y);
+            }
 }
 
 enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) {
@@ -444,10 +574,12 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     b.nodes = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.nodes);
     b.outputs = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.outputs);
     b.inputs = oc_arena_array(&b.a, 3 * OC_KS_MAX_NODES, sizeof *b.inputs);
-    b.nomem = !b.nodes || !b.outputs || !b.inputs;
+    b.weights = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.weights);
+    b.nomem = !b.nodes || !b.outputs || !b.inputs || !b.weights;
     if (grid == OC_KSWEEP_RUNS) {
         oc_ks_runs(&b);
         oc_ks_small(&b);
+        oc_ks_products(&b);
     } else {
         oc_ks_gemms(&b, &g);
         oc_ks_convs(&b, &g);
@@ -469,6 +601,8 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     gr.input = b.inputs;
     gr.n_output = b.n_outputs;
     gr.output = b.outputs;
+    gr.n_initializer = b.n_weights;
+    gr.initializer = b.weights;
     m.has_ir_version = true;
     m.ir_version = 8;
     m.producer_name = (char *)(grid == OC_KSWEEP_RUNS ? "onnxcost probe --sweep-model" : "onnxcost probe --gpu");

@@ -13,11 +13,12 @@
  * The runs grid (OC_KSWEEP_RUNS) is a CPU's, for ONNX Runtime to time
  * (`onnxcost probe --sweep-model`, then `measure`): memory-bound nodes
  * whose runs of their kernel's inner loop (views/kernels.h oc_kernel_runs)
- * go from one to every element, at a few fixed sizes. Each such node's
- * output is a graph output, which ONNX Runtime allocates outside its
- * arena: about 1 us more a node than inside a graph, little beside these
- * nodes' tens of microseconds. Its small nodes, of microseconds, are
- * chained instead, each reading the one before.
+ * go from one to every element, at a few fixed sizes; chains of small
+ * nodes; small products. Its nodes read and write as a model's do: what
+ * they read of a graph input of 1024 elements or more comes through an
+ * Abs (a graph input is read cold: 2.9x an Add's time at 4 MiB), and a
+ * ReduceMax reads what they write (a graph output is allocated afresh each
+ * run, outside ONNX Runtime's arena: about 1 us more a node).
  */
 #ifndef OC_REPLAY_KSWEEP_H
 #define OC_REPLAY_KSWEEP_H
@@ -35,9 +36,12 @@ enum oc_ksweep_grid {
                          broadcast's spans from 1 element to the whole
                          tensor, a normalization's rows from 2 elements
                          long), what calibrate fits a CPU's cost per run
-                         on, 72 nodes of at most 4 MiB; and 4 chains of
-                         15 small nodes (16 to 1024 elements), samples of
-                         each op's cost per node                         */
+                         on and the tables each op's own, 72 nodes of at
+                         most 4 MiB; 6 chains of 17 ops (16 to 256K
+                         elements), samples of each op's cost per node;
+                         and 69 products of N and K under 64, by packed
+                         weights and batched as attention's, 431 nodes
+                         with the Abs and ReduceMax nodes around them   */
 };
 
 struct oc_ksweep {

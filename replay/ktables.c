@@ -22,7 +22,7 @@ static struct oc_ktable *oc_ktables_slot(struct oc_ktables *t, enum oc_kfamily f
         return NULL;
     }
     t->tables = grown;
-    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, op_copy, threads, 0, NULL};
+    grown[t->n] = (struct oc_ktable){f, dtype, oc_kfamily_memory(f) ? 0 : math, op_copy, threads, 0, NULL, 0};
     return &grown[t->n++];
 }
 

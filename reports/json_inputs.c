@@ -463,6 +463,7 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
         o->work = v[has];
         o->seconds = v[has + 1];
     }
+    oc_ktable_fit_runs(out);
     return true;
 }
 

@@ -344,6 +344,42 @@ void oc_ktables_free(struct oc_ktables *t) {
     memset(t, 0, sizeof *t);
 }
 
+static int oc_kt_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void oc_ktable_fit_runs(struct oc_ktable *t) {
+    t->run_s = 0;
+    if (!oc_kfamily_memory(t->family) || t->n < 2)
+        return;
+    size_t n_pairs = 0, cap = 0;
+    double *c = NULL;
+    for (int32_t i = 0; i < t->n; i++)
+        for (int32_t j = 0; j < t->n; j++) {
+            const struct oc_ksample *lo = &t->samples[i], *hi = &t->samples[j];
+            if (!(hi->x[1] >= 4 * lo->x[1]) || !(hi->seconds >= 1.5 * lo->seconds) ||
+                !(fabs(log2(hi->x[0] / lo->x[0])) <= OC_KRUN_SAME_BYTES))
+                continue;
+            if (n_pairs == cap) {
+                size_t grown_cap = cap ? 2 * cap : 64;
+                double *grown = realloc(c, grown_cap * sizeof *c);
+                if (!grown) { /* out of memory: not measured, the fitted cost prices the runs */
+                    free(c);
+                    return;
+                }
+                c = grown;
+                cap = grown_cap;
+            }
+            c[n_pairs++] = (hi->seconds - lo->seconds) / (hi->x[1] - lo->x[1]);
+        }
+    if (n_pairs >= 3) {
+        qsort(c, n_pairs, sizeof *c, oc_kt_cmp_double);
+        t->run_s = n_pairs % 2 ? c[n_pairs / 2] : (c[n_pairs / 2 - 1] + c[n_pairs / 2]) / 2;
+    }
+    free(c);
+}
+
 static bool oc_kt_same_op(const char *a, const char *b) {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
@@ -371,6 +407,7 @@ struct oc_knn {
     double f[OC_KTABLE_K];                 /* the sample's own fixed cost */
     int32_t n;
     struct oc_kfixed fixed;
+    double node_run_s;                     /* the node's cost per run */
 };
 
 /* the runs of a memory-bound sample or node after its first (x[1]; 0 in
@@ -389,16 +426,22 @@ static double oc_knn_fixed(const struct oc_knn *nn, const struct oc_ksample *s) 
     return nn->fixed.node_s < cap ? nn->fixed.node_s : cap;
 }
 
+/* a table's cost per run: its own where it has one, else the fitted one */
+static double oc_kt_run_s(const struct oc_ktable *t, const struct oc_kfixed *fixed) {
+    return t && t->run_s > 0 ? t->run_s : fixed->run_s;
+}
+
 /* The seconds a sample's runs after its first took (oc_kernel_runs x
    run_s), within what its fixed cost leaves of the cap: its own, which
    the node does not take. */
-static double oc_knn_runs(const struct oc_knn *nn, enum oc_kfamily fam, const struct oc_ksample *s, double fixed) {
-    double cap = (1 - OC_KTABLE_MIN_BODY) * s->seconds - fixed, t = oc_kruns_after_first(fam, s->x) * nn->fixed.run_s;
+static double oc_knn_runs(enum oc_kfamily fam, const struct oc_ksample *s, double fixed, double run_s) {
+    double cap = (1 - OC_KTABLE_MIN_BODY) * s->seconds - fixed, t = oc_kruns_after_first(fam, s->x) * run_s;
     return t < cap ? t : cap > 0 ? cap : 0;
 }
 
 static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struct oc_kfeat *f) {
     int32_t nf = oc_kfamily_near_features(f->family);
+    double run_s = oc_kt_run_s(t, &nn->fixed);
     for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ksample *s = &t->samples[i];
         double d2 = 0;
@@ -407,7 +450,7 @@ static void oc_knn_add(struct oc_knn *nn, const struct oc_ktable *t, const struc
             d2 += dx * dx;
         }
         double fx = oc_knn_fixed(nn, s), d = sqrt(d2);
-        double e = log(s->work / (s->seconds - fx - oc_knn_runs(nn, f->family, s, fx)));
+        double e = log(s->work / (s->seconds - fx - oc_knn_runs(f->family, s, fx, run_s)));
         int32_t at = nn->n < OC_KTABLE_K ? nn->n++ : OC_KTABLE_K;
         if (at == OC_KTABLE_K) { /* full: replace the farthest if this one is nearer */
             int32_t far = 0;
@@ -439,7 +482,7 @@ static bool oc_knn_time(const struct oc_knn *nn, const struct oc_kfeat *f, doubl
         se += w * nn->e[j];
         sf += w * nn->f[j];
     }
-    *seconds = sf / sw + oc_kruns_after_first(f->family, f->x) * nn->fixed.run_s + f->work / exp(se / sw);
+    *seconds = sf / sw + oc_kruns_after_first(f->family, f->x) * nn->node_run_s + f->work / exp(se / sw);
     if (extrapolated)
         *extrapolated = nearest > 1.0;
     return *seconds > 0 && isfinite(*seconds);
@@ -449,7 +492,7 @@ static bool oc_ktable_time_fixed(const struct oc_ktable *t, const struct oc_kfea
                                  double *seconds, bool *extrapolated) {
     if (!t || t->family != f->family || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
-    struct oc_knn nn = {.n = 0, .fixed = fixed};
+    struct oc_knn nn = {.n = 0, .fixed = fixed, .node_run_s = oc_kt_run_s(t, &fixed)};
     oc_knn_add(&nn, t, f);
     return oc_knn_time(&nn, f, seconds, extrapolated);
 }
@@ -463,14 +506,15 @@ bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32
     if (!t || !(f->work > 0) || oc_kfamily_features(f->family) == 0)
         return false;
     bool memory = oc_kfamily_memory(f->family);
+    const struct oc_ktable *own = NULL;
     if (memory && f->op) { /* the op's own table, when it speaks with K samples */
-        const struct oc_ktable *own = oc_ktable_find(t, f->family, dtype, math, f->op, threads);
+        own = oc_ktable_find(t, f->family, dtype, math, f->op, threads);
         if (!own)
             own = oc_ktable_find(t, f->family, dtype, math, f->op, 0);
         if (own && own->n >= OC_KTABLE_K && oc_ktable_time_fixed(own, f, fixed, seconds, extrapolated))
             return true;
     }
-    struct oc_knn nn = {.n = 0, .fixed = fixed};
+    struct oc_knn nn = {.n = 0, .fixed = fixed, .node_run_s = oc_kt_run_s(own, &fixed)};
     for (int32_t i = 0; i < t->n; i++) {
         const struct oc_ktable *k = &t->tables[i];
         if (k->family == f->family && k->dtype == dtype && (memory || k->math == math) && oc_kt_threads(k, threads))

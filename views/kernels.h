@@ -113,6 +113,9 @@ struct oc_ktable {
     int32_t threads;
     int32_t n;
     struct oc_ksample *samples;
+    double run_s;              /* a memory-bound op's own cost per run, from
+                                  its samples (oc_ktable_fit_runs); 0: not
+                                  measured, the fitted run_s prices its runs */
 };
 struct oc_ktables {
     char *source;              /* where they were measured: device, driver and
@@ -121,6 +124,18 @@ struct oc_ktables {
     struct oc_ktable *tables;
 };
 void oc_ktables_free(struct oc_ktables *t);
+
+/* A memory-bound table's own cost per run of its kernel's inner loop, from
+ * its samples of one size and many runs: where two samples' bytes are
+ * within OC_KRUN_SAME_BYTES log2 units and the one of at least 4x the
+ * other's runs took at least 1.5x its time (the runs, not the bytes, set
+ * it), the time between them over the runs between them; the
+ * median of at least 3 such pairs (0 else: a table of long spans alone,
+ * or of one run each, does not tell). ONNX Runtime's inner calls differ
+ * by op: a LayerNormalization's row of 2 costs about 20 ns where a
+ * broadcast Add's span costs 10 (docs/MODEL.md). Sets t->run_s. */
+#define OC_KRUN_SAME_BYTES 0.25
+void oc_ktable_fit_runs(struct oc_ktable *t);
 
 /* The table for a family, dtype, math, op (NULL: the family's table of no
  * op) and thread count (0 for a GPU's), or NULL. */
@@ -140,7 +155,9 @@ bool oc_ktable_time(const struct oc_ktable *t, const struct oc_kfeat *f, double 
  * whole nodes', ONNX Runtime's per-node cost and a memory-bound kernel's
  * runs included; all 0 for a GPU's kernel times): taken off each sample's
  * time (down to OC_KTABLE_MIN_BODY of it) before its efficiency, and the
- * node's own added to its time. */
+ * node's own added to its time; a memory-bound sample's runs at its
+ * table's own run_s where it has one (oc_ktable_fit_runs), and the node's
+ * at its op's table's, else at fixed.run_s. */
 bool oc_ktables_time(const struct oc_ktables *t, const struct oc_kfeat *f, int32_t dtype, int32_t math,
                      int32_t threads, struct oc_kfixed fixed, double *seconds, bool *extrapolated);
 

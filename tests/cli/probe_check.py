@@ -184,13 +184,18 @@ p5 = run(model, "--batch", "1", "--machine", spec, "--threads", "1")
 check(p5.returncode == 0 and ", 1 thread from" in p5.stdout and kept,
       "a probed machine predicts at one thread (its header names it)")
 
-# the runs sweep (probe --sweep-model): the model ONNX Runtime loads and runs,
-# every runs node's output of its input's shape, and each small-node chain
-# over [R, 16] ending in [32, R] (transposed, then two copies concatenated);
-# each node's runs by hand: [R, S] + [S] repeats the bias over R rows, R
-# spans (one when R is 1); a LayerNormalization or Softmax over the last
-# axis of [R, S], R rows; a chain's nodes one run, but its Softmax and
-# LayerNormalization R rows
+# the runs sweep (probe --sweep-model): the model ONNX Runtime loads and runs.
+# Its runs nodes read their inputs of 1024 elements or more through an Abs
+# (a graph input is read cold) and are read by a ReduceMax (a graph output is
+# allocated afresh), each node's output of its first input's shape; each
+# node's runs by hand: [R, S] + [S] repeats the bias over R rows, R spans
+# (one when R is 1); a LayerNormalization or Softmax over the last axis of
+# [R, S], R rows. The chains over [R, 16] (R = 1 to 16384) end in a
+# ReduceMax of one value; their nodes one run, but the Softmax and the
+# LayerNormalization R rows. The small products: per M a chain of MatMuls by
+# [K, N] initializers through K, N of 2, 8, 32, from [M, 2] to [M, 2]; per
+# heads bh, length S and head size d, scores [bh,S,d] x [bh,d,S] then their
+# product with [bh,S,d]; every product one run
 sweep = os.path.join(workdir, "runs_sweep.onnx")
 p6 = run("probe", "--sweep-model", sweep)
 check(p6.returncode == 0 and os.path.exists(sweep) and not p6.stdout, f"probe --sweep-model writes the sweep: {p6.stderr}")
@@ -203,24 +208,49 @@ except ImportError as e:
 else:
     m = onnx.load(sweep)
     shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in m.graph.input}
-    runs_nodes = [n for n in m.graph.node if n.name.startswith("runs/")]
-    small = [n for n in m.graph.node if n.name.startswith("small/")]
-    chain_ops = ["Relu", "Sigmoid", "Tanh", "Erf", "Add", "Mul", "Sub", "Div", "Softmax", "LayerNormalization",
-                 "Transpose", "Cast", "Concat", "Cast", "Neg"]
+    weights = {w.name: list(w.dims) for w in m.graph.initializer}
+    made = {o: n for n in m.graph.node for o in n.output}
+    numel = lambda v: int(np.prod(shapes[v])) if v in shapes else None  # noqa: E731
+    runs_nodes = [n for n in m.graph.node if n.name.startswith("runs/") and n.name.count("/") == 1]
+    small = [n for n in m.graph.node if n.name.startswith("small/") and "/chain_" not in n.name]
+    products = [n for n in m.graph.node if n.name.startswith("products/")]
+    chain_ops = ["Relu", "Sigmoid", "Tanh", "Erf", "Add", "Mul", "Sub", "Div", "Greater", "Where", "Softmax",
+                 "LayerNormalization", "Transpose", "Cast", "Concat", "Cast", "Neg", "ReduceMax"]
+    path = [2, 2, 8, 8, 32, 32, 2, 32, 8, 2]
+    flat = [n for n in products if n.input[-1] in weights]
+    # each runs node's inputs: a graph input under 1024 elements, else an Abs of one; its output read by a ReduceMax
+    fed = all((x in shapes and numel(x) < 1024) or (made[x].op_type == "Abs" and numel(made[x].input[0]) >= 1024)
+              for n in runs_nodes for x in n.input)
+    reads = {x for n in m.graph.node if n.op_type == "ReduceMax" for x in n.input}
     check(len(runs_nodes) == 72 and {n.op_type for n in runs_nodes} == {"Add", "LayerNormalization", "Softmax"}
-          and [n.op_type for n in small] == chain_ops * 4 and len(m.graph.node) == 132,
-          f"the sweep: 72 runs nodes, and 4 chains of {len(chain_ops)} small nodes ({len(runs_nodes)}, {len(small)})")
+          and fed and all(n.output[0] in reads for n in runs_nodes)
+          and [n.op_type for n in small] == chain_ops * 6
+          and [n.op_type for n in products] == (["MatMul"] * 9 + ["ReduceMax"]) * 5 + ["MatMul", "MatMul", "ReduceMax"] * 12
+          and [weights[n.input[1]] for n in flat] == [[path[k], path[k + 1]] for k in range(9)] * 5,
+          f"the sweep: 72 runs nodes fed warm and read, 6 chains of {len(chain_ops)} small nodes, 45 products by packed "
+          f"weights and 24 batched ones ({len(runs_nodes)}, {len(small)}, {len(products)})")
     sess = ort.InferenceSession(sweep, providers=["CPUExecutionProvider"])
-    feeds = {i.name: np.random.rand(*shapes[i.name]).astype(np.float32) for i in sess.get_inputs()}
-    outs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
-    ends = {n.output[0]: int(n.name.rsplit("_", 1)[1]) // 16 for n in small if n.op_type == "Neg"}
-    check(all(list(outs[n.output[0]].shape) == shapes[n.input[0]] for n in runs_nodes)
-          and sorted(ends.values()) == [1, 4, 16, 64] and all(list(outs[k].shape) == [32, r] for k, r in ends.items()),
+    feeds = {i.name: np.asarray(np.random.rand(*shapes[i.name]), dtype=np.float32) for i in sess.get_inputs()}
+    names = [o for n in m.graph.node for o in n.output]
+    inner = onnx.helper.make_model(m.graph, opset_imports=m.opset_import)  # every value an output, to read shapes
+    inner.graph.output.extend(onnx.helper.make_empty_tensor_value_info(v) for v in names
+                              if v not in {o.name for o in m.graph.output})
+    s2 = ort.InferenceSession(inner.SerializeToString(), providers=["CPUExecutionProvider"])
+    outs = dict(zip([o.name for o in s2.get_outputs()], s2.run(None, feeds)))
+    first = lambda n: list(outs[n.input[0]].shape) if n.input[0] in outs else shapes[n.input[0]]  # noqa: E731
+    ends = {n.output[0]: list(outs[n.output[0]].shape) for n in small + products if n.op_type == "ReduceMax"}
+    prod_last = [list(outs[n.output[0]].shape) for n in products if n.op_type == "MatMul"]
+    want_last = ([[mm, path[k + 1]] for mm in (1, 8, 64, 512, 4096) for k in range(9)]
+                 + [s for bh in (2, 16) for sq in (32, 128) for d in (16, 4, 1) for s in ([bh, sq, sq], [bh, sq, d])])
+    check(all(list(outs[n.output[0]].shape) == first(n) for n in runs_nodes)
+          and len(ends) == 6 + 17 and all(v == [] for v in ends.values()) and sorted(prod_last) == sorted(want_last),
           "ONNX Runtime runs the sweep, every output of the shape its nodes give")
-    want = {n.name: (shapes[n.input[0]][0] if shapes[n.input[0]] != shapes[n.input[-1]] or n.op_type != "Add" else 1)
+    want = {n.name: (first(n)[0] if len(n.input) > 1 and first(n) != (list(outs[n.input[1]].shape) if n.input[1] in outs
+                                                                      else shapes[n.input[1]])
+                     or n.op_type in ("Softmax", "LayerNormalization") else 1)
             for n in runs_nodes}
     want.update({n.name: int(n.name.rsplit("_", 1)[1]) // 16 if n.op_type in ("Softmax", "LayerNormalization") else 1
-                 for n in small})
+                 for n in small + products})
     p7 = run(sweep, "--machine", hp, "--format", "json", "-q")
     got = {nd["name"]: (nd.get("gpu") or {}).get("runs", 1) for nd in json.loads(p7.stdout)["nodes"]} \
         if p7.returncode == 0 else {}

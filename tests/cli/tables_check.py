@@ -23,6 +23,8 @@ replay result written here for it at N=4 (times chosen here: 2.0, 1.0 and
   * a result whose model is not found, a file that is no replay result and a
     malformed kernel_tables key each get one line and exit 2.
 
+  * a CPU's LayerNormalization over 4096 rows takes its op's own cost per
+    run (20 ns, from its table's samples), not the spec's fitted 10 ns;
   * the committed H200 tables load and time at least half the MNIST net's
     kernels.
 
@@ -170,6 +172,33 @@ def main():
     lines = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(lines) == 1 and "'N'" in lines[0] and "--dim N=" in lines[0]
           and not os.path.exists(mspec + ".unbound"), f"a result at unbound dims: one line, exit 2 ({lines})")
+
+    # a CPU's LayerNormalization over x[4096, 2] (4096 rows, 65,552 bytes) from a table of its op whose samples at
+    # those bytes take 3 us + 20 ns a row after the first + bytes at 1 GB/s over 1, 64, 1024 and 16384 rows, where
+    # the spec's fitted cost per run is 10 ns: the op's own 20 ns prices the node's 4095 runs after its first (the
+    # samples' pairs of 4x the rows and 1.5x the time: 16384 rows against each other), its samples' 3 us come off
+    # and its bytes take 1 GB/s
+    ln_nodes = [h.make_node("LayerNormalization", ["x", "g", "b"], ["y"], name="ln", axis=-1)]
+    lg = h.make_graph(ln_nodes, "ln", [h.make_tensor_value_info("x", TensorProto.FLOAT, [4096, 2])],
+                      [h.make_tensor_value_info("y", TensorProto.FLOAT, [4096, 2])],
+                      [numpy_helper.from_array(np.ones(2, np.float32), "g"),
+                       numpy_helper.from_array(np.zeros(2, np.float32), "b")])
+    ln_model = os.path.join(work, "ln.onnx")
+    onnx.save(h.make_model(lg, opset_imports=[h.make_opsetid("", 17)]), ln_model)
+    by_ = 4096 * 2 * 4 * 2 + 2 * 2 * 4
+    cpu = {"name": "hand CPU", "kind": "cpu", "fp32": 0.1, "memory_gib": 8, "bandwidth_gbs": 10,
+           "efficiency": {"launch_us": 3, "run_us": 0.01},
+           "kernel_tables": {"source": "hand", "tables": [
+               {"family": "reduce", "dtype": "f32", "op": "LayerNormalization", "samples": [
+                   [by_, r, by_, 3e-6 + (r - 1) * 20e-9 + by_ / 1e9] for r in (1, 64, 1024, 16384)]}]}}
+    cpu_spec = os.path.join(work, "cpu_tables.json")
+    json.dump(cpu, open(cpu_spec, "w"))
+    p = run(bin_, ln_model, "--gpu-spec", cpu_spec, "--format", "json", "-q")
+    ln = {x["name"]: x["gpu"] for x in json.loads(p.stdout)["nodes"]}.get("ln", {}) if p.returncode == 0 else {}
+    want = 3e-6 + 4095 * 20e-9 + by_ / 1e9
+    check(ln.get("time_source") == "table" and abs(ln.get("time_s", 0) - want) < 1e-9 * want,
+          f"a CPU LayerNormalization's runs at its op's own cost: {ln.get('time_s')} s, want {want} "
+          f"({p.stderr.strip()[:200]})")
 
     for tag, args, text in (
             ("no model", ["tables", res, "--models", os.path.join(work, "nowhere")], "cannot open"),

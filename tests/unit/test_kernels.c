@@ -152,7 +152,7 @@ static void depthwise_outside_nchwc(void **state) {
 static void interpolation(void **state) {
     (void)state;
     struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
-    struct oc_ktable t = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one};
+    struct oc_ktable t = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one, 0};
     struct oc_kfeat f = {OC_KF_GEMM, {128, 64, 64}, 4e9, NULL};
     double s;
     bool ex = true;
@@ -169,7 +169,7 @@ static void interpolation(void **state) {
     /* two samples at 32 and 128 (efficiencies 1e12 and 4e12), the query at 64:
        both one unit away, equal weights: exp(mean of ln) = 2e12 */
     struct oc_ksample two[] = {{{32, 64, 64}, 1e9, 1e-3}, {{128, 64, 64}, 4e9, 1e-3}};
-    struct oc_ktable t2 = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 2, two};
+    struct oc_ktable t2 = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 2, two, 0};
     struct oc_kfeat q = {OC_KF_GEMM, {64, 64, 64}, 2e9, NULL};
     assert_true(oc_ktable_time(&t2, &q, &s, NULL));
     near(s, 2e9 / 2e12, "two samples: their geometric mean");
@@ -181,7 +181,7 @@ static void interpolation(void **state) {
     double eff = exp((w0 * log(1e12) + w1 * log(4e12)) / (w0 + w1));
     near(s, 1e9 / eff, "weights 1 / (d + 0.25)^2");
     /* a memory-bound table finds any math; a product's only its own */
-    struct oc_ktable ts[] = {t, {OC_KF_ELTWISE, OC_DT_FLOAT16, 0, NULL, 0, 1, one}};
+    struct oc_ktable ts[] = {t, {OC_KF_ELTWISE, OC_DT_FLOAT16, 0, NULL, 0, 1, one, 0}};
     struct oc_ktables all = {NULL, 2, ts};
     assert_non_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0));
     assert_null(oc_ktable_find(&all, OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_TF32, NULL, 0));
@@ -201,9 +201,9 @@ static void op_tables(void **state) {
     struct oc_ksample add[] = {{{1e3}, 1e3, 1e-7}, {{4e3}, 4e3, 4e-7}, {{16e3}, 16e3, 16e-7}, {{64e3}, 64e3, 64e-7}};
     struct oc_ksample ga[] = {{{8e3}, 8e3, 8e-8}};
     char t_op[] = "Transpose", a_op[] = "Add", g_op[] = "Gather";
-    struct oc_ktable ts[] = {{OC_KF_MOVE, OC_DT_FLOAT, 0, t_op, 0, 4, tr},
-                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 4, add},
-                             {OC_KF_MOVE, OC_DT_FLOAT, 0, g_op, 0, 1, ga}};
+    struct oc_ktable ts[] = {{OC_KF_MOVE, OC_DT_FLOAT, 0, t_op, 0, 4, tr, 0},
+                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 4, add, 0},
+                             {OC_KF_MOVE, OC_DT_FLOAT, 0, g_op, 0, 1, ga, 0}};
     struct oc_ktables all = {NULL, 3, ts};
     double s;
     /* a Transpose of 8e3 bytes: its own table, 1 GB/s */
@@ -238,8 +238,8 @@ static void thread_tables(void **state) {
     struct oc_ksample one[] = {{{1e3}, 1e3, 2.5e-7}, {{4e3}, 4e3, 1e-6}, {{16e3}, 16e3, 4e-6}, {{64e3}, 64e3, 16e-6}};
     struct oc_ksample two[] = {{{1e3}, 1e3, 1e-7}, {{4e3}, 4e3, 4e-7}, {{16e3}, 16e3, 16e-7}, {{64e3}, 64e3, 64e-7}};
     char a_op[] = "Add";
-    struct oc_ktable ts[] = {{OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 1, 4, one},
-                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 2, 4, two}};
+    struct oc_ktable ts[] = {{OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 1, 4, one, 0},
+                             {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 2, 4, two, 0}};
     struct oc_ktables all = {NULL, 2, ts};
     struct oc_kfeat f = {OC_KF_ELTWISE, {8e3}, 8e3, "Add"};
     double s;
@@ -270,7 +270,7 @@ static void fixed_cost_tables(void **state) {
     (void)state;
     struct oc_ksample two[] = {{{1e3}, 1e3, 3e-6}, {{4e3}, 4e3, 6e-6}};
     char a_op[] = "Add";
-    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two};
+    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two, 0};
     struct oc_ktables all = {NULL, 1, &tab};
     struct oc_kfeat f = {OC_KF_ELTWISE, {2e3}, 2e3, "Add"};
     double s;
@@ -289,7 +289,7 @@ static void fixed_cost_tables(void **state) {
        3.1 us plus a sample's tenth */
     struct oc_ksample casts[] = {{{64}, 64, 2.5e-6}, {{64}, 64, 2.5e-6}};
     char c_op[] = "Cast";
-    struct oc_ktable ctab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, c_op, 0, 2, casts};
+    struct oc_ktable ctab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, c_op, 0, 2, casts, 0};
     struct oc_ktables call = {NULL, 1, &ctab};
     struct oc_kfeat cf = {OC_KF_ELTWISE, {64}, 64, "Cast"};
     assert_true(oc_ktables_time(&call, &cf, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){3.1e-6, 0}, &s, NULL));
@@ -306,7 +306,7 @@ static void run_cost_tables(void **state) {
     (void)state;
     struct oc_ksample two[] = {{{1e3, 1}, 1e3, 3e-6}, {{4e3, 101}, 4e3, 7e-6}};
     char a_op[] = "Add";
-    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two};
+    struct oc_ktable tab = {OC_KF_ELTWISE, OC_DT_FLOAT, 0, a_op, 0, 2, two, 0};
     struct oc_ktables all = {NULL, 1, &tab};
     struct oc_kfeat f = {OC_KF_ELTWISE, {2e3, 51}, 2e3, "Add"};
     double s;
@@ -320,6 +320,45 @@ static void run_cost_tables(void **state) {
     two[1].x[1] = 1e4;
     assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){2e-6, 1e-8}, &s, NULL));
     near(s, 2e-6 + 50 * 1e-8 + 2e3 / exp((log(1e3 / 1e-6) + log(4e3 / 0.7e-6)) / 2), "a sample's runs capped");
+}
+
+/* An op's own cost per run, from its samples of one size (oc_ktable_fit_runs):
+ * a LayerNormalization whose times are 3 us + 20 ns a row after the first +
+ * bytes at 1 GB/s, at 2^16 and 2^20 bytes, over 1, 64, 1024 and 16384 rows.
+ * The pairs that count (the same bytes, 4x the runs or more, 1.5x the time
+ * or more): at 2^16 bytes (68.5 us for 1 row, 89 us for 1024 rows) 16384
+ * rows take 396 us, against 1, 64 and 1024 rows; at 2^20 bytes (1052 us)
+ * 16384 rows take 1380 us, under 1.5x. Each pair gives 20 ns exactly, and
+ * so their median. A table whose only pair is of sizes far apart says
+ * nothing (0), nor a product's. The node's runs then cost its op's 20 ns,
+ * not the fitted 10, and its samples' runs come off at 20. */
+static void own_run_cost(void **state) {
+    (void)state;
+    struct oc_ksample ln[8];
+    const double sizes[2] = {65536, 1048576}, rows[4] = {1, 64, 1024, 16384};
+    for (int i = 0; i < 8; i++) {
+        double b = sizes[i / 4], r = rows[i % 4];
+        ln[i] = (struct oc_ksample){{b, r}, b, 3e-6 + (r - 1) * 20e-9 + b / 1e9};
+    }
+    char l_op[] = "LayerNormalization";
+    struct oc_ktable tab = {OC_KF_REDUCE, OC_DT_FLOAT, 0, l_op, 0, 8, ln, 0};
+    oc_ktable_fit_runs(&tab);
+    near(tab.run_s, 20e-9, "the op's own cost per run");
+    struct oc_ktable far = {OC_KF_REDUCE, OC_DT_FLOAT, 0, l_op, 0, 2, (struct oc_ksample[]){{{1e3, 1}, 1e3, 3e-6},
+                                                                                          {{1e6, 1000}, 1e6, 3e-4}}, 7};
+    oc_ktable_fit_runs(&far);
+    assert_true(far.run_s == 0); /* the only pair's sizes 10 log2 units apart */
+    struct oc_ktable gemm = {OC_KF_GEMM, OC_DT_FLOAT, 0, NULL, 0, 8, ln, 7};
+    oc_ktable_fit_runs(&gemm);
+    assert_true(gemm.run_s == 0); /* a product's table has no runs */
+    /* a node of 2^16 bytes over 4096 rows: each sample's 3 us (the fixed cost)
+       and its rows at 20 ns come off, leaving bytes / 1 GB/s for all four
+       nearest (the 2^16-byte ones); the node's own 4095 runs at 20 ns */
+    struct oc_ktables all = {NULL, 1, &tab};
+    struct oc_kfeat f = {OC_KF_REDUCE, {65536, 4096}, 65536, "LayerNormalization"};
+    double s;
+    assert_true(oc_ktables_time(&all, &f, OC_DT_FLOAT, OC_MATH_FP32, 0, (struct oc_kfixed){3e-6, 10e-9}, &s, NULL));
+    near(s, 3e-6 + 4095 * 20e-9 + 65536 / 1e9, "the node's runs at its op's own cost");
 }
 
 /* The runs of a kernel's inner loop in ONNX Runtime (oc_kernel_runs), by
@@ -406,7 +445,7 @@ static void perf_from_table(void **state) {
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_ksample one[] = {{{64, 64, 64}, 1e9, 1e-3}}; /* 1e12 FLOP/s */
-    struct oc_ktable tt = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one};
+    struct oc_ktable tt = {OC_KF_GEMM, OC_DT_FLOAT, OC_MATH_FP32, NULL, 0, 1, one, 0};
     struct oc_ktables tables = {"a hand-written table", 1, &tt};
     struct oc_gpu g = *oc_gpu_find("h100");
     struct oc_perf_opts o;
@@ -531,6 +570,7 @@ int main(void) {
         cmocka_unit_test(thread_tables),
         cmocka_unit_test(fixed_cost_tables),
         cmocka_unit_test(run_cost_tables),
+        cmocka_unit_test(own_run_cost),
         cmocka_unit_test_teardown(kernel_runs, tu_teardown),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
         cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
