@@ -299,12 +299,47 @@ static int oc_calib_node_shapes(struct oc_rp_file *f) {
         const struct oc_node *node = fn->measured ? oc_graph_node_named(an->graph, fn->name) : NULL;
         if (node && oc_perf_conv_op(fn->op))
             fn->conv_inside = oc_perf_conv_window(an->graph, node, &fn->conv_padded);
-        if (node)
+        if (node) {
             fn->runs = oc_kernel_runs(an->graph, node);
+            fn->light = oc_cpu_node_light(an->graph, node);
+        }
     }
     oc_analysis_free(an);
     oc_model_free(m);
     return rc;
+}
+
+/* A CPU's time for a node without a kernel of the model's work (light_s),
+   fitted on the fitted files' such nodes, each on the CPU at the thread
+   count its file ran with, the fit's fixed costs held: false when out of
+   memory. */
+static bool oc_calib_light(const struct oc_rp_file *files, const struct oc_calib_file_report *fr,
+                           const struct oc_gpu *devs, const struct oc_gpu *base, int32_t n_fit,
+                           struct oc_calib_fit *fit) {
+    int32_t cap = 0, n = 0;
+    for (int32_t k = 0; k < n_fit; k++)
+        cap += files[k].n_nodes;
+    double *secs = malloc((size_t)(cap ? cap : 1) * sizeof *secs);
+    const struct oc_gpu **dev = malloc((size_t)(cap ? cap : 1) * sizeof *dev);
+    if (!secs || !dev) {
+        free(secs);
+        free(dev);
+        return false;
+    }
+    for (int32_t k = 0; k < n_fit; k++)
+        for (int32_t i = 0; !fr[k].noisy && !fr[k].slower && i < files[k].n_nodes; i++) {
+            const struct oc_rp_file_node *fn = &files[k].nodes[i];
+            if (fn->measured && fn->light && fn->time_ns > 0 && !fn->overhead) {
+                secs[n] = fn->time_ns * 1e-9;
+                dev[n++] = devs[k].cpu ? &devs[k] : base;
+            }
+        }
+    struct oc_perf_opts held = {.launch_s = fit->eff.launch_s, .pool_s = fit->eff.pool_s};
+    fit->eff.light_s = oc_calib_fit_light(&held, secs, dev, n);
+    fit->n_light = n;
+    free(secs);
+    free(dev);
+    return true;
 }
 
 /* the nodes a measure result timed: each one the runtime ran, and a gap
@@ -483,13 +518,17 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
         fit.eff.gap_s = oc_calib_fit_gap(nodes_s, e2e_s, ran, n_fit);
     }
+    if (base->cpu && !oc_calib_light(files, fr, devs, base, n_fit, &fit)) {
+        rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
+        goto done;
+    }
     struct oc_gpu calibrated = *base;
     calibrated.measured = fit.eff;
     struct oc_perf_opts after = g.perf; /* the fit's factors only, as the spec written holds them */
     memset(after.eff_unit, 0, sizeof after.eff_unit);
     memset(after.eff_conv_unit, 0, sizeof after.eff_conv_unit);
     memset(after.parallel_outputs, 0, sizeof after.parallel_outputs);
-    after.pool_s = after.task_s = after.split_s = after.split_share = after.pad_path = after.run_s = 0;
+    after.pool_s = after.task_s = after.split_s = after.split_share = after.pad_path = after.run_s = after.light_s = 0;
     after.op_eff = NULL;
     oc_perf_use_measured(&calibrated, 0, &after);
     for (int32_t k = 0; k < n; k++) {

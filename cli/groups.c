@@ -227,6 +227,7 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
         g->perf.gap_s = def.gap_s;
         g->perf.pool_s = def.pool_s;
         g->perf.run_s = def.run_s;
+        g->perf.light_s = def.light_s;
     }
     g->perf.op_eff = NULL; /* the previous device's */
 }

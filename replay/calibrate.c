@@ -29,7 +29,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
                      int32_t *skipped) {
     for (int32_t i = 0; i < f->n_nodes; i++) {
         const struct oc_rp_file_node *fn = &f->nodes[i];
-        if (!fn->measured)
+        if (!fn->measured || fn->light) /* a node without a kernel: light_s's (oc_calib_fit_light) */
             continue;
         if (!(fn->time_ns > 0) || !(fn->est_flops > 0 || fn->est_bytes > 0) || fn->overhead) {
             (*skipped)++;
@@ -222,6 +222,39 @@ struct oc_calib_shift_data {
 
 /* a factor x held in the fit's range */
 static double oc_calib_eff_range(double x) { return fmin(fmax(x, OC_CALIB_EFF_MIN), OC_CALIB_EFF_MAX); }
+
+/* A CPU's cache levels stream no slower than the level below them: each
+   fitted level's factor raised, where needed, until its bandwidth times
+   its factor is at least the next larger level's (memory's below the
+   last), on one thread's rates and on all the threads' both. Only the
+   levels where some point is memory-bound take part (memory where some
+   point is, at o): another's factor no point sees, not a fit. A level
+   that came out slower had taken in the cost per node of the small nodes
+   it holds (the wide check's first cache level fitted 0.015 of its 640
+   GB/s, slower than memory), which the fixed costs, refitted after this,
+   are for. */
+static void oc_calib_levels_in_order(const struct oc_gpu *gpu, struct oc_perf_opts *o, const struct oc_calib_point *pts,
+                                     int32_t n) {
+    const struct oc_cpu_scaling *s = &gpu->scaling;
+    bool bound[5] = {false}; /* memory-bound points at each level; [4]: at memory */
+    for (int32_t i = 0; i < n; i++)
+        if (!oc_calib_compute_bound(gpu, o, &pts[i])) {
+            int32_t k = oc_calib_level(gpu, &pts[i]);
+            bound[k >= 0 && k < 4 ? k : 4] = true;
+        }
+    double below_all = bound[4] ? gpu->mem_bw * o->eff_memory : 0;
+    double below_one = bound[4] ? (s->mem_one > 0 ? s->mem_one : gpu->mem_bw) * o->eff_memory : 0;
+    for (int32_t k = (gpu->n_caches < 4 ? gpu->n_caches : 4) - 1; k >= 0; k--) {
+        double bw_all = gpu->cache_bw[k], bw_one = s->cache_bw_one[k] > 0 ? s->cache_bw_one[k] : bw_all;
+        if (!(bw_all > 0) || !(o->eff_memory_cache[k] > 0) || !bound[k])
+            continue;
+        double need = fmax(below_all / bw_all, below_one / bw_one);
+        if (o->eff_memory_cache[k] < need)
+            o->eff_memory_cache[k] = oc_calib_eff_range(need);
+        below_all = bw_all * o->eff_memory_cache[k];
+        below_one = bw_one * o->eff_memory_cache[k];
+    }
+}
 
 static void oc_calib_shift(struct oc_perf_opts *o, struct oc_op_efficiencies *ops, double shift) {
     double f = exp(shift);
@@ -500,11 +533,19 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
                 oc_calib_descend(&shift_obj, &o, &shift, &l);
                 oc_calib_shift(&o, &ops, sd.shift);
             }
+            oc_calib_levels_in_order(gpu, &o, pts, n);
             double pn = oc_calib_points_loss_per_node(&o, &data);
             for (int k = 0; k < 3 * n_fixed; k++) /* the fixed costs, each node weighing the same */
                 oc_calib_descend(&per_node, &o, &c[fixed + k % n_fixed], &pn);
             best = oc_calib_sweeps(&obj, &o, c, fixed, oc_calib_points_loss(&o, &data));
         }
+        /* the sweeps after the fixed costs may undo the levels' order: once
+           more in order, and the fixed costs again for it */
+        oc_calib_levels_in_order(gpu, &o, pts, n);
+        double pn = oc_calib_points_loss_per_node(&o, &data);
+        for (int k = 0; k < 3 * n_fixed; k++)
+            oc_calib_descend(&per_node, &o, &c[fixed + k % n_fixed], &pn);
+        best = oc_calib_points_loss(&o, &data);
     }
     free(slot);
     free(idx);
@@ -558,6 +599,37 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     out->eff.run_s = runs ? o.run_s : 0;
     out->eff.has_launch = true;
     return OC_OK;
+}
+
+/* the light nodes' mean squared ln error at o.light_s */
+struct oc_calib_light_data {
+    const double *seconds;
+    const struct oc_gpu *const *devs;
+    int32_t n;
+};
+
+static double oc_calib_light_loss(const struct oc_perf_opts *o, const void *data) {
+    const struct oc_calib_light_data *d = data;
+    double loss = 0;
+    for (int32_t i = 0; i < d->n; i++) {
+        double e = log(oc_perf_light_s(d->devs[i], o)) - log(d->seconds[i]);
+        loss += e * e;
+    }
+    return loss / d->n;
+}
+
+double oc_calib_fit_light(const struct oc_perf_opts *fitted, const double *seconds,
+                          const struct oc_gpu *const *devs, int32_t n) {
+    if (n < OC_CALIB_LIGHT_NODES)
+        return 0;
+    struct oc_perf_opts o = *fitted;
+    const struct oc_calib_light_data d = {seconds, devs, n};
+    const struct oc_calib_objective obj = {oc_calib_light_loss, &d};
+    const struct oc_calib_coord c = {&o.light_s, OC_CALIB_LIGHT_MIN, OC_CALIB_LAUNCH_MAX, false};
+    o.light_s = fitted->launch_s > OC_CALIB_LIGHT_MIN ? fitted->launch_s : OC_CALIB_LIGHT_MIN;
+    double loss = oc_calib_light_loss(&o, &d);
+    oc_calib_descend(&obj, &o, &c, &loss);
+    return o.light_s;
 }
 
 void oc_calib_error(const struct oc_gpu *gpu, const struct oc_perf_opts *o, const struct oc_calib_point *pts, int32_t n,

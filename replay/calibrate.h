@@ -69,6 +69,8 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
 #define OC_CALIB_EFF_MIN 0.01
 #define OC_CALIB_EFF_MAX 10.0
 #define OC_CALIB_LAUNCH_MAX 50e-6
+#define OC_CALIB_LIGHT_MIN 0.1e-6 /* a node without a kernel's least time (light_s; 0 means launch_s's) */
+#define OC_CALIB_LIGHT_NODES 8    /* the fewest such nodes light_s is fitted on (else 0: launch_s)        */
 #define OC_CALIB_HOST_MAX 1e-3
 #define OC_CALIB_TASK_MIN 1e-7 /* a CPU's least work per thread (task_s), seconds */
 #define OC_CALIB_TASK_MAX 1e-2
@@ -97,6 +99,7 @@ struct oc_calib_fit {
     double op_share[OC_OP_EFF_MAX];
     int32_t n_op[OC_OP_EFF_MAX];
     double loss_before, loss_after;        /* weighted mean squared log error          */
+    int32_t n_light;                       /* nodes without a kernel eff.light_s is fitted on */
 };
 /* Fits the factors on pts, starting from `base` (its eff_compute, eff_memory
  * and launch_s; math and additive as the prediction will use them). A unit
@@ -105,6 +108,15 @@ struct oc_calib_fit {
  * point is compute-bound. OC_ERR_INVALID when no point. */
 enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts *base, const struct oc_calib_point *pts,
                             int32_t n, struct oc_calib_fit *out);
+
+/* A CPU runtime's time for a node without a kernel of the model's work
+ * (oc_perf_opts.light_s): fitted on n such nodes' measured seconds, each on
+ * the CPU at the thread count it ran with (devs[i]), each weighing the same
+ * (squared ln error), with `fitted`'s pool cost held (views/gpu.h
+ * oc_perf_light_s). 0 with fewer than OC_CALIB_LIGHT_NODES: a few such nodes
+ * after a large one (whose caches it took) are no figure for all. */
+double oc_calib_fit_light(const struct oc_perf_opts *fitted, const double *seconds,
+                          const struct oc_gpu *const *devs, int32_t n);
 
 /* A CPU runtime's time between the nodes it runs, from measure results:
  * record k timed ran[k] nodes whose own medians sum to nodes_s[k] in an

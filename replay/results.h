@@ -66,6 +66,11 @@ struct oc_rp_file_node {
     double runs;              /* the runs of its kernel's inner loop, from the
                                  same analysis (oc_kernel_runs; calibrate
                                  fills it for a CPU's results); 0: not known */
+    bool light;               /* the same analysis finds no kernel of the
+                                 model's work in it (views/gpu.h
+                                 oc_cpu_node_light: a Shape, a Reshape, shape
+                                 arithmetic): not a roofline point; calibrate
+                                 fits a CPU's light_s on such nodes          */
     double est_outputs;       /* output elements: bytes_written / the dtype's
                                  size; 0 when the dtype is not given         */
     int32_t dtype;            /* the model's compute dtype (ONNX code), 0 = none */

@@ -83,6 +83,9 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
         oc_sbuf_printf(b, ", %.1f ns per run of a kernel's inner loop after its first (a broadcast's spans, a "
                        "softmax's rows)%s", f->eff.run_s * 1e9,
                        f->eff.run_s >= OC_CALIB_RUN_MAX * 0.999 ? " (at the end of its range)" : "");
+    if (f->eff.light_s > 0)
+        oc_sbuf_printf(b, ", a node without a kernel %.2f us (%d such nodes)%s", f->eff.light_s * 1e6, (int)f->n_light,
+                       f->eff.light_s >= OC_CALIB_LAUNCH_MAX * 0.999 ? " (at the end of its range)" : "");
     if (f->eff.gap_s > 0)
         oc_sbuf_printf(b, ", gap between nodes %.2f us (from the records' end to end)", f->eff.gap_s * 1e6);
     for (int32_t k = 0; k < f->eff.ops.n; k++) /* a CPU's ops with a factor of their own */

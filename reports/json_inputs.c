@@ -101,6 +101,7 @@ const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS] = {
     {"task_us", offsetof(struct oc_gpu_efficiency, task_s), 2},
     {"split_us", offsetof(struct oc_gpu_efficiency, split_s), 2},
     {"run_us", offsetof(struct oc_gpu_efficiency, run_s), 5},
+    {"light_us", offsetof(struct oc_gpu_efficiency, light_s), 2},
 };
 
 /* the unit a spec-file key names, or -1 */
@@ -208,7 +209,7 @@ static bool oc_gpu_efficiency_load(const json_t *e, struct oc_gpu_efficiency *ou
             snprintf(err, esize, "bad key 'efficiency.%s' (%s)", key,
                      !dest ? "a unit key as for the peaks (conv_ before it for convolutions), "
                              "\"parallel_outputs\", \"memory\", \"memory_caches\", \"ops\", \"launch_us\", \"host_us\", "
-                             "\"gap_us\", \"pool_us\", \"task_us\", \"split_us\" or \"run_us\" expected"
+                             "\"gap_us\", \"pool_us\", \"task_us\", \"split_us\", \"run_us\" or \"light_us\" expected"
                      : launch ? "microseconds >= 0 expected"
                               : "a factor from 0.01 to 10 expected");
             return false;

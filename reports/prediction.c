@@ -343,6 +343,8 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
         json_object_set_new(opts, "pad_path", json_real(p->opts.pad_path));
     if (p->opts.run_s > 0)
         json_object_set_new(opts, "run_s", json_real(p->opts.run_s));
+    if (p->opts.light_s > 0)
+        json_object_set_new(opts, "light_s", json_real(p->opts.light_s));
     if (p->opts.op_eff && p->opts.op_eff->n > 0) { /* the ops' own factors a calibrated spec gave */
         json_t *ops = json_object();
         for (int32_t k = 0; k < p->opts.op_eff->n; k++)

@@ -194,7 +194,7 @@ struct oc_spec_us_key {
     int decimals;  /* the calibrated spec writes it to this many (a run's
                       cost is some nanoseconds)                          */
 };
-#define OC_SPEC_US_KEYS 7
+#define OC_SPEC_US_KEYS 8
 extern const struct oc_spec_us_key oc_spec_us_keys[OC_SPEC_US_KEYS];
 /* A CPU spec's "probe"."one_thread" keys: the units --threads scales */
 struct oc_spec_one_thread_key {

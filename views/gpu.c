@@ -179,6 +179,10 @@ bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf
         o->run_s = m->run_s;
         took = true;
     }
+    if (!(set & OC_PERF_SET_LAUNCH) && m->light_s > 0) {
+        o->light_s = m->light_s;
+        took = true;
+    }
     if (!(set & OC_PERF_SET_COMPUTE) && (m->task_s > 0 || m->split_s > 0 || m->split_share > 0)) {
         o->task_s = m->task_s;
         o->split_s = m->split_s;
@@ -530,6 +534,15 @@ bool oc_cpu_runs(const struct oc_node *n) {
     return !oc_node_is(n, "Constant");
 }
 
+bool oc_cpu_node_light(const struct oc_graph *g, const struct oc_node *n) {
+    uint64_t flops, bytes;
+    return oc_cpu_runs(n) && oc_node_kernel_cost(g, n, &flops, &bytes) && !flops && !bytes;
+}
+
+double oc_perf_light_s(const struct oc_gpu *gpu, const struct oc_perf_opts *o) {
+    return (o->light_s > 0 ? o->light_s : o->launch_s) + (gpu->cpu && gpu->threads > 1 ? o->pool_s : 0);
+}
+
 double oc_perf_conv_expand_bytes(const struct oc_graph *g, const struct oc_node *n, bool nchwc_graph) {
     int64_t group = 1;
     if (!nchwc_graph || !n->op_type || (strcmp(n->op_type, "Conv") != 0 && strcmp(n->op_type, "FusedConv") != 0) ||
@@ -715,8 +728,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
                            oc_perf_conv_expand_bytes(g, n, nchwc_graph), &rec, gpu->cpu ? oc_kernel_runs(g, n) : 0,
                            np); /* 0 bytes off a CPU */
         if (gpu->cpu && np->bound == OC_BOUND_NONE && oc_cpu_runs(n)) {
-            /* a node the runtime runs without a kernel of the model's: its fixed cost */
-            np->time = oc_perf_fixed_s(gpu, o);
+            /* a node the runtime runs without a kernel of the model's: its own cost */
+            np->time = oc_perf_light_s(gpu, o);
             out->n_light++;
             out->launch_time += o->launch_s;
         }

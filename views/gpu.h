@@ -110,6 +110,9 @@ struct oc_gpu_efficiency {
     double run_s;               /* a CPU kernel's seconds per run of its inner
                                    loop after the first (0 = not measured):
                                    see oc_perf_opts                          */
+    double light_s;             /* a CPU runtime's seconds for a node without a
+                                   kernel of its own (0 = not measured): see
+                                   oc_perf_opts                              */
     struct oc_op_efficiencies ops; /* the ops' own factors (n 0 = none)        */
 };
 
@@ -235,6 +238,12 @@ struct oc_perf_opts {
                             after the first (oc_kernel_runs: a broadcast's
                             spans, a softmax's rows), beside its bytes' (0 =
                             none; calibrate fits it, MODEL.md)              */
+    double light_s;      /* a CPU runtime's time for a node it runs without
+                            a kernel of the model's work (oc_cpu_node_light:
+                            a Shape, a Reshape, shape arithmetic folded to
+                            constants), on one thread (0 = launch_s, the
+                            kernels' fixed cost; calibrate fits it on such
+                            nodes, MODEL.md)                                 */
     const struct oc_op_efficiencies *op_eff; /* the ops' own factors, or NULL
                             (borrowed: a spec's, oc_perf_use_measured)      */
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
@@ -299,6 +308,13 @@ void oc_perf_rnn_recurrence(const struct oc_graph *g, const struct oc_node *n, s
  * every node but a Constant (ONNX Runtime folds those into initializers;
  * a Reshape or a Shape still runs, at its fixed cost and a gap). */
 bool oc_cpu_runs(const struct oc_node *n);
+/* Whether a CPU runtime runs node n without a kernel of the model's work:
+   it runs (oc_cpu_runs), and its work is none (oc_node_folded, or no FLOPs
+   and no bytes: a Shape, a Reshape). Such a node takes oc_perf_light_s. */
+bool oc_cpu_node_light(const struct oc_graph *g, const struct oc_node *n);
+/* The time a CPU takes for such a node: light_s (launch_s where it is 0),
+   and on more than one thread the pool's cost (pool_s). */
+double oc_perf_light_s(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 /* The share of a Conv's (or FusedConv's) kernel taps inside its input, not
  * over the padding: what a CPU's convolution computes of the MACs (gpu.c;
  * docs/MODEL.md). 1 for an unpadded one or an unknown shape. */

@@ -389,7 +389,12 @@ if "on hand CPU, 4 threads" not in p.stdout:
 # node's runs from its shapes. Broadcast Adds [R, S] + [S] (ONNX Runtime's loop takes R spans of S; S = 1 too)
 # of 2^12 to 2^20 elements, timed here as the roofline plus 8 ns per span after the first; the fit finds
 # the 8 ns, also from the model it ran from where the runtime's graph is gone (measure without --save);
-# with neither there: one warning line, and no run cost fitted.
+# with neither there: one warning line, and no run cost fitted. Beside them nine Shapes, which the
+# analysis folds (no kernel of the model's work: 16 bytes written, by ONNX Runtime's accounting),
+# timed 2, 2.5 and 3 us three times over: not roofline points, the time of a node without a kernel
+# fitted on them alone (the record ran at 4 threads, with no pool cost fitted: one thread count),
+# their geometric mean (2 x 2.5 x 3)^(1/3) = 2.466 us, each weighing the same; a prediction's Shape
+# takes it. With only the first three, fewer than 8: not fitted.
 try:
     from onnx import TensorProto, helper as oh, save as onnx_save
 except ImportError as e:
@@ -403,7 +408,9 @@ else:
                     oh.make_tensor_value_info(f"b{k}", TensorProto.FLOAT, [span])]
             outs.append(oh.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [e // span, span]))
             adds.append((oh.make_node("Add", [f"x{k}", f"b{k}"], [f"y{k}"], name=f"add{k}"), e, span))
-    graph = oh.make_graph([a[0] for a in adds], "spans", ins, outs)
+    shapes_ = [oh.make_node("Shape", [f"x{k}"], [f"s{k}"], name=f"shape{k}") for k in range(9)]
+    outs += [oh.make_tensor_value_info(f"s{k}", TensorProto.INT64, [2]) for k in range(9)]
+    graph = oh.make_graph([a[0] for a in adds] + shapes_, "spans", ins, outs)
     spans_model = os.path.join(tmp, "spans.onnx")
     onnx_save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)]), spans_model)
     doc = {"schema": "onnxcost/1", "model": {"path": spans_model}, "nodes": [],
@@ -417,6 +424,10 @@ else:
                              "bytes_read": br, "bytes_written": bw,
                              "outputs": [{"name": node_.output[0], "dtype": "f32"}],
                              "measured": {"median_us": t * 1e6, "p10_us": t * 1e6, "p90_us": t * 1e6, "runs": 20}})
+    for k, us in enumerate((2.0, 2.5, 3.0) * 3):
+        doc["nodes"].append({"name": f"shape{k}", "op_type": "Shape", "status": "ok", "macs": 0, "flops": 0,
+                             "bytes_read": 0, "bytes_written": 16, "outputs": [{"name": f"s{k}", "dtype": "i64"}],
+                             "measured": {"median_us": us, "p10_us": us, "p90_us": us, "runs": 20}})
     total = sum(n["measured"]["median_us"] for n in doc["nodes"])
     doc["measured"].update({"end_to_end_ms": {"median": total * 1.1e-3}, "sum_of_node_medians_ms": total * 1e-3})
     rfit, rspec = os.path.join(tmp, "spans_fit.json"), os.path.join(tmp, "spans_spec.json")
@@ -426,6 +437,23 @@ else:
     near("a CPU kernel's cost per run after its first (us)", re_.get("run_us", 0), 0.008, 0.05)
     if "per run of a kernel's inner loop" not in q.stdout:
         fails.append("the text names the fitted cost per run")
+    light_us = (2.0 * 2.5 * 3.0) ** (1 / 3)
+    near("a CPU node without a kernel (us)", re_.get("light_us", 0), light_us, 0.005)
+    if "a node without a kernel" not in q.stdout or "fitted on 12 nodes" not in q.stdout:
+        fails.append("the text names the fitted time of a node without a kernel, and 12 roofline points (no Shape)")
+    q = run(spans_model, "--gpu-spec", rspec, "--format", "json", "-q")
+    sh_t = [n["gpu"]["time_s"] for n in json.loads(q.stdout)["nodes"] if n["op_type"] == "Shape"] \
+        if q.returncode == 0 else []
+    if len(sh_t) != 9 or any(abs(t * 1e6 - re_.get("light_us", 0)) > 1e-9 for t in sh_t):
+        fails.append(f"a prediction's Shapes take the spec's light_us {re_.get('light_us')}: {sh_t}")
+    few = json.loads(json.dumps(doc))
+    few["nodes"] = [n_ for n_ in few["nodes"] if n_["op_type"] != "Shape" or n_["name"] in ("shape0", "shape1", "shape2")]
+    ffit = os.path.join(tmp, "spans_few.json")
+    json.dump(few, open(ffit, "w"))
+    q = run("calibrate", ffit, "--machine", machine, "-o", rspec)
+    re_ = json.load(open(rspec)).get("efficiency", {}) if os.path.exists(rspec) else {}
+    if q.returncode != 0 or "light_us" in re_:
+        fails.append(f"three nodes without a kernel: no light_us fitted ({re_.get('light_us')}, {q.stderr.strip()[:200]})")
     doc["model"]["path"] = os.path.join(tmp, "gone", "spans.ort.onnx")  # measure without --save: its graph is gone
     json.dump(doc, open(rfit, "w"))
     q = run("calibrate", rfit, "--machine", machine, "-o", rspec)

@@ -164,6 +164,39 @@ static void fit_run_cost(void **state) {
     assert_true(fit.eff.run_s == 0);
 }
 
+/* A CPU's cache levels stream no slower than the levels below them: nodes
+   whose bytes fit the first level (64 KiB at 800 GB/s) timed at 40 GB/s
+   (a factor of 0.05, the cost per node of small nodes taken into their
+   bytes), the second's (4 MiB at 200 GB/s) at 100 GB/s (0.5), memory's (50
+   GB/s) at 40 (0.8); 2 us a node. The fit raises the first level's factor
+   until it streams at least as fast as the second: 0.125 or more. */
+static void fit_levels_in_order(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    g.cpu = true;
+    g.threads = 1;
+    g.mem_bw = 50e9;
+    g.n_caches = 2;
+    g.cache_bytes[0] = 64 << 10;
+    g.cache_bytes[1] = 4 << 20;
+    g.cache_bw[0] = 800e9;
+    g.cache_bw[1] = 200e9;
+    const double moved[9] = {16e3, 32e3, 48e3, 1e6, 2e6, 3e6, 10e6, 40e6, 100e6}, bw[3] = {40e9, 100e9, 40e9};
+    struct oc_calib_point p[9];
+    for (int k = 0; k < 9; k++) {
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 0, moved[k], false, 0, 0, NULL, 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 1};
+        p[k].measured_s = 2e-6 + moved[k] / bw[k / 3];
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, 9, &fit), OC_OK);
+    double l1 = fit.eff.memory_cache[0] * 800e9, l2 = fit.eff.memory_cache[1] * 200e9, mem = fit.eff.memory * 50e9;
+    if (!(l1 >= 0.999 * l2 && l2 >= 0.999 * mem && fit.eff.memory_cache[0] >= 0.1249))
+        fail_msg("levels out of order: %.3g, %.3g, %.3g GB/s (first level's factor %.4f)", l1 / 1e9, l2 / 1e9,
+                 mem / 1e9, fit.eff.memory_cache[0]);
+}
+
 /* convolutions and products on one unit at different fractions of its peak
    (as cuDNN's and cuBLAS's strict-FP32 kernels on an H200): each class gets
    its own factor, and the prediction uses the node's */
@@ -643,7 +676,7 @@ static void gap_fit(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_pad_path), cmocka_unit_test(fit_run_cost), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
+        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_pad_path), cmocka_unit_test(fit_run_cost), cmocka_unit_test(fit_levels_in_order), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
         cmocka_unit_test(cpu_fixed_cost), cmocka_unit_test(fit_op_efficiency), cmocka_unit_test(fit_threads),
     };
