@@ -355,8 +355,9 @@ void oc_ktable_fit_runs(struct oc_ktable *t) {
         return;
     size_t n_pairs = 0, cap = 0;
     double *c = NULL;
-    for (int32_t i = 0; i < t->n; i++)
-        for (int32_t j = 0; j < t->n; j++) {
+    int32_t n = t->n < OC_KRUN_MAX_SAMPLES ? t->n : OC_KRUN_MAX_SAMPLES;
+    for (int32_t i = 0; i < n && n_pairs < OC_KRUN_MAX_PAIRS; i++)
+        for (int32_t j = 0; j < n && n_pairs < OC_KRUN_MAX_PAIRS; j++) {
             const struct oc_ksample *lo = &t->samples[i], *hi = &t->samples[j];
             if (!(hi->x[1] >= 4 * lo->x[1]) || !(hi->seconds >= 1.5 * lo->seconds) ||
                 !(fabs(log2(hi->x[0] / lo->x[0])) <= OC_KRUN_SAME_BYTES))

@@ -135,6 +135,8 @@ void oc_ktables_free(struct oc_ktables *t);
  * by op: a LayerNormalization's row of 2 costs about 20 ns where a
  * broadcast Add's span costs 10 (docs/MODEL.md). Sets t->run_s. */
 #define OC_KRUN_SAME_BYTES 0.25
+#define OC_KRUN_MAX_SAMPLES 4096  /* of a larger table, its first these      */
+#define OC_KRUN_MAX_PAIRS 65536   /* and the first pairs: the load stays short */
 void oc_ktable_fit_runs(struct oc_ktable *t);
 
 /* The table for a family, dtype, math, op (NULL: the family's table of no
