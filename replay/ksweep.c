@@ -448,6 +448,16 @@ static void oc_ks_runs(struct oc_ksb *b) {
     }
 }
 
+/* One link of a chain at e elements: node "small/LABEL_e" of op over in,
+   its output (element type elem) read by the next; its name, or NULL. */
+static const char *oc_ks_step(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *label, int64_t e,
+                              const char *const *in, int32_t n_in, Onnx__AttributeProto *const *attrs, int32_t n_attrs,
+                              int32_t elem) {
+    char name[96];
+    snprintf(name, sizeof name, "small/%s_%lld", label, (long long)e);
+    return oc_ks_link(b, fam, op, name, in, n_in, attrs, n_attrs, elem, false);
+}
+
 /* The runs grid's chains: the ops a decoder step or a small encoder is made
    of, each node reading the one before (as a model's read what its last
    node wrote, still in cache; a graph input is read cold, from memory), at
@@ -463,7 +473,6 @@ static void oc_ks_small(struct oc_ksb *b) {
     static const char *const unary[] = {"Relu", "Sigmoid", "Tanh", "Erf"}, *const binary[] = {"Add", "Mul", "Sub", "Div"};
     static const int64_t sizes[] = {16, 64, 256, 1024, 1 << 14, 1 << 18};
     const int32_t f32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, f16 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
-    char name[96];
     for (int32_t i = 0; i < OC_KS_LEN(sizes); i++) {
         const int64_t e = sizes[i];
         const struct oc_ks_in xs = {{e / 16, 16}, 2}, vs = {{16}, 1}, scalar = {{0}, 0};
@@ -472,42 +481,32 @@ static void oc_ks_small(struct oc_ksb *b) {
         const char *v = oc_ks_warm_input(b, &xs, chain, 0), *sig = NULL;
         const char *ln[3] = {NULL, oc_ks_input(b, &vs, f32), oc_ks_input(b, &vs, f32)};
         for (int32_t u = 0; u < OC_KS_LEN(unary); u++) {
-            snprintf(name, sizeof name, "small/%s_%lld", unary[u], (long long)e);
-            v = oc_ks_link(b, OC_KF_ELTWISE, unary[u], name, &v, 1, NULL, 0, f32, false);
+            v = oc_ks_step(b, OC_KF_ELTWISE, unary[u], unary[u], e, &v, 1, NULL, 0, f32);
             sig = u == 1 ? v : sig; /* in (0, 1): the binary ops' other side, a divisor */
         }
         for (int32_t u = 0; u < OC_KS_LEN(binary); u++) {
             const char *two[2] = {v, sig};
-            snprintf(name, sizeof name, "small/%s_%lld", binary[u], (long long)e);
-            v = oc_ks_link(b, OC_KF_ELTWISE, binary[u], name, two, 2, NULL, 0, f32, false);
+            v = oc_ks_step(b, OC_KF_ELTWISE, binary[u], binary[u], e, two, 2, NULL, 0, f32);
         }
         const char *cmp[2] = {v, sig};
-        snprintf(name, sizeof name, "small/Greater_%lld", (long long)e);
-        const char *sel[3] = {oc_ks_link(b, OC_KF_ELTWISE, "Greater", name, cmp, 2, NULL, 0,
-                                         ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, false),
+        const char *sel[3] = {oc_ks_step(b, OC_KF_ELTWISE, "Greater", "Greater", e, cmp, 2, NULL, 0,
+                                         ONNX__TENSOR_PROTO__DATA_TYPE__BOOL),
                               oc_ks_input(b, &scalar, f32), v};
-        snprintf(name, sizeof name, "small/Where_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_ELTWISE, "Where", name, sel, 3, NULL, 0, f32, false);
+        v = oc_ks_step(b, OC_KF_ELTWISE, "Where", "Where", e, sel, 3, NULL, 0, f32);
         int64_t perm[2] = {1, 0};
         Onnx__AttributeProto *last[1] = {oc_ks_int(b, "axis", -1)}, *lna[1] = {oc_ks_int(b, "axis", -1)};
         Onnx__AttributeProto *tp[1] = {oc_ks_ints(b, "perm", perm, 2)}, *cat[1] = {oc_ks_int(b, "axis", 0)};
         Onnx__AttributeProto *to16[1] = {oc_ks_int(b, "to", f16)}, *to32[1] = {oc_ks_int(b, "to", f32)};
-        snprintf(name, sizeof name, "small/Softmax_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_REDUCE, "Softmax", name, &v, 1, last, 1, f32, false);
+        v = oc_ks_step(b, OC_KF_REDUCE, "Softmax", "Softmax", e, &v, 1, last, 1, f32);
         ln[0] = v;
-        snprintf(name, sizeof name, "small/LayerNormalization_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_REDUCE, "LayerNormalization", name, ln, 3, lna, 1, f32, false);
-        snprintf(name, sizeof name, "small/Transpose_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_MOVE, "Transpose", name, &v, 1, tp, 1, f32, false);
-        snprintf(name, sizeof name, "small/Cast_f16_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_ELTWISE, "Cast", name, &v, 1, to16, 1, f16, false);
+        v = oc_ks_step(b, OC_KF_REDUCE, "LayerNormalization", "LayerNormalization", e, ln, 3, lna, 1, f32);
+        v = oc_ks_step(b, OC_KF_MOVE, "Transpose", "Transpose", e, &v, 1, tp, 1, f32);
+        v = oc_ks_step(b, OC_KF_ELTWISE, "Cast", "Cast_f16", e, &v, 1, to16, 1, f16);
         const char *pair[2] = {v, v};
-        snprintf(name, sizeof name, "small/Concat_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_MOVE, "Concat", name, pair, 2, cat, 1, f16, false);
-        snprintf(name, sizeof name, "small/Cast_f32_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_ELTWISE, "Cast", name, &v, 1, to32, 1, f32, false);
-        snprintf(name, sizeof name, "small/Neg_%lld", (long long)e);
-        v = oc_ks_link(b, OC_KF_ELTWISE, "Neg", name, &v, 1, NULL, 0, f32, false);
+        v = oc_ks_step(b, OC_KF_MOVE, "Concat", "Concat", e, pair, 2, cat, 1, f16);
+        v = oc_ks_step(b, OC_KF_ELTWISE, "Cast", "Cast_f32", e, &v, 1, to32, 1, f32);
+        v = oc_ks_step(b, OC_KF_ELTWISE, "Neg", "Neg", e, &v, 1, NULL, 0, f32);
+        char name[96];
         snprintf(name, sizeof name, "small/ReduceMax_%lld", (long long)e);
         oc_ks_max(b, name, v);
     }
