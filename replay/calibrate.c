@@ -256,6 +256,18 @@ static void oc_calib_levels_in_order(const struct oc_gpu *gpu, struct oc_perf_op
     }
 }
 
+/* The levels in order (oc_calib_levels_in_order), then the fixed costs
+   fixed[0 .. n_fixed) fitted with each node weighing the same. */
+static void oc_calib_fixed_in_order(const struct oc_gpu *gpu, struct oc_perf_opts *o,
+                                    const struct oc_calib_points_data *d, const struct oc_calib_coord *fixed,
+                                    int n_fixed) {
+    oc_calib_levels_in_order(gpu, o, d->pts, d->n);
+    const struct oc_calib_objective per_node = {oc_calib_points_loss_per_node, d};
+    double pn = oc_calib_points_loss_per_node(o, d);
+    for (int k = 0; k < 3 * n_fixed; k++)
+        oc_calib_descend(&per_node, o, &fixed[k % n_fixed], &pn);
+}
+
 static void oc_calib_shift(struct oc_perf_opts *o, struct oc_op_efficiencies *ops, double shift) {
     double f = exp(shift);
     o->eff_memory = oc_calib_eff_range(o->eff_memory * f);
@@ -515,7 +527,6 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
                     idx[at++] = i;
         }
         first[ops.n] = at;
-        const struct oc_calib_objective per_node = {oc_calib_points_loss_per_node, &data};
         for (int round = 0; round < (ops.n ? 4 : 1); round++) {
             for (int32_t k = 0; round > 0 && k < ops.n; k++) {
                 const struct oc_calib_op_data od = {&data, idx + first[k], first[k + 1] - first[k], k};
@@ -533,18 +544,12 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
                 oc_calib_descend(&shift_obj, &o, &shift, &l);
                 oc_calib_shift(&o, &ops, sd.shift);
             }
-            oc_calib_levels_in_order(gpu, &o, pts, n);
-            double pn = oc_calib_points_loss_per_node(&o, &data);
-            for (int k = 0; k < 3 * n_fixed; k++) /* the fixed costs, each node weighing the same */
-                oc_calib_descend(&per_node, &o, &c[fixed + k % n_fixed], &pn);
+            oc_calib_fixed_in_order(gpu, &o, &data, c + fixed, n_fixed);
             best = oc_calib_sweeps(&obj, &o, c, fixed, oc_calib_points_loss(&o, &data));
         }
         /* the sweeps after the fixed costs may undo the levels' order: once
            more in order, and the fixed costs again for it */
-        oc_calib_levels_in_order(gpu, &o, pts, n);
-        double pn = oc_calib_points_loss_per_node(&o, &data);
-        for (int k = 0; k < 3 * n_fixed; k++)
-            oc_calib_descend(&per_node, &o, &c[fixed + k % n_fixed], &pn);
+        oc_calib_fixed_in_order(gpu, &o, &data, c + fixed, n_fixed);
         best = oc_calib_points_loss(&o, &data);
     }
     free(slot);

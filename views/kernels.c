@@ -5,6 +5,7 @@
 #include "kernels.h"
 
 #include "../analyzer/attr.h"
+#include "../analyzer/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -344,39 +345,25 @@ void oc_ktables_free(struct oc_ktables *t) {
     memset(t, 0, sizeof *t);
 }
 
-static int oc_kt_cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void oc_ktable_fit_runs(struct oc_ktable *t) {
     t->run_s = 0;
     if (!oc_kfamily_memory(t->family) || t->n < 2)
         return;
-    size_t n_pairs = 0, cap = 0;
-    double *c = NULL;
     int32_t n = t->n < OC_KRUN_MAX_SAMPLES ? t->n : OC_KRUN_MAX_SAMPLES;
-    for (int32_t i = 0; i < n && n_pairs < OC_KRUN_MAX_PAIRS; i++)
-        for (int32_t j = 0; j < n && n_pairs < OC_KRUN_MAX_PAIRS; j++) {
+    size_t n_pairs = 0, cap = (size_t)n * (size_t)n < OC_KRUN_MAX_PAIRS ? (size_t)n * (size_t)n : OC_KRUN_MAX_PAIRS;
+    double *c = malloc(cap * sizeof *c);
+    if (!c) /* out of memory: not measured, the fitted cost prices the runs */
+        return;
+    for (int32_t i = 0; i < n && n_pairs < cap; i++)
+        for (int32_t j = 0; j < n && n_pairs < cap; j++) {
             const struct oc_ksample *lo = &t->samples[i], *hi = &t->samples[j];
-            if (!(hi->x[1] >= 4 * lo->x[1]) || !(hi->seconds >= 1.5 * lo->seconds) ||
-                !(fabs(log2(hi->x[0] / lo->x[0])) <= OC_KRUN_SAME_BYTES))
-                continue;
-            if (n_pairs == cap) {
-                size_t grown_cap = cap ? 2 * cap : 64;
-                double *grown = realloc(c, grown_cap * sizeof *c);
-                if (!grown) { /* out of memory: not measured, the fitted cost prices the runs */
-                    free(c);
-                    return;
-                }
-                c = grown;
-                cap = grown_cap;
-            }
-            c[n_pairs++] = (hi->seconds - lo->seconds) / (hi->x[1] - lo->x[1]);
+            if (hi->x[1] >= 4 * lo->x[1] && hi->seconds >= 1.5 * lo->seconds &&
+                fabs(log2(hi->x[0] / lo->x[0])) <= OC_KRUN_SAME_BYTES)
+                c[n_pairs++] = (hi->seconds - lo->seconds) / (hi->x[1] - lo->x[1]);
         }
     if (n_pairs >= 3) {
-        qsort(c, n_pairs, sizeof *c, oc_kt_cmp_double);
-        t->run_s = n_pairs % 2 ? c[n_pairs / 2] : (c[n_pairs / 2 - 1] + c[n_pairs / 2]) / 2;
+        qsort(c, n_pairs, sizeof *c, oc_cmp_double);
+        t->run_s = oc_quantile(c, (int64_t)n_pairs, 0.5);
     }
     free(c);
 }
