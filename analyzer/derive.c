@@ -160,6 +160,66 @@ static bool oc_d_node_derived(struct oc_dctx *c, const struct oc_node *n) {
     return true;
 }
 
+/* Whether every recorded int64 content stays within its type while each
+   symbol is at most cap. */
+static bool oc_d_wide_fit(const struct oc_dctx *c, int64_t cap) {
+    int64_t hi[OC_SYM_MAX];
+    for (int32_t j = 0; j < c->k; j++)
+        hi[j] = c->hi[j] < cap ? c->hi[j] : cap;
+    for (int32_t i = 0; i < c->n_wide; i++) {
+        int64_t mn, mx;
+        if (!oc_poly_bounds(c->wide[i], c->k, c->lo, hi, &mn, &mx) || (c->wide_unsigned[i] && mn < 0))
+            return false;
+    }
+    return true;
+}
+
+/* Where the box has no upper end (formulas), int64 shape arithmetic that
+   may pass 64 bits (a product of dims, a coefficient near 2^62) wraps in a
+   runtime and saturates or stays unknown in the analysis: what is derived
+   then holds only below the largest cap S at which none does, recorded as
+   guards "x <= S" on the symbols those contents read, where S is under
+   OC_DERIVE_DIM_CAP (derive.h: beyond it, formulas are not claimed). */
+static void oc_d_bound_wide(struct oc_dctx *c) {
+    if (!c->n_wide)
+        return;
+    int64_t lo = 0, hi = OC_DERIVE_DIM_CAP; /* fits at lo, not known at hi */
+    int64_t floor = 1;
+    for (int32_t j = 0; j < c->k; j++)
+        floor = c->lo[j] > floor ? c->lo[j] : floor;
+    if (!oc_d_wide_fit(c, floor)) {
+        lo = -1;
+    } else if (oc_d_wide_fit(c, hi)) {
+        return; /* nothing wraps with every dim up to the cap */
+    } else {
+        lo = floor;
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (oc_d_wide_fit(c, mid))
+                lo = mid;
+            else
+                hi = mid;
+        }
+    }
+    bool reads[OC_SYM_MAX] = {false};
+    for (int32_t i = 0; i < c->n_wide; i++)
+        for (int32_t t = 0; t < c->wide[i]->n_terms; t++)
+            for (int32_t j = 0; j < c->k; j++)
+                reads[j] |= c->wide[i]->terms[t].exp[j] != 0;
+    for (int32_t j = 0; j < c->k; j++) {
+        if (!reads[j])
+            continue;
+        /* S - x >= 0: S < 0 (overflow at the box's lower corner) is a guard
+           no binding meets, so nothing derived is claimed */
+        const struct oc_poly *g = oc_poly_sub(c->s, oc_poly_const(c->s, lo), oc_poly_var(c->s, j));
+        if (!oc_d_assume_nonneg(c, g) && c->out->stop_node < 0) {
+            c->out->stop_node = 0;
+            snprintf(c->out->why, sizeof c->out->why,
+                     "integer shape arithmetic passes 64 bits at the smallest dims (or too many conditions)");
+        }
+    }
+}
+
 enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *base_point,
                          const int64_t *lo, const int64_t *hi, struct oc_derived *out) {
     memset(out, 0, sizeof *out);
@@ -250,6 +310,7 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
                      c.why[0] ? c.why : "an output's shape is not derived");
         }
     }
+    oc_d_bound_wide(&c);
     free(c.n_cont);
     free(c.cont);
     return OC_OK;

@@ -55,6 +55,10 @@ enum oc_derive_cost {
 };
 
 enum { OC_DERIVE_MAX_GUARDS = 16 };
+/* Formulas (a region with no upper end) are claimed for each dim up to this,
+   2^40 as for ranges: the integer shape arithmetic is checked to stay within
+   its type there, and where it would not, a guard "x <= S" narrows it. */
+#define OC_DERIVE_DIM_CAP ((int64_t)1 << 40)
 
 struct oc_derived {
     int32_t n_values, n_nodes;

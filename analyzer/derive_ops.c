@@ -9,6 +9,8 @@
 #include "derive_rules.h"
 
 #include "attr.h"
+#include "dtype.h"
+#include "fold.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,6 +94,40 @@ void oc_d_out_dims(struct oc_dctx *c, int32_t v, const struct oc_poly *const *di
     c->out->dims[v] = d;
 }
 
+/* Whether the box has an upper end in every symbol. */
+static bool oc_d_box_bounded(const struct oc_dctx *c) {
+    for (int32_t j = 0; j < c->k; j++)
+        if (c->hi[j] == INT64_MAX)
+            return false;
+    return true;
+}
+
+/* Whether element p of a value of type dt equals the polynomial at every
+   binding of the box: the type holds every value p takes there (no wrap,
+   no saturation). A constant is checked once. Where the box has no upper
+   end (formulas), an int64 element that may pass 64 bits is recorded, and
+   the engine bounds the dims where none does (derive.c); a narrower type
+   needs its bounds. */
+static bool oc_d_type_holds(struct oc_dctx *c, int32_t dt, const struct oc_poly *p) {
+    int64_t tlo, thi, lo, hi;
+    if (!oc_fold_dtype(dt) || dt == OC_DT_FLOAT || dt == OC_DT_DOUBLE || dt == OC_DT_FLOAT16 ||
+        dt == OC_DT_BFLOAT16)
+        return false;
+    oc_fold_int_range(dt, &tlo, &thi);
+    if (oc_poly_bounds(p, c->k, c->lo, c->hi, &lo, &hi))
+        return lo >= tlo && hi <= thi;
+    if ((dt != OC_DT_INT64 && dt != OC_DT_UINT64) || oc_d_box_bounded(c))
+        return false;
+    if (c->n_wide >= OC_D_MAX_WIDE)
+        return false;
+    for (int32_t i = 0; i < c->n_wide; i++)
+        if (oc_poly_equal(c->wide[i], p))
+            return true;
+    c->wide[c->n_wide] = p;
+    c->wide_unsigned[c->n_wide++] = dt == OC_DT_UINT64;
+    return true;
+}
+
 void oc_d_out_cont(struct oc_dctx *c, int32_t v, const struct oc_poly *const *elems, int32_t n) {
     if (v < 0 || n < 0 || n > OC_D_MAX_CONT)
         return;
@@ -99,6 +135,9 @@ void oc_d_out_cont(struct oc_dctx *c, int32_t v, const struct oc_poly *const *el
     if (!e)
         return;
     memcpy(e, elems, (size_t)n * sizeof *e);
+    for (int32_t i = 0; i < n; i++) /* an element its type cannot hold over the box is not derived */
+        if (e[i] && !oc_d_type_holds(c, c->g->values[v].dtype, e[i]))
+            e[i] = NULL;
     c->cont[v] = e;
     c->n_cont[v] = n;
 }
@@ -260,7 +299,11 @@ static bool oc_dr_unary(struct oc_dctx *c, const struct oc_node *n) {
     return true;
 }
 
-/* Identity, Neg, and Cast between integer types: the contents too */
+/* Identity, Neg, and Cast between integer and bool types: the contents too.
+   A Cast is derived only where it changes no value over the box: to an
+   integer type, every value in the type's range (oc_d_out_cont checks it:
+   an int8 of 200 wraps to -56); to bool, x != 0, so values in [0, 1] pass
+   through and values of one sign over the whole box are 1. */
 static bool oc_dr_identity(struct oc_dctx *c, const struct oc_node *n) {
     if (!oc_dr_same_as(c, n, 0, 0))
         return false;
@@ -271,19 +314,21 @@ static bool oc_dr_identity(struct oc_dctx *c, const struct oc_node *n) {
         return true;
     P o[OC_D_MAX_CONT];
     bool neg = strcmp(n->op_type, "Neg") == 0;
-    if (strcmp(n->op_type, "Cast") == 0 || strcmp(n->op_type, "CastLike") == 0) {
-        int32_t to = c->g->values[out].dtype;
-        if (!oc_dr_int_type(to) || !oc_dr_int_type(c->g->values[in].dtype))
-            return true;                  /* through floats: not followed */
-        for (int32_t i = 0; i < k; i++) { /* the values must fit the narrower type over the region */
+    bool cast = strcmp(n->op_type, "Cast") == 0 || strcmp(n->op_type, "CastLike") == 0;
+    int32_t to = c->g->values[out].dtype;
+    if (cast && (!oc_dr_int_type(to) || !oc_dr_int_type(c->g->values[in].dtype)))
+        return true; /* through floats: not followed */
+    for (int32_t i = 0; i < k; i++) {
+        o[i] = neg ? oc_poly_sub(c->s, oc_poly_const(c->s, 0), e[i]) : e[i];
+        if (cast && to == OC_DT_BOOL) {
             int64_t lo, hi;
-            if (to != 7 && (!oc_poly_bounds(e[i], c->k, c->lo, c->hi, &lo, &hi) || lo < INT32_MIN || hi > INT32_MAX ||
-                            (to != 6 && (lo < 0 || hi > 255))))
-                return true;
+            int sg = oc_d_sign(c, e[i]);
+            if (sg == 1 || sg == -1)
+                o[i] = oc_poly_const(c->s, 1);
+            else if (!oc_poly_bounds(e[i], c->k, c->lo, c->hi, &lo, &hi) || lo < 0 || hi > 1)
+                o[i] = NULL; /* zero at some bindings, not at others */
         }
     }
-    for (int32_t i = 0; i < k; i++)
-        o[i] = neg ? oc_poly_sub(c->s, oc_poly_const(c->s, 0), e[i]) : e[i];
     oc_d_out_cont(c, out, o, k);
     return true;
 }

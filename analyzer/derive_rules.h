@@ -17,6 +17,9 @@
 /* Contents are followed for integer tensors of at most this many elements
    (shape vectors, axes, pads, sizes). */
 enum { OC_D_MAX_CONT = 64 };
+/* int64 contents recorded where the box has no upper end and they may pass
+   64 bits (derive.c bounds the dims to where none does). */
+enum { OC_D_MAX_WIDE = 256 };
 
 struct oc_dctx {
     struct oc_symbolic *s;
@@ -27,6 +30,9 @@ struct oc_dctx {
     int32_t *n_cont;              /* [value]: elements derived, -1   */
     const struct oc_poly ***cont; /* [value][element]                */
     char why[200];                /* the failing rule's reason       */
+    const struct oc_poly *wide[OC_D_MAX_WIDE]; /* see OC_D_MAX_WIDE       */
+    bool wide_unsigned[OC_D_MAX_WIDE];
+    int32_t n_wide;
 };
 
 typedef bool (*oc_derive_fn)(struct oc_dctx *c, const struct oc_node *n);

@@ -234,9 +234,12 @@ bool oc_fold_put_f(struct oc_fold_out *o, int64_t at, double x) {
         return true;
     }
     double t = trunc(x);
-    if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0))
-        return false;
-    return oc_fold_put_i(o, at, (int64_t)t);
+    int64_t lo, hi;
+    oc_fold_int_range(o->dtype, &lo, &hi);
+    if (!(t >= -9223372036854775808.0 && t < 9223372036854775808.0) || (int64_t)t < lo || (int64_t)t > hi)
+        return false; /* a float out of the type's range: undefined, not wrapped */
+    o->i[at] = (int64_t)t;
+    return true;
 }
 
 bool oc_fold_put_i(struct oc_fold_out *o, int64_t at, int64_t x) {
@@ -250,8 +253,15 @@ bool oc_fold_put_i(struct oc_fold_out *o, int64_t at, int64_t x) {
     }
     int64_t lo, hi;
     oc_fold_int_range(o->dtype, &lo, &hi);
+    if ((x < lo || x > hi) && hi < INT64_MAX) {
+        /* an integer into a narrower type wraps, as a runtime's static_cast
+           does (Cast to int8 of 200 is -56): the value mod 2^bits, in the
+           type's range */
+        uint64_t span = (uint64_t)hi - (uint64_t)lo + 1, u = (uint64_t)x - (uint64_t)lo;
+        x = (int64_t)((u % span) + (uint64_t)lo);
+    }
     if (x < lo || x > hi)
-        return false;
+        return false; /* a negative into uint64 (kept up to INT64_MAX here) */
     o->i[at] = x;
     return true;
 }

@@ -83,9 +83,11 @@ bool oc_known_int(const struct oc_known *k, int64_t at, int64_t *out);
 /* Stores x at o[at], converted to o's type as Cast does: to a float type
  * rounded to it; to an integer type truncated toward zero, to bool x != 0.
  * False when x is not representable (NaN, infinite or out of range for an
- * integer type): the output must then stay unknown. */
+ * integer type: undefined in a runtime): the output must then stay unknown. */
 bool oc_fold_put_f(struct oc_fold_out *o, int64_t at, double x);
-/* Same for an integer (to a float type: rounded to it). */
+/* Same for an integer (to a float type: rounded to it); into a narrower
+ * integer type it wraps, as a runtime's conversion does (int8 of 200 is
+ * -56; bool: x != 0); false only for a negative into uint64. */
 bool oc_fold_put_i(struct oc_fold_out *o, int64_t at, int64_t x);
 /* o[at] = src[from], converted like the two above. */
 bool oc_fold_copy(struct oc_fold_out *o, int64_t at, const struct oc_known *src, int64_t from);

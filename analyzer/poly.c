@@ -176,25 +176,52 @@ struct oc_d_iv {
     bool lo_inf, hi_inf; /* -inf / +inf */
 };
 
-/* x^e over [lo, hi] (lo >= 1): [lo^e, hi^e]; hi INT64_MAX is +inf. */
+/* a * b, or false when |a * b| passes OC_D_BIG (no 128-bit wrap: each
+   operand is checked before it is used). */
+static bool oc_d_mul(oc_d128 a, oc_d128 b, oc_d128 *out) {
+    oc_d128 r;
+    if (__builtin_mul_overflow(a, b, &r) || r > OC_D_BIG || r < -OC_D_BIG)
+        return false;
+    *out = r;
+    return true;
+}
+
+/* a + b, or false when |a + b| passes OC_D_BIG (a and b within 2^126). */
+static bool oc_d_add(oc_d128 a, oc_d128 b, oc_d128 *out) {
+    oc_d128 r;
+    if (__builtin_add_overflow(a, b, &r) || r > OC_D_BIG || r < -OC_D_BIG)
+        return false;
+    *out = r;
+    return true;
+}
+
+/* The monomial of t over [lo, hi] (lo >= 1): [lo^e, hi^e]; each end
+   flagged infinite past OC_D_BIG, hi INT64_MAX is +inf. */
 static void oc_d_mono(const struct oc_poly_term *t, int32_t k, const int64_t *lo, const int64_t *hi, oc_d128 *mlo,
-                      oc_d128 *mhi, bool *mhi_inf) {
+                      bool *mlo_inf, oc_d128 *mhi, bool *mhi_inf) {
     *mlo = 1;
     *mhi = 1;
+    *mlo_inf = false;
     *mhi_inf = false;
     for (int32_t j = 0; j < k; j++)
         for (int e = 0; e < t->exp[j]; e++) {
-            *mlo *= lo[j];
-            if (*mlo > OC_D_BIG)
-                *mlo = OC_D_BIG;
-            if (hi[j] == INT64_MAX) {
+            if (!*mlo_inf && !oc_d_mul(*mlo, lo[j], mlo))
+                *mlo_inf = true;
+            if (hi[j] == INT64_MAX)
                 *mhi_inf = true;
-            } else if (!*mhi_inf) {
-                *mhi *= hi[j];
-                if (*mhi > OC_D_BIG)
-                    *mhi_inf = true;
-            }
+            else if (!*mhi_inf && !oc_d_mul(*mhi, hi[j], mhi))
+                *mhi_inf = true;
         }
+}
+
+/* Adds c * m to one end of an interval: +-inf when m is (c's sign says
+   which), or when the product or the sum passes OC_D_BIG. */
+static void oc_d_acc(oc_d128 *end, bool *end_inf, oc_d128 c, oc_d128 m, bool m_inf) {
+    oc_d128 cm;
+    if (*end_inf)
+        return;
+    if (m_inf || !oc_d_mul(c, m, &cm) || !oc_d_add(*end, cm, end))
+        *end_inf = true;
 }
 
 static struct oc_d_iv oc_d_bounds(const struct oc_poly *p, int32_t k, const int64_t *lo, const int64_t *hi) {
@@ -202,26 +229,16 @@ static struct oc_d_iv oc_d_bounds(const struct oc_poly *p, int32_t k, const int6
     for (int32_t i = 0; i < p->n_terms; i++) {
         const struct oc_poly_term *t = &p->terms[i];
         oc_d128 mlo, mhi;
-        bool inf;
-        oc_d_mono(t, k, lo, hi, &mlo, &mhi, &inf);
+        bool lo_inf, hi_inf;
+        oc_d_mono(t, k, lo, hi, &mlo, &lo_inf, &mhi, &hi_inf);
         oc_d128 c = t->coef;
-        if (c >= 0) {
-            r.lo += c * mlo;
-            if (inf)
-                r.hi_inf = true;
-            else
-                r.hi += c * mhi;
+        if (c >= 0) { /* c * [mlo, mhi]: the low end with mlo, the high with mhi */
+            oc_d_acc(&r.lo, &r.lo_inf, c, mlo, lo_inf);
+            oc_d_acc(&r.hi, &r.hi_inf, c, mhi, hi_inf);
         } else {
-            r.hi += c * mlo;
-            if (inf)
-                r.lo_inf = true;
-            else
-                r.lo += c * mhi;
+            oc_d_acc(&r.hi, &r.hi_inf, c, mlo, lo_inf);
+            oc_d_acc(&r.lo, &r.lo_inf, c, mhi, hi_inf);
         }
-        if (r.lo < -OC_D_BIG || r.lo > OC_D_BIG)
-            r.lo_inf = true;
-        if (r.hi < -OC_D_BIG || r.hi > OC_D_BIG)
-            r.hi_inf = true;
     }
     return r;
 }
@@ -243,7 +260,8 @@ bool oc_poly_nondecreasing(const struct oc_poly *p, int32_t n_syms, const int64_
         return false;
     for (int32_t j = 0; j < n_syms; j++) {
         /* the partial derivative in symbol j: its lower bound over the box */
-        struct oc_d_iv r = {0, 0, false, false};
+        oc_d128 lo_j = 0;
+        bool lo_inf = false;
         for (int32_t i = 0; i < p->n_terms; i++) {
             const struct oc_poly_term *t = &p->terms[i];
             if (!t->exp[j])
@@ -251,19 +269,17 @@ bool oc_poly_nondecreasing(const struct oc_poly *p, int32_t n_syms, const int64_
             struct oc_poly_term d = *t;
             d.exp[j]--;
             oc_d128 mlo, mhi;
-            bool inf;
-            oc_d_mono(&d, n_syms, lo, hi, &mlo, &mhi, &inf);
-            oc_d128 c = (oc_d128)t->coef * t->exp[j];
+            bool mlo_inf, mhi_inf;
+            oc_d_mono(&d, n_syms, lo, hi, &mlo, &mlo_inf, &mhi, &mhi_inf);
+            oc_d128 c = (oc_d128)t->coef * t->exp[j]; /* |c| < 2^71 */
             if (c >= 0)
-                r.lo += c * mlo;
-            else if (inf)
-                r.lo_inf = true;
+                oc_d_acc(&lo_j, &lo_inf, c, mlo, mlo_inf);
             else
-                r.lo += c * mhi;
-            if (r.lo < -OC_D_BIG)
-                r.lo_inf = true;
+                oc_d_acc(&lo_j, &lo_inf, c, mhi, mhi_inf);
         }
-        if (r.lo_inf || r.lo < 0)
+        /* an infinite low end is -inf only where a negative term made it:
+           either way the derivative is not proven >= 0 */
+        if (lo_inf || lo_j < 0)
             return false;
     }
     return true;
@@ -274,13 +290,10 @@ bool oc_poly_eval_at(const struct oc_poly *p, int32_t k, const int64_t *at, int6
     for (int32_t i = 0; i < p->n_terms; i++) {
         oc_d128 v = p->terms[i].coef;
         for (int32_t j = 0; j < k; j++)
-            for (int e = 0; e < p->terms[i].exp[j]; e++) {
-                v *= at[j];
-                if (v > OC_D_BIG || v < -OC_D_BIG)
+            for (int e = 0; e < p->terms[i].exp[j]; e++)
+                if (!oc_d_mul(v, at[j], &v))
                     return false;
-            }
-        sum += v;
-        if (sum > OC_D_BIG || sum < -OC_D_BIG)
+        if (!oc_d_add(sum, v, &sum))
             return false;
     }
     if (sum > INT64_MAX || sum < INT64_MIN)

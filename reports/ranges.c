@@ -74,13 +74,17 @@ void oc_ranges_text(struct oc_sbuf *b, const struct oc_report_spec *spec) {
         }
         return;
     }
-    if (r->method == OC_RANGE_MONOTONE)
-        oc_sbuf_puts(b, "  exact, proven monotone: every shape derived through the ops as a polynomial in the dims "
-                        "that never falls in the box, and every cost grows with its shapes, so the lower corner is "
-                        "each minimum and the upper corner each maximum\n");
-    else
-        oc_sbuf_printf(b, "  exact: every binding analyzed (%d analyses; monotone %s)\n", r->analyses, r->why);
     bool exact = oc_totals_exact(&r->worst);
+    /* "exact" only where the figures are: a saturated count or a node
+       without a cost makes them lower bounds, said on the next line */
+    if (r->method == OC_RANGE_MONOTONE)
+        oc_sbuf_printf(b, "  %sproven monotone: every shape derived through the ops as a polynomial in the dims "
+                          "that never falls in the box, and every cost grows with its shapes, so the lower corner is "
+                          "each minimum and the upper corner each maximum\n",
+                       exact ? "exact, " : "");
+    else
+        oc_sbuf_printf(b, "  %severy binding analyzed (%d analyses; monotone %s)\n", exact ? "exact: " : "",
+                       r->analyses, r->why);
     if (!exact) {
         oc_sbuf_puts(b, "  LOWER BOUNDS: ");
         oc_fmt_incomplete(b, &r->worst);
@@ -190,9 +194,12 @@ static void oc_range_head(struct oc_sbuf *b, const struct oc_range_result *r) {
     for (int32_t k = 0; k < r->n; k++)
         oc_sbuf_printf(b, "%s%s %" PRId64 "..%" PRId64, k ? ", " : "", r->dims[k].name, r->dims[k].lo, r->dims[k].hi);
     oc_sbuf_printf(b, " (%s bindings; %s", oc_fmt_thousands(r->points, t1, sizeof t1),
-                   r->method == OC_RANGE_MONOTONE     ? "exact, proven monotone"
-                   : r->method == OC_RANGE_ENUMERATED ? "exact, every binding analyzed"
-                                                      : "NOT BOUNDED");
+                   r->method == OC_RANGE_MONOTONE
+                       ? (oc_totals_exact(&r->worst) ? "exact, proven monotone" : "proven monotone, LOWER BOUNDS")
+                   : r->method == OC_RANGE_ENUMERATED
+                       ? (oc_totals_exact(&r->worst) ? "exact, every binding analyzed"
+                                                     : "every binding analyzed, LOWER BOUNDS")
+                       : "NOT BOUNDED");
     oc_sbuf_puts(b, "; the figures above are at ");
     int64_t hi[OC_RANGE_MAX];
     for (int32_t k = 0; k < r->n; k++)
