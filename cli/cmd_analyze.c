@@ -199,6 +199,20 @@ static bool oc_budget_grows(enum oc_budget_key k, const struct oc_symbolic *sym)
     }
 }
 
+/* How a budget line writes a total that broke its limit: "MACs 12,345",
+   or where the total is only a lower bound (a count saturated at 2^64 - 1,
+   nodes without a cost) "MACs >= 18,446,...,615 (saturated at 2^64 - 1)":
+   exceeded all the same, but never shown as the exact figure. */
+static const char *oc_budget_value_text(const struct oc_budget_excess *e, const struct oc_totals *t, char *buf,
+                                        size_t size) {
+    char num[48];
+    bool saturated = (t->flags & OC_COST_OVERFLOW) || e->value == UINT64_MAX;
+    bool lower = saturated || (e->key != OC_BUDGET_PARAMS && e->key != OC_BUDGET_PARAMS_BYTES && !oc_totals_exact(t));
+    snprintf(buf, size, "%s%s%s", lower ? ">= " : "", oc_fmt_thousands(e->value, num, sizeof num),
+             saturated ? " (a count saturated at 2^64 - 1)" : lower ? " (a lower bound)" : "");
+    return buf;
+}
+
 /* Budget lines on stderr; the exit code they call for (OC_EXIT_OK when none). */
 static int oc_budget_report(const struct oc_budget *budget, const struct oc_analysis *an, const char *path,
                             bool allow_incomplete, bool quiet) {
@@ -206,10 +220,10 @@ static int oc_budget_report(const struct oc_budget *budget, const struct oc_anal
     struct oc_budget_excess ex[OC_BUDGET_COUNT];
     int32_t n_ex = oc_budget_check(budget, &an->totals, ex);
     for (int32_t k = 0; k < n_ex; k++) {
-        char b1[48], b2[48];
+        char b1[96], b2[48];
         double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
         fprintf(oc_cli_err(), "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s), over by %.1f %%\n", path,
-                oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
+                oc_budget_key_label(ex[k].key), oc_budget_value_text(&ex[k], &an->totals, b1, sizeof b1),
                 oc_fmt_thousands(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
                 budget->text[ex[k].key] ? " " : "", budget->text[ex[k].key] ? budget->text[ex[k].key] : "", over);
     }
@@ -294,7 +308,7 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
     struct oc_budget_excess ex[OC_BUDGET_COUNT];
     int32_t n_ex = oc_budget_check(budget, &r->worst, ex);
     for (int32_t k = 0; k < n_ex; k++) {
-        char b1[48], b2[48], at[256] = "";
+        char b1[96], b2[48], at[256] = "";
         const struct oc_range_figure *g = &r->fig[fig_of[ex[k].key]];
         size_t len = 0;
         for (int32_t j = 0; j < r->n && len < sizeof at; j++)
@@ -302,7 +316,7 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
                                     (long long)g->argmax[j]);
         double over = 100.0 * ((double)ex[k].value - (double)ex[k].limit) / (double)(ex[k].limit ? ex[k].limit : 1);
         fprintf(oc_cli_err(), "onnxcost: budget exceeded: %s: %s %s > %s (--%s%s%s) at %s, over by %.1f %%\n", path,
-                oc_budget_key_label(ex[k].key), oc_fmt_thousands(ex[k].value, b1, sizeof b1),
+                oc_budget_key_label(ex[k].key), oc_budget_value_text(&ex[k], &r->worst, b1, sizeof b1),
                 oc_fmt_thousands(ex[k].limit, b2, sizeof b2), oc_budget_key_option(ex[k].key),
                 budget->text[ex[k].key] ? " " : "", budget->text[ex[k].key] ? budget->text[ex[k].key] : "", at, over);
     }

@@ -223,13 +223,26 @@ static bool oc_declared(const struct oc_annot *a, const char *name) {
     return a->n_declared && bsearch(&name, a->declared, a->n_declared, sizeof *a->declared, oc_strcmp_p);
 }
 
-/* A count as text: a formula in the unbound dims, or a number (">=" when
- * saturated); NULL for a formula longer than buf, never written cut. */
-static const char *oc_count_text(const struct oc_annot *a, const struct oc_poly *p, uint64_t v, bool saturated,
-                                 char *buf, size_t size) {
+/* A formula as text, "~" before it when it is fitted, not proven (as the
+ * report marks it: symbolic.h); NULL when longer than buf, never cut. */
+static const char *oc_formula_text(const struct oc_annot *a, const struct oc_poly *p, bool proven, char *buf,
+                                   size_t size) {
+    if (size < 3)
+        return NULL;
+    size_t at = proven ? 0 : 1;
+    if (!proven)
+        buf[0] = '~';
+    return strlen(oc_poly_format(p, a->sym, false, buf + at, size - at)) < size - at - 1 ? buf : NULL;
+}
+
+/* A count as text: a formula in the unbound dims ("~" when fitted), or a
+ * number (">=" when saturated); NULL for a formula longer than buf, never
+ * written cut. */
+static const char *oc_count_text(const struct oc_annot *a, const struct oc_poly *p, bool proven, uint64_t v,
+                                 bool saturated, char *buf, size_t size) {
     int64_t k;
     if (a->formulas && p && !oc_poly_constant(p, &k)) /* NULL when too long to write whole */
-        return strlen(oc_poly_format(p, a->sym, false, buf, size)) < size - 1 ? buf : NULL;
+        return oc_formula_text(a, p, proven, buf, size);
     if (a->formulas && p)
         v = (uint64_t)k;
     snprintf(buf, size, "%s%" PRIu64, saturated ? ">=" : "", v);
@@ -262,7 +275,8 @@ static void oc_node_additions(const struct oc_annot *a, int32_t i, struct oc_buf
             missing |= k < 2;
             continue;
         }
-        if (!oc_count_text(a, k < 3 ? p[k] : NULL, v[k], sat && k < 2, buf, sizeof buf)) {
+        bool proven = a->formulas && a->sym->node_proven && a->sym->node_proven[i];
+        if (!oc_count_text(a, k < 3 ? p[k] : NULL, proven, v[k], sat && k < 2, buf, sizeof buf)) {
             missing |= k < 2;
             continue;
         }
@@ -424,8 +438,8 @@ static void oc_dim_proto(const struct oc_annot *a, int32_t vi, int32_t axis, str
         if (p && oc_poly_constant(p, &k)) {
             oc_buf_varint(dim, 1 << 3 | OC_WT_VARINT);
             oc_buf_varint(dim, (uint64_t)k);
-        } else if (!p || strlen(oc_poly_format(p, a->sym, false, buf, sizeof buf)) < sizeof buf - 1) {
-            oc_buf_str_field(dim, 2, p ? buf : dm->sym);
+        } else if (!p || oc_formula_text(a, p, a->sym->value_derived && a->sym->value_derived[vi], buf, sizeof buf)) {
+            oc_buf_str_field(dim, 2, p ? buf : dm->sym); /* a fitted dim named "~..." */
         } /* else a formula too long for the buffer: unknown rather than cut */
     } else if (dm->sym) { /* the unbound dim itself */
         oc_buf_str_field(dim, 2, dm->sym);
@@ -532,7 +546,7 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
         if (a->formulas && !p[k])
             continue;
         char num[1100];
-        const char *txt = oc_count_text(a, p[k], v[k], false, buf, sizeof buf);
+        const char *txt = oc_count_text(a, p[k], s && s->totals_proven, v[k], false, buf, sizeof buf);
         if (!txt)
             continue;
         snprintf(num, sizeof num, "%s%s", prefix, txt);
@@ -548,6 +562,14 @@ static void oc_model_entries(const struct oc_annot *a, struct oc_buf *b) {
     else
         snprintf(buf, sizeof buf, "true");
     oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "complete", buf);
+    if (s) { /* whether the formulas written are proven, and where */
+        if (s->all_proven)
+            snprintf(buf, sizeof buf, "proven: derived through the ops%s%s", s->where[0] ? ", where " : "", s->where);
+        else
+            snprintf(buf, sizeof buf, "fitted: those marked ~ are fitted to %d analyses, not proven (%s)", s->n_runs,
+                     s->why);
+        oc_buf_entry(b, OC_MODEL_METADATA, OC_KEY_PREFIX "formulas", buf);
+    }
     size_t o = 0;
     buf[0] = '\0';
     for (int32_t i = 0; i < a->an->n_bound && o < sizeof buf - 64; i++) {

@@ -65,7 +65,7 @@ fi
 expect incomplete_budget 4 "onnxcost: budget not verified: $B/unknown_op.onnx: MACs >= 0, within --max-macs 1k, but only a lower bound (2 of 3 nodes without a cost); --allow-incomplete accepts it" -- "$B/unknown_op.onnx" -q --max-macs 1k
 expect incomplete_budget_allowed 0 "" -- "$B/unknown_op.onnx" -q --max-macs 1k --allow-incomplete
 expect incomplete_budget_params 0 "" -- "$B/unknown_op.onnx" -q --max-params 10
-expect incomplete_budget_exceeded 1 "onnxcost: budget exceeded: $B/unknown_op.onnx: FLOPs 4 > 2 (--max-flops 2), over by 100.0 %" -- "$B/unknown_op.onnx" -q --max-flops 2
+expect incomplete_budget_exceeded 1 "onnxcost: budget exceeded: $B/unknown_op.onnx: FLOPs >= 4 (a lower bound) > 2 (--max-flops 2), over by 100.0 %" -- "$B/unknown_op.onnx" -q --max-flops 2
 for fmt in md html; do
     "$bin" "$B/unknown_op.onnx" -q --format $fmt >"$tmp/out"
     expect_out incomplete_$fmt "Incomplete analysis:" "2 of 3 nodes have no cost" "≥ 0" "≥ 4"
