@@ -126,12 +126,27 @@ struct oc_slurm_job {
     int32_t n_extra;
 };
 
-/* DIR/KIND.sbatch: the array of one kind, a task per batch. */
-static bool oc_slurm_array(const struct oc_slurm_job *j, const char *kind, const char *path) {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
+/* An #SBATCH value, double-quoted (sbatch reads quotes in its directives;
+   the values were checked to hold no control character, quote or
+   backslash: oc_slurm_sbatch_safe). */
+static void oc_sbatch_line(FILE *f, const char *option, const char *value, const char *suffix) {
+    fprintf(f, "#SBATCH %s=\"%s%s\"\n", option, value, suffix ? suffix : "");
+}
+
+/* The #SBATCH lines both scripts share: partition and account. */
+static void oc_sbatch_common(FILE *f, const struct oc_slurm_args *a) {
+    if (a->partition)
+        oc_sbatch_line(f, "--partition", a->partition, NULL);
+    if (a->account)
+        oc_sbatch_line(f, "--account", a->account, NULL);
+}
+
+/* DIR/KIND.sbatch: the array of one kind, a task per batch. Every path and
+   value reaches the shell single-quoted (oc_sh_word) or as a quoted
+   expansion of a variable set so. */
+static bool oc_slurm_array(const struct oc_slurm_job *j, const char *kind, FILE *f) {
     const struct oc_slurm_args *a = j->a;
+    char suffix[160];
     fprintf(f, "#!/bin/bash\n# written by onnxcost slurm: %s on %s, one task per batch\n", j->a->cpu ? "measure" :
                                                                                              "replay", kind);
     fprintf(f, "#SBATCH --job-name=onnxcost-%s\n#SBATCH --array=0-%d\n", kind, (int)j->n_batches - 1);
@@ -139,17 +154,17 @@ static bool oc_slurm_array(const struct oc_slurm_job *j, const char *kind, const
         fprintf(f, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=%lld\n", (long long)(a->cpus ? a->cpus : 1));
     else
         fprintf(f, "#SBATCH --ntasks=1\n#SBATCH --gres=gpu:%s:1\n", kind);
-    fprintf(f, "#SBATCH --time=%s\n#SBATCH --output=%s/logs/%s-%%a.out\n", a->time ? a->time : "00:30:00", j->dir,
-            kind);
-    if (a->partition)
-        fprintf(f, "#SBATCH --partition=%s\n", a->partition);
-    if (a->account)
-        fprintf(f, "#SBATCH --account=%s\n", a->account);
-    fputs("set -u\nbatches=(", f);
+    oc_sbatch_line(f, "--time", a->time ? a->time : "00:30:00", NULL);
+    snprintf(suffix, sizeof suffix, "/logs/%s-%%a.out", kind);
+    oc_sbatch_line(f, "--output", j->dir, suffix);
+    oc_sbatch_common(f, a);
+    fputs("set -u\ndir=", f);
+    oc_sh_word(f, j->dir);
+    fputs("\nbatches=(", f);
     for (int32_t i = 0; i < j->n_batches; i++)
         fprintf(f, "%s%s", i ? " " : "", j->batches[i]);
     fputs(")\nb=${batches[$SLURM_ARRAY_TASK_ID]}\n", f);
-    fprintf(f, "out=%s/results/%s-b$b.json\n", j->dir, kind);
+    fprintf(f, "out=\"$dir/results/%s-b$b.json\"\n", kind);
     fputs("exec ", f);
     oc_sh_word(f, j->bin);
     fputs(a->cpu ? " measure " : " replay ", f);
@@ -166,22 +181,19 @@ static bool oc_slurm_array(const struct oc_slurm_job *j, const char *kind, const
         oc_sh_word(f, j->extra[i]);
     }
     fputs(" --format json -o \"$out\"\n", f);
-    return fclose(f) == 0;
+    return !ferror(f);
 }
 
 /* DIR/merge.sbatch: after every task; names the missing results, merges the rest. */
-static bool oc_slurm_merge(const struct oc_slurm_job *j, const char *path) {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return false;
-    fprintf(f, "#!/bin/bash\n# written by onnxcost slurm: runs after every task (afterany)\n"
-               "#SBATCH --job-name=onnxcost-merge\n#SBATCH --ntasks=1\n#SBATCH --time=00:10:00\n"
-               "#SBATCH --output=%s/logs/merge.out\n", j->dir);
-    if (j->a->partition)
-        fprintf(f, "#SBATCH --partition=%s\n", j->a->partition);
-    if (j->a->account)
-        fprintf(f, "#SBATCH --account=%s\n", j->a->account);
-    fprintf(f, "set -u\ndir=%s\nmerged=0\nmissing=0\n", j->dir);
+static bool oc_slurm_merge(const struct oc_slurm_job *j, FILE *f) {
+    fputs("#!/bin/bash\n# written by onnxcost slurm: runs after every task (afterany)\n"
+          "#SBATCH --job-name=onnxcost-merge\n#SBATCH --ntasks=1\n#SBATCH --time=00:10:00\n",
+          f);
+    oc_sbatch_line(f, "--output", j->dir, "/logs/merge.out");
+    oc_sbatch_common(f, j->a);
+    fputs("set -u\ndir=", f);
+    oc_sh_word(f, j->dir);
+    fputs("\nmerged=0\nmissing=0\n", f);
     for (int32_t b = 0; b < j->n_batches; b++) { /* per batch, the kinds side by side */
         fputs("found=()\n", f);
         for (int32_t k = 0; k < j->n_kinds; k++)
@@ -202,7 +214,30 @@ static bool oc_slurm_merge(const struct oc_slurm_job *j, const char *path) {
     fprintf(f, "echo \"$merged of %d task results merged (one table per batch: $dir/merged-bN.txt); $missing "
                "failed\"\n[ \"$missing\" -eq 0 ]\n",
             (int)(j->n_kinds * j->n_batches));
-    return fclose(f) == 0;
+    return !ferror(f);
+}
+
+/* One script, written as every -o is (analyzer/outfile.h: complete or not
+   at all), never over a file this run reads (the model, --onnxcost) and
+   never through a symlink: the folder may hold anything. kind is NULL for
+   the merge script. OC_EXIT_OK or the exit code after one line. */
+static int oc_slurm_write(const struct oc_slurm_job *j, const char *kind, const char *path) {
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return oc_cli_fail(path, OC_ERR_USAGE, S_ISLNK(sb.st_mode) ? "slurm: the script's path is a symlink, which "
+                                                                     "onnxcost does not write through (remove it)"
+                                                                   : "slurm: the script's path is not a file");
+    int rc = oc_cli_output_clash(path, "the script", NULL);
+    if (rc != OC_EXIT_OK)
+        return rc;
+    struct oc_outfile o = {0};
+    struct oc_diag d = {0};
+    if (oc_outfile_open(&o, path, &d) != OC_OK)
+        return oc_cli_fail(path, OC_ERR_IO, d.msg);
+    bool ok = kind ? oc_slurm_array(j, kind, o.f) : oc_slurm_merge(j, o.f);
+    if (oc_outfile_close(&o, ok, &d) != OC_OK || !ok)
+        return oc_cli_fail(path, OC_ERR_IO, "cannot write the script");
+    return OC_EXIT_OK;
 }
 
 /* sbatch ARGS... (the last the script): the job id it prints (--parsable),
@@ -262,14 +297,12 @@ static int oc_slurm_run(const struct oc_slurm_job *j) {
     char path[4300], err[600];
     if (!oc_slurm_mkdir(j->dir, NULL) || !oc_slurm_mkdir(j->dir, "logs") || !oc_slurm_mkdir(j->dir, "results"))
         return OC_EXIT_INPUT;
-    for (int32_t k = 0; k < j->n_kinds; k++) {
-        snprintf(path, sizeof path, "%s/%s.sbatch", j->dir, j->kinds[k]);
-        if (!oc_slurm_array(j, j->kinds[k], path))
-            return oc_cli_fail(path, OC_ERR_IO, "cannot write the script");
+    for (int32_t k = 0; k <= j->n_kinds; k++) { /* each kind's array, then the merge */
+        snprintf(path, sizeof path, "%s/%s.sbatch", j->dir, k < j->n_kinds ? j->kinds[k] : "merge");
+        int rc = oc_slurm_write(j, k < j->n_kinds ? j->kinds[k] : NULL, path);
+        if (rc != OC_EXIT_OK)
+            return rc;
     }
-    snprintf(path, sizeof path, "%s/merge.sbatch", j->dir);
-    if (!oc_slurm_merge(j, path))
-        return oc_cli_fail(path, OC_ERR_IO, "cannot write the script");
     FILE *o = oc_cli_out();
     if (j->a->dry_run) {
         fprintf(o, "Wrote %d job array%s and the merge job in %s (not submitted: --dry-run):\n", (int)j->n_kinds,
@@ -315,7 +348,7 @@ int oc_cmd_slurm(int argc, char **argv) {
     const char **args = NULL;
     int32_t n_args = 0;
     int rc = oc_cli_parse(&cmd, split, argv, &args, &n_args);
-    char gpus[1024] = "cpu", batches[1024] = "1", model[4096], dir[4096], bin[4096];
+    char gpus[1024] = "cpu", batches[1024] = "1", model[4096], dir[4096], bin[4096], bin_abs[4096];
     char *kinds[OC_SLURM_MAX], *bs[OC_SLURM_MAX];
     if (rc != OC_PARSE_GO)
         goto done;
@@ -353,27 +386,59 @@ int oc_cmd_slurm(int argc, char **argv) {
                                 OC_SLURM_MAX);
         goto done;
     }
-    /* the paths go into shell scripts and #SBATCH lines: no quoting games */
-    const char *unsafe = " \t\n'\"$`\\;&|<>*?()[]{}";
-    if (strpbrk(args[0], unsafe) || strpbrk(a.out, unsafe) || (a.onnxcost && strpbrk(a.onnxcost, unsafe))) {
-        rc = oc_cli_usage_error("slurm: the model, -o and --onnxcost paths may not hold spaces, quotes or shell "
-                                "characters (they go into #SBATCH lines)");
-        goto done;
-    }
-    if (access(args[0], R_OK) != 0) {
-        rc = oc_cli_fail(args[0], OC_ERR_IO, strerror(errno));
-        goto done;
-    }
-    char here[4096];
-    bool have_bin = a.onnxcost || (oc_exe_dir(here, sizeof here) &&
-                                   (size_t)snprintf(bin, sizeof bin, "%s/onnxcost", here) < sizeof bin &&
-                                   access(bin, X_OK) == 0);
     if (a.onnxcost)
         snprintf(bin, sizeof bin, "%s", a.onnxcost);
-    else if (!have_bin)
+    else if (!oc_exe_dir(bin, sizeof bin) || (size_t)snprintf(model, sizeof model, "%s/onnxcost", bin) >= sizeof model ||
+             access(model, X_OK) != 0)
         snprintf(bin, sizeof bin, "onnxcost"); /* the one on the tasks' PATH */
-    if (!oc_slurm_abs(args[0], model, sizeof model) || !oc_slurm_abs(a.out, dir, sizeof dir)) {
+    else
+        snprintf(bin, sizeof bin, "%s", model);
+    /* paths made absolute first (the tasks run elsewhere), then checked as
+       they will be written: --onnxcost with a slash is a path too */
+    if (!oc_slurm_abs(args[0], model, sizeof model) || !oc_slurm_abs(a.out, dir, sizeof dir) ||
+        (strchr(bin, '/') && !oc_slurm_abs(bin, bin_abs, sizeof bin_abs))) {
         rc = oc_cli_usage_error("slurm: the path is too long");
+        goto done;
+    }
+    if (strchr(bin, '/'))
+        snprintf(bin, sizeof bin, "%s", bin_abs);
+    const struct {
+        const char *option, *value, *refused;
+    } checks[] = {
+        /* values in #SBATCH lines, double-quoted there: no quote, backslash
+           or control character (a newline would start a shell line) */
+        {"--partition", a.partition, "\"\\"},
+        {"--account", a.account, "\"\\"},
+        {"--time", a.time, "\"\\"},
+        /* the folder is in #SBATCH --output too, where % starts a pattern */
+        {"-o", dir, "\"\\%"},
+        /* single-quoted in shell lines only */
+        {"the model path", model, ""},
+        {"--onnxcost", bin, ""},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        const char *v = checks[i].value;
+        bool control = false;
+        for (const unsigned char *c = (const unsigned char *)v; v && *c; c++)
+            control |= *c < 0x20 || *c == 0x7f;
+        if (v && (control || strpbrk(v, checks[i].refused))) {
+            rc = oc_cli_usage_error("slurm: %s may not hold %s (it is written into the job scripts%s)",
+                                    checks[i].option,
+                                    control ? "a control character (a newline, a tab, ...)"
+                                            : strchr(checks[i].refused, '%') ? "a double quote, a backslash or %"
+                                                                             : "a double quote or a backslash",
+                                    checks[i].refused[0] ? " as an #SBATCH value" : "");
+            goto done;
+        }
+    }
+    for (int32_t i = 0; i < a.n_dims; i++)
+        for (const unsigned char *c = (const unsigned char *)a.dims[i]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f) {
+                rc = oc_cli_usage_error("slurm: --dim may not hold a control character");
+                goto done;
+            }
+    if (access(args[0], R_OK) != 0) {
+        rc = oc_cli_fail(args[0], OC_ERR_IO, strerror(errno));
         goto done;
     }
     struct oc_slurm_job j = {&a, model, dir, bin, kinds, nk, bs, nb, argv + split + (split < argc),

@@ -110,6 +110,16 @@ check other_merged "grep -q '1 of 2 task results merged' $d/bad/logs/merge.out &
     [ ! -e $d/bad/merged-b4.txt ]"
 check merge_says_failed "grep -q '; 1 failed' $d/bad/logs/merge.out"
 
+# a folder with a space and shell characters: sbatch reads the quoted
+# #SBATCH --output, the task and the merge job write where they should,
+# and nothing in the name runs
+sp="$d/sp ace \$(touch $d/INJECTED)"
+"$bin" slurm "$model" --cpu --batch 1 -o "$sp" -- --reps 5 --warmup 1 >"$d/sp.out" 2>&1
+rc=$?
+settle
+check quoted_folder "[ $rc = 0 ] && [ -s \"\$sp/results/cpu-b1.json\" ] && [ -s \"\$sp/logs/cpu-0.out\" ] &&
+    grep -q '1 of 1 task results merged' \"\$sp/logs/merge.out\" && [ ! -e $d/INJECTED ]"
+
 # --dry-run: the scripts, nothing submitted; no sbatch: one line, exit 2
 PATH=/usr/bin/false-dir "$bin" slurm "$model" --gpus a100,h100 --batch 1,8,32 -o "$d/dry" --dry-run >"$d/dry.out" 2>&1
 check dry_run "grep -q 'not submitted' $d/dry.out && grep -q '#SBATCH --gres=gpu:h100:1' $d/dry/h100.sbatch &&
@@ -118,7 +128,7 @@ PATH=/nonexistent "$bin" slurm "$model" --cpu -o "$d/nosbatch" >"$d/nos.out" 2>&
 rc=$?
 check no_sbatch "[ $rc = 2 ] && [ \$(wc -l <$d/nos.out) = 1 ] && grep -q 'cannot run sbatch' $d/nos.out"
 for args in "--cpu" "$model -o $d/x" "$model --cpu --gpus a100 -o $d/x" "$model --gpus 'a 1' -o $d/x" \
-    "$model --cpu --batch 0 -o $d/x" "$model --gpus a,b,c,d,e,f,g,h,i -o $d/x" "$model --cpu -o '$d/a b'"; do
+    "$model --cpu --batch 0 -o $d/x" "$model --gpus a,b,c,d,e,f,g,h,i -o $d/x" "$model --cpu -o '$d/a%b'"; do
     eval "\"$bin\" slurm $args" >"$d/u.out" 2>&1
     rc=$?
     check "usage: $args" "[ $rc = 2 ] && [ \$(wc -l <$d/u.out) = 1 ]"

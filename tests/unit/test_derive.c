@@ -67,6 +67,33 @@ static void arithmetic_and_bounds(void **state) {
     assert_true(oc_poly_nondecreasing(oc_poly_sub(sym, oc_poly_mul(sym, x(0), x(1)), x(0)), 2, lo, inf));
 }
 
+/* Bounds whose products pass 128 bits: never a decided sign from a wrapped
+   product. 2^62*n*m - 2^62*m^2 over n, m in 1..2^40 is negative where
+   n < m, zero where n = m, positive where n > m: its sign is not decided,
+   its bounds are not known; 2^62*n*m is positive everywhere. */
+static void bounds_never_wrap(void **state) {
+    (void)state;
+    const char *names[] = {"n", "m"};
+    sym = oc_symbolic_new(names, 2);
+    assert_non_null(sym);
+    const struct oc_poly *big = k((int64_t)1 << 62);
+    const struct oc_poly *nm = oc_poly_mul(sym, big, oc_poly_mul(sym, x(0), x(1)));
+    const struct oc_poly *mm = oc_poly_mul(sym, big, oc_poly_mul(sym, x(1), x(1)));
+    const struct oc_poly *d = oc_poly_sub(sym, nm, mm);
+    assert_non_null(d);
+    int64_t lo[2] = {1, 1}, hi[2] = {(int64_t)1 << 40, (int64_t)1 << 40}, mn, mx, v;
+    assert_int_equal(oc_poly_sign(d, 2, lo, hi), 2);
+    assert_int_equal(oc_poly_sign(nm, 2, lo, hi), 1);
+    assert_false(oc_poly_bounds(d, 2, lo, hi, &mn, &mx));
+    /* -2^62*n*m falls in n; its derivative's bound passes 2^100 */
+    assert_false(oc_poly_nondecreasing(oc_poly_sub(sym, k(0), nm), 2, lo, hi));
+    /* at one binding: 2^62 * 2^40 * 2^40 is no 64-bit number */
+    assert_false(oc_poly_eval_at(nm, 2, hi, &v));
+    int64_t one_two[2] = {1, 2};
+    assert_true(oc_poly_eval_at(d, 2, one_two, &v));
+    assert_true(v == -((int64_t)1 << 62) * 2);
+}
+
 /* Derives `an` with symbols `names` over [lo, hi] from the base at lo. */
 static void derive(const char *const *names, int32_t n, const int64_t *lo, const int64_t *hi) {
     sym = oc_symbolic_new(names, n);
@@ -129,6 +156,82 @@ static void shape_through(const char *op) {
     const char *names[] = {"n"};
     int64_t lo[1] = {1}, hi[1] = {64};
     derive(names, 1, lo, hi);
+}
+
+/* x[n, 8]; rows = 100 + 100 * Cast(Cast(n - c -> to) -> int64) - n through
+   ConstantOfShape([rows, 8]), over n in lo..hi */
+static void cast_through(int32_t to, int64_t c, int64_t lo_n, int64_t hi_n) {
+    const char *syms[] = {"n", NULL};
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(-1, 8), syms));
+    pbm_init(&pm, pb_tensor_i64("zero", 0, NULL, TU_DIMS(0)));
+    pbm_init(&pm, pb_tensor_i64("c", 0, NULL, TU_DIMS(c)));
+    pbm_init(&pm, pb_tensor_i64("hundred", 0, NULL, TU_DIMS(100)));
+    pbm_init(&pm, pb_tensor_i64("axes", 1, TU_DIMS(1), TU_DIMS(0)));
+    pbm_init(&pm, pb_tensor_i64("eight", 1, TU_DIMS(1), TU_DIMS(8)));
+    pbm_node(&pm, pb_node("shape", "Shape", TU_LIST("x"), TU_LIST("s"), 0, NULL));
+    struct pbw ax[] = {pb_attr_int("axis", 0)};
+    pbm_node(&pm, pb_node("gather", "Gather", TU_LIST("s", "zero"), TU_LIST("n"), 1, ax));
+    pbm_node(&pm, pb_node("sub", "Sub", TU_LIST("n", "c"), TU_LIST("d"), 0, NULL));
+    struct pbw t1[] = {pb_attr_int("to", to)}, t2[] = {pb_attr_int("to", 7)};
+    pbm_node(&pm, pb_node("cast", "Cast", TU_LIST("d"), TU_LIST("b"), 1, t1));
+    pbm_node(&pm, pb_node("back", "Cast", TU_LIST("b"), TU_LIST("bi"), 1, t2));
+    pbm_node(&pm, pb_node("mul", "Mul", TU_LIST("bi", "hundred"), TU_LIST("h"), 0, NULL));
+    pbm_node(&pm, pb_node("add", "Add", TU_LIST("h", "hundred"), TU_LIST("h2"), 0, NULL));
+    pbm_node(&pm, pb_node("rows", "Sub", TU_LIST("h2", "n"), TU_LIST("k"), 0, NULL));
+    pbm_node(&pm, pb_node("unsq", "Unsqueeze", TU_LIST("k", "axes"), TU_LIST("k1"), 0, NULL));
+    struct pbw cx[] = {pb_attr_int("axis", 0)};
+    pbm_node(&pm, pb_node("cat", "Concat", TU_LIST("k1", "eight"), TU_LIST("shp"), 1, cx));
+    pbm_node(&pm, pb_node("cos", "ConstantOfShape", TU_LIST("shp"), TU_LIST("z"), 0, NULL));
+    pbm_output(&pm, pb_value_info("z", PB_FLOAT, -1, NULL, NULL));
+    struct oc_binding bind = {"n", lo_n};
+    struct oc_analyze_opts o = {.dims = &bind, .n_dims = 1};
+    tu_analyze_ok(&pm, 13, &o);
+    const char *names[] = {"n"};
+    int64_t lo[1] = {lo_n}, hi[1] = {hi_n};
+    derive(names, 1, lo, hi);
+}
+
+/* Cast to bool is x != 0, never the identity on [0, 255]: n - 1 over
+   1..64 is 0 at n = 1 and 1 past it, no polynomial (100 + 100*(n-1) - n
+   = 99n was claimed, where n = 2 gives 198 rows, n = 64 gives 136); n - 1
+   over 2..64 is never 0: 1, so rows = 200 - n; a value of [0, 1] passes */
+static void cast_to_bool(void **state) {
+    (void)state;
+    cast_through(9, 1, 1, 64);
+    assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
+    assert_null(dim("cos", 0, 0));
+    oc_derived_free(&dv);
+    oc_symbolic_free(sym);
+    cast_through(9, 1, 2, 64);
+    assert_int_equal(dv.stop_node, -1);
+    assert_string_equal(fmt(dim("cos", 0, 0)), "-n + 200");
+    oc_derived_free(&dv);
+    oc_symbolic_free(sym);
+    cast_through(9, 1, 1, 2); /* n - 1 in [0, 1]: itself */
+    assert_int_equal(dv.stop_node, -1);
+    assert_string_equal(fmt(dim("cos", 0, 0)), "99*n");
+}
+
+/* Cast to int8 holds -128..127, not 0..255: n + 100 (c = -100) passes
+   over n in 1..27 and wraps past it (n = 28 is 128 -> -128) */
+static void cast_to_int8(void **state) {
+    (void)state;
+    cast_through(3, -100, 1, 27);
+    assert_int_equal(dv.stop_node, -1);
+    assert_string_equal(fmt(dim("cos", 0, 0)), "99*n + 10100");
+    oc_derived_free(&dv);
+    oc_symbolic_free(sym);
+    cast_through(3, -100, 1, 28);
+    assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
+    oc_derived_free(&dv);
+    oc_symbolic_free(sym);
+    cast_through(2, -100, 1, 155); /* uint8: up to 255 */
+    assert_int_equal(dv.stop_node, -1);
+    oc_derived_free(&dv);
+    oc_symbolic_free(sym);
+    cast_through(2, -100, 1, 156);
+    assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
 }
 
 static void shape_arithmetic_followed(void **state) {
@@ -236,6 +339,9 @@ static void strided_window_is_not_derived(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(arithmetic_and_bounds, dv_teardown),
+        cmocka_unit_test_teardown(bounds_never_wrap, dv_teardown),
+        cmocka_unit_test_teardown(cast_to_bool, dv_teardown),
+        cmocka_unit_test_teardown(cast_to_int8, dv_teardown),
         cmocka_unit_test_teardown(attention_and_reshape, dv_teardown),
         cmocka_unit_test_teardown(shape_arithmetic_followed, dv_teardown),
         cmocka_unit_test_teardown(mod_is_not_derived, dv_teardown),
