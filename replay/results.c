@@ -200,7 +200,8 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
     int32_t n_late = 0;
     const json_t *e2e = json_object_get(json_object_get(m, "end_to_end_ms"), "median");
     const json_t *sum = json_object_get(m, "sum_of_node_medians_ms");
-    if (json_is_number(e2e) && json_is_number(sum) && json_number_value(e2e) > 0 && json_number_value(sum) > 0) {
+    if (json_is_number(e2e) && json_is_number(sum) && json_number_value(e2e) >= 1e-9 && json_number_value(e2e) < 1e12 &&
+        json_number_value(sum) >= 1e-9 && json_number_value(sum) < 1e12) {
         out->end_to_end_s = (json_number_value(e2e) * 1e3 + late_us) * 1e-6;
         out->sum_of_nodes_s = json_number_value(sum) * 1e-3;
     }
@@ -261,9 +262,10 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
             field = "bytes_written";
         fn->measured = json_is_object(me);
         const json_t *med = json_object_get(me, "median_us");
-        if (!field && fn->measured && !(json_is_number(med) && json_number_value(med) >= 0 &&
-                                        json_number_value(med) < 1e12))
-            field = "measured.median_us", why = "is not a time from 0 to 1e12 us";
+        if (!field && fn->measured &&
+            !(json_is_number(med) && (json_number_value(med) == 0 || json_number_value(med) >= 1e-6) &&
+              json_number_value(med) < 1e12))
+            field = "measured.median_us", why = "is not a time of 0 or from 1e-6 to 1e12 us";
         if (field)
             return oc_diag_set(d, OC_ERR_PARSE, "node %zu '%.200s' (%.64s): %s %s", i, fn->name, fn->op, field, why);
         fn->est_bytes = rd + wr;
@@ -393,8 +395,8 @@ enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct 
         if (!field && fn->measured) {
             if (!json_is_number(med))
                 field = "time_ns.median", why = med ? "is not a number" : "is missing";
-            else if (!(json_number_value(med) > 0 && json_number_value(med) < 1e15))
-                field = "time_ns.median", why = "is not a time from 0 to 1e15 ns (a measured node took some time)";
+            else if (!(json_number_value(med) >= 1e-3 && json_number_value(med) < 1e15))
+                field = "time_ns.median", why = "is not a time from 1e-3 to 1e15 ns (a measured node took some time)";
             else if (kern && (!json_is_integer(kern) || json_integer_value(kern) < 0 || json_integer_value(kern) > INT32_MAX))
                 field = "kernels_per_rep", why = "is not a whole number from 0 to 2^31-1";
             else if (ovh && !json_is_boolean(ovh))

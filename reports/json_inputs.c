@@ -228,14 +228,18 @@ static const struct {
     bool whole;
     const char *range;
 } oc_spec_numbers[] = {
-    {"memory_gib", 0, 1048576, false, "GiB from 0 to 1,048,576"},
-    {"bandwidth_gbs", 0, 1e6, false, "GB/s from 0 to 1,000,000"},
-    {"l2_mib", 0, 1048576, false, "MiB from 0 to 1,048,576"},
+    {"memory_gib", 0, 1048576, false, "GiB: 0, or from 1e-6 to 1,048,576"},
+    {"bandwidth_gbs", 0, 1e6, false, "GB/s: 0, or from 1e-6 to 1,000,000"},
+    {"l2_mib", 0, 1048576, false, "MiB: 0, or from 1e-6 to 1,048,576"},
     {"sms", 0, 1e6, true, "a whole number from 0 to 1,000,000"},
     {"boost_mhz", 0, 1e5, true, "a whole number of MHz from 0 to 100,000"},
-    {"link_gbs", 0, 1e6, false, "GB/s from 0 to 1,000,000"},
+    {"link_gbs", 0, 1e6, false, "GB/s: 0, or from 1e-6 to 1,000,000"},
 };
-#define OC_SPEC_PEAK_RANGE "TFLOP/s from 0 to 1,000,000"
+#define OC_SPEC_PEAK_RANGE "TFLOP/s: 0, or from 1e-6 to 1,000,000"
+/* The smallest figure other than 0 a spec's number may be (a TFLOP/s, a
+   GB/s, a GiB): below it, a rate is no machine's and a time divided by it
+   is absurd or infinite. */
+#define OC_SPEC_NUMBER_MIN 1e-6
 #define OC_SPEC_NAME_MAX 96 /* bytes of "name" and "link": a report header line, not a document */
 
 /* A CPU spec's "probe" (onnxcost probe's record): its one-thread figures,
@@ -250,11 +254,11 @@ static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
     for (int i = 0; i < OC_SPEC_ONE_THREAD_KEYS; i++) {
         const struct oc_spec_one_thread_key *k = &oc_spec_one_thread_keys[i];
         double v = json_number_value(json_object_get(one, k->key)) * 1e9;
-        if (v > 0 && isfinite(v) && g->peak[k->unit] > 0)
+        if (v >= OC_SPEC_NUMBER_MIN * 1e9 && v <= 1e18 && g->peak[k->unit] > 0)
             s.peak_one[k->unit] = v;
     }
     double dram = json_number_value(json_object_get(one, "dram_gbs")) * 1e9;
-    s.mem_one = dram > 0 && isfinite(dram) ? dram : 0;
+    s.mem_one = dram >= OC_SPEC_NUMBER_MIN * 1e9 && dram <= 1e18 ? dram : 0;
     const json_t *caches = json_object_get(pr, "caches");
     for (size_t i = 0; i < json_array_size(caches); i++) { /* matched to the spec's levels by size */
         const json_t *c = json_array_get(caches, i);
@@ -263,7 +267,7 @@ static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
         double bw = json_number_value(json_object_get(c, "one_thread_gbs")) * 1e9;
         json_int_t by = json_integer_value(json_object_get(c, "shared_by"));
         for (int32_t k = 0; k < g->n_caches; k++)
-            if (kib > 0 && bw > 0 && isfinite(bw) && by >= 1 && by <= 65536 &&
+            if (kib > 0 && bw >= OC_SPEC_NUMBER_MIN * 1e9 && bw <= 1e18 && by >= 1 && by <= 65536 &&
                 (uint64_t)(all * 1024.0) == g->cache_bytes[k]) {
                 s.cache_one[k] = (uint64_t)(kib * 1024.0);
                 s.shared_by[k] = (int32_t)by;
@@ -309,7 +313,8 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
                 double kib = json_number_value(json_object_get(c, "kib"));
                 double gbs = json_number_value(json_object_get(c, "bandwidth_gbs"));
                 good = json_is_object(c) && json_is_number(json_object_get(c, "kib")) &&
-                       json_is_number(json_object_get(c, "bandwidth_gbs")) && kib > 0 && kib <= 1e9 && gbs > 0 &&
+                       json_is_number(json_object_get(c, "bandwidth_gbs")) && kib > 0 && kib <= 1e9 &&
+                       gbs >= OC_SPEC_NUMBER_MIN &&
                        gbs <= 1e6 && (i == 0 || kib * 1024.0 > (double)g->cache_bytes[i - 1]);
                 if (good) {
                     g->cache_bytes[i] = (uint64_t)(kib * 1024.0);
@@ -350,8 +355,9 @@ bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t siz
                 }
             if (!range)
                 why = "unknown key; see docs/GPUS.md";
-            else if (!json_is_number(val) || !(x >= lo && x <= hi) || (whole && x != floor(x)))
-                why = range;
+            else if (!json_is_number(val) || !(x >= lo && x <= hi) || (whole && x != floor(x)) ||
+                     (x != 0 && x < OC_SPEC_NUMBER_MIN))
+                why = range; /* a subnormal rate would make a time of inf */
         }
         if (why) {
             snprintf(err, esize, "bad key '%s' (%s%s)", key, why,
@@ -451,11 +457,15 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
         double v[5] = {0};
         for (int32_t k = 0; good && k < has + 2; k++) {
             v[k] = json_number_value(json_array_get(s, (size_t)k));
-            good = json_is_number(json_array_get(s, (size_t)k)) && v[k] > 0 && isfinite(v[k]);
+            /* sizes and work from 1e-12 to 1e18; seconds from 1e-12 (a picosecond) to 1e5 (a day) */
+            good = json_is_number(json_array_get(s, (size_t)k)) && v[k] >= 1e-12 &&
+                   v[k] <= (k == has + 1 ? 1e5 : 1e18);
         }
         if (!good) {
-            snprintf(why, size, "table %s, sample %zu: %d numbers > 0 expected (features, work, seconds)", fam, i,
-                     (int)nf + 2);
+            snprintf(why, size,
+                     "table %s, sample %zu: %d numbers expected (features and work from 1e-12 to 1e18, "
+                     "seconds from 1e-12 to 1e5)",
+                     fam, i, (int)nf + 2);
             return false;
         }
         struct oc_ksample *o = &out->samples[i];
@@ -598,9 +608,16 @@ static bool oc_prof_run(struct oc_profile_run *r, const json_t *args) {
     }
     const json_t *t = json_object_get(args, "intra_op_threads"), *c = json_object_get(args, "cpu_count"),
                  *w = json_object_get(args, "warmup_runs_dropped");
-    r->threads = json_is_integer(t) ? json_integer_value(t) : 0;
-    r->cpu_count = json_is_integer(c) ? json_integer_value(c) : 0;
-    r->warmup = json_is_integer(w) ? json_integer_value(w) : 0;
+    /* counts out of any machine's range are not taken: not recorded (0) */
+    r->threads = json_is_integer(t) && json_integer_value(t) >= 0 && json_integer_value(t) <= 65536
+                     ? json_integer_value(t)
+                     : 0;
+    r->cpu_count = json_is_integer(c) && json_integer_value(c) >= 0 && json_integer_value(c) <= 65536
+                       ? json_integer_value(c)
+                       : 0;
+    r->warmup = json_is_integer(w) && json_integer_value(w) >= 0 && json_integer_value(w) <= INT32_MAX
+                    ? json_integer_value(w)
+                    : 0;
     const json_t *k = json_object_get(args, "kept");
     r->kept = !json_is_false(k);
     /* the passes: their medians' spread (ms, all > 0, else not recorded) */

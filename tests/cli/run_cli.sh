@@ -246,10 +246,15 @@ expect gpu_spec_short 2 "$E $tmp/gpu1.json: needs \"name\", and \"fp32\", \"memo
 echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "tflops": 3}' >"$tmp/gpu2.json"
 expect gpu_spec_key 2 "$E $tmp/gpu2.json: bad key 'tflops' (unknown key; see docs/GPUS.md)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu2.json"
 echo '{"name": "x", "fp32": "fast", "memory_gib": 1, "bandwidth_gbs": 1}' >"$tmp/gpu3.json"
-expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (TFLOP/s from 0 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
+expect gpu_spec_type 2 "$E $tmp/gpu3.json: bad key 'fp32' (TFLOP/s: 0, or from 1e-6 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu3.json"
 # each key within its range, said in the refusal (1e300 GiB is a number >= 0, yet no device)
 echo '{"name": "x", "fp32": 1, "memory_gib": 1e300, "bandwidth_gbs": 1}' >"$tmp/gpu4.json"
-expect gpu_spec_range 2 "$E $tmp/gpu4.json: bad key 'memory_gib' (GiB from 0 to 1,048,576 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu4.json"
+expect gpu_spec_range 2 "$E $tmp/gpu4.json: bad key 'memory_gib' (GiB: 0, or from 1e-6 to 1,048,576 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu4.json"
+# a subnormal rate: no machine's, and a latency of inf (it was taken, exit 0)
+echo '{"name": "x", "fp32": 1e-320, "memory_gib": 1, "bandwidth_gbs": 1}' >"$tmp/gpu7.json"
+expect gpu_spec_subnormal 2 "$E $tmp/gpu7.json: bad key 'fp32' (TFLOP/s: 0, or from 1e-6 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu7.json"
+echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1e-320}' >"$tmp/gpu8.json"
+expect gpu_spec_subnormal_bw 2 "$E $tmp/gpu8.json: bad key 'bandwidth_gbs' (GB/s: 0, or from 1e-6 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu8.json"
 echo '{"name": "x", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1, "sms": 1.5}' >"$tmp/gpu5.json"
 expect gpu_spec_whole 2 "$E $tmp/gpu5.json: bad key 'sms' (a whole number from 0 to 1,000,000 expected)" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu5.json"
 printf '{"name": "%0200d", "fp32": 1, "memory_gib": 1, "bandwidth_gbs": 1}' 0 >"$tmp/gpu6.json"

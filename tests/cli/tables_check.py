@@ -214,6 +214,14 @@ def main():
     lines = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(lines) == 1 and "kernel_tables" in lines[0] and "sample 0" in lines[0],
           f"a sample of the wrong length: one line, exit 2 ({lines})")
+    # a sample's seconds of 1e300 (a 300-digit latency) or 1e-320 (inf TFLOP/s): refused where read
+    for secs in (1e300, 1e-320):
+        sp["kernel_tables"]["tables"][0]["samples"][0] = [1.0] * (len(sp["kernel_tables"]["tables"][0]["samples"][1]) - 1) + [secs]
+        json.dump(sp, open(bad, "w"))
+        p = run(bin_, model, "--gpu-spec", bad)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and "sample 0" in lines[0] and "seconds from 1e-12 to 1e5" in lines[0],
+              f"a sample of {secs} s: one line, exit 2 ({lines})")
     # the committed H200 tables (docs/results/h200-kernel-tables.json) load and time the MNIST net's kernels
     committed = os.path.join(srcdir, "docs", "results", "h200-kernel-tables.json")
     net = os.path.join(srcdir, "fixtures", "mnist", "torchsummary_net.onnx")

@@ -296,6 +296,34 @@ static void rounding(void **state) {
     assert_true(oc_round_to_dtype(11, 16777217.0) == 16777217.0);
 }
 
+/* An integer into a narrower type wraps as ONNX Runtime's Cast does (a
+   static_cast: the value mod 2^bits, worked out by hand); a float out of
+   range stays unknown; to bool, x != 0 */
+static void integer_casts_wrap(void **state) {
+    (void)state;
+    int64_t i[1];
+    struct oc_fold_out o = {.n = 1, .i = i};
+    const struct {
+        int32_t dt;
+        int64_t x, want;
+    } cases[] = {
+        {3, 127, 127},      {3, 128, -128},     {3, 200, -56},   {3, -129, 127}, {3, 300, 44},
+        {2, 256, 0},        {2, -1, 255},       {5, 40000, -25536}, {4, 70000, 4464},
+        {6, 2147483648, -2147483648}, {12, -1, 4294967295}, {9, 256, 1}, {9, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        o.dtype = cases[k].dt;
+        assert_true(oc_fold_put_i(&o, 0, cases[k].x));
+        assert_int_equal(i[0], cases[k].want);
+    }
+    o.dtype = 13; /* uint64, kept up to INT64_MAX: a negative is not held */
+    assert_false(oc_fold_put_i(&o, 0, -1));
+    o.dtype = 3; /* a float out of int8's range: undefined in a runtime, unknown here */
+    assert_false(oc_fold_put_f(&o, 0, 200.0));
+    assert_true(oc_fold_put_f(&o, 0, -7.9));
+    assert_int_equal(i[0], -7);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(swin_window_pads, tu_teardown),
@@ -307,6 +335,7 @@ int main(void) {
         cmocka_unit_test_teardown(weights_not_read, tu_teardown),
         cmocka_unit_test_teardown(unbound_dims_named_in_error, tu_teardown),
         cmocka_unit_test(rounding),
+        cmocka_unit_test(integer_casts_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
