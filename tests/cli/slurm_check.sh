@@ -117,8 +117,9 @@ sp="$d/sp ace \$(touch $d/INJECTED)"
 "$bin" slurm "$model" --cpu --batch 1 -o "$sp" -- --reps 5 --warmup 1 >"$d/sp.out" 2>&1
 rc=$?
 settle
-check quoted_folder "[ $rc = 0 ] && [ -s \"\$sp/results/cpu-b1.json\" ] && [ -s \"\$sp/logs/cpu-0.out\" ] &&
+check quoted_folder "[ $rc = 0 ] && [ -s \"\$sp/results/cpu-b1.json\" ] && [ -e \"\$sp/logs/cpu-0.out\" ] &&
     grep -q '1 of 1 task results merged' \"\$sp/logs/merge.out\" && [ ! -e $d/INJECTED ]"
+[ $fail = 0 ] || { cat "$d/sp.out"; find "$d" -path "*sp ace*" | head -20; cat "$sp"/logs/* 2>/dev/null | head; }
 
 # --dry-run: the scripts, nothing submitted; no sbatch: one line, exit 2
 PATH=/usr/bin/false-dir "$bin" slurm "$model" --gpus a100,h100 --batch 1,8,32 -o "$d/dry" --dry-run >"$d/dry.out" 2>&1
