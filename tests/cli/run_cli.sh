@@ -65,6 +65,11 @@ fi
 expect incomplete_budget 4 "onnxcost: budget not verified: $B/unknown_op.onnx: MACs >= 0, within --max-macs 1k, but only a lower bound (2 of 3 nodes without a cost); --allow-incomplete accepts it" -- "$B/unknown_op.onnx" -q --max-macs 1k
 expect incomplete_budget_allowed 0 "" -- "$B/unknown_op.onnx" -q --max-macs 1k --allow-incomplete
 expect incomplete_budget_params 0 "" -- "$B/unknown_op.onnx" -q --max-params 10
+# a count saturated at 2^64 - 1 over a box to 2^40: a lower bound, said so
+# in the budget line and the block, never "exact"
+G=$fx/corpus/microsoft+onnxruntime-genai/test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx
+expect budget_saturated 1 "onnxcost: budget exceeded: $G: MACs >= 18,446,744,073,709,551,615 (a count saturated at 2^64 - 1) > 5,000,000,000 (--max-macs 5G) at batch_size=1099511627776, seq_len=1024, past_seq_len=1099511627776, total_seq_len=1024, over by 368934881374.2 %" -- "$G" -q --dim batch_size=1:1099511627776 --dim seq_len=1:1024 --dim past_seq_len=1:1099511627776 --dim total_seq_len=2:1024 --max-macs 5G
+expect_out budget_saturated_block "  proven monotone: every shape derived" "  LOWER BOUNDS: a count passed 64 bits and is saturated at 2^64 - 1"
 expect incomplete_budget_exceeded 1 "onnxcost: budget exceeded: $B/unknown_op.onnx: FLOPs >= 4 (a lower bound) > 2 (--max-flops 2), over by 100.0 %" -- "$B/unknown_op.onnx" -q --max-flops 2
 for fmt in md html; do
     "$bin" "$B/unknown_op.onnx" -q --format $fmt >"$tmp/out"
