@@ -220,6 +220,33 @@ static void oc_d_bound_wide(struct oc_dctx *c) {
     }
 }
 
+/* The rule of each op type seen in one walk, by the op's name: the rule
+   table is scanned once per distinct op, not once per node. */
+enum { OC_D_MEMO = 512 };
+struct oc_d_memo {
+    const char *domain[OC_D_MEMO], *op[OC_D_MEMO];
+    const struct oc_derive_rule *rule[OC_D_MEMO];
+};
+
+static const struct oc_derive_rule *oc_d_rule(struct oc_d_memo *memo, const char *domain, const char *op) {
+    uint32_t h = 2166136261u; /* FNV-1a of the op type, then the domain */
+    for (const char *c = op; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    for (const char *c = domain ? domain : ""; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    for (uint32_t i = 0; i < OC_D_MEMO; i++) {
+        uint32_t at = (h + i) % OC_D_MEMO;
+        if (!memo->op[at]) {
+            memo->op[at] = op;
+            memo->domain[at] = domain ? domain : "";
+            return memo->rule[at] = oc_derive_rule_for(domain, op);
+        }
+        if (strcmp(memo->op[at], op) == 0 && strcmp(memo->domain[at], domain ? domain : "") == 0)
+            return memo->rule[at];
+    }
+    return oc_derive_rule_for(domain, op); /* more distinct ops than the memo holds */
+}
+
 enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *base_point,
                          const int64_t *lo, const int64_t *hi, struct oc_derived *out) {
     memset(out, 0, sizeof *out);
@@ -238,9 +265,11 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
     out->cost_form = calloc((size_t)g->n_nodes + 1, sizeof *out->cost_form);
     c.n_cont = malloc(((size_t)g->n_values + 1) * sizeof *c.n_cont);
     c.cont = calloc((size_t)g->n_values + 1, sizeof *c.cont);
-    if (!out->dims || !out->dep || !out->cost_monotone || !out->cost_form || !c.n_cont || !c.cont) {
+    struct oc_d_memo *memo = calloc(1, sizeof *memo);
+    if (!out->dims || !out->dep || !out->cost_monotone || !out->cost_form || !c.n_cont || !c.cont || !memo) {
         free(c.n_cont);
         free(c.cont);
+        free(memo);
         oc_derived_free(out);
         return OC_ERR_NOMEM;
     }
@@ -266,7 +295,7 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
         for (int32_t o = 0; o < n->n_out; o++)
             if (n->out[o] >= 0)
                 out->dep[n->out[o]] = true;
-        const struct oc_derive_rule *r = oc_derive_rule_for(n->domain, n->op_type);
+        const struct oc_derive_rule *r = oc_d_rule(memo, n->domain, n->op_type);
         c.why[0] = 0;
         bool ok;
         if (!r)
@@ -311,6 +340,7 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
         }
     }
     oc_d_bound_wide(&c);
+    free(memo);
     free(c.n_cont);
     free(c.cont);
     return OC_OK;
@@ -374,36 +404,75 @@ static bool oc_node_formulas_proven(const struct oc_symbolic *s, const struct oc
     return true;
 }
 
-enum oc_status oc_symbolic_prove(struct oc_symbolic *s, const struct oc_analysis *base) {
+int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms) {
+    if (dv->stop_node >= 0)
+        return -1;
+    int32_t deg = 0;
+    for (int32_t v = 0; v < g->n_values; v++) { /* every dim, and every value's size */
+        int32_t r = g->values[v].rank;
+        if (r < 0 || (r > 0 && !dv->dims[v]))
+            return g->values[v].kind == OC_VALUE_INITIALIZER ? deg : -1;
+        for (int32_t a = 0; a < r; a++)
+            if (!dv->dims[v][a])
+                return -1;
+        for (int32_t j = 0; j < n_syms; j++) {
+            int32_t d = oc_numel_degree(dv, g, v, j);
+            deg = d > deg ? d : deg;
+        }
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) { /* every cost: its form's degree */
+        const struct oc_node *n = &g->nodes[i];
+        if (dv->cost_form[i] == OC_DC_CONST || (n->cost.flags & OC_COST_UNKNOWN))
+            continue;
+        if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
+            return -1;
+        for (int32_t j = 0; j < n_syms; j++) {
+            int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
+            for (int side = 0; side < 2; side++)
+                for (int32_t k = 0; k < (side ? n->n_out : n->n_in); k++) {
+                    int32_t v = side ? n->out[k] : n->in[k];
+                    if (v < 0 || (side && k == 0))
+                        continue;
+                    int32_t d = oc_numel_degree(dv, g, v, j);
+                    other = d > other ? d : other;
+                }
+            int32_t bound = dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
+            deg = bound > deg ? bound : deg;
+        }
+    }
+    return deg;
+}
+
+/* The proof of s's fit from dv, s's derivation over every binding (each
+   symbol >= 1); frees dv. */
+static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct oc_analysis *base,
+                                             struct oc_derived dv) {
     const struct oc_graph *g = base->graph;
     int32_t deg = s->grid_points - 1; /* the degree the grid determines in each symbol */
-    int64_t one[OC_SYM_MAX], inf[OC_SYM_MAX];
-    for (int32_t j = 0; j < OC_SYM_MAX; j++) {
-        one[j] = 1;
-        inf[j] = INT64_MAX;
-    }
-    struct oc_derived dv;
     s->value_derived = oc_arena_array(&s->arena, (size_t)g->n_values + 1, sizeof *s->value_derived);
     s->node_proven = oc_arena_array(&s->arena, (size_t)g->n_nodes + 1, sizeof *s->node_proven);
-    if (!s->value_derived || !s->node_proven || oc_derive(base, s, one, one, inf, &dv) != OC_OK)
+    if (!s->value_derived || !s->node_proven) {
+        oc_derived_free(&dv);
         return OC_ERR_NOMEM;
+    }
     if (dv.stop_node >= 0)
         snprintf(s->why, sizeof s->why, "%s", dv.why);
     bool all = dv.stop_node < 0;
     /* what is derived holds where the guards do; the fits of the costs are
        proofs only when every probe binding lies there */
     oc_derived_guards_text(&dv, s, s->where, sizeof s->where);
-    bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one);
+    static const int64_t one[OC_SYM_MAX] = {1, 1, 1, 1};
+    bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one); /* the base analysis */
     int32_t npts = deg + 1, runs = 1;
     for (int32_t j = 0; j < s->n_syms; j++)
         runs *= npts;
     for (int32_t r = 0; r < runs && probes_inside; r++) { /* the grid, as oc_symbolic_fit walks it */
         int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
         for (int32_t j = 0, q = r; j < s->n_syms; j++, q /= npts)
-            at[j] = oc_sym_grid[q % npts];
+            at[j] = s->grid[q % npts];
         probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, at);
     }
-    for (int c = 0; c < 2 && probes_inside; c++)
+    for (int c = 0; c < 2 && probes_inside && s->checked; c++)
         probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, oc_sym_checks[c]);
     if (!probes_inside && !s->why[0])
         snprintf(s->why, sizeof s->why, "the probe bindings go beyond where the shapes are polynomials (%s)", s->where);
@@ -455,5 +524,62 @@ enum oc_status oc_symbolic_prove(struct oc_symbolic *s, const struct oc_analysis
     if (!s->all_proven && !s->why[0])
         snprintf(s->why, sizeof s->why, "a total's formula is not proven");
     oc_derived_free(&dv);
+    return OC_OK;
+}
+
+static void oc_whole_box(int64_t *one, int64_t *inf) {
+    for (int32_t j = 0; j < OC_SYM_MAX; j++) {
+        one[j] = 1;
+        inf[j] = INT64_MAX;
+    }
+}
+
+enum oc_status oc_symbolic_prove(struct oc_symbolic *s, const struct oc_analysis *base) {
+    int64_t one[OC_SYM_MAX], inf[OC_SYM_MAX];
+    oc_whole_box(one, inf);
+    struct oc_derived dv;
+    if (oc_derive(base, s, one, one, inf, &dv) != OC_OK)
+        return OC_ERR_NOMEM;
+    return oc_symbolic_prove_with(s, base, dv);
+}
+
+enum oc_status oc_symbolic_derive(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                  const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d) {
+    struct oc_symbolic *s;
+    enum oc_status st = oc_symbolic_for(base, &s, d);
+    if (st != OC_OK)
+        return st;
+    int64_t one[OC_SYM_MAX], inf[OC_SYM_MAX];
+    oc_whole_box(one, inf);
+    struct oc_derived dv;
+    if (oc_derive(base, s, one, one, inf, &dv) != OC_OK) {
+        oc_symbolic_free(s);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    /* the derivation's degree bound, where it covers the whole graph and
+       every point of the grid 1..D+1 lies where it holds; else the grid
+       of fits, checked */
+    int32_t k = s->n_syms, npts = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
+    int32_t deg = oc_derived_degree(&dv, base->graph, k), pts = deg + 1, all = 1;
+    for (int32_t j = 0; j < k; j++)
+        all *= pts;
+    bool derived = deg >= 0 && pts <= npts && oc_symbolic_base_at_one(base);
+    for (int32_t r = 0; derived && r < all; r++) {
+        int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
+        for (int32_t j = 0, q = r; j < k; j++, q /= pts)
+            at[j] = oc_sym_grid_derived[q % pts];
+        derived = oc_derived_guards_hold_at(&dv, k, at);
+    }
+    st = derived ? oc_symbolic_fit_grid(m, opts, base, s, oc_sym_grid_derived, pts, false, d)
+                 : oc_symbolic_fit_grid(m, opts, base, s, oc_sym_grid, npts, true, d);
+    if (st == OC_OK)
+        st = oc_symbolic_prove_with(s, base, dv);
+    else
+        oc_derived_free(&dv);
+    if (st != OC_OK) {
+        oc_symbolic_free(s);
+        return st == OC_ERR_NOMEM ? oc_diag_set(d, st, "out of memory") : st;
+    }
+    *out = s;
     return OC_OK;
 }

@@ -85,6 +85,23 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
                          const int64_t *lo, const int64_t *hi, struct oc_derived *out);
 void oc_derived_free(struct oc_derived *d);
 
+/* The degree in each symbol (the largest over them) that determines every
+ * derived dim, size and cost of the graph: each dim's and each value's
+ * size's degree, each cost's by its form (OC_DC_ONE: the largest of its
+ * tensors' sizes; OC_DC_TWO: output 0's plus the largest other's). -1 when
+ * anything is not derived or its cost is no polynomial of a known form:
+ * then only a fit checked at more bindings can give formulas. */
+int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms);
+
+/* Formulas in base's unbound dims, fitted and proven (what analyze, annotate
+ * and the Python package make): the derivation first; where it covers every
+ * dim, size and cost with degree at most D in each symbol, the fit takes the
+ * grid 1..D+1 (the base analysis is its first point) and no checks; else the
+ * grid of oc_symbolic_fit with its checks. Then the proof. OC_ERR_UNSUPPORTED
+ * as oc_symbolic_fit. */
+enum oc_status oc_symbolic_derive(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                  const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
+
 /* The proof of a fit (symbolic.h's proof members): base is the analysis the
  * fit started from (its symbols at 1). Every caller of oc_symbolic_fit calls
  * it; OC_ERR_NOMEM only. */

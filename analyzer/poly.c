@@ -28,8 +28,14 @@ static int oc_d_term_cmp(const void *pa, const void *pb) {
     return 0;
 }
 
-/* Terms merged, zeros dropped, ordered; a new polynomial in the arena. */
+/* Terms merged, zeros dropped, ordered; a new polynomial in the arena, or
+   NULL past OC_POLY_MAX_TERMS terms or OC_POLY_MAX_DEGREE in a symbol (poly.h:
+   the derivation's cost stays bounded). */
 static const struct oc_poly *oc_d_make(struct oc_symbolic *s, struct oc_poly_term *t, int32_t n) {
+    for (int32_t i = 0; i < n; i++)
+        for (int j = 0; j < OC_SYM_MAX; j++)
+            if (t[i].exp[j] > OC_POLY_MAX_DEGREE)
+                return NULL;
     qsort(t, (size_t)n, sizeof *t, oc_d_term_cmp);
     int32_t w = 0;
     for (int32_t i = 0; i < n; i++) {
@@ -44,6 +50,8 @@ static const struct oc_poly *oc_d_make(struct oc_symbolic *s, struct oc_poly_ter
     for (int32_t i = 0; i < w; i++)
         if (t[i].coef)
             t[z++] = t[i];
+    if (z > OC_POLY_MAX_TERMS)
+        return NULL;
     struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
     struct oc_poly_term *terms = oc_arena_array(&s->arena, (size_t)z + 1, sizeof *terms);
     if (!p || !terms)
@@ -100,7 +108,7 @@ const struct oc_poly *oc_poly_mul(struct oc_symbolic *s, const struct oc_poly *a
     if (!a || !b)
         return NULL;
     size_t n = (size_t)a->n_terms * (size_t)b->n_terms;
-    if (n > 4096)
+    if (n > (size_t)OC_POLY_MAX_TERMS * OC_POLY_MAX_TERMS)
         return NULL;
     struct oc_poly_term *t = malloc((n + 1) * sizeof *t);
     if (!t)

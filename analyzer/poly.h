@@ -8,6 +8,13 @@
 
 #include "symbolic.h"
 
+/* The derivation's polynomials stay small, so that its time and memory grow
+ * with the graph, not with its shape arithmetic: an operation whose result
+ * would have more terms, or a higher power of one symbol, gives NULL (not
+ * derived). Shapes of real models take a handful of terms of degree 1 to 3
+ * (GPT-2's attention: batch*sequence^2). */
+enum { OC_POLY_MAX_TERMS = 64, OC_POLY_MAX_DEGREE = 8 };
+
 /* Sound bounds of p over the box (lo[j] >= 1): false when they pass 2^100
  * or are unbounded (a symbol with hi INT64_MAX in a term of the sign that
  * grows). */
@@ -17,7 +24,8 @@ bool oc_poly_bounds(const struct oc_poly *p, int32_t n_syms, const int64_t *lo, 
  * derivative's lower bound over the box is >= 0). */
 bool oc_poly_nondecreasing(const struct oc_poly *p, int32_t n_syms, const int64_t *lo, const int64_t *hi);
 /* Exact polynomial arithmetic in s's arena; NULL (not derived) on a NULL
- * operand, 64-bit overflow of a coefficient or a division that is not exact. */
+ * operand, 64-bit overflow of a coefficient, a division that is not exact,
+ * or a result past the bounds above. */
 const struct oc_poly *oc_poly_const(struct oc_symbolic *s, int64_t c);
 const struct oc_poly *oc_poly_var(struct oc_symbolic *s, int32_t j);
 const struct oc_poly *oc_poly_add(struct oc_symbolic *s, const struct oc_poly *a, const struct oc_poly *b);

@@ -84,6 +84,12 @@ static bool oc_frac_div_int(struct oc_frac a, int64_t k, struct oc_frac *r) {
 
 /* In place: y[0..m) at nodes x -> monomial coefficients c[0..m). */
 static bool oc_interp1(const int64_t *x, struct oc_frac *y, int m) {
+    if (m == 2 && x[1] - x[0] == 1 && y[0].d == 1 && y[1].d == 1) { /* a line through integers: integers */
+        oc_i128 slope = y[1].n - y[0].n;
+        y[0] = (struct oc_frac){y[0].n - slope * x[0], 1};
+        y[1] = (struct oc_frac){slope, 1};
+        return true;
+    }
     struct oc_frac a[OC_SYM_DEGREE + 1], c[OC_SYM_DEGREE + 1];
     memcpy(a, y, (size_t)m * sizeof *a);
     for (int j = 1; j < m; j++) /* Newton divided differences */
@@ -159,6 +165,7 @@ static bool oc_sample(const struct oc_analysis *an, const struct oc_layout *L, c
 
 const int64_t oc_sym_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
 const int64_t oc_sym_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
+const int64_t oc_sym_grid_derived[OC_SYM_DEGREE + 1] = {1, 2, 3, 4};
 #define oc_grid oc_sym_grid
 #define oc_checks oc_sym_checks
 
@@ -220,9 +227,38 @@ static int oc_term_cmp(const void *pa, const void *pb) {
     return 0;
 }
 
+/* The constant polynomials of one fit, shared: most slots (weights' dims,
+   hidden sizes) hold a few distinct values, made once each. */
+enum { OC_CONST_MEMO = 1024 };
+struct oc_const_memo {
+    int64_t value[OC_CONST_MEMO];
+    const struct oc_poly *poly[OC_CONST_MEMO];
+};
+
+static const struct oc_poly *oc_poly_constant_shared(struct oc_symbolic *s, struct oc_const_memo *memo, int64_t c) {
+    uint64_t h = (uint64_t)c * 0x9E3779B97F4A7C15ull;
+    for (uint32_t i = 0; memo && i < 8; i++) {
+        uint32_t at = (uint32_t)((h >> 40) + i) % OC_CONST_MEMO;
+        if (memo->poly[at] && memo->value[at] == c)
+            return memo->poly[at];
+        if (!memo->poly[at]) {
+            memo->value[at] = c;
+            return memo->poly[at] = oc_poly_constant_shared(s, NULL, c);
+        }
+    }
+    struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
+    struct oc_poly_term *terms = oc_arena_alloc(&s->arena, sizeof *terms);
+    if (!p || !terms)
+        return NULL;
+    p->terms = terms;
+    if (c != 0)
+        terms[p->n_terms++].coef = c; /* every exponent 0 */
+    return p;
+}
+
 /* Fits one quantity from its grid samples; NULL when not an integer polynomial. */
 static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t m, const int64_t *samples,
-                                                 struct oc_frac *work) {
+                                                 struct oc_frac *work, struct oc_const_memo *memo) {
     int32_t k = s->n_syms, total = 1;
     for (int32_t j = 0; j < k; j++)
         total *= m;
@@ -233,16 +269,8 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
         work[i] = (struct oc_frac){samples[i], 1};
         constant = constant && samples[i] == samples[0];
     }
-    if (constant) { /* most slots (weights' dims, hidden sizes): what interpolation gives, directly */
-        struct oc_poly *p = oc_arena_alloc(&s->arena, sizeof *p);
-        struct oc_poly_term *terms = oc_arena_alloc(&s->arena, sizeof *terms);
-        if (!p || !terms)
-            return NULL;
-        p->terms = terms;
-        if (samples[0] != 0)
-            terms[p->n_terms++].coef = samples[0]; /* every exponent 0 */
-        return p;
-    }
+    if (constant) /* most slots (weights' dims, hidden sizes): what interpolation gives, directly */
+        return oc_poly_constant_shared(s, memo, samples[0]);
     /* interpolate along each symbol's axis; index = sum idx_j * m^j */
     for (int32_t j = 0, stride = 1; j < k; j++, stride *= m) {
         for (int32_t base = 0; base < total; base++) {
@@ -251,7 +279,7 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
             struct oc_frac fiber[OC_SYM_DEGREE + 1];
             for (int32_t i = 0; i < m; i++)
                 fiber[i] = work[base + i * stride];
-            if (!oc_interp1(oc_grid, fiber, m))
+            if (!oc_interp1(s->grid, fiber, m))
                 return NULL;
             for (int32_t i = 0; i < m; i++)
                 work[base + i * stride] = fiber[i];
@@ -280,11 +308,7 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
     return p;
 }
 
-enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
-                               const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d) {
-    static const struct oc_analyze_opts none;
-    if (!opts)
-        opts = &none;
+enum oc_status oc_symbolic_for(const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d) {
     *out = NULL;
     struct oc_symbolic *s = calloc(1, sizeof *s);
     if (!s)
@@ -304,9 +328,52 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
         oc_symbolic_free(s);
         return oc_diag_set(d, OC_ERR_UNSUPPORTED, "no unbound dims");
     }
-    int32_t k = s->n_syms, npts = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE, runs = 1;
+    *out = s;
+    return OC_OK;
+}
+
+bool oc_symbolic_base_at_one(const struct oc_analysis *base) {
+    for (int32_t i = 0; i < base->n_bound; i++)
+        if (base->bound[i].source == OC_BIND_DEFAULT && base->bound[i].name && base->bound[i].value != 1)
+            return false;
+    return true;
+}
+
+enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                               const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d) {
+    enum oc_status st = oc_symbolic_for(base, out, d);
+    if (st != OC_OK)
+        return st;
+    int32_t npts = (*out)->n_syms <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
+    st = oc_symbolic_fit_grid(m, opts, base, *out, oc_grid, npts, true, d);
+    if (st != OC_OK) {
+        oc_symbolic_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                    const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *grid,
+                                    int32_t npts, bool checked, struct oc_diag *d) {
+    static const struct oc_analyze_opts none;
+    if (!opts)
+        opts = &none;
+    int32_t k = s->n_syms, runs = 1;
+    if (npts < 1 || npts > OC_SYM_DEGREE + 1 || (grid[0] == 1 && !oc_symbolic_base_at_one(base)))
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED, "no such probe grid");
+    s->grid = grid;
+    s->checked = checked;
     for (int32_t j = 0; j < k; j++)
         runs *= npts;
+    /* three or four symbols without the derivation's degrees: a grid of 29
+       or 83 analyses, each of the whole graph; bounded by the graph's size */
+    int64_t analyses = runs + (checked ? 2 : 0);
+    if (analyses > OC_SYM_FIT_FREE && analyses * (int64_t)base->graph->n_nodes > OC_SYM_FIT_WORK)
+        return oc_diag_set(d, OC_ERR_UNSUPPORTED,
+                           "%d unbound dims would take %lld analyses of %d nodes to fit, more than onnxcost spends "
+                           "on formulas; bind or range some with --dim",
+                           (int)k, (long long)analyses, (int)base->graph->n_nodes);
 
     const struct oc_graph *bg = base->graph;
     struct oc_layout L = {.n_values = bg->n_values, .n_nodes = bg->n_nodes};
@@ -338,12 +405,17 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     for (int32_t r = 0; r < runs && st == OC_OK; r++) {
         int64_t point[OC_SYM_MAX];
         for (int32_t j = 0, q = r; j < k; j++, q /= npts)
-            point[j] = oc_grid[q % npts];
-        st = oc_probe(m, opts, s, point, &L, base, samples + (size_t)r * (size_t)L.n_slots, &work);
+            point[j] = s->grid[q % npts];
+        if (r == 0 && grid[0] == 1) /* every symbol at 1: the base analysis itself */
+            st = oc_sample(base, &L, base, samples) ? OC_OK : OC_ERR_UNSUPPORTED;
+        else
+            st = oc_probe(m, opts, s, point, &L, base, samples + (size_t)r * (size_t)L.n_slots, &work);
     }
-    for (int c = 0; c < 2 && st == OC_OK; c++)
+    for (int c = 0; c < 2 && st == OC_OK && s->checked; c++)
         st = oc_probe(m, opts, s, oc_checks[c], &L, base, check + (size_t)c * (size_t)L.n_slots, &work);
-    s->n_runs = runs + 2;
+    s->n_runs = runs + (s->checked ? 2 : 0);
+    oc_analysis_free(work); /* its figures are in samples: the formulas are made without it */
+    work = NULL;
     if (st != OC_OK) {
         st = oc_diag_set(d, OC_ERR_UNSUPPORTED, "the model is not valid at every probe binding");
         goto done;
@@ -355,15 +427,18 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
         goto done;
     }
     const struct oc_poly **slot_poly = calloc((size_t)L.n_slots + 1, sizeof *slot_poly);
-    if (!slot_poly) {
+    struct oc_const_memo *memo = calloc(1, sizeof *memo);
+    if (!slot_poly || !memo) {
+        free(slot_poly);
+        free(memo);
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         goto done;
     }
     for (int32_t i = 0; i < L.n_slots; i++) {
         for (int32_t r = 0; r < runs; r++)
             column[r] = samples[(size_t)r * (size_t)L.n_slots + (size_t)i];
-        const struct oc_poly *p = oc_poly_interpolate(s, npts, column, fwork);
-        for (int c = 0; p && c < 2; c++) {
+        const struct oc_poly *p = oc_poly_interpolate(s, npts, column, fwork, memo);
+        for (int c = 0; p && c < 2 && s->checked; c++) {
             int64_t want = check[(size_t)c * (size_t)L.n_slots + (size_t)i];
             oc_i128 got;
             if (want == OC_NA || !oc_poly_eval(p, k, oc_checks[c], &got) || got != want)
@@ -389,6 +464,7 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     s->activation_bytes = slot_poly[L.tot_off + OC_TOT_ACT];
     s->input_bytes = slot_poly[L.tot_off + OC_TOT_INPUT];
     free(slot_poly);
+    free(memo);
     s->grid_points = npts;
 done:
     free(L.dim_off);
@@ -397,12 +473,7 @@ done:
     free(column);
     free(fwork);
     oc_analysis_free(work);
-    if (st != OC_OK) {
-        oc_symbolic_free(s);
-        return st;
-    }
-    *out = s;
-    return OC_OK;
+    return st;
 }
 
 struct oc_symbolic *oc_symbolic_new(const char *const *names, int32_t n) {

@@ -43,6 +43,12 @@ struct oc_symbolic {
     const char *syms[OC_SYM_MAX];
     int32_t n_runs;                     /* analyses made (grid + checks)   */
     int32_t grid_points;                /* probe values per symbol          */
+    const int64_t *grid;                /* their values: oc_sym_grid, or
+                                           oc_sym_grid_derived            */
+    bool checked;                       /* the fit was checked at the two
+                                           points past the grid (not needed
+                                           where the derivation fixed the
+                                           degree beforehand)              */
     const struct oc_poly ***dims;       /* [value][axis] of the main graph */
     struct oc_node_poly *nodes;         /* [node] in file order            */
     const struct oc_poly *macs, *flops, *params, *activation_bytes, *input_bytes;
@@ -71,10 +77,28 @@ struct oc_symbolic {
  * invalid at a probe binding; the caller then keeps the plain analysis. */
 enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
+/* The pieces of a fit, for derive.h's oc_symbolic_derive: an empty one over
+ * base's unbound symbols (OC_ERR_UNSUPPORTED as above); whether base bound
+ * each of them to 1; and s fitted on the grid's first npts values per symbol
+ * (checked: also at oc_sym_checks; a grid starting at 1 takes the base
+ * analysis as its first point). On failure s is the caller's to free. */
+enum oc_status oc_symbolic_for(const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
+bool oc_symbolic_base_at_one(const struct oc_analysis *base);
+enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_analyze_opts *opts,
+                                    const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *grid,
+                                    int32_t npts, bool checked, struct oc_diag *d);
 void oc_symbolic_free(struct oc_symbolic *s);
+/* A fit of more than OC_SYM_FIT_FREE analyses (two to four symbols the
+ * derivation does not fix the degrees of: 18, 29 or 83) is made only while
+ * analyses x nodes stays within OC_SYM_FIT_WORK (83 analyses of 3,000
+ * nodes, 18 of 13,000); past it, no formulas, and the reason says so. */
+enum { OC_SYM_FIT_FREE = 6, OC_SYM_FIT_WORK = 250000 };
 /* The probe bindings of a fit: the grid's values for each symbol (the first
  * grid_points of them) and the two points it is checked at. */
 extern const int64_t oc_sym_grid[OC_SYM_DEGREE + 1];
+/* The grid where the derivation bounded every degree beforehand (no checks):
+ * 1 (the base analysis itself), 2, 3, 4. */
+extern const int64_t oc_sym_grid_derived[OC_SYM_DEGREE + 1];
 extern const int64_t oc_sym_checks[2][OC_SYM_MAX];
 /* An empty one over the given symbol names (borrowed; at most OC_SYM_MAX):
  * its arena for derive.h's polynomials, no fit. NULL when out of memory. */

@@ -455,12 +455,14 @@ int oc_cmd_analyze(int argc, char **argv) {
         oc_cli_diag("warning", path, oc_model_warning(m, i));
     if (!a.no_symbolic) {
         struct oc_diag sd = {0};
-        if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
-            fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
-        if (sym && oc_symbolic_prove(sym, an) != OC_OK) { /* which formulas are exact, which only fitted */
+        /* the formulas, and which are exact, which only fitted */
+        enum oc_status sst = oc_symbolic_wanted(an) ? oc_symbolic_derive(m, &opts, an, &sym, &sd) : OC_OK;
+        if (sst == OC_ERR_NOMEM) {
             rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
             goto free_model;
         }
+        if (sst != OC_OK && !a.quiet)
+            fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s)\n", path, sd.msg);
     }
     if (!a.quiet)
         oc_cli_analysis_warnings(path, an, sym);

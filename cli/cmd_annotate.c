@@ -128,13 +128,14 @@ int oc_cmd_annotate(int argc, char **argv) {
     if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto done;
     struct oc_diag sd = {0};
-    if (oc_symbolic_wanted(an) && oc_symbolic_fit(m, &opts, an, &sym, &sd) != OC_OK && !a.quiet)
-        fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
-                "written unknown\n", path, sd.msg);
-    if (sym && oc_symbolic_prove(sym, an) != OC_OK) {
+    enum oc_status sst = oc_symbolic_wanted(an) ? oc_symbolic_derive(m, &opts, an, &sym, &sd) : OC_OK;
+    if (sst == OC_ERR_NOMEM) {
         rc = oc_cli_fail(path, OC_ERR_NOMEM, "out of memory");
         goto done;
     }
+    if (sst != OC_OK && !a.quiet)
+        fprintf(oc_cli_err(), "onnxcost: note: %s: no symbolic formulas (%s): dims that depend on unbound dims are "
+                "written unknown\n", path, sd.msg);
     if (!a.quiet) {
         for (int32_t i = 0; i < oc_model_n_warnings(m); i++)
             oc_cli_diag("warning", path, oc_model_warning(m, i));

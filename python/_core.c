@@ -488,9 +488,8 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
         st = oc_analyze(h->model, &opts, &h->an, &d);
     if (st == OC_OK && symbolic) { /* unbound dims kept as formulas, as the CLI does */
         struct oc_diag sd = {0};
-        if (oc_symbolic_wanted(h->an) && oc_symbolic_fit(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
-            st = OC_ERR_NOMEM;
-        if (st == OC_OK && h->sym && oc_symbolic_prove(h->sym, h->an) != OC_OK) /* exact or fitted */
+        /* the formulas, exact or fitted */
+        if (oc_symbolic_wanted(h->an) && oc_symbolic_derive(h->model, &opts, h->an, &h->sym, &sd) == OC_ERR_NOMEM)
             st = OC_ERR_NOMEM;
     }
     if (st == OC_OK && depth > 0) {

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int32_t oc_rp_fp32_lanes(int32_t major, int32_t minor) {
     /* FP32 cores per SM, CUDA C Programming Guide, "Arithmetic Instructions"
@@ -292,6 +293,9 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
 
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* json_load_file reads a folder as an empty file */
+        return oc_diag_set(d, OC_ERR_IO, "a folder, not a result file (give the JSON files in it)");
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

@@ -203,6 +203,10 @@ def main():
     for tag, args, text in (
             ("no model", ["tables", res, "--models", os.path.join(work, "nowhere")], "cannot open"),
             ("not a result", ["tables", model], "not JSON"),
+            # a folder was read as an empty file: "not JSON"
+            ("a folder", ["tables", work], "a folder, not a result file"),
+            ("a folder to calibrate", ["calibrate", work], "a folder, not a result file"),
+            ("a folder to merge", ["merge", work, res], "a folder, not a result file"),
     ):
         p = run(bin_, *args)
         lines = p.stderr.strip().splitlines()

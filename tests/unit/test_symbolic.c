@@ -67,6 +67,18 @@ static void attention_like(void **state) {
     char pretty[128];
     assert_string_equal(oc_poly_format(sym->macs, sym, true, pretty, sizeof pretty),
                         "32\xC2\xB7" "batch\xC2\xB7seq + 8\xC2\xB7" "batch\xC2\xB7seq\xC2\xB2");
+    /* guided by the derivation (what analyze does): scores' MACs are its
+       output's size (degree 2 in seq) times an input's (degree 1), 3 in
+       all, so the grid 1..4 in each symbol fixes every formula, its first
+       point the base analysis itself, with no checks: the same formulas */
+    oc_symbolic_free(sym);
+    assert_int_equal(oc_symbolic_derive(md, NULL, an, &sym, &dg), OC_OK);
+    assert_int_equal(sym->n_runs, 16);
+    assert_false(sym->checked);
+    assert_true(sym->grid == oc_sym_grid_derived);
+    assert_true(sym->all_proven);
+    assert_string_equal(fmt(sym->macs), "32*batch*seq + 8*batch*seq^2");
+    assert_string_equal(fmt(sym->nodes[sc->index].activation_bytes), "4*batch*seq^2");
 }
 
 static void strided_conv_is_not_polynomial(void **state) {
