@@ -10,7 +10,10 @@
  * on; anything else (e.g. a conv output floor((H - 1) / 2) + 1 in a symbolic
  * H) is reported as not polynomial and shown at the default binding. A fit
  * is only samples agreeing: the proof that a formula is the function comes
- * from derive.h, and the struct says which are proven.
+ * from derive.h, and the struct says which are proven. Where the derivation
+ * bounds every degree beforehand (derive.h, oc_symbolic_derive), the grid is
+ * 1..D+1 instead, the base analysis its first point, and no further point
+ * is needed: D + 1 values fix a polynomial of degree D.
  *
  * Ownership: one struct oc_symbolic owns its arena; it refers to values and
  * nodes of the analysis it was made with by index, so keep that analysis.
