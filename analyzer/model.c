@@ -113,6 +113,8 @@ struct oc_model {
     char **ext_files;   /* every external data location named, as a path
                            (the folder prepended unless absolute), distinct */
     int32_t n_ext_files, cap_ext_files;
+    int32_t *ext_index; /* open addressing over ext_files by path, -1 free */
+    int32_t cap_ext_index;
 };
 
 /* ---- bump allocator for protobuf-c ----------------------------------------- */
@@ -590,7 +592,6 @@ static enum oc_status oc_wire_msg(struct oc_wire *w, enum oc_wire_kind kind, uin
 
 enum {
     OC_MAX_EXTERNAL_WARNINGS = 8,
-    OC_MAX_EXTERNAL_FILES = 4096,
     OC_MAX_OPSET_IMPORTS = 1024,
     OC_MAX_OPSET_VERSION = 10000
 };
@@ -637,18 +638,59 @@ struct oc_lint {
     int64_t n_outside; /* external locations outside the folder */
 };
 
+static uint64_t oc_path_hash(const char *a, size_t na, const char *b) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a of a[0..na) then b */
+    for (size_t i = 0; i < na; i++)
+        h = (h ^ (unsigned char)a[i]) * 1099511628211ull;
+    for (; *b; b++)
+        h = (h ^ (unsigned char)*b) * 1099511628211ull;
+    return h;
+}
+
+/* The index of ext_files kept at most half full; false when out of memory. */
+static bool oc_ext_index_grow(struct oc_model *m) {
+    if (2 * (int64_t)(m->n_ext_files + 1) <= m->cap_ext_index)
+        return true;
+    if (m->cap_ext_index > INT32_MAX / 4)
+        return false;
+    int32_t cap = m->cap_ext_index ? 2 * m->cap_ext_index : 64;
+    int32_t *ix = malloc((size_t)cap * sizeof *ix);
+    if (!ix)
+        return false;
+    for (int32_t i = 0; i < cap; i++)
+        ix[i] = -1;
+    for (int32_t k = 0; k < m->n_ext_files; k++) {
+        uint64_t h = oc_path_hash("", 0, m->ext_files[k]);
+        for (uint64_t at = h % (uint64_t)cap;; at = (at + 1) % (uint64_t)cap)
+            if (ix[at] < 0) {
+                ix[at] = k;
+                break;
+            }
+    }
+    free(m->ext_index);
+    m->ext_index = ix;
+    m->cap_ext_index = cap;
+    return true;
+}
+
 /* Records an external data location as a path (for the callers that must
-   never write over it); at most OC_MAX_EXTERNAL_FILES distinct ones. */
+   never write over it): every distinct one, found again through a hash
+   index (a file may name a million). */
 static bool oc_note_external(struct oc_model *m, const char *loc) {
     if (!m->dir)
         return true;
     bool abs = loc[0] == '/';
     size_t dl = abs ? 0 : strlen(m->dir), ll = strlen(loc);
-    for (int32_t i = 0; i < m->n_ext_files; i++)
-        if (strncmp(m->ext_files[i], m->dir, dl) == 0 && strcmp(m->ext_files[i] + dl, loc) == 0)
+    if (!oc_ext_index_grow(m))
+        return false;
+    uint64_t at = oc_path_hash(m->dir, dl, loc) % (uint64_t)m->cap_ext_index;
+    for (; m->ext_index[at] >= 0; at = (at + 1) % (uint64_t)m->cap_ext_index) {
+        const char *p = m->ext_files[m->ext_index[at]];
+        if (strncmp(p, m->dir, dl) == 0 && strcmp(p + dl, loc) == 0)
             return true;
-    if (m->n_ext_files >= OC_MAX_EXTERNAL_FILES)
-        return true;
+    }
+    if (m->n_ext_files == INT32_MAX)
+        return false;
     if (m->n_ext_files == m->cap_ext_files) {
         int32_t cap = m->cap_ext_files ? 2 * m->cap_ext_files : 8;
         char **t = realloc(m->ext_files, (size_t)cap * sizeof *t);
@@ -662,6 +704,7 @@ static bool oc_note_external(struct oc_model *m, const char *loc) {
         return false;
     memcpy(path, m->dir, dl);
     memcpy(path + dl, loc, ll + 1);
+    m->ext_index[at] = m->n_ext_files;
     m->ext_files[m->n_ext_files++] = path;
     return true;
 }
@@ -922,6 +965,7 @@ void oc_model_free(struct oc_model *m) {
     for (int32_t i = 0; i < m->n_ext_files; i++)
         free(m->ext_files[i]);
     free(m->ext_files);
+    free(m->ext_index);
     free(m->dir);
     free(m);
 }

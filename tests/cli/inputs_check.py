@@ -84,7 +84,27 @@ shutil.copy(os.path.join(SRC, "fixtures", "corpus", "microsoft+onnxruntime-genai
                          "test__models__hf-internal-testing__tiny-random-gpt2-fp32__past.onnx"),
             os.path.join(TMP, "gpt2.onnx"))
 
+# a model naming 5,000 external data files: every one is an input (only the
+# first 4,096 were recorded, and -o onto the 4,100th replaced its weights)
+many = []
+for i in range(5000):
+    t = helper.make_tensor(f"w{i}", TensorProto.FLOAT, [1], [0.0])
+    t.ClearField("float_data")
+    t.data_location = TensorProto.EXTERNAL
+    e = t.external_data.add()
+    e.key, e.value = "location", f"many_w{i}.bin"
+    with open(os.path.join(TMP, f"many_w{i}.bin"), "wb") as f:
+        f.write(b"\0\0\0\0")
+    many.append(t)
+onnx.save(helper.make_model(helper.make_graph(
+    [helper.make_node("Add", ["x", "w0"], ["y"])], "many",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], initializer=many),
+    opset_imports=[helper.make_opsetid("", 17)]), os.path.join(TMP, "many.onnx"))
+
 cases = [  # (tag, argv, the input that must not change)
+    ("analyze_onto_external_file_4100", ["many.onnx", "-o", "many_w4099.bin"], "many_w4099.bin"),
+    ("analyze_onto_external_file_5000", ["many.onnx", "-o", "many_w4999.bin"], "many_w4999.bin"),
     ("analyze_onto_model", ["m.onnx", "-o", "m.onnx"], "m.onnx"),
     ("analyze_ranges_onto_model", ["m.onnx", "--dim", "batch=1:4", "-o", "m.onnx"], "m.onnx"),
     ("analyze_through_symlink", ["m.onnx", "--format", "json", "-o", "link.onnx"], "m.onnx"),
@@ -101,7 +121,8 @@ cases = [  # (tag, argv, the input that must not change)
     ("annotate_onto_external_data", ["annotate", "ext.onnx", "-o", "ext.weights"], "ext.weights"),
 ]
 before = {"m.onnx": model, "base.json": base, "ext.weights": weights, "ext.onnx": data("ext.onnx"),
-          "gpt2.onnx": data("gpt2.onnx")}
+          "gpt2.onnx": data("gpt2.onnx"), "many_w4099.bin": data("many_w4099.bin"),
+          "many_w4999.bin": data("many_w4999.bin")}
 for tag, argv, kept in cases:
     p = run(argv)
     e = errors(p)
