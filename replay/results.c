@@ -291,11 +291,19 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
     return OC_OK;
 }
 
+/* The largest result file read (replay, measure, merge, tables, calibrate). */
+#define OC_RESULT_FILE_MAX ((off_t)64 << 20)
+
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* json_load_file reads a folder as an empty file */
         return oc_diag_set(d, OC_ERR_IO, "a folder, not a result file (give the JSON files in it)");
+    /* the largest result committed (a Swin-T measured on CPU) is 2 MB; a file
+       of hundreds had calibrate run for minutes at gigabytes */
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > OC_RESULT_FILE_MAX)
+        return oc_diag_set(d, OC_ERR_PARSE, "a result file of %.1f MiB, more than the %d MiB onnxcost reads",
+                           (double)sb.st_size / (1 << 20), (int)(OC_RESULT_FILE_MAX >> 20));
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

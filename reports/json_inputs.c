@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +241,7 @@ static const struct {
    GB/s, a GiB): below it, a rate is no machine's and a time divided by it
    is absurd or infinite. */
 #define OC_SPEC_NUMBER_MIN 1e-6
+enum { OC_KTABLE_MAX_SAMPLES = 65536 }; /* a table's samples (the H200's largest: 1,790) */
 #define OC_SPEC_NAME_MAX 96 /* bytes of "name" and "link": a report header line, not a document */
 
 /* A CPU spec's "probe" (onnxcost probe's record): its one-thread figures,
@@ -279,10 +281,27 @@ static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
     g->threads = (int32_t)t;
 }
 
+/* A spec file (--gpu-spec, --machine) is read whole on every run: one
+   larger than this is no device's description (the committed H200 kernel
+   tables take 0.7 MB) and is refused before it is parsed. */
+#define OC_SPEC_FILE_MAX ((off_t)32 << 20)
+
+static bool oc_spec_file_size_ok(const char *path, char *err, size_t esize) {
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > OC_SPEC_FILE_MAX) {
+        snprintf(err, esize, "a spec file of %.1f MiB, more than the 32 MiB onnxcost reads on every run",
+                 (double)sb.st_size / (1 << 20));
+        return false;
+    }
+    return true;
+}
+
 bool oc_gpu_spec_load(const char *path, struct oc_gpu *g, char *name, size_t size, char *err, size_t esize) {
     json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
     memset(g, 0, sizeof *g);
+    if (!oc_spec_file_size_ok(path, err, esize))
+        return false;
+    json_t *j = json_load_file(path, 0, &je);
     if (!json_is_object(j)) {
         snprintf(err, esize, "not a JSON object%s%s", j ? "" : ": ", j ? "" : je.text);
         json_decref(j);
@@ -438,8 +457,8 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
     out->threads = th ? (int32_t)json_integer_value(th) : 0;
     int32_t nf = oc_kfamily_features(out->family);
     size_t n = json_array_size(samples);
-    if (!json_is_array(samples) || n == 0 || n > 1000000) {
-        snprintf(why, size, "table %s: \"samples\" must be a non-empty array", fam);
+    if (!json_is_array(samples) || n == 0 || n > OC_KTABLE_MAX_SAMPLES) {
+        snprintf(why, size, "table %s: \"samples\" must be a non-empty array of at most 65,536 (has %zu)", fam, n);
         return false;
     }
     out->samples = calloc(n, sizeof *out->samples);
@@ -480,8 +499,10 @@ static bool oc_ktable_load(const json_t *t, struct oc_ktable *out, char *why, si
 
 bool oc_gpu_spec_load_tables(const char *path, struct oc_ktables *out, char *err, size_t esize) {
     json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
     memset(out, 0, sizeof *out);
+    if (!oc_spec_file_size_ok(path, err, esize))
+        return false;
+    json_t *j = json_load_file(path, 0, &je);
     const json_t *kt = json_object_get(j, "kernel_tables");
     if (!kt) {
         json_decref(j);

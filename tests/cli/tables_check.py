@@ -200,6 +200,9 @@ def main():
           f"a CPU LayerNormalization's runs at its op's own cost: {ln.get('time_s')} s, want {want} "
           f"({p.stderr.strip()[:200]})")
 
+    big_result = os.path.join(work, "big_result.json")
+    with open(res) as f, open(big_result, "w") as g:
+        g.write(f.read() + " " * (65 << 20))
     for tag, args, text in (
             ("no model", ["tables", res, "--models", os.path.join(work, "nowhere")], "cannot open"),
             ("not a result", ["tables", model], "not JSON"),
@@ -207,6 +210,7 @@ def main():
             ("a folder", ["tables", work], "a folder, not a result file"),
             ("a folder to calibrate", ["calibrate", work], "a folder, not a result file"),
             ("a folder to merge", ["merge", work, res], "a folder, not a result file"),
+            ("a result of 65 MiB", ["calibrate", big_result], "more than the 64 MiB onnxcost reads"),
     ):
         p = run(bin_, *args)
         lines = p.stderr.strip().splitlines()
@@ -218,6 +222,22 @@ def main():
     lines = p.stderr.strip().splitlines()
     check(p.returncode == 2 and len(lines) == 1 and "kernel_tables" in lines[0] and "sample 0" in lines[0],
           f"a sample of the wrong length: one line, exit 2 ({lines})")
+    # a table of a million samples had cost 8.3 s and 330 MB on every run: at most 65,536, and a spec file
+    # of at most 32 MiB, each refused in one line before it costs
+    row = sp["kernel_tables"]["tables"][0]["samples"][1]
+    sp["kernel_tables"]["tables"][0]["samples"] = [row] * 70000
+    json.dump(sp, open(bad, "w"))
+    p = run(bin_, model, "--gpu-spec", bad)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and "at most 65,536 (has 70000)" in lines[0],
+          f"a table of 70,000 samples: one line, exit 2 ({lines})")
+    sp["kernel_tables"]["tables"][0]["samples"] = [row] * 10
+    with open(bad, "w") as f:
+        f.write(json.dumps(sp) + " " * (33 << 20))
+    p = run(bin_, model, "--gpu-spec", bad)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and "more than the 32 MiB" in lines[0],
+          f"a spec file of 33 MiB: one line, exit 2 ({lines})")
     # a sample's seconds of 1e300 (a 300-digit latency) or 1e-320 (inf TFLOP/s): refused where read
     for secs in (1e300, 1e-320):
         sp["kernel_tables"]["tables"][0]["samples"][0] = [1.0] * (len(sp["kernel_tables"]["tables"][0]["samples"][1]) - 1) + [secs]
