@@ -73,6 +73,13 @@ check(pr.get("isa") == isa, f"ISA {pr.get('isa')} as /proc/cpuinfo says ({isa})"
 check(("bf16_tc" in doc) == (isa == "avx512f" and "avx512_bf16" in flags) and
       ("int8_tc" in doc) == (isa == "avx512f" and "avx512_vnni" in flags),
       f"BF16 and INT8 paths as the flags say ({'bf16_tc' in doc}, {'int8_tc' in doc})")
+# the clock: no CPU runs past 6.5 GHz, nor past 2.5x what /proc/cpuinfo says it runs at now (a chain
+# of immediate adds, folded at rename on recent x86 cores, had read 11.5 GHz on a 2.1 GHz Xeon); only an
+# upper bound: a busy core reads lower
+mhz = [float(line.split(":", 1)[1]) for line in open("/proc/cpuinfo") if line.startswith("cpu MHz")]
+ghz = pr.get("clock_ghz", 0)
+check(0 < ghz <= 6.5 and (not mhz or ghz <= 2.5 * max(mhz) / 1e3),
+      f"clock {ghz:.2f} GHz, at most 6.5 and 2.5x /proc/cpuinfo's {max(mhz) if mhz else '-'} MHz")
 check(pr.get("logical_cpus") == os.cpu_count() and pr.get("threads") == os.cpu_count(),
       f"{pr.get('logical_cpus')} logical CPUs, {pr.get('threads')} threads (os.cpu_count {os.cpu_count()})")
 want = sysfs_caches()
