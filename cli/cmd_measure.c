@@ -204,6 +204,14 @@ static bool oc_measure_inputs(const char *path, const struct oc_analysis *an, ch
     *n = 0;
     for (int32_t i = 0; i < g->n_inputs; i++) {
         const struct oc_value *x = &g->values[g->inputs[i]];
+        if (x->nt) { /* a sequence or an optional: its element's shape may be known, yet no tensor to feed */
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "input '%s' is %s, not a tensor: onnxcost measure feeds each input one tensor of its shape",
+                     x->name, x->nt->kind == OC_TYPE_SEQUENCE ? "a sequence of tensors" : "an optional value");
+            oc_cli_diag("error", path, msg);
+            return false;
+        }
         bool known = x->rank >= 0;
         for (int32_t k = 0; known && k < x->rank; k++)
             known = x->dims[k].value >= 0;

@@ -428,7 +428,15 @@ def main():
     with open(fake, "w") as f:  # the same Python with no site-packages: no numpy, no onnxruntime
         f.write(f"#!/bin/sh\nexec {sys.executable} -S -I \"$@\"\n")
     os.chmod(fake, os.stat(fake).st_mode | stat.S_IEXEC)
-    cases = [("no such Python", [src, "--batch", "1", "--python", os.path.join(a.workdir, "nopython")],
+    # a sequence input, its elements' shape known: said to be a sequence (it had said "no known shape")
+    seq = os.path.join(a.workdir, "sequence_input.onnx")
+    sg = onnx.helper.make_graph([onnx.helper.make_node("SequenceAt", ["xs", "i"], ["y"])], "seq",
+                                [onnx.helper.make_tensor_sequence_value_info("xs", onnx.TensorProto.FLOAT, [2, 3])],
+                                [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])],
+                                initializer=[onnx.helper.make_tensor("i", onnx.TensorProto.INT64, [], [0])])
+    onnx.save(onnx.helper.make_model(sg, opset_imports=[onnx.helper.make_opsetid("", 17)]), seq)
+    cases = [("a sequence input", [seq], "input 'xs' is a sequence of tensors, not a tensor"),
+             ("no such Python", [src, "--batch", "1", "--python", os.path.join(a.workdir, "nopython")],
               "cannot run Python"),
              ("a Python without ONNX Runtime", [src, "--batch", "1", "--python", fake], "pip install onnxruntime"),
              ("a missing model", [os.path.join(a.workdir, "missing.onnx")], "missing.onnx"),
