@@ -201,13 +201,11 @@ static void cast_to_bool(void **state) {
     cast_through(9, 1, 1, 64);
     assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
     assert_null(dim("cos", 0, 0));
-    oc_derived_free(&dv);
-    oc_symbolic_free(sym);
+    dv_teardown(NULL); /* the next graph */
     cast_through(9, 1, 2, 64);
     assert_int_equal(dv.stop_node, -1);
     assert_string_equal(fmt(dim("cos", 0, 0)), "-n + 200");
-    oc_derived_free(&dv);
-    oc_symbolic_free(sym);
+    dv_teardown(NULL); /* the next graph */
     cast_through(9, 1, 1, 2); /* n - 1 in [0, 1]: itself */
     assert_int_equal(dv.stop_node, -1);
     assert_string_equal(fmt(dim("cos", 0, 0)), "99*n");
@@ -220,16 +218,13 @@ static void cast_to_int8(void **state) {
     cast_through(3, -100, 1, 27);
     assert_int_equal(dv.stop_node, -1);
     assert_string_equal(fmt(dim("cos", 0, 0)), "99*n + 10100");
-    oc_derived_free(&dv);
-    oc_symbolic_free(sym);
+    dv_teardown(NULL); /* the next graph */
     cast_through(3, -100, 1, 28);
     assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
-    oc_derived_free(&dv);
-    oc_symbolic_free(sym);
+    dv_teardown(NULL); /* the next graph */
     cast_through(2, -100, 1, 155); /* uint8: up to 255 */
     assert_int_equal(dv.stop_node, -1);
-    oc_derived_free(&dv);
-    oc_symbolic_free(sym);
+    dv_teardown(NULL); /* the next graph */
     cast_through(2, -100, 1, 156);
     assert_int_equal(dv.stop_node, tu_node(an, "cos")->index);
 }
