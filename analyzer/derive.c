@@ -375,30 +375,38 @@ static int32_t oc_numel_degree(const struct oc_derived *dv, const struct oc_grap
     return d;
 }
 
+/* The degree in symbol j of node i's cost, by its form (OC_DC_ONE: the
+   largest of its tensors' sizes; OC_DC_TWO: output 0's plus the largest
+   other's): 0 for a node that reads no symbol, -1 when its cost is no
+   polynomial of a known form or a tensor it touches is not derived. */
+static int32_t oc_node_cost_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t i, int32_t j) {
+    const struct oc_node *n = &g->nodes[i];
+    if (dv->cost_form[i] == OC_DC_CONST)
+        return 0;
+    if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
+        return -1;
+    int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
+    for (int side = 0; side < 2; side++)
+        for (int32_t k = 0; k < (side ? n->n_out : n->n_in); k++) {
+            int32_t v = side ? n->out[k] : n->in[k];
+            if (v < 0 || (side && k == 0))
+                continue;
+            if (g->values[v].rank < 0 || (g->values[v].rank > 0 && !dv->dims[v]))
+                return -1;
+            int32_t d = oc_numel_degree(dv, g, v, j);
+            other = d > other ? d : other;
+        }
+    return dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
+}
+
 /* Whether node i's cost formulas are proven: every dim it reads and writes
    derived, its cost a polynomial of a known form, of degree at most `deg`
    in each symbol (what the probe grid determines). */
 static bool oc_node_formulas_proven(const struct oc_symbolic *s, const struct oc_derived *dv, const struct oc_graph *g,
                                     int32_t i, int32_t deg) {
-    const struct oc_node *n = &g->nodes[i];
-    if (dv->cost_form[i] == OC_DC_CONST)
-        return true;
-    if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
-        return false;
     for (int32_t j = 0; j < s->n_syms; j++) {
-        int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
-        for (int side = 0; side < 2; side++)
-            for (int32_t k = 0; k < (side ? n->n_out : n->n_in); k++) {
-                int32_t v = side ? n->out[k] : n->in[k];
-                if (v < 0 || (side && k == 0))
-                    continue;
-                if (g->values[v].rank < 0 || (g->values[v].rank > 0 && !dv->dims[v]))
-                    return false;
-                int32_t d = oc_numel_degree(dv, g, v, j);
-                other = d > other ? d : other;
-            }
-        int32_t bound = dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
-        if (bound > deg)
+        int32_t d = oc_node_cost_degree(dv, g, i, j);
+        if (d < 0 || d > deg)
             return false;
     }
     return true;
@@ -420,26 +428,13 @@ int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g,
             deg = d > deg ? d : deg;
         }
     }
-    for (int32_t i = 0; i < g->n_nodes; i++) { /* every cost: its form's degree */
-        const struct oc_node *n = &g->nodes[i];
-        if (dv->cost_form[i] == OC_DC_CONST || (n->cost.flags & OC_COST_UNKNOWN))
-            continue;
-        if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
-            return -1;
-        for (int32_t j = 0; j < n_syms; j++) {
-            int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
-            for (int side = 0; side < 2; side++)
-                for (int32_t k = 0; k < (side ? n->n_out : n->n_in); k++) {
-                    int32_t v = side ? n->out[k] : n->in[k];
-                    if (v < 0 || (side && k == 0))
-                        continue;
-                    int32_t d = oc_numel_degree(dv, g, v, j);
-                    other = d > other ? d : other;
-                }
-            int32_t bound = dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
-            deg = bound > deg ? bound : deg;
+    for (int32_t i = 0; i < g->n_nodes; i++) /* every cost: its form's degree */
+        for (int32_t j = 0; j < n_syms && !(g->nodes[i].cost.flags & OC_COST_UNKNOWN); j++) {
+            int32_t d = oc_node_cost_degree(dv, g, i, j);
+            if (d < 0)
+                return -1;
+            deg = d > deg ? d : deg;
         }
-    }
     return deg;
 }
 

@@ -91,6 +91,15 @@ static const struct oc_opt oc_slurm_opts[] = {
 };
 static const struct oc_opt_group oc_slurm_group = {NULL, oc_slurm_opts, OC_ARRAY_LEN(oc_slurm_opts)};
 
+/* Whether s holds a control character (a newline ends an #SBATCH line and
+   starts a shell one). */
+static bool oc_has_control(const char *s) {
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return true;
+    return false;
+}
+
 /* A word for a shell script, single-quoted. */
 static void oc_sh_word(FILE *f, const char *s) {
     fputc('\'', f);
@@ -418,9 +427,7 @@ int oc_cmd_slurm(int argc, char **argv) {
     };
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         const char *v = checks[i].value;
-        bool control = false;
-        for (const unsigned char *c = (const unsigned char *)v; v && *c; c++)
-            control |= *c < 0x20 || *c == 0x7f;
+        bool control = v && oc_has_control(v);
         if (v && (control || strpbrk(v, checks[i].refused))) {
             rc = oc_cli_usage_error("slurm: %s may not hold %s (it is written into the job scripts%s)",
                                     checks[i].option,
@@ -432,11 +439,10 @@ int oc_cmd_slurm(int argc, char **argv) {
         }
     }
     for (int32_t i = 0; i < a.n_dims; i++)
-        for (const unsigned char *c = (const unsigned char *)a.dims[i]; *c; c++)
-            if (*c < 0x20 || *c == 0x7f) {
-                rc = oc_cli_usage_error("slurm: --dim may not hold a control character");
-                goto done;
-            }
+        if (oc_has_control(a.dims[i])) {
+            rc = oc_cli_usage_error("slurm: --dim may not hold a control character");
+            goto done;
+        }
     if (access(args[0], R_OK) != 0) {
         rc = oc_cli_fail(args[0], OC_ERR_IO, strerror(errno));
         goto done;

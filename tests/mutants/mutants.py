@@ -78,8 +78,8 @@ MUTANTS = [
          replace="    size_t at = 0;",
          tests=["oracle.annotate"], why="fitted formulas written into the model without their ~"),
     dict(name="slurm-sbatch-value-unchecked", file="cli/cmd_slurm.c",
-         find="            control |= *c < 0x20 || *c == 0x7f;",
-         replace="            control |= 0;",
+         find="        if (*c < 0x20 || *c == 0x7f)\n            return true;",
+         replace="        if (0)\n            return true;",
          tests=["cli.slurm_hostile"], why="a newline in --partition becomes a shell line of the script"),
     # ---- views/: training, ranges, budgets, fit, lint, plans ----
     dict(name="plan-refuses-every-model", file="views/mem_plan.c",
