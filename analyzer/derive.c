@@ -229,11 +229,7 @@ struct oc_d_memo {
 };
 
 static const struct oc_derive_rule *oc_d_rule(struct oc_d_memo *memo, const char *domain, const char *op) {
-    uint32_t h = 2166136261u; /* FNV-1a of the op type, then the domain */
-    for (const char *c = op; *c; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
-    for (const char *c = domain ? domain : ""; *c; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
+    uint32_t h = oc_fnv1a(oc_fnv1a(OC_FNV_INIT, op, SIZE_MAX), domain ? domain : "", SIZE_MAX);
     for (uint32_t i = 0; i < OC_D_MEMO; i++) {
         uint32_t at = (h + i) % OC_D_MEMO;
         if (!memo->op[at]) {

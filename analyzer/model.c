@@ -638,13 +638,9 @@ struct oc_lint {
     int64_t n_outside; /* external locations outside the folder */
 };
 
-static uint64_t oc_path_hash(const char *a, size_t na, const char *b) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a of a[0..na) then b */
-    for (size_t i = 0; i < na; i++)
-        h = (h ^ (unsigned char)a[i]) * 1099511628211ull;
-    for (; *b; b++)
-        h = (h ^ (unsigned char)*b) * 1099511628211ull;
-    return h;
+/* The hash of dir[0..nd) followed by loc: a path's, whole or in its two parts. */
+static uint32_t oc_path_hash(const char *dir, size_t nd, const char *loc) {
+    return oc_fnv1a(oc_fnv1a(OC_FNV_INIT, dir, nd), loc, SIZE_MAX);
 }
 
 /* The index of ext_files kept at most half full; false when out of memory. */
@@ -660,8 +656,8 @@ static bool oc_ext_index_grow(struct oc_model *m) {
     for (int32_t i = 0; i < cap; i++)
         ix[i] = -1;
     for (int32_t k = 0; k < m->n_ext_files; k++) {
-        uint64_t h = oc_path_hash("", 0, m->ext_files[k]);
-        for (uint64_t at = h % (uint64_t)cap;; at = (at + 1) % (uint64_t)cap)
+        uint32_t h = oc_path_hash("", 0, m->ext_files[k]);
+        for (uint32_t at = h % (uint32_t)cap;; at = (at + 1) % (uint32_t)cap)
             if (ix[at] < 0) {
                 ix[at] = k;
                 break;
@@ -683,8 +679,8 @@ static bool oc_note_external(struct oc_model *m, const char *loc) {
     size_t dl = abs ? 0 : strlen(m->dir), ll = strlen(loc);
     if (!oc_ext_index_grow(m))
         return false;
-    uint64_t at = oc_path_hash(m->dir, dl, loc) % (uint64_t)m->cap_ext_index;
-    for (; m->ext_index[at] >= 0; at = (at + 1) % (uint64_t)m->cap_ext_index) {
+    uint32_t at = oc_path_hash(m->dir, dl, loc) % (uint32_t)m->cap_ext_index;
+    for (; m->ext_index[at] >= 0; at = (at + 1) % (uint32_t)m->cap_ext_index) {
         const char *p = m->ext_files[m->ext_index[at]];
         if (strncmp(p, m->dir, dl) == 0 && strcmp(p + dl, loc) == 0)
             return true;
