@@ -213,9 +213,12 @@ static void oc_d_bound_wide(struct oc_dctx *c) {
            no binding meets, so nothing derived is claimed */
         const struct oc_poly *g = oc_poly_sub(c->s, oc_poly_const(c->s, lo), oc_poly_var(c->s, j));
         if (!oc_d_assume_nonneg(c, g) && c->out->stop_node < 0) {
-            c->out->stop_node = 0;
+            char label[200];
+            c->out->stop_node = c->wide_node;
             snprintf(c->out->why, sizeof c->out->why,
-                     "integer shape arithmetic passes 64 bits at the smallest dims (or too many conditions)");
+                     "node %s: its integer shape arithmetic passes 64 bits at the smallest dims (or too many "
+                     "conditions)",
+                     oc_d_label(&c->g->nodes[c->wide_node], label, sizeof label));
         }
     }
 }
@@ -293,6 +296,7 @@ enum oc_status oc_derive(const struct oc_analysis *base, struct oc_symbolic *s, 
                 out->dep[n->out[o]] = true;
         const struct oc_derive_rule *r = oc_d_rule(memo, n->domain, n->op_type);
         c.why[0] = 0;
+        c.node = n->index;
         bool ok;
         if (!r)
             ok = oc_d_fail(&c,
@@ -414,8 +418,11 @@ int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g,
     int32_t deg = 0;
     for (int32_t v = 0; v < g->n_values; v++) { /* every dim, and every value's size */
         int32_t r = g->values[v].rank;
-        if (r < 0 || (r > 0 && !dv->dims[v]))
-            return g->values[v].kind == OC_VALUE_INITIALIZER ? deg : -1;
+        if (r < 0 || (r > 0 && !dv->dims[v])) {
+            if (g->values[v].kind == OC_VALUE_INITIALIZER)
+                continue; /* a weight of no known shape: no symbol in it */
+            return -1;
+        }
         for (int32_t a = 0; a < r; a++)
             if (!dv->dims[v][a])
                 return -1;

@@ -123,6 +123,8 @@ static bool oc_d_type_holds(struct oc_dctx *c, int32_t dt, const struct oc_poly 
     for (int32_t i = 0; i < c->n_wide; i++)
         if (oc_poly_equal(c->wide[i], p))
             return true;
+    if (!c->n_wide)
+        c->wide_node = c->node;
     c->wide[c->n_wide] = p;
     c->wide_unsigned[c->n_wide++] = dt == OC_DT_UINT64;
     return true;

@@ -33,6 +33,8 @@ struct oc_dctx {
     const struct oc_poly *wide[OC_D_MAX_WIDE]; /* see OC_D_MAX_WIDE       */
     bool wide_unsigned[OC_D_MAX_WIDE];
     int32_t n_wide;
+    int32_t node;      /* the node being derived                        */
+    int32_t wide_node; /* the node that recorded the first wide content */
 };
 
 typedef bool (*oc_derive_fn)(struct oc_dctx *c, const struct oc_node *n);
