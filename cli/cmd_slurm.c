@@ -395,13 +395,12 @@ int oc_cmd_slurm(int argc, char **argv) {
                                 OC_SLURM_MAX);
         goto done;
     }
+    char here[4096];
     if (a.onnxcost)
         snprintf(bin, sizeof bin, "%s", a.onnxcost);
-    else if (!oc_exe_dir(bin, sizeof bin) || (size_t)snprintf(model, sizeof model, "%s/onnxcost", bin) >= sizeof model ||
-             access(model, X_OK) != 0)
+    else if (!oc_exe_dir(here, sizeof here) || (size_t)snprintf(bin, sizeof bin, "%s/onnxcost", here) >= sizeof bin ||
+             access(bin, X_OK) != 0)
         snprintf(bin, sizeof bin, "onnxcost"); /* the one on the tasks' PATH */
-    else
-        snprintf(bin, sizeof bin, "%s", model);
     /* paths made absolute first (the tasks run elsewhere), then checked as
        they will be written: --onnxcost with a slash is a path too */
     if (!oc_slurm_abs(args[0], model, sizeof model) || !oc_slurm_abs(a.out, dir, sizeof dir) ||
