@@ -35,6 +35,7 @@ struct oc_run {
     struct oc_diag *d;
     struct oc_warn_item *warn_head, **warn_tail;
     int32_t n_bound_cap;
+    struct oc_value *inputs_built; /* keep_built: the graph inputs before binding */
 };
 
 static enum oc_status oc_nomem(struct oc_run *r) {
@@ -913,6 +914,30 @@ static enum oc_status oc_warn_incomplete(struct oc_run *r) {
 
 /* One run over the graph restored to its pristine state; fail_after counts
  * this run's arena allocations down to an injected failure (tests). */
+/* keep_built: after the inputs are bound, where a dim was left unbound, a
+   copy of the graph as built (what oc_analysis_prepare keeps): binding
+   changed only the graph inputs' values, which are put back as built. */
+static enum oc_status oc_keep_built(struct oc_run *r) {
+    struct oc_analysis *an = r->an;
+    struct oc_graph *g = r->g;
+    bool unbound = false;
+    for (int32_t i = 0; i < an->n_bound && !unbound; i++)
+        unbound = an->bound[i].source == OC_BIND_DEFAULT;
+    if (!unbound)
+        return OC_OK;
+    struct oc_value *values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *values);
+    struct oc_node *nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *nodes);
+    if (!values || !nodes)
+        return oc_nomem(r);
+    memcpy(values, g->values, (size_t)g->n_values * sizeof *values);
+    memcpy(nodes, g->nodes, (size_t)g->n_nodes * sizeof *nodes);
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        values[g->inputs[i]] = r->inputs_built[i];
+    an->pristine_values = values;
+    an->pristine_nodes = nodes;
+    return OC_OK;
+}
+
 static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opts *opts, int64_t fail_after,
                              struct oc_diag *d) {
     static const struct oc_analyze_opts no_opts;
@@ -931,12 +956,21 @@ static enum oc_status oc_run(struct oc_analysis *an, const struct oc_analyze_opt
         memcpy(g->nodes, an->pristine_nodes, (size_t)g->n_nodes * sizeof *g->nodes);
     }
 
-    struct oc_run r = {an, g, opts ? opts : &no_opts, d, NULL, NULL, 0};
+    struct oc_run r = {an, g, opts ? opts : &no_opts, d, NULL, NULL, 0, NULL};
     an->fold_left = OC_FOLD_BUDGET;
     r.warn_tail = &r.warn_head;
     g->price_bits = r.opts->price_bits;
     enum oc_status st;
+    if (r.opts->keep_built && !an->pristine_values) {
+        r.inputs_built = oc_arena_array(&an->arena, (size_t)g->n_inputs + 1, sizeof *r.inputs_built);
+        if (!r.inputs_built)
+            return oc_nomem(&r);
+        for (int32_t i = 0; i < g->n_inputs; i++)
+            r.inputs_built[i] = g->values[g->inputs[i]];
+    }
     if ((st = oc_bind_inputs(&r)) != OC_OK)
+        return st;
+    if (r.opts->keep_built && !an->pristine_values && (st = oc_keep_built(&r)) != OC_OK)
         return st;
     if ((st = oc_run_graph(&r, g)) != OC_OK) {
         oc_note_default_bindings(an, d, st);
@@ -1015,6 +1049,36 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
     }
     *out = an;
     return st;
+}
+
+enum oc_status oc_analysis_fork(const struct oc_analysis *base, struct oc_analysis **out, struct oc_diag *d) {
+    *out = NULL;
+    if (!base->pristine_values)
+        return oc_diag_set(d, OC_ERR_USAGE, "the analysis keeps no copy of its graph as built");
+    struct oc_analysis *an = calloc(1, sizeof *an);
+    if (!an)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    oc_arena_init(&an->arena);
+    oc_arena_init(&an->graph_arena);
+    an->model = base->model;
+    const struct oc_graph *bg = &base->pristine;
+    struct oc_graph *g = oc_arena_alloc(&an->graph_arena, sizeof *g);
+    struct oc_value *values = g ? oc_arena_array(&an->graph_arena, (size_t)bg->n_values + 1, sizeof *values) : NULL;
+    struct oc_node *nodes = values ? oc_arena_array(&an->graph_arena, (size_t)bg->n_nodes + 1, sizeof *nodes) : NULL;
+    if (!nodes) {
+        oc_analysis_free(an);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    }
+    *g = *bg; /* names, edges, order, index: base's, read only */
+    g->values = values;
+    g->nodes = nodes;
+    g->arena = &an->arena;
+    an->graph = g;
+    an->pristine = *g;
+    an->pristine_values = base->pristine_values;
+    an->pristine_nodes = base->pristine_nodes;
+    *out = an;
+    return OC_OK;
 }
 
 enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d) {

@@ -31,6 +31,11 @@ struct oc_analyze_opts {
                                       Constant tensors of any type up to the per-tensor
                                       limit (fold.h); normally non-index tensors are read
                                       only when tiny, so weights are never read          */
+    bool keep_built;               /* oc_analyze: where dims are left unbound (taken as
+                                      1), keep a copy of the graph as built, so that the
+                                      formulas' probe analyses (symbolic.h) fork it
+                                      (oc_analysis_fork) instead of building it again:
+                                      a copy of its values and nodes                   */
 };
 
 enum oc_bind_source {
@@ -141,6 +146,13 @@ enum oc_status oc_analyze(const struct oc_model *m, const struct oc_analyze_opts
  * analysis must come from oc_analysis_prepare() (not oc_analyze()), else
  * OC_ERR_USAGE. */
 enum oc_status oc_analysis_rerun(struct oc_analysis *an, const struct oc_analyze_opts *opts, struct oc_diag *d);
+/* A new analysis, to be run with oc_analysis_rerun, of the graph `base` was
+ * built with, without decoding it again: base must come from
+ * oc_analysis_prepare(), or from oc_analyze() with keep_built where it left
+ * dims unbound (else OC_ERR_USAGE). The fork borrows base's graph as built
+ * (names, edges, attributes) and owns only its values, nodes and results:
+ * free it before base. */
+enum oc_status oc_analysis_fork(const struct oc_analysis *base, struct oc_analysis **out, struct oc_diag *d);
 /* The graph of a model decoded and validated once, for runs to come:
  * oc_analysis_rerun() then gives each binding's result. Fails only where the
  * file itself is invalid whatever the bindings (a cycle, a dangling input, a

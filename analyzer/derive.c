@@ -375,15 +375,58 @@ static int32_t oc_numel_degree(const struct oc_derived *dv, const struct oc_grap
     return d;
 }
 
-/* The degree in symbol j of node i's cost, by its form (OC_DC_ONE: the
-   largest of its tensors' sizes; OC_DC_TWO: output 0's plus the largest
-   other's): 0 for a node that reads no symbol, -1 when its cost is no
-   polynomial of a known form or a tensor it touches is not derived. */
+/* Degree in symbol j of input i's dims [from, to) (to < 0: to its rank):
+   their sum (a product of them), or with `largest` the largest (one of
+   them). -1 when the input is absent, of unknown rank or not derived. */
+static int32_t oc_input_dims_degree(const struct oc_derived *dv, const struct oc_graph *g, const struct oc_node *n,
+                                    int32_t i, int32_t from, int32_t to, bool largest, int32_t j) {
+    int32_t v = i < n->n_in ? n->in[i] : -1;
+    if (v < 0 || g->values[v].rank < 0 || (g->values[v].rank > 0 && !dv->dims[v]))
+        return -1;
+    int32_t r = g->values[v].rank, d = 0;
+    to = to < 0 || to > r ? r : to;
+    for (int32_t a = from < 0 ? 0 : from; a < to; a++) {
+        int32_t e = oc_poly_degree(dv->dims[v][a], j);
+        d = largest ? (e > d ? e : d) : d + e;
+    }
+    return d;
+}
+
+/* The degree in symbol j of the contraction factor K of a cost of form
+   OC_DC_MATMUL, OC_DC_GEMM or OC_DC_CONV (derive.h); -1 when not known. */
+static int32_t oc_contraction_degree(const struct oc_derived *dv, const struct oc_graph *g, const struct oc_node *n,
+                                     int32_t j) {
+    switch (dv->cost_form[n->index]) {
+    case OC_DC_MATMUL: { /* A's last dim */
+        int32_t v = n->n_in > 0 ? n->in[0] : -1, r = v >= 0 ? g->values[v].rank : -1;
+        return r < 1 ? -1 : oc_input_dims_degree(dv, g, n, 0, r - 1, r, false, j);
+    }
+    case OC_DC_GEMM: { /* one dim of A that is also one of B */
+        int32_t a = oc_input_dims_degree(dv, g, n, 0, 0, -1, true, j);
+        int32_t b = oc_input_dims_degree(dv, g, n, 1, 0, -1, true, j);
+        return a < 0 || b < 0 ? -1 : (a < b ? a : b);
+    }
+    case OC_DC_CONV: { /* X's dim 1 (over a constant group) times W's dims 2.. */
+        int32_t x = oc_input_dims_degree(dv, g, n, 0, 1, 2, false, j);
+        int32_t w = oc_input_dims_degree(dv, g, n, 1, 2, -1, false, j);
+        return x < 0 || w < 0 ? -1 : x + w;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* The degree in symbol j of node i's cost, by its form (derive.h): 0 for a
+   node that reads no symbol; OC_DC_ONE: the largest of its tensors' sizes;
+   OC_DC_TWO: output 0's plus the largest other's; a contraction: output 0's
+   plus its factor K's, or the largest tensor's if larger. -1 when its cost
+   is no polynomial of a known form or a tensor it touches is not derived. */
 static int32_t oc_node_cost_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t i, int32_t j) {
     const struct oc_node *n = &g->nodes[i];
-    if (dv->cost_form[i] == OC_DC_CONST)
+    uint8_t form = dv->cost_form[i];
+    if (form == OC_DC_CONST)
         return 0;
-    if (dv->cost_form[i] != OC_DC_ONE && dv->cost_form[i] != OC_DC_TWO)
+    if (form == OC_DC_NONE || form == OC_DC_MONO)
         return -1;
     int32_t out0 = n->n_out > 0 && n->out[0] >= 0 ? oc_numel_degree(dv, g, n->out[0], j) : 0, other = 0;
     for (int side = 0; side < 2; side++)
@@ -396,49 +439,58 @@ static int32_t oc_node_cost_degree(const struct oc_derived *dv, const struct oc_
             int32_t d = oc_numel_degree(dv, g, v, j);
             other = d > other ? d : other;
         }
-    return dv->cost_form[i] == OC_DC_TWO ? out0 + other : (out0 > other ? out0 : other);
+    int32_t single = out0 > other ? out0 : other; /* a term of one tensor's dims */
+    if (form == OC_DC_ONE)
+        return single;
+    if (form == OC_DC_TWO)
+        return out0 + other;
+    int32_t kdeg = oc_contraction_degree(dv, g, n, j);
+    if (kdeg < 0)
+        return out0 + other;
+    return out0 + kdeg > single ? out0 + kdeg : single;
 }
 
 /* Whether node i's cost formulas are proven: every dim it reads and writes
-   derived, its cost a polynomial of a known form, of degree at most `deg`
-   in each symbol (what the probe grid determines). */
+   derived, its cost a polynomial of a known form, of degree at most deg[j]
+   in each symbol j (what the probe grid determines). */
 static bool oc_node_formulas_proven(const struct oc_symbolic *s, const struct oc_derived *dv, const struct oc_graph *g,
-                                    int32_t i, int32_t deg) {
+                                    int32_t i, const int32_t *deg) {
     for (int32_t j = 0; j < s->n_syms; j++) {
         int32_t d = oc_node_cost_degree(dv, g, i, j);
-        if (d < 0 || d > deg)
+        if (d < 0 || d > deg[j])
             return false;
     }
     return true;
 }
 
-int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms) {
+bool oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms, int32_t *deg) {
+    for (int32_t j = 0; j < n_syms; j++)
+        deg[j] = 0;
     if (dv->stop_node >= 0)
-        return -1;
-    int32_t deg = 0;
+        return false;
     for (int32_t v = 0; v < g->n_values; v++) { /* every dim, and every value's size */
         int32_t r = g->values[v].rank;
         if (r < 0 || (r > 0 && !dv->dims[v])) {
             if (g->values[v].kind == OC_VALUE_INITIALIZER)
                 continue; /* a weight of no known shape: no symbol in it */
-            return -1;
+            return false;
         }
         for (int32_t a = 0; a < r; a++)
             if (!dv->dims[v][a])
-                return -1;
+                return false;
         for (int32_t j = 0; j < n_syms; j++) {
             int32_t d = oc_numel_degree(dv, g, v, j);
-            deg = d > deg ? d : deg;
+            deg[j] = d > deg[j] ? d : deg[j];
         }
     }
     for (int32_t i = 0; i < g->n_nodes; i++) /* every cost: its form's degree */
         for (int32_t j = 0; j < n_syms && !(g->nodes[i].cost.flags & OC_COST_UNKNOWN); j++) {
             int32_t d = oc_node_cost_degree(dv, g, i, j);
             if (d < 0)
-                return -1;
-            deg = d > deg ? d : deg;
+                return false;
+            deg[j] = d > deg[j] ? d : deg[j];
         }
-    return deg;
+    return true;
 }
 
 /* The proof of s's fit from dv, s's derivation over every binding (each
@@ -446,7 +498,12 @@ int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g,
 static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct oc_analysis *base,
                                              struct oc_derived dv) {
     const struct oc_graph *g = base->graph;
-    int32_t deg = s->grid_points - 1; /* the degree the grid determines in each symbol */
+    int32_t deg[OC_SYM_MAX] = {0}; /* the degree the grid determines in each symbol */
+    int32_t runs = 1;
+    for (int32_t j = 0; j < s->n_syms; j++) {
+        deg[j] = s->grid_points[j] - 1;
+        runs *= s->grid_points[j];
+    }
     s->value_derived = oc_arena_array(&s->arena, (size_t)g->n_values + 1, sizeof *s->value_derived);
     s->node_proven = oc_arena_array(&s->arena, (size_t)g->n_nodes + 1, sizeof *s->node_proven);
     if (!s->value_derived || !s->node_proven) {
@@ -461,13 +518,10 @@ static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct
     oc_derived_guards_text(&dv, s, s->where, sizeof s->where);
     static const int64_t one[OC_SYM_MAX] = {1, 1, 1, 1};
     bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one); /* the base analysis */
-    int32_t npts = deg + 1, runs = 1;
-    for (int32_t j = 0; j < s->n_syms; j++)
-        runs *= npts;
     for (int32_t r = 0; r < runs && probes_inside; r++) { /* the grid, as oc_symbolic_fit walks it */
         int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
-        for (int32_t j = 0, q = r; j < s->n_syms; j++, q /= npts)
-            at[j] = s->grid[q % npts];
+        for (int32_t j = 0, q = r; j < s->n_syms; q /= s->grid_points[j], j++)
+            at[j] = s->grid[q % s->grid_points[j]];
         probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, at);
     }
     for (int c = 0; c < 2 && probes_inside && s->checked; c++)
@@ -515,7 +569,7 @@ static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct
         int32_t v = g->inputs[i];
         totals = s->value_derived[v];
         for (int32_t j = 0; totals && j < s->n_syms; j++)
-            totals = oc_numel_degree(&dv, g, v, j) <= deg;
+            totals = oc_numel_degree(&dv, g, v, j) <= deg[j];
     }
     s->totals_proven = totals && s->macs && s->flops && s->activation_bytes && s->input_bytes && s->params;
     s->all_proven = all && s->totals_proven;
@@ -557,15 +611,19 @@ enum oc_status oc_symbolic_derive(const struct oc_model *m, const struct oc_anal
     /* the derivation's degree bound, where it covers the whole graph and
        every point of the grid 1..D+1 lies where it holds; else the grid
        of fits, checked */
-    int32_t k = s->n_syms, npts = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
-    int32_t deg = oc_derived_degree(&dv, base->graph, k), pts = deg + 1, all = 1;
-    for (int32_t j = 0; j < k; j++)
-        all *= pts;
-    bool derived = deg >= 0 && pts <= npts && oc_symbolic_base_at_one(base);
+    int32_t k = s->n_syms, n = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
+    const int32_t npts[OC_SYM_MAX] = {n, n, n, n};
+    int32_t deg[OC_SYM_MAX], pts[OC_SYM_MAX] = {1, 1, 1, 1}, all = 1;
+    bool derived = oc_derived_degree(&dv, base->graph, k, deg) && oc_symbolic_base_at_one(base);
+    for (int32_t j = 0; derived && j < k; j++) {
+        pts[j] = deg[j] + 1;
+        derived = pts[j] <= n;
+        all *= pts[j];
+    }
     for (int32_t r = 0; derived && r < all; r++) {
         int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
-        for (int32_t j = 0, q = r; j < k; j++, q /= pts)
-            at[j] = oc_sym_grid_derived[q % pts];
+        for (int32_t j = 0, q = r; j < k; q /= pts[j], j++)
+            at[j] = oc_sym_grid_derived[q % pts[j]];
         derived = oc_derived_guards_hold_at(&dv, k, at);
     }
     st = derived ? oc_symbolic_fit_grid(m, opts, base, s, oc_sym_grid_derived, pts, false, d)

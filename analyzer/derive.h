@@ -52,6 +52,12 @@ enum oc_derive_cost {
                     product of dims of output 0 and dims of one other tensor
                     (a contraction: the output times K)                     */
     OC_DC_CONST, /* the node reads nothing that depends on the symbols        */
+    /* OC_DC_TWO where the other factor K is known (the contractions), so the
+       degree bound is output 0's plus K's; every other term is of form ONE: */
+    OC_DC_MATMUL, /* K = the last dim of input 0 (MatMul's A)                 */
+    OC_DC_GEMM,   /* K = one dim of input 0 that is also one of input 1       */
+    OC_DC_CONV,   /* K = input 0's dim 1 over a constant group, times input
+                     1's dims 2.. (X's channels per group, W's kernel)       */
 };
 
 enum { OC_DERIVE_MAX_GUARDS = 16 };
@@ -88,10 +94,11 @@ void oc_derived_free(struct oc_derived *d);
 /* The degree in each symbol (the largest over them) that determines every
  * derived dim, size and cost of the graph: each dim's and each value's
  * size's degree, each cost's by its form (OC_DC_ONE: the largest of its
- * tensors' sizes; OC_DC_TWO: output 0's plus the largest other's). -1 when
- * anything is not derived or its cost is no polynomial of a known form:
- * then only a fit checked at more bindings can give formulas. */
-int32_t oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms);
+ * tensors' sizes; OC_DC_TWO: output 0's plus the largest other's; a
+ * contraction: output 0's plus K's), into deg[j] for each symbol j. False
+ * when anything is not derived or its cost is no polynomial of a known
+ * form: then only a fit checked at more bindings can give formulas. */
+bool oc_derived_degree(const struct oc_derived *dv, const struct oc_graph *g, int32_t n_syms, int32_t *deg);
 
 /* Formulas in base's unbound dims, fitted and proven (what analyze, annotate
  * and the Python package make): the derivation first; where it covers every

@@ -170,8 +170,9 @@ const int64_t oc_sym_grid_derived[OC_SYM_DEGREE + 1] = {1, 2, 3, 4};
 #define oc_checks oc_sym_checks
 
 /* Analysis at one probe point; fills out[0..n_slots). *work is the analysis
- * the probes share: built by the first, re-run by the others (the graph is
- * decoded once). */
+ * the probes share: made by the first, re-run by the others. The first forks
+ * base where it kept its graph as built (oc_analyze_opts.keep_built), else
+ * builds the graph again. */
 static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze_opts *opts, const struct oc_symbolic *s,
                                const int64_t *point, const struct oc_layout *L, const struct oc_analysis *base,
                                int64_t *out, struct oc_analysis **work) {
@@ -185,7 +186,9 @@ static enum oc_status oc_probe(const struct oc_model *m, const struct oc_analyze
     o.dims = b;
     o.n_dims = nb;
     struct oc_diag d = {0};
-    enum oc_status st = *work ? OC_OK : oc_analysis_prepare(m, &o, work, &d);
+    enum oc_status st = *work ? OC_OK : oc_analysis_fork(base, work, &d); /* the graph as built, kept */
+    if (st == OC_ERR_USAGE)                                                /* or built again */
+        st = oc_analysis_prepare(m, &o, work, &d);
     if (st == OC_OK)
         st = oc_analysis_rerun(*work, &o, &d);
     if (st == OC_OK && !oc_sample(*work, L, base, out))
@@ -256,12 +259,14 @@ static const struct oc_poly *oc_poly_constant_shared(struct oc_symbolic *s, stru
     return p;
 }
 
-/* Fits one quantity from its grid samples; NULL when not an integer polynomial. */
-static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t m, const int64_t *samples,
+/* Fits one quantity from its grid samples (m[j] values of symbol j, sample
+   index sum idx_j * stride_j with stride_j = m[0] * ... * m[j-1]); NULL
+   when not an integer polynomial. */
+static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, const int32_t *m, const int64_t *samples,
                                                  struct oc_frac *work, struct oc_const_memo *memo) {
     int32_t k = s->n_syms, total = 1;
     for (int32_t j = 0; j < k; j++)
-        total *= m;
+        total *= m[j];
     bool constant = true;
     for (int32_t i = 0; i < total; i++) {
         if (samples[i] == OC_NA)
@@ -271,17 +276,19 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
     }
     if (constant) /* most slots (weights' dims, hidden sizes): what interpolation gives, directly */
         return oc_poly_constant_shared(s, memo, samples[0]);
-    /* interpolate along each symbol's axis; index = sum idx_j * m^j */
-    for (int32_t j = 0, stride = 1; j < k; j++, stride *= m) {
+    /* interpolate along each symbol's axis */
+    for (int32_t j = 0, stride = 1; j < k; stride *= m[j], j++) {
+        if (m[j] == 1)
+            continue; /* a constant in this symbol: the sample is its coefficient */
         for (int32_t base = 0; base < total; base++) {
-            if ((base / stride) % m != 0)
+            if ((base / stride) % m[j] != 0)
                 continue;
             struct oc_frac fiber[OC_SYM_DEGREE + 1];
-            for (int32_t i = 0; i < m; i++)
+            for (int32_t i = 0; i < m[j]; i++)
                 fiber[i] = work[base + i * stride];
-            if (!oc_interp1(s->grid, fiber, m))
+            if (!oc_interp1(s->grid, fiber, m[j]))
                 return NULL;
-            for (int32_t i = 0; i < m; i++)
+            for (int32_t i = 0; i < m[j]; i++)
                 work[base + i * stride] = fiber[i];
         }
     }
@@ -301,8 +308,8 @@ static const struct oc_poly *oc_poly_interpolate(struct oc_symbolic *s, int32_t 
             continue;
         struct oc_poly_term *t = &terms[p->n_terms++];
         t->coef = (int64_t)work[i].n;
-        for (int32_t j = 0, r = i; j < k && j < OC_SYM_MAX; j++, r /= m)
-            t->exp[j] = (uint8_t)(r % m);
+        for (int32_t j = 0, r = i; j < k && j < OC_SYM_MAX; r /= m[j], j++)
+            t->exp[j] = (uint8_t)(r % m[j]);
     }
     qsort(terms, (size_t)p->n_terms, sizeof *terms, oc_term_cmp);
     return p;
@@ -344,7 +351,8 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
     enum oc_status st = oc_symbolic_for(base, out, d);
     if (st != OC_OK)
         return st;
-    int32_t npts = (*out)->n_syms <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
+    int32_t n = (*out)->n_syms <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
+    const int32_t npts[OC_SYM_MAX] = {n, n, n, n};
     st = oc_symbolic_fit_grid(m, opts, base, *out, oc_grid, npts, true, d);
     if (st != OC_OK) {
         oc_symbolic_free(*out);
@@ -355,17 +363,20 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
 
 enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                     const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *grid,
-                                    int32_t npts, bool checked, struct oc_diag *d) {
+                                    const int32_t *npts, bool checked, struct oc_diag *d) {
     static const struct oc_analyze_opts none;
     if (!opts)
         opts = &none;
     int32_t k = s->n_syms, runs = 1;
-    if (npts < 1 || npts > OC_SYM_DEGREE + 1 || (grid[0] == 1 && !oc_symbolic_base_at_one(base)))
+    if (grid[0] == 1 && !oc_symbolic_base_at_one(base))
         return oc_diag_set(d, OC_ERR_UNSUPPORTED, "no such probe grid");
+    for (int32_t j = 0; j < k; j++) {
+        if (npts[j] < 1 || npts[j] > OC_SYM_DEGREE + 1 || (npts[j] == 1 && grid[0] != 1))
+            return oc_diag_set(d, OC_ERR_UNSUPPORTED, "no such probe grid");
+        runs *= npts[j];
+    }
     s->grid = grid;
     s->checked = checked;
-    for (int32_t j = 0; j < k; j++)
-        runs *= npts;
     /* three or four symbols without the derivation's degrees: a grid of 29
        or 83 analyses, each of the whole graph; bounded by the graph's size */
     int64_t analyses = runs + (checked ? 2 : 0);
@@ -404,8 +415,8 @@ enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_an
     }
     for (int32_t r = 0; r < runs && st == OC_OK; r++) {
         int64_t point[OC_SYM_MAX];
-        for (int32_t j = 0, q = r; j < k; j++, q /= npts)
-            point[j] = s->grid[q % npts];
+        for (int32_t j = 0, q = r; j < k; q /= npts[j], j++)
+            point[j] = s->grid[q % npts[j]];
         if (r == 0 && grid[0] == 1) /* every symbol at 1: the base analysis itself */
             st = oc_sample(base, &L, base, samples) ? OC_OK : OC_ERR_UNSUPPORTED;
         else
@@ -465,7 +476,8 @@ enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_an
     s->input_bytes = slot_poly[L.tot_off + OC_TOT_INPUT];
     free(slot_poly);
     free(memo);
-    s->grid_points = npts;
+    for (int32_t j = 0; j < k; j++)
+        s->grid_points[j] = npts[j];
 done:
     free(L.dim_off);
     free(samples);

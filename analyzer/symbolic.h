@@ -12,8 +12,8 @@
  * is only samples agreeing: the proof that a formula is the function comes
  * from derive.h, and the struct says which are proven. Where the derivation
  * bounds every degree beforehand (derive.h, oc_symbolic_derive), the grid is
- * 1..D+1 instead, the base analysis its first point, and no further point
- * is needed: D + 1 values fix a polynomial of degree D.
+ * 1..D_j+1 in each symbol j instead, the base analysis its first point, and
+ * no further point is needed: D + 1 values fix a polynomial of degree D.
  *
  * Ownership: one struct oc_symbolic owns its arena; it refers to values and
  * nodes of the analysis it was made with by index, so keep that analysis.
@@ -45,7 +45,7 @@ struct oc_symbolic {
     int32_t n_syms;
     const char *syms[OC_SYM_MAX];
     int32_t n_runs;                     /* analyses made (grid + checks)   */
-    int32_t grid_points;                /* probe values per symbol          */
+    int32_t grid_points[OC_SYM_MAX];    /* probe values of each symbol      */
     const int64_t *grid;                /* their values: oc_sym_grid, or
                                            oc_sym_grid_derived            */
     bool checked;                       /* the fit was checked at the two
@@ -82,14 +82,14 @@ enum oc_status oc_symbolic_fit(const struct oc_model *m, const struct oc_analyze
                                const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
 /* The pieces of a fit, for derive.h's oc_symbolic_derive: an empty one over
  * base's unbound symbols (OC_ERR_UNSUPPORTED as above); whether base bound
- * each of them to 1; and s fitted on the grid's first npts values per symbol
- * (checked: also at oc_sym_checks; a grid starting at 1 takes the base
- * analysis as its first point). On failure s is the caller's to free. */
+ * each of them to 1; and s fitted on the grid's first npts[j] values of
+ * symbol j (checked: also at oc_sym_checks; a grid starting at 1 takes the
+ * base analysis as its first point). On failure s is the caller's to free. */
 enum oc_status oc_symbolic_for(const struct oc_analysis *base, struct oc_symbolic **out, struct oc_diag *d);
 bool oc_symbolic_base_at_one(const struct oc_analysis *base);
 enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_analyze_opts *opts,
                                     const struct oc_analysis *base, struct oc_symbolic *s, const int64_t *grid,
-                                    int32_t npts, bool checked, struct oc_diag *d);
+                                    const int32_t *npts, bool checked, struct oc_diag *d);
 void oc_symbolic_free(struct oc_symbolic *s);
 /* A fit of more than OC_SYM_FIT_FREE analyses (two to four symbols the
  * derivation does not fix the degrees of: 18, 29 or 83) is made only while
@@ -97,7 +97,7 @@ void oc_symbolic_free(struct oc_symbolic *s);
  * nodes, 18 of 13,000); past it, no formulas, and the reason says so. */
 enum { OC_SYM_FIT_FREE = 6, OC_SYM_FIT_WORK = 250000 };
 /* The probe bindings of a fit: the grid's values for each symbol (the first
- * grid_points of them) and the two points it is checked at. */
+ * grid_points[j] of them for symbol j) and the two points it is checked at. */
 extern const int64_t oc_sym_grid[OC_SYM_DEGREE + 1];
 /* The grid where the derivation bounded every degree beforehand (no checks):
  * 1 (the base analysis itself), 2, 3, 4. */

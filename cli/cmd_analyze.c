@@ -449,6 +449,7 @@ int oc_cmd_analyze(int argc, char **argv) {
     struct oc_perf perf = {0};
     struct oc_pipeline pipe = {0};
     enum oc_status st = OC_OK;
+    opts.keep_built = !a.no_symbolic; /* the formulas' probes fork the graph as built */
     if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto free_model;
     for (int32_t i = 0; !a.quiet && i < oc_model_n_warnings(m); i++)

@@ -125,6 +125,7 @@ int oc_cmd_annotate(int argc, char **argv) {
             goto done;
         }
     }
+    opts.keep_built = true; /* the formulas' probes fork the graph as built */
     if ((rc = oc_cli_load_analyze(path, &lopts, &opts, &m, &an)) != OC_EXIT_OK)
         goto done;
     struct oc_diag sd = {0};

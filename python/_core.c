@@ -484,6 +484,7 @@ static PyObject *oc_py_analyze(PyObject *self, PyObject *args, PyObject *kw) {
     size_t size = h->source ? (size_t)PyBytes_Size(h->source) : 0;
     Py_BEGIN_ALLOW_THREADS
     st = data ? oc_model_load_buffer(data, size, &lopts, &h->model, &d) : oc_model_load(h->path, &lopts, &h->model, &d);
+    opts.keep_built = symbolic; /* the formulas' probes fork the graph as built */
     if (st == OC_OK)
         st = oc_analyze(h->model, &opts, &h->an, &d);
     if (st == OC_OK && symbolic) { /* unbound dims kept as formulas, as the CLI does */

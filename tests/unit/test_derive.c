@@ -131,7 +131,7 @@ static void attention_and_reshape(void **state) {
     assert_string_equal(fmt(dim("scores", 0, 2)), "seq");
     assert_string_equal(fmt(dim("flat", 0, 1)), "8*seq");
     assert_true(dv.cost_monotone[tu_node(an, "scores")->index]);
-    assert_int_equal(dv.cost_form[tu_node(an, "scores")->index], OC_DC_TWO);
+    assert_int_equal(dv.cost_form[tu_node(an, "scores")->index], OC_DC_MATMUL);
 }
 
 /* x[n, 8]; k = op(n, 5) through Shape/Gather; ConstantOfShape([k, 8]) */

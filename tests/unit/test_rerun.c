@@ -1,5 +1,6 @@
 /*
- * test_rerun.c — oc_analysis_rerun() gives what a fresh analysis gives.
+ * test_rerun.c — oc_analysis_rerun() gives what a fresh analysis gives, on a
+ * prepared analysis and on a fork (oc_analysis_fork).
  *
  * A sweep, the symbolic fit and the --fit search re-run one analysis at many
  * bindings instead of decoding the graph again. The model: x [batch, 8] ->
@@ -83,6 +84,51 @@ static void rerun_needs_rerunnable(void **state) {
     tu_free(m, an, &bytes);
 }
 
+/* keep_built: an analysis that left batch unbound keeps its graph as built;
+ * a fork of it re-runs at other bindings to what a fresh analysis gives (by
+ * hand: 192 * batch MACs), and leaves the base's own figures (batch taken as
+ * 1) as they were. Without keep_built, or with every dim bound, there is
+ * nothing to fork. */
+static void fork_matches_fresh(void **state) {
+    (void)state;
+    struct pbw bytes = model_bytes();
+    struct oc_model *m = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(oc_model_load_buffer(bytes.p, bytes.n, NULL, &m, &d), OC_OK);
+    struct oc_analyze_opts keep = {.keep_built = true};
+    struct oc_analysis *base = NULL, *fork = NULL, *plain = NULL, *bound = NULL;
+    assert_int_equal(oc_analyze(m, &keep, &base, &d), OC_OK);
+    assert_int_equal(base->totals.macs, 192);
+    assert_int_equal(oc_analysis_fork(base, &fork, &d), OC_OK);
+    struct oc_binding b = {"batch", 0};
+    struct oc_analyze_opts o = {.dims = &b, .n_dims = 1};
+    for (int64_t batch = 2; batch <= 40; batch += 19) {
+        b.value = batch;
+        assert_int_equal(oc_analysis_rerun(fork, &o, &d), OC_OK);
+        assert_int_equal(fork->totals.macs, 192 * (uint64_t)batch);
+        TU_SHAPE(out_of(fork, "mm1"), batch, 16);
+        struct oc_analysis *fresh = NULL;
+        assert_int_equal(oc_analyze(m, &o, &fresh, &d), OC_OK);
+        assert_memory_equal(&fresh->totals, &fork->totals, sizeof fork->totals);
+        oc_analysis_free(fresh);
+    }
+    assert_int_equal(base->totals.macs, 192);
+    TU_SHAPE(out_of(base, "mm2"), 1, 4);
+    oc_analysis_free(fork);
+    assert_int_equal(oc_analyze(m, NULL, &plain, &d), OC_OK);
+    assert_int_equal(oc_analysis_fork(plain, &fork, &d), OC_ERR_USAGE);
+    assert_null(fork);
+    b.value = 5;
+    o.keep_built = true;
+    assert_int_equal(oc_analyze(m, &o, &bound, &d), OC_OK);
+    assert_int_equal(oc_analysis_fork(bound, &fork, &d), OC_ERR_USAGE);
+    oc_analysis_free(bound);
+    oc_analysis_free(plain);
+    oc_analysis_free(base);
+    oc_model_free(m);
+    pbw_free(&bytes);
+}
+
 /* Every allocation of a re-run may fail: the error comes back and the
  * analysis can still be re-run to the right result afterwards. */
 static void rerun_survives_allocation_failure(void **state) {
@@ -115,6 +161,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rerun_matches_fresh),
         cmocka_unit_test(rerun_needs_rerunnable),
+        cmocka_unit_test(fork_matches_fresh),
         cmocka_unit_test(rerun_survives_allocation_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

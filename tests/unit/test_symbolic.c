@@ -68,17 +68,40 @@ static void attention_like(void **state) {
     assert_string_equal(oc_poly_format(sym->macs, sym, true, pretty, sizeof pretty),
                         "32\xC2\xB7" "batch\xC2\xB7seq + 8\xC2\xB7" "batch\xC2\xB7seq\xC2\xB2");
     /* guided by the derivation (what analyze does): scores' MACs are its
-       output's size (degree 2 in seq) times an input's (degree 1), 3 in
-       all, so the grid 1..4 in each symbol fixes every formula, its first
-       point the base analysis itself, with no checks: the same formulas */
+       output's size (degree 1 in batch, 2 in seq) times K, A's last dim (8:
+       degree 0), and no tensor is of higher degree, so the grid 1..2 in
+       batch and 1..3 in seq fixes every formula, its first point the base
+       analysis itself, with no checks: the same formulas from 6 analyses */
     oc_symbolic_free(sym);
     assert_int_equal(oc_symbolic_derive(md, NULL, an, &sym, &dg), OC_OK);
-    assert_int_equal(sym->n_runs, 16);
+    assert_int_equal(sym->n_runs, 6);
+    assert_int_equal(sym->grid_points[0], 2);
+    assert_int_equal(sym->grid_points[1], 3);
     assert_false(sym->checked);
     assert_true(sym->grid == oc_sym_grid_derived);
     assert_true(sym->all_proven);
     assert_string_equal(fmt(sym->macs), "32*batch*seq + 8*batch*seq^2");
     assert_string_equal(fmt(sym->nodes[sc->index].activation_bytes), "4*batch*seq^2");
+}
+
+/* x [seq, seq] times itself: [seq, seq], K = seq, MACs seq^3, where every
+   tensor's size is of degree 2. Three points would fit 6*seq^2 - 11*seq + 6
+   (integers); the derivation's bound (output's degree plus K's) asks for
+   four, and the fit is the cube. */
+static void contraction_degree_from_k(void **state) {
+    (void)state;
+    const char *syms[] = {"seq", "seq"};
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(-1, -1), syms));
+    pbm_node(&pm, pb_node("sq", "MatMul", TU_LIST("x", "x"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    assert_int_equal(oc_symbolic_derive(md, NULL, an, &sym, &dg), OC_OK);
+    assert_int_equal(sym->n_syms, 1);
+    assert_int_equal(sym->grid_points[0], 4);
+    assert_true(sym->all_proven);
+    assert_string_equal(fmt(sym->macs), "seq^3");
+    assert_string_equal(fmt(sym->flops), "2*seq^3");
 }
 
 static void strided_conv_is_not_polynomial(void **state) {
@@ -119,6 +142,7 @@ static void nothing_unbound(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(attention_like, sym_teardown),
+        cmocka_unit_test_teardown(contraction_degree_from_k, sym_teardown),
         cmocka_unit_test_teardown(strided_conv_is_not_polynomial, sym_teardown),
         cmocka_unit_test_teardown(nothing_unbound, sym_teardown),
     };
