@@ -114,40 +114,139 @@ struct oc_calib_objective {
     const void *data;
 };
 
-/* per-node points of one device, time-weighted (oc_calib_fit); slot[i]:
-   point i's op in o->op_eff (the fit's own table), -1 for none */
+/* Points the model cannot tell apart (the same op, unit, counts, window,
+   runs and device: a transformer's repeated blocks) get the same
+   prediction p, so the fit walks each such group once. Its squared log
+   errors sum to count x (p - plain mean)^2 + spread_plain, and weighted by
+   the measured times to weight x (p - weighted mean)^2 + spread_weighted:
+   the same losses, the spreads constant. */
+struct oc_calib_group {
+    double weight;               /* its measured times' sum                  */
+    double count;                /* its points                               */
+    double log_wmean, log_mean;  /* their logs' time-weighted and plain means */
+    double spread_w, spread;     /* the squares about those means, summed
+                                    (the time-weighted one weighted)         */
+};
+
+/* per-node points of one device, time-weighted (oc_calib_fit), as groups:
+   pts[i] stands for group grp[i]; slot[i]: its op in o->op_eff (the fit's
+   own table), -1 for none */
 struct oc_calib_points_data {
     const struct oc_gpu *gpu;
     const struct oc_calib_point *pts;
+    const struct oc_calib_group *grp;
     int32_t n;
-    double total;
+    double total;        /* every point's measured time                     */
+    double n_points;     /* the points the groups hold                      */
+    double spread_w, spread; /* the groups' spreads, summed                */
     const int32_t *slot;
 };
 
-/* point i's squared log error, its op's factor read through its slot */
-static double oc_calib_point_e2(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
+/* group i's ln(predicted), its op's factor read through its slot */
+static double oc_calib_group_log(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
     struct oc_node_perf np;
     int32_t k = d->slot ? d->slot[i] : -1;
     oc_calib_node_at(d->gpu, o, &d->pts[i], k >= 0 ? o->op_eff->at[k].factor : 1, &np);
-    double e = log(np.time > 0 ? np.time : 1e-12) - log(d->pts[i].measured_s);
-    return e * e;
+    return log(np.time > 0 ? np.time : 1e-12);
+}
+
+/* group i's share of the time-weighted loss, less its spread */
+static double oc_calib_group_loss(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
+    double e = oc_calib_group_log(d, o, i) - d->grp[i].log_wmean;
+    return d->grp[i].weight / d->total * e * e;
 }
 
 static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *data) {
     const struct oc_calib_points_data *d = data;
-    double loss = 0;
+    double loss = d->spread_w / d->total;
     for (int32_t i = 0; i < d->n; i++)
-        loss += d->pts[i].measured_s / d->total * oc_calib_point_e2(d, o, i);
+        loss += oc_calib_group_loss(d, o, i);
     return loss;
 }
 
 /* the same points, each node weighing the same (a CPU's fixed cost per node) */
 static double oc_calib_points_loss_per_node(const struct oc_perf_opts *o, const void *data) {
     const struct oc_calib_points_data *d = data;
-    double loss = 0;
-    for (int32_t i = 0; i < d->n; i++)
-        loss += oc_calib_point_e2(d, o, i);
-    return d->n ? loss / d->n : 0;
+    double loss = d->spread;
+    for (int32_t i = 0; i < d->n; i++) {
+        double e = oc_calib_group_log(d, o, i) - d->grp[i].log_mean;
+        loss += d->grp[i].count * e * e;
+    }
+    return d->n_points > 0 ? loss / d->n_points : 0;
+}
+
+/* Whether two points are the same to the model: every field but the time. */
+static bool oc_calib_same_point(const struct oc_calib_point *a, const struct oc_calib_point *b) {
+    return a->unit == b->unit && a->flops == b->flops && a->bytes == b->bytes && a->conv == b->conv &&
+           a->outputs == b->outputs && a->kernels == b->kernels && a->gpu == b->gpu &&
+           a->expand_bytes == b->expand_bytes && a->recurrence.steps == b->recurrence.steps &&
+           a->recurrence.weight_bytes == b->recurrence.weight_bytes &&
+           a->recurrence.step_flops == b->recurrence.step_flops && a->recurrence.batch == b->recurrence.batch &&
+           a->conv_inside == b->conv_inside && a->conv_padded == b->conv_padded && a->runs == b->runs &&
+           (a->op == b->op || (a->op && b->op && strcmp(a->op, b->op) == 0));
+}
+
+static uint32_t oc_calib_point_hash(const struct oc_calib_point *p) {
+    const double f[] = {p->flops, p->bytes, p->outputs, p->expand_bytes, p->conv_inside, p->runs};
+    uint32_t h = oc_fnv1a(2166136261u, (const char *)f, sizeof f);
+    h = oc_fnv1a(h, (const char *)&p->unit, sizeof p->unit);
+    h = oc_fnv1a(h, (const char *)&p->gpu, sizeof p->gpu);
+    return p->op ? oc_fnv1a(h, p->op, strlen(p->op)) : h;
+}
+
+/* pts[0..n) as groups of points the model cannot tell apart, in the order
+   of their first points: *out_pts (the first point of each, its time the
+   group's sum) and *out_grp, *n_out groups. False when out of memory. */
+static bool oc_calib_group_points(const struct oc_calib_point *pts, int32_t n, struct oc_calib_point **out_pts,
+                                  struct oc_calib_group **out_grp, int32_t *n_out) {
+    uint32_t cap = 16;
+    while (cap < 2u * (uint32_t)n)
+        cap *= 2;
+    int32_t *table = malloc(cap * sizeof *table), *of = malloc(((size_t)n + 1) * sizeof *of), ng = 0;
+    struct oc_calib_point *gp = malloc(((size_t)n + 1) * sizeof *gp);
+    struct oc_calib_group *grp = calloc((size_t)n + 1, sizeof *grp);
+    if (!table || !of || !gp || !grp) {
+        free(table);
+        free(of);
+        free(gp);
+        free(grp);
+        return false;
+    }
+    for (uint32_t i = 0; i < cap; i++)
+        table[i] = -1;
+    for (int32_t i = 0; i < n; i++) { /* the groups; their plain and weighted sums of logs */
+        uint32_t at = oc_calib_point_hash(&pts[i]) & (cap - 1);
+        while (table[at] >= 0 && !oc_calib_same_point(&gp[table[at]], &pts[i]))
+            at = (at + 1) & (cap - 1);
+        if (table[at] < 0) {
+            table[at] = ng;
+            gp[ng] = pts[i];
+            gp[ng++].measured_s = 0;
+        }
+        int32_t g = of[i] = table[at];
+        double l = log(pts[i].measured_s);
+        gp[g].measured_s += pts[i].measured_s;
+        grp[g].weight += pts[i].measured_s;
+        grp[g].count += 1;
+        grp[g].log_wmean += pts[i].measured_s * l;
+        grp[g].log_mean += l;
+    }
+    for (int32_t g = 0; g < ng; g++) {
+        grp[g].log_wmean /= grp[g].weight;
+        grp[g].log_mean /= grp[g].count;
+    }
+    for (int32_t i = 0; i < n; i++) { /* the spreads about the means */
+        struct oc_calib_group *q = &grp[of[i]];
+        double l = log(pts[i].measured_s), ew = l - q->log_wmean, e = l - q->log_mean;
+        q->spread_w += pts[i].measured_s * ew * ew;
+        q->spread += e * e;
+    }
+    free(table);
+    free(of);
+    *out_pts = gp;
+    *out_grp = grp;
+    *n_out = ng;
+    return true;
 }
 
 /* one op's own factor: its points' share of the time-weighted loss, plus
@@ -162,7 +261,8 @@ static double oc_calib_op_loss(const struct oc_perf_opts *o, const void *data) {
     const struct oc_calib_op_data *d = data;
     double loss = 0, lf = log(o->op_eff->at[d->slot].factor);
     for (int32_t j = 0; j < d->n; j++)
-        loss += d->points->pts[d->idx[j]].measured_s / d->points->total * oc_calib_point_e2(d->points, o, d->idx[j]);
+        loss += (d->points->grp[d->idx[j]].spread_w / d->points->total) +
+                oc_calib_group_loss(d->points, o, d->idx[j]);
     return loss + OC_CALIB_OP_SHRINK * fabs(lf);
 }
 
@@ -310,9 +410,9 @@ static double oc_calib_sweeps(const struct oc_calib_objective *f, struct oc_perf
    most first (ties by name). slot[i]: point i's index in ops, -1 for none;
    share[k], count[k]: op k's share of the measured time and its points.
    Each factor starts at base's for the op (1 where it has none). */
-static void oc_calib_op_table(const struct oc_perf_opts *base, const struct oc_calib_point *pts, int32_t n,
-                              double total, struct oc_op_efficiencies *ops, int32_t *slot, double *share,
-                              int32_t *count) {
+static void oc_calib_op_table(const struct oc_perf_opts *base, const struct oc_calib_point *pts,
+                              const struct oc_calib_group *grp, int32_t n, double total,
+                              struct oc_op_efficiencies *ops, int32_t *slot, double *share, int32_t *count) {
     struct oc_calib_op_seen {
         const char *op;
         double time;
@@ -333,7 +433,7 @@ static void oc_calib_op_table(const struct oc_perf_opts *base, const struct oc_c
             seen[n_seen++] = (struct oc_calib_op_seen){op, 0, 0};
         }
         seen[k].time += pts[i].measured_s;
-        seen[k].points++;
+        seen[k].points += (int32_t)grp[i].count;
     }
     for (int32_t a = 1; a < n_seen; a++) /* most time first, ties by name: the same input, the same table */
         for (int32_t b = a; b > 0 && (seen[b].time > seen[b - 1].time ||
@@ -386,6 +486,15 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     }
     for (int k = 0; k < 4; k++)
         o.eff_memory_cache[k] = n_level[k] ? oc_perf_memory_efficiency(base, k) : 0;
+    /* the fit walks the groups of points the model cannot tell apart: all
+       = the points, pts = the groups' first points from here on */
+    const struct oc_calib_point *all = pts;
+    const int32_t n_all = n;
+    struct oc_calib_point *gp = NULL;
+    struct oc_calib_group *grp = NULL;
+    if (!oc_calib_group_points(all, n_all, &gp, &grp, &n))
+        return OC_ERR_NOMEM;
+    pts = gp;
     /* a CPU's ops' own factors (none on a GPU: its kernels are the
        libraries', and the classes hold them) */
     struct oc_op_efficiencies ops = {.n = 0};
@@ -396,12 +505,19 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         if (!slot || !idx) {
             free(slot);
             free(idx);
+            free(gp);
+            free(grp);
             return OC_ERR_NOMEM;
         }
-        oc_calib_op_table(base, pts, n, total, &ops, slot, out->op_share, out->n_op);
+        oc_calib_op_table(base, pts, grp, n, total, &ops, slot, out->op_share, out->n_op);
     }
     o.op_eff = &ops;
-    const struct oc_calib_points_data data = {gpu, pts, n, total, slot};
+    double spread_w = 0, spread = 0;
+    for (int32_t g = 0; g < n; g++) {
+        spread_w += grp[g].spread_w;
+        spread += grp[g].spread;
+    }
+    const struct oc_calib_points_data data = {gpu, pts, grp, n, total, (double)n_all, spread_w, spread, slot};
     out->loss_before = oc_calib_points_loss(&o, &data); /* the model the fit starts from */
     /* every coordinate: a factor per unit and class, memory and 4 levels, the
        thread pool's 3 shared terms, launch and pool, the 2 parallelism terms */
@@ -554,6 +670,10 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
     }
     free(slot);
     free(idx);
+    free(gp);
+    free(grp);
+    pts = all; /* the report counts points */
+    n = n_all;
     out->loss_after = best;
     /* a factor is reported only where some point depends on it */
     bool unit_seen[OC_UNIT_COUNT] = {false}, conv_seen[OC_UNIT_COUNT] = {false};

@@ -70,6 +70,39 @@ static void fit_recovers_factors(void **state) {
     assert_true(fit.eff.unit[OC_UNIT_FP16_TC] == 0);
 }
 
+/* Points the model cannot tell apart, measured apart: four memory-bound
+ * nodes (10-40 MB), each twice, at r = 1.2 times and 1 / r times its
+ * roofline time q at memory factor 0.85. The time-weighted loss puts a
+ * pair's prediction at the time-weighted mean of its logs, ln q + delta with
+ * delta = ln r (r - 1/r) / (r + 1/r), the same shift for every pair, so the
+ * memory factor is 0.85 e^-delta (0.8225; the plain mean would give 0.85)
+ * and what remains of the loss is the pairs' spread about that mean,
+ * (sum over points of m (ln m - ln q - delta)^2) / (sum of m). */
+static void fit_repeated_points(void **state) {
+    (void)state;
+    struct oc_gpu g = test_gpu();
+    const double r = 1.2, delta = log(r) * (r - 1 / r) / (r + 1 / r);
+    struct oc_calib_point p[8];
+    double total = 0, spread = 0;
+    for (int k = 0; k < 8; k++) { /* the second of each pair four points later */
+        double moved = (k % 4 + 1) * 1e7, q = roofline(1e6, 10e12, 0.7, moved, 0.85, 0);
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, moved, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[k].measured_s = k < 4 ? q * r : q / r;
+        double e = log(p[k].measured_s) - log(q) - delta;
+        total += p[k].measured_s;
+        spread += p[k].measured_s * e * e;
+    }
+    struct oc_perf_opts base;
+    oc_perf_defaults(&base);
+    struct oc_calib_fit fit;
+    assert_int_equal(oc_calib_fit(&g, &base, p, 8, &fit), OC_OK);
+    assert_int_equal(fit.n_points, 8);
+    assert_int_equal(fit.n_unit[OC_UNIT_FP32], 8);
+    REL(fit.eff.memory, 0.85 * exp(-delta), 1e-3);
+    assert_true(fit.eff.launch_s < 1e-8);
+    REL(fit.loss_after, spread / total, 1e-3);
+}
+
 /* A CPU's fixed cost per node: 20 nodes of a few flops and bytes take 3 us
  * each (ONNX Runtime's small nodes, 60 us in all), 8 large compute-bound ones
  * (0.07 ms to 0.23 s) their roofline time at 0.7 plus 2 ms that no per-node
@@ -676,7 +709,7 @@ static void gap_fit(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(fit_recovers_factors),  cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_pad_path), cmocka_unit_test(fit_run_cost), cmocka_unit_test(fit_levels_in_order), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
+        cmocka_unit_test(fit_recovers_factors), cmocka_unit_test(fit_repeated_points), cmocka_unit_test(fit_conv_class), cmocka_unit_test(fit_pad_path), cmocka_unit_test(fit_run_cost), cmocka_unit_test(fit_levels_in_order), cmocka_unit_test(fit_parallel_outputs), cmocka_unit_test(fit_unobservable), cmocka_unit_test(error_figures),
         cmocka_unit_test(measured_into_options), cmocka_unit_test(spec_round_trip), cmocka_unit_test(gap_fit),
         cmocka_unit_test(cpu_fixed_cost), cmocka_unit_test(fit_op_efficiency), cmocka_unit_test(fit_threads),
     };
