@@ -343,7 +343,7 @@ static bool oc_calib_light(const struct oc_rp_file *files, const struct oc_calib
 }
 
 /* the nodes a measure result timed: each one the runtime ran, and a gap
-   before it (views/gpu.h oc_cpu_runs) */
+   before it (views/perf/perf.h oc_cpu_runs) */
 static int32_t oc_calib_ran_nodes(const struct oc_rp_file *f) {
     int32_t ran = 0;
     for (int32_t i = 0; i < f->n_nodes; i++)
@@ -452,7 +452,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
     if (rc != OC_EXIT_OK)
         goto done;
     /* a measure result on a probed CPU is fitted on that CPU at the thread
-       count it ran with (views/gpu.h oc_gpu_at_threads): the factors are then
+       count it ran with (views/perf/device.h oc_gpu_at_threads): the factors are then
        the same at every thread count, and a prediction's --threads N uses them */
     if (!(devs = calloc((size_t)n, sizeof *devs)) || !(dev_names = calloc((size_t)n, sizeof *dev_names))) {
         rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");

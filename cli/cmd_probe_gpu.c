@@ -17,7 +17,7 @@
 #include "../replay/ktables.h"
 #include "../replay/plan_host.h"
 #include "../reports/report.h"
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 
 #include <stdlib.h>
 #include <string.h>

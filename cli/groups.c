@@ -233,7 +233,7 @@ static void oc_cli_gpu_forget_measured(struct oc_cli_gpu *g) {
 }
 
 /* --threads N over the CPU the device options named, whichever came last:
- * the device becomes that CPU at N threads (views/gpu.h oc_gpu_at_threads). */
+ * the device becomes that CPU at N threads (views/perf/device.h oc_gpu_at_threads). */
 static int oc_cli_gpu_threads(struct oc_cli_gpu *g, const char *prefix) {
     if (!g->threads || !g->gpu)
         return OC_PARSE_GO;

@@ -10,7 +10,7 @@
 #include "options.h"
 
 #include "../analyzer/analyze.h"
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 #include "../analyzer/model.h"
 #include "../views/training.h"
 #include "../views/range.h"

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "probe.h"
 
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 
 #include <math.h>
 #include <pthread.h>

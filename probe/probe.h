@@ -77,7 +77,7 @@ static inline const char *oc_probe_type_name(enum oc_probe_type t) {
     return (unsigned)t < OC_PROBE_TYPES ? names[t] : "?";
 }
 
-/* The machine as a device spec for the performance model (views/gpu.h):
+/* The machine as a device spec for the performance model (views/perf/device.h):
  * the all-thread peaks (BF16 and INT8 dot products as the BF16 and INT8
  * contraction units), DRAM's triad rate, the cache levels; name holds its
  * name ("CPU model, N threads"). */

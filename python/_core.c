@@ -33,7 +33,7 @@
 #include "annotate.h"
 #include "derive.h"
 #include "dtype.h"
-#include "gpu.h"
+#include "perf/perf.h"
 #include "model.h"
 #include "modules.h"
 #include "symbolic.h"

@@ -3,6 +3,7 @@
  * calibrate.h for the model and the loss).
  */
 #include "calibrate.h"
+#include "../views/perf/parallel.h"
 
 #include "../analyzer/stats.h"
 

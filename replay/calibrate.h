@@ -32,7 +32,7 @@
 
 #include "results.h"
 
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 
 struct oc_calib_point {
     enum oc_unit unit;
@@ -112,7 +112,7 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
 /* A CPU runtime's time for a node without a kernel of the model's work
  * (oc_perf_opts.light_s): fitted on n such nodes' measured seconds, each on
  * the CPU at the thread count it ran with (devs[i]), each weighing the same
- * (squared ln error), with `fitted`'s pool cost held (views/gpu.h
+ * (squared ln error), with `fitted`'s pool cost held (views/perf/perf.h
  * oc_perf_light_s). 0 with fewer than OC_CALIB_LIGHT_NODES: a few such nodes
  * after a large one (whose caches it took) are no figure for all. */
 double oc_calib_fit_light(const struct oc_perf_opts *fitted, const double *seconds,

@@ -5,7 +5,7 @@
 #include "ksweep.h"
 
 #include "../analyzer/arena.h"
-#include "../views/kernels.h"
+#include "../views/perf/kernels.h"
 
 #include "onnx.pb-c.h"
 

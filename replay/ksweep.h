@@ -1,6 +1,6 @@
 /*
  * ksweep.h — the kernel sweep `onnxcost probe --gpu` replays to measure a
- * device's kernel tables (views/kernels.h; docs/MODEL.md "Kernel tables").
+ * device's kernel tables (views/perf/kernels.h; docs/MODEL.md "Kernel tables").
  *
  * The sweep is an ONNX model (opset 17, FP32, static shapes) of independent
  * nodes, each reading graph inputs of its own: one node per grid point of
@@ -12,7 +12,7 @@
  *
  * The runs grid (OC_KSWEEP_RUNS) is a CPU's, for ONNX Runtime to time
  * (`onnxcost probe --sweep-model`, then `measure`): memory-bound nodes
- * whose runs of their kernel's inner loop (views/kernels.h oc_kernel_runs)
+ * whose runs of their kernel's inner loop (views/perf/kernels.h oc_kernel_runs)
  * go from one to every element, at a few fixed sizes; chains of small
  * nodes; small products. Its nodes read and write as a model's do: what
  * they read of a graph input of 1024 elements or more comes through an

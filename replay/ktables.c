@@ -4,7 +4,7 @@
 #include "ktables.h"
 
 #include "../analyzer/dtype.h"
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 
 #include <stdlib.h>
 #include <string.h>

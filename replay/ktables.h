@@ -1,5 +1,5 @@
 /*
- * ktables.h — measured kernel tables (views/kernels.h) built from replay
+ * ktables.h — measured kernel tables (views/perf/kernels.h) built from replay
  * results (`onnxcost tables`, docs/MODEL.md "Kernel tables").
  *
  * Every node a replay measured becomes one sample of the table for its
@@ -15,7 +15,7 @@
 #include "replay.h"
 #include "results.h"
 
-#include "../views/kernels.h"
+#include "../views/perf/kernels.h"
 
 struct oc_ktables_added {
     int32_t added;      /* samples taken                                   */

@@ -6,7 +6,7 @@
 #include "plan_host.h"
 
 #include "../analyzer/dtype.h"
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

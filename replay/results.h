@@ -8,7 +8,7 @@
 
 #include "replay.h"
 
-#include "../views/gpu.h"
+#include "../views/perf/perf.h"
 #include "../analyzer/oc.h"
 
 /* Peaks of a device from its CUDA attributes: FP32 = SMs x FP32 lanes per
@@ -67,7 +67,7 @@ struct oc_rp_file_node {
                                  same analysis (oc_kernel_runs; calibrate
                                  fills it for a CPU's results); 0: not known */
     bool light;               /* the same analysis finds no kernel of the
-                                 model's work in it (views/gpu.h
+                                 model's work in it (views/perf/perf.h
                                  oc_cpu_node_light: a Shape, a Reshape, shape
                                  arithmetic): not a roofline point; calibrate
                                  fits a CPU's light_s on such nodes          */

@@ -245,7 +245,7 @@ enum { OC_KTABLE_MAX_SAMPLES = 65536 }; /* a table's samples (the H200's largest
 #define OC_SPEC_NAME_MAX 96 /* bytes of "name" and "link": a report header line, not a document */
 
 /* A CPU spec's "probe" (onnxcost probe's record): its one-thread figures,
- * for predictions at another thread count (views/gpu.h oc_cpu_scaling).
+ * for predictions at another thread count (views/perf/device.h oc_cpu_scaling).
  * Left at 0 where the record lacks them or does not fit the spec. */
 static void oc_spec_scaling(const json_t *pr, struct oc_gpu *g) {
     struct oc_cpu_scaling s = {0};

@@ -1,7 +1,7 @@
 /*
  * prediction.c — the --gpu sections: predicted time, roofline figures, fit,
  * data parallel and pipeline estimates (text and JSON). Every number
- * comes from views/gpu.h; this file only formats.
+ * comes from views/perf/; this file only formats.
  */
 #include "report_impl.h"
 

@@ -11,7 +11,9 @@
 #define OC_REPORT_H
 
 #include "../analyzer/analyze.h"
-#include "../views/gpu.h"
+#include "../views/perf/capacity.h"
+#include "../views/perf/parallel.h"
+#include "../views/perf/perf.h"
 #include "../views/llm.h"
 #include "../analyzer/modules.h"
 #include "../views/sweep.h"

@@ -27,7 +27,7 @@
 #define OC_ANNOTATE_H
 
 #include "../analyzer/analyze.h"
-#include "gpu.h"
+#include "perf/perf.h"
 #include "../analyzer/symbolic.h"
 #include "range.h"
 

@@ -61,7 +61,7 @@
 #define OC_LINT_H
 
 #include "../analyzer/analyze.h"
-#include "gpu.h"
+#include "perf/perf.h"
 
 enum oc_lint_level { OC_LINT_NOTE, OC_LINT_WARNING, OC_LINT_ERROR, OC_LINT_LEVELS };
 

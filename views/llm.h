@@ -13,7 +13,8 @@
 #define OC_LLM_H
 
 #include "../analyzer/analyze.h"
-#include "gpu.h"
+#include "perf/capacity.h"
+#include "perf/perf.h"
 
 /* What recognition found in the graph's inputs and outputs. */
 struct oc_llm_shape {

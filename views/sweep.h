@@ -9,7 +9,8 @@
 #define OC_SWEEP_H
 
 #include "../analyzer/analyze.h"
-#include "gpu.h"
+#include "perf/capacity.h"
+#include "perf/perf.h"
 
 enum { OC_SWEEP_MAX_DIMS = 8 };
 

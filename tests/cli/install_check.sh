@@ -10,14 +10,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL cmake --install"; exit 1; }
-for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyzer/analyze.h include/onnxcost/views/gpu.h; do
+for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyzer/analyze.h include/onnxcost/views/perf/perf.h; do
     [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; fail=$((fail + 1)); }
 done
 pc=$(find "$tmp/prefix" -name onnxcost.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL no onnxcost.pc"; exit 1; }
 cat >"$tmp/use.c" <<'C'
 #include <analyze.h>
-#include <gpu.h>
+#include <perf/perf.h>
 #include <model.h>
 #include <stdio.h>
 int main(int argc, char **argv) {

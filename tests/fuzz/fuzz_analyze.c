@@ -6,7 +6,7 @@
  * (docs/ROBUSTNESS.md); seeds: fixtures/ (fixtures/corpus: real-world files).
  */
 #include "../../analyzer/analyze.h"
-#include "../../views/gpu.h"
+#include "../../views/perf/perf.h"
 #include "../../analyzer/model.h"
 #include "../../views/lint.h"
 #include "../../views/training.h"

@@ -1,14 +1,15 @@
 /*
  * test_gpu.c — the GPU table, unit selection, the per-node roofline and the
- * ring all-reduce (views/gpu.h). Every expectation is worked out by hand
- * from the formulas in gpu.h with the datasheet figures written here as
+ * ring all-reduce (views/perf/). Every expectation is worked out by hand
+ * from the formulas in perf.h with the datasheet figures written here as
  * literals; none is obtained by calling the code under test.
  */
 #define TU_NO_FIXTURE
 #include "testutil.h"
 
 #include "dtype.h"
-#include "gpu.h"
+#include "perf/parallel.h"
+#include "perf/perf.h"
 
 #include <math.h>
 
@@ -388,7 +389,7 @@ static void node_edges(void **state) {
 
     /* FLOPs but no bytes: AI 0, no memory time, compute-bound. attainable is
      * then the peak (the code's choice: with nothing to move the memory roof
-     * does not apply; gpu.h's "min(peak, ai x bandwidth)" read literally would
+     * does not apply; perf.h's "min(peak, ai x bandwidth)" read literally would
      * give 0) */
     o = opts(1, 1, 0, false);
     oc_perf_node(&toy, &o, OC_UNIT_FP32, 1024, 2048, 0, &np);

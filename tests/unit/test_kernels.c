@@ -1,15 +1,15 @@
 /*
  * test_kernels.c — kernel families, their features and the tables'
- * interpolation (views/kernels.h), and a node's time taken from a table
- * (views/gpu.c). Features are worked out by hand from the shapes written
+ * interpolation (views/perf/kernels.h), and a node's time taken from a table
+ * (views/perf/node.c). Features are worked out by hand from the shapes written
  * here; interpolated times from the formula in kernels.h with the samples
  * written here as literals.
  */
 #include "testutil.h"
 
 #include "dtype.h"
-#include "gpu.h"
-#include "kernels.h"
+#include "perf/perf.h"
+#include "perf/kernels.h"
 
 #include <math.h>
 
@@ -483,7 +483,7 @@ static void perf_from_table(void **state) {
     oc_perf_free(&tf);
 }
 
-/* The share of a Conv's taps inside its input (gpu.h), by hand over x
+/* The share of a Conv's taps inside its input (perf.h), by hand over x
  * [1, 8, 14, 14] and a 3x3 kernel:
  *   pads 1, dilation 1: per axis the taps of 14 outputs x 3 that land in
  *     [0, 14) are 42 - 2 (the first output's left tap, the last one's right

@@ -4,8 +4,8 @@
  */
 #include "kernels.h"
 
-#include "../analyzer/attr.h"
-#include "../analyzer/stats.h"
+#include "../../analyzer/attr.h"
+#include "../../analyzer/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
 #ifndef OC_KERNELS_H
 #define OC_KERNELS_H
 
-#include "../analyzer/analyze.h"
+#include "../../analyzer/analyze.h"
 
 enum oc_kfamily {
     OC_KF_NONE,
