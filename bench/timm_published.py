@@ -1,0 +1,441 @@
+#!/usr/bin/env python3
+"""timm's published GPU benchmark rows beside onnxcost (issue 54).
+
+timm (pytorch-image-models, Apache-2.0) publishes measured inference and
+training throughput for about 1,400 model configurations per GPU; the files
+we use are in bench/timm/ with their provenance (bench/timm/README.md). This
+harness exports the models those rows name, keeps shape-only copies, joins
+each row to onnxcost's prediction at its batch and writes the tables
+docs/results/timm-*.md. Four steps, each rerunnable on its own:
+
+  export  --csv FILE... --out DIR [--models A,B] [--limit N] [--timeout S] [--max-gib G]
+      Every (model, image size) the CSVs list, made with timm at random
+      weights (pip install timm==1.0.31; every parameter and buffer redrawn,
+      since the exporter merges equal tensors such as zero-initialised ones)
+      and exported at opset 17 with a symbolic batch, one subprocess per
+      model. The file is kept shape-only: every float tensor of more than
+      1,024 elements keeps its dims and drops its data (onnxcost never reads
+      weights; a copy is a few hundred KB). Each export runs within --max-gib
+      of address space (8) and --timeout seconds (600), in an order that
+      spreads every prefix over the families, the lightest of each first. DIR/manifest.tsv records every
+      attempt: ok, or failed with the reason (never dropped). Models already
+      in the manifest are skipped.
+  join    --csv FILE --models DIR --onnxcost BIN --gpu ID [--dtype D --math M]
+          [--extra ARGS] --out ROWS.tsv
+      Each row of the file beside onnxcost's predicted samples/s at the
+      row's batch and image size. A row whose model has no file says why
+      (not exported yet, or the export's failure) in its status column.
+  table   ROWS.tsv... [--title T]
+      Markdown: per rows file, the rows joined, within 10 % and 15 %, the
+      median |ln(predicted/measured)|, and the families furthest off.
+  static  --csv FILE --models DIR --onnxcost BIN --out STATIC.tsv
+      onnxcost's parameters and GMACs per image (batch 1) against the row's
+      param_count (millions, 2 decimals) and infer_gmacs.
+
+The join and table functions are plain functions over rows
+(tests/cli/timm_join_check.py checks them on hand-made rows).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file"]
+ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status"]
+SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
+
+
+# ---- reading the published rows ------------------------------------------------------
+
+def read_rows(path):
+    """The rows of a timm benchmark CSV as dicts with typed keys: model,
+    img_size, batch, sps (samples/s), params_m, gmacs (None where the file has
+    no such column: the training files have no GMACs)."""
+    out = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            train = "train_samples_per_sec" in r
+            pre = "train_" if train else "infer_"
+            out.append({
+                "model": r["model"],
+                "img_size": int(float(r[pre + "img_size"])),
+                "batch": int(float(r[pre + "batch_size"])),
+                "sps": float(r[pre + "samples_per_sec"]),
+                "params_m": float(r["param_count"]) if r.get("param_count") else None,
+                "gmacs": float(r["infer_gmacs"]) if r.get("infer_gmacs") else None,
+            })
+    return out
+
+
+def describe(path):
+    """GPU, layout, runtime, precision and mode from a file name such as
+    benchmark-infer-amp-nhwc-pt240-cu124-rtx4090-dynamo.csv."""
+    parts = os.path.basename(path)[:-4].split("-")
+    mode, precision, layout = parts[1], parts[2], parts[3]
+    gpu = [p for p in parts[4:] if p.startswith("rtx") or p[:1].isdigit()]
+    torch_v = [p for p in parts if p.startswith("pt")]
+    return {
+        "mode": mode,
+        "precision": precision,
+        "layout": layout,
+        "runtime": "torch.compile" if parts[-1] == "dynamo" else "eager",
+        "torch": ".".join(torch_v[0][2:]) if torch_v else "?",
+        "gpu": "RTX " + gpu[0].replace("rtx", "") if gpu else "?",
+    }
+
+
+def name_family(model):
+    """A model's family before it is built: its name up to the first '_' or
+    digit (resnet50 -> resnet, vit_small_patch16_224 -> vit)."""
+    out = ""
+    for ch in model:
+        if ch == "_" or ch.isdigit():
+            break
+        out += ch
+    return out or model
+
+
+def spread(pairs, weight=None):
+    """The pairs in an order where every prefix spreads over the families:
+    each family's first, then each one's second, ...; within a family the
+    lightest first (weight: a pair's parameters, say), then by name."""
+    weight = weight or {}
+    rank, seen = {}, {}
+    for m, size in sorted(pairs, key=lambda k: (weight.get(k, 0), k)):
+        f = name_family(m)
+        rank[(m, size)] = seen.get(f, 0)
+        seen[f] = rank[(m, size)] + 1
+    return sorted(pairs, key=lambda k: (rank[k], weight.get(k, 0), name_family(k[0]), k))
+
+
+# ---- the manifest of exports -----------------------------------------------------------
+
+def read_manifest(folder):
+    path = os.path.join(folder, "manifest.tsv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        return {(r["model"], int(r["img_size"])): r for r in csv.DictReader(f, delimiter="\t")}
+
+
+def append_manifest(folder, row):
+    path = os.path.join(folder, "manifest.tsv")
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in MANIFEST_FIELDS})
+
+
+def file_name(model, img_size):
+    return f"{model}-{img_size}.onnx"
+
+
+# ---- export (one model per subprocess) ------------------------------------------------
+
+def export_one(model, img_size, out_path):
+    """Runs in its own process: timm's model at random weights, exported at
+    opset 17 with a symbolic batch, then made shape-only. Prints the family
+    (timm's module) on success; raises on failure."""
+    import torch
+    import timm
+    import onnx
+
+    torch.manual_seed(0)
+    try:
+        m = timm.create_model(model, pretrained=False)
+    except Exception as e:  # noqa: BLE001 - the reason goes to the manifest
+        raise RuntimeError(f"create_model: {type(e).__name__}: {e}")
+    cfg = getattr(m, "pretrained_cfg", {}) or {}
+    size = tuple(cfg.get("test_input_size") or cfg.get("input_size") or (3, img_size, img_size))
+    if size[-1] != img_size:  # the row's size is not the model's own: build it at that size
+        try:
+            m = timm.create_model(model, pretrained=False, img_size=img_size)
+        except TypeError:
+            pass  # a convolutional net takes any size as it is
+    m.eval()
+    with torch.no_grad():
+        for t in list(m.parameters()) + list(m.buffers()):
+            if t.dtype.is_floating_point:
+                t.copy_(torch.rand_like(t) * 0.02 + 0.01)  # positive: a variance stays one
+    x = torch.randn(1, 3, img_size, img_size)
+    torch.onnx.export(m, x, out_path, opset_version=17, input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}}, do_constant_folding=True)
+    shape_only(out_path)
+    family = type(m).__module__.split(".")[-1]
+    print(family)
+
+
+def shape_only(path):
+    """Drops the data of every float tensor of more than SHAPE_ONLY_MIN
+    elements (initializers and Constant nodes), keeping its dims."""
+    import onnx
+    from onnx import TensorProto
+
+    floats = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BFLOAT16}
+    m = onnx.load(path)
+
+    def strip(t):
+        if t.data_type in floats and math.prod(t.dims) > SHAPE_ONLY_MIN:
+            for field in ("raw_data", "float_data", "double_data", "int32_data"):
+                t.ClearField(field)
+
+    for t in m.graph.initializer:
+        strip(t)
+    for n in m.graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                strip(a.t)
+    onnx.save(m, path)
+
+
+def cmd_export(a):
+    os.makedirs(a.out, exist_ok=True)
+    seen = read_manifest(a.out)
+    wanted, weight = [], {}
+    for path in a.csv:
+        for r in read_rows(path):
+            key = (r["model"], r["img_size"])
+            if key not in weight:
+                wanted.append(key)
+                weight[key] = (r["params_m"] or 0) * r["img_size"] ** 2
+    if a.models:
+        names = set(a.models.split(","))
+        wanted = [k for k in wanted if k[0] in names]
+    todo = spread([k for k in wanted if k not in seen], weight)
+    if a.limit:
+        todo = todo[: a.limit]
+    print(f"{len(wanted)} (model, size) pairs listed, {len(wanted) - len(todo)} in the manifest, "
+          f"{len(todo)} to export", file=sys.stderr)
+    def limit():  # each export within --max-gib of address space: a giant model fails alone
+        import resource
+        cap = int(a.max_gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    for i, (model, size) in enumerate(todo):
+        out = os.path.join(a.out, file_name(model, size))
+        t0 = time.time()
+        try:
+            p = subprocess.run([sys.executable, __file__, "export-one", model, str(size), out],
+                               capture_output=True, text=True, timeout=a.timeout, preexec_fn=limit)
+            ok = p.returncode == 0 and os.path.exists(out)
+            lines = (p.stderr or "").strip().splitlines()
+            reason = "" if ok else (lines[-1] if lines else f"exit {p.returncode}")[:300]
+            family = p.stdout.strip().splitlines()[-1] if ok and p.stdout.strip() else ""
+        except subprocess.TimeoutExpired:
+            ok, reason, family = False, f"export took more than {a.timeout} s", ""
+        if not ok and os.path.exists(out):
+            os.remove(out)
+        append_manifest(a.out, {"model": model, "img_size": size, "status": "ok" if ok else "failed",
+                                "reason": reason, "family": family, "seconds": f"{time.time() - t0:.1f}",
+                                "file": file_name(model, size) if ok else ""})
+        print(f"[{i + 1}/{len(todo)}] {model} {size}: {'ok' if ok else 'FAILED ' + reason}", file=sys.stderr)
+
+
+# ---- join ------------------------------------------------------------------------------
+
+def join_rows(rows, manifest, predict):
+    """Each published row beside predict(file, batch) (samples/s, or None when
+    onnxcost gives none, with a reason). Returns dicts of ROW_FIELDS; a row
+    without a model file keeps measured_sps and says why in status."""
+    out = []
+    for r in rows:
+        m = manifest.get((r["model"], r["img_size"]))
+        row = {"model": r["model"], "img_size": r["img_size"], "batch": r["batch"], "measured_sps": r["sps"],
+               "predicted_sps": "", "ratio": "", "family": m.get("family", "") if m else "", "status": ""}
+        if m is None:
+            row["status"] = "no model file: not exported yet"
+        elif m["status"] != "ok":
+            row["status"] = "no model file: the export failed: " + m["reason"]
+        else:
+            pred, why = predict(m["file"], r["batch"])
+            if pred is None or not pred > 0:
+                row["status"] = "no prediction: " + why
+            else:
+                row["predicted_sps"] = pred
+                row["ratio"] = pred / r["sps"]
+                row["status"] = "ok"
+        out.append(row)
+    return out
+
+
+def summarize(rows):
+    """The joined rows' figures: n, within 10 % and 15 % (|pred/meas - 1|),
+    the median |ln(pred/meas)|, and per family its median ratio."""
+    ok = [r for r in rows if r["status"] == "ok"]
+    lns = sorted(abs(math.log(r["ratio"])) for r in ok)
+    med = (lns[len(lns) // 2] if len(lns) % 2 else (lns[len(lns) // 2 - 1] + lns[len(lns) // 2]) / 2) if lns else None
+    fam = {}
+    for r in ok:
+        fam.setdefault(r["family"] or "?", []).append(r["ratio"])
+    fam_med = {}
+    for f, v in fam.items():
+        v = sorted(v)
+        fam_med[f] = (v[len(v) // 2] if len(v) % 2 else math.sqrt(v[len(v) // 2 - 1] * v[len(v) // 2]), len(v))
+    return {
+        "rows": len(rows),
+        "joined": len(ok),
+        "within10": sum(1 for r in ok if abs(r["ratio"] - 1) <= 0.10),
+        "within15": sum(1 for r in ok if abs(r["ratio"] - 1) <= 0.15),
+        "median_abs_ln": med,
+        "families": fam_med,
+    }
+
+
+def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra):
+    def predict(fname, batch):
+        cmd = [binary, os.path.join(folder, fname), "-q", "--format", "json", "--batch", str(batch), "--gpu", gpu]
+        if dtype:
+            cmd += ["--dtype", dtype]
+        if math_mode:
+            cmd += ["--math", math_mode]
+        cmd += extra
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode not in (0, 4):
+            return None, (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:200]
+        g = json.loads(p.stdout).get("gpu") or {}
+        return g.get("samples_per_s"), "no samples_per_s in the JSON"
+    return predict
+
+
+def cmd_join(a):
+    rows = read_rows(a.csv)
+    manifest = read_manifest(a.models)
+    joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math,
+                                                        a.extra.split() if a.extra else []))
+    with open(a.out, "w", newline="") as f:
+        f.write(f"# {os.path.basename(a.csv)}\t{json.dumps(describe(a.csv))}\tgpu={a.gpu} dtype={a.dtype} "
+                f"math={a.math} {a.extra or ''}\n")
+        w = csv.DictWriter(f, fieldnames=ROW_FIELDS, delimiter="\t")
+        w.writeheader()
+        for r in joined:
+            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in ROW_FIELDS})
+    s = summarize(joined)
+    print(f"{a.csv}: {s['joined']} of {s['rows']} rows joined, {s['within15']} within 15 %", file=sys.stderr)
+
+
+def read_joined(path):
+    with open(path, newline="") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        rows = []
+        for r in csv.DictReader(f, delimiter="\t"):
+            if r["status"] == "ok":
+                r["ratio"] = float(r["ratio"])
+            rows.append(r)
+    return head, rows
+
+
+def cmd_table(a):
+    print("| published file | GPU | layout | runtime | rows | joined | within 10 % | within 15 % | median \\|ln\\| "
+          "| furthest families (median predicted/measured, rows) |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    for path in a.rows:
+        head, rows = read_joined(path)
+        d = json.loads(head[1]) if len(head) > 1 else {}
+        s = summarize(rows)
+        far = sorted(s["families"].items(), key=lambda kv: -abs(math.log(kv[1][0])))[:4]
+        fams = ", ".join(f"{f} {m:.2f}× ({n})" for f, (m, n) in far)
+        pct = lambda k: f"{s[k]} ({100 * s[k] / s['joined']:.0f} %)" if s["joined"] else "-"
+        med = f"{s['median_abs_ln']:.2f}" if s["median_abs_ln"] is not None else "-"
+        print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
+              f"| {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
+
+
+# ---- static figures ----------------------------------------------------------------------
+
+def static_compare(rows, manifest, analyze):
+    """Per exported (model, size): onnxcost's parameters (millions) and GMACs
+    per image beside timm's; `analyze(file)` gives (params, macs) at batch 1.
+    params_ok: equal at timm's 0.01 M rounding; gmacs_off: relative gap."""
+    out, seen = [], set()
+    for r in rows:
+        key = (r["model"], r["img_size"])
+        m = manifest.get(key)
+        if key in seen or not m or m["status"] != "ok":
+            continue
+        seen.add(key)
+        params, macs = analyze(m["file"])
+        pm, gm = params / 1e6, macs / 1e9
+        out.append({
+            "model": r["model"], "img_size": r["img_size"], "family": m.get("family", ""),
+            "params_m": pm, "timm_params_m": r["params_m"],
+            "params_ok": r["params_m"] is not None and abs(round(pm, 2) - r["params_m"]) <= 0.0051,
+            "gmacs": gm, "timm_gmacs": r["gmacs"],
+            "gmacs_off": (gm / r["gmacs"] - 1) if r["gmacs"] else None,
+        })
+    return out
+
+
+def cmd_static(a):
+    rows = read_rows(a.csv)
+    manifest = read_manifest(a.models)
+
+    def analyze(fname):
+        p = subprocess.run([a.onnxcost, os.path.join(a.models, fname), "-q", "--format", "json", "--batch", "1"],
+                           capture_output=True, text=True)
+        t = json.loads(p.stdout)["totals"]
+        return t["params"], t["macs"]
+
+    res = static_compare(rows, manifest, analyze)
+    with open(a.out, "w", newline="") as f:
+        fields = ["model", "img_size", "family", "params_m", "timm_params_m", "params_ok", "gmacs", "timm_gmacs",
+                  "gmacs_off"]
+        w = csv.DictWriter(f, fieldnames=fields, delimiter="\t")
+        w.writeheader()
+        for r in res:
+            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in fields})
+    n = len(res)
+    pok = sum(r["params_ok"] for r in res)
+    gok = sum(1 for r in res if r["gmacs_off"] is not None and (abs(r["gmacs_off"]) <= 0.02 or
+                                                               abs(r["gmacs"] - r["timm_gmacs"]) <= 0.0051))
+    print(f"{n} models: parameters equal at 0.01 M on {pok}, GMACs within 2 % (or 0.01) on {gok}", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export")
+    e.add_argument("--csv", nargs="+", required=True)
+    e.add_argument("--out", required=True)
+    e.add_argument("--models")
+    e.add_argument("--limit", type=int, default=0)
+    e.add_argument("--timeout", type=int, default=600)
+    e.add_argument("--max-gib", type=float, default=8.0)
+    one = sub.add_parser("export-one")
+    one.add_argument("model")
+    one.add_argument("img_size", type=int)
+    one.add_argument("out")
+    j = sub.add_parser("join")
+    j.add_argument("--csv", required=True)
+    j.add_argument("--models", required=True)
+    j.add_argument("--onnxcost", required=True)
+    j.add_argument("--gpu", required=True)
+    j.add_argument("--dtype", default="fp16")
+    j.add_argument("--math", default="fp16")
+    j.add_argument("--extra", default="")
+    j.add_argument("--out", required=True)
+    t = sub.add_parser("table")
+    t.add_argument("rows", nargs="+")
+    s = sub.add_parser("static")
+    s.add_argument("--csv", required=True)
+    s.add_argument("--models", required=True)
+    s.add_argument("--onnxcost", required=True)
+    s.add_argument("--out", required=True)
+    a = ap.parse_args()
+    if a.cmd == "export-one":
+        try:
+            export_one(a.model, a.img_size, a.out)
+        except Exception as ex:  # noqa: BLE001 - one line for the manifest
+            print(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"[:300], file=sys.stderr)
+            sys.exit(1)
+        return
+    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""bench/timm_published.py on hand-made rows (issue 54, item 2).
+
+The harness joins timm's published rows to onnxcost's predictions. Checked
+here without timm or a GPU, every expectation worked out by hand:
+  - reading both CSV forms (inference, training) and the file names;
+  - the join: a row whose export failed, one never exported, one without a
+    prediction each say why and are kept; the ratio of the rest;
+  - the summary: within 10 % / 15 %, the median |ln|, the families;
+  - the static comparison at timm's 0.01 M rounding;
+  - the export order, which spreads every prefix over the families;
+  - one real join through onnxcost on a one-MatMul model: the row's batch
+    reaches --batch, and samples/s is the batch over the JSON's latency.
+
+usage: timm_join_check.py ONNXCOST SOURCE_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+onnxcost, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "bench"))
+import timm_published as tp  # noqa: E402
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    failures += 0 if ok else 1
+
+
+tmp = tempfile.mkdtemp()
+
+# ---- reading ---------------------------------------------------------------------------
+infer = os.path.join(tmp, "benchmark-infer-amp-nhwc-pt240-cu124-rtx4090-dynamo.csv")
+with open(infer, "w") as f:
+    f.write("model,infer_img_size,infer_samples_per_sec,infer_step_time,infer_batch_size,param_count,"
+            "infer_gmacs,infer_macts\n")
+    f.write("net_a,224,1000.0,256.0,256,25.56,4.11,11.1\n")
+    f.write("net_b,224,500.0,512.0,256,30.46,1.0,1.0\n")
+    f.write("other_c1,160,2000.0,128.0,256,1.0,0.5,1.0\n")
+    f.write("other_d,224,800.0,320.0,256,2.0,0.5,1.0\n")
+    f.write("net_e,224,400.0,640.0,256,2.0,0.5,1.0\n")
+train = os.path.join(tmp, "benchmark-train-amp-nchw-pt112-cu113-rtx3090.csv")
+with open(train, "w") as f:
+    f.write("model,train_samples_per_sec,train_step_time,train_batch_size,train_img_size,param_count\n")
+    f.write("net_a,300.5,851.9,256,224,25.56\n")
+rows = tp.read_rows(infer)
+check(len(rows) == 5 and rows[0] == {"model": "net_a", "img_size": 224, "batch": 256, "sps": 1000.0,
+                                     "params_m": 25.56, "gmacs": 4.11}, "an inference row read")
+tr = tp.read_rows(train)
+check(tr == [{"model": "net_a", "img_size": 224, "batch": 256, "sps": 300.5, "params_m": 25.56, "gmacs": None}],
+      "a training row read (no GMACs column)")
+check(tp.describe(infer) == {"mode": "infer", "precision": "amp", "layout": "nhwc", "runtime": "torch.compile",
+                             "torch": "2.4.0", "gpu": "RTX 4090"}, "the inference file's name")
+check(tp.describe("benchmark-infer-amp-nchw-pt291-cu128-4090.csv")["gpu"] == "RTX 4090" and
+      tp.describe("benchmark-infer-amp-nchw-pt291-cu128-4090.csv")["runtime"] == "eager", "the 2.9.1 file's name")
+
+# ---- the join --------------------------------------------------------------------------
+manifest = {
+    ("net_a", 224): {"status": "ok", "reason": "", "family": "net", "file": "net_a-224.onnx"},
+    ("net_b", 224): {"status": "failed", "reason": "SymbolicValueError: adaptive_max_pool2d", "family": "",
+                     "file": ""},
+    ("other_d", 224): {"status": "ok", "reason": "", "family": "other", "file": "other_d-224.onnx"},
+    ("net_e", 224): {"status": "ok", "reason": "", "family": "net", "file": "net_e-224.onnx"},
+}
+asked = []
+
+
+def predict(fname, batch):
+    asked.append((fname, batch))
+    return {"net_a-224.onnx": (1120.0, ""), "other_d-224.onnx": (None, "exit 2"),
+            "net_e-224.onnx": (364.0, "")}[fname]
+
+
+j = tp.join_rows(rows, manifest, predict)
+by = {r["model"]: r for r in j}
+check(len(j) == 5, "every row kept, joined or not")
+check(by["net_a"]["status"] == "ok" and abs(by["net_a"]["ratio"] - 1.12) < 1e-12, "net_a: 1120 / 1000 = 1.12")
+check(by["net_b"]["status"] == "no model file: the export failed: SymbolicValueError: adaptive_max_pool2d",
+      "net_b: the export's failure named")
+check(by["other_c1"]["status"] == "no model file: not exported yet", "other_c1: not exported yet")
+check(by["other_d"]["status"] == "no prediction: exit 2", "other_d: no prediction, why")
+check(sorted(asked) == [("net_a-224.onnx", 256), ("net_e-224.onnx", 256), ("other_d-224.onnx", 256)],
+      "predictions asked at each row's batch, only for exported models")
+s = tp.summarize(j)
+# ratios 1.12 and 0.91: |ln| 0.1133 and 0.0943, the median of two their mean
+med = (abs(math.log(1.12)) + abs(math.log(0.91))) / 2
+check(s["rows"] == 5 and s["joined"] == 2 and s["within10"] == 1 and s["within15"] == 2,
+      f"summary: 2 joined, 1 within 10 % (0.91), 2 within 15 % ({s})")
+check(abs(s["median_abs_ln"] - med) < 1e-12, f"median |ln| {med:.4f}")
+fm, fn = s["families"]["net"]
+check(fn == 2 and abs(fm - math.sqrt(1.12 * 0.91)) < 1e-12, "family net: the geometric middle of 1.12 and 0.91")
+
+# ---- static figures ----------------------------------------------------------------------
+
+
+def analyze(fname):
+    return {"net_a-224.onnx": (25_557_032, 4_110_000_000), "other_d-224.onnx": (2_004_000, 600_000_000),
+            "net_e-224.onnx": (2_011_000, 500_000_000)}[fname]
+
+
+st = {r["model"]: r for r in tp.static_compare(rows, manifest, analyze)}
+check(sorted(st) == ["net_a", "net_e", "other_d"], "static: the exported models only")
+check(st["net_a"]["params_ok"] and abs(st["net_a"]["gmacs_off"]) < 1e-12, "net_a: 25.557 M rounds to 25.56")
+check(st["other_d"]["params_ok"] and abs(st["other_d"]["gmacs_off"] - 0.2) < 1e-12,
+      "other_d: 2.004 M rounds to 2.00; 0.6 GMACs is 20 % over 0.5")
+check(not st["net_e"]["params_ok"], "net_e: 2.011 M rounds to 2.01, not 2.00")
+
+# ---- the export order ----------------------------------------------------------------------
+order = tp.spread([("resnet50", 224), ("resnet18", 224), ("vit_small", 224), ("vit_base", 224), ("convnext_t", 224)])
+check(order == [("convnext_t", 224), ("resnet18", 224), ("vit_base", 224), ("resnet50", 224), ("vit_small", 224)],
+      f"spread: each family's first, then each one's second ({order})")
+heavy = {("resnet18", 224): 11.7, ("resnet50", 224): 25.6, ("vit_base", 224): 86.6, ("vit_small", 224): 22.1,
+         ("convnext_t", 224): 28.6}
+order = tp.spread(list(heavy), heavy)
+check(order == [("resnet18", 224), ("vit_small", 224), ("convnext_t", 224), ("resnet50", 224), ("vit_base", 224)],
+      f"spread by weight: each family's lightest first, the lightest of those first ({order})")
+
+# ---- one real join through onnxcost ----------------------------------------------------------
+try:
+    import onnx
+    from onnx import TensorProto, helper
+except ImportError:
+    print("skip: no onnx")
+    sys.exit(77 if failures == 0 else 1)
+folder = os.path.join(tmp, "models")
+os.makedirs(folder)
+w = helper.make_tensor("W", TensorProto.FLOAT, [512, 512], [0.0] * (512 * 512))
+g = helper.make_graph([helper.make_node("MatMul", ["input", "W"], ["output"])], "g",
+                      [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 512])],
+                      [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 512])], [w])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(folder, "mm-224.onnx"))
+tp.append_manifest(folder, {"model": "mm", "img_size": 224, "status": "ok", "family": "mm", "file": "mm-224.onnx"})
+real = tp.join_rows([{"model": "mm", "img_size": 224, "batch": 64, "sps": 1e6, "params_m": None, "gmacs": None}],
+                    tp.read_manifest(folder), tp.onnxcost_predict(onnxcost, folder, "rtx-4090", "fp16", "fp16", []))
+p = subprocess.run([onnxcost, os.path.join(folder, "mm-224.onnx"), "-q", "--format", "json", "--batch", "64",
+                    "--gpu", "rtx-4090", "--dtype", "fp16", "--math", "fp16"], capture_output=True, text=True)
+lat = json.loads(p.stdout)["gpu"]["latency_s"]
+check(real[0]["status"] == "ok" and abs(real[0]["predicted_sps"] - 64 / lat) <= 1e-9 * 64 / lat,
+      f"the real join: 64 / latency = {64 / lat:.0f} samples/s")
+
+print(f"{'FAIL' if failures else 'PASS'}: {failures} failures")
+sys.exit(1 if failures else 0)
