@@ -244,7 +244,7 @@ expect fuzz_lrn 2 "$E $fx/bad/fuzz_lrn_huge_channels.onnx: node 'n4' (Conv): inp
 # found by the fuzzer: a SequenceInsert whose required 'tensor' input is empty once crashed the analysis
 expect fuzz_seqinsert 2 "$E $fx/bad/fuzz_seqinsert_empty_tensor.onnx: node #3 (SequenceInsert): input 'tensor' is required but empty" -- "$fx/bad/fuzz_seqinsert_empty_tensor.onnx"
 # --gpu: unknown names, missing device, bad spec files, bad factors
-expect gpu_unknown 2 "$E --gpu: unknown GPU 'b200' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- "$fx/mnist/examples_net.onnx" --gpu b200
+expect gpu_unknown 2 "$E --gpu: unknown GPU 'z200' (onnxcost gpus lists them; --gpu-spec FILE for others)" -- "$fx/mnist/examples_net.onnx" --gpu z200
 expect gpu_fit_alone 2 "$E --fit, --gpus and --pipeline need --gpu NAME or --gpu-spec FILE" -- "$fx/mnist/examples_net.onnx" --fit
 echo '{"name": "x"}' >"$tmp/gpu1.json"
 expect gpu_spec_short 2 "$E $tmp/gpu1.json: needs \"name\", and \"fp32\", \"memory_gib\", \"bandwidth_gbs\" > 0" -- "$fx/mnist/examples_net.onnx" --gpu-spec "$tmp/gpu1.json"
