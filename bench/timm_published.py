@@ -44,7 +44,8 @@ import subprocess
 import sys
 import time
 
-MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file"]
+MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file", "torch_params",
+                   "bn_channels"]
 ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status"]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
 
@@ -143,8 +144,24 @@ def export_one(model, img_size, out_path):
     opset 17 with a symbolic batch, then made shape-only. Prints the family
     (timm's module) on success; raises on failure."""
     import torch
+
+    m = build_model(model, img_size)
+    with torch.no_grad():
+        for t in list(m.parameters()) + list(m.buffers()):
+            if t.dtype.is_floating_point:
+                t.copy_(torch.rand_like(t) * 0.02 + 0.01)  # positive: a variance stays one
+    x = torch.randn(1, 3, img_size, img_size)
+    torch.onnx.export(m, x, out_path, opset_version=17, input_names=["input"], output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}}, do_constant_folding=True)
+    shape_only(out_path)
+    print(json.dumps(torch_counts(m)))
+
+
+def build_model(model, img_size):
+    """timm's model at random weights, in eval mode, built for img_size
+    where it takes one (a transformer's position table)."""
+    import torch
     import timm
-    import onnx
 
     torch.manual_seed(0)
     try:
@@ -158,17 +175,40 @@ def export_one(model, img_size, out_path):
             m = timm.create_model(model, pretrained=False, img_size=img_size)
         except TypeError:
             pass  # a convolutional net takes any size as it is
-    m.eval()
-    with torch.no_grad():
-        for t in list(m.parameters()) + list(m.buffers()):
-            if t.dtype.is_floating_point:
-                t.copy_(torch.rand_like(t) * 0.02 + 0.01)  # positive: a variance stays one
-    x = torch.randn(1, 3, img_size, img_size)
-    torch.onnx.export(m, x, out_path, opset_version=17, input_names=["input"], output_names=["output"],
-                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}}, do_constant_folding=True)
-    shape_only(out_path)
-    family = type(m).__module__.split(".")[-1]
-    print(family)
+    return m.eval()
+
+
+def cmd_counts(a):
+    """Fills torch_params and bn_channels into a manifest's rows that lack
+    them (made before the export recorded them)."""
+    rows = list(read_manifest(a.models).values())
+    for r in rows:
+        if r["status"] == "ok" and not r.get("torch_params"):
+            p = subprocess.run([sys.executable, __file__, "counts-one", r["model"], str(r["img_size"])],
+                               capture_output=True, text=True)
+            if p.returncode == 0:
+                c = json.loads(p.stdout.strip().splitlines()[-1])
+                r.update({k: v for k, v in c.items() if k != "family" or not r.get("family")})
+    path = os.path.join(a.models, "manifest.tsv")
+    with open(path + ".new", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k) or "" for k in MANIFEST_FIELDS})
+    os.replace(path + ".new", path)
+
+
+def torch_counts(m):
+    """What the PyTorch model holds, to explain the file's parameter count:
+    its family (timm's module), its parameters, and the channels of its
+    BatchNorms (in eval mode the exporter folds a BatchNorm after a
+    convolution into it: its scale and shift become the convolution's bias,
+    one parameter per channel fewer)."""
+    import torch
+
+    bn = sum(x.num_features for x in m.modules() if isinstance(x, torch.nn.modules.batchnorm._BatchNorm))
+    return {"family": type(m).__module__.split(".")[-1], "torch_params": sum(p.numel() for p in m.parameters()),
+            "bn_channels": bn}
 
 
 def shape_only(path):
@@ -226,14 +266,14 @@ def cmd_export(a):
             ok = p.returncode == 0 and os.path.exists(out)
             lines = (p.stderr or "").strip().splitlines()
             reason = "" if ok else (lines[-1] if lines else f"exit {p.returncode}")[:300]
-            family = p.stdout.strip().splitlines()[-1] if ok and p.stdout.strip() else ""
+            counts = json.loads(p.stdout.strip().splitlines()[-1]) if ok and p.stdout.strip() else {}
         except subprocess.TimeoutExpired:
-            ok, reason, family = False, f"export took more than {a.timeout} s", ""
+            ok, reason, counts = False, f"export took more than {a.timeout} s", {}
         if not ok and os.path.exists(out):
             os.remove(out)
         append_manifest(a.out, {"model": model, "img_size": size, "status": "ok" if ok else "failed",
-                                "reason": reason, "family": family, "seconds": f"{time.time() - t0:.1f}",
-                                "file": file_name(model, size) if ok else ""})
+                                "reason": reason, "seconds": f"{time.time() - t0:.1f}",
+                                "file": file_name(model, size) if ok else "", **counts})
         print(f"[{i + 1}/{len(todo)}] {model} {size}: {'ok' if ok else 'FAILED ' + reason}", file=sys.stderr)
 
 
@@ -361,14 +401,39 @@ def static_compare(rows, manifest, analyze):
         seen.add(key)
         params, macs = analyze(m["file"])
         pm, gm = params / 1e6, macs / 1e9
+        torch_params = int(m["torch_params"]) if m.get("torch_params") else None
         out.append({
             "model": r["model"], "img_size": r["img_size"], "family": m.get("family", ""),
             "params_m": pm, "timm_params_m": r["params_m"],
             "params_ok": r["params_m"] is not None and abs(round(pm, 2) - r["params_m"]) <= 0.0051,
+            "params_why": params_why(params, torch_params, int(m.get("bn_channels") or 0)),
             "gmacs": gm, "timm_gmacs": r["gmacs"],
             "gmacs_off": (gm / r["gmacs"] - 1) if r["gmacs"] else None,
         })
     return out
+
+
+def params_why(file_params, torch_params, bn_channels):
+    """Why the file's parameters differ from the PyTorch model's (timm's
+    param_count is that, rounded to 0.01 M): an eval export folds each
+    BatchNorm after a convolution into it (its scale and shift become the
+    convolution's bias: one parameter per channel fewer), and writes some
+    computed tensors (a gathered position bias, a scalar) as float
+    initializers, which count as parameters."""
+    if torch_params is None:
+        return "not known (no PyTorch count)"
+    d = file_params - torch_params
+    if d == 0:
+        return "equal"
+    if bn_channels and d == -bn_channels:
+        return f"BatchNorm folded ({bn_channels:,} channels: one parameter each fewer)"
+    if bn_channels and -bn_channels < d < 0:
+        return f"BatchNorm folded ({bn_channels:,} channels) and {d + bn_channels:+,} other"
+    if d > 0 and not bn_channels:
+        return f"{d:+,}: computed tensors written as float initializers"
+    if bn_channels:
+        return f"BatchNorm ({bn_channels:,} channels) and {d + bn_channels:+,} other"
+    return f"{d:+,} other"
 
 
 def cmd_static(a):
@@ -383,8 +448,8 @@ def cmd_static(a):
 
     res = static_compare(rows, manifest, analyze)
     with open(a.out, "w", newline="") as f:
-        fields = ["model", "img_size", "family", "params_m", "timm_params_m", "params_ok", "gmacs", "timm_gmacs",
-                  "gmacs_off"]
+        fields = ["model", "img_size", "family", "params_m", "timm_params_m", "params_ok", "params_why", "gmacs",
+                  "timm_gmacs", "gmacs_off"]
         w = csv.DictWriter(f, fieldnames=fields, delimiter="\t")
         w.writeheader()
         for r in res:
@@ -393,7 +458,16 @@ def cmd_static(a):
     pok = sum(r["params_ok"] for r in res)
     gok = sum(1 for r in res if r["gmacs_off"] is not None and (abs(r["gmacs_off"]) <= 0.02 or
                                                                abs(r["gmacs"] - r["timm_gmacs"]) <= 0.0051))
-    print(f"{n} models: parameters equal at 0.01 M on {pok}, GMACs within 2 % (or 0.01) on {gok}", file=sys.stderr)
+    kinds = {}
+    for r in res:
+        w = r["params_why"]
+        k = ("equal" if w == "equal" else "BatchNorm folded, nothing else" if w.endswith("fewer)") else
+             "BatchNorm folded, and other" if w.startswith("BatchNorm") else
+             "computed tensors as initializers" if "computed" in w else w if w.startswith("not known") else "other")
+        kinds[k] = kinds.get(k, 0) + 1
+    print(f"{n} models: parameters equal at 0.01 M on {pok}, GMACs within 2 % (or 0.01) on {gok}; the file's "
+          f"parameters against the PyTorch model's: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())),
+          file=sys.stderr)
 
 
 def main():
@@ -426,7 +500,15 @@ def main():
     s.add_argument("--models", required=True)
     s.add_argument("--onnxcost", required=True)
     s.add_argument("--out", required=True)
+    c = sub.add_parser("counts")
+    c.add_argument("--models", required=True)
+    co = sub.add_parser("counts-one")
+    co.add_argument("model")
+    co.add_argument("img_size", type=int)
     a = ap.parse_args()
+    if a.cmd == "counts-one":
+        print(json.dumps(torch_counts(build_model(a.model, a.img_size))))
+        return
     if a.cmd == "export-one":
         try:
             export_one(a.model, a.img_size, a.out)
@@ -434,7 +516,7 @@ def main():
             print(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"[:300], file=sys.stderr)
             sys.exit(1)
         return
-    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static}[a.cmd](a)
+    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts}[a.cmd](a)
 
 
 if __name__ == "__main__":

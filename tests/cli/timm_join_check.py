@@ -111,6 +111,14 @@ check(st["net_a"]["params_ok"] and abs(st["net_a"]["gmacs_off"]) < 1e-12, "net_a
 check(st["other_d"]["params_ok"] and abs(st["other_d"]["gmacs_off"] - 0.2) < 1e-12,
       "other_d: 2.004 M rounds to 2.00; 0.6 GMACs is 20 % over 0.5")
 check(not st["net_e"]["params_ok"], "net_e: 2.011 M rounds to 2.01, not 2.00")
+check(st["net_a"]["params_why"] == "not known (no PyTorch count)", "no PyTorch count: said so")
+check(tp.params_why(25_530_472, 25_557_032, 26_560) == "BatchNorm folded (26,560 channels: one parameter each fewer)",
+      "ResNet-50: 26,560 BatchNorm channels folded, 26,560 parameters fewer")
+check(tp.params_why(1_000_004, 1_000_000, 0) == "+4: computed tensors written as float initializers",
+      "4 more, no BatchNorm: computed tensors")
+check(tp.params_why(996_000, 1_000_000, 4_100) == "BatchNorm folded (4,100 channels) and +100 other",
+      "4,000 fewer with 4,100 BatchNorm channels: 100 other")
+check(tp.params_why(10, 10, 5) == "equal", "equal")
 
 # ---- the export order ----------------------------------------------------------------------
 order = tp.spread([("resnet50", 224), ("resnet18", 224), ("vit_small", 224), ("vit_base", 224), ("convnext_t", 224)])
