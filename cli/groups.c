@@ -324,6 +324,11 @@ static bool oc_opt_math(const struct oc_opt *o, void *dest, const char *v) {
     return oc_math_parse(v, &((struct oc_cli_gpu *)dest)->perf.math);
 }
 
+static bool oc_opt_runtime(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    return oc_runtime_parse(v, &((struct oc_cli_gpu *)dest)->perf.runtime);
+}
+
 /* a double in (0, 1] at the option's offset: the efficiencies */
 bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v) {
     char *end;
@@ -402,6 +407,13 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "on TF32 tensor cores) or fp16 (contractions on FP16 tensor cores)\n"
                      "precision comes from the tensors, or from --dtype",
                      0, 0, 0, "auto, fp32, tf32 or fp16", oc_opt_math),
+    OC_OPT_PARSE_ROW("--runtime", "NAME",
+                     "whose kernels to price: nodes (default: one kernel per node of\n"
+                     "the file) or torch-eager (eager PyTorch: attention as one fused\n"
+                     "kernel, a Linear's bias in its GEMM, a function of one tensor\n"
+                     "written as several pointwise nodes as one kernel, a BatchNorm\n"
+                     "the export folded as a pass of its own)",
+                     0, 0, 0, "nodes or torch-eager", oc_opt_runtime),
     OC_OPT_PARSE_ROW("--efficiency", "X",
                      "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6, or\n"
                      "the factors a calibrated --gpu-spec file gives)",

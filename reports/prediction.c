@@ -111,6 +111,7 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     if (o->gap_s > 0)
         oc_sbuf_printf(b, "; gap %.1f us between %s", o->gap_s * 1e6, gpu->cpu ? "the nodes it runs" : "kernels");
     oc_sbuf_printf(b, "; %s)\n", o->additive ? "compute + memory" : "roofline max(compute, memory)");
+    oc_sbuf_printf(b, "  Runtime: %s (%s)\n", oc_runtime_name(o->runtime), oc_runtime_description(o->runtime));
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -229,6 +230,18 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     json_t *o = json_object();
     if (!o)
         return NULL;
+    if (np->grouped) { /* the runtime runs its work in one kernel with others (--runtime) */
+        static const char *const kinds[] = {"own", "attention", "linear", "pointwise"};
+        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 4 ? kinds[np->group_kind] : "?"));
+        json_object_set_new(o, "in_kernel_of_node", json_integer(np->group_anchor));
+        if (np->bound == OC_BOUND_NONE && np->time == 0) {
+            json_object_set_new(o, "time_s", json_real(0));
+            json_object_set_new(o, "time_source", json_string("runtime group"));
+            return o;
+        }
+    }
+    if (np->t_extra > 0) /* a pass the runtime runs after the node (a folded BatchNorm), in time_s */
+        json_object_set_new(o, "runtime_pass_s", json_real(np->t_extra));
     json_object_set_new(o, "unit", json_string(oc_unit_name(np->unit)));
     json_object_set_new(o, "peak_flops", json_real(np->peak));
     json_object_set_new(o, "intensity", json_real(np->ai));
@@ -299,6 +312,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(dev, "link", json_string(gpu->link));
     json_object_set_new(o, "device", dev);
     json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
+    json_object_set_new(opts, "runtime", json_string(oc_runtime_name(p->opts.runtime)));
     json_object_set_new(opts, "efficiency_compute", json_real(p->opts.eff_compute));
     json_t *units = json_object();
     for (int u = 0; u < OC_UNIT_COUNT; u++)

@@ -130,10 +130,13 @@ with tempfile.TemporaryDirectory() as tmp:
                            "--mem-efficiency", str(EFF_M), "--launch-us", str(LAUNCH * 1e6), "--batch", str(N),
                            "--optimizer", "momentum"], capture_output=True, text=True).stdout
     lines = text[text.index("Predicted on"):].splitlines()
+    check("text: the runtime under the device", lines[1].startswith("  Runtime: nodes (one kernel per node"), True)
+    first = 3  # the device, the runtime, the peaks; then the figures
     want = f"  Training step (ms, momentum): {(latency + bwd + upd_m) * 1e3:.3f} = forward {latency * 1e3:.3f}"
-    check("text: the training step first", lines[2].startswith(want), True)
+    check("text: the training step first", lines[first].startswith(want), True)
     check("text: training samples/s second",
-          lines[3] == f"  Training throughput: {N / (latency + bwd + upd_m):.1f} samples/s at batch {N}", True)
+          lines[first + 1] == f"  Training throughput: {N / (latency + bwd + upd_m):.1f} samples/s at batch {N}",
+          True)
     check("text: inference labelled", any(line.endswith(f"samples/s at batch {N} (inference)") for line in lines), True)
 
     # pipeline, 2 stages by time: the better of the two cuts

@@ -187,6 +187,11 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
     if (!out->nodes)
         return OC_ERR_NOMEM;
     const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
+    struct oc_runtime_plan plan = {0};
+    if (o->runtime != OC_RUNTIME_NODES && oc_runtime_plan(g, o->runtime, &plan) != OC_OK) {
+        oc_perf_free(out);
+        return OC_ERR_NOMEM;
+    }
     for (int32_t r = 0; r < g->n_nodes; r++) {
         const struct oc_node *n = &g->nodes[g->order[r]];
         struct oc_node_perf *np = &out->nodes[n->index];
@@ -195,11 +200,23 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             out->n_unknown++;
             continue;
         }
+        int32_t anchor = plan.anchor ? plan.anchor[n->index] : -1;
+        if (anchor >= 0) { /* the runtime runs it in a group's kernel: the group's work on its last node */
+            if (anchor != n->index) {
+                np->known = np->grouped = true; /* no kernel of its own: no time */
+                np->group_anchor = anchor;
+                np->group_kind = plan.kind[anchor];
+                continue;
+            }
+            flops = plan.flops[n->index] < 1.8e19 ? (uint64_t)plan.flops[n->index] : (uint64_t)1.8e19;
+            bytes = plan.bytes[n->index] < 1.8e19 ? (uint64_t)plan.bytes[n->index] : (uint64_t)1.8e19;
+        }
         double peak;
         int32_t dt = oc_node_compute_dtype(g, n, o->dtype);
-        enum oc_unit u = oc_perf_unit(gpu, dt, n->cost.macs > 0, o->math, &peak);
+        bool contraction = n->cost.macs > 0 || (anchor == n->index && plan.contraction[anchor]);
+        enum oc_unit u = oc_perf_unit(gpu, dt, contraction, o->math, &peak);
         uint64_t outputs = 0;
-        if (n->cost.macs == 0 || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
+        if (!contraction || n->n_out < 1 || n->out[0] < 0 || !oc_value_numel(&g->values[n->out[0]], &outputs))
             outputs = 0; /* not a contraction, or its output's size unknown: no parallelism term */
         /* a CPU skips the taps over padding, and runs the positions near it slower */
         double inside = gpu->cpu ? oc_perf_conv_cpu_share(g, n, o->pad_path) : 1;
@@ -226,6 +243,18 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         if (np->from_table) {
             out->n_from_table++;
             out->time_from_table += np->time;
+        }
+        if (anchor == n->index) { /* the group's kernel (set after the terms, which fill np whole) */
+            np->grouped = true;
+            np->group_anchor = anchor;
+            np->group_kind = plan.kind[anchor];
+        }
+        if (plan.extra_bytes && plan.extra_bytes[n->index] > 0) { /* a pass of its own after the node */
+            np->t_extra = oc_perf_stream_s(gpu, o, plan.extra_bytes[n->index], -1) + o->launch_s;
+            np->time += np->t_extra;
+            out->n_kernels++;
+            out->launch_time += o->launch_s;
+            out->time_memory += np->t_extra;
         }
         out->time += np->time;
         if (peak > 0)
@@ -263,6 +292,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         out->samples_per_s = (double)out->batch / out->time;
     if (out->time > 0 && out->tokens > 0)
         out->tokens_per_s = (double)out->tokens / out->time;
+    oc_runtime_plan_free(&plan);
     return OC_OK;
 }
 

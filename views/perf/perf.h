@@ -33,8 +33,20 @@
 #include "device.h"
 #include "kernels.h"
 
+/* The runtime whose kernels the model prices (runtime.c; docs/MODEL.md
+ * "Runtimes"): one kernel per node of the file, or what eager PyTorch runs
+ * for the nodes an exporter wrote (attention as one kernel, a Linear's bias
+ * in its GEMM, a function of one tensor as one kernel, a folded BatchNorm
+ * as a pass of its own). */
+enum oc_runtime { OC_RUNTIME_NODES, OC_RUNTIME_TORCH_EAGER, OC_RUNTIME_COUNT };
+const char *oc_runtime_name(enum oc_runtime r);
+bool oc_runtime_parse(const char *s, enum oc_runtime *out);
+/* One line: what the runtime runs, for a report's header. */
+const char *oc_runtime_description(enum oc_runtime r);
+
 struct oc_perf_opts {
     enum oc_math math;
+    enum oc_runtime runtime; /* --runtime: whose kernels (OC_RUNTIME_NODES default) */
     int32_t dtype;       /* --dtype as an ONNX code: every float node computes in
                             it; 0 = each node's own tensor type              */
     double eff_compute;  /* (0, 1]: fraction of peak FLOP/s reached          */
@@ -195,11 +207,37 @@ struct oc_node_perf {
                                 steps 0), and the time they add, in time
                                 (oc_perf_node_terms); 0: none                */
     double t_recurrence;
+    /* the runtime's kernels (oc_runtime_plan): grouped, this node's work
+       runs in the kernel of node group_anchor (itself for the group's last
+       node, whose figures above are the group's; 0 time for the others);
+       t_extra: a pass the runtime runs after it (a folded BatchNorm), in
+       time */
+    bool grouped;
+    int32_t group_anchor;
+    uint8_t group_kind;      /* enum oc_rt_kind                               */
+    double t_extra;
     double runs;             /* a CPU node's runs of its inner loop
                                 (oc_kernel_runs), and the time those after
                                 the first add, in time; 0: none              */
     double t_runs;
 };
+
+/* A runtime's kernels for a graph's nodes: anchor[i] -1 where node i runs
+ * as a kernel of its own; else the node whose kernel runs its work (the
+ * group's last node: anchor[i] == i for that one, whose flops[] and bytes[]
+ * are the group's: every member's FLOPs, the bytes of what the group reads
+ * and of what it writes that is read elsewhere). extra_bytes[i]: a memory
+ * pass the runtime runs after node i (a folded BatchNorm), 0 for none. */
+enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE };
+struct oc_runtime_plan {
+    enum oc_runtime runtime;
+    int32_t *anchor;
+    uint8_t *kind;        /* enum oc_rt_kind of each anchor               */
+    bool *contraction;    /* an anchor whose group has MACs (tensor cores) */
+    double *flops, *bytes, *extra_bytes;
+};
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, struct oc_runtime_plan *out);
+void oc_runtime_plan_free(struct oc_runtime_plan *p);
 
 struct oc_perf {
     const struct oc_gpu *gpu;

@@ -1,0 +1,379 @@
+/*
+ * runtime.c — the kernels a runtime runs for the nodes of an exported graph
+ * (perf.h, enum oc_runtime; docs/MODEL.md "Runtimes"). The file is what an
+ * exporter wrote; eager PyTorch, which timm's published rows measured, runs
+ * some groups of its nodes as one kernel and one folded node as two:
+ *   - attention, written as MatMul (Q x K^T), an optional scale (Mul or Div
+ *     by a constant) and mask (Add), Softmax and MatMul (x V), runs as one
+ *     scaled-dot-product kernel (flash or memory-efficient): the FLOPs of
+ *     all of them, the bytes of Q, K, V, the mask and the output, never the
+ *     scores;
+ *   - a Linear written as MatMul and Add of a constant bias runs as one
+ *     GEMM with the bias in its epilogue;
+ *   - a function of one tensor written as several pointwise nodes (GELU as
+ *     Div, Erf, Add, Mul, Mul; SiLU as Sigmoid and Mul) runs as one kernel:
+ *     read once, written once;
+ *   - a BatchNorm the export folded into the convolution before it (a Conv
+ *     with a bias that no BatchNormalization reads, training.h's sign) runs
+ *     after it as a kernel of its own: one pass over the output, read and
+ *     written.
+ * Signs, not proof: a hand-written chain of two torch ops is taken as one,
+ * a convolution built with a bias as one with a BatchNorm after it.
+ */
+#include "perf.h"
+#include "terms.h"
+
+#include "../training.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const oc_runtime_names[OC_RUNTIME_COUNT] = {"nodes", "torch-eager"};
+
+const char *oc_runtime_name(enum oc_runtime r) {
+    return (unsigned)r < OC_RUNTIME_COUNT ? oc_runtime_names[r] : "?";
+}
+
+bool oc_runtime_parse(const char *s, enum oc_runtime *out) {
+    for (int r = 0; s && r < OC_RUNTIME_COUNT; r++)
+        if (strcmp(s, oc_runtime_names[r]) == 0) {
+            *out = (enum oc_runtime)r;
+            return true;
+        }
+    return false;
+}
+
+const char *oc_runtime_description(enum oc_runtime r) {
+    return r == OC_RUNTIME_TORCH_EAGER
+               ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, a function of one "
+                 "tensor written as several pointwise nodes as one kernel, a BatchNorm the export folded as a pass "
+                 "of its own"
+               : "one kernel per node, as the file has them";
+}
+
+/* ---- the graph's shape of things ------------------------------------------------- */
+
+/* a weight, a Constant node's tensor or contents the analysis knows */
+static bool oc_rt_constant(const struct oc_graph *g, int32_t v) {
+    const struct oc_value *x = &g->values[v];
+    return x->kind == OC_VALUE_INITIALIZER || x->ival || x->fval ||
+           (x->producer >= 0 && oc_node_is(&g->nodes[x->producer], "Constant"));
+}
+
+/* the node that writes v, or NULL */
+static const struct oc_node *oc_rt_producer(const struct oc_graph *g, int32_t v) {
+    return v >= 0 && g->values[v].producer >= 0 ? &g->nodes[g->values[v].producer] : NULL;
+}
+
+/* v is read by exactly one node input and is no graph output */
+static bool oc_rt_single_use(const struct oc_graph *g, int32_t v) {
+    return v >= 0 && g->values[v].n_consumers == 1 && !g->values[v].is_graph_output;
+}
+
+static bool oc_rt_is(const struct oc_node *n, const char *op) { return n && oc_node_is(n, op); }
+
+static const char *const oc_rt_pointwise_ops[] = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sqrt", "Reciprocal", "Neg",
+    "Abs", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Clip",
+    "Min", "Max", "Gelu", "Mish", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Where", "Cast"};
+
+static bool oc_rt_pointwise(const struct oc_node *n) {
+    if (n->n_out != 1 || n->out[0] < 0)
+        return false;
+    for (size_t i = 0; i < sizeof oc_rt_pointwise_ops / sizeof oc_rt_pointwise_ops[0]; i++)
+        if (oc_node_is(n, oc_rt_pointwise_ops[i]))
+            return true;
+    return false;
+}
+
+/* A value's bytes as the model prices them (--dtype), 0 when unknown. */
+static double oc_rt_bytes(const struct oc_graph *g, int32_t v) {
+    uint64_t b = 0;
+    return v >= 0 && oc_value_bytes_priced(g, &g->values[v], &b) ? (double)b : 0;
+}
+
+/* ---- the plan ----------------------------------------------------------------------- */
+
+static void oc_rt_join(struct oc_runtime_plan *p, const struct oc_node *member, const struct oc_node *anchor) {
+    p->anchor[member->index] = anchor->index;
+}
+
+/* The group's bytes (its members: m[0..n)): every value they read that no
+   member writes, once, and every value a member writes that something else
+   reads (a value only members read stays on chip). */
+static double oc_rt_group_bytes(const struct oc_graph *g, const struct oc_runtime_plan *p, int32_t anchor,
+                                const int32_t *m, int32_t n, bool *seen) {
+    double bytes = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_node *x = &g->nodes[m[i]];
+        for (int32_t k = 0; k < x->n_in; k++) {
+            int32_t v = x->in[k];
+            const struct oc_node *w = oc_rt_producer(g, v);
+            if (v < 0 || seen[v] || (w && p->anchor[w->index] == anchor))
+                continue;
+            seen[v] = true;
+            bytes += oc_rt_bytes(g, v);
+        }
+    }
+    for (int32_t i = 0; i < n; i++) {
+        const struct oc_node *x = &g->nodes[m[i]];
+        for (int32_t k = 0; k < x->n_out; k++) {
+            int32_t v = x->out[k], inside = 0;
+            if (v < 0 || seen[v])
+                continue;
+            for (int32_t j = 0; j < n; j++)
+                for (int32_t q = 0; q < g->nodes[m[j]].n_in; q++)
+                    inside += g->nodes[m[j]].in[q] == v;
+            if (g->values[v].is_graph_output || g->values[v].n_consumers > inside) {
+                seen[v] = true;
+                bytes += oc_rt_bytes(g, v);
+            }
+        }
+    }
+    return bytes;
+}
+
+static bool oc_rt_view_op(const struct oc_node *n) {
+    static const char *const views[] = {"Transpose", "Split", "Reshape", "Squeeze", "Unsqueeze", "Gather", "Slice"};
+    for (size_t i = 0; n && i < sizeof views / sizeof views[0]; i++)
+        if (oc_node_is(n, views[i]))
+            return true;
+    return false;
+}
+
+/* What eager PyTorch hands the attention kernel as strided views of one
+   buffer (q, k, v split from a projection and permuted; K transposed) and
+   the scale it applies inside: a node not in a group whose every output
+   only the attention's members read joins it, until none does. m[0..n):
+   the group's members so far (room for OC_RT_GROUP_MAX). */
+enum { OC_RT_GROUP_MAX = 64 };
+static void oc_rt_views(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *m2, int32_t *m,
+                        int32_t n) {
+    for (int32_t i = 0; i < n && n < OC_RT_GROUP_MAX; i++) {
+        const struct oc_node *x = &g->nodes[m[i]];
+        for (int32_t k = 0; k < x->n_in && n < OC_RT_GROUP_MAX; k++) {
+            const struct oc_node *w = oc_rt_producer(g, x->in[k]);
+            bool scale = w && (oc_rt_is(w, "Mul") || oc_rt_is(w, "Div")) && w->n_in == 2 && w->in[1] >= 0 &&
+                         oc_rt_constant(g, w->in[1]) && oc_rt_is(x, "MatMul");
+            if (!w || p->anchor[w->index] >= 0 || (!oc_rt_view_op(w) && !scale))
+                continue;
+            bool only = true;
+            for (int32_t o = 0; o < w->n_out && only; o++) {
+                int32_t v = w->out[o], reads = 0;
+                if (v < 0)
+                    continue;
+                for (int32_t j = 0; j < n; j++)
+                    for (int32_t q = 0; q < g->nodes[m[j]].n_in; q++)
+                        reads += g->nodes[m[j]].in[q] == v;
+                only = !g->values[v].is_graph_output && reads == g->values[v].n_consumers;
+            }
+            if (only) {
+                oc_rt_join(p, w, m2);
+                m[n++] = w->index;
+            }
+        }
+    }
+}
+
+/* attention ending at the MatMul m2: MatMul(A, B) whose A is Softmax's, whose
+   input is (Add of a mask)? (Mul or Div by a constant)? MatMul m1 */
+static void oc_rt_attention(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *m2) {
+    if (!oc_rt_is(m2, "MatMul") || p->anchor[m2->index] >= 0 || m2->n_in < 2)
+        return;
+    const struct oc_node *chain[4];
+    int32_t n = 0;
+    const struct oc_node *x = oc_rt_producer(g, m2->in[0]);
+    if (!oc_rt_is(x, "Softmax") || !oc_rt_single_use(g, m2->in[0]) || p->anchor[x->index] >= 0)
+        return;
+    chain[n++] = x;
+    x = oc_rt_producer(g, x->in[0]);
+    int32_t via = chain[0]->in[0];
+    if (oc_rt_is(x, "Add") && oc_rt_single_use(g, via) && p->anchor[x->index] < 0) { /* a mask */
+        chain[n++] = x;
+        const struct oc_node *a = oc_rt_producer(g, x->in[0]), *b = oc_rt_producer(g, x->in[1]);
+        via = oc_rt_is(a, "MatMul") || oc_rt_is(a, "Mul") || oc_rt_is(a, "Div") ? x->in[0] : x->in[1];
+        x = via == x->in[0] ? a : b;
+    }
+    if ((oc_rt_is(x, "Mul") || oc_rt_is(x, "Div")) && oc_rt_single_use(g, via) && p->anchor[x->index] < 0 &&
+        x->n_in == 2 && x->in[1] >= 0 && oc_rt_constant(g, x->in[1])) { /* the scale */
+        chain[n++] = x;
+        via = x->in[0];
+        x = oc_rt_producer(g, via);
+    }
+    if (!oc_rt_is(x, "MatMul") || !oc_rt_single_use(g, via) || p->anchor[x->index] >= 0)
+        return;
+    chain[n++] = x;
+    int32_t m[OC_RT_GROUP_MAX];
+    for (int32_t i = 0; i < n; i++) {
+        oc_rt_join(p, chain[i], m2);
+        m[i] = chain[i]->index;
+    }
+    oc_rt_join(p, m2, m2);
+    m[n++] = m2->index;
+    p->kind[m2->index] = OC_RT_ATTENTION;
+    oc_rt_views(g, p, m2, m, n);
+}
+
+/* a Linear: Add(contraction's output, constant) with the output read only there */
+static void oc_rt_bias(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *add) {
+    if (!oc_rt_is(add, "Add") || p->anchor[add->index] >= 0 || add->n_in != 2)
+        return;
+    for (int k = 0; k < 2; k++) {
+        const struct oc_node *c = oc_rt_producer(g, add->in[k]);
+        if (oc_rt_is(c, "MatMul") && p->anchor[c->index] < 0 && oc_rt_single_use(g, add->in[k]) &&
+            add->in[1 - k] >= 0 && oc_rt_constant(g, add->in[1 - k])) {
+            oc_rt_join(p, c, add);
+            oc_rt_join(p, add, add);
+            p->kind[add->index] = OC_RT_LINEAR;
+            return;
+        }
+    }
+}
+
+/* a function of one tensor: the pointwise nodes that write, through values
+   only they read, the output of `root`; grown backwards while the group
+   reads one tensor that is not a constant */
+static void oc_rt_pointwise_chain(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *root,
+                                  int32_t *members) {
+    if (!oc_rt_pointwise(root) || p->anchor[root->index] >= 0)
+        return;
+    int32_t n = 0;
+    members[n++] = root->index;
+    bool grew = true;
+    while (grew && n < OC_RT_GROUP_MAX) { /* a function of one tensor is a few nodes */
+        grew = false;
+        for (int32_t m = 0; m < n && !grew; m++) {
+            const struct oc_node *x = &g->nodes[members[m]];
+            for (int32_t k = 0; k < x->n_in && !grew; k++) {
+                const struct oc_node *w = oc_rt_producer(g, x->in[k]);
+                if (!w || !oc_rt_pointwise(w) || p->anchor[w->index] >= 0 || oc_rt_constant(g, x->in[k]))
+                    continue;
+                bool in = false;
+                for (int32_t j = 0; j < n; j++)
+                    in |= members[j] == w->index;
+                if (in || g->values[w->out[0]].is_graph_output)
+                    continue;
+                /* every reader of w's output among the members */
+                int32_t reads = 0;
+                for (int32_t j = 0; j < n; j++)
+                    for (int32_t q = 0; q < g->nodes[members[j]].n_in; q++)
+                        reads += g->nodes[members[j]].in[q] == w->out[0];
+                if (reads != g->values[w->out[0]].n_consumers)
+                    continue;
+                members[n++] = w->index;
+                grew = true;
+            }
+        }
+    }
+    if (n < 2)
+        return;
+    /* the tensors it reads that are no constants and no member's: one */
+    int32_t ext = -1, n_ext = 0;
+    for (int32_t m = 0; m < n; m++) {
+        const struct oc_node *x = &g->nodes[members[m]];
+        for (int32_t k = 0; k < x->n_in; k++) {
+            int32_t v = x->in[k];
+            if (v < 0 || oc_rt_constant(g, v) || v == ext)
+                continue;
+            const struct oc_node *w = oc_rt_producer(g, v);
+            bool inside = false;
+            for (int32_t j = 0; w && j < n; j++)
+                inside |= members[j] == w->index;
+            if (!inside) {
+                ext = v;
+                n_ext++;
+            }
+        }
+    }
+    if (n_ext != 1)
+        return;
+    for (int32_t m = 0; m < n; m++)
+        p->anchor[members[m]] = root->index;
+    p->kind[root->index] = OC_RT_POINTWISE;
+}
+
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, struct oc_runtime_plan *out) {
+    memset(out, 0, sizeof *out);
+    out->runtime = rt;
+    int32_t n = g->n_nodes;
+    out->anchor = malloc(((size_t)n + 1) * sizeof *out->anchor);
+    out->kind = calloc((size_t)n + 1, sizeof *out->kind);
+    out->contraction = calloc((size_t)n + 1, sizeof *out->contraction);
+    out->flops = calloc((size_t)n + 1, sizeof *out->flops);
+    out->bytes = calloc((size_t)n + 1, sizeof *out->bytes);
+    out->extra_bytes = calloc((size_t)n + 1, sizeof *out->extra_bytes);
+    int32_t *members = malloc(((size_t)n + 1) * sizeof *members), *head = malloc(((size_t)n + 1) * sizeof *head),
+            *next = malloc(((size_t)n + 1) * sizeof *next);
+    bool *seen = calloc((size_t)g->n_values + 1, sizeof *seen);
+    if (!out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes || !members || !head ||
+        !next || !seen) {
+        free(members), free(head), free(next), free(seen);
+        oc_runtime_plan_free(out);
+        return OC_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < n; i++)
+        out->anchor[i] = -1;
+    if (rt == OC_RUNTIME_TORCH_EAGER) {
+        for (int32_t r = n - 1; r >= 0; r--) /* last first: a group is found from its end */
+            oc_rt_attention(g, out, &g->nodes[g->order[r]]);
+        for (int32_t r = n - 1; r >= 0; r--)
+            oc_rt_bias(g, out, &g->nodes[g->order[r]]);
+        for (int32_t r = n - 1; r >= 0; r--)
+            oc_rt_pointwise_chain(g, out, &g->nodes[g->order[r]], members);
+        for (int32_t i = 0; i < n; i++) /* each group's members, listed from its anchor */
+            head[i] = -1;
+        for (int32_t j = n - 1; j >= 0; j--)
+            if (out->anchor[j] >= 0) {
+                next[j] = head[out->anchor[j]];
+                head[out->anchor[j]] = j;
+            }
+        for (int32_t i = 0; i < n; i++) { /* each group's work, on its anchor */
+            if (out->anchor[i] != i)
+                continue;
+            int32_t m = 0;
+            double flops = 0;
+            bool known = true;
+            for (int32_t j = head[i]; j >= 0; j = next[j]) {
+                uint64_t f = 0, b = 0;
+                known &= oc_node_kernel_cost(g, &g->nodes[j], &f, &b);
+                flops += (double)f;
+                out->contraction[i] |= g->nodes[j].cost.macs > 0;
+                members[m++] = j;
+            }
+            out->flops[i] = flops;
+            out->bytes[i] = oc_rt_group_bytes(g, out, i, members, m, seen);
+            for (int32_t j = 0; j < m; j++) /* seen back to all false: only the group's values were set */
+                for (int32_t k = 0; k < g->nodes[members[j]].n_in + g->nodes[members[j]].n_out; k++) {
+                    const struct oc_node *x = &g->nodes[members[j]];
+                    int32_t v = k < x->n_in ? x->in[k] : x->out[k - x->n_in];
+                    if (v >= 0)
+                        seen[v] = false;
+                }
+            if (!known) /* a member without a cost: the group is not priced as one */
+                for (int32_t j = 0; j < m; j++)
+                    out->anchor[members[j]] = -1, out->kind[members[j]] = OC_RT_OWN;
+        }
+        bool *folded = oc_folded_bn_convs(g);
+        if (!folded) {
+            free(members), free(head), free(next), free(seen);
+            oc_runtime_plan_free(out);
+            return OC_ERR_NOMEM;
+        }
+        for (int32_t i = 0; i < n; i++) /* a folded BatchNorm's pass: the output read and written */
+            if (folded[i] && g->nodes[i].n_out > 0)
+                out->extra_bytes[i] = 2 * oc_rt_bytes(g, g->nodes[i].out[0]);
+        free(folded);
+    }
+    free(members), free(head), free(next), free(seen);
+    return OC_OK;
+}
+
+void oc_runtime_plan_free(struct oc_runtime_plan *p) {
+    free(p->anchor);
+    free(p->kind);
+    free(p->contraction);
+    free(p->flops);
+    free(p->bytes);
+    free(p->extra_bytes);
+    memset(p, 0, sizeof *p);
+}
