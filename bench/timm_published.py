@@ -371,9 +371,9 @@ def read_joined(path):
 
 
 def cmd_table(a):
-    print("| published file | GPU | layout | runtime | rows | joined | within 10 % | within 15 % | median \\|ln\\| "
-          "| furthest families (median predicted/measured, rows) |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("| published file | GPU | layout | measured with | priced as | rows | joined | within 10 % | within 15 % "
+          "| median \\|ln\\| | furthest families (median predicted/measured, rows) |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|---:|---|")
     for path in a.rows:
         head, rows = read_joined(path)
         d = json.loads(head[1]) if len(head) > 1 else {}
@@ -382,8 +382,10 @@ def cmd_table(a):
         fams = ", ".join(f"{f} {m:.2f}× ({n})" for f, (m, n) in far)
         pct = lambda k: f"{s[k]} ({100 * s[k] / s['joined']:.0f} %)" if s["joined"] else "-"
         med = f"{s['median_abs_ln']:.2f}" if s["median_abs_ln"] is not None else "-"
+        how = head[2] if len(head) > 2 else ""
+        priced = how.split("--runtime ")[1].split()[0] if "--runtime " in how else "nodes"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
-              f"| {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
+              f"| {priced} | {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
 
 
 # ---- static figures ----------------------------------------------------------------------

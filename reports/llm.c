@@ -80,7 +80,7 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     if (o->gpu) {
         oc_sbuf_printf(b, "%spredicted on %s (docs/MODEL.md: ", bullet, o->gpu->name);
         oc_perf_efficiency_text(b, &o->perf);
-        oc_sbuf_puts(b, ")\n");
+        oc_sbuf_printf(b, "; runtime %s)\n", oc_runtime_name(o->perf.runtime));
     }
     oc_sbuf_puts(b, md ? "\n" : "");
     oc_sbuf_printf(b, "%sPrefill (batch %lld, prompt %lld tokens):\n", md ? "#### " : "", (long long)o->batch,
