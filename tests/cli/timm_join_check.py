@@ -112,6 +112,9 @@ check(st["other_d"]["params_ok"] and abs(st["other_d"]["gmacs_off"] - 0.2) < 1e-
       "other_d: 2.004 M rounds to 2.00; 0.6 GMACs is 20 % over 0.5")
 check(not st["net_e"]["params_ok"], "net_e: 2.011 M rounds to 2.01, not 2.00")
 check(st["net_a"]["params_why"] == "not known (no PyTorch count)", "no PyTorch count: said so")
+lb = tp.static_compare(rows[:1], manifest, lambda f: (25_557_032, None))
+check(lb[0]["gmacs_off"] is None and lb[0]["gmacs"] == "a lower bound: nodes without a cost",
+      "MACs of an analysis with nodes without a cost: a lower bound, not compared")
 check(tp.params_why(25_530_472, 25_557_032, 26_560) == "BatchNorm folded (26,560 channels: one parameter each fewer)",
       "ResNet-50: 26,560 BatchNorm channels folded, 26,560 parameters fewer")
 check(tp.params_why(1_000_004, 1_000_000, 0) == "+4: computed tensors written as float initializers",
