@@ -295,6 +295,18 @@ static void oc_pointwise_regions(const struct oc_graph *g, const uint8_t *flow, 
     free(inside), free(exits), free(size);
 }
 
+bool oc_pointwise_chains(const struct oc_graph *g, int32_t *region, int32_t *root) {
+    uint8_t *flow = oc_value_flow(g);
+    bool *in_region_val = calloc((size_t)g->n_values + 1, sizeof *in_region_val);
+    if (!flow || !in_region_val) {
+        free(flow), free(in_region_val);
+        return false;
+    }
+    oc_pointwise_regions(g, flow, region, root, in_region_val);
+    free(flow), free(in_region_val);
+    return true;
+}
+
 bool *oc_folded_bn_convs(const struct oc_graph *g) {
     bool *bn_in = calloc((size_t)g->n_values + 1, sizeof *bn_in);
     bool *mark = calloc((size_t)g->n_nodes + 1, sizeof *mark);

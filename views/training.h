@@ -94,6 +94,17 @@ struct oc_training {
  * (opset 12 on; otherwise a Dropout is the identity in the graph). */
 bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n);
 
+/* The chains a framework runs as one op, as exporters write them out
+ * (GELU, SiLU, LayerNorm): region[i] >= 0 for each node of a chain of two
+ * or more pointwise ops (Add, Sub, Mul, Div, Pow, Sqrt, Reciprocal, Neg,
+ * Erf, Tanh, Sigmoid, ReduceMean) that reads one activation from outside,
+ * root[region] (a value index), and whose only output read outside it is
+ * its last; -1 for every other node. region and root have room for
+ * g->n_nodes entries; a region is numbered by its first node's step. False
+ * when out of memory. What OC_SAVED_FUSED_POINTWISE keeps, and what eager
+ * PyTorch runs as one kernel (perf/runtime.c). */
+bool oc_pointwise_chains(const struct oc_graph *g, int32_t *region, int32_t *root);
+
 /* Per node: a Conv or ConvTranspose with a bias whose output no
  * BatchNormalization reads, where an eval export leaves a BatchNorm folded
  * in (OC_SAVED_FOLDED_BN, and --folded-bn's passes in a training step's

@@ -11,8 +11,9 @@
  *   - a Linear written as MatMul and Add of a constant bias runs as one
  *     GEMM with the bias in its epilogue;
  *   - a function of one tensor written as several pointwise nodes (GELU as
- *     Div, Erf, Add, Mul, Mul; SiLU as Sigmoid and Mul) runs as one kernel:
- *     read once, written once;
+ *     Div, Erf, Add, Mul, Mul; SiLU as Sigmoid and Mul; LayerNorm written
+ *     out) runs as one kernel: read once, written once (the chains of
+ *     training.h's oc_pointwise_chains);
  *   - a BatchNorm the export folded into the convolution before it (a Conv
  *     with a bias that no BatchNormalization reads, training.h's sign) runs
  *     after it as a kernel of its own: one pass over the output, read and
@@ -71,20 +72,6 @@ static bool oc_rt_single_use(const struct oc_graph *g, int32_t v) {
 }
 
 static bool oc_rt_is(const struct oc_node *n, const char *op) { return n && oc_node_is(n, op); }
-
-static const char *const oc_rt_pointwise_ops[] = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sqrt", "Reciprocal", "Neg",
-    "Abs", "Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Softplus", "Softsign", "HardSigmoid", "HardSwish", "Clip",
-    "Min", "Max", "Gelu", "Mish", "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Where", "Cast"};
-
-static bool oc_rt_pointwise(const struct oc_node *n) {
-    if (n->n_out != 1 || n->out[0] < 0)
-        return false;
-    for (size_t i = 0; i < sizeof oc_rt_pointwise_ops / sizeof oc_rt_pointwise_ops[0]; i++)
-        if (oc_node_is(n, oc_rt_pointwise_ops[i]))
-            return true;
-    return false;
-}
 
 /* A value's bytes as the model prices them (--dtype), 0 when unknown. */
 static double oc_rt_bytes(const struct oc_graph *g, int32_t v) {
@@ -230,66 +217,34 @@ static void oc_rt_bias(const struct oc_graph *g, struct oc_runtime_plan *p, cons
     }
 }
 
-/* a function of one tensor: the pointwise nodes that write, through values
-   only they read, the output of `root`; grown backwards while the group
-   reads one tensor that is not a constant */
-static void oc_rt_pointwise_chain(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *root,
-                                  int32_t *members) {
-    if (!oc_rt_pointwise(root) || p->anchor[root->index] >= 0)
-        return;
-    int32_t n = 0;
-    members[n++] = root->index;
-    bool grew = true;
-    while (grew && n < OC_RT_GROUP_MAX) { /* a function of one tensor is a few nodes */
-        grew = false;
-        for (int32_t m = 0; m < n && !grew; m++) {
-            const struct oc_node *x = &g->nodes[members[m]];
-            for (int32_t k = 0; k < x->n_in && !grew; k++) {
-                const struct oc_node *w = oc_rt_producer(g, x->in[k]);
-                if (!w || !oc_rt_pointwise(w) || p->anchor[w->index] >= 0 || oc_rt_constant(g, x->in[k]))
-                    continue;
-                bool in = false;
-                for (int32_t j = 0; j < n; j++)
-                    in |= members[j] == w->index;
-                if (in || g->values[w->out[0]].is_graph_output)
-                    continue;
-                /* every reader of w's output among the members */
-                int32_t reads = 0;
-                for (int32_t j = 0; j < n; j++)
-                    for (int32_t q = 0; q < g->nodes[members[j]].n_in; q++)
-                        reads += g->nodes[members[j]].in[q] == w->out[0];
-                if (reads != g->values[w->out[0]].n_consumers)
-                    continue;
-                members[n++] = w->index;
-                grew = true;
-            }
+/* the chains of pointwise nodes a framework runs as one op
+   (oc_pointwise_chains, training.h): each a kernel at its last node, the
+   one the others lead to (last in topological order); a chain that meets
+   a group already made keeps its nodes' own kernels */
+static bool oc_rt_pointwise_chains(const struct oc_graph *g, struct oc_runtime_plan *p, int32_t *region,
+                                   int32_t *root, int32_t *last) {
+    int32_t n = g->n_nodes;
+    if (!oc_pointwise_chains(g, region, root))
+        return false;
+    for (int32_t i = 0; i < n; i++)
+        last[i] = -1;
+    for (int32_t s = 0; s < n; s++) { /* the last member of each region; a region meeting a group is dropped */
+        int32_t i = g->order[s], r = region[i];
+        if (r < 0)
+            continue;
+        if (p->anchor[i] >= 0 || last[r] == -2)
+            last[r] = -2;
+        else
+            last[r] = i;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        int32_t r = region[i];
+        if (r >= 0 && last[r] >= 0) {
+            p->anchor[i] = last[r];
+            p->kind[last[r]] = OC_RT_POINTWISE;
         }
     }
-    if (n < 2)
-        return;
-    /* the tensors it reads that are no constants and no member's: one */
-    int32_t ext = -1, n_ext = 0;
-    for (int32_t m = 0; m < n; m++) {
-        const struct oc_node *x = &g->nodes[members[m]];
-        for (int32_t k = 0; k < x->n_in; k++) {
-            int32_t v = x->in[k];
-            if (v < 0 || oc_rt_constant(g, v) || v == ext)
-                continue;
-            const struct oc_node *w = oc_rt_producer(g, v);
-            bool inside = false;
-            for (int32_t j = 0; w && j < n; j++)
-                inside |= members[j] == w->index;
-            if (!inside) {
-                ext = v;
-                n_ext++;
-            }
-        }
-    }
-    if (n_ext != 1)
-        return;
-    for (int32_t m = 0; m < n; m++)
-        p->anchor[members[m]] = root->index;
-    p->kind[root->index] = OC_RT_POINTWISE;
+    return true;
 }
 
 enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, struct oc_runtime_plan *out) {
@@ -316,10 +271,13 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
     if (rt == OC_RUNTIME_TORCH_EAGER) {
         for (int32_t r = n - 1; r >= 0; r--) /* last first: a group is found from its end */
             oc_rt_attention(g, out, &g->nodes[g->order[r]]);
+        if (!oc_rt_pointwise_chains(g, out, members, head, next)) {
+            free(members), free(head), free(next), free(seen);
+            oc_runtime_plan_free(out);
+            return OC_ERR_NOMEM;
+        }
         for (int32_t r = n - 1; r >= 0; r--)
             oc_rt_bias(g, out, &g->nodes[g->order[r]]);
-        for (int32_t r = n - 1; r >= 0; r--)
-            oc_rt_pointwise_chain(g, out, &g->nodes[g->order[r]], members);
         for (int32_t i = 0; i < n; i++) /* each group's members, listed from its anchor */
             head[i] = -1;
         for (int32_t j = n - 1; j >= 0; j--)
