@@ -260,8 +260,8 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
     int32_t *members = malloc(((size_t)n + 1) * sizeof *members), *head = malloc(((size_t)n + 1) * sizeof *head),
             *next = malloc(((size_t)n + 1) * sizeof *next);
     bool *seen = calloc((size_t)g->n_values + 1, sizeof *seen);
-    if (!out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes || !members || !head ||
-        !next || !seen) {
+    if (!out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes ||
+        !members || !head || !next || !seen) {
         free(members), free(head), free(next), free(seen);
         oc_runtime_plan_free(out);
         return OC_ERR_NOMEM;
@@ -271,6 +271,8 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
     if (rt == OC_RUNTIME_TORCH_EAGER) {
         for (int32_t r = n - 1; r >= 0; r--) /* last first: a group is found from its end */
             oc_rt_attention(g, out, &g->nodes[g->order[r]]);
+        /* the three index arrays serve as the chains' scratch first (region,
+           root, last member), then as the groups' member lists */
         if (!oc_rt_pointwise_chains(g, out, members, head, next)) {
             free(members), free(head), free(next), free(seen);
             oc_runtime_plan_free(out);
