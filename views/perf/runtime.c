@@ -87,16 +87,20 @@ static void oc_rt_join(struct oc_runtime_plan *p, const struct oc_node *member, 
 
 /* The group's bytes (its members: m[0..n)): every value they read that no
    member writes, once, and every value a member writes that something else
-   reads (a value only members read stays on chip). */
+   reads (a value only members read stays on chip). seen and reads: all
+   false and 0 on entry, and left so. */
 static double oc_rt_group_bytes(const struct oc_graph *g, const struct oc_runtime_plan *p, int32_t anchor,
-                                const int32_t *m, int32_t n, bool *seen) {
+                                const int32_t *m, int32_t n, bool *seen, int32_t *reads) {
     double bytes = 0;
     for (int32_t i = 0; i < n; i++) {
         const struct oc_node *x = &g->nodes[m[i]];
         for (int32_t k = 0; k < x->n_in; k++) {
             int32_t v = x->in[k];
+            if (v < 0)
+                continue;
+            reads[v]++; /* the members' reads of it */
             const struct oc_node *w = oc_rt_producer(g, v);
-            if (v < 0 || seen[v] || (w && p->anchor[w->index] == anchor))
+            if (seen[v] || (w && p->anchor[w->index] == anchor))
                 continue;
             seen[v] = true;
             bytes += oc_rt_bytes(g, v);
@@ -105,16 +109,20 @@ static double oc_rt_group_bytes(const struct oc_graph *g, const struct oc_runtim
     for (int32_t i = 0; i < n; i++) {
         const struct oc_node *x = &g->nodes[m[i]];
         for (int32_t k = 0; k < x->n_out; k++) {
-            int32_t v = x->out[k], inside = 0;
+            int32_t v = x->out[k];
             if (v < 0 || seen[v])
                 continue;
-            for (int32_t j = 0; j < n; j++)
-                for (int32_t q = 0; q < g->nodes[m[j]].n_in; q++)
-                    inside += g->nodes[m[j]].in[q] == v;
-            if (g->values[v].is_graph_output || g->values[v].n_consumers > inside) {
-                seen[v] = true;
+            seen[v] = true;
+            if (g->values[v].is_graph_output || g->values[v].n_consumers > reads[v])
                 bytes += oc_rt_bytes(g, v);
-            }
+        }
+    }
+    for (int32_t i = 0; i < n; i++) { /* back to all false and 0 */
+        const struct oc_node *x = &g->nodes[m[i]];
+        for (int32_t k = 0; k < x->n_in + x->n_out; k++) {
+            int32_t v = k < x->n_in ? x->in[k] : x->out[k - x->n_in];
+            if (v >= 0)
+                seen[v] = false, reads[v] = 0;
         }
     }
     return bytes;
@@ -260,9 +268,10 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
     int32_t *members = malloc(((size_t)n + 1) * sizeof *members), *head = malloc(((size_t)n + 1) * sizeof *head),
             *next = malloc(((size_t)n + 1) * sizeof *next);
     bool *seen = calloc((size_t)g->n_values + 1, sizeof *seen);
-    if (!out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes ||
+    int32_t *reads = calloc((size_t)g->n_values + 1, sizeof *reads);
+    if (!reads || !out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes ||
         !members || !head || !next || !seen) {
-        free(members), free(head), free(next), free(seen);
+        free(members), free(head), free(next), free(seen), free(reads);
         oc_runtime_plan_free(out);
         return OC_ERR_NOMEM;
     }
@@ -274,7 +283,7 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
         /* the three index arrays serve as the chains' scratch first (region,
            root, last member), then as the groups' member lists */
         if (!oc_rt_pointwise_chains(g, out, members, head, next)) {
-            free(members), free(head), free(next), free(seen);
+            free(members), free(head), free(next), free(seen), free(reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
@@ -301,21 +310,14 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
                 members[m++] = j;
             }
             out->flops[i] = flops;
-            out->bytes[i] = oc_rt_group_bytes(g, out, i, members, m, seen);
-            for (int32_t j = 0; j < m; j++) /* seen back to all false: only the group's values were set */
-                for (int32_t k = 0; k < g->nodes[members[j]].n_in + g->nodes[members[j]].n_out; k++) {
-                    const struct oc_node *x = &g->nodes[members[j]];
-                    int32_t v = k < x->n_in ? x->in[k] : x->out[k - x->n_in];
-                    if (v >= 0)
-                        seen[v] = false;
-                }
+            out->bytes[i] = oc_rt_group_bytes(g, out, i, members, m, seen, reads);
             if (!known) /* a member without a cost: the group is not priced as one */
                 for (int32_t j = 0; j < m; j++)
                     out->anchor[members[j]] = -1, out->kind[members[j]] = OC_RT_OWN;
         }
         bool *folded = oc_folded_bn_convs(g);
         if (!folded) {
-            free(members), free(head), free(next), free(seen);
+            free(members), free(head), free(next), free(seen), free(reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
@@ -324,7 +326,7 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
                 out->extra_bytes[i] = 2 * oc_rt_bytes(g, g->nodes[i].out[0]);
         free(folded);
     }
-    free(members), free(head), free(next), free(seen);
+    free(members), free(head), free(next), free(seen), free(reads);
     return OC_OK;
 }
 
