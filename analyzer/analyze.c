@@ -914,6 +914,22 @@ static enum oc_status oc_warn_incomplete(struct oc_run *r) {
 
 /* One run over the graph restored to its pristine state; fail_after counts
  * this run's arena allocations down to an injected failure (tests). */
+/* A copy of the graph's values and nodes as they stand, in the graph arena:
+   where every run starts from (pristine_values, pristine_nodes). False when
+   out of memory. */
+static bool oc_snapshot(struct oc_analysis *an) {
+    const struct oc_graph *g = an->graph;
+    struct oc_value *values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *values);
+    struct oc_node *nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *nodes);
+    if (!values || !nodes)
+        return false;
+    memcpy(values, g->values, (size_t)g->n_values * sizeof *values);
+    memcpy(nodes, g->nodes, (size_t)g->n_nodes * sizeof *nodes);
+    an->pristine_values = values;
+    an->pristine_nodes = nodes;
+    return true;
+}
+
 /* keep_built: after the inputs are bound, where a dim was left unbound, a
    copy of the graph as built (what oc_analysis_prepare keeps): binding
    changed only the graph inputs' values, which are put back as built. */
@@ -925,16 +941,10 @@ static enum oc_status oc_keep_built(struct oc_run *r) {
         unbound = an->bound[i].source == OC_BIND_DEFAULT;
     if (!unbound)
         return OC_OK;
-    struct oc_value *values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *values);
-    struct oc_node *nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *nodes);
-    if (!values || !nodes)
+    if (!oc_snapshot(an))
         return oc_nomem(r);
-    memcpy(values, g->values, (size_t)g->n_values * sizeof *values);
-    memcpy(nodes, g->nodes, (size_t)g->n_nodes * sizeof *nodes);
     for (int32_t i = 0; i < g->n_inputs; i++)
-        values[g->inputs[i]] = r->inputs_built[i];
-    an->pristine_values = values;
-    an->pristine_nodes = nodes;
+        an->pristine_values[g->inputs[i]] = r->inputs_built[i];
     return OC_OK;
 }
 
@@ -1020,15 +1030,9 @@ static enum oc_status oc_build(const struct oc_model *m, const struct oc_analyze
     struct oc_graph *g = an->graph;
     g->arena = &an->arena; /* what runs allocate goes to the run arena */
     an->pristine = *g;
-    if (snapshot) {
-        an->pristine_values = oc_arena_array(&an->graph_arena, (size_t)g->n_values + 1, sizeof *g->values);
-        an->pristine_nodes = oc_arena_array(&an->graph_arena, (size_t)g->n_nodes + 1, sizeof *g->nodes);
-        if (!an->pristine_values || !an->pristine_nodes) {
-            oc_analysis_free(an);
-            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
-        }
-        memcpy(an->pristine_values, g->values, (size_t)g->n_values * sizeof *g->values);
-        memcpy(an->pristine_nodes, g->nodes, (size_t)g->n_nodes * sizeof *g->nodes);
+    if (snapshot && !oc_snapshot(an)) {
+        oc_analysis_free(an);
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     *out = an;
     return OC_OK;

@@ -31,6 +31,22 @@ bool oc_derived_guards_hold_at(const struct oc_derived *d, int32_t n_syms, const
     return true;
 }
 
+/* The guards hold at every point of the grid grid[0 .. pts[j]) in each
+   symbol j (symbolic.h, oc_sym_grid_point). */
+static bool oc_derived_guards_hold_on_grid(const struct oc_derived *d, int32_t n_syms, const int64_t *grid,
+                                           const int32_t *pts) {
+    int32_t points = 1;
+    for (int32_t j = 0; j < n_syms; j++)
+        points *= pts[j];
+    for (int32_t r = 0; r < points; r++) {
+        int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
+        oc_sym_grid_point(grid, pts, n_syms, r, at);
+        if (!oc_derived_guards_hold_at(d, n_syms, at))
+            return false;
+    }
+    return true;
+}
+
 void oc_derived_guards_text(const struct oc_derived *d, const struct oc_symbolic *s, char *buf, size_t size) {
     size_t at = 0;
     buf[0] = 0;
@@ -499,11 +515,8 @@ static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct
                                              struct oc_derived dv) {
     const struct oc_graph *g = base->graph;
     int32_t deg[OC_SYM_MAX] = {0}; /* the degree the grid determines in each symbol */
-    int32_t runs = 1;
-    for (int32_t j = 0; j < s->n_syms; j++) {
+    for (int32_t j = 0; j < s->n_syms; j++)
         deg[j] = s->grid_points[j] - 1;
-        runs *= s->grid_points[j];
-    }
     s->value_derived = oc_arena_array(&s->arena, (size_t)g->n_values + 1, sizeof *s->value_derived);
     s->node_proven = oc_arena_array(&s->arena, (size_t)g->n_nodes + 1, sizeof *s->node_proven);
     if (!s->value_derived || !s->node_proven) {
@@ -517,13 +530,8 @@ static enum oc_status oc_symbolic_prove_with(struct oc_symbolic *s, const struct
        proofs only when every probe binding lies there */
     oc_derived_guards_text(&dv, s, s->where, sizeof s->where);
     static const int64_t one[OC_SYM_MAX] = {1, 1, 1, 1};
-    bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one); /* the base analysis */
-    for (int32_t r = 0; r < runs && probes_inside; r++) { /* the grid, as oc_symbolic_fit walks it */
-        int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
-        for (int32_t j = 0, q = r; j < s->n_syms; q /= s->grid_points[j], j++)
-            at[j] = s->grid[q % s->grid_points[j]];
-        probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, at);
-    }
+    bool probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, one) && /* the base analysis, the grid */
+                         oc_derived_guards_hold_on_grid(&dv, s->n_syms, s->grid, s->grid_points);
     for (int c = 0; c < 2 && probes_inside && s->checked; c++)
         probes_inside = oc_derived_guards_hold_at(&dv, s->n_syms, oc_sym_checks[c]);
     if (!probes_inside && !s->why[0])
@@ -613,19 +621,13 @@ enum oc_status oc_symbolic_derive(const struct oc_model *m, const struct oc_anal
        of fits, checked */
     int32_t k = s->n_syms, n = k <= 2 ? OC_SYM_DEGREE + 1 : OC_SYM_DEGREE;
     const int32_t npts[OC_SYM_MAX] = {n, n, n, n};
-    int32_t deg[OC_SYM_MAX], pts[OC_SYM_MAX] = {1, 1, 1, 1}, all = 1;
+    int32_t deg[OC_SYM_MAX], pts[OC_SYM_MAX] = {1, 1, 1, 1};
     bool derived = oc_derived_degree(&dv, base->graph, k, deg) && oc_symbolic_base_at_one(base);
     for (int32_t j = 0; derived && j < k; j++) {
         pts[j] = deg[j] + 1;
         derived = pts[j] <= n;
-        all *= pts[j];
     }
-    for (int32_t r = 0; derived && r < all; r++) {
-        int64_t at[OC_SYM_MAX] = {1, 1, 1, 1};
-        for (int32_t j = 0, q = r; j < k; q /= pts[j], j++)
-            at[j] = oc_sym_grid_derived[q % pts[j]];
-        derived = oc_derived_guards_hold_at(&dv, k, at);
-    }
+    derived = derived && oc_derived_guards_hold_on_grid(&dv, k, oc_sym_grid_derived, pts);
     st = derived ? oc_symbolic_fit_grid(m, opts, base, s, oc_sym_grid_derived, pts, false, d)
                  : oc_symbolic_fit_grid(m, opts, base, s, oc_sym_grid, npts, true, d);
     if (st == OC_OK)

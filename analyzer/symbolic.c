@@ -166,6 +166,11 @@ static bool oc_sample(const struct oc_analysis *an, const struct oc_layout *L, c
 const int64_t oc_sym_grid[OC_SYM_DEGREE + 1] = {2, 3, 5, 7};
 const int64_t oc_sym_checks[2][OC_SYM_MAX] = {{11, 13, 17, 19}, {23, 29, 31, 37}};
 const int64_t oc_sym_grid_derived[OC_SYM_DEGREE + 1] = {1, 2, 3, 4};
+void oc_sym_grid_point(const int64_t *grid, const int32_t *npts, int32_t k, int32_t r, int64_t *at) {
+    for (int32_t j = 0, q = r; j < k; q /= npts[j], j++)
+        at[j] = grid[q % npts[j]];
+}
+
 #define oc_grid oc_sym_grid
 #define oc_checks oc_sym_checks
 
@@ -415,8 +420,7 @@ enum oc_status oc_symbolic_fit_grid(const struct oc_model *m, const struct oc_an
     }
     for (int32_t r = 0; r < runs && st == OC_OK; r++) {
         int64_t point[OC_SYM_MAX];
-        for (int32_t j = 0, q = r; j < k; q /= npts[j], j++)
-            point[j] = s->grid[q % npts[j]];
+        oc_sym_grid_point(s->grid, npts, k, r, point);
         if (r == 0 && grid[0] == 1) /* every symbol at 1: the base analysis itself */
             st = oc_sample(base, &L, base, samples) ? OC_OK : OC_ERR_UNSUPPORTED;
         else

@@ -103,6 +103,10 @@ extern const int64_t oc_sym_grid[OC_SYM_DEGREE + 1];
  * 1 (the base analysis itself), 2, 3, 4. */
 extern const int64_t oc_sym_grid_derived[OC_SYM_DEGREE + 1];
 extern const int64_t oc_sym_checks[2][OC_SYM_MAX];
+/* Point r (0 .. the product of npts[0..k)) of the grid whose symbol j takes
+ * grid[0 .. npts[j]), symbol 0 varying fastest (the order a fit samples and
+ * its proof checks): into at[0..k). */
+void oc_sym_grid_point(const int64_t *grid, const int32_t *npts, int32_t k, int32_t r, int64_t *at);
 /* An empty one over the given symbol names (borrowed; at most OC_SYM_MAX):
  * its arena for derive.h's polynomials, no fit. NULL when out of memory. */
 struct oc_symbolic *oc_symbolic_new(const char *const *names, int32_t n);

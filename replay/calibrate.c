@@ -119,10 +119,10 @@ struct oc_calib_objective {
    runs and device: a transformer's repeated blocks) get the same
    prediction p, so the fit walks each such group once. Its squared log
    errors sum to count x (p - plain mean)^2 + spread_plain, and weighted by
-   the measured times to weight x (p - weighted mean)^2 + spread_weighted:
-   the same losses, the spreads constant. */
+   the measured times to their sum x (p - weighted mean)^2 +
+   spread_weighted: the same losses, the spreads constant. The sum is the
+   group's point's measured_s. */
 struct oc_calib_group {
-    double weight;               /* its measured times' sum                  */
     double count;                /* its points                               */
     double log_wmean, log_mean;  /* their logs' time-weighted and plain means */
     double spread_w, spread;     /* the squares about those means, summed
@@ -154,7 +154,7 @@ static double oc_calib_group_log(const struct oc_calib_points_data *d, const str
 /* group i's share of the time-weighted loss, less its spread */
 static double oc_calib_group_loss(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
     double e = oc_calib_group_log(d, o, i) - d->grp[i].log_wmean;
-    return d->grp[i].weight / d->total * e * e;
+    return d->pts[i].measured_s / d->total * e * e;
 }
 
 static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *data) {
@@ -227,13 +227,12 @@ static bool oc_calib_group_points(const struct oc_calib_point *pts, int32_t n, s
         int32_t g = of[i] = table[at];
         double l = log(pts[i].measured_s);
         gp[g].measured_s += pts[i].measured_s;
-        grp[g].weight += pts[i].measured_s;
         grp[g].count += 1;
         grp[g].log_wmean += pts[i].measured_s * l;
         grp[g].log_mean += l;
     }
     for (int32_t g = 0; g < ng; g++) {
-        grp[g].log_wmean /= grp[g].weight;
+        grp[g].log_wmean /= gp[g].measured_s;
         grp[g].log_mean /= grp[g].count;
     }
     for (int32_t i = 0; i < n; i++) { /* the spreads about the means */
