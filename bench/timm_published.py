@@ -46,7 +46,11 @@ import time
 
 MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file", "torch_params",
                    "bn_channels"]
-ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status"]
+ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status",
+              "latency_s", "class_s"]
+# onnxcost's kernel classes (views/perf/perf.h, enum oc_kclass), the fit's unknowns
+KCLASSES = ["gemm", "attention", "conv_3x3", "conv_kxk", "conv_1x1", "conv_grouped", "conv_depthwise", "eltwise",
+            "reduce", "pool", "move", "pass"]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
 
 
@@ -293,13 +297,16 @@ def join_rows(rows, manifest, predict):
         elif m["status"] != "ok":
             row["status"] = "no model file: the export failed: " + m["reason"]
         else:
-            pred, why = predict(m["file"], r["batch"])
+            pred, why, *more = predict(m["file"], r["batch"])
             if pred is None or not pred > 0:
                 row["status"] = "no prediction: " + why
             else:
                 row["predicted_sps"] = pred
                 row["ratio"] = pred / r["sps"]
                 row["status"] = "ok"
+                if more:  # the time per kernel class (the fit's terms) and the latency
+                    row["latency_s"] = more[0].get("latency_s", "")
+                    row["class_s"] = ";".join(f"{c}={v:.6g}" for c, v in (more[0].get("class_s") or {}).items())
         out.append(row)
     return out
 
@@ -345,7 +352,10 @@ def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra):
             first = ((doc.get("coverage") or {}).get("uncosted_nodes") or [{}])[0]
             return None, (f"a lower bound: {uncosted} nodes without a cost (the first: {first.get('op_type')}, "
                           f"{first.get('reason')})")
-        return g.get("samples_per_s"), "no samples_per_s in the JSON"
+        step = g.get("training_step")
+        if step:  # a training row (--optimizer): the step's samples/s; the classes' times are the forward's, no fit terms
+            return step.get("samples_per_s"), "no training_step.samples_per_s in the JSON", {}
+        return g.get("samples_per_s"), "no samples_per_s in the JSON", g
     return predict
 
 
@@ -360,7 +370,7 @@ def cmd_join(a):
         w = csv.DictWriter(f, fieldnames=ROW_FIELDS, delimiter="\t")
         w.writeheader()
         for r in joined:
-            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r[k], float) else r[k]) for k in ROW_FIELDS})
+            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r.get(k), float) else r.get(k, "")) for k in ROW_FIELDS})
     s = summarize(joined)
     print(f"{a.csv}: {s['joined']} of {s['rows']} rows joined, {s['within15']} within 15 %", file=sys.stderr)
 
@@ -390,8 +400,170 @@ def cmd_table(a):
         med = f"{s['median_abs_ln']:.2f}" if s["median_abs_ln"] is not None else "-"
         how = head[2] if len(head) > 2 else ""
         priced = how.split("--runtime ")[1].split()[0] if "--runtime " in how else "nodes"
+        if "--autocast " in how:  # autocast, at the default factors or with a built-in GPU's fit
+            priced += " + autocast " + how.split("--autocast ")[1].split()[0]
+            priced += " (default factors)" if "--efficiency" in how else " + built-in fit"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
               f"| {priced} | {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
+
+
+# ---- the kernel classes' factors from end-to-end rows (item 5) ------------------------------
+#
+# onnxcost's time for a row is its launches plus, per kernel class c, the
+# class's roofline time T_c (docs/MODEL.md, "Fitted kernel classes"); a
+# class factor f_c divides T_c. With w_c = 1/f_c the prediction is
+#     t(w) = rest + sum_c T_c w_c        (rest: the launches, latency - sum T_c)
+# linear in w. The fit takes x_c = ln w_c minimising
+#     sum_rows (ln t(w) - ln measured)^2 + lam sum_c x_c^2
+# (the ridge keeps a class the fitted rows hardly use at the default), by
+# Gauss-Newton with a Levenberg damping, from x = 0.
+
+def parse_class_s(text):
+    out = {}
+    for part in (text or "").split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k] = float(v)
+    return out
+
+
+def fit_terms(rows):
+    """Each ok row with its decomposition: (T per class, rest, measured
+    seconds per batch)."""
+    out = []
+    for r in rows:
+        if r.get("status") != "ok" or not r.get("class_s") or not r.get("latency_s"):
+            continue
+        t = parse_class_s(r["class_s"])
+        lat = float(r["latency_s"])
+        out.append(([t.get(c, 0.0) for c in KCLASSES], lat - sum(t.values()),
+                    int(r["batch"]) / float(r["measured_sps"])))
+    return out
+
+
+def predict_time(terms, w):
+    T, rest, _ = terms
+    return rest + sum(a * b for a, b in zip(T, w))
+
+
+def solve(A, b):
+    """A x = b for a small symmetric positive definite A (Gauss-Jordan with
+    partial pivoting)."""
+    n = len(b)
+    M = [list(A[i]) + [b[i]] for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda k: abs(M[k][i]))
+        M[i], M[p] = M[p], M[i]
+        for k in range(n):
+            if k != i and M[i][i] != 0:
+                f = M[k][i] / M[i][i]
+                M[k] = [x - f * y for x, y in zip(M[k], M[i])]
+    return [M[i][n] / M[i][i] if M[i][i] else 0.0 for i in range(n)]
+
+
+def rho(r, scale):
+    """The loss of one row's ln error r: r^2 (scale 0), else Cauchy's
+    scale^2 ln(1 + (r / scale)^2), which a row far off (a family the model
+    misses) pulls with a bounded force."""
+    return r * r if not scale else scale * scale * math.log1p((r / scale) ** 2)
+
+
+def fit_classes(terms, lam=0.1, iters=200, scale=0.0):
+    """The factors f_c (1 for a class no fitted row has time in) minimising
+    the ridge-regularised loss of the ln errors (rho); returns (factors,
+    loss before, loss after), the losses the mean squared ln error over the
+    rows."""
+    used = [c for c in range(len(KCLASSES)) if any(t[0][c] > 0 for t in terms)]
+    x = [0.0] * len(KCLASSES)
+
+    def objective(x):
+        w = [math.exp(v) for v in x]
+        return sum(rho(math.log(predict_time(t, w)) - math.log(t[2]), scale) for t in terms) + \
+            lam * sum(x[c] ** 2 for c in used)
+
+    mu = 1e-3
+    cur = objective(x)
+    for _ in range(iters):
+        w = [math.exp(v) for v in x]
+        JtJ = [[0.0] * len(used) for _ in used]
+        Jtr = [0.0] * len(used)
+        for t in terms:
+            pt = predict_time(t, w)
+            r = math.log(pt) - math.log(t[2])
+            J = [t[0][c] * w[c] / pt for c in used]  # d ln t / d x_c
+            q = 1 / (1 + (r / scale) ** 2) if scale else 1.0  # rho's weight at r (iteratively reweighted)
+            for i in range(len(used)):
+                Jtr[i] += q * J[i] * r
+                for k in range(len(used)):
+                    JtJ[i][k] += q * J[i] * J[k]
+        for i, c in enumerate(used):
+            Jtr[i] += lam * x[c]
+            JtJ[i][i] += lam
+        step = solve([[JtJ[i][k] + (mu * JtJ[i][i] if i == k else 0) for k in range(len(used))]
+                      for i in range(len(used))], [-v for v in Jtr])
+        nx = list(x)
+        for i, c in enumerate(used):
+            nx[c] += step[i]
+        new = objective(nx)
+        if new < cur:
+            gain = cur - new
+            x, cur, mu = nx, new, max(mu / 3, 1e-9)
+            if gain < 1e-12:
+                break
+        else:
+            mu *= 4
+            if mu > 1e9:
+                break
+    n = max(len(terms), 1)
+    before = sum((math.log(predict_time(t, [1.0] * len(KCLASSES))) - math.log(t[2])) ** 2 for t in terms) / n
+    w = [math.exp(v) for v in x]
+    after = sum((math.log(predict_time(t, w)) - math.log(t[2])) ** 2 for t in terms) / n
+    return [1 / v for v in w], before, after
+
+
+def stratified(rows, every=10):
+    """The documented 10 %: the ok rows in (family, model, size) order, every
+    `every`-th from the first; returns (fit, check) lists of rows."""
+    ok = sorted((r for r in rows if r.get("status") == "ok" and r.get("class_s")),
+                key=lambda r: (r.get("family") or "", r["model"], int(r["img_size"])))
+    return [r for i, r in enumerate(ok) if i % every == 0], [r for i, r in enumerate(ok) if i % every != 0]
+
+
+def refit_rows(rows, factors):
+    """rows with predicted_sps and ratio under the factors (the others kept)."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        if r.get("status") == "ok" and r.get("class_s"):
+            t = fit_terms([r])[0]
+            sec = predict_time(t, [1 / f for f in factors])
+            r["predicted_sps"] = int(r["batch"]) / sec
+            r["ratio"] = r["predicted_sps"] / float(r["measured_sps"])
+        out.append(r)
+    return out
+
+
+def cmd_fit(a):
+    _, rows = read_joined(a.rows)
+    fit, check = stratified(rows, a.every)
+    factors, before, after = fit_classes(fit_terms(fit), a.lam, scale=a.scale)
+    res = {"fitted_on": os.path.basename(a.rows), "every": a.every, "lam": a.lam, "scale": a.scale,
+           "fit_models": [f"{r['model']}@{r['img_size']}" for r in fit],
+           "factors": dict(zip(KCLASSES, factors)), "fit_loss_before": before, "fit_loss_after": after}
+    for name, part in (("fit", fit), ("check", check)):
+        s0, s1 = summarize(part), summarize(refit_rows(part, factors))
+        res[name] = {k: {"joined": s["joined"], "within10": s["within10"], "within15": s["within15"],
+                         "median_abs_ln": s["median_abs_ln"]} for k, s in (("default", s0), ("fitted", s1))}
+    for path in a.apply or []:  # the same factors on other rows: another GPU, layout or version
+        _, other = read_joined(path)
+        s0, s1 = summarize(other), summarize(refit_rows(other, factors))
+        res.setdefault("applied", {})[os.path.basename(path)] = {
+            k: {"joined": s["joined"], "within10": s["within10"], "within15": s["within15"],
+                "median_abs_ln": s["median_abs_ln"]} for k, s in (("default", s0), ("fitted", s1))}
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    print(json.dumps({k: res[k] for k in ("factors", "fit", "check") if k in res}, indent=1))
 
 
 # ---- static figures ----------------------------------------------------------------------
@@ -504,6 +676,13 @@ def main():
     j.add_argument("--math", default="fp16")
     j.add_argument("--extra", default="")
     j.add_argument("--out", required=True)
+    fi = sub.add_parser("fit")
+    fi.add_argument("rows")
+    fi.add_argument("--every", type=int, default=10)
+    fi.add_argument("--lam", type=float, default=0.1)
+    fi.add_argument("--scale", type=float, default=0.15)
+    fi.add_argument("--apply", nargs="*")
+    fi.add_argument("--out", required=True)
     t = sub.add_parser("table")
     t.add_argument("rows", nargs="+")
     s = sub.add_parser("static")
@@ -527,7 +706,8 @@ def main():
             print(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"[:300], file=sys.stderr)
             sys.exit(1)
         return
-    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts}[a.cmd](a)
+    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts,
+     "fit": cmd_fit}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -415,6 +415,11 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("ranges (--dim NAME=LO:HI) do not go with --baseline or --measured (one binding each)");
         goto done;
     }
+    if (popts.autocast && price.name) {
+        rc = oc_cli_usage_error("--autocast sets each tensor's type as PyTorch's autocast does; leave --dtype %s out",
+                                price.name);
+        goto done;
+    }
     opts.price_bits = price.bits;
     popts.dtype = price.name ? price.dtype : 0;
     if (bind.n_ranges) { /* the box first: the table is then at its upper end */

@@ -329,6 +329,13 @@ static bool oc_opt_runtime(const struct oc_opt *o, void *dest, const char *v) {
     return oc_runtime_parse(v, &((struct oc_cli_gpu *)dest)->perf.runtime);
 }
 
+static bool oc_opt_autocast(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    int32_t *to = &((struct oc_cli_gpu *)dest)->perf.autocast;
+    *to = strcmp(v, "fp16") == 0 ? OC_DT_FLOAT16 : strcmp(v, "bf16") == 0 ? OC_DT_BFLOAT16 : 0;
+    return *to != 0;
+}
+
 /* a double in (0, 1] at the option's offset: the efficiencies */
 bool oc_opt_fraction(const struct oc_opt *o, void *dest, const char *v) {
     char *end;
@@ -367,6 +374,7 @@ static bool oc_opt_gpu_efficiency(const struct oc_opt *o, void *dest, const char
     struct oc_cli_gpu *g = dest;
     if (!oc_opt_fraction(o, dest, v))
         return false;
+    g->perf.builtin_fit = false; /* a factor given: the built-in fit (fits.def) would hide it */
     if (o->offset == offsetof(struct oc_cli_gpu, perf.eff_compute)) {
         g->set |= OC_PERF_SET_COMPUTE;
         memset(g->perf.eff_unit, 0, sizeof g->perf.eff_unit);
@@ -414,6 +422,13 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "written as several pointwise nodes as one kernel, a BatchNorm\n"
                      "the export folded as a pass of its own)",
                      0, 0, 0, "nodes or torch-eager", oc_opt_runtime),
+    OC_OPT_PARSE_ROW("--autocast", "TYPE",
+                     "price as PyTorch's torch.autocast to fp16 or bf16 (AMP) over the\n"
+                     "file's fp32: contractions in TYPE on tensor cores, softmax,\n"
+                     "normalizations, pow, exp and sums in fp32, a cast kernel where\n"
+                     "a tensor changes type, other ops in their inputs' widest type\n"
+                     "(docs/MODEL.md, \"Autocast\"); instead of --dtype",
+                     0, 0, 0, "fp16 or bf16", oc_opt_autocast),
     OC_OPT_PARSE_ROW("--efficiency", "X",
                      "fraction of peak FLOP/s reached, 0 < X <= 1 (default 0.6, or\n"
                      "the factors a calibrated --gpu-spec file gives)",

@@ -4,6 +4,7 @@
  * comes from views/perf/; this file only formats.
  */
 #include "report_impl.h"
+#include "../analyzer/dtype.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -112,6 +113,17 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
         oc_sbuf_printf(b, "; gap %.1f us between %s", o->gap_s * 1e6, gpu->cpu ? "the nodes it runs" : "kernels");
     oc_sbuf_printf(b, "; %s)\n", o->additive ? "compute + memory" : "roofline max(compute, memory)");
     oc_sbuf_printf(b, "  Runtime: %s (%s)\n", oc_runtime_name(o->runtime), oc_runtime_description(o->runtime));
+    if (p->fit) {
+        oc_sbuf_printf(b, "  Fit: the kernel classes' factors fitted on %s (docs/MODEL.md, \"Fitted kernel classes\"):",
+                       p->fit->source);
+        for (int c = 0; c < OC_KC_COUNT; c++)
+            oc_sbuf_printf(b, "%s %s %.2f", c ? "," : "", oc_kclass_name((enum oc_kclass)c), p->fit->factor[c]);
+        oc_sbuf_puts(b, "\n");
+    }
+    if (o->autocast)
+        oc_sbuf_printf(b, "  Autocast: %s (contractions in %s, softmax, normalizations, pow, exp and sums in fp32, a "
+                          "cast kernel where a tensor changes type, other ops in their inputs' widest type)\n",
+                       o->autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16", o->autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16");
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -231,8 +243,8 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     if (!o)
         return NULL;
     if (np->grouped) { /* the runtime runs its work in one kernel with others (--runtime) */
-        static const char *const kinds[] = {"own", "attention", "linear", "pointwise"};
-        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 4 ? kinds[np->group_kind] : "?"));
+        static const char *const kinds[] = {"own", "attention", "linear", "pointwise", "view"};
+        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 5 ? kinds[np->group_kind] : "?"));
         json_object_set_new(o, "in_kernel_of_node", json_integer(np->group_anchor));
         if (np->bound == OC_BOUND_NONE && np->time == 0) {
             json_object_set_new(o, "time_s", json_real(0));
@@ -240,6 +252,8 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
             return o;
         }
     }
+    if (np->classed)
+        json_object_set_new(o, "kernel_class", json_string(oc_kclass_name((enum oc_kclass)np->kclass)));
     if (np->t_extra > 0) /* a pass the runtime runs after the node (a folded BatchNorm), in time_s */
         json_object_set_new(o, "runtime_pass_s", json_real(np->t_extra));
     json_object_set_new(o, "unit", json_string(oc_unit_name(np->unit)));
@@ -313,6 +327,23 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(o, "device", dev);
     json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
     json_object_set_new(opts, "runtime", json_string(oc_runtime_name(p->opts.runtime)));
+    json_object_set_new(opts, "autocast",
+                        p->opts.autocast ? json_string(p->opts.autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16")
+                                         : json_null());
+    if (!p->gpu->cpu) { /* the kernel classes: each one's seconds (launches out), and the fit taken */
+        json_t *cs = json_object(), *fit = p->fit ? json_object() : json_null(), *ff = p->fit ? json_object() : NULL;
+        for (int c = 0; c < OC_KC_COUNT; c++) {
+            json_object_set_new(cs, oc_kclass_name((enum oc_kclass)c), json_real(p->class_time[c]));
+            if (ff)
+                json_object_set_new(ff, oc_kclass_name((enum oc_kclass)c), json_real(p->fit->factor[c]));
+        }
+        if (p->fit) {
+            json_object_set_new(fit, "source", json_string(p->fit->source));
+            json_object_set_new(fit, "factors", ff);
+        }
+        json_object_set_new(o, "class_s", cs);
+        json_object_set_new(opts, "fit", fit);
+    }
     json_object_set_new(opts, "efficiency_compute", json_real(p->opts.eff_compute));
     json_t *units = json_object();
     for (int u = 0; u < OC_UNIT_COUNT; u++)

@@ -9,6 +9,9 @@ here without timm or a GPU, every expectation worked out by hand:
   - the summary: within 10 % / 15 %, the median |ln|, the families;
   - the static comparison at timm's 0.01 M rounding;
   - the export order, which spreads every prefix over the families;
+  - the kernel classes' fit: exact on rows of one class each, the ridge's
+    and the rest's effect, the robust loss against an outlier, the
+    stratified 10 %, the factors applied to other rows;
   - one real join through onnxcost on a one-MatMul model: the row's batch
     reaches --batch, and samples/s is the batch over the JSON's latency.
 
@@ -132,6 +135,59 @@ heavy = {("resnet18", 224): 11.7, ("resnet50", 224): 25.6, ("vit_base", 224): 86
 order = tp.spread(list(heavy), heavy)
 check(order == [("resnet18", 224), ("vit_small", 224), ("convnext_t", 224), ("resnet50", 224), ("vit_base", 224)],
       f"spread by weight: each family's lightest first, the lightest of those first ({order})")
+
+# ---- the kernel classes' fit (item 5) and its transfer -------------------------------------------
+G, E = tp.KCLASSES.index("gemm"), tp.KCLASSES.index("eltwise")
+
+
+def row(model, family, batch, sps, classes, latency):
+    return {"model": model, "img_size": "224", "batch": str(batch), "measured_sps": str(sps), "family": family,
+            "status": "ok", "ratio": 1.0, "class_s": ";".join(f"{k}={v}" for k, v in classes.items()),
+            "latency_s": str(latency)}
+
+
+# two rows, one class each, no launches: a gemm row predicted 2 s against a
+# measured 1 s (batch 10 at 10/s) wants the gemm factor 2; an eltwise row
+# predicted 3 s against 6 s wants 0.5. Without ridge or robust loss the fit
+# is exact; the losses are the mean squared ln error: (ln 2)^2 and (ln 2)^2
+# before, 0 after.
+two = [row("g", "a", 10, 10.0, {"gemm": 2.0}, 2.0), row("e", "b", 12, 2.0, {"eltwise": 3.0}, 3.0)]
+terms = tp.fit_terms(two)
+check(terms[0] == ([2.0 if c == G else 0.0 for c in range(len(tp.KCLASSES))], 0.0, 1.0),
+      "a row's terms: the class seconds, the rest (latency less the classes), the measured seconds")
+f, before, after = tp.fit_classes(terms, lam=0.0, scale=0.0)
+check(abs(f[G] - 2) < 1e-6 and abs(f[E] - 0.5) < 1e-6 and all(f[c] == 1 for c in range(len(f)) if c not in (G, E)),
+      f"the exact fit: gemm 2, eltwise 0.5, the unused classes 1 ({f[G]:.6f}, {f[E]:.6f})")
+check(abs(before - math.log(2) ** 2) < 1e-12 and after < 1e-12, f"losses {before:.6f} -> {after:.2e}")
+# one row with the ridge: minimise (x + ln(2/1))^2 + lam x^2 over x = ln w:
+# x = -ln 2 / (1 + lam); lam 1: w = 2^-0.5, the factor 1/w = sqrt(2)
+f, _, _ = tp.fit_classes(tp.fit_terms(two[:1]), lam=1.0, scale=0.0)
+check(abs(f[G] - math.sqrt(2)) < 1e-6, f"the ridge halves the log step: factor sqrt 2 ({f[G]:.6f})")
+# launches stay: latency 3 with 2 of gemm leaves 1 s of rest; measured 2 s
+# wants the gemm at 1 s: factor 2
+f, _, _ = tp.fit_classes(tp.fit_terms([row("g", "a", 10, 5.0, {"gemm": 2.0}, 3.0)]), lam=0.0, scale=0.0)
+check(abs(f[G] - 2) < 1e-6, f"the rest is not divided: factor 2 ({f[G]:.6f})")
+# the robust loss: three rows want the gemm factor 2, a fourth (a family
+# the model misses) 64: squared ln error settles at the geometric mean
+# 2^(3/4) x 64^(1/4) = 4.76; Cauchy's loss at scale 0.15 stays near 2
+rows4 = [row(f"g{i}", "a", 10, 10.0, {"gemm": 2.0}, 2.0) for i in range(3)] + \
+        [row("x", "z", 10, 320.0, {"gemm": 2.0}, 2.0)]
+f2, _, _ = tp.fit_classes(tp.fit_terms(rows4), lam=0.0, scale=0.0)
+fr, _, _ = tp.fit_classes(tp.fit_terms(rows4), lam=0.0, scale=0.15)
+check(abs(f2[G] - 2 ** 0.75 * 64 ** 0.25) < 1e-5, f"squared loss: the geometric mean 4.757 ({f2[G]:.4f})")
+check(abs(fr[G] - 2) < 0.01, f"Cauchy's loss: the outlier barely moves it ({fr[G]:.4f})")
+# the 10 %: in (family, model, size) order, every tenth from the first
+many = [row(f"m{i:02d}", "fa" if i % 2 else "fb", 10, 10.0, {"gemm": 1.0}, 1.0) for i in range(25)]
+fit, rest = tp.stratified(many)
+order = sorted(many, key=lambda r: (r["family"], r["model"]))
+check([r["model"] for r in fit] == [order[0]["model"], order[10]["model"], order[20]["model"]] and
+      len(rest) == 22, f"stratified: {[r['model'] for r in fit]} fitted, 22 checked")
+# applying factors to other rows (the transfer): a gemm factor 2 halves
+# the gemm seconds, 2 s of 3 s latency -> 2 s: 10 / 2 = 5 samples/s
+out = tp.refit_rows([row("g", "a", 10, 5.0, {"gemm": 2.0}, 3.0)], [2.0 if c == G else 1.0 for c in
+                                                                    range(len(tp.KCLASSES))])
+check(abs(out[0]["predicted_sps"] - 5.0) < 1e-12 and abs(out[0]["ratio"] - 1.0) < 1e-12,
+      "the factors applied to a row: 5 samples/s, ratio 1")
 
 # ---- one real join through onnxcost ----------------------------------------------------------
 try:

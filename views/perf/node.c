@@ -176,6 +176,33 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }
 
+/* A GPU kernel's class (enum oc_kclass): a runtime group's by its kind, a
+   node's own by its kernel family */
+static enum oc_kclass oc_perf_kclass(const struct oc_graph *g, const struct oc_node *n, uint8_t kind,
+                                     bool contraction) {
+    if (kind == OC_RT_ATTENTION)
+        return OC_KC_ATTENTION;
+    if (kind == OC_RT_LINEAR)
+        return OC_KC_GEMM;
+    if (kind == OC_RT_POINTWISE)
+        return OC_KC_ELTWISE;
+    struct oc_kfeat f;
+    oc_kernel_features(g, n, false, &f);
+    switch (f.family) {
+    case OC_KF_GEMM: return OC_KC_GEMM;
+    case OC_KF_CONV_3X3: return OC_KC_CONV_3X3;
+    case OC_KF_CONV_KXK: return OC_KC_CONV_KXK;
+    case OC_KF_CONV_1X1: return OC_KC_CONV_1X1;
+    case OC_KF_CONV_GROUPED: return OC_KC_CONV_GROUPED;
+    case OC_KF_CONV_DEPTHWISE: return OC_KC_CONV_DEPTHWISE;
+    case OC_KF_REDUCE: return OC_KC_REDUCE;
+    case OC_KF_POOL: return OC_KC_POOL;
+    case OC_KF_MOVE: return OC_KC_MOVE;
+    case OC_KF_ELTWISE: return OC_KC_ELTWISE;
+    default: return contraction ? OC_KC_GEMM : OC_KC_ELTWISE;
+    }
+}
+
 enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gpu *gpu, const struct oc_perf_opts *o,
                                 struct oc_perf *out) {
     const struct oc_graph *g = an->graph;
@@ -188,10 +215,19 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         return OC_ERR_NOMEM;
     const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
     struct oc_runtime_plan plan = {0};
-    if (o->runtime != OC_RUNTIME_NODES && oc_runtime_plan(g, o->runtime, &plan) != OC_OK) {
+    if ((o->runtime != OC_RUNTIME_NODES || o->autocast) && oc_runtime_plan(g, o->runtime, o->autocast, &plan) != OC_OK) {
         oc_perf_free(out);
         return OC_ERR_NOMEM;
     }
+    /* the kernel classes' factors: the options' where they hold any, else a
+       built-in GPU's fit for this runtime and autocast */
+    double class_factor[OC_KC_COUNT];
+    bool own = false;
+    for (int c = 0; c < OC_KC_COUNT; c++)
+        own |= o->eff_class[c] > 0;
+    out->fit = !own && o->builtin_fit ? oc_builtin_fit_for(gpu, o) : NULL;
+    for (int c = 0; c < OC_KC_COUNT; c++)
+        class_factor[c] = out->fit ? out->fit->factor[c] : o->eff_class[c];
     for (int32_t r = 0; r < g->n_nodes; r++) {
         const struct oc_node *n = &g->nodes[g->order[r]];
         struct oc_node_perf *np = &out->nodes[n->index];
@@ -210,9 +246,12 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             }
             flops = plan.flops[n->index] < 1.8e19 ? (uint64_t)plan.flops[n->index] : (uint64_t)1.8e19;
             bytes = plan.bytes[n->index] < 1.8e19 ? (uint64_t)plan.bytes[n->index] : (uint64_t)1.8e19;
+        } else if (plan.bytes_scale && plan.bytes_scale[n->index] != 1) { /* autocast's types */
+            double scaled = (double)bytes * plan.bytes_scale[n->index];
+            bytes = scaled < 1.8e19 ? (uint64_t)scaled : (uint64_t)1.8e19;
         }
         double peak;
-        int32_t dt = oc_node_compute_dtype(g, n, o->dtype);
+        int32_t dt = plan.dtype && plan.dtype[n->index] ? plan.dtype[n->index] : oc_node_compute_dtype(g, n, o->dtype);
         bool contraction = n->cost.macs > 0 || (anchor == n->index && plan.contraction[anchor]);
         enum oc_unit u = oc_perf_unit(gpu, dt, contraction, o->math, &peak);
         uint64_t outputs = 0;
@@ -249,11 +288,26 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             np->group_anchor = anchor;
             np->group_kind = plan.kind[anchor];
         }
-        if (plan.extra_bytes && plan.extra_bytes[n->index] > 0) { /* a pass of its own after the node */
-            np->t_extra = oc_perf_stream_s(gpu, o, plan.extra_bytes[n->index], -1) + o->launch_s;
+        if (!gpu->cpu && np->bound != OC_BOUND_NONE) { /* its kernel class, and that class's factor */
+            np->classed = true;
+            np->kclass = (uint8_t)oc_perf_kclass(g, n, anchor == n->index ? plan.kind[anchor] : OC_RT_OWN, contraction);
+            double f = class_factor[np->kclass], body = np->time - o->launch_s;
+            if (f > 0 && body > 0) {
+                np->time = body / f + o->launch_s;
+                np->t_compute /= f, np->t_memory /= f;
+            }
+            out->class_time[np->kclass] += np->time - o->launch_s;
+        }
+        if (plan.extra_kernels && plan.extra_kernels[n->index] > 0) { /* passes of their own beside the node */
+            int32_t k = plan.extra_kernels[n->index];
+            double pass = oc_perf_stream_s(gpu, o, plan.extra_bytes[n->index], -1);
+            if (class_factor[OC_KC_PASS] > 0)
+                pass /= class_factor[OC_KC_PASS];
+            out->class_time[OC_KC_PASS] += pass;
+            np->t_extra = pass + k * o->launch_s;
             np->time += np->t_extra;
-            out->n_kernels++;
-            out->launch_time += o->launch_s;
+            out->n_kernels += k;
+            out->launch_time += k * o->launch_s;
             out->time_memory += np->t_extra;
         }
         out->time += np->time;

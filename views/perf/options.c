@@ -18,6 +18,7 @@ void oc_perf_defaults(struct oc_perf_opts *o) {
     o->launch_s = 5e-6;
     o->allreduce_latency_s = 10e-6;
     o->bucket_bytes = 25u << 20;
+    o->builtin_fit = true;
 }
 
 bool oc_perf_use_measured(const struct oc_gpu *gpu, unsigned set, struct oc_perf_opts *o) {

@@ -44,9 +44,38 @@ bool oc_runtime_parse(const char *s, enum oc_runtime *out);
 /* One line: what the runtime runs, for a report's header. */
 const char *oc_runtime_description(enum oc_runtime r);
 
+/* The kernel classes a fit from end-to-end times gives factors to
+ * (docs/MODEL.md, "Fitted kernel classes"): a node's kernel by its kernel
+ * family (kernels.h), a runtime group's by its kind (attention, a Linear as
+ * a GEMM, a pointwise chain as elementwise), and the passes a runtime runs
+ * beside the nodes (a folded BatchNorm, autocast's casts). */
+enum oc_kclass {
+    OC_KC_GEMM, OC_KC_ATTENTION, OC_KC_CONV_3X3, OC_KC_CONV_KXK, OC_KC_CONV_1X1, OC_KC_CONV_GROUPED,
+    OC_KC_CONV_DEPTHWISE, OC_KC_ELTWISE, OC_KC_REDUCE, OC_KC_POOL, OC_KC_MOVE, OC_KC_PASS, OC_KC_COUNT
+};
+/* "gemm", "attention", "conv_3x3", ..., "pass" */
+const char *oc_kclass_name(enum oc_kclass c);
+bool oc_kclass_parse(const char *s, enum oc_kclass *out);
+
+struct oc_perf_opts;
+/* A fit of the kernel classes' factors a built-in GPU carries (fits.def):
+ * for one runtime and autocast type, from published end-to-end rows. */
+struct oc_builtin_fit {
+    const char *gpu_id;
+    enum oc_runtime runtime;
+    int32_t autocast;
+    double factor[OC_KC_COUNT]; /* > 0: a class's time divided by it     */
+    const char *source;         /* what it was fitted on, one line        */
+};
+/* The fit for gpu (a built-in row) under o's runtime and autocast, or NULL. */
+const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
+
 struct oc_perf_opts {
     enum oc_math math;
     enum oc_runtime runtime; /* --runtime: whose kernels (OC_RUNTIME_NODES default) */
+    int32_t autocast;    /* --autocast: PyTorch's autocast to this low type
+                            (OC_DT_FLOAT16 or OC_DT_BFLOAT16) over the
+                            file's types (autocast.c); 0 = none             */
     int32_t dtype;       /* --dtype as an ONNX code: every float node computes in
                             it; 0 = each node's own tensor type              */
     double eff_compute;  /* (0, 1]: fraction of peak FLOP/s reached          */
@@ -101,6 +130,13 @@ struct oc_perf_opts {
     double allreduce_latency_s; /* per ring step of an all-reduce call      */
     uint64_t bucket_bytes;      /* gradients all-reduced in buckets this big */
     bool additive;       /* time = t_comp + t_mem (PALEO) instead of the max  */
+    double eff_class[OC_KC_COUNT]; /* a kernel class's own factor: its kernels'
+                            roofline time (not their launch) divided by it;
+                            0 = none                                      */
+    bool builtin_fit;    /* take a built-in GPU's fit for the runtime and
+                            autocast (oc_builtin_fit_for) where eff_class
+                            holds none (default true; the CLI clears it
+                            when a factor is given as an option)           */
 };
 /* The documented defaults (docs/MODEL.md). */
 void oc_perf_defaults(struct oc_perf_opts *o);
@@ -220,28 +256,45 @@ struct oc_node_perf {
                                 (oc_kernel_runs), and the time those after
                                 the first add, in time; 0: none              */
     double t_runs;
+    bool classed;            /* a GPU's kernel: kclass is its class           */
+    uint8_t kclass;          /* enum oc_kclass                                */
 };
 
 /* A runtime's kernels for a graph's nodes: anchor[i] -1 where node i runs
  * as a kernel of its own; else the node whose kernel runs its work (the
  * group's last node: anchor[i] == i for that one, whose flops[] and bytes[]
  * are the group's: every member's FLOPs, the bytes of what the group reads
- * and of what it writes that is read elsewhere). extra_bytes[i]: a memory
- * pass the runtime runs after node i (a folded BatchNorm), 0 for none. */
-enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE };
+ * and of what it writes that is read elsewhere; a group of one Transpose of
+ * kind OC_RT_VIEW, a strided view, has none). extra_bytes[i]: the memory
+ * passes the runtime runs beside node i, extra_kernels[i] of them (a folded
+ * BatchNorm after it; autocast's casts of its inputs), 0 for none.
+ * Under autocast (autocast.c): width[v] the bytes per element of each float
+ * value, dtype[i] the type node i computes in (0: its own), and
+ * bytes_scale[i] what a node of its own moves over its priced bytes (1
+ * without autocast). */
+enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE, OC_RT_VIEW };
 struct oc_runtime_plan {
     enum oc_runtime runtime;
+    int32_t autocast;     /* the low type as an ONNX code; 0: none        */
     int32_t *anchor;
     uint8_t *kind;        /* enum oc_rt_kind of each anchor               */
     bool *contraction;    /* an anchor whose group has MACs (tensor cores) */
     double *flops, *bytes, *extra_bytes;
+    int32_t *extra_kernels;
+    double *bytes_scale;
+    int32_t *dtype;
+    uint8_t *width;       /* NULL without autocast                        */
 };
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, struct oc_runtime_plan *out);
+/* autocast: 0, or OC_DT_FLOAT16 or OC_DT_BFLOAT16 (oc_perf_opts.autocast). */
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast,
+                               struct oc_runtime_plan *out);
 void oc_runtime_plan_free(struct oc_runtime_plan *p);
 
 struct oc_perf {
     const struct oc_gpu *gpu;
     struct oc_perf_opts opts;
+    const struct oc_builtin_fit *fit; /* the built-in fit the estimate took, or NULL */
+    double class_time[OC_KC_COUNT];   /* seconds per kernel class (a GPU's), launches out */
     int32_t n_nodes;
     struct oc_node_perf *nodes; /* by node index (file order), malloc'd       */
     double time;             /* sum over known nodes, seconds                */

@@ -103,7 +103,7 @@ static double oc_rt_group_bytes(const struct oc_graph *g, const struct oc_runtim
             if (seen[v] || (w && p->anchor[w->index] == anchor))
                 continue;
             seen[v] = true;
-            bytes += oc_rt_bytes(g, v);
+            bytes += oc_autocast_value_bytes(g, p, x, v, true);
         }
     }
     for (int32_t i = 0; i < n; i++) {
@@ -114,7 +114,7 @@ static double oc_rt_group_bytes(const struct oc_graph *g, const struct oc_runtim
                 continue;
             seen[v] = true;
             if (g->values[v].is_graph_output || g->values[v].n_consumers > reads[v])
-                bytes += oc_rt_bytes(g, v);
+                bytes += oc_autocast_value_bytes(g, p, x, v, false);
         }
     }
     for (int32_t i = 0; i < n; i++) { /* back to all false and 0 */
@@ -225,10 +225,20 @@ static void oc_rt_bias(const struct oc_graph *g, struct oc_runtime_plan *p, cons
     }
 }
 
+/* A node only an exporter's writing-out of one torch op has in a chain
+   (GELU's Erf, or Tanh in its tanh form; SiLU's Sigmoid; a normalization's
+   ReduceMean): a chain of Pow, Mul and Add alone (StarReLU's x^2 s + b,
+   a layer scale and a residual) is several torch ops, each its own kernel
+   in eager PyTorch. */
+static bool oc_rt_one_op_sign(const struct oc_node *n) {
+    return oc_rt_is(n, "Erf") || oc_rt_is(n, "Tanh") || oc_rt_is(n, "Sigmoid") || oc_rt_is(n, "ReduceMean");
+}
+
 /* the chains of pointwise nodes a framework runs as one op
-   (oc_pointwise_chains, training.h): each a kernel at its last node, the
-   one the others lead to (last in topological order); a chain that meets
-   a group already made keeps its nodes' own kernels */
+   (oc_pointwise_chains, training.h) that have such a sign: each a kernel
+   at its last node, the one the others lead to (last in topological
+   order); a chain that meets a group already made, or has no sign, keeps
+   its nodes' own kernels */
 static bool oc_rt_pointwise_chains(const struct oc_graph *g, struct oc_runtime_plan *p, int32_t *region,
                                    int32_t *root, int32_t *last) {
     int32_t n = g->n_nodes;
@@ -240,14 +250,25 @@ static bool oc_rt_pointwise_chains(const struct oc_graph *g, struct oc_runtime_p
         int32_t i = g->order[s], r = region[i];
         if (r < 0)
             continue;
+        if (p->anchor[i] >= 0 && p->kind[p->anchor[i]] == OC_RT_LINEAR)
+            continue; /* a Linear's bias the chain began with: in the GEMM, the chain after it */
         if (p->anchor[i] >= 0 || last[r] == -2)
             last[r] = -2;
         else
             last[r] = i;
     }
+    for (int32_t i = 0; i < n; i++) /* the regions with a torch op's signature, marked -3 - last */
+        if (region[i] >= 0 && last[region[i]] >= 0 && oc_rt_one_op_sign(&g->nodes[i]))
+            last[region[i]] = -3 - last[region[i]];
+    for (int32_t i = 0; i < n; i++) /* and the others dropped: each of their nodes a kernel of its own */
+        if (region[i] >= 0 && last[region[i]] >= 0)
+            last[region[i]] = -2;
+    for (int32_t i = 0; i < n; i++)
+        if (region[i] >= 0 && last[region[i]] <= -3)
+            last[region[i]] = -3 - last[region[i]];
     for (int32_t i = 0; i < n; i++) {
         int32_t r = region[i];
-        if (r >= 0 && last[r] >= 0) {
+        if (r >= 0 && last[r] >= 0 && p->anchor[i] < 0) {
             p->anchor[i] = last[r];
             p->kind[last[r]] = OC_RT_POINTWISE;
         }
@@ -255,9 +276,66 @@ static bool oc_rt_pointwise_chains(const struct oc_graph *g, struct oc_runtime_p
     return true;
 }
 
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, struct oc_runtime_plan *out) {
+/* the nodes' bytes under autocast's widths: a group's on its anchor (every
+   value it reads that no member writes, once, and every value a member
+   writes that something else reads), each other node's as the ratio of its
+   values' bytes at autocast's widths to their priced bytes */
+static void oc_rt_own_scale(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *n) {
+    double priced = 0, typed = 0;
+    for (int32_t k = 0; k < n->n_in + n->n_out; k++) {
+        bool in = k < n->n_in;
+        int32_t v = in ? n->in[k] : n->out[k - n->n_in];
+        if (v < 0)
+            continue;
+        priced += oc_rt_bytes(g, v);
+        typed += oc_autocast_value_bytes(g, p, n, v, in);
+    }
+    p->bytes_scale[n->index] = priced > 0 ? typed / priced : 1;
+}
+
+static void oc_rt_free_scratch(int32_t *members, int32_t *head, int32_t *next, bool *seen, int32_t *reads) {
+    free(members), free(head), free(next), free(seen), free(reads);
+}
+
+/* a Transpose eager PyTorch leaves a strided view (a permute): every reader
+   an elementwise op, which reads strided inputs as they are (TensorIterator);
+   a LayerNorm, a matrix product or a reshape after a permute makes it
+   contiguous first, a copy of its own */
+static bool oc_rt_elementwise(const struct oc_node *n) {
+    static const char *const ops[] = {"Add",  "Sub",  "Mul", "Div",  "Relu", "LeakyRelu", "Sigmoid", "Tanh",
+                                      "Erf",  "Pow",  "Sqrt", "Clip", "Neg", "Abs",       "Exp",     "Log",
+                                      "Where", "HardSigmoid", "HardSwish", "Gelu", "Mish", "Softplus", "Cast"};
+    for (size_t i = 0; n && i < sizeof ops / sizeof ops[0]; i++)
+        if (oc_node_is(n, ops[i]))
+            return true;
+    return false;
+}
+
+/* the Transposes left as views; strided: scratch of g->n_values, all false
+   on entry and left so */
+static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool *strided_no) {
+    for (int32_t i = 0; i < g->n_nodes; i++) /* a value some reader needs contiguous */
+        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] >= 0 && !oc_rt_elementwise(&g->nodes[i]))
+                strided_no[g->nodes[i].in[k]] = true;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *t = &g->nodes[i];
+        if (!oc_rt_is(t, "Transpose") || p->anchor[i] >= 0 || t->n_out < 1 || t->out[0] < 0)
+            continue;
+        const struct oc_value *v = &g->values[t->out[0]];
+        if (v->is_graph_output || v->n_consumers < 1 || strided_no[t->out[0]])
+            continue;
+        p->anchor[i] = i;
+        p->kind[i] = OC_RT_VIEW;
+    }
+    memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
+}
+
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast,
+                               struct oc_runtime_plan *out) {
     memset(out, 0, sizeof *out);
     out->runtime = rt;
+    out->autocast = autocast;
     int32_t n = g->n_nodes;
     out->anchor = malloc(((size_t)n + 1) * sizeof *out->anchor);
     out->kind = calloc((size_t)n + 1, sizeof *out->kind);
@@ -265,68 +343,89 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, str
     out->flops = calloc((size_t)n + 1, sizeof *out->flops);
     out->bytes = calloc((size_t)n + 1, sizeof *out->bytes);
     out->extra_bytes = calloc((size_t)n + 1, sizeof *out->extra_bytes);
+    out->extra_kernels = calloc((size_t)n + 1, sizeof *out->extra_kernels);
+    out->bytes_scale = malloc(((size_t)n + 1) * sizeof *out->bytes_scale);
+    out->dtype = calloc((size_t)n + 1, sizeof *out->dtype);
+    if (autocast)
+        out->width = calloc((size_t)g->n_values + 1, sizeof *out->width);
     int32_t *members = malloc(((size_t)n + 1) * sizeof *members), *head = malloc(((size_t)n + 1) * sizeof *head),
             *next = malloc(((size_t)n + 1) * sizeof *next);
     bool *seen = calloc((size_t)g->n_values + 1, sizeof *seen);
     int32_t *reads = calloc((size_t)g->n_values + 1, sizeof *reads);
     if (!reads || !out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes ||
-        !members || !head || !next || !seen) {
-        free(members), free(head), free(next), free(seen), free(reads);
+        !out->extra_kernels || !out->bytes_scale || !out->dtype || (autocast && !out->width) || !members || !head ||
+        !next || !seen) {
+        oc_rt_free_scratch(members, head, next, seen, reads);
         oc_runtime_plan_free(out);
         return OC_ERR_NOMEM;
     }
     for (int32_t i = 0; i < n; i++)
-        out->anchor[i] = -1;
+        out->anchor[i] = -1, out->bytes_scale[i] = 1;
     if (rt == OC_RUNTIME_TORCH_EAGER) {
         for (int32_t r = n - 1; r >= 0; r--) /* last first: a group is found from its end */
             oc_rt_attention(g, out, &g->nodes[g->order[r]]);
         /* the three index arrays serve as the chains' scratch first (region,
            root, last member), then as the groups' member lists */
+        for (int32_t r = n - 1; r >= 0; r--) /* a Linear before the chain its output may begin */
+            oc_rt_bias(g, out, &g->nodes[g->order[r]]);
         if (!oc_rt_pointwise_chains(g, out, members, head, next)) {
-            free(members), free(head), free(next), free(seen), free(reads);
+            oc_rt_free_scratch(members, head, next, seen, reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
-        for (int32_t r = n - 1; r >= 0; r--)
-            oc_rt_bias(g, out, &g->nodes[g->order[r]]);
-        for (int32_t i = 0; i < n; i++) /* each group's members, listed from its anchor */
-            head[i] = -1;
-        for (int32_t j = n - 1; j >= 0; j--)
-            if (out->anchor[j] >= 0) {
-                next[j] = head[out->anchor[j]];
-                head[out->anchor[j]] = j;
-            }
-        for (int32_t i = 0; i < n; i++) { /* each group's work, on its anchor */
-            if (out->anchor[i] != i)
-                continue;
-            int32_t m = 0;
-            double flops = 0;
-            bool known = true;
-            for (int32_t j = head[i]; j >= 0; j = next[j]) {
-                uint64_t f = 0, b = 0;
-                known &= oc_node_kernel_cost(g, &g->nodes[j], &f, &b);
-                flops += (double)f;
-                out->contraction[i] |= g->nodes[j].cost.macs > 0;
-                members[m++] = j;
-            }
-            out->flops[i] = flops;
-            out->bytes[i] = oc_rt_group_bytes(g, out, i, members, m, seen, reads);
-            if (!known) /* a member without a cost: the group is not priced as one */
-                for (int32_t j = 0; j < m; j++)
-                    out->anchor[members[j]] = -1, out->kind[members[j]] = OC_RT_OWN;
+        oc_rt_permute_views(g, out, seen);
+    }
+    if (autocast && oc_autocast_types(g, autocast, out) != OC_OK) { /* the groups' types: after they are made */
+        oc_rt_free_scratch(members, head, next, seen, reads);
+        oc_runtime_plan_free(out);
+        return OC_ERR_NOMEM;
+    }
+    for (int32_t i = 0; i < n; i++) /* each group's members, listed from its anchor */
+        head[i] = -1;
+    for (int32_t j = n - 1; j >= 0; j--)
+        if (out->anchor[j] >= 0) {
+            next[j] = head[out->anchor[j]];
+            head[out->anchor[j]] = j;
         }
+    for (int32_t i = 0; i < n; i++) { /* each group's work, on its anchor */
+        if (out->anchor[i] != i)
+            continue;
+        int32_t m = 0;
+        double flops = 0;
+        bool known = true;
+        for (int32_t j = head[i]; j >= 0; j = next[j]) {
+            uint64_t f = 0, b = 0;
+            known &= oc_node_kernel_cost(g, &g->nodes[j], &f, &b);
+            flops += (double)f;
+            out->contraction[i] |= g->nodes[j].cost.macs > 0;
+            members[m++] = j;
+        }
+        if (out->kind[i] == OC_RT_VIEW) /* a strided view: no kernel, no work */
+            continue;
+        out->flops[i] = flops;
+        out->bytes[i] = oc_rt_group_bytes(g, out, i, members, m, seen, reads);
+        if (!known) /* a member without a cost: the group is not priced as one */
+            for (int32_t j = 0; j < m; j++)
+                out->anchor[members[j]] = -1, out->kind[members[j]] = OC_RT_OWN;
+    }
+    for (int32_t i = 0; autocast && i < n; i++)
+        if (out->anchor[i] < 0)
+            oc_rt_own_scale(g, out, &g->nodes[i]);
+    if (rt == OC_RUNTIME_TORCH_EAGER) {
         bool *folded = oc_folded_bn_convs(g);
         if (!folded) {
-            free(members), free(head), free(next), free(seen), free(reads);
+            oc_rt_free_scratch(members, head, next, seen, reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
         for (int32_t i = 0; i < n; i++) /* a folded BatchNorm's pass: the output read and written */
-            if (folded[i] && g->nodes[i].n_out > 0)
-                out->extra_bytes[i] = 2 * oc_rt_bytes(g, g->nodes[i].out[0]);
+            if (folded[i] && g->nodes[i].n_out > 0) {
+                out->extra_bytes[i] += 2 * oc_autocast_value_bytes(g, out, NULL, g->nodes[i].out[0], false);
+                out->extra_kernels[i]++;
+            }
         free(folded);
     }
-    free(members), free(head), free(next), free(seen), free(reads);
+    oc_rt_free_scratch(members, head, next, seen, reads);
     return OC_OK;
 }
 
@@ -337,5 +436,9 @@ void oc_runtime_plan_free(struct oc_runtime_plan *p) {
     free(p->flops);
     free(p->bytes);
     free(p->extra_bytes);
+    free(p->extra_kernels);
+    free(p->bytes_scale);
+    free(p->dtype);
+    free(p->width);
     memset(p, 0, sizeof *p);
 }

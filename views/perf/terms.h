@@ -26,4 +26,11 @@ void oc_perf_cpu_recurrence(const struct oc_gpu *gpu, const struct oc_perf_opts 
 void oc_perf_cpu_runs(const struct oc_gpu *gpu, const struct oc_perf_opts *o, double runs,
                       struct oc_node_perf *np);
 
+/* autocast.c: the plan's widths, compute types and casts under autocast to
+   `low` (after its groups are made); and the bytes of value v as node n
+   reads (in) or writes it there (n may be NULL: as the value is held). */
+enum oc_status oc_autocast_types(const struct oc_graph *g, int32_t low, struct oc_runtime_plan *p);
+double oc_autocast_value_bytes(const struct oc_graph *g, const struct oc_runtime_plan *p, const struct oc_node *n,
+                               int32_t v, bool in);
+
 #endif
