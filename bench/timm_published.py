@@ -403,6 +403,8 @@ def cmd_table(a):
         if "--autocast " in how:  # autocast, at the default factors or with a built-in GPU's fit
             priced += " + autocast " + how.split("--autocast ")[1].split()[0]
             priced += " (default factors)" if "--efficiency" in how else " + built-in fit"
+        if "--channels-last" in how:
+            priced += " + channels-last"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
               f"| {priced} | {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
 

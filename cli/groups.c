@@ -418,10 +418,16 @@ static const struct oc_opt oc_gpu_opts[] = {
     OC_OPT_PARSE_ROW("--runtime", "NAME",
                      "whose kernels to price: nodes (default: one kernel per node of\n"
                      "the file) or torch-eager (eager PyTorch: attention as one fused\n"
-                     "kernel, a Linear's bias in its GEMM, a function of one tensor\n"
-                     "written as several pointwise nodes as one kernel, a BatchNorm\n"
-                     "the export folded as a pass of its own)",
+                     "kernel, a Linear's bias in its GEMM, GELU, SiLU or a norm written\n"
+                     "as several pointwise nodes as one kernel, GroupNorm as one, a\n"
+                     "permute only elementwise ops read as a view, a BatchNorm the\n"
+                     "export folded as a pass of its own)",
                      0, 0, 0, "nodes or torch-eager", oc_opt_runtime),
+    OC_OPT_FLAG_ROW("--channels-last", NULL,
+                    "the model and input in PyTorch's channels-last memory format:\n"
+                    "a permute between NCHW and NHWC is a view, and the built-in\n"
+                    "fits are those of the channels-last rows (docs/MODEL.md)",
+                    offsetof(struct oc_cli_gpu, perf.channels_last)),
     OC_OPT_PARSE_ROW("--autocast", "TYPE",
                      "price as PyTorch's torch.autocast to fp16 or bf16 (AMP) over the\n"
                      "file's fp32: contractions in TYPE on tensor cores, softmax,\n"

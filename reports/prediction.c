@@ -120,6 +120,8 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
             oc_sbuf_printf(b, "%s %s %.2f", c ? "," : "", oc_kclass_name((enum oc_kclass)c), p->fit->factor[c]);
         oc_sbuf_puts(b, "\n");
     }
+    if (o->channels_last)
+        oc_sbuf_puts(b, "  Layout: channels-last (a permute between NCHW and NHWC is a view)\n");
     if (o->autocast)
         oc_sbuf_printf(b, "  Autocast: %s (contractions in %s, softmax, normalizations, pow, exp and sums in fp32, a "
                           "cast kernel where a tensor changes type, other ops in their inputs' widest type)\n",
@@ -243,8 +245,8 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     if (!o)
         return NULL;
     if (np->grouped) { /* the runtime runs its work in one kernel with others (--runtime) */
-        static const char *const kinds[] = {"own", "attention", "linear", "pointwise", "view"};
-        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 5 ? kinds[np->group_kind] : "?"));
+        static const char *const kinds[] = {"own", "attention", "linear", "pointwise", "view", "norm"};
+        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 6 ? kinds[np->group_kind] : "?"));
         json_object_set_new(o, "in_kernel_of_node", json_integer(np->group_anchor));
         if (np->bound == OC_BOUND_NONE && np->time == 0) {
             json_object_set_new(o, "time_s", json_real(0));
@@ -327,6 +329,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(o, "device", dev);
     json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
     json_object_set_new(opts, "runtime", json_string(oc_runtime_name(p->opts.runtime)));
+    json_object_set_new(opts, "channels_last", json_boolean(p->opts.channels_last));
     json_object_set_new(opts, "autocast",
                         p->opts.autocast ? json_string(p->opts.autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16")
                                          : json_null());

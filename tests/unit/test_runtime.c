@@ -21,6 +21,7 @@
 #include "dtype.h"
 
 #include <math.h>
+#include <string.h>
 
 static struct pbw graph(void) {
     struct pb_model pm = {0};
@@ -78,7 +79,7 @@ static void torch_eager_groups(void **state) {
     assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     /* attention: one kernel at att; it reads q, kt, v (64 elements each) and
        the scale (1), writes att (64): (3 x 64 + 1 + 64) x 4 = 1,028 bytes */
     const char *attention[] = {"qk", "sc", "sm", "att", NULL};
@@ -114,7 +115,7 @@ static void torch_eager_groups(void **state) {
     assert_true(p.extra_bytes[idx(a, "att")] == 0);
     oc_runtime_plan_free(&p);
     /* one kernel per node: no group */
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_NODES, 0, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_NODES, 0, false, &p), OC_OK);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         assert_int_equal(p.anchor[i], -1);
         assert_true(p.extra_bytes[i] == 0);
@@ -173,7 +174,7 @@ static void groups_need_single_use(void **state) {
     struct oc_diag d = {0};
     assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     for (int32_t i = 0; i < a->graph->n_nodes; i++)
         assert_int_equal(p.anchor[i], -1);
     oc_runtime_plan_free(&p);
@@ -222,13 +223,13 @@ static void chains_and_autocast(void **state) {
     assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     for (int32_t i = 0; i < g->n_nodes; i++)
         assert_int_equal(p.anchor[i], -1);
     assert_null(p.width);
     oc_runtime_plan_free(&p);
 
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false, &p), OC_OK);
     const struct oc_node *y = tu_node(a, "y"), *sq = tu_node(a, "sq"), *ms = tu_node(a, "ms"),
                          *o1 = tu_node(a, "o1"), *z = tu_node(a, "z"), *h = tu_node(a, "h");
     assert_int_equal(p.width[y->out[0]], 2);
@@ -270,7 +271,8 @@ static void chains_and_autocast(void **state) {
 /* A permute eager PyTorch keeps a strided view: ConvNeXt's block permutes
  * to channels-last for its LayerNorm (which makes its input contiguous: a
  * copy, a kernel) and back before the residual Add (which reads the strided
- * tensor as it is: no kernel). */
+ * tensor as it is: no kernel). With the model in channels-last memory
+ * format both are views. */
 static void permute_views(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -290,12 +292,19 @@ static void permute_views(void **state) {
     struct oc_diag d = {0};
     assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     int32_t t1 = tu_node(a, "t1")->index, t2 = tu_node(a, "t2")->index;
     assert_int_equal(p.anchor[t1], -1);
     assert_int_equal(p.anchor[t2], t2);
     assert_int_equal(p.kind[t2], OC_RT_VIEW);
     assert_true(p.bytes[t2] == 0 && p.flops[t2] == 0);
+    oc_runtime_plan_free(&p);
+    /* in channels-last memory format the permute to NHWC is the memory as
+       it lies: a view too, though the LayerNorm reads it */
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, true, &p), OC_OK);
+    assert_int_equal(p.anchor[t1], t1);
+    assert_int_equal(p.kind[t1], OC_RT_VIEW);
+    assert_int_equal(p.kind[t2], OC_RT_VIEW);
     oc_runtime_plan_free(&p);
     const struct oc_gpu *gpu = oc_gpu_find("a100-sxm4-80gb");
     struct oc_perf_opts o;
@@ -313,18 +322,78 @@ static void permute_views(void **state) {
     tu_free(m, a, &bytes);
 }
 
-/* The kernel classes' factors: a class's roofline time divided by its
- * factor, its launch unchanged; the built-in fits only for their GPU,
- * runtime and autocast. */
-static void class_factors(void **state) {
+/* GroupNorm as exported (Reshape, InstanceNormalization, Reshape, Mul and
+ * Add of its affine) is one torch group_norm; under autocast an fp32 op
+ * with a cast of its half input. Softmax takes autocast's fp32 result type
+ * without a cast. Worked out by hand, 4 bytes an element in the file:
+ *   y  = MatMul(x [2,16], W [16,16])  fp16; casts x (32 x 6) and W (256 x 6)
+ *   r1 = Reshape(y, [2,2,8]); in = InstanceNormalization(r1, s [2], b [2]);
+ *   r2 = Reshape(in, [2,16]); gm = Mul(r2, w [16]); ga = Add(gm, c [16]):
+ *        one kernel at ga reading r1 (32 x 4, cast up), s, b (8 each), the
+ *        shape (2 int64: 16), w, c (64 each), writing ga (128): 416 bytes;
+ *        the cast of r1: 32 x (2 + 4) = 192 bytes, one kernel
+ *   sm = Softmax(y)  no cast: y at 2 bytes (64) and sm at 4 (128) of 256 */
+static void groupnorm_and_softmax(void **state) {
     (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 16), NULL));
+    pbm_init(&pm, pb_tensor_f32("W", 2, TU_DIMS(16, 16)));
+    pbm_init(&pm, pb_tensor_i64("shape1", 1, TU_DIMS(3), TU_DIMS(2, 2, 8)));
+    pbm_init(&pm, pb_tensor_i64("shape2", 1, TU_DIMS(2), TU_DIMS(2, 16)));
+    pbm_init(&pm, pb_tensor_f32("s", 1, TU_DIMS(2)));
+    pbm_init(&pm, pb_tensor_f32("b", 1, TU_DIMS(2)));
+    pbm_init(&pm, pb_tensor_f32("w", 1, TU_DIMS(16)));
+    pbm_init(&pm, pb_tensor_f32("c", 1, TU_DIMS(16)));
+    pbm_node(&pm, pb_node("y", "MatMul", TU_LIST("x", "W"), TU_LIST("y_o"), 0, NULL));
+    pbm_node(&pm, pb_node("r1", "Reshape", TU_LIST("y_o", "shape1"), TU_LIST("r1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("in", "InstanceNormalization", TU_LIST("r1_o", "s", "b"), TU_LIST("in_o"), 0, NULL));
+    pbm_node(&pm, pb_node("r2", "Reshape", TU_LIST("in_o", "shape2"), TU_LIST("r2_o"), 0, NULL));
+    pbm_node(&pm, pb_node("gm", "Mul", TU_LIST("r2_o", "w"), TU_LIST("gm_o"), 0, NULL));
+    pbm_node(&pm, pb_node("ga", "Add", TU_LIST("gm_o", "c"), TU_LIST("ga_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("y_o"), TU_LIST("sm_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("ga_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("sm_o", PB_FLOAT, -1, NULL, NULL));
+    struct pbw bytes = pbm_finish(&pm, 17);
+    struct oc_model *m = NULL;
+    struct oc_analysis *a = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false, &p), OC_OK);
+    int32_t ga = tu_node(a, "ga")->index;
+    const char *gn[] = {"in", "r2", "gm", "ga", NULL};
+    for (int i = 0; gn[i]; i++)
+        assert_int_equal(p.anchor[tu_node(a, gn[i])->index], ga);
+    assert_int_equal(p.anchor[tu_node(a, "r1")->index], -1);
+    assert_int_equal(p.kind[ga], OC_RT_NORM);
+    assert_true(p.bytes[ga] == 416);
+    assert_true(p.extra_bytes[ga] == 192 && p.extra_kernels[ga] == 1);
+    assert_int_equal(p.width[tu_node(a, "ga")->out[0]], 4);
+    const struct oc_node *y = tu_node(a, "y"), *sm = tu_node(a, "sm");
+    assert_true(p.extra_bytes[y->index] == 192 + 1536 && p.extra_kernels[y->index] == 2);
+    assert_int_equal(p.extra_kernels[sm->index], 0);
+    assert_int_equal(p.width[sm->out[0]], 4);
+    assert_true(fabs(p.bytes_scale[sm->index] - 192.0 / 256) < 1e-15);
+    oc_runtime_plan_free(&p);
+    tu_free(m, a, &bytes);
+}
+
+static struct pbw bytes_of_matmul_relu(void) {
     struct pb_model pm = {0};
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(64, 64), NULL));
     pbm_init(&pm, pb_tensor_f32("W", 2, TU_DIMS(64, 64)));
     pbm_node(&pm, pb_node("y", "MatMul", TU_LIST("x", "W"), TU_LIST("y_o"), 0, NULL));
     pbm_node(&pm, pb_node("r", "Relu", TU_LIST("y_o"), TU_LIST("r_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("r_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
+    return pbm_finish(&pm, 17);
+}
+
+/* The kernel classes' factors: a class's roofline time divided by its
+ * factor, its launch unchanged; the built-in fits only for their GPU,
+ * runtime, autocast and layout. */
+static void class_factors(void **state) {
+    (void)state;
+    struct pbw bytes = bytes_of_matmul_relu();
     struct oc_model *m = NULL;
     struct oc_analysis *a = NULL;
     struct oc_diag d = {0};
@@ -347,6 +416,46 @@ static void class_factors(void **state) {
     oc_perf_free(&base);
     oc_perf_free(&fitted);
     tu_free(m, a, &bytes);
+    /* the built-in fits: for their GPU, runtime, autocast and layout only */
+    struct oc_perf_opts f;
+    oc_perf_defaults(&f);
+    f.runtime = OC_RUNTIME_TORCH_EAGER;
+    f.autocast = OC_DT_FLOAT16;
+    const struct oc_builtin_fit *nchw = oc_builtin_fit_for(oc_gpu_find("rtx-4090"), &f);
+    assert_non_null(nchw);
+    assert_false(nchw->channels_last);
+    assert_non_null(strstr(nchw->source, "RTX 4090"));
+    f.channels_last = true;
+    const struct oc_builtin_fit *nhwc = oc_builtin_fit_for(oc_gpu_find("rtx-4090"), &f);
+    assert_non_null(nhwc);
+    assert_true(nhwc->channels_last && nhwc != nchw);
+    assert_null(oc_builtin_fit_for(oc_gpu_find("a100-sxm4-80gb"), &f));
+    f.autocast = 0;
+    assert_null(oc_builtin_fit_for(oc_gpu_find("rtx-4090"), &f));
+    f.autocast = OC_DT_FLOAT16;
+    f.runtime = OC_RUNTIME_NODES;
+    assert_null(oc_builtin_fit_for(oc_gpu_find("rtx-4090"), &f));
+    /* the estimate takes it, and a factor of the options' own keeps it out */
+    f.runtime = OC_RUNTIME_TORCH_EAGER;
+    f.channels_last = false;
+    struct oc_model *m2 = NULL;
+    struct oc_analysis *a2 = NULL;
+    struct pbw b2 = bytes_of_matmul_relu();
+    assert_int_equal(tu_analyze(&b2, NULL, &m2, &a2, &d), OC_OK);
+    struct oc_perf took, kept;
+    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &took), OC_OK);
+    assert_true(took.fit == nchw);
+    f.eff_class[OC_KC_GEMM] = 1;
+    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
+    assert_null(kept.fit);
+    f.eff_class[OC_KC_GEMM] = 0;
+    f.builtin_fit = false;
+    oc_perf_free(&kept);
+    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
+    assert_null(kept.fit);
+    oc_perf_free(&took);
+    oc_perf_free(&kept);
+    tu_free(m2, a2, &b2);
     enum oc_kclass c;
     assert_true(oc_kclass_parse("conv_depthwise", &c) && c == OC_KC_CONV_DEPTHWISE);
     assert_false(oc_kclass_parse("conv", &c));
@@ -369,6 +478,7 @@ int main(void) {
         cmocka_unit_test(groups_need_single_use),
         cmocka_unit_test(chains_and_autocast),
         cmocka_unit_test(permute_views),
+        cmocka_unit_test(groupnorm_and_softmax),
         cmocka_unit_test(class_factors),
         cmocka_unit_test(runtime_names),
     };

@@ -5,13 +5,16 @@
  *
  * Under torch.autocast(dtype=fp16 or bf16) on CUDA:
  *   - the contractions (convolutions, matrix products, the fused attention)
- *     run in the low type: each fp32 input is cast first, a kernel of its
+ *     and PRelu run in the low type: each fp32 input is cast first, a kernel of its
  *     own (an activation at every use; a weight once per forward, which
  *     autocast's cache keeps), and they write the low type;
- *   - the ops autocast runs in fp32 (softmax, layer, group and instance
- *     normalization, pow, exp, log, reciprocal, softplus, sum, prod, norms,
- *     cumsum) cast a low-type input up, a kernel of its own, and write
- *     fp32: a model's "fp32 islands";
+ *   - the ops autocast runs in fp32 (layer, group and instance
+ *     normalization, pow, exp, log, reciprocal, softplus, logsumexp) cast a
+ *     low-type input up, a kernel of its own, and write fp32: a model's
+ *     "fp32 islands"; those it gives an fp32 result type instead (softmax,
+ *     log-softmax, sum, prod, cumsum, the vector norms: its
+ *     fp32_set_opt_dtype policy) read their input as it is, no cast, and
+ *     write fp32;
  *   - every other op computes in the widest type among its inputs of one
  *     dimension or more (an fp32 parameter such as a layer scale, a
  *     position embedding or StarReLU's scale widens a half tensor; a
@@ -31,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum oc_ac_class { OC_AC_LOW, OC_AC_FP32, OC_AC_FIRST, OC_AC_PROMOTE };
+enum oc_ac_class { OC_AC_LOW, OC_AC_FP32, OC_AC_FP32_OUT, OC_AC_FIRST, OC_AC_PROMOTE };
 
 static bool oc_ac_in(const struct oc_node *n, const char *const *ops, size_t k) {
     for (size_t i = 0; i < k; i++)
@@ -41,18 +44,23 @@ static bool oc_ac_in(const struct oc_node *n, const char *const *ops, size_t k) 
 }
 
 static enum oc_ac_class oc_ac_class_of(const struct oc_runtime_plan *p, const struct oc_node *n) {
-    static const char *const fp32[] = {"Softmax",       "LogSoftmax", "LayerNormalization", "GroupNormalization",
-                                       "InstanceNormalization", "LpNormalization", "Pow", "Exp", "Log",
-                                       "Reciprocal",    "Softplus",   "ReduceSum",  "ReduceProd", "ReduceL1",
-                                       "ReduceL2",      "ReduceLogSumExp", "ReduceSumSquare", "CumSum"};
+    static const char *const fp32[] = {"LayerNormalization", "GroupNormalization", "InstanceNormalization",
+                                       "Pow", "Exp", "Log", "Reciprocal", "Softplus", "ReduceLogSumExp"};
+    static const char *const fp32_out[] = {"Softmax", "LogSoftmax", "ReduceSum", "ReduceProd", "ReduceL1",
+                                           "ReduceL2", "ReduceSumSquare", "CumSum", "LpNormalization"};
     static const char *const first[] = {"BatchNormalization", "Resize", "Upsample", "Pad", "Clip", "Dropout"};
     int32_t anchor = p->anchor[n->index];
     if (anchor >= 0)
-        return p->kind[anchor] == OC_RT_POINTWISE || p->kind[anchor] == OC_RT_VIEW ? OC_AC_PROMOTE : OC_AC_LOW;
-    if (n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum")))
+        return p->kind[anchor] == OC_RT_POINTWISE || p->kind[anchor] == OC_RT_VIEW ? OC_AC_PROMOTE
+               : p->kind[anchor] == OC_RT_NORM                                      ? OC_AC_FP32
+                                                                                     : OC_AC_LOW;
+    if ((n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum"))) ||
+        oc_node_is(n, "PRelu"))
         return OC_AC_LOW;
     if (oc_ac_in(n, fp32, sizeof fp32 / sizeof fp32[0]))
         return OC_AC_FP32;
+    if (oc_ac_in(n, fp32_out, sizeof fp32_out / sizeof fp32_out[0]))
+        return OC_AC_FP32_OUT;
     if (oc_ac_in(n, first, sizeof first / sizeof first[0]))
         return OC_AC_FIRST;
     return OC_AC_PROMOTE;
@@ -116,6 +124,8 @@ enum oc_status oc_autocast_types(const struct oc_graph *g, int32_t low, struct o
                 p->extra_kernels[at]++;
             }
             out = want;
+        } else if (c == OC_AC_FP32_OUT) {
+            out = 4; /* computed in fp32 from its input as it is: no cast */
         } else if (c == OC_AC_FIRST) {
             out = n->n_in > 0 && oc_ac_float(g, n->in[0]) ? p->width[n->in[0]] : 0;
         } else {

@@ -24,17 +24,19 @@ bool oc_kclass_parse(const char *s, enum oc_kclass *out) {
     return false;
 }
 
-#define OC_FIT(gpu, runtime, autocast, source, ...) {gpu, runtime, autocast, {__VA_ARGS__}, source},
+#define OC_FIT(gpu, runtime, autocast, channels_last, source, ...) \
+    {gpu, runtime, autocast, channels_last, {__VA_ARGS__}, source},
 static const struct oc_builtin_fit oc_builtin_fits[] = {
 #include "fits.def"
-    {NULL, OC_RUNTIME_NODES, 0, {0}, NULL} /* the end */
+    {NULL, OC_RUNTIME_NODES, 0, false, {0}, NULL} /* the end */
 };
 #undef OC_FIT
 
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o) {
     for (size_t i = 0; gpu && oc_builtin_fits[i].gpu_id; i++) {
         const struct oc_builtin_fit *f = &oc_builtin_fits[i];
-        if (f->runtime == o->runtime && f->autocast == o->autocast && oc_gpu_find(f->gpu_id) == gpu)
+        if (f->runtime == o->runtime && f->autocast == o->autocast && f->channels_last == o->channels_last &&
+            oc_gpu_find(f->gpu_id) == gpu)
             return f;
     }
     return NULL;

@@ -186,6 +186,8 @@ static enum oc_kclass oc_perf_kclass(const struct oc_graph *g, const struct oc_n
         return OC_KC_GEMM;
     if (kind == OC_RT_POINTWISE)
         return OC_KC_ELTWISE;
+    if (kind == OC_RT_NORM)
+        return OC_KC_REDUCE;
     struct oc_kfeat f;
     oc_kernel_features(g, n, false, &f);
     switch (f.family) {
@@ -215,7 +217,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         return OC_ERR_NOMEM;
     const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
     struct oc_runtime_plan plan = {0};
-    if ((o->runtime != OC_RUNTIME_NODES || o->autocast) && oc_runtime_plan(g, o->runtime, o->autocast, &plan) != OC_OK) {
+    if ((o->runtime != OC_RUNTIME_NODES || o->autocast) && oc_runtime_plan(g, o->runtime, o->autocast, o->channels_last, &plan) != OC_OK) {
         oc_perf_free(out);
         return OC_ERR_NOMEM;
     }

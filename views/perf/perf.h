@@ -64,15 +64,21 @@ struct oc_builtin_fit {
     const char *gpu_id;
     enum oc_runtime runtime;
     int32_t autocast;
+    bool channels_last;
     double factor[OC_KC_COUNT]; /* > 0: a class's time divided by it     */
     const char *source;         /* what it was fitted on, one line        */
 };
-/* The fit for gpu (a built-in row) under o's runtime and autocast, or NULL. */
+/* The fit for gpu (a built-in row) under o's runtime, autocast and layout,
+ * or NULL. */
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 
 struct oc_perf_opts {
     enum oc_math math;
     enum oc_runtime runtime; /* --runtime: whose kernels (OC_RUNTIME_NODES default) */
+    bool channels_last;  /* --channels-last: the model and input in PyTorch's
+                            channels-last memory format: a permute between
+                            NCHW and NHWC is a view (runtime.c), and the
+                            built-in fits are the channels-last rows'     */
     int32_t autocast;    /* --autocast: PyTorch's autocast to this low type
                             (OC_DT_FLOAT16 or OC_DT_BFLOAT16) over the
                             file's types (autocast.c); 0 = none             */
@@ -272,7 +278,7 @@ struct oc_node_perf {
  * value, dtype[i] the type node i computes in (0: its own), and
  * bytes_scale[i] what a node of its own moves over its priced bytes (1
  * without autocast). */
-enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE, OC_RT_VIEW };
+enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE, OC_RT_VIEW, OC_RT_NORM };
 struct oc_runtime_plan {
     enum oc_runtime runtime;
     int32_t autocast;     /* the low type as an ONNX code; 0: none        */
@@ -285,8 +291,10 @@ struct oc_runtime_plan {
     int32_t *dtype;
     uint8_t *width;       /* NULL without autocast                        */
 };
-/* autocast: 0, or OC_DT_FLOAT16 or OC_DT_BFLOAT16 (oc_perf_opts.autocast). */
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast,
+/* autocast: 0, or OC_DT_FLOAT16 or OC_DT_BFLOAT16 (oc_perf_opts.autocast);
+ * channels_last: the model and its input in channels-last memory format
+ * (oc_perf_opts.channels_last). */
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast, bool channels_last,
                                struct oc_runtime_plan *out);
 void oc_runtime_plan_free(struct oc_runtime_plan *p);
 

@@ -14,6 +14,10 @@
  *     Div, Erf, Add, Mul, Mul; SiLU as Sigmoid and Mul; LayerNorm written
  *     out) runs as one kernel: read once, written once (the chains of
  *     training.h's oc_pointwise_chains);
+ *   - GroupNorm, written as InstanceNormalization between Reshapes and its
+ *     affine as Mul and Add of constants, runs as torch's one group_norm;
+ *   - a permute (Transpose) that only elementwise ops read stays a strided
+ *     view, no kernel;
  *   - a BatchNorm the export folded into the convolution before it (a Conv
  *     with a bias that no BatchNormalization reads, training.h's sign) runs
  *     after it as a kernel of its own: one pass over the output, read and
@@ -25,6 +29,8 @@
 #include "terms.h"
 
 #include "../training.h"
+
+#include "../../analyzer/attr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +52,9 @@ bool oc_runtime_parse(const char *s, enum oc_runtime *out) {
 
 const char *oc_runtime_description(enum oc_runtime r) {
     return r == OC_RUNTIME_TORCH_EAGER
-               ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, a function of one "
-                 "tensor written as several pointwise nodes as one kernel, a BatchNorm the export folded as a pass "
-                 "of its own"
+               ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, GELU, SiLU or a "
+                 "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute only "
+                 "elementwise ops read as a view, a BatchNorm the export folded as a pass of its own"
                : "one kernel per node, as the file has them";
 }
 
@@ -297,6 +303,56 @@ static void oc_rt_free_scratch(int32_t *members, int32_t *head, int32_t *next, b
     free(members), free(head), free(next), free(seen), free(reads);
 }
 
+/* GroupNorm as the exporter writes it (a Reshape to [N, G, -1], an
+   InstanceNormalization over each group, a Reshape back, the affine as Mul
+   and Add of constants) is torch's one group_norm op: its affine inside its
+   kernel. consumer[v]: the node reading v where v has one reader, -1 else. */
+static const struct oc_node *oc_rt_only_reader(const struct oc_graph *g, const int32_t *consumer, int32_t v) {
+    return v >= 0 && g->values[v].n_consumers == 1 && !g->values[v].is_graph_output && consumer[v] >= 0
+               ? &g->nodes[consumer[v]]
+               : NULL;
+}
+
+static void oc_rt_norm_affine(const struct oc_graph *g, struct oc_runtime_plan *p, const int32_t *consumer,
+                              const struct oc_node *norm) {
+    if (!(oc_rt_is(norm, "InstanceNormalization") || oc_rt_is(norm, "GroupNormalization")) ||
+        p->anchor[norm->index] >= 0 || norm->n_out < 1)
+        return;
+    const struct oc_node *m[4] = {norm};
+    int32_t k = 1, affine = 0;
+    const struct oc_node *x = oc_rt_only_reader(g, consumer, norm->out[0]);
+    if (oc_rt_is(x, "Reshape") && p->anchor[x->index] < 0) {
+        m[k++] = x;
+        x = oc_rt_only_reader(g, consumer, x->out[0]);
+    }
+    for (const char *op = "Mul"; op && x; op = op[0] == 'M' ? "Add" : NULL) {
+        if (!oc_rt_is(x, op) || p->anchor[x->index] >= 0 || x->n_in != 2 || x->n_out < 1)
+            break;
+        int32_t from = m[k - 1]->out[0], other = x->in[0] == from ? x->in[1] : x->in[0];
+        if (other < 0 || !oc_rt_constant(g, other))
+            break;
+        m[k++] = x, affine++;
+        x = oc_rt_only_reader(g, consumer, x->out[0]);
+    }
+    if (!affine)
+        return;
+    for (int32_t i = 0; i < k; i++)
+        p->anchor[m[i]->index] = m[k - 1]->index;
+    p->kind[m[k - 1]->index] = OC_RT_NORM;
+}
+
+static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int32_t *consumer) {
+    for (int32_t v = 0; v < g->n_values; v++)
+        consumer[v] = -1;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] >= 0)
+                consumer[g->nodes[i].in[k]] = i;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        oc_rt_norm_affine(g, p, consumer, &g->nodes[i]);
+    memset(consumer, 0, (size_t)g->n_values * sizeof *consumer);
+}
+
 /* a Transpose eager PyTorch leaves a strided view (a permute): every reader
    an elementwise op, which reads strided inputs as they are (TensorIterator);
    a LayerNorm, a matrix product or a reshape after a permute makes it
@@ -311,9 +367,22 @@ static bool oc_rt_elementwise(const struct oc_node *n) {
     return false;
 }
 
-/* the Transposes left as views; strided: scratch of g->n_values, all false
-   on entry and left so */
-static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool *strided_no) {
+/* a Transpose between NCHW and NHWC (perm 0,2,3,1 or 0,3,1,2 of a rank-4
+   tensor): on a model and input in channels-last memory format the one is
+   the other's memory as it lies, a view whoever reads it */
+static bool oc_rt_layout_permute(const struct oc_node *t) {
+    const int64_t *perm = NULL;
+    int64_t n = 0;
+    struct oc_diag d = {0};
+    if (oc_attr_ints(t, "perm", &perm, &n, &d) != OC_OK || n != 4 || !perm)
+        return false;
+    return perm[0] == 0 && ((perm[1] == 2 && perm[2] == 3 && perm[3] == 1) || (perm[1] == 3 && perm[2] == 1 && perm[3] == 2));
+}
+
+/* the Transposes left as views (channels_last: the layout permutes too);
+   strided: scratch of g->n_values, all false on entry and left so */
+static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
+                                bool *strided_no) {
     for (int32_t i = 0; i < g->n_nodes; i++) /* a value some reader needs contiguous */
         for (int32_t k = 0; k < g->nodes[i].n_in; k++)
             if (g->nodes[i].in[k] >= 0 && !oc_rt_elementwise(&g->nodes[i]))
@@ -323,7 +392,8 @@ static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
         if (!oc_rt_is(t, "Transpose") || p->anchor[i] >= 0 || t->n_out < 1 || t->out[0] < 0)
             continue;
         const struct oc_value *v = &g->values[t->out[0]];
-        if (v->is_graph_output || v->n_consumers < 1 || strided_no[t->out[0]])
+        if (v->is_graph_output || v->n_consumers < 1 ||
+            (strided_no[t->out[0]] && !(channels_last && oc_rt_layout_permute(t))))
             continue;
         p->anchor[i] = i;
         p->kind[i] = OC_RT_VIEW;
@@ -331,7 +401,7 @@ static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
     memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
 }
 
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast,
+enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast, bool channels_last,
                                struct oc_runtime_plan *out) {
     memset(out, 0, sizeof *out);
     out->runtime = rt;
@@ -368,12 +438,13 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int
            root, last member), then as the groups' member lists */
         for (int32_t r = n - 1; r >= 0; r--) /* a Linear before the chain its output may begin */
             oc_rt_bias(g, out, &g->nodes[g->order[r]]);
+        oc_rt_norms(g, out, reads); /* a GroupNorm's affine, before the chains would take it */
         if (!oc_rt_pointwise_chains(g, out, members, head, next)) {
             oc_rt_free_scratch(members, head, next, seen, reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
-        oc_rt_permute_views(g, out, seen);
+        oc_rt_permute_views(g, out, channels_last, seen);
     }
     if (autocast && oc_autocast_types(g, autocast, out) != OC_OK) { /* the groups' types: after they are made */
         oc_rt_free_scratch(members, head, next, seen, reads);
