@@ -50,7 +50,7 @@ ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ra
               "latency_s", "class_s"]
 # onnxcost's kernel classes (views/perf/perf.h, enum oc_kclass), the fit's unknowns
 KCLASSES = ["gemm", "attention", "conv_3x3", "conv_kxk", "conv_1x1", "conv_grouped", "conv_depthwise", "eltwise",
-            "reduce", "pool", "move", "pass"]
+            "reduce", "pool", "move", "pass", "fused"]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
 
 

@@ -421,8 +421,11 @@ static const struct oc_opt oc_gpu_opts[] = {
                      "kernel, a Linear's bias in its GEMM, GELU, SiLU or a norm written\n"
                      "as several pointwise nodes as one kernel, GroupNorm as one, a\n"
                      "permute only elementwise ops read as a view, a BatchNorm the\n"
-                     "export folded as a pass of its own)",
-                     0, 0, 0, "nodes or torch-eager", oc_opt_runtime),
+                     "export folded as a pass of its own) or torch-compile\n"
+                     "(torch.compile's Inductor: attention, matrix products and\n"
+                     "convolutions as library kernels, each region of other nodes\n"
+                     "between them one fused kernel)",
+                     0, 0, 0, "nodes, torch-eager or torch-compile", oc_opt_runtime),
     OC_OPT_FLAG_ROW("--channels-last", NULL,
                     "the model and input in PyTorch's channels-last memory format:\n"
                     "a permute between NCHW and NHWC is a view, and the built-in\n"

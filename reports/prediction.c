@@ -245,8 +245,8 @@ json_t *oc_gpu_json_node(const struct oc_node_perf *np) {
     if (!o)
         return NULL;
     if (np->grouped) { /* the runtime runs its work in one kernel with others (--runtime) */
-        static const char *const kinds[] = {"own", "attention", "linear", "pointwise", "view", "norm"};
-        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 6 ? kinds[np->group_kind] : "?"));
+        static const char *const kinds[] = {"own", "attention", "linear", "pointwise", "view", "norm", "fused"};
+        json_object_set_new(o, "runtime_group", json_string(np->group_kind < 7 ? kinds[np->group_kind] : "?"));
         json_object_set_new(o, "in_kernel_of_node", json_integer(np->group_anchor));
         if (np->bound == OC_BOUND_NONE && np->time == 0) {
             json_object_set_new(o, "time_s", json_real(0));

@@ -378,6 +378,69 @@ static void groupnorm_and_softmax(void **state) {
     tu_free(m, a, &bytes);
 }
 
+/* torch.compile's regions on a residual block, 4 bytes an element, every
+ * tensor [1,4,8,8] (256 elements, 1,024 bytes):
+ *   r0 = Relu(x); c1 = Conv(r0); r1 = Relu(c1); c2 = Conv(r1);
+ *   a = Add(c2, r0); r2 = Relu(a)
+ * The convolutions are library kernels. r0 lies before both (stage 0), r1
+ * between them (1), a and r2 after (2): a reads r0, yet fusing them would
+ * make a region that waits on c2, which reads it. So a and r2 are one
+ * kernel reading c2 and r0 and writing r2: 3,072 bytes; r0 and r1 are
+ * kernels of their own. The convolutions' folded BatchNorms fuse into r1
+ * and the region: no pass (eager PyTorch runs two). */
+static void compile_regions(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 4, 8, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("w1", 4, TU_DIMS(4, 4, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("b1", 1, TU_DIMS(4)));
+    pbm_init(&pm, pb_tensor_f32("w2", 4, TU_DIMS(4, 4, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("b2", 1, TU_DIMS(4)));
+    struct pbw pads[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    struct pbw pads2[] = {pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    pbm_node(&pm, pb_node("r0", "Relu", TU_LIST("x"), TU_LIST("r0_o"), 0, NULL));
+    pbm_node(&pm, pb_node("c1", "Conv", TU_LIST("r0_o", "w1", "b1"), TU_LIST("c1_o"), 1, pads));
+    pbm_node(&pm, pb_node("r1", "Relu", TU_LIST("c1_o"), TU_LIST("r1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("c2", "Conv", TU_LIST("r1_o", "w2", "b2"), TU_LIST("c2_o"), 1, pads2));
+    pbm_node(&pm, pb_node("a", "Add", TU_LIST("c2_o", "r0_o"), TU_LIST("a_o"), 0, NULL));
+    pbm_node(&pm, pb_node("r2", "Relu", TU_LIST("a_o"), TU_LIST("r2_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("r2_o", PB_FLOAT, -1, NULL, NULL));
+    struct pbw bytes = pbm_finish(&pm, 17);
+    struct oc_model *m = NULL;
+    struct oc_analysis *a = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_COMPILE, 0, false, &p), OC_OK);
+    int32_t r0 = tu_node(a, "r0")->index, r1 = tu_node(a, "r1")->index, c1 = tu_node(a, "c1")->index,
+            c2 = tu_node(a, "c2")->index, ad = tu_node(a, "a")->index, r2 = tu_node(a, "r2")->index;
+    assert_int_equal(p.anchor[r0], -1);
+    assert_int_equal(p.anchor[r1], -1);
+    assert_int_equal(p.anchor[c1], -1);
+    assert_int_equal(p.anchor[c2], -1);
+    assert_int_equal(p.anchor[ad], r2);
+    assert_int_equal(p.anchor[r2], r2);
+    assert_int_equal(p.kind[r2], OC_RT_FUSED);
+    assert_true(p.bytes[r2] == 3072);
+    assert_int_equal(p.extra_kernels[c1], 0);
+    assert_int_equal(p.extra_kernels[c2], 0);
+    oc_runtime_plan_free(&p);
+    const struct oc_gpu *gpu = oc_gpu_find("a100-sxm4-80gb");
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    struct oc_perf eager, compiled;
+    o.runtime = OC_RUNTIME_TORCH_EAGER;
+    assert_int_equal(oc_perf_estimate(a, gpu, &o, &eager), OC_OK);
+    o.runtime = OC_RUNTIME_TORCH_COMPILE;
+    assert_int_equal(oc_perf_estimate(a, gpu, &o, &compiled), OC_OK);
+    assert_int_equal(eager.n_kernels, 8); /* 6 nodes, 2 BatchNorm passes */
+    assert_int_equal(compiled.n_kernels, 5);
+    assert_int_equal(compiled.nodes[r2].kclass, OC_KC_FUSED);
+    oc_perf_free(&eager);
+    oc_perf_free(&compiled);
+    tu_free(m, a, &bytes);
+}
+
 static struct pbw bytes_of_matmul_relu(void) {
     struct pb_model pm = {0};
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(64, 64), NULL));
@@ -467,7 +530,8 @@ static void runtime_names(void **state) {
     enum oc_runtime r;
     assert_true(oc_runtime_parse("torch-eager", &r) && r == OC_RUNTIME_TORCH_EAGER);
     assert_true(oc_runtime_parse("nodes", &r) && r == OC_RUNTIME_NODES);
-    assert_false(oc_runtime_parse("torch-compile", &r));
+    assert_true(oc_runtime_parse("torch-compile", &r) && r == OC_RUNTIME_TORCH_COMPILE);
+    assert_false(oc_runtime_parse("torch-jit", &r));
     assert_false(oc_runtime_parse(NULL, &r));
     assert_string_equal(oc_runtime_name(OC_RUNTIME_TORCH_EAGER), "torch-eager");
 }
@@ -479,6 +543,7 @@ int main(void) {
         cmocka_unit_test(chains_and_autocast),
         cmocka_unit_test(permute_views),
         cmocka_unit_test(groupnorm_and_softmax),
+        cmocka_unit_test(compile_regions),
         cmocka_unit_test(class_factors),
         cmocka_unit_test(runtime_names),
     };

@@ -21,6 +21,8 @@
  *     0-dimensional constant, a Python number in the source, does not),
  *     a BatchNorm, a Resize, a Pad, a Clip and a Dropout in their data
  *     input's type; the widening is inside the kernel, no cast of its own.
+ * Under torch.compile an activation's cast is part of the fused kernel that
+ * writes it (Inductor), no kernel of its own; a weight's stays.
  * The file's own float tensors are taken as what PyTorch held: an fp32
  * tensor is fp32, an fp16 one fp16. A runtime group (perf.h,
  * oc_runtime_plan) is one op: attention and a Linear in the low type, a
@@ -117,6 +119,8 @@ enum oc_status oc_autocast_types(const struct oc_graph *g, int32_t low, struct o
                     if (cast_once[v])
                         continue;
                     cast_once[v] = true;
+                } else if (p->runtime == OC_RUNTIME_TORCH_COMPILE) {
+                    continue; /* Inductor casts an activation in the kernel that writes it */
                 }
                 if (g->values[v].rank < 1)
                     continue; /* a number: no kernel */

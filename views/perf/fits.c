@@ -11,7 +11,7 @@
 
 static const char *const oc_kclass_names[OC_KC_COUNT] = {
     "gemm",    "attention", "conv_3x3", "conv_kxk", "conv_1x1", "conv_grouped", "conv_depthwise",
-    "eltwise", "reduce",    "pool",     "move",     "pass"};
+    "eltwise", "reduce",    "pool",     "move",     "pass",         "fused"};
 
 const char *oc_kclass_name(enum oc_kclass c) { return (unsigned)c < OC_KC_COUNT ? oc_kclass_names[c] : "?"; }
 

@@ -188,6 +188,8 @@ static enum oc_kclass oc_perf_kclass(const struct oc_graph *g, const struct oc_n
         return OC_KC_ELTWISE;
     if (kind == OC_RT_NORM)
         return OC_KC_REDUCE;
+    if (kind == OC_RT_FUSED)
+        return OC_KC_FUSED;
     struct oc_kfeat f;
     oc_kernel_features(g, n, false, &f);
     switch (f.family) {

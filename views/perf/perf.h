@@ -38,7 +38,7 @@
  * for the nodes an exporter wrote (attention as one kernel, a Linear's bias
  * in its GEMM, a function of one tensor as one kernel, a folded BatchNorm
  * as a pass of its own). */
-enum oc_runtime { OC_RUNTIME_NODES, OC_RUNTIME_TORCH_EAGER, OC_RUNTIME_COUNT };
+enum oc_runtime { OC_RUNTIME_NODES, OC_RUNTIME_TORCH_EAGER, OC_RUNTIME_TORCH_COMPILE, OC_RUNTIME_COUNT };
 const char *oc_runtime_name(enum oc_runtime r);
 bool oc_runtime_parse(const char *s, enum oc_runtime *out);
 /* One line: what the runtime runs, for a report's header. */
@@ -51,9 +51,10 @@ const char *oc_runtime_description(enum oc_runtime r);
  * beside the nodes (a folded BatchNorm, autocast's casts). */
 enum oc_kclass {
     OC_KC_GEMM, OC_KC_ATTENTION, OC_KC_CONV_3X3, OC_KC_CONV_KXK, OC_KC_CONV_1X1, OC_KC_CONV_GROUPED,
-    OC_KC_CONV_DEPTHWISE, OC_KC_ELTWISE, OC_KC_REDUCE, OC_KC_POOL, OC_KC_MOVE, OC_KC_PASS, OC_KC_COUNT
+    OC_KC_CONV_DEPTHWISE, OC_KC_ELTWISE, OC_KC_REDUCE, OC_KC_POOL, OC_KC_MOVE, OC_KC_PASS, OC_KC_FUSED, OC_KC_COUNT
 };
-/* "gemm", "attention", "conv_3x3", ..., "pass" */
+/* "gemm", "attention", "conv_3x3", ..., "pass", "fused" (a torch.compile
+ * region, runtime.c) */
 const char *oc_kclass_name(enum oc_kclass c);
 bool oc_kclass_parse(const char *s, enum oc_kclass *out);
 
@@ -278,7 +279,7 @@ struct oc_node_perf {
  * value, dtype[i] the type node i computes in (0: its own), and
  * bytes_scale[i] what a node of its own moves over its priced bytes (1
  * without autocast). */
-enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE, OC_RT_VIEW, OC_RT_NORM };
+enum oc_rt_kind { OC_RT_OWN, OC_RT_ATTENTION, OC_RT_LINEAR, OC_RT_POINTWISE, OC_RT_VIEW, OC_RT_NORM, OC_RT_FUSED };
 struct oc_runtime_plan {
     enum oc_runtime runtime;
     int32_t autocast;     /* the low type as an ONNX code; 0: none        */

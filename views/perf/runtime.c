@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const oc_runtime_names[OC_RUNTIME_COUNT] = {"nodes", "torch-eager"};
+static const char *const oc_runtime_names[OC_RUNTIME_COUNT] = {"nodes", "torch-eager", "torch-compile"};
 
 const char *oc_runtime_name(enum oc_runtime r) {
     return (unsigned)r < OC_RUNTIME_COUNT ? oc_runtime_names[r] : "?";
@@ -51,6 +51,9 @@ bool oc_runtime_parse(const char *s, enum oc_runtime *out) {
 }
 
 const char *oc_runtime_description(enum oc_runtime r) {
+    if (r == OC_RUNTIME_TORCH_COMPILE)
+        return "torch.compile (Inductor): attention, matrix products and convolutions as library kernels, every "
+               "region of other nodes between them fused into one kernel";
     return r == OC_RUNTIME_TORCH_EAGER
                ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, GELU, SiLU or a "
                  "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute only "
@@ -299,6 +302,76 @@ static void oc_rt_own_scale(const struct oc_graph *g, struct oc_runtime_plan *p,
     p->bytes_scale[n->index] = priced > 0 ? typed / priced : 1;
 }
 
+/* torch.compile's fusion (Inductor): the nodes that are no library kernel
+   (a contraction, an attention or Linear group) fuse with the nodes they
+   read from between the same library kernels: stage[i], the library
+   kernels on the longest path to node i, equal along a fused edge, so that
+   no region reads what a library kernel made of its own output. Each
+   region of two or more nodes runs as one kernel at its last node (in
+   topological order). stage, parent, last: scratch of g->n_nodes. */
+static bool oc_rt_library(const struct oc_runtime_plan *p, const struct oc_node *n) {
+    return p->anchor[n->index] >= 0 ||
+           (n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) ||
+                                 oc_node_is(n, "Einsum")));
+}
+
+static int32_t oc_rt_find(int32_t *parent, int32_t i) {
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+static void oc_rt_compile_regions(const struct oc_graph *g, struct oc_runtime_plan *p, int32_t *stage,
+                                  int32_t *parent, int32_t *last) {
+    int32_t n = g->n_nodes;
+    for (int32_t i = 0; i < n; i++)
+        stage[i] = 0, parent[i] = i, last[i] = -1;
+    for (int32_t s = 0; s < n; s++) {
+        const struct oc_node *b = &g->nodes[g->order[s]];
+        bool fuses = !oc_rt_library(p, b) && !oc_node_folded(g, b);
+        for (int32_t k = 0; k < b->n_in; k++) {
+            const struct oc_node *a = oc_rt_producer(g, b->in[k]);
+            if (!a)
+                continue;
+            bool lib = oc_rt_library(p, a);
+            if (stage[a->index] + lib > stage[b->index])
+                stage[b->index] = stage[a->index] + lib;
+        }
+        for (int32_t k = 0; fuses && k < b->n_in; k++) {
+            const struct oc_node *a = oc_rt_producer(g, b->in[k]);
+            if (a && !oc_rt_library(p, a) && !oc_node_folded(g, a) && stage[a->index] == stage[b->index])
+                parent[oc_rt_find(parent, a->index)] = oc_rt_find(parent, b->index);
+        }
+    }
+    for (int32_t s = 0; s < n; s++) { /* each region's last node, and its size in stage[] after */
+        int32_t i = g->order[s];
+        last[oc_rt_find(parent, i)] = i;
+    }
+    for (int32_t i = 0; i < n; i++)
+        stage[i] = 0;
+    for (int32_t i = 0; i < n; i++)
+        stage[oc_rt_find(parent, i)]++;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t r = oc_rt_find(parent, i);
+        if (stage[r] < 2 || oc_rt_library(p, &g->nodes[i]) || oc_node_folded(g, &g->nodes[i]))
+            continue;
+        p->anchor[i] = last[r];
+        p->kind[last[r]] = OC_RT_FUSED;
+    }
+}
+
+/* the values a fused region reads (or a node a region would take): read[v]
+   true; read: g->n_values, all false on entry */
+static void oc_rt_region_reads(const struct oc_graph *g, const struct oc_runtime_plan *p, bool *read) {
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const struct oc_node *x = &g->nodes[i];
+        bool region = p->anchor[i] < 0 ? !oc_rt_library(p, x) : p->kind[p->anchor[i]] == OC_RT_FUSED;
+        for (int32_t k = 0; region && k < x->n_in; k++)
+            if (x->in[k] >= 0)
+                read[x->in[k]] = true;
+    }
+}
+
 static void oc_rt_free_scratch(int32_t *members, int32_t *head, int32_t *next, bool *seen, int32_t *reads) {
     free(members), free(head), free(next), free(seen), free(reads);
 }
@@ -446,6 +519,13 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int
         }
         oc_rt_permute_views(g, out, channels_last, seen);
     }
+    if (rt == OC_RUNTIME_TORCH_COMPILE) {
+        for (int32_t r = n - 1; r >= 0; r--) /* flash attention and the GEMMs with their bias: library kernels */
+            oc_rt_attention(g, out, &g->nodes[g->order[r]]);
+        for (int32_t r = n - 1; r >= 0; r--)
+            oc_rt_bias(g, out, &g->nodes[g->order[r]]);
+        oc_rt_compile_regions(g, out, members, head, next);
+    }
     if (autocast && oc_autocast_types(g, autocast, out) != OC_OK) { /* the groups' types: after they are made */
         oc_rt_free_scratch(members, head, next, seen, reads);
         oc_runtime_plan_free(out);
@@ -482,15 +562,17 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int
     for (int32_t i = 0; autocast && i < n; i++)
         if (out->anchor[i] < 0)
             oc_rt_own_scale(g, out, &g->nodes[i]);
-    if (rt == OC_RUNTIME_TORCH_EAGER) {
+    if (rt != OC_RUNTIME_NODES) {
         bool *folded = oc_folded_bn_convs(g);
         if (!folded) {
             oc_rt_free_scratch(members, head, next, seen, reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
+        if (rt == OC_RUNTIME_TORCH_COMPILE) /* compiled, it fuses into the region that reads the output */
+            oc_rt_region_reads(g, out, seen);
         for (int32_t i = 0; i < n; i++) /* a folded BatchNorm's pass: the output read and written */
-            if (folded[i] && g->nodes[i].n_out > 0) {
+            if (folded[i] && g->nodes[i].n_out > 0 && g->nodes[i].out[0] >= 0 && !seen[g->nodes[i].out[0]]) {
                 out->extra_bytes[i] += 2 * oc_autocast_value_bytes(g, out, NULL, g->nodes[i].out[0], false);
                 out->extra_kernels[i]++;
             }
