@@ -397,6 +397,18 @@ else
     echo "FAIL evil_csv_rows: $(cat "$tmp/out")"
     fail=$((fail + 1))
 fi
+expect csv_quotes 0 "" -- "$B/csv_quotes.onnx" --format csv
+if python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
+assert [r[1] for r in rows[1:]] == ["\"lead", "mid\"dle\tx;y"], rows
+assert all(len(r) == len(rows[0]) for r in rows), rows
+' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL csv_quotes_rows: a quote without a comma must be quoted: $(cat "$tmp/out")"
+    fail=$((fail + 1))
+fi
 expect evil_md 0 "" -- "$B/evil_names.onnx" --batch 1 --format md
 expect_out evil_md_rows '| n?[31mred?[0m\|<b>&'"'"'",x | Relu |'
 expect evil_html 0 "" -- "$B/evil_names.onnx" --batch 1 --format html

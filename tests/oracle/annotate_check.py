@@ -155,6 +155,18 @@ def annotate_case(onnxcost, path, out_dir, binding, dims_flags=(), run_ort=True)
           all(any(p.key == "onnxcost.params" for p in n.metadata_props) for n in ann.graph.node))
     meta = {p.key: p.value for p in ann.metadata_props}
     report = json.loads(run([onnxcost, path, "--format", "json", "-q", *dims_flags]).stdout)
+    # each node's figures are its own: the report's node of the same name (file order and
+    # execution order may differ)
+    by_name = {n["name"]: n for n in report["nodes"] if n.get("name")}
+    names = [n.name for n in ann.graph.node if n.name]
+    if len(set(names)) == len(names):
+        wrong = [f"{n.name}: {k} {md.get('onnxcost.' + k)} != {by_name[n.name][k]}"
+                 for n in ann.graph.node if n.name in by_name
+                 for md in [{p.key: p.value for p in n.metadata_props}]
+                 for k in ("params", "macs", "flops")
+                 if by_name[n.name].get(k) is not None and md.get("onnxcost." + k, "").isdigit()
+                 and md["onnxcost." + k] != str(by_name[n.name][k])]  # a formula: the totals' check covers it
+        check(f"{name}: each node's figures its own (by name)", not wrong, "; ".join(wrong[:5]))
     symbolic = report.get("symbolic") or {}
     sym = symbolic.get("totals", {})
     if symbolic:  # a formula fitted, not proven, is marked so in the file (~), as in the report
@@ -288,6 +300,28 @@ def main():
         # every corpus file annotates and passes the checker, run or not
         for path in corpus:
             annotate_case(oc, path, out_dir, {}, run_ort=False)
+
+        # nodes listed out of execution order: each keeps its own figures, worked by hand:
+        # a = MatMul(x [2,8], w [8,8]) 128 MACs, 64 params; b = MatMul(a, w2 [8,4]) 64 MACs,
+        # 32 params; c = Relu(b) 8 FLOPs; the file lists b, c, a
+        from onnx import numpy_helper
+        w = numpy_helper.from_array(np.ones((8, 8), np.float32), "w")
+        w2 = numpy_helper.from_array(np.ones((8, 4), np.float32), "w2")
+        h = onnx.helper
+        g = h.make_graph([h.make_node("MatMul", ["a_o", "w2"], ["b_o"], name="b"),
+                          h.make_node("Relu", ["b_o"], ["y"], name="c"),
+                          h.make_node("MatMul", ["x", "w"], ["a_o"], name="a")], "g",
+                         [h.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 8])],
+                         [h.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)], [w, w2])
+        unsorted = os.path.join(tmp, "unsorted.onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), unsorted)
+        r = run([oc, "annotate", unsorted, "-o", os.path.join(out_dir, "unsorted_ann.onnx")])
+        got = {n.name: {p.key: p.value for p in n.metadata_props}
+               for n in onnx.load(os.path.join(out_dir, "unsorted_ann.onnx")).graph.node} if r.returncode == 0 else {}
+        want = {"a": ("64", "128"), "b": ("32", "64"), "c": ("0", "0")}
+        check("nodes out of execution order keep their own metadata",
+              all((got.get(k, {}).get("onnxcost.params"), got.get(k, {}).get("onnxcost.macs")) == v
+                  for k, v in want.items()) and got.get("c", {}).get("onnxcost.flops") == "8", str(got))
 
         # errors: a refused model, a missing -o
         bad = os.path.join(args.fixtures, "bad", "cycle.onnx")

@@ -234,6 +234,14 @@ struct pbw pbm_finish(struct pb_model *m, int64_t opset) {
     return model;
 }
 
+struct pbw pbm_finish_ms(struct pb_model *m, int64_t opset, int64_t ms_opset) {
+    struct pbw model = pbm_finish(m, opset), os = {0};
+    pbw_str(&os, 1, "com.microsoft");
+    pbw_int(&os, 2, ms_opset);
+    pbw_msg(&model, 8, &os);
+    return model;
+}
+
 struct pbw pb_attr_graph(const char *name, struct pb_model *body) {
     struct pbw a = {0};
     pbw_str(&a, 1, name);

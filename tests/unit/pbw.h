@@ -68,5 +68,7 @@ void pbm_output(struct pb_model *m, struct pbw vi);
 void pbm_value_info(struct pb_model *m, struct pbw vi);
 /* Serialised ModelProto (ir_version 8, default-domain opset `opset`). */
 struct pbw pbm_finish(struct pb_model *m, int64_t opset);
+/* The same, importing ONNX Runtime's com.microsoft domain at ms_opset too. */
+struct pbw pbm_finish_ms(struct pb_model *m, int64_t opset, int64_t ms_opset);
 
 #endif

@@ -47,6 +47,34 @@ static void attention_gqa(void **state) {
     assert_int_equal(tu_node(an, "att3")->cost.flops, 10680);
 }
 
+/* ONNX Runtime's MultiHeadAttention with key and value already the whole
+ * cache, [B, N, L, H] (4-D): L is the total length, a past_key beside them
+ * adds nothing. q [1, 3, 8], 2 heads (head size 4), k and v [1, 2, 10, 4],
+ * past_key [1, 2, 7, 4]: T = 10; scores 1 x 2 x 3 x 10 = 60; MACs 60 x
+ * (4 + 4) = 480; present_key [1, 2, 10, 4]. */
+static void mha_whole_cache_key(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("q", PB_FLOAT, 3, TU_DIMS(1, 3, 8), NULL));
+    pbm_input(&pm, pb_value_info("k", PB_FLOAT, 4, TU_DIMS(1, 2, 10, 4), NULL));
+    pbm_input(&pm, pb_value_info("v", PB_FLOAT, 4, TU_DIMS(1, 2, 10, 4), NULL));
+    pbm_input(&pm, pb_value_info("pk", PB_FLOAT, 4, TU_DIMS(1, 2, 7, 4), NULL));
+    pbm_input(&pm, pb_value_info("pv", PB_FLOAT, 4, TU_DIMS(1, 2, 7, 4), NULL));
+    struct pbw at[] = {pb_attr_int("num_heads", 2)};
+    pbm_node(&pm, pb_node_dom("mha", "com.microsoft", "MultiHeadAttention", TU_LIST("q", "k", "v", "", "", "", "pk", "pv"),
+                              TU_LIST("y", "present_k", "present_v"), 1, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    struct pbw file = pbm_finish_ms(&pm, 17, 1);
+    struct oc_model *m = NULL;
+    struct oc_analysis *a = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(tu_analyze(&file, NULL, &m, &a, &d), OC_OK);
+    TU_SHAPE(tu_out(a, "mha", 0), 1, 3, 8);
+    TU_SHAPE(tu_out(a, "mha", 1), 1, 2, 10, 4);
+    assert_int_equal(tu_node(a, "mha")->cost.macs, 480);
+    tu_free(m, a, &file);
+}
+
 static void attention_bad_heads(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -62,6 +90,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(attention_gqa, tu_teardown),
         cmocka_unit_test_teardown(attention_bad_heads, tu_teardown),
+        cmocka_unit_test(mha_whole_cache_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -516,9 +516,38 @@ static void cpu_threads(void **state) {
     assert_false(oc_gpu_at_threads(&g, 2, &t, name, sizeof name));
 }
 
+/* Tokens a second: a rank-2 integer first input is token ids [batch,
+ * sequence]; every id is a token. ids [2, 7] -> Gather from emb [100, 8]:
+ * 14 tokens, samples (sequences) 2, over the same predicted time. */
+static void tokens_per_second(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("ids", PB_INT64, 2, TU_DIMS(2, 7), NULL));
+    pbm_init(&pm, pb_tensor_f32("emb", 2, TU_DIMS(100, 8)));
+    pbm_node(&pm, pb_node("g", "Gather", TU_LIST("emb", "ids"), TU_LIST("h"), 0, NULL));
+    pbm_output(&pm, pb_value_info("h", PB_FLOAT, -1, NULL, NULL));
+    struct pbw bytes = pbm_finish(&pm, 17);
+    struct oc_model *m = NULL;
+    struct oc_analysis *a = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    struct oc_perf p;
+    assert_int_equal(oc_perf_estimate(a, oc_gpu_find("a100-sxm4-80gb"), &o, &p), OC_OK);
+    assert_true(p.time > 0);
+    assert_int_equal(p.batch, 2);
+    assert_int_equal(p.tokens, 14);
+    tu_near(p.samples_per_s, 2 / p.time, "sequences a second");
+    tu_near(p.tokens_per_s, 14 / p.time, "tokens a second");
+    oc_perf_free(&p);
+    tu_free(m, a, &bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(find_names),         cmocka_unit_test(table_rows),
+        cmocka_unit_test(tokens_per_second),
         cmocka_unit_test(names_and_math),     cmocka_unit_test(unit_choice),
         cmocka_unit_test(node_compute_bound), cmocka_unit_test(node_memory_bound),
         cmocka_unit_test(node_edges),         cmocka_unit_test(node_vgg16_k80),

@@ -49,6 +49,106 @@ static void conv_same_upper(void **state) {
     assert_int_equal(tu_node(an, "conv")->cost.flops, 21676032);
 }
 
+/* ConvTranspose's output_shape as some exporters write it, with N and C in
+ * front of the spatial sizes (ONNX Runtime refuses the form; the spec's is
+ * the spatial sizes alone, checked against ONNX Runtime in
+ * oracle.attr_forms): the last two entries are H and W. */
+static void convtranspose_output_shape_with_n_c(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 2, 5, 5), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 4, TU_DIMS(2, 3, 3, 3)));
+    struct pbw at[] = {pb_attr_ints("strides", 2, TU_DIMS(2, 2)),
+                       pb_attr_ints("output_shape", 4, TU_DIMS(1, 3, 10, 11))};
+    pbm_node(&pm, pb_node("ct", "ConvTranspose", TU_LIST("x", "w"), TU_LIST("y"), 2, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    /* N 1, C_out = W's dim 1 x group = 3, spatial from output_shape's last two */
+    TU_SHAPE(tu_out(an, "ct", 0), 1, 3, 10, 11);
+    /* MACs = X's elements x C_out / group x kernel: 1*2*5*5 = 50 inputs x 3 x 9 = 1,350 */
+    assert_int_equal(tu_node(an, "ct")->cost.macs, 1350);
+}
+
+/* Sub-byte prices (--dtype int4): each tensor's bits rounded up to whole
+ * bytes. x [1,5] (5 x 4 bits = 20 bits: 3 bytes), w [5,3] (15 x 4 = 60
+ * bits: 8 bytes), y [1,3] (12 bits: 2 bytes). */
+static void sub_byte_prices(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(1, 5), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 2, TU_DIMS(5, 3)));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("x", "w"), TU_LIST("y"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    struct oc_analyze_opts o = {.price_bits = 4};
+    tu_analyze_ok(&pm, 13, &o);
+    assert_int_equal(an->totals.input_bytes, 3);
+    assert_int_equal(an->totals.params_bytes, 8);
+    const struct oc_node *n = tu_node(an, "mm");
+    assert_int_equal(n->cost.bytes_read, 3 + 8);
+    assert_int_equal(n->cost.bytes_written, 2);
+}
+
+/* A graph output made early is held to the end (ONNX Runtime hands it back
+ * after the run), though nothing reads it. x [1,100] f32 = 400 B;
+ * e = Relu(x) (a graph output); f = Neg(x); g = Neg(f); h = Neg(g) (a
+ * graph output). e: x + e = 800; f: x + e + f = 1,200 (x dead after); g:
+ * e + f + g = 1,200; h: e + g + h = 1,200. Peak 1,200, first at f (freed
+ * after its step, e would leave 800). */
+static void peak_holds_graph_outputs(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(1, 100), NULL));
+    pbm_node(&pm, pb_node("e", "Relu", TU_LIST("x"), TU_LIST("e_out"), 0, NULL));
+    pbm_node(&pm, pb_node("f", "Neg", TU_LIST("x"), TU_LIST("f_out"), 0, NULL));
+    pbm_node(&pm, pb_node("g", "Neg", TU_LIST("f_out"), TU_LIST("g_out"), 0, NULL));
+    pbm_node(&pm, pb_node("h", "Neg", TU_LIST("g_out"), TU_LIST("h_out"), 0, NULL));
+    pbm_output(&pm, pb_value_info("e_out", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("h_out", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 13, NULL);
+    assert_int_equal(an->totals.peak_activation_bytes, 1200);
+    assert_int_equal(an->totals.peak_node, tu_node(an, "f")->index);
+}
+
+/* --batch binds axis 0 of every graph input that leaves it free, whatever
+ * its dim's name: a model with x [n, 4] and a second input y [m, 4] under
+ * --batch 3 has both at 3 (n and m bound by --batch). */
+static void batch_binds_every_input(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    const char *sx[] = {"n", NULL}, *sy[] = {"m", NULL};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(-1, 4), sx));
+    pbm_input(&pm, pb_value_info("y", PB_FLOAT, 2, TU_DIMS(-1, 4), sy));
+    pbm_init(&pm, pb_tensor_f32("w", 2, TU_DIMS(4, 4)));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("x", "w"), TU_LIST("a"), 0, NULL));
+    pbm_node(&pm, pb_node("r", "Relu", TU_LIST("y"), TU_LIST("b"), 0, NULL));
+    pbm_output(&pm, pb_value_info("a", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("b", PB_FLOAT, -1, NULL, NULL));
+    struct oc_analyze_opts o = {.batch = 3};
+    tu_analyze_ok(&pm, 13, &o);
+    TU_SHAPE(tu_out(an, "mm", 0), 3, 4);
+    TU_SHAPE(tu_out(an, "r", 0), 3, 4);
+    /* MatMul 3 x 4 x 4 = 48 MACs; Relu 12 elements: 12 FLOPs */
+    assert_int_equal(tu_node(an, "mm")->cost.macs, 48);
+    assert_int_equal(tu_node(an, "r")->cost.flops, 12);
+}
+
+/* An antialiased linear Resize (opset 18) that shrinks stretches its
+ * filter by in / out, rounded up: [1,1,10,10] to [1,1,4,4], 10 / 4 = 2.5:
+ * 2 x 3 = 6 taps an axis, T = 36 over the two; 2T - 1 = 71 FLOPs an
+ * output x 16 = 1,136 (docs/COSTS.md). */
+static void resize_antialias_taps(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 1, 10, 10), NULL));
+    pbm_init(&pm, pb_tensor_i64("sizes", 1, TU_DIMS(4), TU_DIMS(1, 1, 4, 4)));
+    struct pbw at[] = {pb_attr_str("mode", "linear"), pb_attr_int("antialias", 1)};
+    pbm_node(&pm, pb_node("rs", "Resize", TU_LIST("x", "", "", "sizes"), TU_LIST("y"), 2, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 18, NULL);
+    TU_SHAPE(tu_out(an, "rs", 0), 1, 1, 4, 4);
+    assert_int_equal(tu_node(an, "rs")->cost.flops, 1136);
+}
+
 static void pools(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -666,6 +766,11 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(conv_groups_dilation, tu_teardown),
         cmocka_unit_test_teardown(conv_same_upper, tu_teardown),
+        cmocka_unit_test_teardown(convtranspose_output_shape_with_n_c, tu_teardown),
+        cmocka_unit_test_teardown(sub_byte_prices, tu_teardown),
+        cmocka_unit_test_teardown(peak_holds_graph_outputs, tu_teardown),
+        cmocka_unit_test_teardown(batch_binds_every_input, tu_teardown),
+        cmocka_unit_test_teardown(resize_antialias_taps, tu_teardown),
         cmocka_unit_test_teardown(pools, tu_teardown),
         cmocka_unit_test_teardown(gemm_trans, tu_teardown),
         cmocka_unit_test_teardown(matmul_broadcast, tu_teardown),

@@ -35,6 +35,36 @@ static void lstm_bidirectional(void **state) {
     assert_int_equal(n->params, 288);
 }
 
+/* Peepholes come with P (input 7), not with the initial cell state (input
+ * 6). x [5, 2, 3], hidden 4, one direction, with B. MACs: 4H (I + H) =
+ * 16 x 7 = 112 per step and row x 5 x 2 = 1,120 (both nodes).
+ * Elementwise per unit: 14 (activations) + 4 (cell, hidden) + 8 (bias) =
+ * 26, + 6 with peepholes; 5 x 2 x 4 = 40 units.
+ *   with_c: initial_h, initial_c, no P: 2,240 + 40 x 26 = 3,280
+ *   with_p: P alone:                     2,240 + 40 x 32 = 3,520 */
+static void lstm_peepholes_from_p(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 3, TU_DIMS(1, 16, 3)));
+    pbm_init(&pm, pb_tensor_f32("r", 3, TU_DIMS(1, 16, 4)));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(1, 32)));
+    pbm_init(&pm, pb_tensor_f32("h0", 3, TU_DIMS(1, 2, 4)));
+    pbm_init(&pm, pb_tensor_f32("c0", 3, TU_DIMS(1, 2, 4)));
+    pbm_init(&pm, pb_tensor_f32("p", 2, TU_DIMS(1, 12)));
+    struct pbw at[] = {pb_attr_int("hidden_size", 4)};
+    struct pbw at2[] = {pb_attr_int("hidden_size", 4)};
+    pbm_node(&pm, pb_node("with_c", "LSTM", TU_LIST("x", "w", "r", "b", "", "h0", "c0"), TU_LIST("y"), 1, at));
+    pbm_node(&pm, pb_node("with_p", "LSTM", TU_LIST("x", "w", "r", "b", "", "", "", "p"), TU_LIST("y2"), 1, at2));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("y2", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 22, NULL);
+    assert_int_equal(tu_node(an, "with_c")->cost.macs, 1120);
+    assert_int_equal(tu_node(an, "with_c")->cost.flops, 3280);
+    assert_int_equal(tu_node(an, "with_p")->cost.macs, 1120);
+    assert_int_equal(tu_node(an, "with_p")->cost.flops, 3520);
+}
+
 static void gru_batch_first_and_rnn(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -71,6 +101,7 @@ static void gru_batch_first_and_rnn(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(lstm_bidirectional, tu_teardown),
+        cmocka_unit_test_teardown(lstm_peepholes_from_p, tu_teardown),
         cmocka_unit_test_teardown(gru_batch_first_and_rnn, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
