@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include "mem_plan.h"
+#include "ort_arena.h"
 
 #include <stdlib.h>
 
@@ -119,12 +120,37 @@ static void unknown_size_named(void **state) {
         fail_msg("message: %s", d.msg);
 }
 
+/* ONNX Runtime's BFC arena hands out chunks in multiples of 256 bytes
+ * (its kMinAllocationSize, BFCArena::RoundedBytes). x, z [1, 10] f32 (40 B,
+ * fed by the caller, not in the arena); t = Add(x, z); y = Mul(t, z) (the
+ * graph output). First run: t takes a 256-byte chunk, y another, t is freed
+ * after Mul: 512 bytes in use at most; later runs: the memory pattern's
+ * block for t (256) and y's chunk: 512. The peak reported adds the
+ * allowance for ONNX Runtime's small session allocations
+ * (OC_ORT_ARENA_ALLOWANCE). */
+static void arena_rounds_to_256(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(1, 10), NULL));
+    pbm_input(&pm, pb_value_info("z", PB_FLOAT, 2, TU_DIMS(1, 10), NULL));
+    pbm_node(&pm, pb_node("t", "Add", TU_LIST("x", "z"), TU_LIST("t_o"), 0, NULL));
+    pbm_node(&pm, pb_node("y", "Mul", TU_LIST("t_o", "z"), TU_LIST("y_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_ort_arena r;
+    assert_int_equal(oc_ort_arena_simulate(an->graph, 1, &r), OC_OK);
+    assert_int_equal(r.first_run_peak, 512);
+    assert_int_equal(r.later_run_peak, 512);
+    assert_int_equal(r.peak_bytes, 512 + OC_ORT_ARENA_ALLOWANCE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_refuses_bad_plans),
         cmocka_unit_test_teardown(in_place, tu_teardown),
         cmocka_unit_test_teardown(no_in_place, tu_teardown),
         cmocka_unit_test_teardown(unknown_size_named, tu_teardown),
+        cmocka_unit_test_teardown(arena_rounds_to_256, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Line and function coverage from a --coverage build's gcov data (tests/coverage.sh).
+
+Runs gcov (its JSON form) on every .gcda file under BUILD_DIR and writes
+Markdown to standard output: per source folder, the lines with code and
+those executed, the functions and those entered; then, for analyzer/ops/
+and views/ (where a user's figures are computed), every function no test
+entered, as file:line and name. A header's inline functions count once,
+in the header, with the largest count any unit saw.
+
+usage: coverage_report.py BUILD_DIR SOURCE_DIR
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+
+FOLDERS = ["analyzer/ops", "analyzer", "views/perf", "views", "reports", "cli", "replay", "probe", "python"]
+DETAILED = ("analyzer/ops/", "views/")
+
+
+def folder_of(rel):
+    for f in FOLDERS:
+        if rel.startswith(f + "/"):
+            return f
+    return None
+
+
+def gcov_json(gcda):
+    run = subprocess.run(["gcov", "--json-format", "--stdout", "--object-directory", os.path.dirname(gcda), gcda],
+                         capture_output=True, text=True, cwd=os.path.dirname(gcda))
+    docs = []
+    for line in run.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            docs.append(json.loads(line))
+    return docs
+
+
+def main():
+    build, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    lines = collections.defaultdict(dict)  # rel -> line -> count
+    funcs = collections.defaultdict(dict)  # rel -> (name, line) -> count
+    for root, _, files in os.walk(build):
+        for f in files:
+            if not f.endswith(".gcda"):
+                continue
+            for doc in gcov_json(os.path.join(root, f)):
+                for fi in doc.get("files", []):
+                    path = fi["file"]
+                    path = path if os.path.isabs(path) else os.path.normpath(os.path.join(doc.get("current_working_directory", root), path))
+                    rel = os.path.relpath(path, src)
+                    if rel.startswith("..") or rel.startswith("build") or rel.startswith("tests/") or not folder_of(rel):
+                        continue
+                    for ln in fi.get("lines", []):
+                        n = ln["line_number"]
+                        lines[rel][n] = max(lines[rel].get(n, 0), ln["count"])
+                    for fn in fi.get("functions", []):
+                        key = (fn.get("demangled_name") or fn["name"], fn["start_line"])
+                        funcs[rel][key] = max(funcs[rel].get(key, 0), fn["execution_count"])
+    by = collections.OrderedDict((f, [0, 0, 0, 0]) for f in FOLDERS)
+    for rel in lines:
+        t = by[folder_of(rel)]
+        t[0] += len(lines[rel])
+        t[1] += sum(1 for c in lines[rel].values() if c > 0)
+        t[2] += len(funcs[rel])
+        t[3] += sum(1 for c in funcs[rel].values() if c > 0)
+    print("# Line coverage of `ctest -LE full`\n")
+    print("| folder | lines with code | executed | functions | entered |")
+    print("|---|---:|---:|---:|---:|")
+    tot = [0, 0, 0, 0]
+    for f, t in by.items():
+        if not t[0]:
+            continue
+        tot = [a + b for a, b in zip(tot, t)]
+        print(f"| {f}/ | {t[0]:,} | {t[1]:,} ({100 * t[1] / t[0]:.1f} %) | {t[2]:,} | {t[3]:,} "
+              f"({100 * t[3] / max(t[2], 1):.1f} %) |")
+    print(f"| all | {tot[0]:,} | {tot[1]:,} ({100 * tot[1] / max(tot[0], 1):.1f} %) | {tot[2]:,} | {tot[3]:,} "
+          f"({100 * tot[3] / max(tot[2], 1):.1f} %) |")
+    print("\n## Functions no test enters, in analyzer/ops/ and views/\n")
+    for rel in sorted(funcs):
+        if not rel.startswith(DETAILED):
+            continue
+        never = sorted((line, name) for (name, line), c in funcs[rel].items() if c == 0)
+        for line, name in never:
+            print(f"- `{rel}:{line}` {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
