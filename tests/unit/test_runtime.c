@@ -151,6 +151,56 @@ static void torch_eager_groups(void **state) {
     tu_free(m, a, &bytes);
 }
 
+/* The views eager PyTorch hands its attention kernel (q, k and v split
+ * from one projection, reshaped to heads and permuted, K transposed) are
+ * strided views of one buffer: members of the group, no kernels.
+ * x [1, 4, 24] -> Split (sizes [8, 8, 8]) -> Reshape each to [1, 4, 2, 4]
+ * -> Transpose to [1, 2, 4, 4] (K once more to [1, 2, 4, 4] transposed)
+ * -> MatMul, Mul by a scalar, Softmax, MatMul. The group reads x (96 x 4 =
+ * 384 bytes), the split sizes (3 int64: 24), the shape (4 int64: 32, one
+ * tensor for all three) and the scale (4), and writes the output (32 x 4
+ * = 128): 572 bytes; one kernel. */
+static void attention_views(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(1, 4, 24), NULL));
+    pbm_init(&pm, pb_tensor_i64("sizes", 1, TU_DIMS(3), TU_DIMS(8, 8, 8)));
+    pbm_init(&pm, pb_tensor_i64("shp", 1, TU_DIMS(4), TU_DIMS(1, 4, 2, 4)));
+    pbm_init(&pm, pb_tensor_f32("s", 0, NULL));
+    struct pbw ax[] = {pb_attr_int("axis", 2)};
+    pbm_node(&pm, pb_node("split", "Split", TU_LIST("x", "sizes"), TU_LIST("q", "k", "v"), 1, ax));
+    pbm_node(&pm, pb_node("rq", "Reshape", TU_LIST("q", "shp"), TU_LIST("rq_o"), 0, NULL));
+    pbm_node(&pm, pb_node("rk", "Reshape", TU_LIST("k", "shp"), TU_LIST("rk_o"), 0, NULL));
+    pbm_node(&pm, pb_node("rv", "Reshape", TU_LIST("v", "shp"), TU_LIST("rv_o"), 0, NULL));
+    struct pbw p1[] = {pb_attr_ints("perm", 4, TU_DIMS(0, 2, 1, 3))};
+    struct pbw p2[] = {pb_attr_ints("perm", 4, TU_DIMS(0, 2, 3, 1))};
+    struct pbw p3[] = {pb_attr_ints("perm", 4, TU_DIMS(0, 2, 1, 3))};
+    pbm_node(&pm, pb_node("tq", "Transpose", TU_LIST("rq_o"), TU_LIST("tq_o"), 1, p1));
+    pbm_node(&pm, pb_node("tk", "Transpose", TU_LIST("rk_o"), TU_LIST("tk_o"), 1, p2));
+    pbm_node(&pm, pb_node("tv", "Transpose", TU_LIST("rv_o"), TU_LIST("tv_o"), 1, p3));
+    pbm_node(&pm, pb_node("qk", "MatMul", TU_LIST("tq_o", "tk_o"), TU_LIST("qk_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sc", "Mul", TU_LIST("qk_o", "s"), TU_LIST("sc_o"), 0, NULL));
+    struct pbw sa[] = {pb_attr_int("axis", -1)};
+    pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("sc_o"), TU_LIST("sm_o"), 1, sa));
+    pbm_node(&pm, pb_node("att", "MatMul", TU_LIST("sm_o", "tv_o"), TU_LIST("att_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("att_o", PB_FLOAT, -1, NULL, NULL));
+    struct pbw bytes = pbm_finish(&pm, 17);
+    struct oc_model *m = NULL;
+    struct oc_analysis *a = NULL;
+    struct oc_diag d = {0};
+    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    int32_t att = idx(a, "att");
+    const char *members[] = {"split", "rq", "rk", "rv", "tq", "tk", "tv", "qk", "sc", "sm", "att", NULL};
+    for (int i = 0; members[i]; i++)
+        assert_int_equal(p.anchor[idx(a, members[i])], att);
+    assert_int_equal(p.kind[att], OC_RT_ATTENTION);
+    assert_true(p.bytes[att] == 572);
+    oc_runtime_plan_free(&p);
+    tu_free(m, a, &bytes);
+}
+
 /* A node read outside what would be a group keeps its kernel: Softmax's
  * output also a graph output is no attention; a pointwise chain that reads
  * two tensors is no function of one. */
@@ -540,6 +590,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torch_eager_groups),
         cmocka_unit_test(groups_need_single_use),
+        cmocka_unit_test(attention_views),
         cmocka_unit_test(chains_and_autocast),
         cmocka_unit_test(permute_views),
         cmocka_unit_test(groupnorm_and_softmax),
