@@ -4,7 +4,6 @@
  * comes from views/perf/; this file only formats.
  */
 #include "report_impl.h"
-#include "../analyzer/dtype.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -125,7 +124,7 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     if (o->autocast)
         oc_sbuf_printf(b, "  Autocast: %s (contractions in %s, softmax, normalizations, pow, exp and sums in fp32, a "
                           "cast kernel where a tensor changes type, other ops in their inputs' widest type)\n",
-                       o->autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16", o->autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16");
+                       oc_autocast_name(o->autocast), oc_autocast_name(o->autocast));
     oc_sbuf_printf(b, "  Peaks: FP32 %.2f TFLOPS, DRAM %.0f GB/s (ridge %.1f FLOP/B)", gpu->peak[OC_UNIT_FP32] / 1e12,
                    gpu->mem_bw / 1e9, gpu->mem_bw > 0 ? gpu->peak[OC_UNIT_FP32] / gpu->mem_bw : 0.0);
     for (int u = 0; u < OC_UNIT_COUNT; u++)
@@ -331,8 +330,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(opts, "runtime", json_string(oc_runtime_name(p->opts.runtime)));
     json_object_set_new(opts, "channels_last", json_boolean(p->opts.channels_last));
     json_object_set_new(opts, "autocast",
-                        p->opts.autocast ? json_string(p->opts.autocast == OC_DT_BFLOAT16 ? "bf16" : "fp16")
-                                         : json_null());
+                        p->opts.autocast ? json_string(oc_autocast_name(p->opts.autocast)) : json_null());
     if (!p->gpu->cpu) { /* the kernel classes: each one's seconds (launches out), and the fit taken */
         json_t *cs = json_object(), *fit = p->fit ? json_object() : json_null(), *ff = p->fit ? json_object() : NULL;
         for (int c = 0; c < OC_KC_COUNT; c++) {

@@ -61,8 +61,9 @@ static void mha_whole_cache_key(void **state) {
     pbm_input(&pm, pb_value_info("pk", PB_FLOAT, 4, TU_DIMS(1, 2, 7, 4), NULL));
     pbm_input(&pm, pb_value_info("pv", PB_FLOAT, 4, TU_DIMS(1, 2, 7, 4), NULL));
     struct pbw at[] = {pb_attr_int("num_heads", 2)};
-    pbm_node(&pm, pb_node_dom("mha", "com.microsoft", "MultiHeadAttention", TU_LIST("q", "k", "v", "", "", "", "pk", "pv"),
-                              TU_LIST("y", "present_k", "present_v"), 1, at));
+    pbm_node(&pm, pb_node_dom("mha", "com.microsoft", "MultiHeadAttention",
+                              TU_LIST("q", "k", "v", "", "", "", "pk", "pv"), TU_LIST("y", "present_k", "present_v"),
+                              1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
     struct pbw file = pbm_finish_ms(&pm, 17, 1);
     struct oc_model *m = NULL;

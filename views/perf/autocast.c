@@ -54,10 +54,11 @@ static enum oc_ac_class oc_ac_class_of(const struct oc_runtime_plan *p, const st
     int32_t anchor = p->anchor[n->index];
     if (anchor >= 0)
         return p->kind[anchor] == OC_RT_POINTWISE || p->kind[anchor] == OC_RT_VIEW ? OC_AC_PROMOTE
-               : p->kind[anchor] == OC_RT_NORM                                      ? OC_AC_FP32
-                                                                                     : OC_AC_LOW;
-    if ((n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum"))) ||
-        oc_node_is(n, "PRelu"))
+               : p->kind[anchor] == OC_RT_NORM ? OC_AC_FP32
+                                               : OC_AC_LOW;
+    bool contraction =
+        n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum"));
+    if (contraction || oc_node_is(n, "PRelu"))
         return OC_AC_LOW;
     if (oc_ac_in(n, fp32, sizeof fp32 / sizeof fp32[0]))
         return OC_AC_FP32;
@@ -110,7 +111,8 @@ enum oc_status oc_autocast_types(const struct oc_graph *g, int32_t low, struct o
             uint8_t want = c == OC_AC_LOW ? lw : 4;
             for (int32_t k = 0; k < n->n_in; k++) {
                 int32_t v = n->in[k];
-                const struct oc_node *w = v >= 0 && g->values[v].producer >= 0 ? &g->nodes[g->values[v].producer] : NULL;
+                const struct oc_node *w =
+                    v >= 0 && g->values[v].producer >= 0 ? &g->nodes[g->values[v].producer] : NULL;
                 if (!oc_ac_float(g, v) || p->width[v] == want || (w && anchor >= 0 && p->anchor[w->index] == anchor))
                     continue; /* not a float, already the type, or made inside the same group */
                 if (c == OC_AC_FP32 && k > 0)
@@ -174,3 +176,5 @@ double oc_autocast_value_bytes(const struct oc_graph *g, const struct oc_runtime
     }
     return oc_ac_numel(g, v) * w;
 }
+
+const char *oc_autocast_name(int32_t low) { return low == OC_DT_BFLOAT16 ? "bf16" : low == OC_DT_FLOAT16 ? "fp16" : "?"; }

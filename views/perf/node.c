@@ -176,6 +176,10 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }
 
+/* A count the model holds as a double, as the node terms take it: at most
+   1.8e19 (a saturated count stays below UINT64_MAX) */
+static uint64_t oc_perf_count(double x) { return x < 1.8e19 ? (uint64_t)x : (uint64_t)1.8e19; }
+
 /* A GPU kernel's class (enum oc_kclass): a runtime group's by its kind, a
    node's own by its kernel family */
 static enum oc_kclass oc_perf_kclass(const struct oc_graph *g, const struct oc_node *n, uint8_t kind,
@@ -219,7 +223,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         return OC_ERR_NOMEM;
     const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
     struct oc_runtime_plan plan = {0};
-    if ((o->runtime != OC_RUNTIME_NODES || o->autocast) && oc_runtime_plan(g, o->runtime, o->autocast, o->channels_last, &plan) != OC_OK) {
+    if ((o->runtime != OC_RUNTIME_NODES || o->autocast) &&
+        oc_runtime_plan(g, o->runtime, o->autocast, o->channels_last, &plan) != OC_OK) {
         oc_perf_free(out);
         return OC_ERR_NOMEM;
     }
@@ -248,11 +253,10 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
                 np->group_kind = plan.kind[anchor];
                 continue;
             }
-            flops = plan.flops[n->index] < 1.8e19 ? (uint64_t)plan.flops[n->index] : (uint64_t)1.8e19;
-            bytes = plan.bytes[n->index] < 1.8e19 ? (uint64_t)plan.bytes[n->index] : (uint64_t)1.8e19;
+            flops = oc_perf_count(plan.flops[n->index]);
+            bytes = oc_perf_count(plan.bytes[n->index]);
         } else if (plan.bytes_scale && plan.bytes_scale[n->index] != 1) { /* autocast's types */
-            double scaled = (double)bytes * plan.bytes_scale[n->index];
-            bytes = scaled < 1.8e19 ? (uint64_t)scaled : (uint64_t)1.8e19;
+            bytes = oc_perf_count((double)bytes * plan.bytes_scale[n->index]);
         }
         double peak;
         int32_t dt = plan.dtype && plan.dtype[n->index] ? plan.dtype[n->index] : oc_node_compute_dtype(g, n, o->dtype);

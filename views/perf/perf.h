@@ -73,6 +73,9 @@ struct oc_builtin_fit {
  * or NULL. */
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 
+/* An autocast type's name (oc_perf_opts.autocast): "fp16", "bf16". */
+const char *oc_autocast_name(int32_t low);
+
 struct oc_perf_opts {
     enum oc_math math;
     enum oc_runtime runtime; /* --runtime: whose kernels (OC_RUNTIME_NODES default) */
