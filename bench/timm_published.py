@@ -552,16 +552,13 @@ def cmd_fit(a):
     res = {"fitted_on": os.path.basename(a.rows), "every": a.every, "lam": a.lam, "scale": a.scale,
            "fit_models": [f"{r['model']}@{r['img_size']}" for r in fit],
            "factors": dict(zip(KCLASSES, factors)), "fit_loss_before": before, "fit_loss_after": after}
-    for name, part in (("fit", fit), ("check", check)):
-        s0, s1 = summarize(part), summarize(refit_rows(part, factors))
-        res[name] = {k: {"joined": s["joined"], "within10": s["within10"], "within15": s["within15"],
-                         "median_abs_ln": s["median_abs_ln"]} for k, s in (("default", s0), ("fitted", s1))}
+    def before_after(part):  # the rows' figures at the default factors and under the fit
+        return {k: {f: s[f] for f in ("joined", "within10", "within15", "median_abs_ln")}
+                for k, s in (("default", summarize(part)), ("fitted", summarize(refit_rows(part, factors))))}
+
+    res["fit"], res["check"] = before_after(fit), before_after(check)
     for path in a.apply or []:  # the same factors on other rows: another GPU, layout or version
-        _, other = read_joined(path)
-        s0, s1 = summarize(other), summarize(refit_rows(other, factors))
-        res.setdefault("applied", {})[os.path.basename(path)] = {
-            k: {"joined": s["joined"], "within10": s["within10"], "within15": s["within15"],
-                "median_abs_ln": s["median_abs_ln"]} for k, s in (("default", s0), ("fitted", s1))}
+        res.setdefault("applied", {})[os.path.basename(path)] = before_after(read_joined(path)[1])
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")

@@ -65,15 +65,10 @@ static void mha_whole_cache_key(void **state) {
                               TU_LIST("q", "k", "v", "", "", "", "pk", "pv"), TU_LIST("y", "present_k", "present_v"),
                               1, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
-    struct pbw file = pbm_finish_ms(&pm, 17, 1);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&file, NULL, &m, &a, &d), OC_OK);
-    TU_SHAPE(tu_out(a, "mha", 0), 1, 3, 8);
-    TU_SHAPE(tu_out(a, "mha", 1), 1, 2, 10, 4);
-    assert_int_equal(tu_node(a, "mha")->cost.macs, 480);
-    tu_free(m, a, &file);
+    tu_analyze_bytes_ok(pbm_finish_ms(&pm, 17, 1), NULL);
+    TU_SHAPE(tu_out(an, "mha", 0), 1, 3, 8);
+    TU_SHAPE(tu_out(an, "mha", 1), 1, 2, 10, 4);
+    assert_int_equal(tu_node(an, "mha")->cost.macs, 480);
 }
 
 static void attention_bad_heads(void **state) {
@@ -91,7 +86,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(attention_gqa, tu_teardown),
         cmocka_unit_test_teardown(attention_bad_heads, tu_teardown),
-        cmocka_unit_test(mha_whole_cache_key),
+        cmocka_unit_test_teardown(mha_whole_cache_key, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,6 @@
  * the members' (the analysis's cost rules, checked elsewhere); the times
  * from the roofline with the default factors, written out.
  */
-#define TU_NO_FIXTURE
 #include "testutil.h"
 
 #include "perf/perf.h"
@@ -23,7 +22,7 @@
 #include <math.h>
 #include <string.h>
 
-static struct pbw graph(void) {
+static void graph(struct pb_model *m) {
     struct pb_model pm = {0};
     pbm_input(&pm, pb_value_info("q", PB_FLOAT, 4, TU_DIMS(1, 2, 4, 8), NULL));
     pbm_input(&pm, pb_value_info("kt", PB_FLOAT, 4, TU_DIMS(1, 2, 8, 4), NULL));
@@ -58,7 +57,7 @@ static struct pbw graph(void) {
     pbm_output(&pm, pb_value_info("gel_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("conv_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("lin_o", PB_FLOAT, -1, NULL, NULL));
-    return pbm_finish(&pm, 17);
+    *m = pm;
 }
 
 static int32_t idx(const struct oc_analysis *a, const char *name) { return tu_node(a, name)->index; }
@@ -72,11 +71,10 @@ static double flops_of(const struct oc_analysis *a, const char *const *names) {
 
 static void torch_eager_groups(void **state) {
     (void)state;
-    struct pbw bytes = graph();
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct pb_model pm = {0};
+    graph(&pm);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
@@ -148,7 +146,6 @@ static void torch_eager_groups(void **state) {
     assert_true(fabs(cv->time - nodes.nodes[idx(a, "conv")].time - cv->t_extra) <= 1e-15);
     oc_perf_free(&nodes);
     oc_perf_free(&eager);
-    tu_free(m, a, &bytes);
 }
 
 /* The views eager PyTorch hands its attention kernel (q, k and v split
@@ -184,11 +181,8 @@ static void attention_views(void **state) {
     pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("sc_o"), TU_LIST("sm_o"), 1, sa));
     pbm_node(&pm, pb_node("att", "MatMul", TU_LIST("sm_o", "tv_o"), TU_LIST("att_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("att_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     int32_t att = idx(a, "att");
@@ -198,7 +192,6 @@ static void attention_views(void **state) {
     assert_int_equal(p.kind[att], OC_RT_ATTENTION);
     assert_true(p.bytes[att] == 572);
     oc_runtime_plan_free(&p);
-    tu_free(m, a, &bytes);
 }
 
 /* A node read outside what would be a group keeps its kernel: Softmax's
@@ -218,17 +211,13 @@ static void groups_need_single_use(void **state) {
     pbm_node(&pm, pb_node("sum", "Add", TU_LIST("t_o", "u"), TU_LIST("sum_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("sm_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("sum_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     for (int32_t i = 0; i < a->graph->n_nodes; i++)
         assert_int_equal(p.anchor[i], -1);
     oc_runtime_plan_free(&p);
-    tu_free(m, a, &bytes);
 }
 
 /* A chain of Pow, Mul and Add (StarReLU's s x^2 + b) has no sign of one
@@ -266,11 +255,8 @@ static void chains_and_autocast(void **state) {
     pbm_output(&pm, pb_value_info("o1_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("z_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("h_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
@@ -315,7 +301,6 @@ static void chains_and_autocast(void **state) {
     assert_int_equal(pf.nodes[y->index].kclass, OC_KC_GEMM);
     assert_int_equal(pf.nodes[z->index].kclass, OC_KC_REDUCE);
     oc_perf_free(&pf);
-    tu_free(m, a, &bytes);
 }
 
 /* A permute eager PyTorch keeps a strided view: ConvNeXt's block permutes
@@ -336,11 +321,8 @@ static void permute_views(void **state) {
     pbm_node(&pm, pb_node("t2", "Transpose", TU_LIST("ln_o"), TU_LIST("t2_o"), 1, to_first));
     pbm_node(&pm, pb_node("res", "Add", TU_LIST("t2_o", "x"), TU_LIST("res_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("res_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
     int32_t t1 = tu_node(a, "t1")->index, t2 = tu_node(a, "t2")->index;
@@ -369,7 +351,6 @@ static void permute_views(void **state) {
     assert_true(fabs(eager.time - (nodes.time - nodes.nodes[t2].time)) <= 1e-15);
     oc_perf_free(&nodes);
     oc_perf_free(&eager);
-    tu_free(m, a, &bytes);
 }
 
 /* GroupNorm as exported (Reshape, InstanceNormalization, Reshape, Mul and
@@ -403,11 +384,8 @@ static void groupnorm_and_softmax(void **state) {
     pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("y_o"), TU_LIST("sm_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("ga_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("sm_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false, &p), OC_OK);
     int32_t ga = tu_node(a, "ga")->index;
@@ -425,7 +403,6 @@ static void groupnorm_and_softmax(void **state) {
     assert_int_equal(p.width[sm->out[0]], 4);
     assert_true(fabs(p.bytes_scale[sm->index] - 192.0 / 256) < 1e-15);
     oc_runtime_plan_free(&p);
-    tu_free(m, a, &bytes);
 }
 
 /* torch.compile's regions on a residual block, 4 bytes an element, every
@@ -455,11 +432,8 @@ static void compile_regions(void **state) {
     pbm_node(&pm, pb_node("a", "Add", TU_LIST("c2_o", "r0_o"), TU_LIST("a_o"), 0, NULL));
     pbm_node(&pm, pb_node("r2", "Relu", TU_LIST("a_o"), TU_LIST("r2_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("r2_o", PB_FLOAT, -1, NULL, NULL));
-    struct pbw bytes = pbm_finish(&pm, 17);
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_COMPILE, 0, false, &p), OC_OK);
     int32_t r0 = tu_node(a, "r0")->index, r1 = tu_node(a, "r1")->index, c1 = tu_node(a, "c1")->index,
@@ -488,17 +462,16 @@ static void compile_regions(void **state) {
     assert_int_equal(compiled.nodes[r2].kclass, OC_KC_FUSED);
     oc_perf_free(&eager);
     oc_perf_free(&compiled);
-    tu_free(m, a, &bytes);
 }
 
-static struct pbw bytes_of_matmul_relu(void) {
+static void matmul_relu(struct pb_model *m) {
     struct pb_model pm = {0};
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(64, 64), NULL));
     pbm_init(&pm, pb_tensor_f32("W", 2, TU_DIMS(64, 64)));
     pbm_node(&pm, pb_node("y", "MatMul", TU_LIST("x", "W"), TU_LIST("y_o"), 0, NULL));
     pbm_node(&pm, pb_node("r", "Relu", TU_LIST("y_o"), TU_LIST("r_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("r_o", PB_FLOAT, -1, NULL, NULL));
-    return pbm_finish(&pm, 17);
+    *m = pm;
 }
 
 /* The kernel classes' factors: a class's roofline time divided by its
@@ -506,11 +479,10 @@ static struct pbw bytes_of_matmul_relu(void) {
  * runtime, autocast and layout. */
 static void class_factors(void **state) {
     (void)state;
-    struct pbw bytes = bytes_of_matmul_relu();
-    struct oc_model *m = NULL;
-    struct oc_analysis *a = NULL;
-    struct oc_diag d = {0};
-    assert_int_equal(tu_analyze(&bytes, NULL, &m, &a, &d), OC_OK);
+    struct pb_model pm = {0};
+    matmul_relu(&pm);
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
     const struct oc_gpu *gpu = oc_gpu_find("a100-sxm4-80gb");
     struct oc_perf_opts o;
     oc_perf_defaults(&o);
@@ -528,7 +500,6 @@ static void class_factors(void **state) {
     assert_null(fitted.fit);
     oc_perf_free(&base);
     oc_perf_free(&fitted);
-    tu_free(m, a, &bytes);
     /* the built-in fits: for their GPU, runtime, autocast and layout only */
     struct oc_perf_opts f;
     oc_perf_defaults(&f);
@@ -551,24 +522,19 @@ static void class_factors(void **state) {
     /* the estimate takes it, and a factor of the options' own keeps it out */
     f.runtime = OC_RUNTIME_TORCH_EAGER;
     f.channels_last = false;
-    struct oc_model *m2 = NULL;
-    struct oc_analysis *a2 = NULL;
-    struct pbw b2 = bytes_of_matmul_relu();
-    assert_int_equal(tu_analyze(&b2, NULL, &m2, &a2, &d), OC_OK);
     struct oc_perf took, kept;
-    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &took), OC_OK);
+    assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &took), OC_OK);
     assert_true(took.fit == nchw);
     f.eff_class[OC_KC_GEMM] = 1;
-    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
+    assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
     assert_null(kept.fit);
     f.eff_class[OC_KC_GEMM] = 0;
     f.builtin_fit = false;
     oc_perf_free(&kept);
-    assert_int_equal(oc_perf_estimate(a2, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
+    assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
     assert_null(kept.fit);
     oc_perf_free(&took);
     oc_perf_free(&kept);
-    tu_free(m2, a2, &b2);
     enum oc_kclass c;
     assert_true(oc_kclass_parse("conv_depthwise", &c) && c == OC_KC_CONV_DEPTHWISE);
     assert_false(oc_kclass_parse("conv", &c));
@@ -588,14 +554,14 @@ static void runtime_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(torch_eager_groups),
-        cmocka_unit_test(groups_need_single_use),
-        cmocka_unit_test(attention_views),
-        cmocka_unit_test(chains_and_autocast),
-        cmocka_unit_test(permute_views),
-        cmocka_unit_test(groupnorm_and_softmax),
-        cmocka_unit_test(compile_regions),
-        cmocka_unit_test(class_factors),
+        cmocka_unit_test_teardown(torch_eager_groups, tu_teardown),
+        cmocka_unit_test_teardown(groups_need_single_use, tu_teardown),
+        cmocka_unit_test_teardown(attention_views, tu_teardown),
+        cmocka_unit_test_teardown(chains_and_autocast, tu_teardown),
+        cmocka_unit_test_teardown(permute_views, tu_teardown),
+        cmocka_unit_test_teardown(groupnorm_and_softmax, tu_teardown),
+        cmocka_unit_test_teardown(compile_regions, tu_teardown),
+        cmocka_unit_test_teardown(class_factors, tu_teardown),
         cmocka_unit_test(runtime_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

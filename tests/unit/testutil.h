@@ -71,11 +71,17 @@ __attribute__((unused)) static struct oc_model *md;
 __attribute__((unused)) static struct pbw bytes;
 __attribute__((unused)) static struct oc_diag dg;
 
-/* Serializes pm at `opset`, analyzes it; the analysis must succeed. */
-static inline void tu_analyze_ok(struct pb_model *pm, int64_t opset, const struct oc_analyze_opts *o) {
-    bytes = pbm_finish(pm, opset);
+/* Analyzes a serialized model (pbm_finish or pbm_finish_ms); the analysis
+ * must succeed. */
+static inline void tu_analyze_bytes_ok(struct pbw file, const struct oc_analyze_opts *o) {
+    bytes = file;
     if (tu_analyze(&bytes, o, &md, &an, &dg) != OC_OK)
         fail_msg("analysis failed: %s", dg.msg);
+}
+
+/* Serializes pm at `opset`, analyzes it; the analysis must succeed. */
+static inline void tu_analyze_ok(struct pb_model *pm, int64_t opset, const struct oc_analyze_opts *o) {
+    tu_analyze_bytes_ok(pbm_finish(pm, opset), o);
 }
 
 /* The analysis must stop with `want` and a message containing `text`. */

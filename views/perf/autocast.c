@@ -56,9 +56,7 @@ static enum oc_ac_class oc_ac_class_of(const struct oc_runtime_plan *p, const st
         return p->kind[anchor] == OC_RT_POINTWISE || p->kind[anchor] == OC_RT_VIEW ? OC_AC_PROMOTE
                : p->kind[anchor] == OC_RT_NORM ? OC_AC_FP32
                                                : OC_AC_LOW;
-    bool contraction =
-        n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum"));
-    if (contraction || oc_node_is(n, "PRelu"))
+    if (oc_perf_library_contraction(n) || oc_node_is(n, "PRelu"))
         return OC_AC_LOW;
     if (oc_ac_in(n, fp32, sizeof fp32 / sizeof fp32[0]))
         return OC_AC_FP32;

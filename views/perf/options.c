@@ -117,6 +117,11 @@ bool oc_perf_product_op(const char *op_type) {
     return false;
 }
 
+bool oc_perf_library_contraction(const struct oc_node *n) {
+    return n->cost.macs > 0 &&
+           (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) || oc_node_is(n, "Einsum"));
+}
+
 double oc_perf_op_efficiency(const struct oc_perf_opts *o, const char *op_type) {
     if (!o->op_eff || !op_type || oc_perf_conv_op(op_type) || oc_perf_product_op(op_type))
         return 1;

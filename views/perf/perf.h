@@ -169,6 +169,10 @@ bool oc_perf_conv_op(const char *op_type);
 /* Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul and ONNX
  * Runtime's FusedMatMul, FusedGemm and MatMulNBits. */
 bool oc_perf_product_op(const char *op_type);
+/* A node a framework hands to a library kernel (cuDNN, cuBLAS): one with
+ * MACs of a convolution, a matrix product or an Einsum. Autocast runs it in
+ * the low type; torch.compile does not fuse it. */
+bool oc_perf_library_contraction(const struct oc_node *n);
 /* The factor an op's own efficiency divides its nodes' roofline time by: 1
  * for a contraction (conv or product op), for an op o holds none, or with
  * no op_eff. */

@@ -310,9 +310,7 @@ static void oc_rt_own_scale(const struct oc_graph *g, struct oc_runtime_plan *p,
    region of two or more nodes runs as one kernel at its last node (in
    topological order). stage, parent, last: scratch of g->n_nodes. */
 static bool oc_rt_library(const struct oc_runtime_plan *p, const struct oc_node *n) {
-    return p->anchor[n->index] >= 0 ||
-           (n->cost.macs > 0 && (oc_perf_conv_op(n->op_type) || oc_perf_product_op(n->op_type) ||
-                                 oc_node_is(n, "Einsum")));
+    return p->anchor[n->index] >= 0 || oc_perf_library_contraction(n);
 }
 
 static int32_t oc_rt_find(int32_t *parent, int32_t i) {
