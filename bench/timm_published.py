@@ -405,6 +405,10 @@ def cmd_table(a):
             priced += " (default factors)" if "--efficiency" in how else " + built-in fit"
         if "--channels-last" in how:
             priced += " + channels-last"
+        if "--unfused-attention" in how:
+            priced += " + unfused attention"
+        if "--optimizer " in how:
+            priced += " + training step (" + how.split("--optimizer ")[1].split()[0] + ")"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
               f"| {priced} | {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
 

@@ -431,6 +431,11 @@ static const struct oc_opt oc_gpu_opts[] = {
                     "a permute between NCHW and NHWC is a view, and the built-in\n"
                     "fits are those of the channels-last rows (docs/MODEL.md)",
                     offsetof(struct oc_cli_gpu, perf.channels_last)),
+    OC_OPT_FLAG_ROW("--unfused-attention", NULL,
+                    "with a torch runtime: no fused attention kernel (PyTorch before\n"
+                    "2.0, or a model that calls matmul and softmax itself): its\n"
+                    "MatMuls, scale, mask and Softmax run as other nodes do",
+                    offsetof(struct oc_cli_gpu, perf.unfused_attention)),
     OC_OPT_PARSE_ROW("--autocast", "TYPE",
                      "price as PyTorch's torch.autocast to fp16 or bf16 (AMP) over the\n"
                      "file's fp32: contractions in TYPE on tensor cores, softmax,\n"

@@ -121,6 +121,8 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     }
     if (o->channels_last)
         oc_sbuf_puts(b, "  Layout: channels-last (a permute between NCHW and NHWC is a view)\n");
+    if (o->unfused_attention)
+        oc_sbuf_puts(b, "  Attention: unfused (its MatMuls, scale, mask and Softmax run as the file writes them)\n");
     if (o->autocast)
         oc_sbuf_printf(b, "  Autocast: %s (contractions in %s, softmax, normalizations, pow, exp and sums in fp32, a "
                           "cast kernel where a tensor changes type, other ops in their inputs' widest type)\n",
@@ -329,6 +331,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
     json_object_set_new(opts, "math", json_string(oc_math_name(p->opts.math)));
     json_object_set_new(opts, "runtime", json_string(oc_runtime_name(p->opts.runtime)));
     json_object_set_new(opts, "channels_last", json_boolean(p->opts.channels_last));
+    json_object_set_new(opts, "unfused_attention", json_boolean(p->opts.unfused_attention));
     json_object_set_new(opts, "autocast",
                         p->opts.autocast ? json_string(oc_autocast_name(p->opts.autocast)) : json_null());
     if (!p->gpu->cpu) { /* the kernel classes: each one's seconds (launches out), and the fit taken */

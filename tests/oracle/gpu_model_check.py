@@ -97,12 +97,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check("samples/s", G["samples_per_s"], N / latency)
     check("ideal", G["ideal_compute_s"], sum(v[0] for v in hand.values()) / PEAK)
 
-    # data parallel, 4 GPUs, SGD: backward 2x contractions + 1x the rest,
+    # data parallel, 4 GPUs, SGD: backward 2x contractions + 1.5x the rest,
     # update streams 3 x gradient bytes, ring all-reduce 2(n-1)/n
     grad = 4 * (K * H + H * C)
     dp = G["data_parallel"]
     check("grad bytes", dp["grad_bytes"], grad)
-    bwd = 2 * times["fc1"] + times["act"] + 2 * times["fc2"]
+    bwd = 2 * times["fc1"] + 1.5 * times["act"] + 2 * times["fc2"]
     upd = 3 * grad / (BW * EFF_M) + LAUNCH
     ar = 2 * 3 / 4 * grad / (LINK * EFF_COMM) + math.ceil(grad / (25 << 20)) * 2 * 3 * 10e-6
     check("backward", dp["backward_s"], bwd)

@@ -16,6 +16,7 @@
  */
 #include "testutil.h"
 
+#include "perf/parallel.h"
 #include "perf/perf.h"
 #include "dtype.h"
 
@@ -77,7 +78,7 @@ static void torch_eager_groups(void **state) {
     struct oc_analysis *a = an;
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
     /* attention: one kernel at att; it reads q, kt, v (64 elements each) and
        the scale (1), writes att (64): (3 x 64 + 1 + 64) x 4 = 1,028 bytes */
     const char *attention[] = {"qk", "sc", "sm", "att", NULL};
@@ -113,11 +114,36 @@ static void torch_eager_groups(void **state) {
     assert_true(p.extra_bytes[idx(a, "att")] == 0);
     oc_runtime_plan_free(&p);
     /* one kernel per node: no group */
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_NODES, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_NODES}, &p), OC_OK);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         assert_int_equal(p.anchor[i], -1);
         assert_true(p.extra_bytes[i] == 0);
     }
+    oc_runtime_plan_free(&p);
+    /* without a fused attention kernel (PyTorch before 2.0): eagerly its two
+       MatMuls, the scale and the Softmax are kernels of their own, the
+       Linears still groups; compiled, the MatMuls are library kernels and
+       the scale and Softmax one fused region between them, reading qk_o
+       (1 x 2 x 4 x 4 = 32 elements) and s (1), writing sm_o (32): (32 + 1 +
+       32) x 4 = 260 bytes */
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .unfused_attention = true},
+                                     &p),
+                     OC_OK);
+    for (int i = 0; attention[i]; i++)
+        assert_int_equal(p.anchor[idx(a, attention[i])], -1);
+    assert_int_equal(p.kind[idx(a, "lin")], OC_RT_LINEAR);
+    oc_runtime_plan_free(&p);
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_COMPILE,
+                                                                .unfused_attention = true},
+                                     &p),
+                     OC_OK);
+    assert_int_equal(p.anchor[idx(a, "qk")], -1);
+    assert_int_equal(p.anchor[idx(a, "att")], -1);
+    assert_int_equal(p.anchor[idx(a, "sc")], idx(a, "sm"));
+    assert_int_equal(p.anchor[idx(a, "sm")], idx(a, "sm"));
+    assert_int_equal(p.kind[idx(a, "sm")], OC_RT_FUSED);
+    assert_true(p.bytes[idx(a, "sm")] == 260);
     oc_runtime_plan_free(&p);
 
     /* the prediction: 14 kernels as the file has them; eagerly 5 (att, y,
@@ -144,6 +170,18 @@ static void torch_eager_groups(void **state) {
     const struct oc_node_perf *cv = &eager.nodes[idx(a, "conv")];
     assert_true(fabs(cv->t_extra - (2048 / bw + 5e-6)) <= 1e-15);
     assert_true(fabs(cv->time - nodes.nodes[idx(a, "conv")].time - cv->t_extra) <= 1e-15);
+    /* a training step's backward: twice the forward time of a contraction's
+       kernel (the two Linears, anchored at their bias Adds, the attention
+       and the convolution), 1.5 times the rest's (GELU) */
+    struct oc_training tr = {0};
+    struct oc_data_parallel dp;
+    oc_data_parallel(&eager, a, &tr, 1, &dp);
+    double t = 0;
+    const char *twice[] = {"att", "y", "lin", "conv", NULL};
+    for (int i = 0; twice[i]; i++)
+        t += 2 * eager.nodes[idx(a, twice[i])].time;
+    t += 1.5 * ge->time;
+    assert_true(fabs(dp.backward - t) <= 1e-12 * t);
     oc_perf_free(&nodes);
     oc_perf_free(&eager);
 }
@@ -184,7 +222,7 @@ static void attention_views(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
     int32_t att = idx(a, "att");
     const char *members[] = {"split", "rq", "rk", "rv", "tq", "tk", "tv", "qk", "sc", "sm", "att", NULL};
     for (int i = 0; members[i]; i++)
@@ -214,7 +252,7 @@ static void groups_need_single_use(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
     for (int32_t i = 0; i < a->graph->n_nodes; i++)
         assert_int_equal(p.anchor[i], -1);
     oc_runtime_plan_free(&p);
@@ -259,13 +297,16 @@ static void chains_and_autocast(void **state) {
     struct oc_analysis *a = an;
     const struct oc_graph *g = a->graph;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
     for (int32_t i = 0; i < g->n_nodes; i++)
         assert_int_equal(p.anchor[i], -1);
     assert_null(p.width);
     oc_runtime_plan_free(&p);
 
-    assert_int_equal(oc_runtime_plan(g, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(g, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .autocast = OC_DT_FLOAT16},
+                                     &p),
+                     OC_OK);
     const struct oc_node *y = tu_node(a, "y"), *sq = tu_node(a, "sq"), *ms = tu_node(a, "ms"),
                          *o1 = tu_node(a, "o1"), *z = tu_node(a, "z"), *h = tu_node(a, "h");
     assert_int_equal(p.width[y->out[0]], 2);
@@ -324,7 +365,7 @@ static void permute_views(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
     int32_t t1 = tu_node(a, "t1")->index, t2 = tu_node(a, "t2")->index;
     assert_int_equal(p.anchor[t1], -1);
     assert_int_equal(p.anchor[t2], t2);
@@ -333,7 +374,10 @@ static void permute_views(void **state) {
     oc_runtime_plan_free(&p);
     /* in channels-last memory format the permute to NHWC is the memory as
        it lies: a view too, though the LayerNorm reads it */
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, 0, true, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .channels_last = true},
+                                     &p),
+                     OC_OK);
     assert_int_equal(p.anchor[t1], t1);
     assert_int_equal(p.kind[t1], OC_RT_VIEW);
     assert_int_equal(p.kind[t2], OC_RT_VIEW);
@@ -387,7 +431,10 @@ static void groupnorm_and_softmax(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .autocast = OC_DT_FLOAT16},
+                                     &p),
+                     OC_OK);
     int32_t ga = tu_node(a, "ga")->index;
     const char *gn[] = {"in", "r2", "gm", "ga", NULL};
     for (int i = 0; gn[i]; i++)
@@ -435,7 +482,7 @@ static void compile_regions(void **state) {
     tu_analyze_ok(&pm, 17, NULL);
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
-    assert_int_equal(oc_runtime_plan(a->graph, OC_RUNTIME_TORCH_COMPILE, 0, false, &p), OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_COMPILE}, &p), OC_OK);
     int32_t r0 = tu_node(a, "r0")->index, r1 = tu_node(a, "r1")->index, c1 = tu_node(a, "c1")->index,
             c2 = tu_node(a, "c2")->index, ad = tu_node(a, "a")->index, r2 = tu_node(a, "r2")->index;
     assert_int_equal(p.anchor[r0], -1);

@@ -224,7 +224,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
     const bool nchwc_graph = gpu->cpu && oc_graph_nchwc(g);
     struct oc_runtime_plan plan = {0};
     if ((o->runtime != OC_RUNTIME_NODES || o->autocast) &&
-        oc_runtime_plan(g, o->runtime, o->autocast, o->channels_last, &plan) != OC_OK) {
+        oc_runtime_plan(g, o, &plan) != OC_OK) {
         oc_perf_free(out);
         return OC_ERR_NOMEM;
     }

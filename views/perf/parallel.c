@@ -17,6 +17,15 @@ double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
            buckets * 2.0 * (n - 1) * o->allreduce_latency_s;
 }
 
+/* Whether node i's kernel is a contraction, whose backward computes two
+   products (the input's gradient and the weight's): a node with MACs, or
+   the kernel of a runtime's group that holds one (a Linear's GEMM anchored
+   at its bias Add). */
+static bool oc_contraction_kernel(const struct oc_graph *g, const struct oc_node_perf *np, int32_t i) {
+    return g->nodes[i].cost.macs > 0 || (np->grouped && np->group_anchor == i &&
+                                         (np->group_kind == OC_RT_LINEAR || np->group_kind == OC_RT_ATTENTION));
+}
+
 void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
                       int32_t n_gpus, struct oc_data_parallel *out) {
     const struct oc_graph *g = an->graph;
@@ -26,10 +35,11 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
     double kernels = 0; /* the backward pass's, for the host floor */
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node_perf *np = &p->nodes[i];
+        const double times = oc_contraction_kernel(g, np, i) ? 2.0 : 1.5;
         if (np->known)
-            out->backward += (g->nodes[i].cost.macs > 0 ? 2.0 : 1.0) * np->time;
+            out->backward += times * np->time;
         if (np->known && np->bound != OC_BOUND_NONE)
-            kernels += g->nodes[i].cost.macs > 0 ? 2.0 : 1.0;
+            kernels += times;
     }
     if (p->opts.host_s > 0 && kernels * p->opts.host_s > out->backward)
         out->backward = kernels * p->opts.host_s;

@@ -15,7 +15,10 @@ double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
 
 /* A training step on one GPU and data parallel on n (weak scaling: every
  * GPU runs the analyzed batch). Backward time = 2 x forward for
- * contractions, 1 x for the rest (the FLOP convention of training.h);
+ * contractions (a node with MACs, or a runtime's Linear or attention
+ * kernel: the input's and the weight's gradients), 1.5 x for the rest (a
+ * memory-bound op's backward reads its output's gradient and what it saved,
+ * and writes its input's gradient: three tensors where forward moved two);
  * the optimizer update streams k x the gradient bytes (SGD 3: read w and g,
  * write w; momentum 5; Adam 7). */
 struct oc_data_parallel {

@@ -83,6 +83,10 @@ struct oc_perf_opts {
                             channels-last memory format: a permute between
                             NCHW and NHWC is a view (runtime.c), and the
                             built-in fits are the channels-last rows'     */
+    bool unfused_attention; /* --unfused-attention: no fused attention kernel
+                            (PyTorch before 2.0 had no scaled_dot_product_
+                            attention): attention's MatMuls, scale, mask and
+                            Softmax run as the runtime runs other nodes    */
     int32_t autocast;    /* --autocast: PyTorch's autocast to this low type
                             (OC_DT_FLOAT16 or OC_DT_BFLOAT16) over the
                             file's types (autocast.c); 0 = none             */
@@ -299,10 +303,9 @@ struct oc_runtime_plan {
     int32_t *dtype;
     uint8_t *width;       /* NULL without autocast                        */
 };
-/* autocast: 0, or OC_DT_FLOAT16 or OC_DT_BFLOAT16 (oc_perf_opts.autocast);
- * channels_last: the model and its input in channels-last memory format
- * (oc_perf_opts.channels_last). */
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast, bool channels_last,
+/* The kernels o's runtime runs for g's nodes, from o's runtime, autocast,
+ * channels_last and unfused_attention. */
+enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_opts *o,
                                struct oc_runtime_plan *out);
 void oc_runtime_plan_free(struct oc_runtime_plan *p);
 

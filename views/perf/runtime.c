@@ -472,8 +472,11 @@ static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
     memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
 }
 
-enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int32_t autocast, bool channels_last,
+enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_opts *o,
                                struct oc_runtime_plan *out) {
+    const enum oc_runtime rt = o->runtime;
+    const int32_t autocast = o->autocast;
+    const bool channels_last = o->channels_last, fused_attention = !o->unfused_attention;
     memset(out, 0, sizeof *out);
     out->runtime = rt;
     out->autocast = autocast;
@@ -503,7 +506,7 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int
     for (int32_t i = 0; i < n; i++)
         out->anchor[i] = -1, out->bytes_scale[i] = 1;
     if (rt == OC_RUNTIME_TORCH_EAGER) {
-        for (int32_t r = n - 1; r >= 0; r--) /* last first: a group is found from its end */
+        for (int32_t r = n - 1; fused_attention && r >= 0; r--) /* last first: a group is found from its end */
             oc_rt_attention(g, out, &g->nodes[g->order[r]]);
         /* the three index arrays serve as the chains' scratch first (region,
            root, last member), then as the groups' member lists */
@@ -518,7 +521,7 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, enum oc_runtime rt, int
         oc_rt_permute_views(g, out, channels_last, seen);
     }
     if (rt == OC_RUNTIME_TORCH_COMPILE) {
-        for (int32_t r = n - 1; r >= 0; r--) /* flash attention and the GEMMs with their bias: library kernels */
+        for (int32_t r = n - 1; fused_attention && r >= 0; r--) /* flash attention, library kernels */
             oc_rt_attention(g, out, &g->nodes[g->order[r]]);
         for (int32_t r = n - 1; r >= 0; r--)
             oc_rt_bias(g, out, &g->nodes[g->order[r]]);
