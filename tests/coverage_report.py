@@ -5,8 +5,10 @@ Runs gcov (its JSON form) on every .gcda file under BUILD_DIR and writes
 Markdown to standard output: per source folder, the lines with code and
 those executed, the functions and those entered; then, for analyzer/ops/
 and views/ (where a user's figures are computed), every function no test
-entered, as file:line and name. A header's inline functions count once,
-in the header, with the largest count any unit saw.
+entered, as file:line and name, and every span of lines no test executed,
+under the function that holds it, with its first line's text (what
+docs/ROBUSTNESS.md gives a case or a reason). A header's inline functions
+count once, in the header, with the largest count any unit saw.
 
 usage: coverage_report.py BUILD_DIR SOURCE_DIR
 """
@@ -27,6 +29,27 @@ def folder_of(rel):
     return None
 
 
+# What an unexecuted span of analyzer/ops/ or views/ is, from its first
+# line: the categories docs/ROBUSTNESS.md gives a reason or a test for.
+CATEGORIES = [
+    ("out of memory", ("OC_ERR_NOMEM", "out of memory")),
+    ("an overflow flagged", ("OVERFLOW",)),
+    ("a malformed node refused", ("OC_ERR_MODEL",)),
+    ("past onnxcost's limits", ("OC_ERR_UNSUPPORTED",)),
+    ("a value not known before run time", ("OC_ERR_SHAPE", "OC_DIM_UNKNOWN")),
+    ("an error passed up", ("return st;", "return res;", "return c->diag->code;", "return rc;")),
+]
+
+
+def category(first, function):
+    for name, signs in CATEGORIES:
+        if any(x in first for x in signs):
+            return name
+    if function.endswith("_fold") and first.startswith(("return OC_OK;", "return false;", "continue;")):
+        return "a constant fold declined (the value left unknown)"
+    return "other"
+
+
 def gcov_json(gcda):
     run = subprocess.run(["gcov", "--json-format", "--stdout", "--object-directory", os.path.dirname(gcda), gcda],
                          capture_output=True, text=True, cwd=os.path.dirname(gcda))
@@ -42,6 +65,7 @@ def main():
     build, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     lines = collections.defaultdict(dict)  # rel -> line -> count
     funcs = collections.defaultdict(dict)  # rel -> (name, line) -> count
+    ends = collections.defaultdict(dict)  # rel -> (name, line) -> end line
     for root, _, files in os.walk(build):
         for f in files:
             if not f.endswith(".gcda"):
@@ -59,6 +83,7 @@ def main():
                     for fn in fi.get("functions", []):
                         key = (fn.get("demangled_name") or fn["name"], fn["start_line"])
                         funcs[rel][key] = max(funcs[rel].get(key, 0), fn["execution_count"])
+                        ends[rel][key] = fn.get("end_line", fn["start_line"])
     by = collections.OrderedDict((f, [0, 0, 0, 0]) for f in FOLDERS)
     for rel in lines:
         t = by[folder_of(rel)]
@@ -85,6 +110,42 @@ def main():
         never = sorted((line, name) for (name, line), c in funcs[rel].items() if c == 0)
         for line, name in never:
             print(f"- `{rel}:{line}` {name}")
+    listing = []
+    for rel in sorted(lines):
+        if not rel.startswith(DETAILED):
+            continue
+        try:
+            text = open(os.path.join(src, rel), errors="replace").read().split("\n")
+        except OSError:
+            text = []
+        zero = sorted(n for n, c in lines[rel].items() if c == 0)
+        spans = []
+        for n in zero:  # consecutive lines with code, none executed, as one span
+            if spans and all(lines[rel].get(k, 0) == 0 for k in range(spans[-1][1] + 1, n)) and \
+                    not any(k in lines[rel] and lines[rel][k] > 0 for k in range(spans[-1][1] + 1, n)):
+                spans[-1][1] = n
+            else:
+                spans.append([n, n])
+        for a, b in spans:
+            fn = [(name, line) for (name, line), e in ends[rel].items() if line <= a <= e and funcs[rel][(name, line)] > 0]
+            if not fn:
+                continue  # a function never entered: listed above
+            name = max(fn, key=lambda k: k[1])[0]
+            first = text[a - 1].strip() if a - 1 < len(text) else ""
+            listing.append((category(first, name), rel, a, b, name, first, rel.startswith("views/")))
+    print("\n## Lines no test executes, in analyzer/ops/ and views/ (in functions entered)\n")
+    print("| what the span does | spans in analyzer/ops/ | in views/ |")
+    print("|---|---:|---:|")
+    cats = [c for c, _ in CATEGORIES] + ["a constant fold declined (the value left unknown)", "other"]
+    for cat in cats:
+        ops = sum(1 for x in listing if x[0] == cat and not x[6])
+        views = sum(1 for x in listing if x[0] == cat and x[6])
+        print(f"| {cat} | {ops} | {views} |")
+    print("\nEach span: file:first-last, the function, its first line.\n")
+    for cat in cats:
+        print(f"\n### {cat}\n")
+        for _, rel, a, b, name, first, _v in (x for x in listing if x[0] == cat):
+            print(f"- `{rel}:{a}-{b}` {name}: `{first[:100]}`")
     return 0
 
 
