@@ -231,6 +231,8 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(dec, "bytes_per_token", json_integer((json_int_t)(v->decode.bytes / (uint64_t)o->batch)));
     json_object_set_new(dec, "seconds_per_token", oc_llm_jseconds(&v->decode));
     json_object_set_new(dec, "complete", json_boolean(v->decode.exact));
+    json_object_set_new(dec, "need_bytes", json_integer((json_int_t)v->decode.need_bytes)); /* what --fit weighs */
+    json_object_set_new(dec, "need_exact", json_boolean(v->decode.need_exact));
     json_object_set_new(dec, "flops_formula", oc_llm_jformula(&v->decode_flops));
     json_object_set_new(dec, "bytes_formula", oc_llm_jformula(&v->decode_bytes));
     json_object_set_new(dec, "macs_formula", oc_llm_jformula(&v->decode_macs));

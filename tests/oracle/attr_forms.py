@@ -7,7 +7,8 @@ N and C in front, which ONNX Runtime refuses, is worked by hand in
 unit.ops), auto_pad SAME_UPPER / SAME_LOWER on odd sizes,
 output_padding with dilations, pooling's ceil_mode, negative axes (as an
 attribute and as an input), optional inputs left empty (Resize's roi and
-scales, Clip's max), Slice with negative steps. ONNX Runtime runs each model
+scales, Clip's max), Slice with negative steps, DFT-20 without its axis
+input. ONNX Runtime runs each model
 (every value exposed) and every tensor's shape must equal the one
 `onnxcost --format json` infers (ort_shapes.py does both).
 
@@ -85,6 +86,9 @@ CASES = [
                                      [("x", [1, 2, 4, 6])], [w("z", [2], np.int64, [9, 8])]), 18),
     ("clip_min_only", model([helper.make_node("Clip", ["x", "lo", ""], ["y"])], [("x", [3, 4])],
                             [w("lo", [], np.float32, 0.0)])),
+    # DFT-20 without its axis input: the signal axis is -2 (DFT-17's default was 1); onesided halves it
+    ("dft20_default_axis_onesided", model([helper.make_node("DFT", ["x"], ["y"], onesided=1)],
+                                          [("x", [1, 8, 4, 1])], []), 20),
     ("slice_negative_steps", model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
                                    [("x", [4, 10, 6])],
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),

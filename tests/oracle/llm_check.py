@@ -19,7 +19,9 @@ optimum, Qwen with GroupQueryAttention):
   --causal half against S(S+1)/2 pairs instead of S^2;
 - every (batch, context) of the decode table: the step's MACs, analyzed at
   that batch and context, against batch x (W + 2 x layers x heads x head size
-  x context), and the table's FLOPs against that analysis' FLOPs.
+  x context), and the table's FLOPs against that analysis' FLOPs;
+- the largest batch on an A100 80GB by brute force: the step's need at that
+  batch within 79 GiB, at one batch more beyond it.
 
 Then Llama-shaped graphs of bench/gen_llama.py and a GPT-2 exported here
 from transformers, against the closed forms of their known configurations.
@@ -55,8 +57,9 @@ ap.add_argument("--fixtures", required=True)
 args = ap.parse_args()
 fails = checks = 0
 # comparisons a run must make (164 on 2026-11-25: 3 corpus decoders with 18
-# rows of decode table each, 2 generated Llamas, the GPT-2 export)
-MIN_CHECKS = 160
+# rows of decode table each, 2 generated Llamas, the GPT-2 export; 173 with
+# the largest batch's three checks per corpus decoder)
+MIN_CHECKS = 169
 
 
 def check(name, got, want):
@@ -209,6 +212,16 @@ for path in decoders:
         check(f"{name}: decode MACs at batch {b}, context {c} = batch x (W + 2 x layers x heads x head size x "
               "context)", at["macs"], b * (W + 2 * L * H * D * c))
         check(f"{name}: table FLOPs at batch {b}, context {c} = the step analyzed there", r["flops"], at["flops"])
+    # the largest batch that fits an A100 80GB (80 GiB, less the 1 GiB
+    # reserve) at context 640, by brute force around the search's answer:
+    # the step's need at that batch within the memory, one more beyond it
+    usable = (80 - 1) << 30
+    mb = llm(path, "--gpu", "a100", "--context", "640", "--prompt", "1", "--generate", "1")["max_batch"]
+    fits = llm(path, "--batch", str(mb), "--context", "640", "--prompt", "1", "--generate", "1")["decode"]
+    over = llm(path, "--batch", str(mb + 1), "--context", "640", "--prompt", "1", "--generate", "1")["decode"]
+    check(f"{name}: largest batch {mb} at context 640 fits 79 GiB", fits["need_bytes"] <= usable, True)
+    check(f"{name}: batch {mb + 1} does not", over["need_bytes"] > usable, True)
+    check(f"{name}: the need exact", (fits["need_exact"], over["need_exact"]), (True, True))
     print(f"{name}: {L} layers, {H} heads x {D} ({KV} KV heads), W = {W}; KV {v['kv_bytes_per_token']} B/token; "
           f"{len(t['decode_table'])} table rows")
 

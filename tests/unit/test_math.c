@@ -343,6 +343,9 @@ static void cumsum_det_trilu(void **state) {
     struct pbw ex[] = {pb_attr_int("exclusive", 1), pb_attr_int("reverse", 1)};
     pbm_node(&pm, pb_node("cs_ex", "CumSum", TU_LIST("x", "axis"), TU_LIST("ce"), 2, ex));
     pbm_node(&pm, pb_node("cs_dyn", "CumSum", TU_LIST("x", "dyn_axis"), TU_LIST("cd"), 0, NULL));
+    struct pbw only_rev[] = {pb_attr_int("reverse", 1)}, only_ex[] = {pb_attr_int("exclusive", 1)};
+    pbm_node(&pm, pb_node("cs_rev", "CumSum", TU_LIST("x", "axis"), TU_LIST("cr"), 1, only_rev));
+    pbm_node(&pm, pb_node("cs_ex1", "CumSum", TU_LIST("x", "axis"), TU_LIST("cx"), 1, only_ex));
     pbm_node(&pm, pb_node("det", "Det", TU_LIST("x"), TU_LIST("d"), 0, NULL));
     pbm_node(&pm, pb_node("tri", "Trilu", TU_LIST("x"), TU_LIST("t"), 0, NULL));
     pbm_output(&pm, pb_value_info("c", PB_FLOAT, -1, NULL, NULL));
@@ -351,6 +354,10 @@ static void cumsum_det_trilu(void **state) {
     /* 8 rows of 4 along the last axis: 3 adds per row (inclusive) = 24; exclusive 2 = 16 */
     assert_int_equal(tu_node(an, "cs")->cost.flops, 24);
     assert_int_equal(tu_node(an, "cs_ex")->cost.flops, 16);
+    /* the two attributes apart: reverse alone is still inclusive (24),
+       exclusive alone 16 */
+    assert_int_equal(tu_node(an, "cs_rev")->cost.flops, 24);
+    assert_int_equal(tu_node(an, "cs_ex1")->cost.flops, 16);
     /* axis value unknown: shape known, cost unknown (not 0) */
     TU_SHAPE(tu_out(an, "cs_dyn", 0), 2, 4, 4);
     assert_true(tu_node(an, "cs_dyn")->cost.flags & OC_COST_UNKNOWN);
