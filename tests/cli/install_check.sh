@@ -10,8 +10,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL cmake --install"; exit 1; }
-for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyzer/analyze.h include/onnxcost/views/perf/perf.h; do
+for f in bin/onnxcost share/man/man1/onnxcost.1 include/onnxcost/analyzer/analyze.h include/onnxcost/views/perf/perf.h \
+    share/doc/onnxcost/LICENSE share/doc/onnxcost/NOTICE; do
     [ -e "$tmp/prefix/$f" ] || { echo "FAIL missing $f"; fail=$((fail + 1)); }
+done
+# the licence is Apache-2.0's text, and the notices name what the binary links
+grep -q "Apache License" "$tmp/prefix/share/doc/onnxcost/LICENSE" 2>/dev/null &&
+    grep -q "Version 2.0, January 2004" "$tmp/prefix/share/doc/onnxcost/LICENSE" ||
+    { echo "FAIL the installed LICENSE is not the Apache License 2.0"; fail=$((fail + 1)); }
+for lib in Jansson protobuf-c ONNX; do
+    grep -q "^$lib (" "$tmp/prefix/share/doc/onnxcost/NOTICE" 2>/dev/null ||
+        { echo "FAIL the installed NOTICE lacks $lib's notice"; fail=$((fail + 1)); }
 done
 pc=$(find "$tmp/prefix" -name onnxcost.pc | head -1)
 [ -n "$pc" ] || { echo "FAIL no onnxcost.pc"; exit 1; }

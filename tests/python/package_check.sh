@@ -79,6 +79,18 @@ else
     grep -q 'onnxcost.libs/libjansson' <<<"$listing" && grep -q 'onnxcost.libs/libprotobuf-c' <<<"$listing" ||
         { echo "$listing"; echo "FAIL: the C libraries are not in the wheel"; exit 1; }
 fi
+# the licence and the notices of what it links, in the dist-info where pip
+# and license scanners look, and the licence in the metadata
+info=$(grep -o '[^ ]*\.dist-info/' <<<"$listing" | head -1)
+for f in LICENSE NOTICE; do
+    grep -q "${info}\(licenses/\)\?$f\$" <<<"$listing" || { echo "$listing"; echo "FAIL: the wheel's dist-info has no $f"; exit 1; }
+done
+notice=$(unzip -p "$whl" "$(grep -o "[^ ]*${info}\(licenses/\)\?NOTICE\$" <<<"$listing")")
+for lib in Jansson protobuf-c ONNX; do
+    grep -q "^$lib (" <<<"$notice" || { echo "FAIL: the wheel's NOTICE lacks $lib's notice"; exit 1; }
+done
+unzip -p "$whl" "${info}METADATA" | grep -q '^License: Apache-2.0$' ||
+    { echo "FAIL: the wheel's METADATA names no Apache-2.0 licence"; exit 1; }
 printf 'wheel %s: %s, %d bytes\n' "$(basename "$whl")" "$tag" "$(stat -c %s "$whl")"
 base=$("$py" -c "import sys; print(sys.base_prefix)")/bin/python3
 "$base" -m venv "$tmp/venv"
