@@ -139,6 +139,23 @@ for path in models:
             check(f"{name}: sweep text marks an incomplete row",
                   all(r.get("complete", True) for r in rows) or "WARNING: incomplete" in st, st[-300:])
 
+# sweep --fit's "Memory (MiB)" column: what inference needs at each batch,
+# the file's initializers (their bytes counted by onnx here) plus the
+# liveness peak at that batch (the analysis' own figure, checked against
+# ONNX Runtime elsewhere), not the peak alone
+cnn = os.path.join(fx, "corpus", "onnx+onnx", "examples__simple_cnn", "simple_cnn.onnx")
+from onnx import numpy_helper  # noqa: E402
+weights = sum(numpy_helper.to_array(t).nbytes for t in onnx.load(cnn).graph.initializer)
+st = run("sweep", cnn, "--dim", "batch_size=1,64", "--gpu", "t4", "--fit") or ""
+head = next((ln for ln in st.splitlines() if "Memory (MiB)" in ln), "")
+for b in (1, 64):
+    row = next((ln.split() for ln in st.splitlines() if ln.split()[:1] == [str(b)]), [])
+    peak = json.loads(run(cnn, "--dim", f"batch_size={b}", "--format", "json", "-q") or "{}")["totals"][
+        "peak_activation_bytes"]
+    want = f"{(weights + peak) / 2**20:.2f}"
+    check(f"simple_cnn: sweep --fit Memory (MiB) at batch {b} = initializers {weights:,} B + peak {peak:,} B",
+          bool(head) and len(row) >= 2 and row[-2] == want, (row, want))
+
 # the decoders llm refuses, each with the text its one error line holds
 LLM_REFUSED = {"test__models__static-scatter-bias-decoder__model.onnx": "a KV cache of fixed length"}
 for path in sorted(glob.glob(os.path.join(fx, "corpus", "microsoft+onnxruntime-genai", "**", "*.onnx"),

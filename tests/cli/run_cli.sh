@@ -409,6 +409,22 @@ else
     echo "FAIL csv_quotes_rows: a quote without a comma must be quoted: $(cat "$tmp/out")"
     fail=$((fail + 1))
 fi
+# a node without a cost (a custom op, and the Relu after it) has empty MACs and
+# FLOPs cells, never 0, which a spreadsheet would sum as known; the first
+# Relu on [1, 4]: 0 MACs, 4 FLOPs
+expect csv_unknown_cost 0 "$W $B/unknown_op.onnx: incomplete analysis: 2 of 3 nodes have no cost (1 without a shape or rule, 1 downstream of them); MACs, FLOPs and activation memory are lower bounds" -- "$B/unknown_op.onnx" --format csv
+if python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8", newline="")))
+h = rows[0]
+cells = {r[h.index("name")]: (r[h.index("macs")], r[h.index("flops")]) for r in rows[1:]}
+assert cells == {"relu": ("0", "4"), "frob": ("", ""), "relu_after": ("", "")}, cells
+' "$tmp/out"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL csv_unknown_cost_rows: a node without a cost must have empty MACs and FLOPs: $(cat "$tmp/out")"
+    fail=$((fail + 1))
+fi
 # every node costed, the peak not (an input of unknown size): the peak alone is marked a lower bound
 for fmt in text md html json; do
     expect "peak_only_incomplete_$fmt" 0 "" -- "$B/unsized_unused_input.onnx" -q --format "$fmt"
@@ -431,6 +447,16 @@ expect evil_html 0 "" -- "$B/evil_names.onnx" --batch 1 --format html
 expect_out evil_html_rows '<td>n?[31mred?[0m|&lt;b&gt;&amp;&#39;&quot;,x</td>'
 if grep -q '<b>' "$tmp/out"; then
     echo "FAIL evil_html_tag: a name's <b> reached the HTML unescaped"
+    fail=$((fail + 1))
+else
+    pass=$((pass + 1))
+fi
+# with --gpu the page adds a roofline whose points carry each node's name
+# in a <title>: escaped there too
+expect evil_html_gpu 0 "" -- "$B/evil_names.onnx" --batch 1 --gpu a100 --format html
+expect_out evil_html_gpu_title '<title>n?[31mred?[0m|&lt;b&gt;&amp;&#39;&quot;,x: '
+if grep -q '<b>' "$tmp/out"; then
+    echo "FAIL evil_html_gpu_tag: a name's <b> reached the roofline unescaped"
     fail=$((fail + 1))
 else
     pass=$((pass + 1))

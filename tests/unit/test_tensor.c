@@ -323,11 +323,18 @@ static void topk_attr(void **state) {
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(5, 2), NULL));
     struct pbw at[] = {pb_attr_int("k", 1), pb_attr_int("axis", 0)};
     pbm_node(&pm, pb_node("top1", "TopK", TU_LIST("x"), TU_LIST("v", "i"), 2, at));
+    pbm_input(&pm, pb_value_info("x8", PB_FLOAT, 2, TU_DIMS(8, 2), NULL));
+    struct pbw at4[] = {pb_attr_int("k", 4), pb_attr_int("axis", 0)};
+    pbm_node(&pm, pb_node("top4", "TopK", TU_LIST("x8"), TU_LIST("v4", "i4"), 2, at4));
     pbm_output(&pm, pb_value_info("v", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 9, NULL);
     TU_SHAPE(tu_out(an, "top1", 1), 1, 2);
     /* k = 1: one comparison per element, 10 */
     assert_int_equal(tu_node(an, "top1")->cost.flops, 10);
+    /* k = 4 along axis 0 of [8, 2] (the last dim is 2, not k): 16 elements
+       x ceil(log2 4) = 2 levels = 32 */
+    TU_SHAPE(tu_out(an, "top4", 0), 4, 2);
+    assert_int_equal(tu_node(an, "top4")->cost.flops, 32);
 }
 
 static void gather_scatter(void **state) {
