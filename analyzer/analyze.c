@@ -78,13 +78,37 @@ static enum oc_status oc_bound_add(struct oc_run *r, struct oc_bound_dim b) {
     return OC_OK;
 }
 
+/* Whether a symbolic dim's name is a batch's: it holds "batch" (batch,
+ * batch_size, input_batch, ...) or is N, B, BS or NBATCH, case aside. */
+static bool oc_batch_named(const char *sym) {
+    static const char *const names[] = {"n", "b", "bs", "nbatch"};
+    char low[64];
+    size_t i = 0;
+    if (!sym)
+        return false;
+    for (; sym[i] && i < sizeof low - 1; i++)
+        low[i] = (char)(sym[i] >= 'A' && sym[i] <= 'Z' ? sym[i] - 'A' + 'a' : sym[i]);
+    low[i] = '\0';
+    if (strstr(low, "batch"))
+        return true;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(low, names[k]) == 0)
+            return true;
+    return false;
+}
+
 /* Gives each unknown dim of an input's (copied) dims a value: its symbol's
- * binding, --dim, --batch for axis 0, else 1 with a warning. */
+ * binding, --dim, --batch (the input's dims named like a batch where it has
+ * one, else its axis 0, said to be a guess when that dim's name is
+ * another's), else 1 with a warning. */
 static enum oc_status oc_bind_dims(struct oc_run *r, const char *input, int32_t rank, struct oc_dim *dims) {
     struct oc_analysis *an = r->an;
     const struct oc_analyze_opts *o = r->opts;
     struct oc_arena *a = &an->arena;
     enum oc_status st;
+    bool named = false; /* a dim of this input named like a batch: --batch binds it, not axis 0 */
+    for (int32_t k = 0; k < rank; k++)
+        named = named || (dims[k].value < 0 && oc_batch_named(dims[k].sym));
     for (int32_t k = 0; k < rank; k++) {
         struct oc_dim *dm = &dims[k];
         if (dm->value >= 0)
@@ -103,9 +127,15 @@ static enum oc_status oc_bind_dims(struct oc_run *r, const char *input, int32_t 
                 b.source = OC_BIND_USER;
                 user = true;
             }
-        if (!user && k == 0 && o->batch > 0) {
+        if (!user && o->batch > 0 && (named ? oc_batch_named(sym) : k == 0)) {
             b.value = o->batch;
             b.source = OC_BIND_BATCH;
+            if (sym && !oc_batch_named(sym) &&
+                (st = oc_warn(r, oc_arena_printf(a, "--batch %lld binds '%s' (axis 0 of input '%s'): the input has "
+                                                    "no dim named like a batch, so axis 0 is taken for it (a guess; "
+                                                    "--dim %s=N binds it by name)",
+                                                 (long long)o->batch, sym, input, sym))) != OC_OK)
+                return st;
         }
         if (b.source == OC_BIND_DEFAULT) {
             const char *msg =
@@ -160,6 +190,15 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
     const struct oc_analyze_opts *o = r->opts;
     struct oc_arena *a = &an->arena;
     enum oc_status st;
+    const struct oc_value *first = NULL;
+    bool first_fixed = false; /* the first input's axis 0 a number in the file */
+    for (int32_t i = 0; i < g->n_inputs && !first; i++) {
+        const struct oc_value *v = &g->values[g->inputs[i]];
+        if (!v->nt && v->rank >= 1) {
+            first = v;
+            first_fixed = v->dims[0].value >= 0;
+        }
+    }
     for (int32_t i = 0; i < g->n_inputs; i++) {
         struct oc_value *v = &g->values[g->inputs[i]];
         if (v->nt) {
@@ -194,12 +233,7 @@ static enum oc_status oc_bind_inputs(struct oc_run *r) {
     bool batch_bound = false;
     for (int32_t k = 0; k < an->n_bound; k++)
         batch_bound = batch_bound || an->bound[k].source == OC_BIND_BATCH;
-    const struct oc_value *first = NULL;
-    for (int32_t i = 0; i < g->n_inputs && !first; i++) {
-        const struct oc_value *v = &g->values[g->inputs[i]];
-        first = !v->nt && v->rank >= 1 ? v : NULL;
-    }
-    if (o->batch > 0 && !batch_bound && first && first->dims[0].value >= 0 && first->dims[0].value != o->batch &&
+    if (o->batch > 0 && !batch_bound && first && first_fixed && first->dims[0].value != o->batch &&
         (st = oc_warn(r, oc_arena_printf(a, "--batch %lld: the model's batch is fixed at %lld (input '%s' declares "
                                             "it); the figures are at %lld",
                                          (long long)o->batch, (long long)first->dims[0].value, first->name,

@@ -106,8 +106,10 @@ static const struct oc_opt oc_bind_opts[] = {
                     "(docs/RANGES.md)",
                     oc_opt_dim),
     OC_OPT_INT_ROW("--batch", "N",
-                   "bind the first dim of every graph input whose first dim is\n"
-                   "symbolic or unnamed (a --dim for the same name wins)",
+                   "bind the batch: in each graph input, the symbolic dims named\n"
+                   "like a batch (batch, batch_size, N, ...) wherever they stand,\n"
+                   "else its first dim if symbolic or unnamed, said to be a guess\n"
+                   "when named otherwise (a --dim for the same name wins)",
                    offsetof(struct oc_cli_bind, opts.batch), 1, INT64_MAX, "a positive integer"),
 };
 const struct oc_opt_group oc_group_bind = {NULL, oc_bind_opts, sizeof oc_bind_opts / sizeof oc_bind_opts[0]};

@@ -179,7 +179,7 @@ def analyze(model, dims: dict | None = None, batch: int | None = None, gpu: str 
     """Analyzes a model: a path, the file's bytes, or an onnx.ModelProto.
 
     dims      {name: size} for symbolic dims (the CLI's --dim NAME=SIZE)
-    batch     the first dim of every input whose first dim is symbolic (--batch)
+    batch     the batch (--batch): each input's dims named like a batch, else its symbolic first dim
     gpu       predict time on a built-in GPU (``gpus()`` lists them; --gpu)
     gpu_spec  the same on a device described in a JSON file, with the efficiency
               factors ``onnxcost calibrate`` measured when it has them (--gpu-spec)

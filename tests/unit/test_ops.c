@@ -109,9 +109,10 @@ static void peak_holds_graph_outputs(void **state) {
     assert_int_equal(an->totals.peak_node, tu_node(an, "f")->index);
 }
 
-/* --batch binds axis 0 of every graph input that leaves it free, whatever
- * its dim's name: a model with x [n, 4] and a second input y [m, 4] under
- * --batch 3 has both at 3 (n and m bound by --batch). */
+/* --batch binds axis 0 of every graph input that leaves it free and has
+ * no dim named like a batch: a model with x [n, 4] and a second input
+ * y [m, 4] under --batch 3 has both at 3 (n, named like a batch, and m,
+ * axis 0 of an input without such a name, bound by --batch). */
 static void batch_binds_every_input(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -130,6 +131,37 @@ static void batch_binds_every_input(void **state) {
     /* MatMul 3 x 4 x 4 = 48 MACs; Relu 12 elements: 12 FLOPs */
     assert_int_equal(tu_node(an, "mm")->cost.macs, 48);
     assert_int_equal(tu_node(an, "r")->cost.flops, 12);
+}
+
+static bool warned(const char *text) {
+    for (int32_t i = 0; i < an->n_warnings; i++)
+        if (strstr(an->warnings[i], text))
+            return true;
+    return false;
+}
+
+/* --batch binds the dim named like a batch, wherever it stands: a language
+ * model's src [sequence, batch] under --batch 20 is [1, 20] (sequence left
+ * unbound, 1, with its warning), not [20, 1]; an input with no such name
+ * has its axis 0 bound, and a named axis 0 is said to be a guess. */
+static void batch_by_name(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    const char *ss[] = {"sequence", "batch"}, *su[] = {"unk__6", NULL};
+    pbm_input(&pm, pb_value_info("src", PB_FLOAT, 2, TU_DIMS(-1, -1), ss));
+    pbm_input(&pm, pb_value_info("aux", PB_FLOAT, 2, TU_DIMS(-1, 3), su));
+    pbm_node(&pm, pb_node("r", "Relu", TU_LIST("src"), TU_LIST("y"), 0, NULL));
+    pbm_node(&pm, pb_node("r2", "Relu", TU_LIST("aux"), TU_LIST("y2"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("y2", PB_FLOAT, -1, NULL, NULL));
+    struct oc_analyze_opts o = {.batch = 20};
+    tu_analyze_ok(&pm, 13, &o);
+    TU_SHAPE(tu_out(an, "r", 0), 1, 20);
+    TU_SHAPE(tu_out(an, "r2", 0), 20, 3);
+    assert_true(warned("symbolic dim 'sequence' is unbound"));
+    assert_false(warned("binds 'batch'"));
+    assert_true(warned("--batch 20 binds 'unk__6' (axis 0 of input 'aux')"));
+    assert_true(warned("a guess"));
 }
 
 /* An antialiased linear Resize (opset 18) that shrinks stretches its
@@ -770,6 +802,7 @@ int main(void) {
         cmocka_unit_test_teardown(sub_byte_prices, tu_teardown),
         cmocka_unit_test_teardown(peak_holds_graph_outputs, tu_teardown),
         cmocka_unit_test_teardown(batch_binds_every_input, tu_teardown),
+        cmocka_unit_test_teardown(batch_by_name, tu_teardown),
         cmocka_unit_test_teardown(resize_antialias_taps, tu_teardown),
         cmocka_unit_test_teardown(pools, tu_teardown),
         cmocka_unit_test_teardown(gemm_trans, tu_teardown),
