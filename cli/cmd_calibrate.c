@@ -502,7 +502,17 @@ int oc_cmd_calibrate(int argc, char **argv) {
     }
     struct oc_calib_fit fit;
     if (oc_calib_fit(base, &g.perf, all, off[n_fit], &fit) != OC_OK) {
-        rc = oc_cli_fail(paths[0], OC_ERR_USAGE, "no measured node to fit on (was it replayed with a GPU?)");
+        int32_t left = 0; /* the records the loop above left out, each with its warning */
+        for (int32_t k = 0; k < n_fit; k++)
+            left += fr[k].noisy || fr[k].slower;
+        char msg[256];
+        if (left == n_fit)
+            snprintf(msg, sizeof msg, "no record to fit on: all %d were left out (the warnings above say why); "
+                     "--keep-noisy fits them", (int)n_fit);
+        else
+            snprintf(msg, sizeof msg, "no measured node to fit on: the records kept hold no node with a kernel "
+                     "and a measured time%s", base->cpu ? "" : " (replays without counters, or on no GPU?)");
+        rc = oc_cli_fail(paths[0], OC_ERR_USAGE, msg);
         goto done;
     }
     /* a CPU runtime's time between the nodes: from the fitted measure

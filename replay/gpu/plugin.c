@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #define OC_EXPORT __attribute__((visibility("default")))
@@ -94,8 +95,11 @@ static int oc_probe(const struct oc_rp_options *o, struct oc_rp_device *dev, cha
     int count = 0;
     cudaError_t ce = cudaGetDeviceCount(&count);
     if (ce == cudaErrorInsufficientDriver || ce == cudaErrorNoDevice || ce == cudaErrorInitializationError) {
+        /* CUDA says "driver version is insufficient" where there is no
+           driver at all: the kernel module's file tells the two apart */
+        bool driver = access("/proc/driver/nvidia/version", R_OK) == 0;
         oc_set_err(err, n, "no usable NVIDIA GPU: %s (replay needs a GPU and its driver; --plan shows the plan "
-                   "without one)", cudaGetErrorString(ce));
+                   "without one)", driver ? cudaGetErrorString(ce) : "no NVIDIA driver on this machine");
         return -1;
     }
     if (ce != cudaSuccess) {

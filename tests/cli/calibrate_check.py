@@ -246,7 +246,8 @@ empty = os.path.join(tmp, "empty.json")
 with open(empty, "w") as f:
     json.dump({"schema": "onnxcost-replay/1", "model": "m", "device": {"name": "NVIDIA H200"}, "nodes": []}, f)
 run("calibrate", empty, rc=2, err_is=f"onnxcost: warning: {empty}: no measured node with a kernel in the model: "
-    f"nothing to compare\nonnxcost: error: {empty}: no measured node to fit on (was it replayed with a GPU?)")
+    f"nothing to compare\nonnxcost: error: {empty}: no measured node to fit on: the records kept hold no node with "
+    "a kernel and a measured time (replays without counters, or on no GPU?)")
 run("calibrate", fit, "-o", os.path.join(tmp, "no", "such", "dir.json"), rc=3)
 
 # bad records: one line naming the file, the node and the field, exit 2, and

@@ -43,6 +43,16 @@ else
     echo "FAIL replay_no_gpu: exit $rc, stderr: $(cat "$tmp/err")"
     fail=$((fail + 1))
 fi
+# where no NVIDIA kernel module is loaded, the line says there is no driver,
+# not CUDA's "driver version is insufficient"
+if [ "$rc" = 2 ] && [ ! -e /proc/driver/nvidia/version ] && grep -q "no usable NVIDIA GPU" "$tmp/err"; then
+    if grep -q "no NVIDIA driver on this machine" "$tmp/err" && ! grep -q "insufficient" "$tmp/err"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL replay_no_driver: $(cat "$tmp/err")"
+        fail=$((fail + 1))
+    fi
+fi
 ONNXCOST_GPU_PLUGIN=$tmp/none.so expect no_plugin 2 \
     "onnxcost: error: $M: cannot load the GPU replay plugin: $tmp/none.so: cannot open shared object file: No such file or directory (are the CUDA, cuDNN and CUPTI libraries on LD_LIBRARY_PATH?)" \
     -- replay "$M"

@@ -246,6 +246,11 @@ def check_passes(binary, src, workdir):
         roles[bool(keep)] = ({f["path"]: f["role"] for f in rep["files"]},
                              [ln for ln in c.stderr.splitlines() if "left out of the fit" in ln])
     (r0, w0), (r1, w1) = roles[False], roles[True]
+    # every record left out: calibrate says so, not that nothing was measured
+    c = subprocess.run([binary, "calibrate", noisy, "--cpu", "--format", "json"], capture_output=True, text=True)
+    errs = [ln for ln in c.stderr.splitlines() if ln.startswith("onnxcost: error:")]
+    check(c.returncode == 2 and len(errs) == 1 and "no record to fit on: all 1 were left out" in errs[0]
+          and "--keep-noisy" in errs[0], f"calibrate on noisy records only names why ({c.stderr.strip()[-200:]})")
     # the calibrated spec keeps the probed machine's one-thread figures: --threads scales it
     cal = os.path.join(workdir, "calibrated.json")
     c = subprocess.run([binary, "calibrate", clean, "--cpu", "-o", cal, "--format", "json"], capture_output=True,
