@@ -97,8 +97,9 @@ MUTANTS = [
          replace='            out->tokens = out->batch;',
          tests=["unit.gpu"], why="tokens/s counting one token per sequence"),
     dict(name="batch-first-input-only", file="analyzer/analyze.c",
-         find='        if (!user && k == 0 && o->batch > 0) {',
-         replace='        if (!user && k == 0 && o->batch > 0 && strcmp(input, r->g->values[r->g->inputs[0]].name) == 0) {',
+         find="        if (!user && o->batch > 0 && (named ? oc_batch_named(sym) : k == 0)) {",
+         replace="        if (!user && o->batch > 0 && (named ? oc_batch_named(sym) : k == 0) &&\n"
+                 "            strcmp(input, r->g->values[r->g->inputs[0]].name) == 0) {",
          tests=["unit.ops"], why="--batch binding axis 0 of the first graph input only (the others' batch dims stay 1)"),
     dict(name="annotate-execution-order", file="views/annotate.c",
          find='    oc_node_additions(a, i, &meta, &line);',
