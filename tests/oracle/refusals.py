@@ -22,7 +22,7 @@ known before run time. There onnxcost goes on (exit 0), lists the node
 under "Nodes whose shapes could not be inferred" with the reason, and
 marks the totals as lower bounds; ONNX Runtime is not asked.
 
-usage: refusals.py ONNXCOST
+usage: refusals.py ONNXCOST   (refusals.py --judge MODEL: ONNX Runtime's verdict alone)
 Exit 0 when every case holds, 1 otherwise, 77 when onnx/onnxruntime are missing.
 """
 import os
@@ -41,7 +41,7 @@ except ImportError as e:
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 NP = {F: np.float32, I64: np.int64, TensorProto.BOOL: np.bool_, TensorProto.INT32: np.int32,
-      TensorProto.INT8: np.int8, TensorProto.UINT8: np.uint8}
+      TensorProto.INT8: np.int8, TensorProto.UINT8: np.uint8, TensorProto.STRING: np.str_}
 
 
 def inp(name, shape, dtype=F):
@@ -444,33 +444,32 @@ def build(c):
     return m
 
 
-JUDGE = r"""
-import sys, numpy as np, onnx, onnxruntime as ort
-path = sys.argv[1]
-m = onnx.load(path)
-NP = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 8: np.str_, 9: np.bool_}
-try:
-    so = ort.SessionOptions()
-    so.log_severity_level = 4
-    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-except Exception as e:
-    msg = str(e)
-    sys.exit(2 if "NOT_IMPLEMENTED" in msg or "not a registered function/op" in msg
-             or "Unsupported model IR" in msg or "is under development" in msg else 1)
-feeds = {}
-for v in m.graph.input:
-    if v.type.HasField("sequence_type"):
-        feeds[v.name] = [np.zeros((2, 3), np.float32)]
-        continue
-    t = v.type.tensor_type
-    shape = [d.dim_value if d.HasField("dim_value") else 1 for d in t.shape.dim]
-    feeds[v.name] = np.zeros(shape).astype(NP.get(t.elem_type, np.float32))
-try:
-    s.run(None, feeds)
-except Exception:
-    sys.exit(1)
-sys.exit(0)
-"""
+def judge(path):
+    """ONNX Runtime on the model at path, run as this file's --judge in a
+    process of its own: exit 0 it runs (on zeros of the declared shapes),
+    1 it refuses, 2 it cannot judge (the op or its opset not in this build)."""
+    m = onnx.load(path)
+    try:
+        so = ort.SessionOptions()
+        so.log_severity_level = 4
+        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001
+        msg = str(e)
+        return 2 if ("NOT_IMPLEMENTED" in msg or "not a registered function/op" in msg
+                     or "Unsupported model IR" in msg or "is under development" in msg) else 1
+    feeds = {}
+    for v in m.graph.input:
+        if v.type.HasField("sequence_type"):
+            feeds[v.name] = [np.zeros((2, 3), np.float32)]
+            continue
+        t = v.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else 1 for d in t.shape.dim]
+        feeds[v.name] = np.zeros(shape).astype(NP.get(t.elem_type, np.float32))
+    try:
+        s.run(None, feeds)
+    except Exception:  # noqa: BLE001
+        return 1
+    return 0
 
 
 def onnx_refuses(m):
@@ -488,7 +487,8 @@ def ort_verdict(path):
     may crash it): "refuses", "crashes" (a signal: it does not run it
     either), "runs" or "cannot judge" (the op or its opset is not in this
     build)."""
-    p = subprocess.run([sys.executable, "-c", JUDGE, path], capture_output=True, text=True, timeout=120)
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--judge", path], capture_output=True, text=True,
+                       timeout=120)
     return {0: "runs", 1: "refuses", 2: "cannot judge"}.get(p.returncode, "crashes")
 
 
@@ -531,4 +531,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(judge(sys.argv[2]) if sys.argv[1:2] == ["--judge"] else main())

@@ -133,13 +133,6 @@ static void batch_binds_every_input(void **state) {
     assert_int_equal(tu_node(an, "r")->cost.flops, 12);
 }
 
-static bool warned(const char *text) {
-    for (int32_t i = 0; i < an->n_warnings; i++)
-        if (strstr(an->warnings[i], text))
-            return true;
-    return false;
-}
-
 /* --batch binds the dim named like a batch, wherever it stands: a language
  * model's src [sequence, batch] under --batch 20 is [1, 20] (sequence left
  * unbound, 1, with its warning), not [20, 1]; an input with no such name
@@ -158,10 +151,10 @@ static void batch_by_name(void **state) {
     tu_analyze_ok(&pm, 13, &o);
     TU_SHAPE(tu_out(an, "r", 0), 1, 20);
     TU_SHAPE(tu_out(an, "r2", 0), 20, 3);
-    assert_true(warned("symbolic dim 'sequence' is unbound"));
-    assert_false(warned("binds 'batch'"));
-    assert_true(warned("--batch 20 binds 'unk__6' (axis 0 of input 'aux')"));
-    assert_true(warned("a guess"));
+    assert_true(tu_warned(an, "symbolic dim 'sequence' is unbound"));
+    assert_false(tu_warned(an, "binds 'batch'"));
+    assert_true(tu_warned(an, "--batch 20 binds 'unk__6' (axis 0 of input 'aux')"));
+    assert_true(tu_warned(an, "a guess"));
 }
 
 /* An antialiased linear Resize (opset 18) that shrinks stretches its

@@ -38,6 +38,14 @@ static inline void tu_free(struct oc_model *m, struct oc_analysis *an, struct pb
 }
 
 /* Node by name. */
+/* Whether one of the analysis' warnings holds text. */
+static inline bool tu_warned(const struct oc_analysis *an, const char *text) {
+    for (int32_t i = 0; i < an->n_warnings; i++)
+        if (strstr(an->warnings[i], text))
+            return true;
+    return false;
+}
+
 static inline const struct oc_node *tu_node(const struct oc_analysis *an, const char *name) {
     for (int32_t i = 0; i < an->graph->n_nodes; i++)
         if (strcmp(an->graph->nodes[i].name, name) == 0)
