@@ -30,6 +30,7 @@ struct oc_cmd {
 };
 
 int oc_cmd_analyze(int argc, char **argv);
+int oc_cmd_ranges(int argc, char **argv); /* analyze over --dim NAME=LO:HI, which it needs */
 int oc_cmd_ops(int argc, char **argv);
 int oc_cmd_gpus(int argc, char **argv);
 int oc_cmd_sweep(int argc, char **argv);

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct oc_analyze_args {
     bool quiet, no_symbolic, allow_incomplete, lint;
@@ -337,7 +338,19 @@ static int oc_budget_report_ranges(const struct oc_budget *budget, const struct 
     return rc;
 }
 
-int oc_cmd_analyze(int argc, char **argv) {
+/* analyze, or `ranges` (as): the same, needing a range to bound */
+static int oc_analyze_as(int argc, char **argv, const char *as);
+
+int oc_cmd_analyze(int argc, char **argv) { return oc_analyze_as(argc, argv, NULL); }
+
+int oc_cmd_ranges(int argc, char **argv) { return oc_analyze_as(argc, argv, "ranges"); }
+
+/* "onnxcost WORD MODEL": WORD no file and named like no command */
+static bool oc_analyze_not_a_command(const char *word) {
+    return word && !strchr(word, '/') && !strchr(word, '.') && access(word, F_OK) != 0;
+}
+
+static int oc_analyze_as(int argc, char **argv, const char *as) {
     struct oc_analyze_args a = {
         .sort = OC_SORT_NONE, .format = OC_FORMAT_TEXT, .balance = OC_BALANCE_TIME, .range_points = 1024};
     struct oc_cli_bind bind;
@@ -379,8 +392,19 @@ int oc_cmd_analyze(int argc, char **argv) {
         rc = oc_cli_usage_error("no model given (try 'onnxcost analyze --help')");
         goto done;
     }
+    if (n_args > 1 && !as && oc_analyze_not_a_command(args[0])) {
+        rc = oc_cli_usage_error("'%s' is neither a command nor a model file (the commands: 'onnxcost --help')",
+                                args[0]);
+        goto done;
+    }
     if (n_args > 1) {
-        rc = oc_cli_usage_error("more than one model given ('%s' and '%s')", args[0], args[1]);
+        rc = oc_cli_usage_error("%s%smore than one model given ('%s' and '%s')", as ? as : "", as ? ": " : "",
+                                args[0], args[1]);
+        goto done;
+    }
+    if (as && !bind.n_ranges) {
+        rc = oc_cli_usage_error("ranges: give a range to bound every figure over, --dim NAME=LO:HI (--dim "
+                                "batch=1:64); docs/RANGES.md");
         goto done;
     }
     if (a.columns && a.format != OC_FORMAT_TEXT) {

@@ -79,11 +79,11 @@ static const struct oc_opt oc_calibrate_opts[] = {
     OC_OPT_CALL_ROW("--check", "FILE", "a replay result to check the fitted factors on, not fitted on (repeatable)",
                     oc_opt_check),
     OC_OPT_FLAG_ROW("--keep-noisy", NULL,
-                    "fit measure results whose runs were noisy too (the median pass\n"
-                    "over 1.10x the fastest, or not stable by --max-seconds), and every\n"
-                    "session of a run measured more than once; by default they are left\n"
-                    "out, each named, and of the sessions of one run (model, bound dims,\n"
-                    "threads) only the fastest end to end is fitted",
+                    "fit every measure result at weight 1, and every session of a run\n"
+                    "measured more than once; by default a result is weighed by how sure\n"
+                    "its quiet runs are (fewer than 3: left out), each below 1 named,\n"
+                    "and of the sessions of one run (model, bound dims, threads) only\n"
+                    "the fastest end to end is fitted",
                     offsetof(struct oc_calibrate_args, keep_noisy)),
     OC_OPT_OUTPUT_ROW("--output", "-o", "FILE", "write the calibrated device, a --gpu-spec file (docs/GPUS.md), to FILE",
                     offsetof(struct oc_calibrate_args, spec_out), "a file name"),
@@ -458,17 +458,36 @@ int oc_cmd_calibrate(int argc, char **argv) {
         rc = oc_cli_fail(paths[0], OC_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int32_t k = 0; k < n_fit; k++)
-        fr[k].noisy = !a.keep_noisy && (files[k].unstable || files[k].pass_median_ratio > OC_MEASURE_NOISY_PASSES);
+    /* a record with its quiet runs is fitted at a weight for how sure they
+       are (replay/calibrate.h oc_calib_record_weight), and left out only
+       with too few of them; one written before quiet runs were kept is
+       left out when its passes were noisy; --keep-noisy fits all at 1 */
+    for (int32_t k = 0; k < n_fit; k++) {
+        const struct oc_rp_file *f = &files[k];
+        fr[k].weight = 1;
+        if (a.keep_noisy)
+            continue;
+        if (f->quiet_runs >= 0) {
+            fr[k].noisy = f->quiet_runs < OC_CALIB_QUIET_MIN;
+            fr[k].weight = oc_calib_record_weight(f->quiet_runs, f->load_ratio);
+        } else {
+            fr[k].noisy = f->unstable || f->pass_median_ratio > OC_MEASURE_NOISY_PASSES;
+        }
+    }
     for (int32_t k = 0; k < n; k++) {
         off[k + 1] = off[k];
         int32_t faster = k < n_fit && !fr[k].noisy && !a.keep_noisy ? oc_calib_faster_session(files, fr, n_fit, k) : -1;
         if (fr[k].noisy) {
             char msg[256];
-            snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its median pass %.2fx the "
-                     "fastest); measure it again on a quieter machine, or --keep-noisy fits it",
-                     files[k].unstable ? "the median not stable by --max-seconds" : "most passes under another load",
-                     files[k].pass_median_ratio);
+            if (files[k].quiet_runs >= 0)
+                snprintf(msg, sizeof msg, "left out of the fit: %d quiet run%s (fewer than %d; another process's "
+                         "load slowed the rest); measure it again, or --keep-noisy fits it",
+                         (int)files[k].quiet_runs, files[k].quiet_runs == 1 ? "" : "s", OC_CALIB_QUIET_MIN);
+            else
+                snprintf(msg, sizeof msg, "left out of the fit: its runs were noisy (%s, its median pass %.2fx the "
+                         "fastest); measure it again on a quieter machine, or --keep-noisy fits it",
+                         files[k].unstable ? "the median not stable by --max-seconds" : "most passes under another load",
+                         files[k].pass_median_ratio);
             oc_cli_diag("warning", files[k].path, msg);
             continue;
         }
@@ -487,6 +506,16 @@ int oc_cmd_calibrate(int argc, char **argv) {
         }
         if (off[k + 1] == off[k])
             oc_cli_diag("warning", files[k].path, "no measured node with a kernel in the model: nothing to compare");
+        for (int32_t i = off[k]; k < n_fit && i < off[k + 1]; i++)
+            all[i].weight = fr[k].weight;
+        if (k < n_fit && fr[k].weight < 0.995) {
+            char msg[320];
+            snprintf(msg, sizeof msg, "fitted at weight %.2f of 1: its figures are its %d quiet run%s, and every "
+                     "run's median ran %.2fx theirs (another process's load, or a time that varies); --keep-noisy fits it "
+                     "at 1",
+                     fr[k].weight, (int)files[k].quiet_runs, files[k].quiet_runs == 1 ? "" : "s", files[k].load_ratio);
+            oc_cli_diag("note", files[k].path, msg);
+        }
         /* from the probed machine, not from --threads N's copy of it (which
            scales no further) */
         const struct oc_gpu *probed = base == &g.scaled ? &g.custom : base;

@@ -106,7 +106,9 @@ static const struct oc_opt oc_measure_opts[] = {
                    offsetof(struct oc_measure_args, threads), 1, 4096, "an integer from 1 to 4096"),
     OC_OPT_PARSE_ROW("--reps", "N|auto",
                      "measured runs: auto (default) runs passes until the median is\n"
-                     "stable within --tolerance or --max-seconds have passed; N runs N",
+                     "stable within --tolerance (on a busy machine: the quiet runs'\n"
+                     "median) or --max-seconds have passed; N runs N. The figures are\n"
+                     "the quiet runs', those another process's load left alone",
                      offsetof(struct oc_measure_args, reps), 1, 100000, "auto or an integer from 1 to 100000",
                      oc_opt_reps),
     OC_OPT_PARSE_ROW("--max-seconds", "S", "with --reps auto, measure for at most S seconds (default 20)",

@@ -1,5 +1,5 @@
 /*
- * cmd_slurm.c — `onnxcost slurm MODEL.onnx --gpus KIND,... | --cpu -o DIR`:
+ * cmd_slurm.c — `onnxcost slurm MODEL.onnx --gpu-kinds KIND,... | --cpu -o DIR`:
  * the replay (or, on CPUs, measure) of one model on a Slurm cluster as job
  * arrays, one array per GPU kind with a task per binding, and a merge job
  * that runs after them all (docs/REPLAY.md, "Many GPUs, many machines:
@@ -24,7 +24,7 @@
 extern char **environ;
 
 static const char oc_slurm_usage[] =
-    "usage: onnxcost slurm MODEL.onnx (--gpus KIND[,KIND...] | --cpu) -o DIR [options] [-- OPTIONS]\n"
+    "usage: onnxcost slurm MODEL.onnx (--gpu-kinds KIND[,KIND...] | --cpu) -o DIR [options] [-- OPTIONS]\n"
     "\n"
     "Replays the model on a Slurm cluster: one job array per GPU kind (gres\n"
     "gpu:KIND:1), one task per --batch value, each running `onnxcost replay` and\n"
@@ -40,8 +40,8 @@ static const char oc_slurm_usage[] =
 
 static const char oc_slurm_footer[] = "\n"
                                       "examples:\n"
-                                      "  onnxcost slurm resnet50.onnx --gpus a100,h100 --batch 1,32 -o runs/r50\n"
-                                      "  onnxcost slurm gpt2.onnx --gpus h100 --dim sequence=128 --partition gpu "
+                                      "  onnxcost slurm resnet50.onnx --gpu-kinds a100,h100 --batch 1,32 -o runs/r50\n"
+                                      "  onnxcost slurm gpt2.onnx --gpu-kinds h100 --dim sequence=128 --partition gpu "
                                       "-o runs/gpt2 -- --math tf32\n";
 
 enum { OC_SLURM_MAX = 32 };
@@ -64,9 +64,9 @@ static int oc_opt_slurm_dim(const struct oc_opt *o, void *dest, const char *v, c
 }
 
 static const struct oc_opt oc_slurm_opts[] = {
-    OC_OPT_TEXT_ROW("--gpus", NULL, "KINDS",
+    OC_OPT_TEXT_ROW("--gpu-kinds", "--gpus", "KINDS",
                     "GPU kinds as the cluster's gres names them (a100,h100): one job\n"
-                    "array each",
+                    "array each (--gpus, the same here, is a count in analyze)",
                     offsetof(struct oc_slurm_args, gpus), "a list of gres GPU types"),
     OC_OPT_FLAG_ROW("--cpu", NULL, "measure on CPUs (onnxcost measure) instead of replaying on GPUs",
                     offsetof(struct oc_slurm_args, cpu)),
@@ -174,7 +174,7 @@ static bool oc_slurm_array(const struct oc_slurm_job *j, const char *kind, FILE 
         fprintf(f, "%s%s", i ? " " : "", j->batches[i]);
     fputs(")\nb=${batches[$SLURM_ARRAY_TASK_ID]}\n", f);
     fprintf(f, "out=\"$dir/results/%s-b$b.json\"\n", kind);
-    fputs("exec ", f);
+    fputs("rm -f \"$out\"  # an earlier submission's result into this -o DIR is not this one's\nexec ", f);
     oc_sh_word(f, j->bin);
     fputs(a->cpu ? " measure " : " replay ", f);
     oc_sh_word(f, j->model);
@@ -202,7 +202,7 @@ static bool oc_slurm_merge(const struct oc_slurm_job *j, FILE *f) {
     oc_sbatch_common(f, j->a);
     fputs("set -u\ndir=", f);
     oc_sh_word(f, j->dir);
-    fputs("\nmerged=0\nmissing=0\n", f);
+    fputs("\nrm -f \"$dir/failed.txt\"  # this submission's failures only\nmerged=0\nmissing=0\n", f);
     for (int32_t b = 0; b < j->n_batches; b++) { /* per batch, the kinds side by side */
         fputs("found=()\n", f);
         for (int32_t k = 0; k < j->n_kinds; k++)
@@ -367,7 +367,7 @@ int oc_cmd_slurm(int argc, char **argv) {
         goto done;
     }
     if (!a.gpus == !a.cpu) {
-        rc = oc_cli_usage_error("slurm: give the GPU kinds with --gpus KIND[,KIND...], or --cpu");
+        rc = oc_cli_usage_error("slurm: give the GPU kinds with --gpu-kinds KIND[,KIND...], or --cpu");
         goto done;
     }
     if (a.cpus && !a.cpu) {
@@ -389,7 +389,7 @@ int oc_cmd_slurm(int argc, char **argv) {
         numbers = numbers && oc_cli_parse_count(bs[i], &v) && v >= 1;
     }
     if (nk < 1 || nk > 8 || !numbers) {
-        rc = oc_cli_usage_error(nk < 1 || nk > 8 ? "slurm: --gpus takes up to 8 gres names (letters, digits, _ . -), "
+        rc = oc_cli_usage_error(nk < 1 || nk > 8 ? "slurm: --gpu-kinds takes up to 8 gres names (letters, digits, _ . -), "
                                                    "comma-separated (merge puts up to 8 side by side)"
                                                  : "slurm: --batch takes up to %d whole numbers >= 1, comma-separated",
                                 OC_SLURM_MAX);

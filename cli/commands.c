@@ -5,6 +5,7 @@
  *   onnxcost MODEL [options]        same as `onnxcost analyze MODEL`
  *   onnxcost analyze MODEL [options]
  *   onnxcost sweep MODEL --dim NAME=V1,V2,... [--dim ...]
+ *   onnxcost ranges MODEL --dim NAME=LO:HI [...] (analyze over the box)
  *   onnxcost measure MODEL [options] (ONNX Runtime, through Python)
  *   onnxcost plan MODEL [--dim ...]   (a static memory plan)
  *   onnxcost probe [-o machine.json]  (this machine's roofs)
@@ -31,6 +32,7 @@ static const struct oc_cmd oc_cmds[] = {
     {"analyze", oc_cmd_analyze, "cost table of a model (the default command)"},
     {"compare", oc_cmd_compare, "side-by-side totals of several models, with ratios"},
     {"sweep", oc_cmd_sweep, "totals over a grid of bindings (--dim batch=1,2,4,...)"},
+    {"ranges", oc_cmd_ranges, "every figure's bounds over a box (--dim batch=1:64), budgets for all of it"},
     {"llm", oc_cmd_llm, "generation view of a decoder: prefill, decode per token, KV cache"},
     {"annotate", oc_cmd_annotate, "write the model with shapes and costs inside, for Netron"},
     {"measure", oc_cmd_measure, "run it in ONNX Runtime: measured time per node beside its costs"},

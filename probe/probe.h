@@ -43,6 +43,11 @@ struct oc_probe_point {
     double bw_all;            /* bytes/s                                          */
 };
 
+/* More tries of all threads at once (each the best of 3 runs of the same
+ * length) when the first ran slower than one thread: a load that comes and
+ * goes leaves quiet windows. */
+#define OC_PROBE_ALL_TRIES 8
+
 struct oc_machine {
     char cpu[128];            /* /proc/cpuinfo model name (or the machine type)   */
     char isa[48];             /* "avx512f", "avx2+fma", "neon", "scalar"          */
@@ -54,8 +59,9 @@ struct oc_machine {
     double peak_one[OC_PROBE_TYPES]; /* FLOP/s (OPS for INT8) of one thread; 0: no path */
     double peak_all[OC_PROBE_TYPES]; /* of all threads at once                    */
     uint32_t all_below_one;          /* bit per type: all threads measured slower
-                                        than one, twice; peak_all is then the
-                                        one-thread rate (the report says so)   */
+                                        than one in 1 + OC_PROBE_ALL_TRIES tries;
+                                        peak_all is then the one-thread rate
+                                        (the report says so)                  */
     int32_t n_levels;
     struct oc_probe_level levels[OC_PROBE_MAX_LEVELS];
     double dram_one, dram_all;       /* triad bytes/s past the last level          */

@@ -59,6 +59,7 @@ bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struc
         p->conv_inside = fn->conv_inside > 0 ? fn->conv_inside : 1;
         p->conv_padded = fn->conv_inside > 0 ? fn->conv_padded : 0;
         p->runs = fn->runs;
+        p->weight = 1;
     }
     return true;
 }
@@ -115,6 +116,15 @@ struct oc_calib_objective {
     const void *data;
 };
 
+double oc_calib_record_weight(int32_t quiet_runs, double load_ratio) {
+    double sure = quiet_runs >= OC_CALIB_SURE_RUNS ? 1 : quiet_runs > 0 ? (double)quiet_runs / OC_CALIB_SURE_RUNS : 0;
+    double x = load_ratio > 1 ? log(load_ratio) / log(OC_CALIB_LOAD_HALF) : 0;
+    return sure / (1 + x * x);
+}
+
+/* a point's record weight (0: not set, 1) */
+static double oc_calib_weight(const struct oc_calib_point *p) { return p->weight > 0 ? p->weight : 1; }
+
 /* Points the model cannot tell apart (the same op, unit, counts, window,
    runs and device: a transformer's repeated blocks) get the same
    prediction p, so the fit walks each such group once. Its squared log
@@ -124,6 +134,9 @@ struct oc_calib_objective {
    group's point's measured_s. */
 struct oc_calib_group {
     double count;                /* its points                               */
+    double weight;               /* their records' weights, summed (the
+                                    plain loss's count; oc_calib_point)      */
+    double wtime;                /* their times x those weights, summed      */
     double log_wmean, log_mean;  /* their logs' time-weighted and plain means */
     double spread_w, spread;     /* the squares about those means, summed
                                     (the time-weighted one weighted)         */
@@ -137,8 +150,8 @@ struct oc_calib_points_data {
     const struct oc_calib_point *pts;
     const struct oc_calib_group *grp;
     int32_t n;
-    double total;        /* every point's measured time                     */
-    double n_points;     /* the points the groups hold                      */
+    double total;        /* every point's measured time x its weight        */
+    double n_points;     /* the points the groups hold, weighted            */
     double spread_w, spread; /* the groups' spreads, summed                */
     const int32_t *slot;
 };
@@ -154,7 +167,7 @@ static double oc_calib_group_log(const struct oc_calib_points_data *d, const str
 /* group i's share of the time-weighted loss, less its spread */
 static double oc_calib_group_loss(const struct oc_calib_points_data *d, const struct oc_perf_opts *o, int32_t i) {
     double e = oc_calib_group_log(d, o, i) - d->grp[i].log_wmean;
-    return d->pts[i].measured_s / d->total * e * e;
+    return d->grp[i].wtime / d->total * e * e;
 }
 
 static double oc_calib_points_loss(const struct oc_perf_opts *o, const void *data) {
@@ -171,7 +184,7 @@ static double oc_calib_points_loss_per_node(const struct oc_perf_opts *o, const 
     double loss = d->spread;
     for (int32_t i = 0; i < d->n; i++) {
         double e = oc_calib_group_log(d, o, i) - d->grp[i].log_mean;
-        loss += d->grp[i].count * e * e;
+        loss += d->grp[i].weight * e * e;
     }
     return d->n_points > 0 ? loss / d->n_points : 0;
 }
@@ -225,21 +238,23 @@ static bool oc_calib_group_points(const struct oc_calib_point *pts, int32_t n, s
             gp[ng++].measured_s = 0;
         }
         int32_t g = of[i] = table[at];
-        double l = log(pts[i].measured_s);
+        double l = log(pts[i].measured_s), w = oc_calib_weight(&pts[i]);
         gp[g].measured_s += pts[i].measured_s;
         grp[g].count += 1;
-        grp[g].log_wmean += pts[i].measured_s * l;
-        grp[g].log_mean += l;
+        grp[g].weight += w;
+        grp[g].wtime += w * pts[i].measured_s;
+        grp[g].log_wmean += w * pts[i].measured_s * l;
+        grp[g].log_mean += w * l;
     }
     for (int32_t g = 0; g < ng; g++) {
-        grp[g].log_wmean /= gp[g].measured_s;
-        grp[g].log_mean /= grp[g].count;
+        grp[g].log_wmean /= grp[g].wtime;
+        grp[g].log_mean /= grp[g].weight;
     }
     for (int32_t i = 0; i < n; i++) { /* the spreads about the means */
         struct oc_calib_group *q = &grp[of[i]];
-        double l = log(pts[i].measured_s), ew = l - q->log_wmean, e = l - q->log_mean;
-        q->spread_w += pts[i].measured_s * ew * ew;
-        q->spread += e * e;
+        double l = log(pts[i].measured_s), ew = l - q->log_wmean, e = l - q->log_mean, w = oc_calib_weight(&pts[i]);
+        q->spread_w += w * pts[i].measured_s * ew * ew;
+        q->spread += w * e * e;
     }
     free(table);
     free(of);
@@ -512,12 +527,16 @@ enum oc_status oc_calib_fit(const struct oc_gpu *gpu, const struct oc_perf_opts 
         oc_calib_op_table(base, pts, grp, n, total, &ops, slot, out->op_share, out->n_op);
     }
     o.op_eff = &ops;
-    double spread_w = 0, spread = 0;
+    double spread_w = 0, spread = 0, wtime = 0, weight = 0;
     for (int32_t g = 0; g < n; g++) {
         spread_w += grp[g].spread_w;
         spread += grp[g].spread;
     }
-    const struct oc_calib_points_data data = {gpu, pts, grp, n, total, (double)n_all, spread_w, spread, slot};
+    for (int32_t i = 0; i < n_all; i++) { /* in the points' order, as total */
+        wtime += oc_calib_weight(&all[i]) * all[i].measured_s;
+        weight += oc_calib_weight(&all[i]);
+    }
+    const struct oc_calib_points_data data = {gpu, pts, grp, n, wtime, weight, spread_w, spread, slot};
     out->loss_before = oc_calib_points_loss(&o, &data); /* the model the fit starts from */
     /* every coordinate: a factor per unit and class, memory and 4 levels, the
        thread pool's 3 shared terms, launch and pool, the 2 parallelism terms */

@@ -21,8 +21,9 @@
  * e[class][unit] for every class and unit present, S per class, e_mem (and
  * the levels') and launch to
  * minimise the time-weighted squared log error
- *     sum_i  w_i (ln predicted_i - ln measured_i)^2,   w_i = measured_i / sum measured,
- * so that the nodes that take the time decide, and a 2x miss costs the same
+ *     sum_i  w_i (ln predicted_i - ln measured_i)^2,   w_i = r_i measured_i / sum r measured,
+ * where r_i is the weight of the point's record (how sure its times are:
+ * oc_calib_record_weight), so that the nodes that take the time decide, and a 2x miss costs the same
  * whether the node is predicted too fast or too slow. Coordinate descent,
  * each coordinate a grid scan then a golden-section refinement: no random
  * start, the same input gives the same factors.
@@ -54,6 +55,9 @@ struct oc_calib_point {
     double runs;       /* a CPU kernel's runs of its inner loop
                           (oc_kernel_runs; 0: not known): the fit's run_s
                           on each after the first                      */
+    double weight;     /* its record's weight in the fit, how sure its
+                          time is (oc_calib_record_weight; 0 or unset: 1):
+                          its term of either loss is multiplied by it  */
 };
 
 /* Points of a replay result file on a device: measured nodes with a kernel
@@ -64,6 +68,19 @@ struct oc_calib_point {
  * when out of memory. *skipped counts measured nodes left out. */
 bool oc_calib_points(const struct oc_rp_file *f, const struct oc_gpu *gpu, struct oc_calib_point **pts, int32_t *n,
                      int32_t *skipped);
+
+/* How sure a measure record's times are, as its weight in the fit: its
+ * quiet runs (views/measure.h) q and how much slower every run's median
+ * ran than theirs, L (another process's load):
+ *     min(1, q / OC_CALIB_SURE_RUNS) / (1 + (ln L / ln OC_CALIB_LOAD_HALF)^2)
+ * 1 for ten quiet runs on an idle machine; one half where the load slowed
+ * the median run by 1.10x (the quiet runs shared the machine with it too,
+ * between its bursts), 0.13 at 1.3x. A record with fewer than
+ * OC_CALIB_QUIET_MIN quiet runs is left out. */
+#define OC_CALIB_SURE_RUNS 10
+#define OC_CALIB_LOAD_HALF 1.10
+#define OC_CALIB_QUIET_MIN 3
+double oc_calib_record_weight(int32_t quiet_runs, double load_ratio);
 
 /* Bounds of the fitted factors. */
 #define OC_CALIB_EFF_MIN 0.01

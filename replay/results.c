@@ -218,7 +218,15 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
         const char *stopped = json_string_value(json_object_get(run, "stopped"));
         out->pass_median_ratio = json_is_number(pr) && json_number_value(pr) >= 1 ? json_number_value(pr) : 0;
         out->unstable = stopped && strcmp(stopped, "time limit") == 0;
-    } else {
+    }
+    const json_t *qr = json_object_get(m, "quiet_runs"), *lr = json_object_get(m, "load_ratio");
+    out->quiet_runs = -1;
+    if (json_is_integer(qr) && json_integer_value(qr) >= 0 && json_integer_value(qr) <= INT32_MAX &&
+        json_is_number(lr) && json_number_value(lr) >= 1 && json_number_value(lr) < 1e6) {
+        out->quiet_runs = (int32_t)json_integer_value(qr);
+        out->load_ratio = json_number_value(lr);
+    }
+    if (!json_is_object(run)) {
         const char *pv = json_string_value(json_object_get(m, "providers"));
         snprintf(device, sizeof device, "%s", pv ? pv : "ONNX Runtime");
     }
@@ -296,6 +304,7 @@ static enum oc_status oc_rp_measure_read(const json_t *root, const char *path, s
 
 enum oc_status oc_rp_file_read(const char *path, struct oc_rp_file *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
+    out->quiet_runs = -1;
     struct stat sb;
     if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* json_load_file reads a folder as an empty file */
         return oc_diag_set(d, OC_ERR_IO, "a folder, not a result file (give the JSON files in it)");

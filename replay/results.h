@@ -100,6 +100,10 @@ struct oc_rp_file {
        spread, 0 when not recorded; unstable: --reps auto ran out of time */
     double pass_median_ratio; /* the median pass over the fastest              */
     bool unstable;
+    /* its quiet runs (views/measure.h) and every run's median over theirs;
+       quiet_runs -1: not recorded (a replay, or a file written before) */
+    int32_t quiet_runs;
+    double load_ratio;
     /* a measure result's end-to-end median and the sum of its nodes'
        medians, seconds (0 when not recorded): their difference is the time
        between the nodes, which no node's own time holds */

@@ -97,6 +97,7 @@ static void oc_cal_factors_text(struct oc_sbuf *b, const struct oc_calib_report 
 static const struct oc_table_col oc_cal_cols[] = {
     {"File", "file", OC_ALIGN_LEFT},
     {"Role", "role", OC_ALIGN_LEFT},
+    {"Weight", "weight", OC_ALIGN_RIGHT},
     {"Nodes", "nodes", OC_ALIGN_RIGHT},
     {">=1 %", "major_nodes", OC_ALIGN_RIGHT},
     {"Median |ln p/m| before", "median_abs_ln_before", OC_ALIGN_RIGHT},
@@ -123,6 +124,10 @@ static void oc_cal_table(const struct oc_calib_report *r, bool md, struct oc_tab
             oc_table_puts(t, path);
         }
         oc_table_puts(t, fr->noisy ? "noisy" : fr->slower ? "slower" : fr->fit ? "fit" : "check");
+        if (fr->fit)
+            oc_table_cell(t, "%.2f", fr->weight);
+        else
+            oc_table_puts(t, "");
         oc_table_cell(t, "%d", fr->before.n_points);
         oc_table_cell(t, "%d", fr->before.n_major);
         oc_table_cell(t, "%.3f", fr->before.median_abs_log);
@@ -219,6 +224,7 @@ static void oc_cal_json(struct oc_sbuf *b, const struct oc_calib_report *r) {
         json_object_set_new(o, "model", oc_jstr(fr->model));
         json_object_set_new(o, "device", oc_jstr(fr->device));
         json_object_set_new(o, "role", json_string(fr->noisy ? "noisy" : fr->slower ? "slower" : fr->fit ? "fit" : "check"));
+        json_object_set_new(o, "weight", fr->fit ? json_real(fr->weight) : json_null());
         json_object_set_new(o, "nodes", json_integer(fr->before.n_points));
         json_object_set_new(o, "nodes_left_out", json_integer(fr->skipped));
         json_object_set_new(o, "major_nodes", json_integer(fr->before.n_major));

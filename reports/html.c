@@ -271,7 +271,8 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
     if (spec->measured) {
         const struct oc_measured *m = spec->measured;
         if (m->runs) {
-            snprintf(buf, sizeof buf, "%.3f median of %d runs", m->run_median_us / 1e3, m->runs);
+            snprintf(buf, sizeof buf, "%.3f median of %d quiet runs of %d", m->run_median_us / 1e3, m->quiet_runs,
+                     m->runs);
             oc_html_row(&b, "measured by ONNX Runtime, end to end (ms)", buf);
         }
         snprintf(buf, sizeof buf, "%.3f over %d of %d nodes", m->sum_median_us / 1e3, m->n_matched, t->n_nodes);

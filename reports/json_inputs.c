@@ -743,8 +743,14 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
         double us = json_number_value(dur);
         if (us == floor(us)) /* ONNX Runtime truncates each duration to whole microseconds: its middle */
             us += OC_PROFILE_TRUNCATION_US;
+        /* its start: which run a node event belongs to (no "ts": -1, none) */
+        const json_t *tsj = json_object_get(e, "ts");
+        double ts = json_is_number(tsj) && json_number_value(tsj) >= 0 && json_number_value(tsj) < 1e18
+                        ? json_number_value(tsj)
+                        : -1;
         if (run) {
-            ok = oc_prof_push(&p->run_us, &p->n_runs, us);
+            int32_t at = p->n_runs;
+            ok = oc_prof_push(&p->run_us, &p->n_runs, us) && oc_prof_push(&p->run_ts_us, &at, ts);
             continue;
         }
         const json_t *args = json_object_get(e, "args");
@@ -798,7 +804,8 @@ bool oc_profile_load(const char *path, struct oc_profile *p, char *err, size_t s
             k = p->n_nodes++;
             htab[slot] = k;
         }
-        ok = oc_prof_push(&p->nodes[k].dur_us, &p->nodes[k].n, us);
+        int32_t at = p->nodes[k].n;
+        ok = oc_prof_push(&p->nodes[k].dur_us, &p->nodes[k].n, us) && oc_prof_push(&p->nodes[k].ts_us, &at, ts);
     }
     json_decref(doc);
     free(htab);

@@ -42,7 +42,7 @@ static void oc_llm_table(struct oc_sbuf *b, const struct oc_llm_view *v, bool md
     static const struct oc_table_col cols[] = {
         {"Batch", "batch", OC_ALIGN_RIGHT},          {"Context", "context", OC_ALIGN_RIGHT},
         {"FLOPs/token", "flops_per_token", OC_ALIGN_RIGHT}, {"Bytes/token", "bytes_per_token", OC_ALIGN_RIGHT},
-        {"ms/token", "seconds_per_token", OC_ALIGN_RIGHT}, {"Bound", "bound", OC_ALIGN_LEFT},
+        {"ms/step", "seconds_per_token", OC_ALIGN_RIGHT}, {"Bound", "bound", OC_ALIGN_LEFT},
     };
     oc_table_cols(&t, cols, timed ? 6 : 4);
     for (int bi = 0; bi < v->n_batches; bi++)
@@ -111,8 +111,9 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
                    oc_fmt_thousands(p->flops / (uint64_t)o->batch, n2, sizeof n2), p->exact ? "" : ge,
                    oc_fmt_thousands(p->bytes, n3, sizeof n3), oc_mib(p->bytes));
     if (p->timed)
-        oc_sbuf_printf(b, "%stime per output token (ms): %s%.3f, %s\n", bullet, p->exact ? "" : ge, p->seconds * 1e3,
-                       oc_llm_bound(p));
+        oc_sbuf_printf(b, "%stime per output token (ms): %s%.3f, the step: each of the %lld sequences' next token, "
+                          "%s\n",
+                       bullet, p->exact ? "" : ge, p->seconds * 1e3, (long long)o->batch, oc_llm_bound(p));
     oc_sbuf_printf(b, "%sFLOPs per step = ", bullet);
     if (v->decode_flops.valid)
         oc_llm_formula_text(b, &v->decode_flops);
@@ -129,6 +130,8 @@ static void oc_llm_text(struct oc_sbuf *b, const struct oc_llm_view *v, const st
                           "between them; each figure above is the graph's own analysis)\n",
                        bullet);
     oc_sbuf_puts(b, md ? "\n" : "");
+    oc_sbuf_printf(b, "%s/token: the step's figures over its tokens, one per sequence of the batch%s\n", bullet,
+                   v->sweep[0][0].timed ? "; ms/step: the step's time, each sequence's time per output token" : "");
     oc_llm_table(b, v, md);
     oc_sbuf_puts(b, md ? "\n" : "");
     if (v->prefill.timed) {

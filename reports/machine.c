@@ -206,8 +206,10 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
         oc_table_free(&t);
         oc_sbuf_puts(&b, "GFLOP/s and GB/s are decimal (1e9); cache sizes in KiB (1024 bytes).\n");
         if (m->all_below_one)
-            oc_sbuf_puts(&b, "(*) NOT MEASURED: all threads at once ran slower than one thread, twice (another load on "
-                             "the machine, or --seconds too short); the one-thread rate stands in for them.\n");
+            oc_sbuf_printf(&b, "(*) NOT MEASURED: all threads at once ran slower than one thread in %d tries of 3 "
+                               "runs (another load on the machine all along, or --seconds too short); the "
+                               "one-thread rate stands in for them.\n",
+                           1 + OC_PROBE_ALL_TRIES);
     }
     enum oc_status st = oc_sbuf_flush(&b, spec, d);
     oc_sbuf_free(&b);

@@ -18,13 +18,16 @@ static void oc_measured_spread_text(struct oc_sbuf *b, const struct oc_profile_r
     oc_sbuf_printf(b, "; %" PRId64 " pass%s, the median one %.2fx and the slowest %.2fx the fastest%s", r->passes,
                    r->passes == 1 ? "" : "es", r->pass_median_ratio, r->pass_ratio,
                    r->pass_median_ratio > OC_MEASURE_NOISY_PASSES
-                       ? " (NOISY: most passes ran under another process's load)"
+                       ? " (NOISY: most passes ran under another process's load; the figures are the quiet runs')"
                        : "");
     if (strcmp(r->stopped, "stable") == 0)
         oc_sbuf_printf(b, "; stable within %g %% in %.1f s", r->tolerance * 100, r->measuring_s);
     else if (strcmp(r->stopped, "time limit") == 0)
         oc_sbuf_printf(b, "; NOT STABLE within %g %% in %.1f s (another process busy, or a time that varies): "
                           "noisy figures",
+                       r->tolerance * 100, r->measuring_s);
+    else if (strcmp(r->stopped, "quiet runs stable") == 0)
+        oc_sbuf_printf(b, "; the quiet runs' median stable within %g %% in %.1f s (every run's was not)",
                        r->tolerance * 100, r->measuring_s);
 }
 
@@ -48,8 +51,11 @@ void oc_measured_text(struct oc_sbuf *b, const struct oc_analysis *an, const str
                        r->cpu, r->warmup, r->warmup == 1 ? "" : "s", r->model);
     }
     if (m->runs) {
-        oc_sbuf_printf(b, "  end to end (ms): %.3f median (p10 %.3f, p90 %.3f)", m->run_median_us / 1e3,
-                       m->run_p10_us / 1e3, m->run_p90_us / 1e3);
+        oc_sbuf_printf(b, "  end to end (ms): %.3f median of the %d quiet run%s (p10 %.3f, p90 %.3f); every run's "
+                          "median %.3f, %.2fx%s",
+                       m->run_median_us / 1e3, m->quiet_runs, m->quiet_runs == 1 ? "" : "s", m->run_p10_us / 1e3,
+                       m->run_p90_us / 1e3, m->all_runs_median_us / 1e3, m->load_ratio,
+                       m->load_ratio > OC_MEASURE_NOISY_PASSES ? " (another process's load)" : "");
         oc_measured_spread_text(b, r);
         oc_sbuf_puts(b, "\n");
     } else
@@ -142,11 +148,14 @@ struct json_t *oc_measured_json(const struct oc_analysis *an, const struct oc_re
     json_object_set_new(o, "profile", p->run.present && !p->run.kept ? json_null() : oc_jstr(p->path));
     json_object_set_new(o, "providers", oc_jstr(p->providers));
     json_object_set_new(o, "runs", json_integer(m->runs));
+    json_object_set_new(o, "quiet_runs", json_integer(m->quiet_runs));
+    json_object_set_new(o, "load_ratio", m->runs ? json_real(m->load_ratio) : json_null());
     if (m->runs) {
         json_t *e = json_object();
         json_object_set_new(e, "median", json_real(m->run_median_us / 1e3));
         json_object_set_new(e, "p10", json_real(m->run_p10_us / 1e3));
         json_object_set_new(e, "p90", json_real(m->run_p90_us / 1e3));
+        json_object_set_new(e, "all_runs_median", json_real(m->all_runs_median_us / 1e3));
         json_object_set_new(o, "end_to_end_ms", e);
     } else {
         json_object_set_new(o, "end_to_end_ms", json_null());

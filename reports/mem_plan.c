@@ -9,8 +9,17 @@
 #include "../views/range.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 #include <jansson.h>
+
+/* buffers holding more than one value (in place, or a view) */
+static int32_t oc_plan_shared(const struct oc_plan *p) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < p->n_buffers; i++)
+        n += p->buffers[i].n_values > 1;
+    return n;
+}
 
 static const char *oc_plan_role_name(enum oc_plan_role r) {
     return r == OC_PLAN_INPUT ? "input" : r == OC_PLAN_OUTPUT ? "output" : "activation";
@@ -56,6 +65,11 @@ static json_t *oc_plan_json(const struct oc_analysis *an, const struct oc_plan *
                                                                              ? OC_PLANNER_ORDER
                                                                              : OC_PLANNER_SIZE)));
     json_object_set_new(doc, "other_arena_bytes", json_integer((json_int_t)p->other_arena_bytes));
+    /* beside analyze's liveness peak, which gives every tensor a buffer of its own */
+    json_object_set_new(doc, "liveness_peak_bytes", an->totals.peak_complete && !spec->ranges
+                                                        ? json_integer((json_int_t)an->totals.peak_activation_bytes)
+                                                        : json_null());
+    json_object_set_new(doc, "shared_buffers", json_integer(oc_plan_shared(p)));
     json_object_set_new(doc, "verified", json_boolean(verified));
     json_object_set_new(doc, "steps", json_integer(p->n_steps));
     json_object_set_new(doc, "subgraph_nodes_not_planned", json_integer(p->n_subgraph_nodes));
@@ -83,6 +97,27 @@ static json_t *oc_plan_json(const struct oc_analysis *an, const struct oc_plan *
     }
     json_object_set_new(doc, "buffers", bufs);
     return doc;
+}
+
+
+/* Why the arena is not analyze's peak activation memory (its liveness peak,
+   every tensor a buffer of its own): in-place reuse, alignment. One line,
+   where they differ by more than 1 %. */
+static void oc_plan_against_peak(struct oc_sbuf *b, const struct oc_analysis *an, const struct oc_plan *p,
+                                 const struct oc_report_spec *spec) {
+    double peak = (double)an->totals.peak_activation_bytes, arena = (double)p->arena_bytes;
+    if (!an->totals.peak_complete || spec->ranges || !(peak > 0) || fabs(arena - peak) <= 0.01 * peak)
+        return;
+    oc_sbuf_printf(b, "Against analyze's peak activation memory, %.2f MiB (the liveness peak: every tensor a buffer "
+                      "of its own, an op's input and output live together): ",
+                   oc_mib(an->totals.peak_activation_bytes));
+    if (arena < peak)
+        oc_sbuf_printf(b, "%d buffer%s here hold more than one value (an elementwise op writing over its input, a "
+                          "view); --no-inplace plans without\n",
+                       (int)oc_plan_shared(p), oc_plan_shared(p) == 1 ? "" : "s");
+    else
+        oc_sbuf_printf(b, "the arena is larger by the %" PRIu64 "-byte alignment and the gaps the placement leaves\n",
+                       p->align);
 }
 
 /* The plan's summary lines: what was planned, the arena against the lower
@@ -116,6 +151,7 @@ static void oc_plan_summary(struct oc_sbuf *b, const struct oc_analysis *an, con
                    oc_mib(p->lower_bound_bytes), oc_fmt_thousands(p->lower_bound_bytes, t2, sizeof t2),
                    p->lower_bound_step,
                    p->lower_bound_bytes ? (double)p->arena_bytes / (double)p->lower_bound_bytes : 1.0);
+    oc_plan_against_peak(b, an, p, spec);
     oc_sbuf_printf(b, "The other planner, %s: %.2f MiB (%s bytes)\n",
                    oc_planner_words(p->planner == OC_PLANNER_SIZE ? OC_PLANNER_ORDER : OC_PLANNER_SIZE),
                    oc_mib(p->other_arena_bytes), oc_fmt_thousands(p->other_arena_bytes, t1, sizeof t1));

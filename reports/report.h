@@ -222,6 +222,9 @@ struct oc_calib_file_report {
                                             same run (model, bindings, threads)
                                             ran faster end to end             */
     int32_t skipped;                     /* measured nodes without a model kernel */
+    double weight;                       /* a fitted file's weight in the fit
+                                            (replay/calibrate.h
+                                            oc_calib_record_weight)         */
     struct oc_calib_error before, after;
 };
 struct oc_calib_report {

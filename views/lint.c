@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 const struct oc_lint_rule oc_lint_rules[OC_LINT_RULES] = {
@@ -1168,9 +1169,16 @@ static int32_t oc_value_readers(const struct oc_lint_ctx *c, int32_t v) {
     return n + c->g->values[v].is_graph_output;
 }
 
+/* Every place attention is written out is one finding: a transformer's
+   layers repeat it, and one line per layer says the same thing each time
+   (the nodes are all listed; the figures are summed). */
 static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
     const struct oc_graph *g = c->g;
     uint64_t peak = c->an->totals.peak_activation_bytes;
+    struct oc_lint_finding *f = NULL;
+    int32_t places = 0, first = -1;
+    uint64_t sb_max = 0, sb_sum = 0;
+    double per_token = 0; /* bytes a query token moves, summed over the places */
     for (int32_t s = 0; s < g->n_nodes; s++) {
         int32_t i = g->order[s];
         const struct oc_node *sm = &g->nodes[i];
@@ -1227,11 +1235,13 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
         uint64_t sb = 0;
         if (score->rank < 2 || !oc_value_bytes(score, &sb))
             continue;
-        struct oc_lint_finding *f = oc_lint_add(c, OC_LINT_UNFUSED_ATTENTION, "%s", "");
-        if (!f || !oc_lint_node(f, m1))
+        if (!f && !(f = oc_lint_add(c, OC_LINT_UNFUSED_ATTENTION, "%s", "")))
+            return OC_ERR_NOMEM;
+        if (!oc_lint_node(f, m1))
             return OC_ERR_NOMEM;
         /* what a fused kernel does not move: the scores written, each step between read and written,
            the probabilities read; the FLOPs stay */
+        uint64_t moved_before = f->saving.bytes_moved;
         f->saving.bytes_moved += sb;
         for (int32_t k = nch - 1; k >= 0; k--) {
             const struct oc_node *p = &g->nodes[chain[k]];
@@ -1257,18 +1267,29 @@ static enum oc_status oc_rule_attention(struct oc_lint_ctx *c) {
             rows *= score->dims[k].value > 0 ? (uint64_t)score->dims[k].value : 1;
         uint64_t heads = score->rank >= 4 && score->dims[1].value > 0 ? (uint64_t)score->dims[1].value : 1;
         uint64_t tokens = rows / heads ? rows / heads : 1;
-        char lab[160], share[64] = "";
-        if (peak)
-            snprintf(share, sizeof share, " (%.1f %% of the peak activation memory)",
-                     100.0 * (double)sb / (double)peak);
-        snprintf(f->message, sizeof f->message,
-                 "attention written out from %s: a %.2f MiB score tensor%s moved %llu times, %llu B per query "
-                 "token: use a fused attention op (ONNX Runtime's Attention or MultiHeadAttention, the target's "
-                 "FlashAttention)",
-                 oc_node_label(&g->nodes[m1], lab, sizeof lab), (double)sb / 1048576.0, share,
-                 (unsigned long long)(sb ? f->saving.bytes_moved / sb : 0),
-                 (unsigned long long)(f->saving.bytes_moved / tokens));
+        per_token += (double)(f->saving.bytes_moved - moved_before) / (double)tokens;
+        sb_max = sb > sb_max ? sb : sb_max;
+        sb_sum += sb;
+        if (first < 0)
+            first = m1;
+        places++;
     }
+    if (!f)
+        return OC_OK;
+    char lab[160], share[64] = "", where[224];
+    if (peak)
+        snprintf(share, sizeof share, " (%.1f %% of the peak activation memory)", 100.0 * (double)sb_max / (double)peak);
+    oc_node_label(&g->nodes[first], lab, sizeof lab);
+    if (places == 1)
+        snprintf(where, sizeof where, "from %s: a", lab);
+    else
+        snprintf(where, sizeof where, "in %d places (first from %s): each a score tensor of up to", (int)places, lab);
+    snprintf(f->message, sizeof f->message,
+             "attention written out %s %.2f MiB%s%s moved %llu times, %llu B per query token%s: use a fused "
+             "attention op (ONNX Runtime's Attention or MultiHeadAttention, the target's FlashAttention)",
+             where, (double)sb_max / 1048576.0, places == 1 ? " score tensor" : "", share,
+             (unsigned long long)(sb_sum ? f->saving.bytes_moved / sb_sum : 0), (unsigned long long)floor(per_token),
+             places == 1 ? "" : " in all");
     return OC_OK;
 }
 

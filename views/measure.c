@@ -14,9 +14,11 @@ void oc_profile_free(struct oc_profile *p) {
         free(p->nodes[i].op);
         free(p->nodes[i].provider);
         free(p->nodes[i].dur_us);
+        free(p->nodes[i].ts_us);
     }
     free(p->nodes);
     free(p->run_us);
+    free(p->run_ts_us);
     free(p->providers);
     free(p->path);
     free(p->run.version);
@@ -40,6 +42,51 @@ static bool oc_measure_stats(const double *d, int32_t n, double *median, double 
     return true;
 }
 
+int32_t oc_measure_quiet_runs(const double *run_us, int32_t n, bool *quiet) {
+    if (n < 1)
+        return 0;
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return -1;
+    memcpy(s, run_us, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, oc_cmp_double);
+    double level = s[n / 8] * (1 + OC_MEASURE_QUIET_BAND);
+    free(s);
+    int32_t q = 0;
+    for (int32_t i = 0; i < n; i++)
+        q += quiet[i] = run_us[i] <= level;
+    return q;
+}
+
+/* The quiet runs' spans in time, sorted by start, for placing node events. */
+struct oc_quiet_spans {
+    struct oc_span {
+        double start, end;
+        bool quiet;
+    } *at;
+    int32_t n;
+};
+
+static int oc_cmp_span(const void *a, const void *b) {
+    return oc_cmp_double(&((const struct oc_span *)a)->start, &((const struct oc_span *)b)->start);
+}
+
+/* whether an event starting at ts lies in a quiet run: 1, in another run: 0,
+   in none (or no time): -1 */
+static int oc_quiet_at(const struct oc_quiet_spans *q, double ts) {
+    if (ts < 0 || q->n == 0)
+        return -1;
+    int32_t lo = 0, hi = q->n - 1, at = -1;
+    while (lo <= hi) { /* the last run starting at or before ts */
+        int32_t mid = lo + (hi - lo) / 2;
+        if (q->at[mid].start <= ts)
+            at = mid, lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return at >= 0 && ts <= q->at[at].end ? q->at[at].quiet : -1;
+}
+
 struct oc_named {
     const char *name;
     int32_t node;
@@ -49,11 +96,26 @@ static int oc_cmp_named(const void *a, const void *b) {
     return strcmp(((const struct oc_named *)a)->name, ((const struct oc_named *)b)->name);
 }
 
-/* the profile's events of p into graph node `at` */
-static bool oc_measure_take(struct oc_measured *out, int32_t at, const struct oc_profile_node *pn) {
+/* the profile's events of p into graph node `at`: those of the quiet runs
+   (all of them where none lies in a run) */
+static bool oc_measure_take(struct oc_measured *out, const struct oc_quiet_spans *q, int32_t at,
+                            const struct oc_profile_node *pn) {
     struct oc_measured_node *m = &out->nodes[at];
-    m->runs = pn->n;
-    if (!oc_measure_stats(pn->dur_us, pn->n, &m->median_us, &m->p10_us, &m->p90_us))
+    double *d = malloc((size_t)(pn->n > 0 ? pn->n : 1) * sizeof *d);
+    if (!d)
+        return false;
+    int32_t k = 0;
+    for (int32_t i = 0; i < pn->n; i++)
+        if (oc_quiet_at(q, pn->ts_us ? pn->ts_us[i] : -1) == 1)
+            d[k++] = pn->dur_us[i];
+    if (k == 0) {
+        memcpy(d, pn->dur_us, (size_t)pn->n * sizeof *d);
+        k = pn->n;
+    }
+    m->runs = k;
+    bool ok = oc_measure_stats(d, k, &m->median_us, &m->p10_us, &m->p90_us);
+    free(d);
+    if (!ok)
         return false;
     out->n_matched++;
     out->sum_median_us += m->median_us;
@@ -85,8 +147,8 @@ static bool oc_measure_index_name(const struct oc_profile_node *pn) {
     return true;
 }
 
-enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out) {
-    memset(out, 0, sizeof *out);
+static enum oc_status oc_measure_join_in(const struct oc_analysis *an, const struct oc_profile *p,
+                                         const struct oc_quiet_spans spans, struct oc_measured *out) {
     const struct oc_graph *g = an->graph;
     out->profile = p;
     out->n_nodes = g->n_nodes;
@@ -123,7 +185,7 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
         }
         if (out->nodes[at].runs) /* two profile entries for one name: not the graph ONNX Runtime named */
             continue;
-        if (!oc_measure_take(out, at, pn)) {
+        if (!oc_measure_take(out, &spans, at, pn)) {
             free(by_name);
             free(unmatched);
             oc_measured_free(out);
@@ -166,7 +228,7 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
             b1++;
         if (a1 - a == b1 - b) /* as many of this op on each side: in order */
             for (int32_t k = 0; k < a1 - a; k++) {
-                if (!oc_measure_take(out, gk[b + k].at, &p->nodes[unmatched[pk[a + k].at]])) {
+                if (!oc_measure_take(out, &spans, gk[b + k].at, &p->nodes[unmatched[pk[a + k].at]])) {
                     free(pk);
                     free(gk);
                     free(unmatched);
@@ -199,12 +261,42 @@ enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_pro
         }
         out->arena_simulated = true;
     }
-    out->runs = p->n_runs;
-    if (p->n_runs && !oc_measure_stats(p->run_us, p->n_runs, &out->run_median_us, &out->run_p10_us, &out->run_p90_us)) {
-        oc_measured_free(out);
-        return OC_ERR_NOMEM;
-    }
     return OC_OK;
+}
+
+enum oc_status oc_measure_join(const struct oc_analysis *an, const struct oc_profile *p, struct oc_measured *out) {
+    memset(out, 0, sizeof *out);
+    int32_t n = p->n_runs;
+    bool *quiet = malloc((size_t)(n > 0 ? n : 1) * sizeof *quiet);
+    double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+    struct oc_quiet_spans spans = {malloc((size_t)(n > 0 ? n : 1) * sizeof *spans.at), 0};
+    int32_t q = quiet && d && spans.at ? oc_measure_quiet_runs(p->run_us, n, quiet) : -1;
+    enum oc_status st = q < 0 ? OC_ERR_NOMEM : OC_OK;
+    for (int32_t i = 0; st == OC_OK && i < n; i++) /* the runs with a start, for placing node events */
+        if (p->run_ts_us && p->run_ts_us[i] >= 0)
+            spans.at[spans.n++] = (struct oc_span){p->run_ts_us[i], p->run_ts_us[i] + p->run_us[i], quiet[i]};
+    qsort(spans.at, (size_t)spans.n, sizeof *spans.at, oc_cmp_span);
+    if (st == OC_OK)
+        st = oc_measure_join_in(an, p, spans, out);
+    if (st == OC_OK && n) { /* end to end: the quiet runs', and every run's median beside it */
+        double p10, p90;
+        int32_t k = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (quiet[i])
+                d[k++] = p->run_us[i];
+        out->runs = n;
+        out->quiet_runs = k;
+        if (!oc_measure_stats(d, k, &out->run_median_us, &out->run_p10_us, &out->run_p90_us) ||
+            !oc_measure_stats(p->run_us, n, &out->all_runs_median_us, &p10, &p90))
+            st = OC_ERR_NOMEM;
+        out->load_ratio = out->run_median_us > 0 ? out->all_runs_median_us / out->run_median_us : 1;
+        if (st != OC_OK)
+            oc_measured_free(out);
+    }
+    free(quiet);
+    free(d);
+    free(spans.at);
+    return st;
 }
 
 void oc_measured_free(struct oc_measured *m) {

@@ -23,6 +23,7 @@ struct oc_profile_node {
     char *op;       /* args.op_name                                              */
     char *provider; /* args.provider ("CPUExecutionProvider", ...)               */
     double *dur_us;
+    double *ts_us;  /* each event's start ("ts"), -1 where the file has none */
     int32_t n;
 };
 
@@ -82,13 +83,31 @@ struct oc_profile {
     struct oc_profile_node *nodes; /* in order of first appearance */
     int32_t n_nodes;
     double *run_us;                /* model_run events' durations  */
+    double *run_ts_us;             /* and starts (-1: not in the file) */
     int32_t n_runs;
     char *providers;               /* the distinct providers, ", "-joined */
 };
 void oc_profile_free(struct oc_profile *p);
 
+/* The quiet runs. Another process's load only adds time, so on a busy
+ * machine the runs it left alone are the fastest, and they tell the
+ * machine's own speed: the figures are taken over the runs whose end to end
+ * is within OC_MEASURE_QUIET_BAND of the fastest eighth's slowest (the
+ * run at rank n/8 of n, fastest first: one freak fast run does not set the
+ * level). On an idle machine that is most runs (the figures a few per cent
+ * under the median of all); under a load that comes and goes, the runs
+ * between its bursts. A node's figures are over its events inside quiet
+ * runs (by their start times); a profile without run events, or events
+ * without times, keeps all. */
+#define OC_MEASURE_QUIET_BAND 0.05
+/* Marks quiet[i] for the quiet runs of run_us[0..n) (all when n < 1);
+ * returns how many. */
+int32_t oc_measure_quiet_runs(const double *run_us, int32_t n, bool *quiet);
+
 struct oc_measured_node {
-    int32_t runs;                  /* 0: no event in the profile */
+    int32_t runs;                  /* events the figures are over (the
+                                      quiet runs'); 0: no event in the
+                                      profile */
     double median_us, p10_us, p90_us;
 };
 
@@ -103,7 +122,12 @@ struct oc_measured {
                                        bytes) and no event              */
     double sum_median_us;           /* over the matched nodes           */
     int32_t runs;                   /* model_run events                 */
-    double run_median_us, run_p10_us, run_p90_us;
+    int32_t quiet_runs;             /* of them quiet (OC_MEASURE_QUIET_BAND) */
+    double run_median_us, run_p10_us, run_p90_us; /* over the quiet runs */
+    double all_runs_median_us;      /* over every run                   */
+    double load_ratio;              /* all_runs_median_us over run_median_us:
+                                       how much another load slowed the
+                                       median run (1: none)              */
     /* ONNX Runtime's CPU arena replayed over the graph (ort_arena.h), for a
        profile of the CPU execution provider only; threads: those the run
        record names (else the CPUs it names, else 1). */

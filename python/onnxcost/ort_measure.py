@@ -14,8 +14,10 @@ them, so that another process's burst lands in some passes, not in all.
 With --reps auto (the default) passes go on until the median of the runs
 so far is stable: at least 4 passes and 10 runs, and the medians of the
 first and second halves of the passes within --tolerance (0.02) of the
-median of all, or until --max-seconds (20) of measuring; the record says
-which. With --reps N there are N runs, in passes all the same.
+median of all; or, on a busy machine, until the quiet runs' median is
+(quiet_stable: the runs another process's load left alone, whose figures
+onnxcost reports); or until --max-seconds (20) of measuring; the record
+says which. With --reps N there are N runs, in passes all the same.
 
 It writes, in OUT_DIR:
   <stem>.ort.onnx       the graph ONNX Runtime ran, after its optimizations
@@ -166,11 +168,9 @@ def stable(passes: list[list[float]], tolerance: float) -> bool:
     n = len(runs)
     if len(passes) < MIN_PASSES or n < MIN_RUNS:
         return False
-    m = _median(runs)
-    w = 1.96 * n ** 0.5 / 2
-    lo, hi = max(0, int(n / 2 - w)), min(n - 1, int(n / 2 + w + 0.999))
-    if not (m > 0 and runs[lo] >= m * (1 - tolerance) and runs[hi] <= m * (1 + tolerance)):
+    if not _known(runs, tolerance):
         return False
+    m = _median(runs)
     half = len(passes) // 2
     first = [t for p in passes[:half] for t in p]
     second = [t for p in passes[half:] for t in p]
@@ -182,6 +182,51 @@ def stable(passes: list[list[float]], tolerance: float) -> bool:
     pm = sorted(_median(p) for p in passes)
     q1, q3 = pm[len(pm) // 4], pm[(3 * len(pm)) // 4 - (1 if len(pm) % 4 == 0 else 0)]
     return q3 <= q1 * (1 + 2.5 * tolerance)
+
+
+QUIET_BAND = 0.05     # views/measure.h OC_MEASURE_QUIET_BAND
+
+
+def quiet(runs: list[float]) -> list[float]:
+    """The quiet runs, as onnxcost picks them from the profile (views/measure.h):
+    those within QUIET_BAND of the fastest eighth's slowest. Another
+    process's load only adds time, so these are the runs it left alone."""
+    if not runs:
+        return []
+    level = sorted(runs)[len(runs) // 8] * (1 + QUIET_BAND)
+    return [t for t in runs if t <= level]
+
+
+def _known(runs: list[float], tolerance: float) -> bool:
+    """The median of runs within tolerance: its 95 % confidence interval, from
+    the order statistics (ranks n/2 -+ 1.96 sqrt(n) / 2), inside it."""
+    runs = sorted(runs)
+    n = len(runs)
+    m = _median(runs)
+    w = 1.96 * n ** 0.5 / 2
+    lo, hi = max(0, int(n / 2 - w)), min(n - 1, int(n / 2 + w + 0.999))
+    return m > 0 and runs[lo] >= m * (1 - tolerance) and runs[hi] <= m * (1 + tolerance)
+
+
+def quiet_stable(passes: list[list[float]], tolerance: float) -> bool:
+    """On a busy machine, where every run's median never settles: the quiet
+    runs' median is known within tolerance and has not drifted (the quiet
+    runs of the first and of the second half of the passes each have a
+    median within tolerance of it), over at least MIN_PASSES passes and
+    2 x MIN_RUNS quiet runs. The figures onnxcost reports are theirs."""
+    if len(passes) < MIN_PASSES:
+        return False
+    q = quiet([t for p in passes for t in p])
+    if len(q) < 2 * MIN_RUNS or not _known(q, tolerance):
+        return False
+    m = _median(q)
+    level = max(q)
+    half = len(passes) // 2
+    for h in (passes[:half], passes[half:]):
+        hq = [t for p in h for t in p if t <= level]
+        if not hq or abs(_median(hq) - m) > tolerance * m:
+            return False
+    return True
 
 
 def _runs(sess, feeds, reps, warmup: int, max_seconds: float, tolerance: float, progress: bool) -> dict:
@@ -221,6 +266,9 @@ def _runs(sess, feeds, reps, warmup: int, max_seconds: float, tolerance: float, 
             break
         if not fixed and stable(passes, tolerance):
             why = "stable"
+            break
+        if not fixed and quiet_stable(passes, tolerance):
+            why = "quiet runs stable"
             break
         if not fixed and elapsed >= max_seconds:
             why = "time limit"

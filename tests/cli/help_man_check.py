@@ -23,17 +23,23 @@ def help_options(cmd):
 
 
 def man_sections(text):
-    """command -> options named on the first line after each .TP"""
+    """command -> options named on the first line after each .TP; a section that says "Options: those of
+    analyze (OPTIONS)" (ranges) has analyze's"""
     text = text.replace("\\-", "-")
-    sections, cur, lines = {}, None, text.splitlines()
+    sections, cur, lines, same = {}, None, text.splitlines(), []
     for i, line in enumerate(lines):
         if line.startswith(".SH"):
             cur = "analyze" if line.strip() == ".SH OPTIONS" else None
         elif line.startswith(".SS onnxcost "):
             cur = line.split()[2]
+            sections.setdefault(cur, set())
+        elif cur and "Options: those of analyze (OPTIONS)." in line:
+            same.append(cur)
         elif line.startswith(".TP") and cur and i + 1 < len(lines):
             head = re.sub(r'\\f[BIRP]|"', " ", lines[i + 1])
             sections.setdefault(cur, set()).update(OPT.findall(head))
+    for cmd in same:
+        sections[cmd] = sections[cmd] | sections.get("analyze", set())
     return sections
 
 

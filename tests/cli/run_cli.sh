@@ -215,6 +215,15 @@ expect llm_fixed_cache 2 "$E $(ls "$fx"/corpus/microsoft+onnxruntime-genai/*stat
 expect llm_bad_prompt 2 "$E llm: --prompt takes an integer from 1 to 16777216, got '0'" -- llm "$fx/mnist/torchsummary_net.onnx" --prompt 0
 expect llm_gpt2 0 "" -- llm "$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*gpt2-fp32__past.onnx)" --prompt 16 --generate 4 --gpu a100
 expect_out llm_gpt2_text "Decoder with a KV cache (past_N (key and value stacked))" "5 layers, 4 KV heads x 8 (head size), KV cache f32" "time to first token (ms)" "KV bytes per token (all layers): 1,280"
+# per token is the step over its batch's tokens; the time is the step's, each sequence's per output token
+expect llm_gpt2_b4 0 "" -- llm "$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*gpt2-fp32__past.onnx)" --batch 4 --gpu a100
+expect_out llm_gpt2_per_token_words "the step: each of the 4 sequences' next token" "/token: the step's figures over its tokens, one per sequence of the batch; ms/step: the step's time, each sequence's time per output token" "FLOPs/token  Bytes/token  ms/step  Bound"
+# the README's "Ranges" is a command as well; a word that is neither a command nor a file says so
+gpt2=$(ls "$fx"/corpus/microsoft+onnxruntime-genai/*gpt2-fp32__past.onnx)
+expect ranges_needs_a_range 2 "$E ranges: give a range to bound every figure over, --dim NAME=LO:HI (--dim batch=1:64); docs/RANGES.md" -- ranges "$gpt2"
+expect ranges_command 0 "" -- ranges "$gpt2" --dim batch_size=1:8 --dim seq_len=1 --dim past_seq_len=4 --dim total_seq_len=5
+expect_out ranges_command_box "batch_size 1..8"
+expect not_a_command 2 "$E 'rangez' is neither a command nor a model file (the commands: 'onnxcost --help')" -- rangez "$gpt2"
 expect compare_one 2 "$E compare: give at least two models" -- compare "$fx/mnist/examples_net.onnx"
 # --dim/--batch parsed as analyze and replay parse them (cli/limits.c)
 expect compare_dim_twice 2 "$E compare: --dim batch given twice" -- compare "$fx/mnist/examples_net.onnx" "$fx/mnist/torchsummary_net.onnx" --dim batch=1 --dim batch=2

@@ -30,6 +30,7 @@ cat >"$work/stub/onnxcost" <<'EOF'
 #!/bin/bash
 # stand-in: the arguments one per line, then the file -o names
 log=${STUB_LOG:?}
+[ -n "${STUB_FAIL:-}" ] && exit 1  # a task that fails: no result
 printf '%s\n' "$@" >>"$log"
 printf -- '--\n' >>"$log"
 out=
@@ -77,6 +78,22 @@ check tasks_ran "[ ! -s \"\$root/tasks.out\" ] && [ -s \"\$out/results/a100-b1.j
 check model_whole "grep -qxF \"\$model\" \"\$STUB_LOG\" && grep -qx 'tf32' \"\$STUB_LOG\""
 check merged "grep -q '4 of 4 task results merged' \"\$root/merge.out\" && [ -s \"\$out/merged-b8.json\" ]"
 check nothing_injected "[ -z \"\$(find \"\$root\" -name 'INJ*')\" ] && [ -z \"\$(find / -maxdepth 1 -name 'INJ*')\" ]"
+# a rerun into the same -o: a task that fails this time leaves no result of the first run to be merged, and
+# failed.txt holds this submission's failures only (the first run's merge left one there, planted)
+echo 'failed: from an earlier submission' >"$out/failed.txt"
+for kind in a100 h100; do
+    for t in 0 1; do
+        if [ $kind$t = h1001 ]; then
+            SLURM_ARRAY_TASK_ID=$t STUB_FAIL=1 bash "$out/$kind.sbatch" >/dev/null 2>&1
+        else
+            SLURM_ARRAY_TASK_ID=$t bash "$out/$kind.sbatch" >/dev/null 2>&1
+        fi
+    done
+done
+bash "$out/merge.sbatch" >"$root/merge2.out" 2>&1
+check rerun_stale_result_not_merged "[ ! -e \"\$out/results/h100-b8.json\" ] &&
+    grep -q '3 of 4 task results merged' \"\$root/merge2.out\" && [ \$(wc -l <\"\$out/failed.txt\") = 1 ] &&
+    grep -q 'h100 batch 8' \"\$out/failed.txt\""
 
 # hostile values: one line naming the option, exit 2, no script written
 nl=$'\n'

@@ -451,6 +451,31 @@ def check_attention(onnxcost, work):
           f" B = 6 x {n} x 4 + 4 = {want} by hand, no FLOPs, {want // (b * t)} B per query token")
 
 
+def check_attention_layers(onnxcost, work):
+    """three layers of written-out attention, one after the other: one finding naming the three places, every
+    node listed, the savings summed (a transformer's twelve layers are one line, not twelve)"""
+    b, heads, t, d = 1, 2, 8, 4
+    nodes, x = [], "q"
+    for k in range(3):
+        nodes += [h.make_node("Transpose", [x], [f"kt{k}"], perm=[0, 1, 3, 2], name=f"kt{k}"),
+                  h.make_node("MatMul", [x, f"kt{k}"], [f"s{k}"], name=f"qk{k}"),
+                  h.make_node("Div", [f"s{k}", "scale"], [f"s2{k}"], name=f"scale{k}"),
+                  h.make_node("Softmax", [f"s2{k}"], [f"p{k}"], axis=-1, name=f"softmax{k}"),
+                  h.make_node("MatMul", [f"p{k}", x], [f"y{k}"], name=f"pv{k}")]
+        x = f"y{k}"
+    path = save(os.path.join(work, "attention3.onnx"), nodes, [vi("q", [b, heads, t, d])], [vi(x, [b, heads, t, d])],
+                [tensor("scale", np.array(2.0, np.float32))])
+    rc, doc, _ = lint(onnxcost, path)
+    got = findings(doc, "fusion/unfused-attention") if doc else []
+    want = 3 * (6 * b * heads * t * t * 4 + 4)
+    names = sorted(x["name"] for x in got[0]["nodes"]) if got else []
+    check(len(got) == 1 and names == sorted(f"{op}{k}" for k in range(3) for op in ("pv", "qk", "scale", "softmax"))
+          and got[0]["saving"]["bytes_moved"] == want and "in 3 places (first from 'qk0' (MatMul))" in got[0]["message"]
+          and f"{want // (b * t)} B per query token in all" in got[0]["message"],
+          f"attention in 3 layers: one finding of the 12 nodes saving {want} B by hand, "
+          f"{want // (b * t)} B per query token in all ({got[0]['message'][:120] if got else None})")
+
+
 def check_peak_order(onnxcost, work):
     rng = np.random.default_rng(9)
     k, wide, narrow = 64, 4096, 8
@@ -975,6 +1000,7 @@ def main():
     check_reshape_pair(onnxcost, work)
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
+    check_attention_layers(onnxcost, work)
     check_peak_order(onnxcost, work)
     check_tc_alignment(onnxcost, work)
     check_precision(onnxcost, work)

@@ -79,18 +79,28 @@ def mid(d):
     return d + 0.5 if float(d).is_integer() else d
 
 
-def events_of(profile):
-    nodes, runs, record, peaks = {}, [], None, []
+def events_of(profile, quiet_only=False):
+    """node durations by name, the runs' durations, the record, the arena peaks; quiet_only: each node's
+    events inside a quiet run only, and the quiet runs only (docs/MEASURED.md, "Busy machines": the runs
+    within 5 % of the slowest of the fastest eighth, rank n // 8 of the n sorted)"""
+    nodes, runs, spans, record, peaks = {}, [], [], None, []
     for e in profile:
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append(mid(e["dur"]))
+            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append((e["ts"], mid(e["dur"])))
             if "mem_in_use_peak" in e.get("args", {}):
                 peaks.append(int(e["args"]["mem_in_use_peak"]))
         elif e.get("cat") == "Session" and e.get("name") == "model_run":
             runs.append(mid(e["dur"]))
+            spans.append((e["ts"], e["ts"] + mid(e["dur"])))
         elif e.get("cat") == "onnxcost":
             record = e["args"]
-    return nodes, runs, record, peaks
+    if not quiet_only or not runs:
+        return {k: [d for _, d in v] for k, v in nodes.items()}, runs, record, peaks
+    level = sorted(runs)[len(runs) // 8] * 1.05
+    quiet = [s for s, r in zip(spans, runs) if r <= level]
+    inside = {k: [d for ts, d in v if any(a <= ts <= b for a, b in quiet)] for k, v in nodes.items()}
+    return ({k: (q or [d for _, d in nodes[k]]) for k, q in inside.items()}, [r for r in runs if r <= level],
+            record, peaks)
 
 
 def check_arena(tag, opt, m, peaks):
@@ -138,6 +148,7 @@ def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2
           f"{tag}: --save keeps the graph (its weights apart, in .ort.data) and the profile")
     prof = json.load(open(prof_path))
     nodes, runs, record, peaks = events_of(prof)
+    quiet_nodes, quiet_runs, _, _ = events_of(prof, quiet_only=True)
     want = input_shapes(src, want_binds)
     check(record is not None and {k: v["shape"] for k, v in record["inputs"].items()} == want,
           f"{tag}: inputs made at {want}" + (f" (ran {record['inputs']})" if record else ""))
@@ -159,18 +170,23 @@ def check_measure(binary, src, workdir, tag, binds, want_binds, reps=5, warmup=2
           f"all matched ({m['nodes_matched']} matched, {m['profile_nodes_not_in_model']} not)")
     bad = []
     for n in doc["nodes"]:
-        d = nodes.get(n["name"])
+        d = quiet_nodes.get(n["name"])
         got = n.get("measured")
         if d is None:
             if got is not None:
                 bad.append(n["name"])
             continue
-        if not got or not close(got["median_us"], float(np.percentile(np.array(d, float), 50))):
+        if not got or not close(got["median_us"], float(np.percentile(np.array(d, float), 50))) \
+                or got["runs"] != len(d):
             bad.append(f"{n['name']}: {got}")
-    total = sum(float(np.percentile(np.array(v, float), 50)) for v in nodes.values())
-    check(not bad and close(m["sum_of_node_medians_ms"], total / 1e3)
-          and close(m["end_to_end_ms"]["median"], float(np.percentile(np.array(runs, float), 50)) / 1e3),
-          f"{tag}: node medians, their sum {total / 1e3:.3f} ms and the end-to-end median from the kept profile"
+    total = sum(float(np.percentile(np.array(v, float), 50)) for v in quiet_nodes.values())
+    e2e = float(np.percentile(np.array(quiet_runs, float), 50))
+    every = float(np.percentile(np.array(runs, float), 50))
+    check(not bad and close(m["sum_of_node_medians_ms"], total / 1e3) and m["quiet_runs"] == len(quiet_runs)
+          and close(m["end_to_end_ms"]["median"], e2e / 1e3)
+          and close(m["end_to_end_ms"]["all_runs_median"], every / 1e3) and close(m["load_ratio"], every / e2e),
+          f"{tag}: the quiet runs' node medians, their sum {total / 1e3:.3f} ms, the end-to-end median over "
+          f"{len(quiet_runs)} quiet runs of {len(runs)} and every run's, from the kept profile"
           + (f": {bad[:3]}" if bad else ""))
     check_arena(tag, opt, m, peaks)
     return doc
@@ -196,6 +212,18 @@ def check_stable_rule():
     ]
     bad = [name for name, passes, tol, want in cases if om.stable(passes, tol) != want]
     check(not bad, f"the stability rule on {len(cases)} hand-made cases" + (f": wrong on {bad}" if bad else ""))
+    # on a busy machine: the quiet runs (within 5 % of the slowest of the fastest eighth) known within the
+    # tolerance, not drifting between the halves of the passes, at least 20 of them in 4 passes
+    between = [list(10 + 0.05 * rng.standard_normal(4)) + [15.0] * 6 for _ in range(6)]  # 24 quiet of 60
+    quiet_cases = [
+        ("a load that comes and goes, steady between its bursts", between, 0.02, True),
+        ("too few quiet runs", [[10.0, 10.0] + [15.0] * 8 for _ in range(6)], 0.02, False),
+        ("too few passes", between[:3] + [[15.0] * 10], 0.02, False),
+        ("the quiet runs drift", [[10.0] * 4 + [15.0] * 6] * 3 + [[10.45] * 4 + [15.0] * 6] * 3, 0.02, False),
+    ]
+    bad = [name for name, passes, tol, want in quiet_cases if om.quiet_stable(passes, tol) != want]
+    check(not bad and not om.stable(between, 0.02),
+          f"the quiet runs' stability rule on {len(quiet_cases)} hand-made cases" + (f": wrong on {bad}" if bad else ""))
 
 
 def check_passes(binary, src, workdir):
@@ -210,7 +238,8 @@ def check_passes(binary, src, workdir):
         else ({}, [], {}, [])
     args = args or {}
     pm = args.get("pass_median_ms") or [1]
-    check(p.returncode == 0 and r.get("stopped") in ("stable", "time limit") and r.get("passes", 0) >= 4
+    check(p.returncode == 0 and r.get("stopped") in ("stable", "quiet runs stable", "time limit")
+          and r.get("passes", 0) >= 4
           and len(pm) == r["passes"] and m["runs"] == len(runs) == args.get("runs")
           and close(r.get("pass_ratio", 0), max(pm) / min(pm))
           and close(r.get("pass_median_ratio", 0), float(np.median(pm)) / min(pm)),
@@ -226,31 +255,66 @@ def check_passes(binary, src, workdir):
         b = run(binary, src, "--batch", "2", *bad_args)
         check(b.returncode == 2 and want in b.stderr and len(b.stderr.strip().splitlines()) == 1,
               f"{' '.join(bad_args)}: one line, exit 2 ({b.stderr.strip()[:120]})")
-    # calibrate: a record whose passes are 1.5x apart is left out of the fit, named; --keep-noisy fits it
+    # calibrate weighs each record by how sure its quiet runs are (docs/MEASURED.md, "Busy machines"):
+    # min(1, quiet / 10) / (1 + (ln load / ln 1.1)^2); fewer than 3 quiet runs, or a record written before
+    # quiet runs were kept whose median pass ran 1.5x the fastest, is left out, named; --keep-noisy fits all at 1
     if p.returncode != 0:
         return
-    clean = os.path.join(workdir, "clean.json")
-    noisy = os.path.join(workdir, "noisy.json")
-    # the clean record is clean by its flags, whatever this machine's load did to the run above (a busy
-    # core had --reps auto stop at its time limit, and the record was then rightly left out as noisy)
-    doc["measured"]["run"]["stopped"] = "stable"
-    doc["measured"]["run"]["pass_median_ratio"] = 1.0
+    clean, loaded, few, old = (os.path.join(workdir, f + ".json") for f in ("clean", "loaded", "few", "old"))
+    # the clean record is clean by its figures, whatever this machine's load did to the run above
+    m = doc["measured"]
+    m["run"]["stopped"], m["run"]["pass_median_ratio"], m["quiet_runs"], m["load_ratio"] = "stable", 1.0, 20, 1.0
     json.dump(doc, open(clean, "w"))
-    doc["measured"]["run"]["pass_median_ratio"] = 1.5
-    json.dump(doc, open(noisy, "w"))
-    roles = {}
-    for keep in ([], ["--keep-noisy"]):
-        c = subprocess.run([binary, "calibrate", clean, noisy, "--cpu", "--format", "json", *keep],
+    slow = json.loads(json.dumps(doc))  # the same run 2x slower everywhere, under a load of 1.3x
+    slow["measured"]["load_ratio"] = 1.3
+    for n in slow["nodes"]:
+        if n.get("measured"):
+            n["measured"]["median_us"] *= 2
+    slow["measured"]["end_to_end_ms"]["median"] *= 2
+    slow["measured"]["sum_of_node_medians_ms"] *= 2
+    slow["measured"]["run"]["model"] = "another session"  # not a slower session of the clean run
+    json.dump(slow, open(loaded, "w"))
+    m["quiet_runs"] = 2
+    json.dump(doc, open(few, "w"))
+    del m["quiet_runs"], m["load_ratio"]
+    m["run"]["pass_median_ratio"] = 1.5
+    json.dump(doc, open(old, "w"))
+
+    def calibrate(*files, keep=False):
+        c = subprocess.run([binary, "calibrate", *files, "--cpu", "--format", "json"] + (["--keep-noisy"] if keep else []),
                            capture_output=True, text=True)
         rep = json.loads(c.stdout) if c.returncode == 0 else {"files": []}
-        roles[bool(keep)] = ({f["path"]: f["role"] for f in rep["files"]},
-                             [ln for ln in c.stderr.splitlines() if "left out of the fit" in ln])
-    (r0, w0), (r1, w1) = roles[False], roles[True]
+        return {f["path"]: f for f in rep["files"]}, c.stderr.splitlines()
+
+    want_w = 1 / (1 + (np.log(1.3) / np.log(1.1)) ** 2)
+    r0, e0 = calibrate(clean, loaded, few, old)
+    r1, e1 = calibrate(clean, loaded, few, old, keep=True)
+    role = {k: v["role"] for k, v in r0.items()}
+    left = [ln for ln in e0 if "left out of the fit" in ln]
+    note = [ln for ln in e0 if "fitted at weight" in ln]
+    check(role == {clean: "fit", loaded: "fit", few: "noisy", old: "noisy"}
+          and r0[clean]["weight"] == 1 and abs(r0[loaded]["weight"] - want_w) < 1e-9
+          and len(left) == 2 and any(few in ln and "2 quiet runs" in ln for ln in left)
+          and any(old in ln and "1.50x" in ln for ln in left)
+          and len(note) == 1 and loaded in note[0] and f"{want_w:.2f}" in note[0] and "1.30x" in note[0],
+          f"calibrate fits a loaded record at weight {want_w:.3f} and leaves out the unsure ones, naming each "
+          f"({ {k: (v['role'], v['weight']) for k, v in r0.items()} }; {left + note})")
+    check(all(v["role"] == "fit" and v["weight"] == 1 for v in r1.values()) and len(r1) == 4
+          and not [ln for ln in e1 if "left out" in ln or "fitted at weight" in ln],
+          f"--keep-noisy fits every record at weight 1 ({ {k: (v['role'], v['weight']) for k, v in r1.items()} })")
+    # the weight counts: the clean record's prediction after the fit moves less toward the 2x slower record's
+    # at its weight than at 1
+    alone = calibrate(clean)[0].get(clean, {}).get("after", {}).get("predicted_s")
+    weighed = calibrate(clean, loaded)[0].get(clean, {}).get("after", {}).get("predicted_s")
+    full = calibrate(clean, loaded, keep=True)[0].get(clean, {}).get("after", {}).get("predicted_s")
+    check(alone and weighed and full and abs(np.log(weighed / alone)) < 0.5 * abs(np.log(full / alone)),
+          f"a record at weight {want_w:.2f} pulls the fit less than at 1: predicted {alone} s fitted on the clean "
+          f"record alone, {weighed} s with the loaded one weighed, {full} s at weight 1")
     # every record left out: calibrate says so, not that nothing was measured
-    c = subprocess.run([binary, "calibrate", noisy, "--cpu", "--format", "json"], capture_output=True, text=True)
+    c = subprocess.run([binary, "calibrate", few, "--cpu", "--format", "json"], capture_output=True, text=True)
     errs = [ln for ln in c.stderr.splitlines() if ln.startswith("onnxcost: error:")]
     check(c.returncode == 2 and len(errs) == 1 and "no record to fit on: all 1 were left out" in errs[0]
-          and "--keep-noisy" in errs[0], f"calibrate on noisy records only names why ({c.stderr.strip()[-200:]})")
+          and "--keep-noisy" in errs[0], f"calibrate on unsure records only names why ({c.stderr.strip()[-200:]})")
     # the calibrated spec keeps the probed machine's one-thread figures: --threads scales it
     cal = os.path.join(workdir, "calibrated.json")
     c = subprocess.run([binary, "calibrate", clean, "--cpu", "-o", cal, "--format", "json"], capture_output=True,
@@ -273,9 +337,6 @@ def check_passes(binary, src, workdir):
     check(got is not None and want is not None and close(got, want),
           f"measure with a calibrated CPU spec predicts at its --threads 1: {got} ms, the analysis at --threads 1 "
           f"{want} ms ({(m1.stderr or a1.stderr).strip()[:160]})")
-    check(r0.get(noisy) == "noisy" and r0.get(clean) == "fit" and len(w0) == 1 and noisy in w0[0] and "1.50x" in w0[0]
-          and r1.get(noisy) == "fit" and not w1,
-          f"calibrate leaves the noisy record out, naming it ({w0[0][:140] if w0 else r0}); --keep-noisy fits it ({r1})")
 
 
 def main():
@@ -316,10 +377,11 @@ def main():
     doc = json.loads(p.stdout) if p.returncode == 0 else {"measured": {}, "nodes": []}
     m = doc["measured"]
     prof = json.load(open(os.path.join(save, "unnamed.profile.json"))) if p.returncode == 0 else []
+    quiet_nodes = events_of(prof, quiet_only=True)[0]
     events = {}
-    for e in prof:  # per op type, the profile's nodes in execution order
+    for e in prof:  # per op type, the profile's nodes in execution order (their quiet runs' events)
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            events.setdefault(e["args"]["op_name"], {}).setdefault(e["name"], []).append(mid(e["dur"]))
+            events.setdefault(e["args"]["op_name"], {})[e["name"]] = quiet_nodes[e["name"][:-len("_kernel_time")]]
     want = {op: [float(np.percentile(np.array(v, float), 50)) for v in d.values()] for op, d in events.items()}
     got = {}
     for n in doc["nodes"]:

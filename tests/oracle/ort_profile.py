@@ -54,16 +54,23 @@ def close(a, b):
 
 
 def expected(profile):
-    """Per node the durations of its events, and the model_run durations: a whole number of microseconds (ONNX
-    Runtime truncates each) at the middle of its microsecond."""
-    nodes, runs = {}, []
+    """Per node the durations of its events in the quiet runs, the quiet runs' durations, and every run's: a
+    whole number of microseconds (ONNX Runtime truncates each) at the middle of its microsecond. The quiet
+    runs (docs/MEASURED.md, "Busy machines"): within 5 % of the slowest of the fastest eighth (rank n // 8 of
+    the n sorted); a node event is in the run whose span [ts, ts + dur] holds its start."""
+    nodes, runs, spans = {}, [], []
     mid = lambda d: d + 0.5 if float(d).is_integer() else d  # noqa: E731
     for e in profile:
         if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
-            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append(mid(e["dur"]))
+            nodes.setdefault(e["name"][:-len("_kernel_time")], []).append((e["ts"], mid(e["dur"])))
         elif e.get("cat") == "Session" and e.get("name") == "model_run":
             runs.append(mid(e["dur"]))
-    return nodes, runs
+            spans.append((e["ts"], e["ts"] + mid(e["dur"])))
+    level = sorted(runs)[len(runs) // 8] * 1.05 if runs else 0
+    quiet = [s for s, r in zip(spans, runs) if r <= level]
+    picked = {k: [d for ts, d in v if any(a <= ts <= b for a, b in quiet)] or [d for _, d in v]
+              for k, v in nodes.items()}
+    return picked, [r for r in runs if r <= level], runs
 
 
 def onnxcost(binary, *args):
@@ -72,7 +79,7 @@ def onnxcost(binary, *args):
 
 def check_join(binary, model, prof_path, binds, tag, provider):
     prof = json.load(open(prof_path))
-    nodes, runs = expected(prof)
+    nodes, runs, every = expected(prof)
     p = onnxcost(binary, model, "--format", "json", "-q", "--measured", prof_path, *binds)
     if p.returncode != 0:
         check(False, f"{tag}: exit {p.returncode}: {p.stderr.strip()[:200]}")
@@ -102,9 +109,12 @@ def check_join(binary, model, prof_path, binds, tag, provider):
           f"{tag}: all {len(nodes)} profile nodes matched, sum of medians {total / 1e3:.3f} ms "
           f"(onnxcost {m['nodes_matched']} matched, {m['profile_nodes_not_in_model']} not, "
           f"{m['sum_of_node_medians_ms']:.3f} ms)")
-    check(m["runs"] == len(runs) and (not runs or close(m["end_to_end_ms"]["median"],
-                                                         float(np.percentile(np.array(runs, float), 50)) / 1e3)),
-          f"{tag}: {len(runs)} model_run events, end-to-end median as the profile gives it")
+    check(m["runs"] == len(every) and m["quiet_runs"] == len(runs)
+          and (not runs or (close(m["end_to_end_ms"]["median"], float(np.percentile(np.array(runs, float), 50)) / 1e3)
+                            and close(m["end_to_end_ms"]["all_runs_median"],
+                                      float(np.percentile(np.array(every, float), 50)) / 1e3))),
+          f"{tag}: {len(every)} model_run events, {len(runs)} of them quiet, the end-to-end medians of those and of "
+          f"all as the profile gives them")
     check(m["providers"] == provider, f"{tag}: provider {m['providers']!r}")
     t = onnxcost(binary, model, "--measured", prof_path, *binds)
     check(t.returncode == 0 and "Measured (us)" in t.stdout and "Measured by ONNX Runtime" in t.stdout,
@@ -172,12 +182,15 @@ def main():
     mn = onnx.load(a.mnist)
     names = [n.name for n in mn.graph.node if n.name]
     events, durs = [], {}
-    for r in range(3):
+    loaded = (2, 5, 6)  # runs another process slowed 1.6x: their events are left out
+    for r in range(10):
         t0 = 1000 * r
-        events.append({"cat": "Session", "pid": 1, "tid": 1, "dur": 50 + 7 * r, "ts": t0, "ph": "X",
-                       "name": "model_run", "args": {}})
+        events.append({"cat": "Session", "pid": 1, "tid": 1, "dur": (80 if r in loaded else 50 + r % 2), "ts": t0,
+                       "ph": "X", "name": "model_run", "args": {}})
         for k, nm in enumerate(names):
-            d = 3 + k + (r * 5) % 4 + (0.25 if r == 1 else 0)  # a profiler of finer durations: kept as they are
+            d = (3 + k + (r * 5) % 4 + (0.25 if r == 1 else 0)) * (1.6 if r in loaded else 1)  # finer durations
+            if r == 9:
+                d = (3 + k) * 1.02  # a quiet run's events are all taken, whatever they hold
             durs.setdefault(nm, []).append(d)
             events.append({"cat": "Node", "pid": 1, "tid": 1, "dur": d, "ts": t0 + k, "ph": "X",
                            "name": nm + "_kernel_time",

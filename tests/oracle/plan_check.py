@@ -210,6 +210,22 @@ def main():
         if j.returncode == 0 else None
     check(ht.returncode == 0 and ht.stdout.count("</html>") == 1 and drawn == want,
           f"--format html: one document drawing the {len(want or [])} buffers of the JSON plan ({len(drawn)} drawn)")
+    # the arena beside analyze's peak activation memory: where in-place reuse makes them differ, the text says
+    # why in one line, with the buffers the JSON plan lists as holding more than one value
+    an = subprocess.run([onnxcost, rn, "--dim", "batch=2", "--format", "json", "-q"], capture_output=True, text=True)
+    tx = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=2"], capture_output=True, text=True)
+    peak = json.loads(an.stdout)["totals"]["peak_activation_bytes"] if an.returncode == 0 else None
+    jp = json.loads(j.stdout) if j.returncode == 0 else {}
+    shared = sum(len(b["values"]) > 1 for b in jp.get("buffers", []))
+    line = [ln for ln in tx.stdout.splitlines() if ln.startswith("Against analyze's peak activation memory")]
+    check(peak and jp.get("liveness_peak_bytes") == peak and jp.get("shared_buffers") == shared and shared > 0
+          and jp["arena_bytes"] < 0.99 * peak and len(line) == 1 and f"{peak / 2**20:.2f} MiB" in line[0]
+          and f"{shared} buffers here hold more than one value" in line[0] and "--no-inplace" in line[0],
+          f"resnet18: the arena {jp.get('arena_bytes')} B against analyze's peak {peak} B, why in one line "
+          f"({line[0][:150] if line else tx.stdout[:200]})")
+    tn = subprocess.run([onnxcost, "plan", rn, "--dim", "batch=2", "--no-inplace"], capture_output=True, text=True)
+    check(tn.returncode == 0 and "Against analyze's peak" not in tn.stdout,
+          "resnet18 --no-inplace: the arena is analyze's peak within 1 %, no line")
     # --format csv: raw integers a spreadsheet reads as numbers (issue 42, D: "3,211,264")
     import csv
     import io

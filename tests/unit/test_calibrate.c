@@ -39,17 +39,17 @@ static void fit_recovers_factors(void **state) {
     struct oc_calib_point p[12];
     int n = 0;
     for (int k = 1; k <= 4; k++) { /* compute-bound FP32: 1-4 GFLOP over 1 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(k * 1e9, 10e12, 0.7, 1e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* compute-bound TF32: 5-20 GFLOP over 2 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_TF32_TC, k * 5e9, 2e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(k * 5e9, 100e12, 0.4, 2e6, 0.85, 3e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* memory-bound FP32: 1 MFLOP over 10-40 MB */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(1e6, 10e12, 0.7, k * 1e7, 0.85, 3e-6);
         n++;
     }
@@ -86,7 +86,7 @@ static void fit_repeated_points(void **state) {
     double total = 0, spread = 0;
     for (int k = 0; k < 8; k++) { /* the second of each pair four points later */
         double moved = (k % 4 + 1) * 1e7, q = roofline(1e6, 10e12, 0.7, moved, 0.85, 0);
-        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, moved, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, moved, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[k].measured_s = k < 4 ? q * r : q / r;
         double e = log(p[k].measured_s) - log(q) - delta;
         total += p[k].measured_s;
@@ -117,12 +117,12 @@ static void cpu_fixed_cost(void **state) {
     struct oc_calib_point p[28];
     int n = 0;
     for (int k = 0; k < 20; k++, n++) {
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, 1e3, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, 1e3, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = 3e-6;
     }
     for (int k = 0; k < 8; k++, n++) { /* 5e8 to 1.6e12 FLOPs: 0.07 ms to 0.23 s */
         double flops = 5e8 * pow(10, k / 2.0);
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(flops, 10e12, 0.7, 1e6, 1, 0) + 2e-3;
     }
     struct oc_perf_opts base;
@@ -149,7 +149,7 @@ static void fit_pad_path(void **state) {
     for (int k = 0; k < 12; k++, n++) {
         double inside = 1 - 0.05 * (k % 4), padded = 0.25 * (k % 4), flops = 1e9 * (1 + k);
         p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, true, 0, 0, "Conv", 1, NULL, 0, {0, 0, 0, 0},
-                                       inside, padded, 0};
+                                       inside, padded, 0, 1};
         p[n].measured_s = roofline(flops * inside * (1 + 0.4 * padded), 10e12, 0.5, 1e6, 1, 3e-6);
     }
     struct oc_perf_opts base;
@@ -180,7 +180,7 @@ static void fit_run_cost(void **state) {
     for (int k = 0; k < 12; k++, n++) {
         double runs = k < 4 ? 1 : pow(4, k - 3), moved = 1e6 * (1 + k % 3);
         p[n] = (struct oc_calib_point){OC_UNIT_FP32, 0, moved, false, 0, 0, NULL, 1, NULL, 0, {0, 0, 0, 0}, 1, 0,
-                                       runs};
+                                       runs, 1};
         p[n].measured_s = roofline(0, 10e12, 1, moved, 0.5, 3e-6) + (runs - 1) * 8e-9;
     }
     struct oc_perf_opts base;
@@ -217,7 +217,7 @@ static void fit_levels_in_order(void **state) {
     const double moved[9] = {16e3, 32e3, 48e3, 1e6, 2e6, 3e6, 10e6, 40e6, 100e6}, bw[3] = {40e9, 100e9, 40e9};
     struct oc_calib_point p[9];
     for (int k = 0; k < 9; k++) {
-        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 0, moved[k], false, 0, 0, NULL, 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 1};
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 0, moved[k], false, 0, 0, NULL, 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 1, 1};
         p[k].measured_s = 2e-6 + moved[k] / bw[k / 3];
     }
     struct oc_perf_opts base;
@@ -239,17 +239,17 @@ static void fit_conv_class(void **state) {
     struct oc_calib_point p[12];
     int n = 0;
     for (int k = 1; k <= 4; k++) { /* MatMul at 0.6 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 1e9, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(k * 1e9, 10e12, 0.6, 1e6, 0.8, 2e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* Conv at 0.15 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 2e9, 1e6, true, 0, 0, "Conv", 2, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, k * 2e9, 1e6, true, 0, 0, "Conv", 2, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(k * 2e9, 10e12, 0.15, 1e6, 0.8, 2e-6);
         n++;
     }
     for (int k = 1; k <= 4; k++) { /* Add, memory-bound */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, k * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(1e6, 10e12, 0.6, k * 1e7, 0.8, 2e-6);
         n++;
     }
@@ -293,18 +293,18 @@ static void fit_parallel_outputs(void **state) {
     int n = 0;
     for (int k = 0; k < 6; k++) { /* Conv at 0.3, S = 150,000 outputs */
         double f = (k + 1) * 1e9, slow = S > outs[k] ? S / outs[k] : 1;
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, true, outs[k], 0, "Conv", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, true, outs[k], 0, "Conv", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = 2e-6 + f / (10e12 * 0.3) * slow;
         n++;
     }
     for (int k = 0; k < 3; k++) { /* large MatMuls (1, 10, 100 M outputs) at 0.6: no penalty */
         double f = (k + 1) * 4e9;
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, false, k == 0 ? 1e6 : k == 1 ? 1e7 : 1e8, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, f, 1e6, false, k == 0 ? 1e6 : k == 1 ? 1e7 : 1e8, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = 2e-6 + f / (10e12 * 0.6);
         n++;
     }
     for (int k = 0; k < 3; k++) { /* memory-bound Adds at 0.8 */
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, (k + 1) * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, 1e6, (k + 1) * 1e7, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(1e6, 10e12, 0.6, (k + 1) * 1e7, 0.8, 2e-6);
         n++;
     }
@@ -336,7 +336,7 @@ static void fit_unobservable(void **state) {
     /* every point memory-bound: no compute factor can be read from them */
     struct oc_calib_point p[3];
     for (int k = 0; k < 3; k++) {
-        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[k] = (struct oc_calib_point){OC_UNIT_FP32, 1e3, (k + 1) * 1e8, false, 0, 0, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[k].measured_s = (k + 1) * 1e8 / (1e12 * 0.5) + 2e-6;
     }
     struct oc_perf_opts base;
@@ -363,11 +363,11 @@ static void error_figures(void **state) {
        1 % of the 4.752 ms measured. |ln|: 0, ln 2, ln 2, ln 1.25 =
        0, 0.22314, 0.69315, 0.69315 sorted: median (0.22314 + 0.69315) / 2 =
        0.45815, p90 at rank 0.9 x 3 = 2.7: 0.69315. Total 4.001 / 4.752 - 1 */
-    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, false, 0, 1e-3, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0},
-                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 2e-3, "Conv", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0},
-                                  {OC_UNIT_FP32, 1e9, 1, false, 0, 0.5e-3, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0},
-                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 1.25e-3, "Conv", 3, NULL, 0, {0, 0, 0, 0}, 1, 0, 0},
-                                  {OC_UNIT_FP32, 1e6, 1, false, 0, 2e-6, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0}};
+    struct oc_calib_point p[5] = {{OC_UNIT_FP32, 1e9, 1, false, 0, 1e-3, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 2e-3, "Conv", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1},
+                                  {OC_UNIT_FP32, 1e9, 1, false, 0, 0.5e-3, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1},
+                                  {OC_UNIT_FP32, 1e9, 1, true, 0, 1.25e-3, "Conv", 3, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1},
+                                  {OC_UNIT_FP32, 1e6, 1, false, 0, 2e-6, "Add", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1}};
     struct oc_calib_error e;
     oc_calib_error(&g, &o, p, 5, &e);
     assert_int_equal(e.n_points, 5);
@@ -442,17 +442,17 @@ static void fit_op_efficiency(void **state) {
     const double launch = 3e-6;
     for (int k = 0; k < 16; k++, n++) { /* 10 MB to 320 MB: 20 us to 0.64 ms at 0.5 of 1 TB/s */
         double moved = 1e7 * pow(2, k / 3.0);
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 8, moved, false, 0, 0, k % 2 ? "Add" : "Mul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 8, moved, false, 0, 0, k % 2 ? "Add" : "Mul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(moved / 8, 10e12, 1, moved, 0.5, launch);
     }
     for (int k = 0; k < 8; k++, n++) { /* 1 MB to 11 MB: 40 us to 0.45 ms, a quarter of the time */
         double moved = 1e6 * pow(2, k / 2.0);
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 4, moved, false, 0, 0, "LRN", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 4, moved, false, 0, 0, "LRN", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(moved / 4, 10e12, 1, moved, 0.5 / 20, launch);
     }
     for (int k = 0; k < 8; k++, n++) {
         double flops = 1e9 * pow(2, k);
-        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+        p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e6, false, 0, 0, "MatMul", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
         p[n].measured_s = roofline(flops, 10e12, 0.7, 1e6, 0.5, launch);
     }
     struct oc_perf_opts base;
@@ -478,7 +478,7 @@ static void fit_op_efficiency(void **state) {
     struct oc_perf_opts o;
     oc_perf_defaults(&o);
     assert_true(oc_perf_use_measured(&cal, 0, &o));
-    struct oc_calib_point q = {OC_UNIT_FP32, 1e6, 8e6, false, 0, 1, "LRN", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+    struct oc_calib_point q = {OC_UNIT_FP32, 1e6, 8e6, false, 0, 1, "LRN", 1, NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
     REL(oc_calib_predict(&cal, &o, &q), 8e6 / (1e12 * fit.eff.memory * lrn) + fit.eff.launch_s, 1e-9);
     REL(oc_perf_op_efficiency(&o, "LRN"), lrn, 1e-12);
     REL(oc_perf_op_efficiency(&o, "FusedGemm"), 1, 0); /* a product: none */
@@ -522,10 +522,10 @@ static void fit_threads(void **state) {
             double flops = 2e7 * pow(2, k), moved = 2e6 * pow(2, k);
             double tc = flops / (5e12 * 0.8), tm = moved / (0.5e12 * 0.6);
             p[n] = (struct oc_calib_point){OC_UNIT_FP32, flops, 1e3, false, 0, 0, "MatMul", 1, t == 1 ? &one : &g, 0,
-                                           {0, 0, 0, 0}, 1, 0, 0};
+                                           {0, 0, 0, 0}, 1, 0, 0, 1};
             p[n++].measured_s = t == 1 ? tc + launch : two_threads(tc, task, split, 0.9, launch + pool);
             p[n] = (struct oc_calib_point){OC_UNIT_FP32, moved / 8, moved, false, 0, 0, "Add", 1, t == 1 ? &one : &g, 0,
-                                           {0, 0, 0, 0}, 1, 0, 0};
+                                           {0, 0, 0, 0}, 1, 0, 0, 1};
             p[n++].measured_s = t == 1 ? tm + launch : two_threads(tm, task, split, 0.9, launch + pool);
         }
     struct oc_perf_opts base;
@@ -551,7 +551,7 @@ static void fit_threads(void **state) {
     oc_perf_defaults(&o);
     assert_true(oc_perf_use_measured(&cal, 0, &o));
     struct oc_calib_point q = {OC_UNIT_FP32, 60e-6 * 5e12 * fit.eff.unit[OC_UNIT_FP32], 1e3, false, 0, 1, "MatMul", 1,
-                               NULL, 0, {0, 0, 0, 0}, 1, 0, 0};
+                               NULL, 0, {0, 0, 0, 0}, 1, 0, 0, 1};
     REL(oc_calib_predict(&cal, &o, &q),
         two_threads(60e-6, fit.eff.task_s, fit.eff.split_s, fit.eff.split_share, fit.eff.launch_s + fit.eff.pool_s),
         1e-6);
