@@ -530,8 +530,10 @@ static void oc_cost_node(struct oc_run *r, struct oc_graph *g, struct oc_node *n
     }
     struct oc_diag nd = {0};
     struct oc_op_ctx ctx = {g, n, &r->an->arena, &nd, r, oc_run_subgraph, oc_run_note};
-    if (n->def->cost(&ctx, &n->cost) != OC_OK) {
+    if (n->def->cost(&ctx, &n->cost) != OC_OK) { /* a malformed attribute the shape rule does not read */
         n->cost.flags |= OC_COST_UNKNOWN;
+        n->reason = oc_arena_printf(&r->an->arena, "its cost rule refused it: %s",
+                                    nd.msg[0] ? nd.msg : "an attribute out of its range");
         return;
     }
     if (n->def->cost != oc_cost_zero && oc_node_oversized(g, n)) { /* counted from sizes past 64 bits */

@@ -29,7 +29,9 @@ struct oc_cost {
     uint32_t flags;
 };
 
-/* c->macs += a*b (and flags on overflow); same for flops. */
+/* c->macs += a*b, saturating at 2^64 - 1 with OC_COST_OVERFLOW in c->flags
+ * (a product past 64 bits is added as 2^64 - 1, never dropped); same for
+ * flops. */
 void oc_cost_add_macs(struct oc_cost *c, uint64_t a, uint64_t b);
 void oc_cost_add_flops(struct oc_cost *c, uint64_t a, uint64_t b);
 /* Saturating sum helper for totals. */

@@ -469,6 +469,20 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     if (downstream)
         oc_sbuf_printf(&out, "%d more node%s downstream of these %s unknown shapes\n", downstream,
                        downstream == 1 ? "" : "s", downstream == 1 ? "has" : "have");
+    int32_t refused = 0; /* shaped, but the cost rule refused an attribute */
+    for (int32_t r = 0; r < g->n_nodes; r++) {
+        const struct oc_node *nd = &g->nodes[g->order[r]];
+        if (nd->status != OC_OK || !(nd->cost.flags & OC_COST_UNKNOWN) || !nd->reason || refused++ >= 20)
+            continue;
+        oc_sbuf_puts(&out, refused == 1 ? "Nodes without a cost:\n" : "");
+        oc_sbuf_puts(&out, "  ");
+        oc_cell_layer(&out, nd);
+        oc_sbuf_puts(&out, ": ");
+        oc_put_safe(&out, nd->reason);
+        oc_sbuf_puts(&out, "\n");
+    }
+    if (refused > 20)
+        oc_sbuf_puts(&out, "  ... (all listed in --format json)\n");
     if (t->flags & OC_COST_OVERFLOW)
         oc_sbuf_puts(&out, "Warning: a count passed 64 bits and is saturated at 2^64 - 1 (totals marked >=)\n");
     st = oc_sbuf_flush(&out, spec, d);

@@ -558,8 +558,10 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
     if (!oc_saved_for_backward(g, saved_rules, &out->saved_bytes, &fl))
         out->complete = false;
     oc_training_total(out, out->saved_bytes, &out->total_bytes, &fl);
-    uint64_t a, b;
-    if (oc_mul_u64(f_contract, 3, &a) || oc_mul_u64(f_other, 2, &b) || oc_add_u64(a, b, &out->step_flops))
+    uint64_t a, b; /* each step saturating: a product past 64 bits makes the sum 2^64 - 1, not a part of it */
+    bool over = oc_mul_u64(f_contract, 3, &a);
+    over |= oc_mul_u64(f_other, 2, &b);
+    if (oc_add_u64(a, b, &out->step_flops) || over)
         fl |= OC_COST_OVERFLOW;
     out->batch = -1;
     if (g->n_inputs > 0) {

@@ -414,6 +414,12 @@ MUTANTS = [
          find='    *max = lo;\n    return OC_OK;\n}',
          replace='    *max = hi;\n    return OC_OK;\n}',
          tests=['oracle.llm'], why="llm's largest batch reporting the first batch that does not fit (the bisection's upper end)"),
+    dict(name="cost-product-past-64-bits-dropped", file="analyzer/cost.c",
+         find="    bool over = oc_mul_u64(a, b, &p);\n    if (oc_add_u64(*acc, p, acc) || over)",
+         replace="    if (oc_mul_u64(a, b, &p) || oc_add_u64(*acc, p, acc))",
+         tests=["oracle.refusals"],
+         why="a node's MACs or FLOPs whose product passes 64 bits are flagged but not added: the count and the "
+             "total read 0 (>= 0) instead of saturating at 2^64 - 1"),
     dict(name="profile-loaded-runs-kept", file="views/measure.c",
          find="        if (oc_quiet_at(q, pn->ts_us ? pn->ts_us[i] : -1) == 1)",
          replace="        if (oc_quiet_at(q, pn->ts_us ? pn->ts_us[i] : -1) >= 0)",
