@@ -359,18 +359,27 @@ def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra):
     return predict
 
 
+def write_joined(out, csv_path, joined, how):
+    """The joined rows as a TSV: a header line (the file, what it is with
+    csv_rows, its row count, and how it was priced), then every row of an
+    exported model and of a failed export, with why. The rows of models not
+    exported yet are counted in csv_rows, not written."""
+    head = dict(describe(csv_path), csv_rows=len(joined))
+    with open(out, "w", newline="") as f:
+        f.write(f"# {os.path.basename(csv_path)}\t{json.dumps(head)}\t{how}\n")
+        w = csv.DictWriter(f, fieldnames=ROW_FIELDS, delimiter="\t")
+        w.writeheader()
+        for r in joined:
+            if r["status"] != "no model file: not exported yet":
+                w.writerow({k: (f"{r[k]:.6g}" if isinstance(r.get(k), float) else r.get(k, "")) for k in ROW_FIELDS})
+
+
 def cmd_join(a):
     rows = read_rows(a.csv)
     manifest = read_manifest(a.models)
     joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math,
                                                         a.extra.split() if a.extra else []))
-    with open(a.out, "w", newline="") as f:
-        f.write(f"# {os.path.basename(a.csv)}\t{json.dumps(describe(a.csv))}\tgpu={a.gpu} dtype={a.dtype} "
-                f"math={a.math} {a.extra or ''}\n")
-        w = csv.DictWriter(f, fieldnames=ROW_FIELDS, delimiter="\t")
-        w.writeheader()
-        for r in joined:
-            w.writerow({k: (f"{r[k]:.6g}" if isinstance(r.get(k), float) else r.get(k, "")) for k in ROW_FIELDS})
+    write_joined(a.out, a.csv, joined, f"gpu={a.gpu} dtype={a.dtype} math={a.math} {a.extra or ''}")
     s = summarize(joined)
     print(f"{a.csv}: {s['joined']} of {s['rows']} rows joined, {s['within15']} within 15 %", file=sys.stderr)
 
@@ -410,7 +419,7 @@ def cmd_table(a):
         if "--optimizer " in how:
             priced += " + training step (" + how.split("--optimizer ")[1].split()[0] + ")"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
-              f"| {priced} | {s['rows']} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
+              f"| {priced} | {d.get('csv_rows', s['rows'])} | {s['joined']} | {pct('within10')} | {pct('within15')} | {med} | {fams} |")
 
 
 # ---- the kernel classes' factors from end-to-end rows (item 5) ------------------------------

@@ -17,6 +17,9 @@ here without timm or a GPU, every expectation worked out by hand:
 
 usage: timm_join_check.py ONNXCOST SOURCE_DIR
 """
+import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -99,6 +102,22 @@ check(s["rows"] == 5 and s["joined"] == 2 and s["within10"] == 1 and s["within15
 check(abs(s["median_abs_ln"] - med) < 1e-12, f"median |ln| {med:.4f}")
 fm, fn = s["families"]["net"]
 check(fn == 2 and abs(fm - math.sqrt(1.12 * 0.91)) < 1e-12, "family net: the geometric middle of 1.12 and 0.91")
+
+# the file the join writes: the row not exported yet counted in the header (csv_rows 5), not written; the
+# others, the failed export with its reason, read back; the table's "rows" is the published file's
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "joined.tsv")
+    tp.write_joined(out, infer, j, "gpu=rtx-4090 dtype= math=fp16 --runtime torch-eager")
+    head, back = tp.read_joined(out)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        tp.cmd_table(argparse.Namespace(rows=[out]))
+    line = buf.getvalue().strip().splitlines()[-1].split(" | ")
+    check(json.loads(head[1]).get("csv_rows") == 5 and [r["model"] for r in back] == ["net_a", "net_b", "other_d",
+                                                                                       "net_e"]
+          and back[1]["status"].endswith("adaptive_max_pool2d") and line[5] == "5" and line[6] == "2",
+          f"the joined file: 4 rows written, the one not exported counted (csv_rows {json.loads(head[1])}); the "
+          f"table's rows and joined {line[5:7]}")
 
 # ---- static figures ----------------------------------------------------------------------
 

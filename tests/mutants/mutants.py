@@ -414,6 +414,18 @@ MUTANTS = [
          find='    *max = lo;\n    return OC_OK;\n}',
          replace='    *max = hi;\n    return OC_OK;\n}',
          tests=['oracle.llm'], why="llm's largest batch reporting the first batch that does not fit (the bisection's upper end)"),
+    dict(name="layout-back-to-nchw-not-channels-last", file="views/perf/layout.c",
+         find="                cl[out] = true;",
+         replace="                cl[out] = false;",
+         tests=["unit.runtime"],
+         why="a permute back to NCHW that every reader takes as it lies leaves a contiguous tensor, so the next "
+             "block's permute to NHWC is priced as a copy, not the view eager PyTorch runs"),
+    dict(name="layout-carried-past-a-reshape", file="views/perf/layout.c",
+         find="            if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))\n                return false;",
+         replace="            if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))\n                continue;",
+         tests=["unit.runtime"],
+         why="a permute back to NCHW that a Reshape reads (which needs the NCHW order contiguous: a copy) priced "
+             "as a free view"),
     dict(name="cost-product-past-64-bits-dropped", file="analyzer/cost.c",
          find="    bool over = oc_mul_u64(a, b, &p);\n    if (oc_add_u64(*acc, p, acc) || over)",
          replace="    if (oc_mul_u64(a, b, &p) || oc_add_u64(*acc, p, acc))",

@@ -26,6 +26,7 @@
  * a convolution built with a bias as one with a BatchNorm after it.
  */
 #include "perf.h"
+#include "layout.h"
 #include "terms.h"
 
 #include "../training.h"
@@ -450,10 +451,20 @@ static bool oc_rt_layout_permute(const struct oc_node *t) {
     return perm[0] == 0 && ((perm[1] == 2 && perm[2] == 3 && perm[3] == 1) || (perm[1] == 3 && perm[2] == 1 && perm[3] == 2));
 }
 
-/* the Transposes left as views (channels_last: the layout permutes too);
-   strided: scratch of g->n_values, all false on entry and left so */
-static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
+/* the Transposes left as views (channels_last: the layout permutes too;
+   layout.h: those the memory format makes views); strided: scratch of
+   g->n_values, all false on entry and left so. False when out of memory. */
+static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
                                 bool *strided_no) {
+    bool *grouped = malloc(((size_t)g->n_nodes + 1) * sizeof *grouped);
+    bool *by_layout = malloc(((size_t)g->n_nodes + 1) * sizeof *by_layout);
+    for (int32_t i = 0; grouped && i < g->n_nodes; i++)
+        grouped[i] = p->anchor[i] >= 0;
+    if (!grouped || !by_layout || !oc_layout_permute_views(g, grouped, channels_last, by_layout)) {
+        free(grouped);
+        free(by_layout);
+        return false;
+    }
     for (int32_t i = 0; i < g->n_nodes; i++) /* a value some reader needs contiguous */
         for (int32_t k = 0; k < g->nodes[i].n_in; k++)
             if (g->nodes[i].in[k] >= 0 && !oc_rt_elementwise(&g->nodes[i]))
@@ -464,12 +475,15 @@ static void oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
             continue;
         const struct oc_value *v = &g->values[t->out[0]];
         if (v->is_graph_output || v->n_consumers < 1 ||
-            (strided_no[t->out[0]] && !(channels_last && oc_rt_layout_permute(t))))
+            (strided_no[t->out[0]] && !(channels_last && oc_rt_layout_permute(t)) && !by_layout[i]))
             continue;
         p->anchor[i] = i;
         p->kind[i] = OC_RT_VIEW;
     }
     memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
+    free(grouped);
+    free(by_layout);
+    return true;
 }
 
 enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_opts *o,
@@ -518,7 +532,11 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_op
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
-        oc_rt_permute_views(g, out, channels_last, seen);
+        if (!oc_rt_permute_views(g, out, channels_last, seen)) {
+            oc_rt_free_scratch(members, head, next, seen, reads);
+            oc_runtime_plan_free(out);
+            return OC_ERR_NOMEM;
+        }
     }
     if (rt == OC_RUNTIME_TORCH_COMPILE) {
         for (int32_t r = n - 1; fused_attention && r >= 0; r--) /* flash attention, library kernels */

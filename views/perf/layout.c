@@ -1,0 +1,150 @@
+/*
+ * layout.c — which permutes eager PyTorch leaves as views by the memory
+ * format of their input (layout.h).
+ */
+#include "layout.h"
+
+#include "../../analyzer/attr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 1: permute(0,2,3,1), NCHW to NHWC; 2: permute(0,3,1,2), back; 0: other */
+static int oc_layout_perm(const struct oc_node *n) {
+    const int64_t *perm = NULL;
+    int64_t k = 0;
+    struct oc_diag d = {0};
+    if (!oc_node_is(n, "Transpose") || oc_attr_ints(n, "perm", &perm, &k, &d) != OC_OK || k != 4 || !perm ||
+        perm[0] != 0)
+        return 0;
+    if (perm[1] == 2 && perm[2] == 3 && perm[3] == 1)
+        return 1;
+    return perm[1] == 3 && perm[2] == 1 && perm[3] == 2 ? 2 : 0;
+}
+
+/* a kernel that takes a channels-last tensor as it lies and writes its
+   output channels-last too */
+static bool oc_layout_keeps(const struct oc_node *n) {
+    static const char *const ops[] = {
+        "Conv",  "MaxPool", "AveragePool", "BatchNormalization", "Resize", "Identity", "Dropout", "Add",
+        "Sub",   "Mul",     "Div",         "Relu",               "LeakyRelu", "Sigmoid", "Tanh", "Erf",
+        "Pow",   "Sqrt",    "Clip",        "Neg",                "Abs",    "Exp",      "Log",  "Where",
+        "HardSigmoid", "HardSwish", "Gelu", "Mish", "Softplus", "Cast"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (oc_node_is(n, ops[i]))
+            return true;
+    return false;
+}
+
+/* a reader for which the layout ends: it reads any strides and leaves no
+   spatial layout (a global pool, a reduction) */
+static bool oc_layout_ends(const struct oc_node *n) {
+    static const char *const ops[] = {"GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "ReduceMax", "ReduceSum",
+                                      "ReduceMin"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (oc_node_is(n, ops[i]))
+            return true;
+    return false;
+}
+
+static bool oc_layout_4d(const struct oc_graph *g, int32_t v) { return v >= 0 && g->values[v].rank == 4; }
+
+/* The readers of each value: node indices adj[start[v] .. start[v + 1]). */
+struct oc_layout_readers {
+    int32_t *start, *adj;
+};
+
+static bool oc_layout_readers(const struct oc_graph *g, struct oc_layout_readers *r) {
+    r->start = calloc((size_t)g->n_values + 2, sizeof *r->start);
+    size_t edges = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        edges += (size_t)(g->nodes[i].n_in > 0 ? g->nodes[i].n_in : 0);
+    r->adj = malloc((edges ? edges : 1) * sizeof *r->adj);
+    if (!r->start || !r->adj)
+        return false;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] >= 0)
+                r->start[g->nodes[i].in[k] + 1]++;
+    for (int32_t v = 0; v < g->n_values; v++)
+        r->start[v + 1] += r->start[v];
+    int32_t *fill = malloc(((size_t)g->n_values + 1) * sizeof *fill);
+    if (!fill)
+        return false;
+    memcpy(fill, r->start, (size_t)g->n_values * sizeof *fill);
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
+            if (g->nodes[i].in[k] >= 0)
+                r->adj[fill[g->nodes[i].in[k]]++] = i;
+    free(fill);
+    return true;
+}
+
+/* The most values one permute's readers are followed through: past it the
+   permute is left a copy (a bound on the work, n permutes x this). */
+#define OC_LAYOUT_WALK_MAX 8192
+
+/* Whether every reader of v, and theirs in turn through the kernels that
+   keep the layout, takes a channels-last v as it lies. stamp/mark: the
+   values walked in this call (stamp[v] == mark); stack: scratch. */
+static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_readers *r, int32_t v, int32_t *stamp,
+                              int32_t mark, int32_t *stack) {
+    int32_t top = 0, walked = 0;
+    stack[top++] = v;
+    stamp[v] = mark;
+    while (top > 0) {
+        int32_t u = stack[--top];
+        if (++walked > OC_LAYOUT_WALK_MAX)
+            return false;
+        for (int32_t e = r->start[u]; e < r->start[u + 1]; e++) {
+            const struct oc_node *n = &g->nodes[r->adj[e]];
+            if (oc_layout_perm(n) == 1 || oc_layout_ends(n))
+                continue;
+            if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))
+                return false;
+            int32_t w = n->out[0];
+            if (stamp[w] != mark) {
+                stamp[w] = mark;
+                stack[top++] = w;
+            }
+        }
+    }
+    return true;
+}
+
+bool oc_layout_permute_views(const struct oc_graph *g, const bool *in_group, bool channels_last, bool *view) {
+    struct oc_layout_readers r = {NULL, NULL};
+    bool *cl = calloc((size_t)g->n_values + 1, sizeof *cl);
+    int32_t *stamp = calloc((size_t)g->n_values + 1, sizeof *stamp);
+    int32_t *stack = malloc(((size_t)g->n_values + 1) * sizeof *stack);
+    bool ok = cl && stamp && stack && oc_layout_readers(g, &r);
+    for (int32_t i = 0; ok && i < g->n_inputs; i++) /* the graph's inputs as given */
+        cl[g->inputs[i]] = channels_last && oc_layout_4d(g, g->inputs[i]);
+    for (int32_t s = 0; ok && s < g->n_nodes; s++) { /* each value's format, in execution order */
+        int32_t i = g->order[s];
+        const struct oc_node *n = &g->nodes[i];
+        view[i] = false;
+        if (n->n_out < 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
+            continue;
+        int32_t in = n->in[0], out = n->out[0], perm = oc_layout_perm(n);
+        if (perm && !in_group[i]) {
+            if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
+                view[i] = cl[in];
+            } else if (!cl[in] && oc_layout_carried(g, &r, out, stamp, s + 1, stack)) {
+                view[i] = true; /* back to NCHW shape, channels-last in memory */
+                cl[out] = true;
+            }
+            continue;
+        }
+        if (oc_layout_keeps(n) && oc_layout_4d(g, out)) /* the output follows a same-shaped channels-last input */
+            for (int32_t k = 0; k < n->n_in && !cl[out]; k++)
+                cl[out] = n->in[k] >= 0 && cl[n->in[k]] && g->values[n->in[k]].rank == 4 &&
+                          (k == 0 || !oc_node_is(n, "Conv"));
+    }
+    free(cl);
+    free(stamp);
+    free(stack);
+    free(r.start);
+    free(r.adj);
+    return ok;
+}
