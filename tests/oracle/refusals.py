@@ -24,8 +24,10 @@ in one warning, and the totals are lower bounds (>=). A shape that passes
 asked to allocate those (judge=False).
 
 Cases marked "shape" are those where onnxcost goes on (exit 0): a value
-the rule needs is not known before run time, or an attribute only the
-cost rule reads is malformed. It lists the node ("Nodes whose shapes could
+the rule needs is not known before run time, an attribute only the cost
+rule reads is malformed, or the node is past one rule's own limit (a rank
+over 64 once --limit-rank lets the graph in; a type or mode it does not
+model). It lists the node ("Nodes whose shapes could
 not be inferred", or "Nodes without a cost") with the reason, and marks
 the totals as lower bounds; ONNX Runtime is not asked.
 
@@ -70,11 +72,11 @@ def body(n_in, n_out, name):
     return helper.make_graph(nodes, name, ins, outs)
 
 
-def case(name, op, ins, want, text, opset=17, domain="", n_out=1, judge=True, **attrs):
+def case(name, op, ins, want, text, opset=17, domain="", n_out=1, judge=True, args=(), **attrs):
     """ins: inp()/const() specs in input order; "" for an omitted input. judge=False: a size past 64 bits,
-    past any machine's memory, which ONNX Runtime is not asked to allocate."""
+    past any machine's memory, which ONNX Runtime is not asked to allocate. args: onnxcost's options."""
     return dict(name=name, op=op, ins=ins, want=want, text=text, opset=opset, domain=domain, n_out=n_out,
-                judge=judge, attrs=attrs)
+                judge=judge, args=list(args), attrs=attrs)
 
 
 CASES = [
@@ -495,6 +497,21 @@ CASES = [
          "the value of dft_length is not known"),
     case("stft_frame_length_unknown", "STFT", [inp("x", [1, 16, 1]), const("st", 2, I64, ()), "",
                                                inp("fl", [], I64)], "shape", "the value of frame_length is not known"),
+    # past a rule's own limits, with --limit-rank raised above them, or a type or mode it does not model: the
+    # node is listed with why, the totals lower bounds
+    case("global_pool_rank_limit", "GlobalAveragePool", [inp("x", [1] * 70)], "shape", "rank 70 over the limit",
+         args=["--limit-rank", "100"]),
+    case("matmul_rank_limit", "MatMul", [inp("a", [1] * 70), inp("b", [1] * 70)], "shape", "rank over 64",
+         args=["--limit-rank", "100"]),
+    case("resize_rank_limit", "Resize", [inp("x", [1] * 70), "", const("sc", [1.0] * 70, F)], "shape",
+         "rank 70 over the limit 64", args=["--limit-rank", "100"]),
+    case("dft_rank_limit", "DFT", [inp("x", [1] * 71)], "shape", "rank 71 over 64", args=["--limit-rank", "100"]),
+    case("cast_unknown_type", "Cast", [inp("x", [2])], "shape", "cast to unknown data type 999", to=999),
+    case("nchwc_upsample_mode", "Upsample", [inp("x", [1, 8, 4, 4])], "shape",
+         "mode 'cubic' (nearest or linear expected)", opset=1, domain="com.microsoft.nchwc", scales=[1, 1, 2, 2],
+         mode="cubic"),
+    case("constant_string_list", "Constant", [], "shape", "Constant with a sparse or string-list value",
+         value_strings=["a", "b"]),
     # an attribute of the wrong type that only the cost rule reads: the node is listed without a cost, and why
     case("isinf_detect_float", "IsInf", [inp("x", [2, 3])], "shape",
          "its cost rule refused it: attribute 'detect_positive' has type FLOAT, expected INT", opset=10,
@@ -585,7 +602,7 @@ def main():
             m = build(c)
             path = os.path.join(tmp, c["name"] + ".onnx")
             onnx.save(m, path)
-            p = subprocess.run([binary, path], capture_output=True, text=True, timeout=60)
+            p = subprocess.run([binary, path, *c["args"]], capture_output=True, text=True, timeout=60)
             op = f"{c['domain']}::{c['op']}" if c["domain"] else c["op"]
             node = f"node 'bad_{c['name']}' ({op})"
             if c["want"] == "model":
