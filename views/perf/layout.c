@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1: permute(0,2,3,1), NCHW to NHWC; 2: permute(0,3,1,2), back; 0: other */
-static int oc_layout_perm(const struct oc_node *n) {
+int oc_layout_permute_kind(const struct oc_node *n) {
     const int64_t *perm = NULL;
     int64_t k = 0;
     struct oc_diag d = {0};
@@ -22,18 +21,26 @@ static int oc_layout_perm(const struct oc_node *n) {
     return perm[1] == 3 && perm[2] == 1 && perm[3] == 2 ? 2 : 0;
 }
 
-/* a kernel that takes a channels-last tensor as it lies and writes its
-   output channels-last too */
-static bool oc_layout_keeps(const struct oc_node *n) {
-    static const char *const ops[] = {
-        "Conv",  "MaxPool", "AveragePool", "BatchNormalization", "Resize", "Identity", "Dropout", "Add",
-        "Sub",   "Mul",     "Div",         "Relu",               "LeakyRelu", "Sigmoid", "Tanh", "Erf",
-        "Pow",   "Sqrt",    "Clip",        "Neg",                "Abs",    "Exp",      "Log",  "Where",
-        "HardSigmoid", "HardSwish", "Gelu", "Mish", "Softplus", "Cast"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+bool oc_layout_elementwise(const struct oc_node *n) {
+    static const char *const ops[] = {"Add",  "Sub",  "Mul", "Div",  "Relu", "LeakyRelu", "Sigmoid", "Tanh",
+                                      "Erf",  "Pow",  "Sqrt", "Clip", "Neg", "Abs",       "Exp",     "Log",
+                                      "Where", "HardSigmoid", "HardSwish", "Gelu", "Mish", "Softplus", "Cast"};
+    for (size_t i = 0; n && i < sizeof ops / sizeof ops[0]; i++)
         if (oc_node_is(n, ops[i]))
             return true;
     return false;
+}
+
+/* a kernel that takes a channels-last tensor as it lies and writes its
+   output channels-last too: cuDNN's convolutions, pooling and BatchNorm,
+   the elementwise ops, a view */
+static bool oc_layout_keeps(const struct oc_node *n) {
+    static const char *const ops[] = {"Conv",   "MaxPool",  "AveragePool", "BatchNormalization",
+                                      "Resize", "Identity", "Dropout"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (oc_node_is(n, ops[i]))
+            return true;
+    return oc_layout_elementwise(n);
 }
 
 /* a reader for which the layout ends: it reads any strides and leaves no
@@ -98,7 +105,7 @@ static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_r
             return false;
         for (int32_t e = r->start[u]; e < r->start[u + 1]; e++) {
             const struct oc_node *n = &g->nodes[r->adj[e]];
-            if (oc_layout_perm(n) == 1 || oc_layout_ends(n))
+            if (oc_layout_permute_kind(n) == 1 || oc_layout_ends(n))
                 continue;
             if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))
                 return false;
@@ -126,7 +133,7 @@ bool oc_layout_permute_views(const struct oc_graph *g, const bool *in_group, boo
         view[i] = false;
         if (n->n_out < 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
             continue;
-        int32_t in = n->in[0], out = n->out[0], perm = oc_layout_perm(n);
+        int32_t in = n->in[0], out = n->out[0], perm = oc_layout_permute_kind(n);
         if (perm && !in_group[i]) {
             if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
                 view[i] = cl[in];

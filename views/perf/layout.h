@@ -22,6 +22,15 @@
 
 #include <stdbool.h>
 
+/* A Transpose between NCHW and NHWC of a 4-D tensor: 1 for
+ * permute(0,2,3,1) (to NHWC), 2 for permute(0,3,1,2) (back), else 0. */
+int oc_layout_permute_kind(const struct oc_node *n);
+
+/* An elementwise op eager PyTorch runs through TensorIterator: it reads
+ * strided inputs as they lie (no copy before it) and writes its output in
+ * the memory format of its inputs. */
+bool oc_layout_elementwise(const struct oc_node *n);
+
 /* For every node of g, view[i] true when it is a permute between NCHW and
  * NHWC that eager PyTorch leaves a view by the memory format of its input:
  *   - permute(0,2,3,1) of a channels-last tensor (contiguous NHWC then);

@@ -426,30 +426,9 @@ static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int
 }
 
 /* a Transpose eager PyTorch leaves a strided view (a permute): every reader
-   an elementwise op, which reads strided inputs as they are (TensorIterator);
-   a LayerNorm, a matrix product or a reshape after a permute makes it
-   contiguous first, a copy of its own */
-static bool oc_rt_elementwise(const struct oc_node *n) {
-    static const char *const ops[] = {"Add",  "Sub",  "Mul", "Div",  "Relu", "LeakyRelu", "Sigmoid", "Tanh",
-                                      "Erf",  "Pow",  "Sqrt", "Clip", "Neg", "Abs",       "Exp",     "Log",
-                                      "Where", "HardSigmoid", "HardSwish", "Gelu", "Mish", "Softplus", "Cast"};
-    for (size_t i = 0; n && i < sizeof ops / sizeof ops[0]; i++)
-        if (oc_node_is(n, ops[i]))
-            return true;
-    return false;
-}
-
-/* a Transpose between NCHW and NHWC (perm 0,2,3,1 or 0,3,1,2 of a rank-4
-   tensor): on a model and input in channels-last memory format the one is
-   the other's memory as it lies, a view whoever reads it */
-static bool oc_rt_layout_permute(const struct oc_node *t) {
-    const int64_t *perm = NULL;
-    int64_t n = 0;
-    struct oc_diag d = {0};
-    if (oc_attr_ints(t, "perm", &perm, &n, &d) != OC_OK || n != 4 || !perm)
-        return false;
-    return perm[0] == 0 && ((perm[1] == 2 && perm[2] == 3 && perm[3] == 1) || (perm[1] == 3 && perm[2] == 1 && perm[3] == 2));
-}
+   an elementwise op, which reads strided inputs as they are (layout.h,
+   oc_layout_elementwise); a LayerNorm, a matrix product or a reshape after
+   a permute makes it contiguous first, a copy of its own */
 
 /* the Transposes left as views (channels_last: the layout permutes too;
    layout.h: those the memory format makes views); strided: scratch of
@@ -467,7 +446,7 @@ static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
     }
     for (int32_t i = 0; i < g->n_nodes; i++) /* a value some reader needs contiguous */
         for (int32_t k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] >= 0 && !oc_rt_elementwise(&g->nodes[i]))
+            if (g->nodes[i].in[k] >= 0 && !oc_layout_elementwise(&g->nodes[i]))
                 strided_no[g->nodes[i].in[k]] = true;
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *t = &g->nodes[i];
@@ -475,7 +454,7 @@ static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
             continue;
         const struct oc_value *v = &g->values[t->out[0]];
         if (v->is_graph_output || v->n_consumers < 1 ||
-            (strided_no[t->out[0]] && !(channels_last && oc_rt_layout_permute(t)) && !by_layout[i]))
+            (strided_no[t->out[0]] && !(channels_last && oc_layout_permute_kind(t)) && !by_layout[i]))
             continue;
         p->anchor[i] = i;
         p->kind[i] = OC_RT_VIEW;
