@@ -58,8 +58,9 @@ args = ap.parse_args()
 fails = checks = 0
 # comparisons a run must make (164 on 2026-11-25: 3 corpus decoders with 18
 # rows of decode table each, 2 generated Llamas, the GPT-2 export; 173 with
-# the largest batch's three checks per corpus decoder)
-MIN_CHECKS = 169
+# the largest batch's three checks per corpus decoder; 176 with the three
+# graphs refused)
+MIN_CHECKS = 172
 
 
 def check(name, got, want):
@@ -340,6 +341,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check("gpt2 export: KV bytes per token", (a["kv_bytes_per_token"], b["kv_bytes_per_token"]),
           (2 * L * NH * D * 4,) * 2)
     print(f"gpt2 export: W = {W}, fused ops {sorted(fused_ops & {'SkipLayerNormalization', 'FastGelu', 'Attention'})}")
+
+# graphs the view cannot read as a decoder with a growing cache: one line naming the file and why, exit 2
+# (the cache-input names are the view's own signs of a decoder, docs/LLM.md)
+with tempfile.TemporaryDirectory() as tmp:
+    h = onnx.helper
+
+    def decoder(name, ids_shape, cache_shape, ids="input_ids"):
+        ins = [h.make_tensor_value_info(ids, TensorProto.INT64, ids_shape),
+               h.make_tensor_value_info("past_key_values.0.key", TensorProto.FLOAT, cache_shape)]
+        g = h.make_graph([h.make_node("Identity", ["past_key_values.0.key"], ["present.0.key"])], name, ins,
+                         [h.make_tensor_value_info("present.0.key", TensorProto.FLOAT, None)])
+        path = os.path.join(tmp, name + ".onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+        return path
+
+    for name, ids_shape, cache_shape, ids, why in (
+            ("no_input_ids", ["batch", "seq"], ["batch", 2, "past", 4], "tokens",
+             "not a decoder: no input_ids (or inputs_embeds) of rank >= 2"),
+            ("fixed_ids", [1, 8], ["batch", 2, "past", 4], "input_ids",
+             "input 'input_ids' has no symbolic batch and sequence dims"),
+            ("fixed_past", ["batch", "seq"], ["batch", 2, 16, 4], "input_ids",
+             "cache input 'past_key_values.0.key' has no symbolic past dim")):
+        path = decoder(name, ids_shape, cache_shape, ids)
+        p = subprocess.run([args.onnxcost, "llm", path], capture_output=True, text=True)
+        lines = p.stderr.strip().splitlines()
+        check(f"refused: {name}", (p.returncode, len(lines), bool(lines) and path in lines[0] and why in lines[0]),
+              (2, 1, True))
 
 print(f"{checks} comparisons (at least {MIN_CHECKS})")
 if checks < MIN_CHECKS:
