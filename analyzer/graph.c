@@ -73,6 +73,40 @@ static bool oc_is_default_domain(const char *d) {
     return !d || !d[0] || strcmp(d, "ai.onnx") == 0;
 }
 
+/* input k of node n: its inputs, then (implicit) what its subgraphs read */
+static int32_t oc_read_of(const struct oc_node *n, int32_t k) {
+    return k < n->n_in ? n->in[k] : n->implicit[k - n->n_in];
+}
+
+bool oc_graph_readers(const struct oc_graph *g, bool implicit, int32_t **start, int32_t **adj) {
+    size_t reads = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        reads += (size_t)g->nodes[i].n_in + (implicit ? (size_t)g->nodes[i].n_implicit : 0);
+    int32_t *s = calloc((size_t)g->n_values + 2, sizeof *s), *a = malloc((reads + 1) * sizeof *a);
+    int32_t *fill = calloc((size_t)g->n_values + 1, sizeof *fill);
+    if (!s || !a || !fill) {
+        free(s), free(a), free(fill);
+        *start = *adj = NULL;
+        return false;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) /* the readers of each value, counted */
+        for (int32_t k = 0; k < g->nodes[i].n_in + (implicit ? g->nodes[i].n_implicit : 0); k++)
+            if (oc_read_of(&g->nodes[i], k) >= 0)
+                s[oc_read_of(&g->nodes[i], k) + 1]++;
+    for (int32_t v = 0; v < g->n_values; v++)
+        s[v + 1] += s[v];
+    for (int32_t i = 0; i < g->n_nodes; i++) /* then placed */
+        for (int32_t k = 0; k < g->nodes[i].n_in + (implicit ? g->nodes[i].n_implicit : 0); k++) {
+            int32_t v = oc_read_of(&g->nodes[i], k);
+            if (v >= 0)
+                a[s[v] + fill[v]++] = i;
+        }
+    free(fill);
+    *start = s;
+    *adj = a;
+    return true;
+}
+
 bool oc_node_is(const struct oc_node *n, const char *op_type) {
     return oc_is_default_domain(n->domain) && strcmp(n->op_type, op_type) == 0;
 }

@@ -189,6 +189,11 @@ int32_t oc_graph_find(const struct oc_graph *g, const char *name);
 const struct oc_node *oc_graph_node_named(const struct oc_graph *g, const char *name);
 /* Opset version imported for a domain ("" or "ai.onnx" = default), 0 if none. */
 int64_t oc_graph_opset(const struct oc_graph *g, const char *domain);
+/* The readers of each value of g: node indices (*adj)[(*start)[v] ..
+ * (*start)[v + 1]), each node once per input that reads v, in node order;
+ * with implicit, a node's subgraphs' reads of g's values too. Both arrays
+ * malloc'd (the caller frees them); false when out of memory (both NULL). */
+bool oc_graph_readers(const struct oc_graph *g, bool implicit, int32_t **start, int32_t **adj);
 /* True when n is op_type of the default (ai.onnx) domain. */
 bool oc_node_is(const struct oc_node *n, const char *op_type);
 /* "'name' (Op)" or "#index (Op)" for unnamed nodes; into buf. */

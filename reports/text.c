@@ -327,6 +327,27 @@ static enum oc_status oc_text_nodes(struct oc_sbuf *out, const struct oc_analysi
     return OC_OK;
 }
 
+/* The nth node of a list under heading (the heading before the first): its
+   label and why; past 20, one line sending the reader to the JSON. */
+static void oc_text_reason_line(struct oc_sbuf *out, int32_t nth, const char *heading, const struct oc_node *nd) {
+    if (nth > 21)
+        return;
+    if (nth == 21) {
+        oc_sbuf_puts(out, "  ... (all listed in --format json)\n");
+        return;
+    }
+    if (nth == 1) {
+        oc_sbuf_puts(out, heading);
+        oc_sbuf_puts(out, "\n");
+    }
+    oc_sbuf_puts(out, "  ");
+    oc_cell_layer(out, nd);
+    oc_sbuf_puts(out, ": ");
+    oc_put_safe(out, nd->reason ? nd->reason : oc_status_str(nd->status));
+    oc_sbuf_puts(out, "\n");
+}
+
+
 enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_report_spec *spec, struct oc_diag *d) {
     const struct oc_graph *g = an->graph;
     const struct oc_totals *t = &an->totals;
@@ -453,18 +474,7 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
             downstream++;
             continue;
         }
-        if (listed++ == 20) {
-            oc_sbuf_puts(&out, "  ... (all listed in --format json)\n");
-            continue;
-        }
-        if (listed > 20)
-            continue;
-        oc_sbuf_puts(&out, listed == 1 ? "Nodes whose shapes could not be inferred:\n" : "");
-        oc_sbuf_puts(&out, "  ");
-        oc_cell_layer(&out, nd);
-        oc_sbuf_puts(&out, ": ");
-        oc_put_safe(&out, nd->reason ? nd->reason : oc_status_str(nd->status));
-        oc_sbuf_puts(&out, "\n");
+        oc_text_reason_line(&out, ++listed, "Nodes whose shapes could not be inferred:", nd);
     }
     if (downstream)
         oc_sbuf_printf(&out, "%d more node%s downstream of these %s unknown shapes\n", downstream,
@@ -472,17 +482,9 @@ enum oc_status oc_render_text(const struct oc_analysis *an, const struct oc_repo
     int32_t refused = 0; /* shaped, but the cost rule refused an attribute */
     for (int32_t r = 0; r < g->n_nodes; r++) {
         const struct oc_node *nd = &g->nodes[g->order[r]];
-        if (nd->status != OC_OK || !(nd->cost.flags & OC_COST_UNKNOWN) || !nd->reason || refused++ >= 20)
-            continue;
-        oc_sbuf_puts(&out, refused == 1 ? "Nodes without a cost:\n" : "");
-        oc_sbuf_puts(&out, "  ");
-        oc_cell_layer(&out, nd);
-        oc_sbuf_puts(&out, ": ");
-        oc_put_safe(&out, nd->reason);
-        oc_sbuf_puts(&out, "\n");
+        if (nd->status == OC_OK && (nd->cost.flags & OC_COST_UNKNOWN) && nd->reason)
+            oc_text_reason_line(&out, ++refused, "Nodes without a cost:", nd);
     }
-    if (refused > 20)
-        oc_sbuf_puts(&out, "  ... (all listed in --format json)\n");
     if (t->flags & OC_COST_OVERFLOW)
         oc_sbuf_puts(&out, "Warning: a count passed 64 bits and is saturated at 2^64 - 1 (totals marked >=)\n");
     st = oc_sbuf_flush(&out, spec, d);

@@ -1702,32 +1702,10 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
     oc_liveness(g, c.live, c.needed);
-    size_t reads = 0;
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        reads += (size_t)g->nodes[i].n_in + (size_t)g->nodes[i].n_implicit;
-    c.rstart = calloc((size_t)g->n_values + 2, sizeof *c.rstart);
-    c.radj = malloc((reads + 1) * sizeof *c.radj);
-    int32_t *fillp = calloc((size_t)g->n_values + 1, sizeof *fillp);
-    if (!c.rstart || !c.radj || !fillp) {
+    if (!oc_graph_readers(g, true, &c.rstart, &c.radj)) { /* subgraphs' reads too */
         free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.removed), free(c.folded);
-        free(c.rstart), free(c.radj), free(fillp);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     }
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        for (int32_t k = 0; k < g->nodes[i].n_in + g->nodes[i].n_implicit; k++) {
-            int32_t v = k < g->nodes[i].n_in ? g->nodes[i].in[k] : g->nodes[i].implicit[k - g->nodes[i].n_in];
-            if (v >= 0)
-                c.rstart[v + 1]++;
-        }
-    for (int32_t v = 0; v < g->n_values; v++)
-        c.rstart[v + 1] += c.rstart[v];
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        for (int32_t k = 0; k < g->nodes[i].n_in + g->nodes[i].n_implicit; k++) {
-            int32_t v = k < g->nodes[i].n_in ? g->nodes[i].in[k] : g->nodes[i].implicit[k - g->nodes[i].n_in];
-            if (v >= 0)
-                c.radj[c.rstart[v] + fillp[v]++] = i;
-        }
-    free(fillp);
     for (int32_t i = 0; i < g->n_nodes; i++)
         for (int32_t k = 0; k < g->nodes[i].n_implicit; k++)
             if (g->nodes[i].implicit[k] >= 0)

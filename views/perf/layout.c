@@ -56,36 +56,10 @@ static bool oc_layout_ends(const struct oc_node *n) {
 
 static bool oc_layout_4d(const struct oc_graph *g, int32_t v) { return v >= 0 && g->values[v].rank == 4; }
 
-/* The readers of each value: node indices adj[start[v] .. start[v + 1]). */
+/* The readers of each value (analyzer/graph.h oc_graph_readers). */
 struct oc_layout_readers {
     int32_t *start, *adj;
 };
-
-static bool oc_layout_readers(const struct oc_graph *g, struct oc_layout_readers *r) {
-    r->start = calloc((size_t)g->n_values + 2, sizeof *r->start);
-    size_t edges = 0;
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        edges += (size_t)(g->nodes[i].n_in > 0 ? g->nodes[i].n_in : 0);
-    r->adj = malloc((edges ? edges : 1) * sizeof *r->adj);
-    if (!r->start || !r->adj)
-        return false;
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] >= 0)
-                r->start[g->nodes[i].in[k] + 1]++;
-    for (int32_t v = 0; v < g->n_values; v++)
-        r->start[v + 1] += r->start[v];
-    int32_t *fill = malloc(((size_t)g->n_values + 1) * sizeof *fill);
-    if (!fill)
-        return false;
-    memcpy(fill, r->start, (size_t)g->n_values * sizeof *fill);
-    for (int32_t i = 0; i < g->n_nodes; i++)
-        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] >= 0)
-                r->adj[fill[g->nodes[i].in[k]]++] = i;
-    free(fill);
-    return true;
-}
 
 /* The most values one permute's readers are followed through: past it the
    permute is left a copy (a bound on the work, n permutes x this). */
@@ -119,12 +93,12 @@ static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_r
     return true;
 }
 
-bool oc_layout_permute_views(const struct oc_graph *g, const bool *in_group, bool channels_last, bool *view) {
+bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bool channels_last, bool *view) {
     struct oc_layout_readers r = {NULL, NULL};
     bool *cl = calloc((size_t)g->n_values + 1, sizeof *cl);
     int32_t *stamp = calloc((size_t)g->n_values + 1, sizeof *stamp);
     int32_t *stack = malloc(((size_t)g->n_values + 1) * sizeof *stack);
-    bool ok = cl && stamp && stack && oc_layout_readers(g, &r);
+    bool ok = cl && stamp && stack && oc_graph_readers(g, false, &r.start, &r.adj);
     for (int32_t i = 0; ok && i < g->n_inputs; i++) /* the graph's inputs as given */
         cl[g->inputs[i]] = channels_last && oc_layout_4d(g, g->inputs[i]);
     for (int32_t s = 0; ok && s < g->n_nodes; s++) { /* each value's format, in execution order */
@@ -134,7 +108,7 @@ bool oc_layout_permute_views(const struct oc_graph *g, const bool *in_group, boo
         if (n->n_out < 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
             continue;
         int32_t in = n->in[0], out = n->out[0], perm = oc_layout_permute_kind(n);
-        if (perm && !in_group[i]) {
+        if (perm && anchor[i] < 0) {
             if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
                 view[i] = cl[in];
             } else if (!cl[in] && oc_layout_carried(g, &r, out, stamp, s + 1, stack)) {

@@ -39,8 +39,8 @@ bool oc_layout_elementwise(const struct oc_node *n);
  *     ops above, a permute back to NHWC, a global pool or a reduction, a
  *     graph output).
  * channels_last: the graph's 4-D inputs are channels-last (--channels-last).
- * in_group[i] true: node i is part of a fused group (priced there), not a
- * view. False when out of memory. */
-bool oc_layout_permute_views(const struct oc_graph *g, const bool *in_group, bool channels_last, bool *view);
+ * anchor[i] >= 0: node i is already part of one of the runtime plan's
+ * groups (priced there), not a view. False when out of memory. */
+bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bool channels_last, bool *view);
 
 #endif

@@ -435,12 +435,8 @@ static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int
    g->n_values, all false on entry and left so. False when out of memory. */
 static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
                                 bool *strided_no) {
-    bool *grouped = malloc(((size_t)g->n_nodes + 1) * sizeof *grouped);
     bool *by_layout = malloc(((size_t)g->n_nodes + 1) * sizeof *by_layout);
-    for (int32_t i = 0; grouped && i < g->n_nodes; i++)
-        grouped[i] = p->anchor[i] >= 0;
-    if (!grouped || !by_layout || !oc_layout_permute_views(g, grouped, channels_last, by_layout)) {
-        free(grouped);
+    if (!by_layout || !oc_layout_permute_views(g, p->anchor, channels_last, by_layout)) {
         free(by_layout);
         return false;
     }
@@ -460,7 +456,6 @@ static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan
         p->kind[i] = OC_RT_VIEW;
     }
     memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
-    free(grouped);
     free(by_layout);
     return true;
 }
