@@ -116,6 +116,28 @@ struct pbw pb_tensor_f32(const char *name, int rank, const int64_t *dims) {
     return t;
 }
 
+/* Float tensor with values: raw_data (packed = false) or the packed
+ * float_data field (packed = true). */
+struct pbw pb_tensor_f32v(const char *name, int rank, const int64_t *dims, const float *v, bool packed) {
+    struct pbw t = {0};
+    for (int i = 0; i < rank; i++)
+        pbw_int(&t, 1, dims[i]);
+    pbw_int(&t, 2, PB_FLOAT);
+    if (name)
+        pbw_str(&t, 8, name);
+    int64_t n = pb_numel(rank, dims);
+    uint8_t *raw = calloc(1, (size_t)n * 4 + 1);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        for (int k = 0; k < 4; k++)
+            raw[i * 4 + k] = (uint8_t)(u >> (8 * k));
+    }
+    pbw_bytes(&t, packed ? 4 : 9, raw, (size_t)n * 4);
+    free(raw);
+    return t;
+}
+
 struct pbw pb_tensor_i64(const char *name, int rank, const int64_t *dims, const int64_t *vals) {
     struct pbw t = {0};
     for (int i = 0; i < rank; i++)

@@ -9,6 +9,7 @@
 #ifndef PBW_H
 #define PBW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ enum { PB_FLOAT = 1, PB_INT32 = 6, PB_INT64 = 7, PB_BOOL = 9, PB_FLOAT16 = 10 };
 struct pbw pb_value_info(const char *name, int elem_type, int rank, const int64_t *dims, const char *const *syms);
 /* Initializer with raw_data (float: zeros; int64: the given values). */
 struct pbw pb_tensor_f32(const char *name, int rank, const int64_t *dims);
+/* Float tensor with values v: raw_data (packed false) or the packed
+   float_data field (packed true); name NULL for a Constant's value. */
+struct pbw pb_tensor_f32v(const char *name, int rank, const int64_t *dims, const float *v, bool packed);
 struct pbw pb_tensor_i64(const char *name, int rank, const int64_t *dims, const int64_t *vals);
 /* int64 values in the packed int64_data field instead of raw_data */
 struct pbw pb_tensor_i64_packed(const char *name, int rank, const int64_t *dims, const int64_t *vals);

@@ -46,7 +46,6 @@ static struct pbw attr_floats(const char *name, int n, const float *v) {
     return a;
 }
 
-#define TU_FLOATS(...) ((const float[]){__VA_ARGS__})
 #define TU_STRS(...) ((const char *const[]){__VA_ARGS__})
 #define ML "ai.onnx.ml"
 #define TRAINING "ai.onnx.preview.training"

@@ -651,6 +651,220 @@ static void class_factors(void **state) {
     assert_string_equal(oc_kclass_name(OC_KC_PASS), "pass");
 }
 
+/* Views eager PyTorch takes without a kernel where the reader takes
+ * strides (a rotary embedding's halves, a chunk): x [1,2,4,8]
+ *   ev = x[..., 0::2], od = x[..., 1::2]    Slice, steps 2: views
+ *   st = cat(unsqueeze(-od), unsqueeze(ev))  Neg and Concat read strided;
+ *                                            Unsqueeze passes the view on
+ *   a, b = split(x, 4, -1); m = a * b        Split: a view
+ *   sm = x[..., 0:4] @ W                     a MatMul needs it contiguous:
+ *                                            the Slice is a copy
+ *   fl = -(x[..., ::-1])                     a negative step: torch.flip, a
+ *                                            copy of its own
+ * With one kernel per node the four views are kernels of their own: eager
+ * runs 4 fewer (ev, od, the Split, and none for the Unsqueezes either way). */
+static void strided_views(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 2, 4, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("W", 2, TU_DIMS(4, 4)));
+    pbm_init(&pm, pb_tensor_i64("z", 1, TU_DIMS(1), TU_DIMS(0)));
+    pbm_init(&pm, pb_tensor_i64("one", 1, TU_DIMS(1), TU_DIMS(1)));
+    pbm_init(&pm, pb_tensor_i64("four", 1, TU_DIMS(1), TU_DIMS(4)));
+    pbm_init(&pm, pb_tensor_i64("end", 1, TU_DIMS(1), TU_DIMS(8)));
+    pbm_init(&pm, pb_tensor_i64("last", 1, TU_DIMS(1), TU_DIMS(3)));
+    pbm_init(&pm, pb_tensor_i64("two", 1, TU_DIMS(1), TU_DIMS(2)));
+    pbm_init(&pm, pb_tensor_i64("m1", 1, TU_DIMS(1), TU_DIMS(-1)));
+    pbm_init(&pm, pb_tensor_i64("m9", 1, TU_DIMS(1), TU_DIMS(-9)));
+    pbm_init(&pm, pb_tensor_i64("halves", 1, TU_DIMS(2), TU_DIMS(4, 4)));
+    pbm_node(&pm, pb_node("ev", "Slice", TU_LIST("x", "z", "end", "last", "two"), TU_LIST("ev_o"), 0, NULL));
+    pbm_node(&pm, pb_node("od", "Slice", TU_LIST("x", "one", "end", "last", "two"), TU_LIST("od_o"), 0, NULL));
+    pbm_node(&pm, pb_node("neg", "Neg", TU_LIST("od_o"), TU_LIST("neg_o"), 0, NULL));
+    pbm_node(&pm, pb_node("u1", "Unsqueeze", TU_LIST("neg_o", "m1"), TU_LIST("u1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("u2", "Unsqueeze", TU_LIST("ev_o", "m1"), TU_LIST("u2_o"), 0, NULL));
+    struct pbw ax[] = {pb_attr_int("axis", -1)}, sx[] = {pb_attr_int("axis", 3)};
+    pbm_node(&pm, pb_node("st", "Concat", TU_LIST("u1_o", "u2_o"), TU_LIST("st_o"), 1, ax));
+    pbm_node(&pm, pb_node("sp", "Split", TU_LIST("x", "halves"), TU_LIST("a", "b"), 1, sx));
+    pbm_node(&pm, pb_node("m", "Mul", TU_LIST("a", "b"), TU_LIST("m_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sl", "Slice", TU_LIST("x", "z", "four", "last"), TU_LIST("sl_o"), 0, NULL));
+    pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("sl_o", "W"), TU_LIST("mm_o"), 0, NULL));
+    pbm_node(&pm, pb_node("fl", "Slice", TU_LIST("x", "m1", "m9", "last", "m1"), TU_LIST("fl_o"), 0, NULL));
+    pbm_node(&pm, pb_node("nf", "Neg", TU_LIST("fl_o"), TU_LIST("nf_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("st_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("m_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("mm_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("nf_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    const char *views[] = {"ev", "od", "sp"}, *kernels[] = {"sl", "fl", "u1", "u2", "neg", "st", "m", "mm", "nf"};
+    for (size_t k = 0; k < 3; k++) {
+        int32_t i = idx(a, views[k]);
+        assert_int_equal(p.anchor[i], i);
+        assert_int_equal(p.kind[i], OC_RT_VIEW);
+        assert_true(p.bytes[i] == 0 && p.flops[i] == 0);
+    }
+    for (size_t k = 0; k < 9; k++)
+        assert_int_equal(p.anchor[idx(a, kernels[k])], -1);
+    oc_runtime_plan_free(&p);
+    const struct oc_gpu *gpu = oc_gpu_find("a100-sxm4-80gb");
+    struct oc_perf_opts o;
+    oc_perf_defaults(&o);
+    struct oc_perf nodes, eager;
+    assert_int_equal(oc_perf_estimate(a, gpu, &o, &nodes), OC_OK);
+    o.runtime = OC_RUNTIME_TORCH_EAGER;
+    assert_int_equal(oc_perf_estimate(a, gpu, &o, &eager), OC_OK);
+    assert_int_equal(nodes.n_kernels - eager.n_kernels, 3);
+    oc_perf_free(&nodes);
+    oc_perf_free(&eager);
+}
+
+/* addcmul(bias, w, t) as exported: Mul(t, w), Mul by its value 1, Add of
+ * the bias: one torch op, one kernel at the Add reading t, w, the value and
+ * the bias once and writing [2,8]: 64 + 32 + 4 + 32 + 64 = 196 bytes. The
+ * same chain with a value of 2 (t * w * 2 + bias written in the source)
+ * and a layer scale and shift alone (t * w + bias) are several torch ops:
+ * each node a kernel. */
+static void addcmul_chain(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("t", PB_FLOAT, 2, TU_DIMS(2, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 1, TU_DIMS(8)));
+    pbm_init(&pm, pb_tensor_f32("bias", 1, TU_DIMS(8)));
+    pbm_init(&pm, pb_tensor_f32v("two", 0, NULL, TU_FLOATS(2.0f), false));
+    struct pbw one_t = pb_tensor_f32v(NULL, 0, NULL, TU_FLOATS(1.0f), false);
+    struct pbw one[] = {pb_attr_tensor("value", &one_t)};
+    pbm_node(&pm, pb_node("value", "Constant", NULL, TU_LIST("one"), 1, one));
+    pbm_node(&pm, pb_node("m1", "Mul", TU_LIST("t", "w"), TU_LIST("m1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("m2", "Mul", TU_LIST("m1_o", "one"), TU_LIST("m2_o"), 0, NULL));
+    pbm_node(&pm, pb_node("a1", "Add", TU_LIST("m2_o", "bias"), TU_LIST("a1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("n1", "Mul", TU_LIST("t", "w"), TU_LIST("n1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("n2", "Mul", TU_LIST("n1_o", "two"), TU_LIST("n2_o"), 0, NULL));
+    pbm_node(&pm, pb_node("n3", "Add", TU_LIST("n2_o", "bias"), TU_LIST("n3_o"), 0, NULL));
+    pbm_node(&pm, pb_node("l1", "Mul", TU_LIST("t", "w"), TU_LIST("l1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("l2", "Add", TU_LIST("l1_o", "bias"), TU_LIST("l2_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("a1_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("n3_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("l2_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    int32_t a1 = idx(a, "a1");
+    assert_int_equal(p.anchor[idx(a, "m1")], a1);
+    assert_int_equal(p.anchor[idx(a, "m2")], a1);
+    assert_int_equal(p.anchor[a1], a1);
+    assert_int_equal(p.kind[a1], OC_RT_POINTWISE);
+    assert_true(p.bytes[a1] == 196);
+    const char *own[] = {"n1", "n2", "n3", "l1", "l2"};
+    for (size_t k = 0; k < 5; k++)
+        assert_int_equal(p.anchor[idx(a, own[k])], -1);
+    oc_runtime_plan_free(&p);
+}
+
+/* Tokens and images (DaViT's, CoaT's and PVT's convolutional position
+ * encoding): tok [1,16,4] as (B, N, C); tok.transpose(1, 2).view(1,4,4,4)
+ * is an image stored channels-last, a view; the depthwise Conv and the
+ * residual Add take it as it lies (a Shape of it reads no data); flatten(2)
+ * and transpose(1, 2) of the channels-last sum are contiguous tokens again,
+ * a view. Read by a Reshape that needs the image order (flat), the same
+ * transpose (t3) is a copy. */
+static void token_views(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("tok", PB_FLOAT, 3, TU_DIMS(1, 16, 4), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 4, TU_DIMS(4, 1, 3, 3)));
+    pbm_init(&pm, pb_tensor_f32("g", 1, TU_DIMS(4)));
+    pbm_init(&pm, pb_tensor_f32("b", 1, TU_DIMS(4)));
+    pbm_init(&pm, pb_tensor_i64("img", 1, TU_DIMS(4), TU_DIMS(1, 4, 4, 4)));
+    pbm_init(&pm, pb_tensor_i64("tks", 1, TU_DIMS(3), TU_DIMS(1, 4, 16)));
+    pbm_init(&pm, pb_tensor_i64("flat", 1, TU_DIMS(2), TU_DIMS(1, 64)));
+    struct pbw p1[] = {pb_attr_ints("perm", 3, TU_DIMS(0, 2, 1))}, p2[] = {pb_attr_ints("perm", 3, TU_DIMS(0, 2, 1))},
+               p3[] = {pb_attr_ints("perm", 3, TU_DIMS(0, 2, 1))};
+    struct pbw dw[] = {pb_attr_int("group", 4), pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    pbm_node(&pm, pb_node("t1", "Transpose", TU_LIST("tok"), TU_LIST("t1_o"), 1, p1));
+    pbm_node(&pm, pb_node("r1", "Reshape", TU_LIST("t1_o", "img"), TU_LIST("r1_o"), 0, NULL));
+    pbm_node(&pm, pb_node("dw", "Conv", TU_LIST("r1_o", "w"), TU_LIST("dw_o"), 2, dw));
+    pbm_node(&pm, pb_node("res", "Add", TU_LIST("dw_o", "r1_o"), TU_LIST("res_o"), 0, NULL));
+    pbm_node(&pm, pb_node("shp", "Shape", TU_LIST("res_o"), TU_LIST("shp_o"), 0, NULL));
+    pbm_node(&pm, pb_node("r2", "Reshape", TU_LIST("res_o", "tks"), TU_LIST("r2_o"), 0, NULL));
+    pbm_node(&pm, pb_node("t2", "Transpose", TU_LIST("r2_o"), TU_LIST("t2_o"), 1, p2));
+    pbm_node(&pm, pb_node("ln", "LayerNormalization", TU_LIST("t2_o", "g", "b"), TU_LIST("ln_o"), 0, NULL));
+    pbm_node(&pm, pb_node("t3", "Transpose", TU_LIST("tok"), TU_LIST("t3_o"), 1, p3));
+    pbm_node(&pm, pb_node("r3", "Reshape", TU_LIST("t3_o", "img"), TU_LIST("r3_o"), 0, NULL));
+    pbm_node(&pm, pb_node("fl", "Reshape", TU_LIST("r3_o", "flat"), TU_LIST("fl_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("ln_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("shp_o", PB_INT64, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("fl_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    int32_t t1 = idx(a, "t1"), t2 = idx(a, "t2");
+    assert_int_equal(p.anchor[t1], t1);
+    assert_int_equal(p.kind[t1], OC_RT_VIEW);
+    assert_int_equal(p.anchor[t2], t2);
+    assert_int_equal(p.kind[t2], OC_RT_VIEW);
+    assert_int_equal(p.anchor[idx(a, "t3")], -1);
+    oc_runtime_plan_free(&p);
+}
+
+/* Index arithmetic over shapes (views/perf/runtime.c): x [2,3,128,128]
+ * (98,304 elements, past what the analysis folds), s = Shape(x);
+ *   ex = Expand(cls [1,3,1,1], s); y = x + ex     cls.expand(x.shape): a view
+ *   n = ReduceProd(s) (folded: 98,304); is = Concat(n, [4]) = [98304, 4];
+ *   ix = Expand(i0 [1,4], is)                     indices an export computes
+ *   sc = ScatterND(x, ix, u = Reshape(x, [98304])) a slice assignment
+ * Eager runs neither Expand; the ScatterND writes u in place: 2 x 98,304 x
+ * 4 bytes of the 3 x 393,216 (x, u, the output) + 98,304 x 4 x 8 (the
+ * indices) = 4,325,376 bytes the node reads and writes, a scale of
+ * 786,432 / 4,325,376 = 2/11.
+ * An Expand of a constant by a constant shape (kx) keeps its kernel. */
+static void index_math(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(2, 3, 128, 128), NULL));
+    pbm_init(&pm, pb_tensor_f32("cls", 4, TU_DIMS(1, 3, 1, 1)));
+    pbm_init(&pm, pb_tensor_i64("i0", 2, TU_DIMS(1, 4), TU_DIMS(0, 0, 0, 0)));
+    pbm_init(&pm, pb_tensor_i64("four", 1, TU_DIMS(1), TU_DIMS(4)));
+    pbm_init(&pm, pb_tensor_i64("len", 1, TU_DIMS(1), TU_DIMS(98304)));
+    pbm_init(&pm, pb_tensor_i64("big", 1, TU_DIMS(4), TU_DIMS(2, 3, 128, 128)));
+    pbm_node(&pm, pb_node("s", "Shape", TU_LIST("x"), TU_LIST("s_o"), 0, NULL));
+    pbm_node(&pm, pb_node("ex", "Expand", TU_LIST("cls", "s_o"), TU_LIST("ex_o"), 0, NULL));
+    pbm_node(&pm, pb_node("y", "Add", TU_LIST("x", "ex_o"), TU_LIST("y_o"), 0, NULL));
+    struct pbw keep[] = {pb_attr_int("keepdims", 1)}, ax[] = {pb_attr_int("axis", 0)};
+    pbm_node(&pm, pb_node("n", "ReduceProd", TU_LIST("s_o"), TU_LIST("n_o"), 1, keep));
+    pbm_node(&pm, pb_node("is", "Concat", TU_LIST("n_o", "four"), TU_LIST("is_o"), 1, ax));
+    pbm_node(&pm, pb_node("ix", "Expand", TU_LIST("i0", "is_o"), TU_LIST("ix_o"), 0, NULL));
+    pbm_node(&pm, pb_node("u", "Reshape", TU_LIST("x", "len"), TU_LIST("u_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sc", "ScatterND", TU_LIST("x", "ix_o", "u_o"), TU_LIST("sc_o"), 0, NULL));
+    pbm_node(&pm, pb_node("kx", "Expand", TU_LIST("cls", "big"), TU_LIST("kx_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("y_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("sc_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("kx_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    const char *views[] = {"ex", "ix"};
+    for (size_t k = 0; k < 2; k++) {
+        int32_t i = idx(a, views[k]);
+        assert_int_equal(p.anchor[i], i);
+        assert_int_equal(p.kind[i], OC_RT_VIEW);
+    }
+    int32_t sc = idx(a, "sc");
+    assert_int_equal(p.anchor[sc], -1);
+    assert_true(fabs(p.bytes_scale[sc] - 2.0 / 11) < 1e-12);
+    assert_int_equal(p.anchor[idx(a, "kx")], -1);
+    assert_int_equal(p.anchor[idx(a, "y")], -1);
+    oc_runtime_plan_free(&p);
+    /* one kernel per node: the node's bytes as the file has them */
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_NODES}, &p), OC_OK);
+    assert_true(p.bytes_scale[sc] == 1);
+    oc_runtime_plan_free(&p);
+}
+
 static void runtime_names(void **state) {
     (void)state;
     enum oc_runtime r;
@@ -673,6 +887,10 @@ int main(void) {
         cmocka_unit_test_teardown(groupnorm_and_softmax, tu_teardown),
         cmocka_unit_test_teardown(compile_regions, tu_teardown),
         cmocka_unit_test_teardown(class_factors, tu_teardown),
+        cmocka_unit_test_teardown(strided_views, tu_teardown),
+        cmocka_unit_test_teardown(addcmul_chain, tu_teardown),
+        cmocka_unit_test_teardown(token_views, tu_teardown),
+        cmocka_unit_test_teardown(index_math, tu_teardown),
         cmocka_unit_test(runtime_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

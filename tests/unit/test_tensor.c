@@ -16,27 +16,6 @@ static int64_t numel(int rank, const int64_t *dims) {
     return n;
 }
 
-/* Float tensor with values: raw_data (packed = false) or the packed
- * float_data field (packed = true). */
-static struct pbw tensor_f32v(const char *name, int rank, const int64_t *dims, const float *v, bool packed) {
-    struct pbw t = {0};
-    for (int i = 0; i < rank; i++)
-        pbw_int(&t, 1, dims[i]);
-    pbw_int(&t, 2, PB_FLOAT);
-    if (name)
-        pbw_str(&t, 8, name);
-    int64_t n = numel(rank, dims);
-    uint8_t *raw = calloc(1, (size_t)n * 4 + 1);
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &v[i], 4);
-        for (int k = 0; k < 4; k++)
-            raw[i * 4 + k] = (uint8_t)(u >> (8 * k));
-    }
-    pbw_bytes(&t, packed ? 4 : 9, raw, (size_t)n * 4);
-    free(raw);
-    return t;
-}
 
 /* BOOL tensor, one raw byte per element. */
 static struct pbw tensor_bool(const char *name, int rank, const int64_t *dims, const uint8_t *v) {
@@ -49,7 +28,6 @@ static struct pbw tensor_bool(const char *name, int rank, const int64_t *dims, c
     return t;
 }
 
-#define TU_FLOATS(...) ((const float[]){__VA_ARGS__})
 
 static void conv_transpose(void **state) {
     (void)state;
@@ -225,13 +203,13 @@ static void resize_forms(void **state) {
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 3, 20, 30), NULL));
     pbm_input(&pm, pb_value_info("s", PB_FLOAT, 4, TU_DIMS(1, 1, 8, 8), NULL));
     pbm_init(&pm, pb_tensor_i64("sizes", 1, TU_DIMS(4), TU_DIMS(1, 3, 40, 45)));
-    pbm_init(&pm, tensor_f32v("scales", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.5f, 0.5f), false));
+    pbm_init(&pm, pb_tensor_f32v("scales", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.5f, 0.5f), false));
     pbm_init(&pm, pb_tensor_i64("hw", 1, TU_DIMS(2), TU_DIMS(32, 32)));
-    pbm_init(&pm, tensor_f32v("half", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 0.5f, 0.5f), true));
+    pbm_init(&pm, pb_tensor_f32v("half", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 0.5f, 0.5f), true));
     struct pbw m1[] = {pb_attr_str("mode", "linear")};
     pbm_node(&pm, pb_node("by_sizes", "Resize", TU_LIST("x", "", "", "sizes"), TU_LIST("y1"), 1, m1));
     pbm_node(&pm, pb_node("by_scales", "Resize", TU_LIST("x", "", "scales"), TU_LIST("y2"), 0, NULL));
-    struct pbw t2 = tensor_f32v(NULL, 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.0f, 2.0f), false);
+    struct pbw t2 = pb_tensor_f32v(NULL, 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.0f, 2.0f), false);
     struct pbw ca[] = {pb_attr_tensor("value", &t2)};
     pbm_node(&pm, pb_node("k", "Constant", NULL, TU_LIST("kscales"), 1, ca));
     struct pbw m3[] = {pb_attr_str("mode", "cubic")};
@@ -269,7 +247,7 @@ static void resize10_upsample(void **state) {
     (void)state;
     struct pb_model pm = {0};
     pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 2, 3, 4), NULL));
-    pbm_init(&pm, tensor_f32v("sc", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.0f, 3.0f), false));
+    pbm_init(&pm, pb_tensor_f32v("sc", 1, TU_DIMS(4), TU_FLOATS(1.0f, 1.0f, 2.0f, 3.0f), false));
     struct pbw m1[] = {pb_attr_str("mode", "linear")};
     pbm_node(&pm, pb_node("r10", "Resize", TU_LIST("x", "sc"), TU_LIST("y1"), 1, m1));
     pbm_node(&pm, pb_node("up9", "Upsample", TU_LIST("x", "sc"), TU_LIST("y2"), 0, NULL));
@@ -473,7 +451,7 @@ static void layout_and_blocks(void **state) {
     pbm_input(&pm, pb_value_info("ind", PB_INT64, 1, TU_DIMS(4), NULL));
     pbm_input(&pm, pb_value_info("cols", PB_FLOAT, 3, TU_DIMS(1, 8, 16), NULL));
     pbm_init(&pm, pb_tensor_i64("rep", 1, TU_DIMS(2), TU_DIMS(3, 2)));
-    pbm_init(&pm, tensor_f32v("onoff", 1, TU_DIMS(2), TU_FLOATS(0.0f, 1.0f), false));
+    pbm_init(&pm, pb_tensor_f32v("onoff", 1, TU_DIMS(2), TU_FLOATS(0.0f, 1.0f), false));
     pbm_init(&pm, pb_tensor_i64("crop", 1, TU_DIMS(2), TU_DIMS(8, 9)));
     pbm_init(&pm, pb_tensor_i64("image", 1, TU_DIMS(2), TU_DIMS(5, 5)));
     pbm_init(&pm, pb_tensor_i64("block", 1, TU_DIMS(2), TU_DIMS(2, 2)));

@@ -113,5 +113,6 @@ static inline int tu_teardown(void **state) {
 
 #define TU_LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define TU_DIMS(...) ((const int64_t[]){__VA_ARGS__})
+#define TU_FLOATS(...) ((const float[]){__VA_ARGS__})
 
 #endif

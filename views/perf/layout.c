@@ -44,10 +44,10 @@ static bool oc_layout_keeps(const struct oc_node *n) {
 }
 
 /* a reader for which the layout ends: it reads any strides and leaves no
-   spatial layout (a global pool, a reduction) */
+   spatial layout (a global pool, a reduction), or reads no data (Shape) */
 static bool oc_layout_ends(const struct oc_node *n) {
     static const char *const ops[] = {"GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "ReduceMax", "ReduceSum",
-                                      "ReduceMin"};
+                                      "ReduceMin", "Shape", "Size"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (oc_node_is(n, ops[i]))
             return true;
@@ -55,6 +55,35 @@ static bool oc_layout_ends(const struct oc_node *n) {
 }
 
 static bool oc_layout_4d(const struct oc_graph *g, int32_t v) { return v >= 0 && g->values[v].rank == 4; }
+
+static bool oc_layout_dim_same(const struct oc_dim *a, const struct oc_dim *b) {
+    return (a->value >= 0 && a->value == b->value) || (a->value < 0 && a->sym && b->sym && strcmp(a->sym, b->sym) == 0);
+}
+
+/* A Reshape between an image (B, C, H, W) and its C channels over the H*W
+   positions (B, C, H*W): from rank 4 to 3 (flatten(2)) when merge, from 3
+   to 4 when not; B and C the same, the positions' count known and equal */
+static bool oc_layout_spatial_reshape(const struct oc_graph *g, const struct oc_node *n, bool merge) {
+    if (!oc_node_is(n, "Reshape") || n->n_in < 1 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0)
+        return false;
+    const struct oc_value *img = &g->values[merge ? n->in[0] : n->out[0]];
+    const struct oc_value *tok = &g->values[merge ? n->out[0] : n->in[0]];
+    if (img->rank != 4 || tok->rank != 3 || !oc_layout_dim_same(&img->dims[0], &tok->dims[0]) ||
+        !oc_layout_dim_same(&img->dims[1], &tok->dims[1]))
+        return false;
+    const struct oc_dim *h = &img->dims[2], *w = &img->dims[3], *hw = &tok->dims[2];
+    return h->value > 0 && w->value > 0 && hw->value == h->value * w->value;
+}
+
+/* a token-major transpose: (B, C, N) to (B, N, C) or back, Transpose with
+   perm (0, 2, 1) of a 3-D tensor */
+static bool oc_layout_token_transpose(const struct oc_node *n) {
+    const int64_t *perm = NULL;
+    int64_t k = 0;
+    struct oc_diag d = {0};
+    return oc_node_is(n, "Transpose") && oc_attr_ints(n, "perm", &perm, &k, &d) == OC_OK && k == 3 && perm &&
+           perm[0] == 0 && perm[1] == 2 && perm[2] == 1;
+}
 
 /* The readers of each value (analyzer/graph.h oc_graph_readers). */
 struct oc_layout_readers {
@@ -64,6 +93,18 @@ struct oc_layout_readers {
 /* The most values one permute's readers are followed through: past it the
    permute is left a copy (a bound on the work, n permutes x this). */
 #define OC_LAYOUT_WALK_MAX 8192
+
+/* flatten(2) of an image read only by a transpose to tokens: (B, C, H, W)
+   to (B, H*W, C), a view of a channels-last image */
+static bool oc_layout_to_tokens(const struct oc_graph *g, const struct oc_layout_readers *r, const struct oc_node *n) {
+    if (!oc_layout_spatial_reshape(g, n, true) || g->values[n->out[0]].is_graph_output ||
+        r->start[n->out[0]] == r->start[n->out[0] + 1])
+        return false;
+    for (int32_t e = r->start[n->out[0]]; e < r->start[n->out[0] + 1]; e++)
+        if (!oc_layout_token_transpose(&g->nodes[r->adj[e]]))
+            return false;
+    return true;
+}
 
 /* Whether every reader of v, and theirs in turn through the kernels that
    keep the layout, takes a channels-last v as it lies. stamp/mark: the
@@ -79,7 +120,7 @@ static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_r
             return false;
         for (int32_t e = r->start[u]; e < r->start[u + 1]; e++) {
             const struct oc_node *n = &g->nodes[r->adj[e]];
-            if (oc_layout_permute_kind(n) == 1 || oc_layout_ends(n))
+            if (oc_layout_permute_kind(n) == 1 || oc_layout_ends(n) || oc_layout_to_tokens(g, r, n))
                 continue;
             if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))
                 return false;
@@ -108,6 +149,27 @@ bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bo
         if (n->n_out < 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
             continue;
         int32_t in = n->in[0], out = n->out[0], perm = oc_layout_permute_kind(n);
+        if (oc_layout_token_transpose(n) && anchor[i] < 0) {
+            const struct oc_node *from = g->values[in].producer >= 0 ? &g->nodes[g->values[in].producer] : NULL;
+            if (from && oc_layout_spatial_reshape(g, from, true)) { /* to tokens: free from a channels-last image */
+                view[i] = cl[from->in[0]];
+                continue;
+            }
+            /* to an image: free when every reader splits it into one that is
+               carried channels-last */
+            bool all = r.start[out] < r.start[out + 1] && !g->values[out].is_graph_output;
+            for (int32_t e = r.start[out]; all && e < r.start[out + 1]; e++) {
+                const struct oc_node *x = &g->nodes[r.adj[e]];
+                all = oc_layout_spatial_reshape(g, x, false) && !g->values[x->out[0]].is_graph_output &&
+                      oc_layout_carried(g, &r, x->out[0], stamp, s + 1, stack);
+            }
+            if (all) {
+                view[i] = true;
+                for (int32_t e = r.start[out]; e < r.start[out + 1]; e++)
+                    cl[g->nodes[r.adj[e]].out[0]] = true;
+            }
+            continue;
+        }
         if (perm && anchor[i] < 0) {
             if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
                 view[i] = cl[in];

@@ -16,8 +16,16 @@
  *     training.h's oc_pointwise_chains);
  *   - GroupNorm, written as InstanceNormalization between Reshapes and its
  *     affine as Mul and Add of constants, runs as torch's one group_norm;
- *   - a permute (Transpose) that only elementwise ops read stays a strided
- *     view, no kernel;
+ *   - a permute, a slice, a split, a squeeze or an unsqueeze that only
+ *     elementwise ops, torch.cat or other such views read stays a strided
+ *     view, no kernel; so does a permute the memory format makes free
+ *     (layout.h: NCHW and NHWC, and tokens (B, N, C) and images
+ *     (B, C, H, W) through flatten and view);
+ *   - addcmul, written as Mul, Mul by its value 1 and Add, is one kernel;
+ *   - index arithmetic over shapes alone (the indices an export computes
+ *     for a slice assignment, a parameter expanded to the batch) is no
+ *     kernel, and the slice assignment (ScatterND) writes its update in
+ *     place;
  *   - a BatchNorm the export folded into the convolution before it (a Conv
  *     with a bias that no BatchNormalization reads, training.h's sign) runs
  *     after it as a kernel of its own: one pass over the output, read and
@@ -32,6 +40,8 @@
 #include "../training.h"
 
 #include "../../analyzer/attr.h"
+#include "../../analyzer/dtype.h"
+#include "../../analyzer/model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +67,9 @@ const char *oc_runtime_description(enum oc_runtime r) {
                "region of other nodes between them fused into one kernel";
     return r == OC_RUNTIME_TORCH_EAGER
                ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, GELU, SiLU or a "
-                 "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute only "
-                 "elementwise ops read as a view, a BatchNorm the export folded as a pass of its own"
+                 "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute, slice "
+                 "or split only elementwise ops or torch.cat read as a view, index arithmetic over shapes as none, a "
+                 "BatchNorm the export folded as a pass of its own"
                : "one kernel per node, as the file has them";
 }
 
@@ -235,12 +246,39 @@ static void oc_rt_bias(const struct oc_graph *g, struct oc_runtime_plan *p, cons
     }
 }
 
+/* v is a constant of one element equal to 1 (its folded contents, or an
+   initializer's or Constant's one element, read from the file) */
+static bool oc_rt_constant_one(const struct oc_graph *g, int32_t v) {
+    const struct oc_value *x = v >= 0 ? &g->values[v] : NULL;
+    uint64_t count = 0;
+    if (!x || !oc_rt_constant(g, v) || x->overridable || !oc_value_numel(x, &count) || count != 1 ||
+        !oc_dtype_is_float(x->dtype))
+        return false;
+    if (x->fval)
+        return x->fval[0] == 1.0;
+    const void *tensor = x->kind == OC_VALUE_INITIALIZER ? x->tensor : NULL;
+    if (!tensor && x->producer >= 0) {
+        struct oc_diag d = {0};
+        bool found = false;
+        int32_t dt, rank;
+        const int64_t *dims;
+        if (oc_attr_tensor(&g->nodes[x->producer], "value", &found, &dt, &rank, &dims, &tensor, &d) != OC_OK ||
+            !found)
+            tensor = NULL;
+    }
+    double one = 0;
+    return tensor && oc_model_tensor_floats(g->model, tensor, 1, &one) == OC_OK && one == 1.0;
+}
+
 /* A node only an exporter's writing-out of one torch op has in a chain
    (GELU's Erf, or Tanh in its tanh form; SiLU's Sigmoid; a normalization's
-   ReduceMean): a chain of Pow, Mul and Add alone (StarReLU's x^2 s + b,
-   a layer scale and a residual) is several torch ops, each its own kernel
-   in eager PyTorch. */
-static bool oc_rt_one_op_sign(const struct oc_node *n) {
+   ReduceMean; addcmul's and addcdiv's Mul by their value, 1 by default,
+   which no source writes): a chain of Pow, Mul and Add alone (StarReLU's
+   x^2 s + b, a layer scale and a residual) is several torch ops, each its
+   own kernel in eager PyTorch. */
+static bool oc_rt_one_op_sign(const struct oc_graph *g, const struct oc_node *n) {
+    if (oc_rt_is(n, "Mul") && n->n_in == 2 && (oc_rt_constant_one(g, n->in[0]) || oc_rt_constant_one(g, n->in[1])))
+        return true;
     return oc_rt_is(n, "Erf") || oc_rt_is(n, "Tanh") || oc_rt_is(n, "Sigmoid") || oc_rt_is(n, "ReduceMean");
 }
 
@@ -268,7 +306,7 @@ static bool oc_rt_pointwise_chains(const struct oc_graph *g, struct oc_runtime_p
             last[r] = i;
     }
     for (int32_t i = 0; i < n; i++) /* the regions with a torch op's signature, marked -3 - last */
-        if (region[i] >= 0 && last[region[i]] >= 0 && oc_rt_one_op_sign(&g->nodes[i]))
+        if (region[i] >= 0 && last[region[i]] >= 0 && oc_rt_one_op_sign(g, &g->nodes[i]))
             last[region[i]] = -3 - last[region[i]];
     for (int32_t i = 0; i < n; i++) /* and the others dropped: each of their nodes a kernel of its own */
         if (region[i] >= 0 && last[region[i]] >= 0)
@@ -425,39 +463,124 @@ static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int
     memset(consumer, 0, (size_t)g->n_values * sizeof *consumer);
 }
 
-/* a Transpose eager PyTorch leaves a strided view (a permute): every reader
-   an elementwise op, which reads strided inputs as they are (layout.h,
-   oc_layout_elementwise); a LayerNorm, a matrix product or a reshape after
-   a permute makes it contiguous first, a copy of its own */
+/* A node eager PyTorch runs as a view of its input, no kernel: a permute
+   (Transpose), a slice with positive steps, a split (split, chunk,
+   unbind), a squeeze or unsqueeze. It stays a view where every reader
+   takes strided input as it lies: an elementwise op (layout.h,
+   oc_layout_elementwise), torch.cat (Concat), or a view that stays one in
+   turn. A LayerNorm, a matrix product, a convolution or a reshape after it
+   makes it contiguous first: a copy, the view's own kernel. */
+static bool oc_rt_view_kind(const struct oc_graph *g, const struct oc_node *n) {
+    if (oc_rt_is(n, "Slice")) {
+        if (n->n_in < 5 || n->in[4] < 0)
+            return true;
+        const struct oc_value *steps = &g->values[n->in[4]];
+        if (!steps->ival)
+            return false;
+        for (int64_t k = 0; k < steps->n_ival; k++)
+            if (steps->ival[k] <= 0)
+                return false;
+        return true;
+    }
+    return oc_rt_is(n, "Transpose") || oc_rt_is(n, "Split") || oc_rt_is(n, "Squeeze") || oc_rt_is(n, "Unsqueeze");
+}
 
-/* the Transposes left as views (channels_last: the layout permutes too;
-   layout.h: those the memory format makes views); strided: scratch of
-   g->n_values, all false on entry and left so. False when out of memory. */
-static bool oc_rt_permute_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
+/* squeeze and unsqueeze are never kernels: views only pass through them */
+static bool oc_rt_view_passes(const struct oc_node *n) { return oc_rt_is(n, "Squeeze") || oc_rt_is(n, "Unsqueeze"); }
+
+/* the views left without a kernel (channels_last: the layout permutes too;
+   layout.h: those the memory format makes views), from the last node
+   back, so that a view's readers are settled before it; strided: scratch
+   of g->n_values, all false on entry and left so. False when out of
+   memory. */
+static bool oc_rt_strided_views(const struct oc_graph *g, struct oc_runtime_plan *p, bool channels_last,
                                 bool *strided_no) {
     bool *by_layout = malloc(((size_t)g->n_nodes + 1) * sizeof *by_layout);
     if (!by_layout || !oc_layout_permute_views(g, p->anchor, channels_last, by_layout)) {
         free(by_layout);
         return false;
     }
-    for (int32_t i = 0; i < g->n_nodes; i++) /* a value some reader needs contiguous */
-        for (int32_t k = 0; k < g->nodes[i].n_in; k++)
-            if (g->nodes[i].in[k] >= 0 && !oc_layout_elementwise(&g->nodes[i]))
-                strided_no[g->nodes[i].in[k]] = true;
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        const struct oc_node *t = &g->nodes[i];
-        if (!oc_rt_is(t, "Transpose") || p->anchor[i] >= 0 || t->n_out < 1 || t->out[0] < 0)
-            continue;
-        const struct oc_value *v = &g->values[t->out[0]];
-        if (v->is_graph_output || v->n_consumers < 1 ||
-            (strided_no[t->out[0]] && !(channels_last && oc_layout_permute_kind(t)) && !by_layout[i]))
-            continue;
-        p->anchor[i] = i;
-        p->kind[i] = OC_RT_VIEW;
+    for (int32_t r = g->n_nodes - 1; r >= 0; r--) {
+        const struct oc_node *t = &g->nodes[g->order[r]];
+        int32_t i = t->index;
+        bool view = oc_rt_view_kind(g, t) && (p->anchor[i] < 0 || p->kind[i] == OC_RT_VIEW) && t->n_out > 0;
+        for (int32_t k = 0; view && k < t->n_out; k++) {
+            int32_t v = t->out[k];
+            if (v >= 0 && (g->values[v].is_graph_output || strided_no[v]))
+                view = false;
+        }
+        if (view && (t->n_out < 1 || t->out[0] < 0 || g->values[t->out[0]].n_consumers < 1))
+            view = false;
+        if (oc_rt_is(t, "Transpose") && p->anchor[i] < 0 && t->n_out > 0 && t->out[0] >= 0 &&
+            !g->values[t->out[0]].is_graph_output && g->values[t->out[0]].n_consumers > 0 &&
+            ((channels_last && oc_layout_permute_kind(t)) || by_layout[i]))
+            view = true;
+        if (view && !oc_rt_view_passes(t) && p->anchor[i] < 0) {
+            p->anchor[i] = i;
+            p->kind[i] = OC_RT_VIEW;
+        }
+        bool strided = view || oc_layout_elementwise(t) || oc_rt_is(t, "Concat");
+        for (int32_t k = 0; !strided && k < t->n_in; k++)
+            if (t->in[k] >= 0)
+                strided_no[t->in[k]] = true;
     }
     memset(strided_no, 0, (size_t)g->n_values * sizeof *strided_no);
     free(by_layout);
     return true;
+}
+
+/* Index arithmetic eager PyTorch never runs as kernels: a node that reads
+   no activation, only shapes (Shape, Size) and constants or weights, with
+   a shape among them: the index tensors an export writes for a slice
+   assignment (index_put as ScatterND: Range's positions expanded to the
+   batch and concatenated), a parameter expanded to the batch (a class
+   token: a view). In eager they are Python arithmetic or views. What makes
+   a tensor stays a kernel (ConstantOfShape, torch.zeros' fill; Range,
+   torch.arange), and so does a weight computed from weights alone (a
+   standardized convolution's weight). data: g->n_values entries, filled:
+   1 for a value computed from the graph's inputs, 2 for one computed from
+   their shapes alone, 0 for constants and weights. */
+static void oc_rt_index_math(const struct oc_graph *g, struct oc_runtime_plan *p, uint8_t *data) {
+    for (int32_t v = 0; v < g->n_values; v++)
+        data[v] = g->values[v].kind == OC_VALUE_INPUT ? 1 : 0;
+    for (int32_t s = 0; s < g->n_nodes; s++) {
+        const struct oc_node *n = &g->nodes[g->order[s]];
+        uint8_t f = 0;
+        for (int32_t j = 0; j < n->n_in && f != 1; j++)
+            if (n->in[j] >= 0 && data[n->in[j]])
+                f = data[n->in[j]];
+        if (n->n_implicit > 0) /* a subgraph's reads: taken as data */
+            f = 1;
+        if (oc_rt_is(n, "Shape") || oc_rt_is(n, "Size"))
+            f = 2;
+        for (int32_t k = 0; k < n->n_out; k++)
+            if (n->out[k] >= 0)
+                data[n->out[k]] = f;
+        if (f == 2 && p->anchor[n->index] < 0 && !oc_rt_is(n, "Shape") && !oc_rt_is(n, "Size") &&
+            !oc_rt_is(n, "ConstantOfShape") && !oc_rt_is(n, "Range")) {
+            p->anchor[n->index] = n->index;
+            p->kind[n->index] = OC_RT_VIEW;
+        }
+    }
+}
+
+/* A slice assignment (x[..., a:, b:] = y, exported as ScatterND with index
+   arithmetic for its indices) runs in eager PyTorch in place: y read and
+   written into x's slice, not x copied and the indices read. The node's
+   bytes scaled to that. */
+static void oc_rt_slice_assign(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *n,
+                               const uint8_t *data) {
+    if (!oc_rt_is(n, "ScatterND") || p->anchor[n->index] >= 0 || n->n_in < 3 || n->in[1] < 0 || n->in[2] < 0 ||
+        data[n->in[1]] == 1)
+        return;
+    double priced = 0;
+    for (int32_t k = 0; k < n->n_in + n->n_out; k++) {
+        int32_t v = k < n->n_in ? n->in[k] : n->out[k - n->n_in];
+        priced += oc_rt_bytes(g, v);
+    }
+    double y = oc_autocast_value_bytes(g, p, n, n->in[2], true);
+    if (priced > 0 && y > 0)
+        p->bytes_scale[n->index] = 2 * y / priced;
 }
 
 enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_opts *o,
@@ -484,6 +607,7 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_op
             *next = malloc(((size_t)n + 1) * sizeof *next);
     bool *seen = calloc((size_t)g->n_values + 1, sizeof *seen);
     int32_t *reads = calloc((size_t)g->n_values + 1, sizeof *reads);
+    uint8_t *data = NULL; /* torch-eager: what carries the inputs' data (oc_rt_index_math) */
     if (!reads || !out->anchor || !out->kind || !out->contraction || !out->flops || !out->bytes || !out->extra_bytes ||
         !out->extra_kernels || !out->bytes_scale || !out->dtype || (autocast && !out->width) || !members || !head ||
         !next || !seen) {
@@ -506,11 +630,18 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_op
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
-        if (!oc_rt_permute_views(g, out, channels_last, seen)) {
+        if (!oc_rt_strided_views(g, out, channels_last, seen)) {
             oc_rt_free_scratch(members, head, next, seen, reads);
             oc_runtime_plan_free(out);
             return OC_ERR_NOMEM;
         }
+        data = calloc((size_t)g->n_values + 1, 1);
+        if (!data) {
+            oc_rt_free_scratch(members, head, next, seen, reads);
+            oc_runtime_plan_free(out);
+            return OC_ERR_NOMEM;
+        }
+        oc_rt_index_math(g, out, data);
     }
     if (rt == OC_RUNTIME_TORCH_COMPILE) {
         for (int32_t r = n - 1; fused_attention && r >= 0; r--) /* flash attention, library kernels */
@@ -555,6 +686,9 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_op
     for (int32_t i = 0; autocast && i < n; i++)
         if (out->anchor[i] < 0)
             oc_rt_own_scale(g, out, &g->nodes[i]);
+    for (int32_t i = 0; data && i < n; i++)
+        oc_rt_slice_assign(g, out, &g->nodes[i], data);
+    free(data);
     if (rt != OC_RUNTIME_NODES) {
         bool *folded = oc_folded_bn_convs(g);
         if (!folded) {
