@@ -21,9 +21,12 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       attempt: ok, or failed with the reason (never dropped). Models already
       in the manifest are skipped.
   join    --csv FILE --models DIR --onnxcost BIN --gpu ID [--dtype D --math M]
-          [--extra ARGS] --out ROWS.tsv
+          [--extra ARGS] [--written ARGS] --out ROWS.tsv
       Each row of the file beside onnxcost's predicted samples/s at the
-      row's batch and image size. A row whose model has no file says why
+      row's batch and image size. --written: options added for the models
+      whose attention timm writes out in PyTorch 2 (the manifest's
+      attention column: no module calls scaled_dot_product_attention),
+      e.g. "--unfused-attention". A row whose model has no file says why
       (not exported yet, or the export's failure) in its status column.
   table   ROWS.tsv... [--title T]
       Markdown: per rows file, the rows joined, within 10 % and 15 %, the
@@ -45,7 +48,7 @@ import sys
 import time
 
 MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file", "torch_params",
-                   "bn_channels"]
+                   "bn_channels", "attention"]
 ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status",
               "latency_s", "class_s"]
 # onnxcost's kernel classes (views/perf/perf.h, enum oc_kclass), the fit's unknowns
@@ -150,6 +153,10 @@ def export_one(model, img_size, out_path):
     import torch
 
     m = build_model(model, img_size)
+    counts = torch_counts(m)
+    for x in m.modules():  # torch 1.13 has no scaled_dot_product_attention: the export writes it out
+        if getattr(x, "fused_attn", None) is True:
+            x.fused_attn = False
     with torch.no_grad():
         for t in list(m.parameters()) + list(m.buffers()):
             if t.dtype.is_floating_point:
@@ -158,7 +165,7 @@ def export_one(model, img_size, out_path):
     torch.onnx.export(m, x, out_path, opset_version=17, input_names=["input"], output_names=["output"],
                       dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}}, do_constant_folding=True)
     shape_only(out_path)
-    print(json.dumps(torch_counts(m)))
+    print(json.dumps(counts))
 
 
 def build_model(model, img_size):
@@ -167,6 +174,11 @@ def build_model(model, img_size):
     import torch
     import timm
 
+    try:  # the attention each module calls under the PyTorch the rows ran (2.x has SDPA), as timm decides it
+        import timm.layers.config as timm_config
+        timm_config._HAS_FUSED_ATTN = True
+    except (ImportError, AttributeError):
+        pass
     torch.manual_seed(0)
     try:
         m = timm.create_model(model, pretrained=False)
@@ -183,11 +195,11 @@ def build_model(model, img_size):
 
 
 def cmd_counts(a):
-    """Fills torch_params and bn_channels into a manifest's rows that lack
-    them (made before the export recorded them)."""
+    """Fills torch_params, bn_channels and attention into a manifest's rows
+    that lack them (made before the export recorded them)."""
     rows = list(read_manifest(a.models).values())
     for r in rows:
-        if r["status"] == "ok" and not r.get("torch_params"):
+        if r["status"] == "ok" and (not r.get("torch_params") or not r.get("attention")):
             p = subprocess.run([sys.executable, __file__, "counts-one", r["model"], str(r["img_size"])],
                                capture_output=True, text=True)
             if p.returncode == 0:
@@ -207,12 +219,17 @@ def torch_counts(m):
     its family (timm's module), its parameters, and the channels of its
     BatchNorms (in eval mode the exporter folds a BatchNorm after a
     convolution into it: its scale and shift become the convolution's bias,
-    one parameter per channel fewer)."""
+    one parameter per channel fewer), and how its attention runs in eager
+    PyTorch 2: "sdpa" where a module calls scaled_dot_product_attention
+    (timm's fused_attn, as timm sets it by default: on, but off for the
+    modules it marks experimental), "written" where none does (any
+    attention runs as its MatMuls and Softmax)."""
     import torch
 
     bn = sum(x.num_features for x in m.modules() if isinstance(x, torch.nn.modules.batchnorm._BatchNorm))
+    sdpa = any(getattr(x, "fused_attn", None) is True for x in m.modules())
     return {"family": type(m).__module__.split(".")[-1], "torch_params": sum(p.numel() for p in m.parameters()),
-            "bn_channels": bn}
+            "bn_channels": bn, "attention": "sdpa" if sdpa else "written"}
 
 
 def shape_only(path):
@@ -297,7 +314,7 @@ def join_rows(rows, manifest, predict):
         elif m["status"] != "ok":
             row["status"] = "no model file: the export failed: " + m["reason"]
         else:
-            pred, why, *more = predict(m["file"], r["batch"])
+            pred, why, *more = predict(m["file"], r["batch"], m)
             if pred is None or not pred > 0:
                 row["status"] = "no prediction: " + why
             else:
@@ -334,14 +351,20 @@ def summarize(rows):
     }
 
 
-def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra):
-    def predict(fname, batch):
+def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra, written=None):
+    """predict(file, batch[, manifest row]): onnxcost's samples/s. written:
+    options added for a model whose manifest says its attention is written
+    out ("written": eager PyTorch runs it as the file has it, e.g.
+    --unfused-attention)."""
+    def predict(fname, batch, m=None):
         cmd = [binary, os.path.join(folder, fname), "-q", "--format", "json", "--batch", str(batch), "--gpu", gpu]
         if dtype:
             cmd += ["--dtype", dtype]
         if math_mode:
             cmd += ["--math", math_mode]
         cmd += extra
+        if written and m is not None and m.get("attention") == "written":
+            cmd += written
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode not in (0, 4):
             return None, (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1][:200]
@@ -377,9 +400,13 @@ def write_joined(out, csv_path, joined, how):
 def cmd_join(a):
     rows = read_rows(a.csv)
     manifest = read_manifest(a.models)
+    written = a.written.split() if a.written else []
     joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math,
-                                                        a.extra.split() if a.extra else []))
-    write_joined(a.out, a.csv, joined, f"gpu={a.gpu} dtype={a.dtype} math={a.math} {a.extra or ''}")
+                                                        a.extra.split() if a.extra else [], written))
+    how = f"gpu={a.gpu} dtype={a.dtype} math={a.math} {a.extra or ''}"
+    if written:
+        how += f" | attention written out: {a.written}"
+    write_joined(a.out, a.csv, joined, how)
     s = summarize(joined)
     print(f"{a.csv}: {s['joined']} of {s['rows']} rows joined, {s['within15']} within 15 %", file=sys.stderr)
 
@@ -687,6 +714,7 @@ def main():
     j.add_argument("--dtype", default="fp16")
     j.add_argument("--math", default="fp16")
     j.add_argument("--extra", default="")
+    j.add_argument("--written", default="")
     j.add_argument("--out", required=True)
     fi = sub.add_parser("fit")
     fi.add_argument("rows")

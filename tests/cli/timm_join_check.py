@@ -78,7 +78,7 @@ manifest = {
 asked = []
 
 
-def predict(fname, batch):
+def predict(fname, batch, m=None):
     asked.append((fname, batch))
     return {"net_a-224.onnx": (1120.0, ""), "other_d-224.onnx": (None, "exit 2"),
             "net_e-224.onnx": (364.0, "")}[fname]
@@ -230,6 +230,38 @@ p = subprocess.run([onnxcost, os.path.join(folder, "mm-224.onnx"), "-q", "--form
 lat = json.loads(p.stdout)["gpu"]["latency_s"]
 check(real[0]["status"] == "ok" and abs(real[0]["predicted_sps"] - 64 / lat) <= 1e-9 * 64 / lat,
       f"the real join: 64 / latency = {64 / lat:.0f} samples/s")
+
+# the attention timm writes out: a model whose manifest says "written" is
+# priced with the --written options (eager PyTorch runs its MatMuls and
+# Softmax as the file has them), one that calls SDPA ("sdpa") without them;
+# each figure is onnxcost's own run with those options
+att = helper.make_graph([helper.make_node("MatMul", ["input", "kt"], ["s"]),
+                         helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+                         helper.make_node("MatMul", ["p", "v"], ["output"])], "att",
+                        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 4, 256, 64])],
+                        [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 4, 256, 64])],
+                        [helper.make_tensor("kt", TensorProto.FLOAT, [1, 4, 64, 256], [0.0] * (4 * 64 * 256)),
+                         helper.make_tensor("v", TensorProto.FLOAT, [1, 4, 256, 64], [0.0] * (4 * 256 * 64))])
+onnx.save(helper.make_model(att, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(folder, "att-224.onnx"))
+for name, how in (("att_s", "sdpa"), ("att_w", "written")):
+    tp.append_manifest(folder, {"model": name, "img_size": 224, "status": "ok", "family": "att", "file": "att-224.onnx",
+                                "attention": how})
+eager = ["--runtime", "torch-eager"]
+both = tp.join_rows([{"model": m, "img_size": 224, "batch": 32, "sps": 1e5, "params_m": None, "gmacs": None}
+                     for m in ("att_s", "att_w")], tp.read_manifest(folder),
+                    tp.onnxcost_predict(onnxcost, folder, "rtx-4090", "fp16", "fp16", eager, ["--unfused-attention"]))
+
+
+def sps(extra):
+    q = subprocess.run([onnxcost, os.path.join(folder, "att-224.onnx"), "-q", "--format", "json", "--batch", "32",
+                        "--gpu", "rtx-4090", "--dtype", "fp16", "--math", "fp16"] + extra, capture_output=True, text=True)
+    return 32 / json.loads(q.stdout)["gpu"]["latency_s"]
+
+
+fused, unfused = sps(eager), sps(eager + ["--unfused-attention"])
+check(unfused < fused and abs(both[0]["predicted_sps"] - fused) <= 1e-9 * fused and
+      abs(both[1]["predicted_sps"] - unfused) <= 1e-9 * unfused,
+      f"attention by the source: sdpa {fused:.0f}, written out {unfused:.0f} samples/s")
 
 print(f"{'FAIL' if failures else 'PASS'}: {failures} failures")
 sys.exit(1 if failures else 0)
