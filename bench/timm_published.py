@@ -28,6 +28,11 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       attention column: no module calls scaled_dot_product_attention),
       e.g. "--unfused-attention". A row whose model has no file says why
       (not exported yet, or the export's failure) in its status column.
+  fit     ROWS.tsv [--apply OTHER.tsv...] --out FIT.json
+      The kernel classes' factors from every tenth joined row (in family,
+      model and size order), checked on the others and on OTHER's rows.
+  fitsdef FIT.json --gpu ID [--runtime OC_RUNTIME_...] [--channels-last]
+      Writes a fit's factors into its entry of views/perf/fits.def.
   table   ROWS.tsv... [--title T]
       Markdown: per rows file, the rows joined, within 10 % and 15 %, the
       median |ln(predicted/measured)|, and the families furthest off.
@@ -605,6 +610,36 @@ def cmd_fit(a):
     print(json.dumps({k: res[k] for k in ("factors", "fit", "check") if k in res}, indent=1))
 
 
+def fits_def_update(text, fit, gpu, runtime, channels_last):
+    """text (views/perf/fits.def) with the OC_FIT entry of gpu, runtime
+    (OC_RUNTIME_...) and channels_last given fit's factors (fit: a fit
+    command's JSON) and its model count; raises when there is no such
+    entry. The classes a fit leaves at 1 keep their place."""
+    import re
+    head = f'OC_FIT("{gpu}", {runtime}, OC_DT_FLOAT16, {"true" if channels_last else "false"},'
+    at = text.find(head)
+    if at < 0:
+        raise KeyError(f"no OC_FIT entry for {gpu} {runtime} channels_last={channels_last}")
+    end = text.index(")\n", at) + 2
+    entry = text[at:end]
+    what = re.search(r'"([^"]*)"', entry[len(head):]).group(1)
+    what = re.sub(r"\d+ models, every", f"{len(fit['fit_models'])} models, every", what)
+    names = KCLASSES if runtime == "OC_RUNTIME_TORCH_COMPILE" else KCLASSES[:-1]
+    nums = ", ".join(f"{fit['factors'][c]:.4g}" for c in names)
+    new = f'{head}\n       "{what}",\n       {nums})\n'
+    return text[:at] + new + text[end:]
+
+
+def cmd_fitsdef(a):
+    with open(a.fit) as f:
+        fit = json.load(f)
+    with open(a.defs) as f:
+        text = f.read()
+    text = fits_def_update(text, fit, a.gpu, a.runtime, a.channels_last)
+    with open(a.defs, "w") as f:
+        f.write(text)
+
+
 # ---- static figures ----------------------------------------------------------------------
 
 def static_compare(rows, manifest, analyze):
@@ -723,6 +758,13 @@ def main():
     fi.add_argument("--scale", type=float, default=0.15)
     fi.add_argument("--apply", nargs="*")
     fi.add_argument("--out", required=True)
+    fd = sub.add_parser("fitsdef")
+    fd.add_argument("fit")
+    fd.add_argument("--gpu", required=True)
+    fd.add_argument("--runtime", default="OC_RUNTIME_TORCH_EAGER")
+    fd.add_argument("--channels-last", action="store_true")
+    fd.add_argument("--defs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "views", "perf",
+                                                   "fits.def"))
     t = sub.add_parser("table")
     t.add_argument("rows", nargs="+")
     s = sub.add_parser("static")
@@ -747,7 +789,7 @@ def main():
             sys.exit(1)
         return
     {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts,
-     "fit": cmd_fit}[a.cmd](a)
+     "fit": cmd_fit, "fitsdef": cmd_fitsdef}[a.cmd](a)
 
 
 if __name__ == "__main__":

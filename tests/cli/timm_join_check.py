@@ -208,6 +208,23 @@ out = tp.refit_rows([row("g", "a", 10, 5.0, {"gemm": 2.0}, 3.0)], [2.0 if c == G
 check(abs(out[0]["predicted_sps"] - 5.0) < 1e-12 and abs(out[0]["ratio"] - 1.0) < 1e-12,
       "the factors applied to a row: 5 samples/s, ratio 1")
 
+# a fit written into fits.def: its entry's factors and model count, the
+# other entries untouched
+defs = ('OC_FIT("g1", OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false,\n       "rows (41 models, every tenth)",\n'
+        '       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)\n'
+        'OC_FIT("g1", OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, true,\n       "cl (41 models, every tenth)",\n'
+        '       2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)\n')
+fitted = {"fit_models": ["a"] * 57, "factors": {c: 1.5 + k / 100 for k, c in enumerate(tp.KCLASSES)}}
+new_defs = tp.fits_def_update(defs, fitted, "g1", "OC_RUNTIME_TORCH_EAGER", True)
+check(new_defs.split("OC_FIT")[1] == defs.split("OC_FIT")[1] and '"cl (57 models, every tenth)"' in new_defs and
+      "1.5, 1.51, 1.52, 1.53, 1.54, 1.55, 1.56, 1.57, 1.58, 1.59, 1.6, 1.61)" in new_defs and "1.62" not in new_defs,
+      "fitsdef: the channels-last entry takes the fit's 12 factors and 57 models, the other entry stays")
+try:
+    tp.fits_def_update(defs, fitted, "g2", "OC_RUNTIME_TORCH_EAGER", False)
+    check(False, "fitsdef: a GPU without an entry is refused")
+except KeyError:
+    check(True, "fitsdef: a GPU without an entry is refused")
+
 # ---- one real join through onnxcost ----------------------------------------------------------
 try:
     import onnx

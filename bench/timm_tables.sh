@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# timm_tables.sh — every table of docs/results/timm/ from the exported
+# models (bench/timm_published.py export), in three steps:
+#
+#   bench/timm_tables.sh joins  MODELS [ONNXCOST]   one kernel per node, torch-eager,
+#                                                  autocast at the default factors,
+#                                                  torch-compile at the default factors
+#   bench/timm_tables.sh fits   MODELS [ONNXCOST]   the kernel classes' factors from every
+#                                                  tenth model of each fitted file, written
+#                                                  into views/perf/fits.def: rebuild after
+#   bench/timm_tables.sh fitted MODELS [ONNXCOST]   the rows under the built-in fits, the
+#                                                  training rows, the static figures
+#
+# A model whose timm module writes its attention out (the manifest's
+# attention column, "written") is priced with --unfused-attention under
+# torch-eager: eager PyTorch runs its MatMuls and Softmax as the file has
+# them. Under torch-compile it is not: Inductor's pattern matcher rewrites
+# such attention into scaled_dot_product_attention.
+set -euo pipefail
+step=${1:?joins, fits or fitted}
+models=${2:?the folder of the exported models}
+bin=${3:-build/onnxcost}
+out=${OUT:-docs/results/timm}
+py=${PYTHON:-python3}
+here=$(cd "$(dirname "$0")" && pwd)
+h="$py $here/timm_published.py"
+written=--written=--unfused-attention
+
+gpu_of() { case $1 in *3090*) echo rtx-3090 ;; *) echo rtx-4090 ;; esac; }
+layout_of() { case $1 in *nhwc*) echo --channels-last ;; *) echo "" ;; esac; }
+
+join() { # file tag dtype extra [the options for written-out attention]
+    $h join --csv "$here/timm/$1.csv" --models "$models" --onnxcost "$bin" --gpu "$(gpu_of "$1")" \
+        --dtype "$3" --extra "$4" "${5:-$written}" --out "$out/$1.$2.tsv"
+}
+
+infer=(benchmark-infer-amp-nchw-pt240-cu124-rtx4090 benchmark-infer-amp-nchw-pt240-cu124-rtx3090
+       benchmark-infer-amp-nhwc-pt240-cu124-rtx4090 benchmark-infer-amp-nhwc-pt240-cu124-rtx3090
+       benchmark-infer-amp-nchw-pt291-cu128-4090 benchmark-infer-amp-nchw-pt240-cu124-rtx4090-dynamo
+       benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo)
+
+case $step in
+joins)
+    cp "$models/manifest.tsv" "$out/exports.tsv" # every export tried: ok, or failed with why
+    for f in "${infer[@]}"; do
+        cl=$(layout_of "$f")
+        join "$f" nodes fp16 ""
+        join "$f" torch-eager fp16 "--runtime torch-eager $cl"
+        join "$f" autocast "" "--runtime torch-eager $cl --autocast fp16 --efficiency 0.6"
+        case $f in *dynamo) join "$f" compile "" "--runtime torch-compile --autocast fp16 --efficiency 0.6" --written= ;; esac
+    done
+    ;;
+fits)
+    p=benchmark-infer-amp
+    fit() { # name rows applied... ; then gpu, channels-last, runtime from the name
+        local name=$1 rows=$2
+        shift 2
+        $h fit "$out/$rows" --apply "${@/#/$out/}" --out "$out/fit-$name.json" > /dev/null
+    }
+    fit rtx4090 $p-nchw-pt240-cu124-rtx4090.autocast.tsv $p-nchw-pt240-cu124-rtx3090.autocast.tsv \
+        $p-nchw-pt291-cu128-4090.autocast.tsv
+    fit rtx3090 $p-nchw-pt240-cu124-rtx3090.autocast.tsv $p-nchw-pt240-cu124-rtx4090.autocast.tsv
+    fit rtx4090-nhwc $p-nhwc-pt240-cu124-rtx4090.autocast.tsv $p-nhwc-pt240-cu124-rtx3090.autocast.tsv
+    fit rtx3090-nhwc $p-nhwc-pt240-cu124-rtx3090.autocast.tsv $p-nhwc-pt240-cu124-rtx4090.autocast.tsv
+    fit rtx4090-compile $p-nchw-pt291-cu128-4090-dynamo.compile.tsv $p-nchw-pt240-cu124-rtx4090-dynamo.compile.tsv
+    $h fitsdef "$out/fit-rtx4090.json" --gpu rtx-4090
+    $h fitsdef "$out/fit-rtx3090.json" --gpu rtx-3090
+    $h fitsdef "$out/fit-rtx4090-nhwc.json" --gpu rtx-4090 --channels-last
+    $h fitsdef "$out/fit-rtx3090-nhwc.json" --gpu rtx-3090 --channels-last
+    $h fitsdef "$out/fit-rtx4090-compile.json" --gpu rtx-4090 --runtime OC_RUNTIME_TORCH_COMPILE
+    ;;
+fitted)
+    for f in "${infer[@]}"; do
+        join "$f" fitted "" "--runtime torch-eager $(layout_of "$f") --autocast fp16"
+        case $f in *dynamo) join "$f" compile-fitted "" "--runtime torch-compile --autocast fp16" --written= ;; esac
+    done
+    join benchmark-train-amp-nchw-pt112-cu113-rtx3090 fitted "" \
+        "--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention"
+    $h static --csv "$here/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx4090.csv" --models "$models" \
+        --onnxcost "$bin" --out "$out/static.tsv"
+    ;;
+*)
+    echo "timm_tables.sh: no step '$step' (joins, fits or fitted)" >&2
+    exit 2
+    ;;
+esac
