@@ -661,8 +661,10 @@ static void class_factors(void **state) {
  *                                            the Slice is a copy
  *   fl = -(x[..., ::-1])                     a negative step: torch.flip, a
  *                                            copy of its own
- * With one kernel per node the four views are kernels of their own: eager
- * runs 4 fewer (ev, od, the Split, and none for the Unsqueezes either way). */
+ *   me = x * x.sum(-1, keepdim).expand_as(x) Expand: a view (stride 0)
+ * With one kernel per node the views are kernels of their own: eager runs
+ * 4 fewer (ev, od, the Split, the Expand; none for the Unsqueezes either
+ * way). */
 static void strided_views(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -677,6 +679,7 @@ static void strided_views(void **state) {
     pbm_init(&pm, pb_tensor_i64("m1", 1, TU_DIMS(1), TU_DIMS(-1)));
     pbm_init(&pm, pb_tensor_i64("m9", 1, TU_DIMS(1), TU_DIMS(-9)));
     pbm_init(&pm, pb_tensor_i64("halves", 1, TU_DIMS(2), TU_DIMS(4, 4)));
+    pbm_init(&pm, pb_tensor_i64("xs", 1, TU_DIMS(4), TU_DIMS(1, 2, 4, 8)));
     pbm_node(&pm, pb_node("ev", "Slice", TU_LIST("x", "z", "end", "last", "two"), TU_LIST("ev_o"), 0, NULL));
     pbm_node(&pm, pb_node("od", "Slice", TU_LIST("x", "one", "end", "last", "two"), TU_LIST("od_o"), 0, NULL));
     pbm_node(&pm, pb_node("neg", "Neg", TU_LIST("od_o"), TU_LIST("neg_o"), 0, NULL));
@@ -690,7 +693,12 @@ static void strided_views(void **state) {
     pbm_node(&pm, pb_node("mm", "MatMul", TU_LIST("sl_o", "W"), TU_LIST("mm_o"), 0, NULL));
     pbm_node(&pm, pb_node("fl", "Slice", TU_LIST("x", "m1", "m9", "last", "m1"), TU_LIST("fl_o"), 0, NULL));
     pbm_node(&pm, pb_node("nf", "Neg", TU_LIST("fl_o"), TU_LIST("nf_o"), 0, NULL));
+    struct pbw keep[] = {pb_attr_int("keepdims", 1)};
+    pbm_node(&pm, pb_node("rs", "ReduceSum", TU_LIST("x", "m1"), TU_LIST("rs_o"), 1, keep));
+    pbm_node(&pm, pb_node("ex", "Expand", TU_LIST("rs_o", "xs"), TU_LIST("ex_o"), 0, NULL));
+    pbm_node(&pm, pb_node("me", "Mul", TU_LIST("x", "ex_o"), TU_LIST("me_o"), 0, NULL));
     pbm_output(&pm, pb_value_info("st_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("me_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("m_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("mm_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("nf_o", PB_FLOAT, -1, NULL, NULL));
@@ -698,14 +706,15 @@ static void strided_views(void **state) {
     struct oc_analysis *a = an;
     struct oc_runtime_plan p;
     assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
-    const char *views[] = {"ev", "od", "sp"}, *kernels[] = {"sl", "fl", "u1", "u2", "neg", "st", "m", "mm", "nf"};
-    for (size_t k = 0; k < 3; k++) {
+    const char *views[] = {"ev", "od", "sp", "ex"},
+               *kernels[] = {"sl", "fl", "u1", "u2", "neg", "st", "m", "mm", "nf", "rs", "me"};
+    for (size_t k = 0; k < 4; k++) {
         int32_t i = idx(a, views[k]);
         assert_int_equal(p.anchor[i], i);
         assert_int_equal(p.kind[i], OC_RT_VIEW);
         assert_true(p.bytes[i] == 0 && p.flops[i] == 0);
     }
-    for (size_t k = 0; k < 9; k++)
+    for (size_t k = 0; k < 11; k++)
         assert_int_equal(p.anchor[idx(a, kernels[k])], -1);
     oc_runtime_plan_free(&p);
     const struct oc_gpu *gpu = oc_gpu_find("a100-sxm4-80gb");
@@ -715,7 +724,7 @@ static void strided_views(void **state) {
     assert_int_equal(oc_perf_estimate(a, gpu, &o, &nodes), OC_OK);
     o.runtime = OC_RUNTIME_TORCH_EAGER;
     assert_int_equal(oc_perf_estimate(a, gpu, &o, &eager), OC_OK);
-    assert_int_equal(nodes.n_kernels - eager.n_kernels, 3);
+    assert_int_equal(nodes.n_kernels - eager.n_kernels, 4);
     oc_perf_free(&nodes);
     oc_perf_free(&eager);
 }

@@ -16,9 +16,9 @@
  *     training.h's oc_pointwise_chains);
  *   - GroupNorm, written as InstanceNormalization between Reshapes and its
  *     affine as Mul and Add of constants, runs as torch's one group_norm;
- *   - a permute, a slice, a split, a squeeze or an unsqueeze that only
- *     elementwise ops, torch.cat or other such views read stays a strided
- *     view, no kernel; so does a permute the memory format makes free
+ *   - a permute, a slice, a split, an expand, a squeeze or an unsqueeze
+ *     that only elementwise ops, torch.cat or other such views read stays
+ *     a strided view, no kernel; so does a permute the memory format makes free
  *     (layout.h: NCHW and NHWC, and tokens (B, N, C) and images
  *     (B, C, H, W) through flatten and view);
  *   - addcmul, written as Mul, Mul by its value 1 and Add, is one kernel;
@@ -29,7 +29,8 @@
  *   - a BatchNorm the export folded into the convolution before it (a Conv
  *     with a bias that no BatchNormalization reads, training.h's sign) runs
  *     after it as a kernel of its own: one pass over the output, read and
- *     written.
+ *     written. A convolution's own bias costs the same: cuDNN's
+ *     convolution takes none, and PyTorch adds it in a kernel of its own.
  * Signs, not proof: a hand-written chain of two torch ops is taken as one,
  * a convolution built with a bias as one with a BatchNorm after it.
  */
@@ -465,7 +466,7 @@ static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int
 
 /* A node eager PyTorch runs as a view of its input, no kernel: a permute
    (Transpose), a slice with positive steps, a split (split, chunk,
-   unbind), a squeeze or unsqueeze. It stays a view where every reader
+   unbind), a squeeze or unsqueeze, an expand (a stride of 0). It stays a view where every reader
    takes strided input as it lies: an elementwise op (layout.h,
    oc_layout_elementwise), torch.cat (Concat), or a view that stays one in
    turn. A LayerNorm, a matrix product, a convolution or a reshape after it
@@ -482,7 +483,8 @@ static bool oc_rt_view_kind(const struct oc_graph *g, const struct oc_node *n) {
                 return false;
         return true;
     }
-    return oc_rt_is(n, "Transpose") || oc_rt_is(n, "Split") || oc_rt_is(n, "Squeeze") || oc_rt_is(n, "Unsqueeze");
+    return oc_rt_is(n, "Transpose") || oc_rt_is(n, "Split") || oc_rt_is(n, "Squeeze") || oc_rt_is(n, "Unsqueeze") ||
+           oc_rt_is(n, "Expand");
 }
 
 /* squeeze and unsqueeze are never kernels: views only pass through them */
