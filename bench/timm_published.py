@@ -33,6 +33,9 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       model and size order), checked on the others and on OTHER's rows.
   fitsdef FIT.json --gpu ID [--runtime OC_RUNTIME_...] [--channels-last]
       Writes a fit's factors into its entry of views/perf/fits.def.
+  checks  LABEL=FIT.json...
+      Markdown: each fit's fitted and unseen rows, and the files it was
+      applied to as it is.
   table   ROWS.tsv... [--title T]
       Markdown: per rows file, the rows joined, within 10 % and 15 %, the
       median |ln(predicted/measured)|, and the families furthest off.
@@ -630,6 +633,41 @@ def fits_def_update(text, fit, gpu, runtime, channels_last):
     return text[:at] + new + text[end:]
 
 
+def checks_markdown(fits):
+    """Markdown rows of each fit's own figures: [(label, fit JSON)] -> the
+    fitted 10 % and the unseen rest of its file (within 10 %, within 15 %,
+    median |ln|, and the same at the default factors), then every file the
+    fit was applied to as it is."""
+    def pct(s):
+        return f"{s['within15']} ({100 * s['within15'] / s['joined']:.0f} %)" if s["joined"] else "0"
+
+    out = ["| rows | fit | models | within 10 % | within 15 % | median \\|ln\\| | at the default factors: "
+           "within 15 %, median \\|ln\\| |", "|---|---|---:|---:|---:|---:|---|"]
+    for label, fit in fits:
+        for part, name in (("fit", "the fitted 10 %"), ("check", "**unseen**")):
+            f, d = fit[part]["fitted"], fit[part]["default"]
+            bold = "**" if part == "check" else ""
+            out.append(f"| {name} | {label} | {f['joined']} | {f['within10']} | {bold}{pct(f)}{bold} | "
+                       f"{f['median_abs_ln']:.3f} | {pct(d)}, {d['median_abs_ln']:.3f} |")
+    out += ["", "| fit | applied as it is to | models | within 15 % | median \\|ln\\| | at the default factors |",
+            "|---|---|---:|---:|---:|---|"]
+    for label, fit in fits:
+        for path, r in (fit.get("applied") or {}).items():
+            f, d = r["fitted"], r["default"]
+            out.append(f"| {label} | {path.replace('.autocast.tsv', '').replace('.compile.tsv', '')} | {f['joined']} | "
+                       f"{pct(f)} | {f['median_abs_ln']:.3f} | {pct(d)}, {d['median_abs_ln']:.3f} |")
+    return "\n".join(out)
+
+
+def cmd_checks(a):
+    fits = []
+    for spec in a.fits:
+        label, _, path = spec.partition("=")
+        with open(path) as f:
+            fits.append((label, json.load(f)))
+    print(checks_markdown(fits))
+
+
 def cmd_fitsdef(a):
     with open(a.fit) as f:
         fit = json.load(f)
@@ -765,6 +803,8 @@ def main():
     fd.add_argument("--channels-last", action="store_true")
     fd.add_argument("--defs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "views", "perf",
                                                    "fits.def"))
+    ck = sub.add_parser("checks")
+    ck.add_argument("fits", nargs="+", help="LABEL=FIT.json")
     t = sub.add_parser("table")
     t.add_argument("rows", nargs="+")
     s = sub.add_parser("static")
@@ -789,7 +829,7 @@ def main():
             sys.exit(1)
         return
     {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts,
-     "fit": cmd_fit, "fitsdef": cmd_fitsdef}[a.cmd](a)
+     "fit": cmd_fit, "fitsdef": cmd_fitsdef, "checks": cmd_checks}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -225,6 +225,16 @@ try:
 except KeyError:
     check(True, "fitsdef: a GPU without an entry is refused")
 
+# the checks' Markdown: a fit's own rows and the files it was applied to, as the JSON has them
+part = {"joined": 40, "within10": 20, "within15": 30, "median_abs_ln": 0.0625}
+rest = {"joined": 360, "within10": 200, "within15": 270, "median_abs_ln": 0.07}
+md = tp.checks_markdown([("G, NCHW", {"fit": {"fitted": part, "default": part},
+                                      "check": {"fitted": rest, "default": dict(rest, within15=180)},
+                                      "applied": {"X.autocast.tsv": {"fitted": rest, "default": rest}}})])
+check("| **unseen** | G, NCHW | 360 | 200 | **270 (75 %)** | 0.070 | 180 (50 %), 0.070 |" in md and
+      "| the fitted 10 % | G, NCHW | 40 | 20 | 30 (75 %) | 0.062 |" in md and "| G, NCHW | X | 360 | 270 (75 %) |" in md,
+      "checks: the unseen 270 of 360 (75 %), 180 at the default factors, and the file applied to")
+
 # ---- one real join through onnxcost ----------------------------------------------------------
 try:
     import onnx
