@@ -6,6 +6,7 @@
  * cover a node. A CPU's own terms are in cpu.c.
  */
 #include "perf.h"
+#include "kernels.h"
 #include "terms.h"
 
 #include "../../analyzer/attr.h"
@@ -176,6 +177,40 @@ static void oc_perf_from_table(const struct oc_gpu *gpu, const struct oc_graph *
     np->bound = oc_kfamily_memory(f.family) ? OC_BOUND_MEMORY : OC_BOUND_COMPUTE;
 }
 
+/* A contraction's reduction length (kernels.h's features: a GEMM's K, a
+   convolution's input channels per group times its window): of the node,
+   or, for a group's kernel on a node that is no contraction itself (a
+   Linear at its bias Add), of the contraction it reads; 0 when unknown. */
+static double oc_perf_reduction(const struct oc_graph *g, const struct oc_node *n) {
+    const struct oc_node *c = n;
+    for (int32_t k = 0; c->cost.macs == 0 && k < n->n_in; k++) {
+        int32_t v = n->in[k];
+        if (v >= 0 && g->values[v].producer >= 0 && g->nodes[g->values[v].producer].cost.macs > 0)
+            c = &g->nodes[g->values[v].producer];
+    }
+    struct oc_kfeat f;
+    oc_kernel_features(g, c, false, &f);
+    return f.family != OC_KF_NONE && oc_kfamily_memory(f.family) == false ? f.x[2] : 0;
+}
+
+/* Under a PyTorch runtime a contraction of reduction length K computes at
+   K / (K + OC_PERF_K_HALF) of its rate: each output tile's prologue and
+   epilogue (its first operands loaded, the tile and its bias written) take
+   about as long as OC_PERF_K_HALF steps of the reduction, which a short
+   one does not amortize. Its compute time grows so, and the node's time
+   with it where that makes it the longer term. */
+static void oc_perf_short_reduction(const struct oc_graph *g, const struct oc_node *n, struct oc_node_perf *np) {
+    double k = oc_perf_reduction(g, n);
+    if (k <= 0 || np->from_table)
+        return;
+    double before = np->t_compute > np->t_memory ? np->t_compute : np->t_memory;
+    np->t_compute *= (k + OC_PERF_K_HALF) / k;
+    double after = np->t_compute > np->t_memory ? np->t_compute : np->t_memory;
+    np->time += after - before;
+    if (np->t_compute >= np->t_memory)
+        np->bound = OC_BOUND_COMPUTE;
+}
+
 /* A count the model holds as a double, as the node terms take it: at most
    1.8e19 (a saturated count stays below UINT64_MAX) */
 static uint64_t oc_perf_count(double x) { return x < 1.8e19 ? (uint64_t)x : (uint64_t)1.8e19; }
@@ -287,6 +322,8 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, nchwc_graph, dt, inside, o, np);
         }
+        if (!gpu->cpu && o->runtime != OC_RUNTIME_NODES && contraction && np->bound != OC_BOUND_NONE)
+            oc_perf_short_reduction(g, n, np);
         if (np->from_table) {
             out->n_from_table++;
             out->time_from_table += np->time;
