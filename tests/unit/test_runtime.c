@@ -170,12 +170,19 @@ static void torch_eager_groups(void **state) {
     const struct oc_node_perf *cv = &eager.nodes[idx(a, "conv")], *cn = &nodes.nodes[idx(a, "conv")];
     assert_true(fabs(cv->t_extra - (2048 / bw + 5e-6)) <= 1e-15);
     /* the convolution's reduction, 3 channels x 3 x 3 = 27, is short: under
-       a PyTorch runtime its compute time grows by (27 + 64) / 27, and its
-       time by what that adds to the longer of its two terms */
+       eager PyTorch its compute time grows by (27 + 64) / 27, and its time
+       by what that adds to the longer of its two terms (compiled, not:
+       below) */
     double tc = cn->t_compute * (27.0 + 64) / 27;
     assert_true(fabs(cv->t_compute - tc) <= 1e-12 * tc);
     assert_true(tc > cn->t_memory);
     assert_true(fabs(cv->time - (cn->time - fmax(cn->t_compute, cn->t_memory) + tc) - cv->t_extra) <= 1e-15);
+    struct oc_perf compiled;
+    o.runtime = OC_RUNTIME_TORCH_COMPILE;
+    assert_int_equal(oc_perf_estimate(a, gpu, &o, &compiled), OC_OK);
+    assert_true(compiled.nodes[idx(a, "conv")].t_compute == cn->t_compute);
+    oc_perf_free(&compiled);
+    o.runtime = OC_RUNTIME_TORCH_EAGER;
     /* a training step's backward: twice the forward time of a contraction's
        kernel (the two Linears, anchored at their bias Adds, the attention
        and the convolution), 1.5 times the rest's (GELU) */

@@ -193,7 +193,7 @@ static double oc_perf_reduction(const struct oc_graph *g, const struct oc_node *
     return f.family != OC_KF_NONE && oc_kfamily_memory(f.family) == false ? f.x[2] : 0;
 }
 
-/* Under a PyTorch runtime a contraction of reduction length K computes at
+/* Under eager PyTorch a contraction of reduction length K computes at
    K / (K + OC_PERF_K_HALF) of its rate: each output tile's prologue and
    epilogue (its first operands loaded, the tile and its bias written) take
    about as long as OC_PERF_K_HALF steps of the reduction, which a short
@@ -322,7 +322,7 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
         if (gpu->tables && np->bound != OC_BOUND_NONE) {
             oc_perf_from_table(gpu, g, n, nchwc_graph, dt, inside, o, np);
         }
-        if (!gpu->cpu && o->runtime != OC_RUNTIME_NODES && contraction && np->bound != OC_BOUND_NONE)
+        if (!gpu->cpu && o->runtime == OC_RUNTIME_TORCH_EAGER && contraction && np->bound != OC_BOUND_NONE)
             oc_perf_short_reduction(g, n, np);
         if (np->from_table) {
             out->n_from_table++;

@@ -43,7 +43,7 @@ const char *oc_runtime_name(enum oc_runtime r);
 bool oc_runtime_parse(const char *s, enum oc_runtime *out);
 /* One line: what the runtime runs, for a report's header. */
 const char *oc_runtime_description(enum oc_runtime r);
-/* Under a PyTorch runtime, the reduction length at which a contraction
+/* Under eager PyTorch, the reduction length at which a contraction
  * computes at half its rate (node.c, oc_perf_short_reduction): chosen from
  * 24, 48, 64 and 128 by a ten-fold check of the fit on timm's four eager
  * tables (docs/MODEL.md, "Short reductions"). */
