@@ -115,8 +115,9 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
     if (p->fit) {
         oc_sbuf_printf(b, "  Fit: the kernel classes' factors fitted on %s (docs/MODEL.md, \"Fitted kernel classes\"):",
                        p->fit->source);
-        for (int c = 0; c < OC_KC_COUNT; c++)
-            oc_sbuf_printf(b, "%s %s %.2f", c ? "," : "", oc_kclass_name((enum oc_kclass)c), p->fit->factor[c]);
+        for (int c = 0, n = 0; c < OC_KC_COUNT; c++) /* a class the fit gives no factor (0) is left out */
+            if (p->fit->factor[c] > 0)
+                oc_sbuf_printf(b, "%s %s %.2f", n++ ? "," : "", oc_kclass_name((enum oc_kclass)c), p->fit->factor[c]);
         oc_sbuf_puts(b, "\n");
     }
     if (o->channels_last)
@@ -338,7 +339,7 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
         json_t *cs = json_object(), *fit = p->fit ? json_object() : json_null(), *ff = p->fit ? json_object() : NULL;
         for (int c = 0; c < OC_KC_COUNT; c++) {
             json_object_set_new(cs, oc_kclass_name((enum oc_kclass)c), json_real(p->class_time[c]));
-            if (ff)
+            if (ff && p->fit->factor[c] > 0)
                 json_object_set_new(ff, oc_kclass_name((enum oc_kclass)c), json_real(p->fit->factor[c]));
         }
         if (p->fit) {

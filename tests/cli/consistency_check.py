@@ -15,7 +15,9 @@ fixture and through every command and format (issue 28, item 2):
     analysis at that binding;
   - llm on the decoders: the header's figures (layers x KV heads x head
     size x dtype x 2) equal the KV bytes per token; the one decoder llm
-    refuses (LLM_REFUSED) is refused for its named reason, and no other.
+    refuses (LLM_REFUSED) is refused for its named reason, and no other;
+  - the GPU model's options (runtime, layout, attention, autocast, the
+    built-in fit): named in the text header and JSON's gpu.options alike.
 Expectations come from the JSON document's node rows and flags, not from
 the figures being checked. Files refused by the analysis (tests/refused.txt)
 are left out; a minimum of files checked keeps the test from passing empty.
@@ -177,6 +179,42 @@ for path in sorted(glob.glob(os.path.join(fx, "corpus", "microsoft+onnxruntime-g
     header = v["layers"] * v["kv_heads"] * v["head_dim"] * 2 * bits // 8
     check(f"{path}: llm header (layers x KV heads x head size x dtype x 2) = KV bytes per token",
           header == v["kv_bytes_per_token"], (header, v["kv_bytes_per_token"], v["warnings"]))
+
+# the GPU model's options, as the text header and JSON's gpu.options say
+# them: each option asked is named in both, and the built-in fit (the RTX
+# 4090's eager fp16 fits) is taken where runtime, autocast type and layout
+# match it, and named; bf16 (no fit made) and --efficiency leave it out
+GPU_RUNS = [
+    (["--runtime", "torch-eager", "--autocast", "bf16", "--channels-last", "--unfused-attention"],
+     {"runtime": "torch-eager", "autocast": "bf16", "channels_last": True, "unfused_attention": True, "fit": False},
+     ["  Runtime: torch-eager", "  Layout: channels-last", "  Attention: unfused", "  Autocast: bf16"]),
+    (["--runtime", "torch-eager", "--autocast", "fp16"],
+     {"runtime": "torch-eager", "autocast": "fp16", "channels_last": False, "unfused_attention": False, "fit": True},
+     ["  Runtime: torch-eager", "  Autocast: fp16", "  Fit: "]),
+    (["--runtime", "torch-eager", "--autocast", "fp16", "--channels-last"],
+     {"autocast": "fp16", "channels_last": True, "fit": True}, ["  Layout: channels-last", "  Fit: "]),
+    (["--runtime", "torch-compile", "--autocast", "fp16", "--efficiency", "0.6"],
+     {"runtime": "torch-compile", "autocast": "fp16", "fit": False}, ["  Runtime: torch-compile", "  Autocast: fp16"]),
+]
+for args, want, lines in GPU_RUNS:
+    base = [mnist, "--gpu", "rtx-4090", *args]
+    doc, text = run(*base, "--format", "json"), run(*base)
+    if doc is None or text is None:
+        continue
+    opts = json.loads(doc)["gpu"]["options"]
+    for k, v in want.items():
+        got = (opts.get(k) is not None) if k == "fit" else opts.get(k)
+        check(f"{' '.join(args)}: gpu.options.{k}", got == v, opts.get(k))
+    for start in lines:
+        check(f"{' '.join(args)}: the header's line '{start.strip()}'", any(x.startswith(start) for x in text.splitlines()),
+              text[:400])
+    check(f"{' '.join(args)}: a Fit line exactly when JSON names a fit",
+          any(x.startswith("  Fit: ") for x in text.splitlines()) == (opts.get("fit") is not None), opts.get("fit"))
+    if opts.get("fit"):  # an eager fit gives the fused class (torch-compile's) no factor: named nowhere
+        fit_line = line_with(text, "  Fit: ")
+        check(f"{' '.join(args)}: the eager fit's classes, without fused", "fused" not in fit_line and
+              "fused" not in opts["fit"]["factors"] and " gemm " in fit_line and "gemm" in opts["fit"]["factors"],
+              (fit_line[-200:], opts["fit"]["factors"]))
 
 MIN = {"files": 70, "incomplete": 5, "sweeps": 3, "decoders": 3}
 for k, n in MIN.items():

@@ -149,7 +149,3 @@ int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes) {
 }
 
 double oc_gpu_level_bandwidth(const struct oc_gpu *gpu, int32_t k) { return k >= 0 ? gpu->cache_bw[k] : gpu->mem_bw; }
-
-double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes) {
-    return oc_gpu_level_bandwidth(gpu, oc_gpu_level_for(gpu, bytes));
-}

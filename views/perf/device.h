@@ -147,8 +147,6 @@ bool oc_gpu_at_threads(const struct oc_gpu *g, int32_t n, struct oc_gpu *out, ch
 /* The level a node moving `bytes` streams from: the index of the smallest
  * cache level of a CPU spec that holds them, else -1 (device memory). */
 int32_t oc_gpu_level_for(const struct oc_gpu *gpu, uint64_t bytes);
-/* That level's bandwidth. */
-double oc_gpu_bandwidth_for(const struct oc_gpu *gpu, uint64_t bytes);
 
 
 /* The built-in table, in docs/GPUS.md order. */

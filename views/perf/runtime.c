@@ -68,9 +68,9 @@ const char *oc_runtime_description(enum oc_runtime r) {
                "region of other nodes between them fused into one kernel";
     return r == OC_RUNTIME_TORCH_EAGER
                ? "eager PyTorch: attention as one fused kernel, a Linear's bias in its GEMM, GELU, SiLU or a "
-                 "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute, slice "
-                 "or split only elementwise ops or torch.cat read as a view, index arithmetic over shapes as none, a "
-                 "BatchNorm the export folded as a pass of its own"
+                 "normalization written as several pointwise nodes as one kernel, GroupNorm as one, a permute, slice, "
+                 "split or expand only elementwise ops or torch.cat read as a view, index arithmetic over shapes as "
+                 "none, a BatchNorm the export folded as a pass of its own"
                : "one kernel per node, as the file has them";
 }
 
