@@ -49,7 +49,9 @@ fixed seeds, N bound with --dim N=4.
     minus after equal the savings; ONNX Runtime's basic optimizer removes the
     same two pairs, keeps the lossy one, and its result moves exactly the
     savings less; a Reshape to [-1, 48] and back to [-1, 8, 6] is a finding
-    of both;
+    of both; int32 to int64 and back is a finding, int64 to int32 and back
+    none (ONNX Runtime's outputs the same without the first, changed
+    through the second);
   * fusion/fold-into-weights: Conv -> BatchNormalization and Conv -> Mul by a
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and FLOPs, weight bytes and bytes moved (by hand)
@@ -366,6 +368,35 @@ def check_reshape_pair(onnxcost, work):
     sets = [sorted(n["name"] for n in f["nodes"]) for f in got]
     check(sets == [["r1", "r2"]] and "Reshapes back" in got[0]["message"],
           f"cancelling pairs: a Reshape to [-1, 48] and back to [-1, 8, 6] is one finding of r1 and r2 ({sets})")
+
+
+def check_int_casts(onnxcost, work):
+    """Integer round trips: int32 to int64 and back keeps every value (a
+    finding), int64 to int32 and back does not (none); ONNX Runtime gives the
+    same output with the lossless pair rewired away, on values at int32's
+    ends, and a different one through the lossy pair for a value past them."""
+    nodes = [h.make_node("Cast", ["a"], ["w1"], to=TensorProto.INT64, name="w1"),
+             h.make_node("Cast", ["w1"], ["w2"], to=TensorProto.INT32, name="w2"),
+             h.make_node("Neg", ["w2"], ["ya"], name="nega"),
+             h.make_node("Cast", ["b"], ["n1"], to=TensorProto.INT32, name="n1"),
+             h.make_node("Cast", ["n1"], ["n2"], to=TensorProto.INT64, name="n2"),
+             h.make_node("Neg", ["n2"], ["yb"], name="negb")]
+    ins = [h.make_tensor_value_info("a", TensorProto.INT32, ["N", 4]), h.make_tensor_value_info("b", TensorProto.INT64, ["N", 4])]
+    outs = [h.make_tensor_value_info("ya", TensorProto.INT32, ["N", 4]), h.make_tensor_value_info("yb", TensorProto.INT64, ["N", 4])]
+    path = save(os.path.join(work, "int_casts.onnx"), nodes, ins, outs, [])
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "graph/cancelling-pair") if doc else []
+    sets = sorted(sorted(n["name"] for n in f["nodes"]) for f in got)
+    check(sets == [["w1", "w2"]], f"cancelling pairs: int32 to int64 and back is one finding, int64 to int32 and "
+                                  f"back none ({sets})")
+    bare = save(os.path.join(work, "int_casts_bare.onnx"),
+                [h.make_node("Neg", ["a"], ["ya"], name="nega"), nodes[3], nodes[4], nodes[5]], ins, outs, [])
+    a = np.array([[-2**31 + 1, -1, 0, 2**31 - 1]] * N, np.int32)
+    b = np.array([[2**40, -1, 0, 5]] * N, np.int64)
+    full, gone = ort_run(path, {"a": a, "b": b}), ort_run(bare, {"a": a, "b": b})
+    check(np.array_equal(full[0], gone[0]) and not np.array_equal(full[1], -b),
+          "cancelling pairs: ONNX Runtime gives the same output without the int32 round trip, and the int64 one "
+          "changes 2^40")
 
 
 def check_cancelling(onnxcost, path, bare):
@@ -998,6 +1029,7 @@ def main():
     check_no_op(onnxcost, *model_no_op(work))
     check_cancelling(onnxcost, *model_cancelling(work))
     check_reshape_pair(onnxcost, work)
+    check_int_casts(onnxcost, work)
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
     check_attention_layers(onnxcost, work)
