@@ -127,6 +127,17 @@ else
     fail=$((fail + 1))
 fi
 
+# annotate's copy that cannot be written: one line naming the file and the
+# byte it stopped at (where a write first failed: the buffer's, not fixed)
+"$bin" annotate "$fx/mnist/torchsummary_net.onnx" -o /dev/full >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 3 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -Eq "^$E /dev/full: cannot write the output at byte [0-9]+\$" "$tmp/err"; then
+    pass=$((pass + 1))
+else
+    echo "FAIL annotate_full_output: exit $rc, stderr: $(cat "$tmp/err")"
+    fail=$((fail + 1))
+fi
+
 # unbound dims: formulas by default, 1 with a warning under --no-symbolic
 expect mnist_symbolic 0 "" -- "$fx/mnist/torchsummary_net.onnx"
 expect_out mnist_formulas "[batch, 10, 24, 24]" "144,000·batch" "Total MACs: 480,500·batch" \
