@@ -6,7 +6,7 @@
 #include "groups.h"
 
 #include "../views/budget.h"
-#include "../views/lint.h"
+#include "../views/lint/lint.h"
 #include "../views/measure.h"
 #include "../analyzer/modules.h"
 #include "../analyzer/derive.h"

@@ -1,11 +1,11 @@
 /*
  * cmd_lint.c — `onnxcost lint MODEL [options]`: what to change in the model
- * and what each change saves (views/lint.h, docs/LINT.md).
+ * and what each change saves (views/lint/lint.h, docs/LINT.md).
  */
 #include "cli.h"
 #include "groups.h"
 
-#include "../views/lint.h"
+#include "../views/lint/lint.h"
 #include "../reports/report.h"
 
 #include <stdio.h>

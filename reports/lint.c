@@ -4,7 +4,7 @@
  * and SARIF 2.1.0; each with its saving, and the totals.
  */
 #include "report_impl.h"
-#include "../views/lint.h"
+#include "../views/lint/lint.h"
 
 #include <inttypes.h>
 #include <jansson.h>

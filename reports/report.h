@@ -141,7 +141,7 @@ struct oc_report_spec {
     uint32_t columns;              /* text: --columns (1 << OC_COL_*), 0 = defaults */
     const struct oc_measured *measured; /* --measured: an ONNX Runtime profile joined, or NULL */
     const struct oc_range_result *ranges; /* --dim NAME=LO:HI: totals over the ranges, or NULL */
-    const struct oc_lint_result *lint;    /* --lint: the lint findings (views/lint.h), or NULL */
+    const struct oc_lint_result *lint;    /* --lint: the lint findings (views/lint/lint.h), or NULL */
 };
 
 /* 1234567 -> "1,234,567" into buf (>= 32 bytes); returns buf. */

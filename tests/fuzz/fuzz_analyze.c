@@ -8,7 +8,7 @@
 #include "../../analyzer/analyze.h"
 #include "../../views/perf/perf.h"
 #include "../../analyzer/model.h"
-#include "../../views/lint.h"
+#include "../../views/lint/lint.h"
 #include "../../views/training.h"
 #include "../../reports/report.h"
 

@@ -60,8 +60,8 @@
 #ifndef OC_LINT_H
 #define OC_LINT_H
 
-#include "../analyzer/analyze.h"
-#include "perf/perf.h"
+#include "../../analyzer/analyze.h"
+#include "../perf/perf.h"
 
 enum oc_lint_level { OC_LINT_NOTE, OC_LINT_WARNING, OC_LINT_ERROR, OC_LINT_LEVELS };
 
