@@ -842,7 +842,9 @@ static void token_views(void **state) {
  * 4 bytes of the 3 x 393,216 (x, u, the output) + 98,304 x 4 x 8 (the
  * indices) = 4,325,376 bytes the node reads and writes, a scale of
  * 786,432 / 4,325,376 = 2/11.
- * An Expand of a constant by a constant shape (kx) keeps its kernel. */
+ * An Expand of a constant by a constant shape (kx) keeps its kernel, and
+ * so does z = ConstantOfShape(s), zeros of x's shape (torch.zeros: a fill
+ * kernel in eager PyTorch too). */
 static void index_math(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -862,7 +864,9 @@ static void index_math(void **state) {
     pbm_node(&pm, pb_node("u", "Reshape", TU_LIST("x", "len"), TU_LIST("u_o"), 0, NULL));
     pbm_node(&pm, pb_node("sc", "ScatterND", TU_LIST("x", "ix_o", "u_o"), TU_LIST("sc_o"), 0, NULL));
     pbm_node(&pm, pb_node("kx", "Expand", TU_LIST("cls", "big"), TU_LIST("kx_o"), 0, NULL));
-    pbm_output(&pm, pb_value_info("y_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_node(&pm, pb_node("z", "ConstantOfShape", TU_LIST("s_o"), TU_LIST("z_o"), 0, NULL));
+    pbm_node(&pm, pb_node("yz", "Add", TU_LIST("y_o", "z_o"), TU_LIST("yz_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("yz_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("sc_o", PB_FLOAT, -1, NULL, NULL));
     pbm_output(&pm, pb_value_info("kx_o", PB_FLOAT, -1, NULL, NULL));
     tu_analyze_ok(&pm, 17, NULL);
@@ -879,6 +883,7 @@ static void index_math(void **state) {
     assert_int_equal(p.anchor[sc], -1);
     assert_true(fabs(p.bytes_scale[sc] - 2.0 / 11) < 1e-12);
     assert_int_equal(p.anchor[idx(a, "kx")], -1);
+    assert_int_equal(p.anchor[idx(a, "z")], -1);
     assert_int_equal(p.anchor[idx(a, "y")], -1);
     oc_runtime_plan_free(&p);
     /* one kernel per node: the node's bytes as the file has them */
