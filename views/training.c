@@ -258,21 +258,50 @@ static void oc_pointwise_regions(const struct oc_graph *g, const uint8_t *flow, 
     /* how often each value is read by a node of the chain that made it */
     int32_t *inside = calloc((size_t)g->n_values + 1, sizeof *inside);
     int32_t *exits = calloc((size_t)nn + 1, sizeof *exits);
-    if (!inside || !exits) {
+    int32_t *pos = malloc(((size_t)nn + 1) * sizeof *pos), *cut = malloc(((size_t)nn + 1) * sizeof *cut);
+    if (!inside || !exits || !pos || !cut) {
         for (int32_t i = 0; i < nn; i++)
             region[i] = -1;
-        free(inside), free(exits), free(size);
+        free(inside), free(exits), free(size), free(pos), free(cut);
         return;
     }
-    for (int32_t i = 0; i < nn; i++) {
-        const struct oc_node *n = &g->nodes[i];
-        for (int32_t j = 0; region[i] >= 0 && j < n->n_in; j++) {
-            int32_t v = n->in[j];
-            if (v >= 0 && g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0 &&
-                region[g->values[v].producer] == region[i])
-                inside[v]++;
+    for (int32_t s = 0; s < nn; s++)
+        pos[g->order[s]] = s;
+    /* a chain that hands a value it reads on to a node outside it as well
+       (SiLU's output, read by a squeeze-excite's mean and by its gate) ends
+       at that value: the members after it leave the chain, and the rest is
+       counted again */
+    for (int pass = 0; pass < 8; pass++) {
+        memset(inside, 0, ((size_t)g->n_values + 1) * sizeof *inside);
+        for (int32_t i = 0; i < nn; i++) {
+            const struct oc_node *n = &g->nodes[i];
+            for (int32_t j = 0; region[i] >= 0 && j < n->n_in; j++) {
+                int32_t v = n->in[j];
+                if (v >= 0 && g->values[v].kind == OC_VALUE_NODE && g->values[v].producer >= 0 &&
+                    region[g->values[v].producer] == region[i])
+                    inside[v]++;
+            }
         }
+        bool leak = false;
+        for (int32_t i = 0; i < nn; i++)
+            cut[i] = nn;
+        for (int32_t i = 0; i < nn; i++) {
+            int32_t r = region[i], y = g->nodes[i].out[0];
+            if (r >= 0 && inside[y] > 0 && (inside[y] < g->values[y].n_consumers || g->values[y].is_graph_output) &&
+                pos[i] < cut[r]) {
+                cut[r] = pos[i];
+                leak = true;
+            }
+        }
+        if (!leak)
+            break;
+        for (int32_t i = 0; i < nn; i++)
+            if (region[i] >= 0 && pos[i] > cut[region[i]]) {
+                size[region[i]]--;
+                region[i] = -1;
+            }
     }
+    free(pos), free(cut);
     /* each intermediate is read only inside its chain, and one output (the
        chain's result) only outside it; else the nodes keep their own rules */
     for (int32_t i = 0; i < nn; i++) {

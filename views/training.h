@@ -99,7 +99,8 @@ bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n);
  * or more pointwise ops (Add, Sub, Mul, Div, Pow, Sqrt, Reciprocal, Neg,
  * Erf, Tanh, Sigmoid, ReduceMean) that reads one activation from outside,
  * root[region] (a value index), and whose only output read outside it is
- * its last; -1 for every other node. region and root have room for
+ * its last (a chain that hands a value on outside as well ends there);
+ * -1 for every other node. region and root have room for
  * g->n_nodes entries; a region is numbered by its first node's step. False
  * when out of memory. What OC_SAVED_FUSED_POINTWISE keeps, and what eager
  * PyTorch runs as one kernel (perf/runtime.c). */

@@ -892,6 +892,61 @@ static void index_math(void **state) {
     oc_runtime_plan_free(&p);
 }
 
+/* Channels-first attention (MaxViT's, CoAtNet's Attention2d), q, k, v
+ * [1,2,8,16] (heads 2, head size 8, 16 positions), and a SiLU whose output
+ * a squeeze-excite reads twice:
+ *   qs = q * s; qt = qs^T (last two axes); a = qt @ k; sm = Softmax(a);
+ *   pt = sm^T; o = v @ pt                   one attention kernel: the
+ *                                           scale written before the
+ *                                           transpose, the probabilities
+ *                                           transposed for V @ P^T
+ *   sg = Sigmoid(x); si = x * sg            SiLU: one kernel, though si is
+ *   mu = ReduceMean(si); gc = Conv(mu);     read by the squeeze-excite's
+ *   y = si * gc                             mean and its gate, each a kernel
+ *                                           of its own */
+static void transposed_attention(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("q", PB_FLOAT, 4, TU_DIMS(1, 2, 8, 16), NULL));
+    pbm_input(&pm, pb_value_info("k", PB_FLOAT, 4, TU_DIMS(1, 2, 8, 16), NULL));
+    pbm_input(&pm, pb_value_info("v", PB_FLOAT, 4, TU_DIMS(1, 2, 8, 16), NULL));
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 4, 8, 8), NULL));
+    pbm_init(&pm, pb_tensor_f32("s", 0, NULL));
+    pbm_init(&pm, pb_tensor_i64("hw", 1, TU_DIMS(2), TU_DIMS(2, 3)));
+    pbm_init(&pm, pb_tensor_f32("wg", 4, TU_DIMS(4, 4, 1, 1)));
+    struct pbw t1[] = {pb_attr_ints("perm", 4, TU_DIMS(0, 1, 3, 2))}, t2[] = {pb_attr_ints("perm", 4, TU_DIMS(0, 1, 3, 2))};
+    struct pbw ax[] = {pb_attr_int("axis", -1)}, keep[] = {pb_attr_int("keepdims", 1)};
+    pbm_node(&pm, pb_node("qs", "Mul", TU_LIST("q", "s"), TU_LIST("qs_o"), 0, NULL));
+    pbm_node(&pm, pb_node("qt", "Transpose", TU_LIST("qs_o"), TU_LIST("qt_o"), 1, t1));
+    pbm_node(&pm, pb_node("a", "MatMul", TU_LIST("qt_o", "k"), TU_LIST("a_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("a_o"), TU_LIST("sm_o"), 1, ax));
+    pbm_node(&pm, pb_node("pt", "Transpose", TU_LIST("sm_o"), TU_LIST("pt_o"), 1, t2));
+    pbm_node(&pm, pb_node("o", "MatMul", TU_LIST("v", "pt_o"), TU_LIST("o_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sg", "Sigmoid", TU_LIST("x"), TU_LIST("sg_o"), 0, NULL));
+    pbm_node(&pm, pb_node("si", "Mul", TU_LIST("x", "sg_o"), TU_LIST("si_o"), 0, NULL));
+    pbm_node(&pm, pb_node("mu", "ReduceMean", TU_LIST("si_o", "hw"), TU_LIST("mu_o"), 1, keep));
+    pbm_node(&pm, pb_node("gc", "Conv", TU_LIST("mu_o", "wg"), TU_LIST("gc_o"), 0, NULL));
+    pbm_node(&pm, pb_node("y", "Mul", TU_LIST("si_o", "gc_o"), TU_LIST("y_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("o_o", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("y_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 18, NULL);
+    struct oc_analysis *a = an;
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    int32_t o = idx(a, "o");
+    const char *members[] = {"qs", "qt", "a", "sm", "pt", "o"};
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(p.anchor[idx(a, members[i])], o);
+    assert_int_equal(p.kind[o], OC_RT_ATTENTION);
+    int32_t si = idx(a, "si");
+    assert_int_equal(p.anchor[idx(a, "sg")], si);
+    assert_int_equal(p.anchor[si], si);
+    assert_int_equal(p.kind[si], OC_RT_POINTWISE);
+    assert_int_equal(p.anchor[idx(a, "mu")], -1);
+    assert_int_equal(p.anchor[idx(a, "y")], -1);
+    oc_runtime_plan_free(&p);
+}
+
 static void runtime_names(void **state) {
     (void)state;
     enum oc_runtime r;
@@ -918,6 +973,7 @@ int main(void) {
         cmocka_unit_test_teardown(addcmul_chain, tu_teardown),
         cmocka_unit_test_teardown(token_views, tu_teardown),
         cmocka_unit_test_teardown(index_math, tu_teardown),
+        cmocka_unit_test_teardown(transposed_attention, tu_teardown),
         cmocka_unit_test(runtime_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

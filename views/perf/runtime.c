@@ -160,9 +160,10 @@ static bool oc_rt_view_op(const struct oc_node *n) {
 
 /* What eager PyTorch hands the attention kernel as strided views of one
    buffer (q, k, v split from a projection and permuted; K transposed) and
-   the scale it applies inside: a node not in a group whose every output
-   only the attention's members read joins it, until none does. m[0..n):
-   the group's members so far (room for OC_RT_GROUP_MAX). */
+   the scale it applies inside (written on a product or on one of those
+   views): a node not in a group whose every output only the attention's
+   members read joins it, until none does. m[0..n): the group's members so
+   far (room for OC_RT_GROUP_MAX). */
 enum { OC_RT_GROUP_MAX = 64 };
 static void oc_rt_views(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *m2, int32_t *m,
                         int32_t n) {
@@ -171,7 +172,7 @@ static void oc_rt_views(const struct oc_graph *g, struct oc_runtime_plan *p, con
         for (int32_t k = 0; k < x->n_in && n < OC_RT_GROUP_MAX; k++) {
             const struct oc_node *w = oc_rt_producer(g, x->in[k]);
             bool scale = w && (oc_rt_is(w, "Mul") || oc_rt_is(w, "Div")) && w->n_in == 2 && w->in[1] >= 0 &&
-                         oc_rt_constant(g, w->in[1]) && oc_rt_is(x, "MatMul");
+                         oc_rt_constant(g, w->in[1]) && (oc_rt_is(x, "MatMul") || oc_rt_view_op(x));
             if (!w || p->anchor[w->index] >= 0 || (!oc_rt_view_op(w) && !scale))
                 continue;
             bool only = true;
@@ -192,19 +193,41 @@ static void oc_rt_views(const struct oc_graph *g, struct oc_runtime_plan *p, con
     }
 }
 
-/* attention ending at the MatMul m2: MatMul(A, B) whose A is Softmax's, whose
-   input is (Add of a mask)? (Mul or Div by a constant)? MatMul m1 */
+/* a Transpose that swaps a tensor's last two axes (K^T, P^T), the others
+   in place */
+static bool oc_rt_swaps_last_two(const struct oc_graph *g, const struct oc_node *t) {
+    const int64_t *perm = NULL;
+    int64_t k = 0;
+    struct oc_diag d = {0};
+    if (!oc_rt_is(t, "Transpose") || t->n_in < 1 || t->in[0] < 0 || g->values[t->in[0]].rank < 2 ||
+        oc_attr_ints(t, "perm", &perm, &k, &d) != OC_OK || !perm || k != g->values[t->in[0]].rank)
+        return false;
+    for (int64_t i = 0; i < k - 2; i++)
+        if (perm[i] != i)
+            return false;
+    return perm[k - 2] == k - 1 && perm[k - 1] == k - 2;
+}
+
+/* attention ending at the MatMul m2: MatMul(A, B) whose A is Softmax's (or
+   MatMul(V, B) whose B is Softmax's transposed), whose input is (Add of a
+   mask)? (Mul or Div by a constant)? MatMul m1 */
 static void oc_rt_attention(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *m2) {
     if (!oc_rt_is(m2, "MatMul") || p->anchor[m2->index] >= 0 || m2->n_in < 2)
         return;
-    const struct oc_node *chain[4];
-    int32_t n = 0;
-    const struct oc_node *x = oc_rt_producer(g, m2->in[0]);
-    if (!oc_rt_is(x, "Softmax") || !oc_rt_single_use(g, m2->in[0]) || p->anchor[x->index] >= 0)
+    const struct oc_node *chain[5];
+    int32_t n = 0, probs = m2->in[0];
+    const struct oc_node *x = oc_rt_producer(g, probs), *t = oc_rt_producer(g, m2->in[1]);
+    if (!oc_rt_is(x, "Softmax") && oc_rt_swaps_last_two(g, t) && oc_rt_single_use(g, m2->in[1]) &&
+        p->anchor[t->index] < 0) { /* V @ P^T, the layout of channels-first attention (MaxViT's, CoAtNet's) */
+        chain[n++] = t;
+        probs = t->in[0];
+        x = oc_rt_producer(g, probs);
+    }
+    if (!oc_rt_is(x, "Softmax") || !oc_rt_single_use(g, probs) || p->anchor[x->index] >= 0)
         return;
     chain[n++] = x;
     x = oc_rt_producer(g, x->in[0]);
-    int32_t via = chain[0]->in[0];
+    int32_t via = chain[n - 1]->in[0];
     if (oc_rt_is(x, "Add") && oc_rt_single_use(g, via) && p->anchor[x->index] < 0) { /* a mask */
         chain[n++] = x;
         const struct oc_node *a = oc_rt_producer(g, x->in[0]), *b = oc_rt_producer(g, x->in[1]);
