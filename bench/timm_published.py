@@ -637,7 +637,8 @@ def checks_markdown(fits):
     """Markdown rows of each fit's own figures: [(label, fit JSON)] -> the
     fitted 10 % and the unseen rest of its file (within 10 %, within 15 %,
     median |ln|, and the same at the default factors), then every file the
-    fit was applied to as it is."""
+    fit was applied to as it is, then the factors (the classes some fit
+    moves from 1)."""
     def pct(s):
         return f"{s['within15']} ({100 * s['within15'] / s['joined']:.0f} %)" if s["joined"] else "0"
 
@@ -656,6 +657,10 @@ def checks_markdown(fits):
             f, d = r["fitted"], r["default"]
             out.append(f"| {label} | {path.replace('.autocast.tsv', '').replace('.compile.tsv', '')} | {f['joined']} | "
                        f"{pct(f)} | {f['median_abs_ln']:.3f} | {pct(d)}, {d['median_abs_ln']:.3f} |")
+    used = [c for c in KCLASSES if any(abs(fit["factors"].get(c, 1.0) - 1.0) > 1e-12 for _, fit in fits)]
+    out += ["", "| fit | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
+    for label, fit in fits:
+        out.append(f"| {label} | " + " | ".join(f"{fit['factors'].get(c, 1.0):.3f}" for c in used) + " |")
     return "\n".join(out)
 
 

@@ -230,10 +230,13 @@ part = {"joined": 40, "within10": 20, "within15": 30, "median_abs_ln": 0.0625}
 rest = {"joined": 360, "within10": 200, "within15": 270, "median_abs_ln": 0.07}
 md = tp.checks_markdown([("G, NCHW", {"fit": {"fitted": part, "default": part},
                                       "check": {"fitted": rest, "default": dict(rest, within15=180)},
-                                      "applied": {"X.autocast.tsv": {"fitted": rest, "default": rest}}})])
+                                      "applied": {"X.autocast.tsv": {"fitted": rest, "default": rest}},
+                                      "factors": dict({c: 1.0 for c in tp.KCLASSES}, gemm=1.5)})])
 check("| **unseen** | G, NCHW | 360 | 200 | **270 (75 %)** | 0.070 | 180 (50 %), 0.070 |" in md and
       "| the fitted 10 % | G, NCHW | 40 | 20 | 30 (75 %) | 0.062 |" in md and "| G, NCHW | X | 360 | 270 (75 %) |" in md,
       "checks: the unseen 270 of 360 (75 %), 180 at the default factors, and the file applied to")
+check("| fit | gemm |" in md and "| G, NCHW | 1.500 |" in md and "| eltwise" not in md,
+      "checks: the factors' table has the classes a fit moves from 1 (gemm 1.500), no other")
 
 # ---- one real join through onnxcost ----------------------------------------------------------
 try:
