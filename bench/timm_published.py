@@ -442,7 +442,7 @@ def cmd_table(a):
         fams = ", ".join(f"{f} {m:.2f}× ({n})" for f, (m, n) in far)
         pct = lambda k: f"{s[k]} ({100 * s[k] / s['joined']:.0f} %)" if s["joined"] else "-"
         med = f"{s['median_abs_ln']:.2f}" if s["median_abs_ln"] is not None else "-"
-        how = head[2] if len(head) > 2 else ""
+        how, _, written = (head[2] if len(head) > 2 else "").partition(" | attention written out: ")
         priced = how.split("--runtime ")[1].split()[0] if "--runtime " in how else "nodes"
         if "--autocast " in how:  # autocast, at the default factors or with a built-in GPU's fit
             priced += " + autocast " + how.split("--autocast ")[1].split()[0]
@@ -451,6 +451,8 @@ def cmd_table(a):
             priced += " + channels-last"
         if "--unfused-attention" in how:
             priced += " + unfused attention"
+        elif "--unfused-attention" in written:
+            priced += " + written-out attention unfused"
         if "--optimizer " in how:
             priced += " + training step (" + how.split("--optimizer ")[1].split()[0] + ")"
         print(f"| {head[0].lstrip('# ')} | {d.get('gpu', '?')} | {d.get('layout', '?')} | {d.get('runtime', '?')} "
