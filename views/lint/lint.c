@@ -98,6 +98,28 @@ bool oc_lint_select(struct oc_lint_opts *o, const char *sel, bool on) {
 
 /* ---- the run --------------------------------------------------------------------------- */
 
+/* Each family's rule function, in the order they run (a weight one finding
+   removes is not counted again by a later one), and the rules it finds: it
+   runs when any of them is enabled. */
+static const struct {
+    enum oc_status (*run)(struct oc_lint_ctx *c);
+    enum oc_lint_rule_id rules[3];
+    int32_t n;
+} oc_lint_passes[] = {
+    {oc_rule_duplicates, {OC_LINT_DUPLICATE, OC_LINT_DUPLICATE_TRANSPOSED}, 2},
+    {oc_rule_unused, {OC_LINT_UNUSED_INITIALIZER, OC_LINT_UNUSED_INPUT}, 2},
+    {oc_rule_dead, {OC_LINT_DEAD_NODE}, 1},
+    {oc_rule_foldable, {OC_LINT_CONSTANT_FOLDABLE}, 1},
+    {oc_rule_no_op, {OC_LINT_NO_OP}, 1},
+    {oc_rule_cancelling, {OC_LINT_CANCELLING}, 1},
+    {oc_rule_fold_into_weights, {OC_LINT_FOLD_INTO_WEIGHTS}, 1},
+    {oc_rule_tc_alignment, {OC_LINT_TC_ALIGNMENT}, 1},
+    {oc_rule_attention, {OC_LINT_UNFUSED_ATTENTION}, 1},
+    {oc_rule_precision, {OC_LINT_CAST_WEIGHTS, OC_LINT_NARROWER_WEIGHTS, OC_LINT_OLD_OPSET}, 3},
+    {oc_rule_peak, {OC_LINT_PEAK, OC_LINT_PEAK_ORDER}, 2},
+    {oc_rule_no_cost, {OC_LINT_NO_COST}, 1},
+};
+
 enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *an, const struct oc_lint_opts *o,
                            struct oc_lint_result *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
@@ -123,31 +145,13 @@ enum oc_status oc_lint_run(const struct oc_model *m, const struct oc_analysis *a
             if (g->nodes[i].implicit[k] >= 0)
                 c.implicit_read[g->nodes[i].implicit[k]] = true;
     enum oc_status st = OC_OK;
-    if (o->enabled[OC_LINT_DUPLICATE] || o->enabled[OC_LINT_DUPLICATE_TRANSPOSED])
-        st = oc_rule_duplicates(&c);
-    if (st == OC_OK && (o->enabled[OC_LINT_UNUSED_INITIALIZER] || o->enabled[OC_LINT_UNUSED_INPUT]))
-        st = oc_rule_unused(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_DEAD_NODE])
-        st = oc_rule_dead(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_CONSTANT_FOLDABLE])
-        st = oc_rule_foldable(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_NO_OP])
-        st = oc_rule_no_op(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_CANCELLING])
-        st = oc_rule_cancelling(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_FOLD_INTO_WEIGHTS])
-        st = oc_rule_fold_into_weights(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_TC_ALIGNMENT])
-        st = oc_rule_tc_alignment(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_UNFUSED_ATTENTION])
-        st = oc_rule_attention(&c);
-    if (st == OC_OK &&
-        (o->enabled[OC_LINT_CAST_WEIGHTS] || o->enabled[OC_LINT_NARROWER_WEIGHTS] || o->enabled[OC_LINT_OLD_OPSET]))
-        st = oc_rule_precision(&c);
-    if (st == OC_OK && (o->enabled[OC_LINT_PEAK] || o->enabled[OC_LINT_PEAK_ORDER]))
-        st = oc_rule_peak(&c);
-    if (st == OC_OK && o->enabled[OC_LINT_NO_COST])
-        st = oc_rule_no_cost(&c);
+    for (size_t k = 0; st == OC_OK && k < sizeof oc_lint_passes / sizeof *oc_lint_passes; k++) {
+        bool on = false;
+        for (int32_t r = 0; r < oc_lint_passes[k].n; r++)
+            on |= o->enabled[oc_lint_passes[k].rules[r]];
+        if (on)
+            st = oc_lint_passes[k].run(&c);
+    }
     free(c.implicit_read), free(c.needed), free(c.live), free(c.biased), free(c.removed), free(c.folded);
     free(c.rstart), free(c.radj);
     if (st != OC_OK) {
