@@ -489,11 +489,12 @@ static void oc_rt_norms(const struct oc_graph *g, struct oc_runtime_plan *p, int
 
 /* A node eager PyTorch runs as a view of its input, no kernel: a permute
    (Transpose), a slice with positive steps, a split (split, chunk,
-   unbind), a squeeze or unsqueeze, an expand (a stride of 0). It stays a view where every reader
-   takes strided input as it lies: an elementwise op (layout.h,
-   oc_layout_elementwise), torch.cat (Concat), or a view that stays one in
-   turn. A LayerNorm, a matrix product, a convolution or a reshape after it
-   makes it contiguous first: a copy, the view's own kernel. */
+   unbind), a squeeze or unsqueeze, an expand (a stride of 0). It stays a
+   view where every reader takes strided input as it lies: an elementwise
+   op (layout.h, oc_layout_elementwise), torch.cat (Concat), or a view that
+   stays one in turn. A LayerNorm, a matrix product, a convolution or a
+   reshape after it makes it contiguous first: a copy, the view's own
+   kernel. */
 static bool oc_rt_view_kind(const struct oc_graph *g, const struct oc_node *n) {
     if (oc_rt_is(n, "Slice")) {
         if (n->n_in < 5 || n->in[4] < 0)
@@ -528,16 +529,15 @@ static bool oc_rt_strided_views(const struct oc_graph *g, struct oc_runtime_plan
     for (int32_t r = g->n_nodes - 1; r >= 0; r--) {
         const struct oc_node *t = &g->nodes[g->order[r]];
         int32_t i = t->index;
-        bool view = oc_rt_view_kind(g, t) && (p->anchor[i] < 0 || p->kind[i] == OC_RT_VIEW) && t->n_out > 0;
+        bool read = t->n_out > 0 && t->out[0] >= 0 && !g->values[t->out[0]].is_graph_output &&
+                    g->values[t->out[0]].n_consumers > 0; /* its output read, and not the graph's */
+        bool view = read && oc_rt_view_kind(g, t) && (p->anchor[i] < 0 || p->kind[i] == OC_RT_VIEW);
         for (int32_t k = 0; view && k < t->n_out; k++) {
             int32_t v = t->out[k];
             if (v >= 0 && (g->values[v].is_graph_output || strided_no[v]))
                 view = false;
         }
-        if (view && (t->n_out < 1 || t->out[0] < 0 || g->values[t->out[0]].n_consumers < 1))
-            view = false;
-        if (oc_rt_is(t, "Transpose") && p->anchor[i] < 0 && t->n_out > 0 && t->out[0] >= 0 &&
-            !g->values[t->out[0]].is_graph_output && g->values[t->out[0]].n_consumers > 0 &&
+        if (read && oc_rt_is(t, "Transpose") && p->anchor[i] < 0 &&
             ((channels_last && oc_layout_permute_kind(t)) || by_layout[i]))
             view = true;
         if (view && !oc_rt_view_passes(t) && p->anchor[i] < 0) {
