@@ -18,8 +18,12 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       weights; a copy is a few hundred KB). Each export runs within --max-gib
       of address space (8) and --timeout seconds (600), in an order that
       spreads every prefix over the families, the lightest of each first. DIR/manifest.tsv records every
-      attempt: ok, or failed with the reason (never dropped). Models already
-      in the manifest are skipped.
+      attempt: ok, or failed with the reason (never dropped), and of each
+      model its parameters, BatchNorm channels and how its attention runs
+      under PyTorch 2 (sdpa or written). Models already in the manifest are
+      skipped.
+  counts  --models DIR
+      Fills those columns into manifest rows written before they were.
   join    --csv FILE --models DIR --onnxcost BIN --gpu ID [--dtype D --math M]
           [--extra ARGS] [--written ARGS] --out ROWS.tsv
       Each row of the file beside onnxcost's predicted samples/s at the
