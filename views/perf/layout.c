@@ -54,6 +54,18 @@ static bool oc_layout_ends(const struct oc_node *n) {
     return false;
 }
 
+int64_t oc_layout_swaps_last_two(const struct oc_node *n) {
+    const int64_t *perm = NULL;
+    int64_t k = 0;
+    struct oc_diag d = {0};
+    if (!n || !oc_node_is(n, "Transpose") || oc_attr_ints(n, "perm", &perm, &k, &d) != OC_OK || !perm || k < 2)
+        return 0;
+    for (int64_t i = 0; i < k - 2; i++)
+        if (perm[i] != i)
+            return 0;
+    return perm[k - 2] == k - 1 && perm[k - 1] == k - 2 ? k : 0;
+}
+
 static bool oc_layout_4d(const struct oc_graph *g, int32_t v) { return v >= 0 && g->values[v].rank == 4; }
 
 static bool oc_layout_dim_same(const struct oc_dim *a, const struct oc_dim *b) {
@@ -75,16 +87,6 @@ static bool oc_layout_spatial_reshape(const struct oc_graph *g, const struct oc_
     return h->value > 0 && w->value > 0 && hw->value == h->value * w->value;
 }
 
-/* a token-major transpose: (B, C, N) to (B, N, C) or back, Transpose with
-   perm (0, 2, 1) of a 3-D tensor */
-static bool oc_layout_token_transpose(const struct oc_node *n) {
-    const int64_t *perm = NULL;
-    int64_t k = 0;
-    struct oc_diag d = {0};
-    return oc_node_is(n, "Transpose") && oc_attr_ints(n, "perm", &perm, &k, &d) == OC_OK && k == 3 && perm &&
-           perm[0] == 0 && perm[1] == 2 && perm[2] == 1;
-}
-
 /* The readers of each value (analyzer/graph.h oc_graph_readers). */
 struct oc_layout_readers {
     int32_t *start, *adj;
@@ -101,7 +103,7 @@ static bool oc_layout_to_tokens(const struct oc_graph *g, const struct oc_layout
         r->start[n->out[0]] == r->start[n->out[0] + 1])
         return false;
     for (int32_t e = r->start[n->out[0]]; e < r->start[n->out[0] + 1]; e++)
-        if (!oc_layout_token_transpose(&g->nodes[r->adj[e]]))
+        if (oc_layout_swaps_last_two(&g->nodes[r->adj[e]]) != 3)
             return false;
     return true;
 }
@@ -149,7 +151,7 @@ bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bo
         if (n->n_out < 1 || n->out[0] < 0 || n->n_in < 1 || n->in[0] < 0)
             continue;
         int32_t in = n->in[0], out = n->out[0], perm = oc_layout_permute_kind(n);
-        if (oc_layout_token_transpose(n) && anchor[i] < 0) {
+        if (oc_layout_swaps_last_two(n) == 3 && anchor[i] < 0) {
             const struct oc_node *from = g->values[in].producer >= 0 ? &g->nodes[g->values[in].producer] : NULL;
             if (from && oc_layout_spatial_reshape(g, from, true)) { /* to tokens: free from a channels-last image */
                 view[i] = cl[from->in[0]];

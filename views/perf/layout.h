@@ -26,6 +26,11 @@
  * permute(0,2,3,1) (to NHWC), 2 for permute(0,3,1,2) (back), else 0. */
 int oc_layout_permute_kind(const struct oc_node *n);
 
+/* A Transpose that swaps a tensor's last two axes, the others in place
+ * (K^T, P^T; perm (0, 2, 1) of tokens (B, N, C)): its rank, else 0 (and
+ * for NULL). */
+int64_t oc_layout_swaps_last_two(const struct oc_node *n);
+
 /* An elementwise op eager PyTorch runs through TensorIterator: it reads
  * strided inputs as they lie (no copy before it) and writes its output in
  * the memory format of its inputs. */

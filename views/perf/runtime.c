@@ -193,21 +193,6 @@ static void oc_rt_views(const struct oc_graph *g, struct oc_runtime_plan *p, con
     }
 }
 
-/* a Transpose that swaps a tensor's last two axes (K^T, P^T), the others
-   in place */
-static bool oc_rt_swaps_last_two(const struct oc_graph *g, const struct oc_node *t) {
-    const int64_t *perm = NULL;
-    int64_t k = 0;
-    struct oc_diag d = {0};
-    if (!oc_rt_is(t, "Transpose") || t->n_in < 1 || t->in[0] < 0 || g->values[t->in[0]].rank < 2 ||
-        oc_attr_ints(t, "perm", &perm, &k, &d) != OC_OK || !perm || k != g->values[t->in[0]].rank)
-        return false;
-    for (int64_t i = 0; i < k - 2; i++)
-        if (perm[i] != i)
-            return false;
-    return perm[k - 2] == k - 1 && perm[k - 1] == k - 2;
-}
-
 /* attention ending at the MatMul m2: MatMul(A, B) whose A is Softmax's (or
    MatMul(V, B) whose B is Softmax's transposed), whose input is (Add of a
    mask)? (Mul or Div by a constant)? MatMul m1 */
@@ -217,7 +202,7 @@ static void oc_rt_attention(const struct oc_graph *g, struct oc_runtime_plan *p,
     const struct oc_node *chain[5];
     int32_t n = 0, probs = m2->in[0];
     const struct oc_node *x = oc_rt_producer(g, probs), *t = oc_rt_producer(g, m2->in[1]);
-    if (!oc_rt_is(x, "Softmax") && oc_rt_swaps_last_two(g, t) && oc_rt_single_use(g, m2->in[1]) &&
+    if (!oc_rt_is(x, "Softmax") && oc_layout_swaps_last_two(t) && oc_rt_single_use(g, m2->in[1]) &&
         p->anchor[t->index] < 0) { /* V @ P^T, the layout of channels-first attention (MaxViT's, CoAtNet's) */
         chain[n++] = t;
         probs = t->in[0];
