@@ -62,10 +62,15 @@ import time
 MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file", "torch_params",
                    "bn_channels", "attention"]
 ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status",
-              "latency_s", "class_s"]
+              "latency_s", "class_s", "split_s"]
 # onnxcost's kernel classes (views/perf/perf.h, enum oc_kclass), the fit's unknowns
 KCLASSES = ["gemm", "attention", "conv_3x3", "conv_kxk", "conv_1x1", "conv_grouped", "conv_depthwise", "eltwise",
             "reduce", "pool", "move", "pass", "fused"]
+# the contraction classes (oc_kclass_contraction): an additive fit prices
+# their kernels as compute / the class's factor + memory / MEMORY's factor
+CONTRACTIONS = KCLASSES[:7]
+MEMORY = "memory"
+FACTORS = KCLASSES + [MEMORY]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
 
 
@@ -336,6 +341,8 @@ def join_rows(rows, manifest, predict):
                 if more:  # the time per kernel class (the fit's terms) and the latency
                     row["latency_s"] = more[0].get("latency_s", "")
                     row["class_s"] = ";".join(f"{c}={v:.6g}" for c, v in (more[0].get("class_s") or {}).items())
+                    comp, mem = more[0].get("class_compute_s") or {}, more[0].get("class_memory_s") or {}
+                    row["split_s"] = ";".join(f"{c}={comp[c]:.6g}/{mem.get(c, 0):.6g}" for c in comp)
         out.append(row)
     return out
 
@@ -469,7 +476,12 @@ def cmd_table(a):
 # class's roofline time T_c (docs/MODEL.md, "Fitted kernel classes"); a
 # class factor f_c divides T_c. With w_c = 1/f_c the prediction is
 #     t(w) = rest + sum_c T_c w_c        (rest: the launches, latency - sum T_c)
-# linear in w. The fit takes x_c = ln w_c minimising
+# linear in w. An additive fit splits each contraction class's T_c into its
+# kernels' compute terms C_c and memory terms M_c (the row's split_s) and
+# prices them C_c w_c + M_c w_memory, one memory factor for them all:
+#     t(w) = rest + sum_{c contraction} (C_c w_c + M_c w_memory)
+#                 + sum_{c other} T_c w_c
+# still linear in w. The fit takes x_c = ln w_c minimising
 #     sum_rows (ln t(w) - ln measured)^2 + lam sum_c x_c^2
 # (the ridge keeps a class the fitted rows hardly use at the default), by
 # Gauss-Newton with a Levenberg damping, from x = 0.
@@ -483,17 +495,39 @@ def parse_class_s(text):
     return out
 
 
-def fit_terms(rows):
-    """Each ok row with its decomposition: (T per class, rest, measured
-    seconds per batch)."""
+def parse_split_s(text):
+    """split_s ("gemm=C/M;...") -> {class: (compute seconds, memory seconds)}"""
+    out = {}
+    for part in (text or "").split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            c, _, m = v.partition("/")
+            out[k] = (float(c), float(m or 0))
+    return out
+
+
+def fit_terms(rows, additive=False):
+    """Each ok row with its decomposition: (the seconds each factor of
+    FACTORS divides, rest, measured seconds per batch). Additive: a
+    contraction class's compute seconds under its own factor, the memory
+    seconds of them all under MEMORY's (a row without split_s refused);
+    else each class's seconds under its factor and none under MEMORY's."""
     out = []
     for r in rows:
         if r.get("status") != "ok" or not r.get("class_s") or not r.get("latency_s"):
             continue
         t = parse_class_s(r["class_s"])
+        T = [t.get(c, 0.0) for c in KCLASSES] + [0.0]
+        if additive:
+            if r.get("split_s") is None:  # joined before onnxcost wrote the split
+                raise ValueError(f"{r['model']} at {r['img_size']}: no split_s for an additive fit (join it again)")
+            split = parse_split_s(r["split_s"])
+            for i, c in enumerate(KCLASSES):
+                if c in CONTRACTIONS:
+                    T[i] = split.get(c, (0.0, 0.0))[0]
+                    T[-1] += split.get(c, (0.0, 0.0))[1]
         lat = float(r["latency_s"])
-        out.append(([t.get(c, 0.0) for c in KCLASSES], lat - sum(t.values()),
-                    int(r["batch"]) / float(r["measured_sps"])))
+        out.append((T, lat - sum(t.values()), int(r["batch"]) / float(r["measured_sps"])))
     return out
 
 
@@ -529,8 +563,8 @@ def fit_classes(terms, lam=0.1, iters=200, scale=0.0):
     the ridge-regularised loss of the ln errors (rho); returns (factors,
     loss before, loss after), the losses the mean squared ln error over the
     rows."""
-    used = [c for c in range(len(KCLASSES)) if any(t[0][c] > 0 for t in terms)]
-    x = [0.0] * len(KCLASSES)
+    used = [c for c in range(len(FACTORS)) if any(t[0][c] > 0 for t in terms)]
+    x = [0.0] * len(FACTORS)
 
     def objective(x):
         w = [math.exp(v) for v in x]
@@ -571,7 +605,7 @@ def fit_classes(terms, lam=0.1, iters=200, scale=0.0):
             if mu > 1e9:
                 break
     n = max(len(terms), 1)
-    before = sum((math.log(predict_time(t, [1.0] * len(KCLASSES))) - math.log(t[2])) ** 2 for t in terms) / n
+    before = sum((math.log(predict_time(t, [1.0] * len(FACTORS))) - math.log(t[2])) ** 2 for t in terms) / n
     w = [math.exp(v) for v in x]
     after = sum((math.log(predict_time(t, w)) - math.log(t[2])) ** 2 for t in terms) / n
     return [1 / v for v in w], before, after
@@ -585,13 +619,14 @@ def stratified(rows, every=10):
     return [r for i, r in enumerate(ok) if i % every == 0], [r for i, r in enumerate(ok) if i % every != 0]
 
 
-def refit_rows(rows, factors):
-    """rows with predicted_sps and ratio under the factors (the others kept)."""
+def refit_rows(rows, factors, additive=False):
+    """rows with predicted_sps and ratio under the factors (FACTORS' order;
+    the others kept)."""
     out = []
     for r in rows:
         r = dict(r)
         if r.get("status") == "ok" and r.get("class_s"):
-            t = fit_terms([r])[0]
+            t = fit_terms([r], additive)[0]
             sec = predict_time(t, [1 / f for f in factors])
             r["predicted_sps"] = int(r["batch"]) / sec
             r["ratio"] = r["predicted_sps"] / float(r["measured_sps"])
@@ -602,13 +637,16 @@ def refit_rows(rows, factors):
 def cmd_fit(a):
     _, rows = read_joined(a.rows)
     fit, check = stratified(rows, a.every)
-    factors, before, after = fit_classes(fit_terms(fit), a.lam, scale=a.scale)
+    factors, before, after = fit_classes(fit_terms(fit, a.additive), a.lam, scale=a.scale)
     res = {"fitted_on": os.path.basename(a.rows), "every": a.every, "lam": a.lam, "scale": a.scale,
-           "fit_models": [f"{r['model']}@{r['img_size']}" for r in fit],
-           "factors": dict(zip(KCLASSES, factors)), "fit_loss_before": before, "fit_loss_after": after}
+           "additive": a.additive, "fit_models": [f"{r['model']}@{r['img_size']}" for r in fit],
+           "factors": dict(zip(FACTORS, factors)), "fit_loss_before": before, "fit_loss_after": after}
+    if not a.additive:
+        del res["factors"][MEMORY]
     def before_after(part):  # the rows' figures at the default factors and under the fit
         return {k: {f: s[f] for f in ("joined", "within10", "within15", "median_abs_ln")}
-                for k, s in (("default", summarize(part)), ("fitted", summarize(refit_rows(part, factors))))}
+                for k, s in (("default", summarize(part)),
+                             ("fitted", summarize(refit_rows(part, factors, a.additive))))}
 
     res["fit"], res["check"] = before_after(fit), before_after(check)
     for path in a.apply or []:  # the same factors on other rows: another GPU, layout or version
@@ -635,7 +673,8 @@ def fits_def_update(text, fit, gpu, runtime, channels_last):
     what = re.sub(r"\d+ models, every", f"{len(fit['fit_models'])} models, every", what)
     names = KCLASSES if runtime == "OC_RUNTIME_TORCH_COMPILE" else KCLASSES[:-1]
     nums = ", ".join(f"{fit['factors'][c]:.4g}" for c in names)
-    new = f'{head}\n       "{what}",\n       {nums})\n'
+    memory = f"{fit['factors'][MEMORY]:.4g}" if fit.get("additive") else "0"
+    new = f'{head}\n       "{what}",\n       {memory},\n       {nums})\n'
     return text[:at] + new + text[end:]
 
 
@@ -663,7 +702,7 @@ def checks_markdown(fits):
             f, d = r["fitted"], r["default"]
             out.append(f"| {label} | {path.replace('.autocast.tsv', '').replace('.compile.tsv', '')} | {f['joined']} | "
                        f"{pct(f)} | {f['median_abs_ln']:.3f} | {pct(d)}, {d['median_abs_ln']:.3f} |")
-    used = [c for c in KCLASSES if any(abs(fit["factors"].get(c, 1.0) - 1.0) > 1e-12 for _, fit in fits)]
+    used = [c for c in FACTORS if any(abs(fit["factors"].get(c, 1.0) - 1.0) > 1e-12 for _, fit in fits)]
     out += ["", "| fit | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
     for label, fit in fits:
         out.append(f"| {label} | " + " | ".join(f"{fit['factors'].get(c, 1.0):.3f}" for c in used) + " |")
@@ -806,6 +845,8 @@ def main():
     fi.add_argument("--lam", type=float, default=0.1)
     fi.add_argument("--scale", type=float, default=0.15)
     fi.add_argument("--apply", nargs="*")
+    fi.add_argument("--additive", action="store_true",
+                    help="a contraction's kernels as compute + memory, one memory factor (needs split_s)")
     fi.add_argument("--out", required=True)
     fd = sub.add_parser("fitsdef")
     fd.add_argument("fit")

@@ -54,16 +54,21 @@ joins)
     ;;
 fits)
     p=benchmark-infer-amp
-    fit() { # name rows applied... ; then gpu, channels-last, runtime from the name
-        local name=$1 rows=$2
+    fit() { # name rows [--additive] applied...
+        local name=$1 rows=$2 how=()
         shift 2
-        $h fit "$out/$rows" --apply "${@/#/$out/}" --out "$out/fit-$name.json" > /dev/null
+        if [ "${1:-}" = --additive ]; then how=(--additive); shift; fi
+        $h fit "$out/$rows" "${how[@]}" --apply "${@/#/$out/}" --out "$out/fit-$name.json" > /dev/null
     }
-    fit rtx4090 $p-nchw-pt240-cu124-rtx4090.autocast.tsv $p-nchw-pt240-cu124-rtx3090.autocast.tsv \
+    # eager: additive (a contraction's compute and memory terms added, each
+    # over its factor); torch.compile: the roofline's max (docs/MODEL.md,
+    # "Fitted kernel classes", has the figures of both)
+    a=--additive
+    fit rtx4090 $p-nchw-pt240-cu124-rtx4090.autocast.tsv $a $p-nchw-pt240-cu124-rtx3090.autocast.tsv \
         $p-nchw-pt291-cu128-4090.autocast.tsv
-    fit rtx3090 $p-nchw-pt240-cu124-rtx3090.autocast.tsv $p-nchw-pt240-cu124-rtx4090.autocast.tsv
-    fit rtx4090-nhwc $p-nhwc-pt240-cu124-rtx4090.autocast.tsv $p-nhwc-pt240-cu124-rtx3090.autocast.tsv
-    fit rtx3090-nhwc $p-nhwc-pt240-cu124-rtx3090.autocast.tsv $p-nhwc-pt240-cu124-rtx4090.autocast.tsv
+    fit rtx3090 $p-nchw-pt240-cu124-rtx3090.autocast.tsv $a $p-nchw-pt240-cu124-rtx4090.autocast.tsv
+    fit rtx4090-nhwc $p-nhwc-pt240-cu124-rtx4090.autocast.tsv $a $p-nhwc-pt240-cu124-rtx3090.autocast.tsv
+    fit rtx3090-nhwc $p-nhwc-pt240-cu124-rtx3090.autocast.tsv $a $p-nhwc-pt240-cu124-rtx4090.autocast.tsv
     fit rtx4090-compile $p-nchw-pt291-cu128-4090-dynamo.compile.tsv $p-nchw-pt240-cu124-rtx4090-dynamo.compile.tsv
     $h fitsdef "$out/fit-rtx4090.json" --gpu rtx-4090
     $h fitsdef "$out/fit-rtx3090.json" --gpu rtx-3090

@@ -118,6 +118,9 @@ void oc_gpu_text_header(struct oc_sbuf *b, const struct oc_perf *p, const char *
         for (int c = 0, n = 0; c < OC_KC_COUNT; c++) /* a class the fit gives no factor (0) is left out */
             if (p->fit->factor[c] > 0)
                 oc_sbuf_printf(b, "%s %s %.2f", n++ ? "," : "", oc_kclass_name((enum oc_kclass)c), p->fit->factor[c]);
+        if (p->fit->memory > 0)
+            oc_sbuf_printf(b, "; a contraction's kernel takes compute / its class's factor + memory / %.2f",
+                           p->fit->memory);
         oc_sbuf_puts(b, "\n");
     }
     if (o->channels_last)
@@ -337,16 +340,26 @@ json_t *oc_gpu_json_setup(const struct oc_perf *p) {
                         p->opts.autocast ? json_string(oc_autocast_name(p->opts.autocast)) : json_null());
     if (!p->gpu->cpu) { /* the kernel classes: each one's seconds (launches out), and the fit taken */
         json_t *cs = json_object(), *fit = p->fit ? json_object() : json_null(), *ff = p->fit ? json_object() : NULL;
+        json_t *cc = json_object(), *cm = json_object();
         for (int c = 0; c < OC_KC_COUNT; c++) {
-            json_object_set_new(cs, oc_kclass_name((enum oc_kclass)c), json_real(p->class_time[c]));
+            const char *name = oc_kclass_name((enum oc_kclass)c);
+            json_object_set_new(cs, name, json_real(p->class_time[c]));
+            if (oc_kclass_contraction((enum oc_kclass)c)) {
+                json_object_set_new(cc, name, json_real(p->class_compute[c]));
+                json_object_set_new(cm, name, json_real(p->class_memory[c]));
+            }
             if (ff && p->fit->factor[c] > 0)
-                json_object_set_new(ff, oc_kclass_name((enum oc_kclass)c), json_real(p->fit->factor[c]));
+                json_object_set_new(ff, name, json_real(p->fit->factor[c]));
         }
         if (p->fit) {
             json_object_set_new(fit, "source", json_string(p->fit->source));
             json_object_set_new(fit, "factors", ff);
+            json_object_set_new(fit, "combine", json_string(p->fit->memory > 0 ? "compute + memory" : "max"));
+            json_object_set_new(fit, "memory", p->fit->memory > 0 ? json_real(p->fit->memory) : json_null());
         }
         json_object_set_new(o, "class_s", cs);
+        json_object_set_new(o, "class_compute_s", cc);
+        json_object_set_new(o, "class_memory_s", cm);
         json_object_set_new(opts, "fit", fit);
     }
     json_object_set_new(opts, "efficiency_compute", json_real(p->opts.eff_compute));

@@ -172,8 +172,9 @@ def row(model, family, batch, sps, classes, latency):
 # before, 0 after.
 two = [row("g", "a", 10, 10.0, {"gemm": 2.0}, 2.0), row("e", "b", 12, 2.0, {"eltwise": 3.0}, 3.0)]
 terms = tp.fit_terms(two)
-check(terms[0] == ([2.0 if c == G else 0.0 for c in range(len(tp.KCLASSES))], 0.0, 1.0),
-      "a row's terms: the class seconds, the rest (latency less the classes), the measured seconds")
+check(terms[0] == ([2.0 if c == G else 0.0 for c in range(len(tp.FACTORS))], 0.0, 1.0),
+      "a row's terms: the class seconds (none under the memory factor), the rest (latency less the classes), "
+      "the measured seconds")
 f, before, after = tp.fit_classes(terms, lam=0.0, scale=0.0)
 check(abs(f[G] - 2) < 1e-6 and abs(f[E] - 0.5) < 1e-6 and all(f[c] == 1 for c in range(len(f)) if c not in (G, E)),
       f"the exact fit: gemm 2, eltwise 0.5, the unused classes 1 ({f[G]:.6f}, {f[E]:.6f})")
@@ -208,17 +209,55 @@ out = tp.refit_rows([row("g", "a", 10, 5.0, {"gemm": 2.0}, 3.0)], [2.0 if c == G
 check(abs(out[0]["predicted_sps"] - 5.0) < 1e-12 and abs(out[0]["ratio"] - 1.0) < 1e-12,
       "the factors applied to a row: 5 samples/s, ratio 1")
 
+# the additive fit: a contraction class's seconds split into compute and
+# memory (split_s), the memory of every contraction under one factor.
+# Rows (batch 10, no launches, measured 1 s each):
+#   gemm compute 1, memory 1 (class_s 1, the longer); eltwise 0
+#   conv_1x1 compute 0.5, memory 2 (class_s 2); eltwise 0
+#   eltwise 4 (no split)
+# additive: t1 = 1 w_g + 1 w_m, t2 = 0.5 w_c + 2 w_m, t3 = 4 w_e; exact when
+# w_e = 1/4 (factor 4) and, say, w_m = 1/4: w_g = 3/4, w_c = 1 — but three
+# equations, four unknowns: the ridge picks one. Pin it instead with a
+# fourth row of memory only under a contraction (conv_1x1 compute 0,
+# memory 8: 8 w_m = 1, w_m = 1/8), then w_g = 7/8, w_c = (1 - 2/8) / 0.5 =
+# 3/2: factors memory 8, gemm 8/7, conv_1x1 2/3, eltwise 4.
+C1 = tp.KCLASSES.index("conv_1x1")
+add_rows = [dict(row("g", "a", 10, 10.0, {"gemm": 1.0}, 1.0), split_s="gemm=1/1"),
+            dict(row("c", "a", 10, 10.0, {"conv_1x1": 2.0}, 2.0), split_s="conv_1x1=0.5/2"),
+            dict(row("e", "b", 10, 10.0, {"eltwise": 4.0}, 4.0), split_s=""),
+            dict(row("m", "b", 10, 10.0, {"conv_1x1": 8.0}, 8.0), split_s="conv_1x1=0/8")]
+at = tp.fit_terms(add_rows, additive=True)
+M = tp.FACTORS.index(tp.MEMORY)
+check(at[1][0][C1] == 0.5 and at[1][0][M] == 2.0 and at[0][0][G] == 1.0 and at[0][0][M] == 1.0 and
+      at[2][0][E] == 4.0 and at[2][0][M] == 0.0,
+      "additive terms: a contraction's compute under its class, its memory under the memory factor; eltwise whole")
+f, _, after = tp.fit_classes(at, lam=0.0, scale=0.0)
+check(abs(f[M] - 8) < 1e-5 and abs(f[G] - 8 / 7) < 1e-5 and abs(f[C1] - 2 / 3) < 1e-5 and abs(f[E] - 4) < 1e-5
+      and after < 1e-12, f"the additive fit, exact: memory 8, gemm 8/7, conv_1x1 2/3, eltwise 4 ({f})")
+out = tp.refit_rows(add_rows[1:2], f, additive=True)
+check(abs(out[0]["predicted_sps"] - 10.0) < 1e-4, "the additive factors applied: the conv row 0.5 / (2/3) + 2 / 8 = 1 s, 10 samples/s")
+try:
+    tp.fit_terms([row("g", "a", 10, 10.0, {"gemm": 1.0}, 1.0)], additive=True)
+    check(False, "an additive fit refuses a row joined without split_s")
+except ValueError:
+    check(True, "an additive fit refuses a row joined without split_s")
+
 # a fit written into fits.def: its entry's factors and model count, the
 # other entries untouched
 defs = ('OC_FIT("g1", OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, false,\n       "rows (41 models, every tenth)",\n'
-        '       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)\n'
+        '       0,\n       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)\n'
         'OC_FIT("g1", OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, true,\n       "cl (41 models, every tenth)",\n'
-        '       2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)\n')
+        '       0,\n       2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)\n')
 fitted = {"fit_models": ["a"] * 57, "factors": {c: 1.5 + k / 100 for k, c in enumerate(tp.KCLASSES)}}
+added = dict(fitted, additive=True, factors=dict(fitted["factors"], memory=0.75))
 new_defs = tp.fits_def_update(defs, fitted, "g1", "OC_RUNTIME_TORCH_EAGER", True)
 check(new_defs.split("OC_FIT")[1] == defs.split("OC_FIT")[1] and '"cl (57 models, every tenth)"' in new_defs and
       "1.5, 1.51, 1.52, 1.53, 1.54, 1.55, 1.56, 1.57, 1.58, 1.59, 1.6, 1.61)" in new_defs and "1.62" not in new_defs,
       "fitsdef: the channels-last entry takes the fit's 12 factors and 57 models, the other entry stays")
+check("0,\n       1.5, 1.51" in new_defs, "fitsdef: a fit not additive writes memory 0")
+new_defs = tp.fits_def_update(defs, added, "g1", "OC_RUNTIME_TORCH_EAGER", False)
+check("0.75,\n       1.5, 1.51" in new_defs and new_defs.split("OC_FIT")[2] == defs.split("OC_FIT")[2],
+      "fitsdef: an additive fit writes its memory factor 0.75 before the classes'")
 try:
     tp.fits_def_update(defs, fitted, "g2", "OC_RUNTIME_TORCH_EAGER", False)
     check(False, "fitsdef: a GPU without an entry is refused")

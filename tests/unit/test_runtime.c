@@ -648,6 +648,24 @@ static void class_factors(void **state) {
     struct oc_perf took, kept;
     assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &took), OC_OK);
     assert_true(took.fit == nchw);
+    /* an additive fit (memory > 0): the GEMM's compute term over gemm's
+       factor plus its memory term over the memory factor; the Relu, no
+       contraction, its longer term over eltwise's (autocast's casts beside
+       them, t_extra, apart) */
+    assert_true(nchw->memory > 0);
+    struct oc_perf plain;
+    f.builtin_fit = false;
+    assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &plain), OC_OK);
+    f.builtin_fit = true;
+    const struct oc_node_perf *py = &plain.nodes[yi], *pr = &plain.nodes[ri];
+    double gemm = py->t_compute / nchw->factor[OC_KC_GEMM] + py->t_memory / nchw->memory;
+    assert_true(fabs(took.nodes[yi].time - took.nodes[yi].t_extra - (gemm + 5e-6)) <= 1e-15);
+    assert_true(fabs(took.class_compute[OC_KC_GEMM] - py->t_compute / nchw->factor[OC_KC_GEMM]) <= 1e-15);
+    assert_true(fabs(took.class_memory[OC_KC_GEMM] - py->t_memory / nchw->memory) <= 1e-15);
+    double relu = (pr->t_compute > pr->t_memory ? pr->t_compute : pr->t_memory) / nchw->factor[OC_KC_ELTWISE];
+    assert_true(fabs(took.nodes[ri].time - took.nodes[ri].t_extra - (relu + 5e-6)) <= 1e-15);
+    assert_true(took.class_memory[OC_KC_ELTWISE] == 0);
+    oc_perf_free(&plain);
     f.eff_class[OC_KC_GEMM] = 1;
     assert_int_equal(oc_perf_estimate(a, oc_gpu_find("rtx-4090"), &f, &kept), OC_OK);
     assert_null(kept.fit);

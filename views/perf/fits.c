@@ -24,11 +24,13 @@ bool oc_kclass_parse(const char *s, enum oc_kclass *out) {
     return false;
 }
 
-#define OC_FIT(gpu, runtime, autocast, channels_last, source, ...) \
-    {gpu, runtime, autocast, channels_last, {__VA_ARGS__}, source},
+bool oc_kclass_contraction(enum oc_kclass c) { return c >= OC_KC_GEMM && c <= OC_KC_CONV_DEPTHWISE; }
+
+#define OC_FIT(gpu, runtime, autocast, channels_last, source, memory, ...) \
+    {gpu, runtime, autocast, channels_last, memory, {__VA_ARGS__}, source},
 static const struct oc_builtin_fit oc_builtin_fits[] = {
 #include "fits.def"
-    {NULL, OC_RUNTIME_NODES, 0, false, {0}, NULL} /* the end */
+    {NULL, OC_RUNTIME_NODES, 0, false, 0, {0}, NULL} /* the end */
 };
 #undef OC_FIT
 

@@ -337,11 +337,20 @@ enum oc_status oc_perf_estimate(const struct oc_analysis *an, const struct oc_gp
             np->classed = true;
             np->kclass = (uint8_t)oc_perf_kclass(g, n, anchor == n->index ? plan.kind[anchor] : OC_RT_OWN, contraction);
             double f = class_factor[np->kclass], body = np->time - o->launch_s;
-            if (f > 0 && body > 0) {
+            bool additive = out->fit && out->fit->memory > 0 && oc_kclass_contraction(np->kclass) &&
+                            !np->from_table;
+            if (additive && f > 0) { /* compute and memory in turn (oc_builtin_fit.memory) */
+                np->t_compute /= f, np->t_memory /= out->fit->memory;
+                np->time = np->t_compute + np->t_memory + o->launch_s;
+            } else if (f > 0 && body > 0) {
                 np->time = body / f + o->launch_s;
                 np->t_compute /= f, np->t_memory /= f;
             }
             out->class_time[np->kclass] += np->time - o->launch_s;
+            if (oc_kclass_contraction(np->kclass) && !np->from_table) {
+                out->class_compute[np->kclass] += np->t_compute;
+                out->class_memory[np->kclass] += np->t_memory;
+            }
         }
         if (plan.extra_kernels && plan.extra_kernels[n->index] > 0) { /* passes of their own beside the node */
             int32_t k = plan.extra_kernels[n->index];

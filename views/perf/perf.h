@@ -71,9 +71,17 @@ struct oc_builtin_fit {
     enum oc_runtime runtime;
     int32_t autocast;
     bool channels_last;
+    double memory;              /* > 0: a contraction class's kernel takes
+                                   its compute term over its class's factor
+                                   plus its memory term over this one; 0:
+                                   the longer of the two over the class's */
     double factor[OC_KC_COUNT]; /* > 0: a class's time divided by it     */
     const char *source;         /* what it was fitted on, one line        */
 };
+/* A class of contractions (gemm to conv_depthwise): the classes whose
+ * kernels an additive fit (oc_builtin_fit.memory) prices as compute plus
+ * memory. */
+bool oc_kclass_contraction(enum oc_kclass c);
 /* The fit for gpu (a built-in row) under o's runtime, autocast and layout,
  * or NULL. */
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
@@ -319,6 +327,9 @@ struct oc_perf {
     struct oc_perf_opts opts;
     const struct oc_builtin_fit *fit; /* the built-in fit the estimate took, or NULL */
     double class_time[OC_KC_COUNT];   /* seconds per kernel class (a GPU's), launches out */
+    double class_compute[OC_KC_COUNT], class_memory[OC_KC_COUNT]; /* of the contraction classes'
+                                         kernels: their compute and memory terms (an
+                                         additive fit's unknowns, bench/timm_published.py) */
     int32_t n_nodes;
     struct oc_node_perf *nodes; /* by node index (file order), malloc'd       */
     double time;             /* sum over known nodes, seconds                */
