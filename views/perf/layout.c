@@ -33,10 +33,10 @@ bool oc_layout_elementwise(const struct oc_node *n) {
 
 /* a kernel that takes a channels-last tensor as it lies and writes its
    output channels-last too: cuDNN's convolutions, pooling and BatchNorm,
-   the elementwise ops, a view */
+   the elementwise ops, torch.cat and F.pad of channels-last images, a view */
 static bool oc_layout_keeps(const struct oc_node *n) {
-    static const char *const ops[] = {"Conv",   "MaxPool",  "AveragePool", "BatchNormalization",
-                                      "Resize", "Identity", "Dropout"};
+    static const char *const ops[] = {"Conv",     "MaxPool", "AveragePool", "BatchNormalization",
+                                      "Resize",   "Identity", "Dropout",    "Concat",             "Pad"};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (oc_node_is(n, ops[i]))
             return true;
@@ -67,6 +67,16 @@ int64_t oc_layout_swaps_last_two(const struct oc_node *n) {
 }
 
 static bool oc_layout_4d(const struct oc_graph *g, int32_t v) { return v >= 0 && g->values[v].rank == 4; }
+
+/* A 4-D tensor of one position, (B, C, 1, 1), or of one channel set over
+   one position, (B, 1, 1, C): its NCHW and NHWC orders are the same
+   memory (a pooled feature's permute moves nothing) */
+static bool oc_layout_pixel(const struct oc_graph *g, int32_t v) {
+    if (!oc_layout_4d(g, v))
+        return false;
+    const struct oc_dim *d = g->values[v].dims;
+    return (d[2].value == 1 && d[3].value == 1) || (d[1].value == 1 && d[2].value == 1);
+}
 
 static bool oc_layout_dim_same(const struct oc_dim *a, const struct oc_dim *b) {
     return (a->value >= 0 && a->value == b->value) || (a->value < 0 && a->sym && b->sym && strcmp(a->sym, b->sym) == 0);
@@ -109,10 +119,13 @@ static bool oc_layout_to_tokens(const struct oc_graph *g, const struct oc_layout
 }
 
 /* Whether every reader of v, and theirs in turn through the kernels that
-   keep the layout, takes a channels-last v as it lies. stamp/mark: the
-   values walked in this call (stamp[v] == mark); stack: scratch. */
-static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_readers *r, int32_t v, int32_t *stamp,
-                              int32_t mark, int32_t *stack) {
+   keep the layout, takes a channels-last v as it lies. A model moved to
+   channels-last (model_cl) has its convolutions' weights channels-last:
+   a convolution writes channels-last whatever it reads, and the walk ends
+   there. stamp/mark: the values walked in this call (stamp[v] == mark);
+   stack: scratch. */
+static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_readers *r, int32_t v, bool model_cl,
+                              int32_t *stamp, int32_t mark, int32_t *stack) {
     int32_t top = 0, walked = 0;
     stack[top++] = v;
     stamp[v] = mark;
@@ -122,7 +135,8 @@ static bool oc_layout_carried(const struct oc_graph *g, const struct oc_layout_r
             return false;
         for (int32_t e = r->start[u]; e < r->start[u + 1]; e++) {
             const struct oc_node *n = &g->nodes[r->adj[e]];
-            if (oc_layout_permute_kind(n) == 1 || oc_layout_ends(n) || oc_layout_to_tokens(g, r, n))
+            if (oc_layout_permute_kind(n) == 1 || oc_layout_ends(n) || oc_layout_to_tokens(g, r, n) ||
+                (model_cl && oc_node_is(n, "Conv")))
                 continue;
             if (!oc_layout_keeps(n) || n->n_out < 1 || !oc_layout_4d(g, n->out[0]))
                 return false;
@@ -163,7 +177,7 @@ bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bo
             for (int32_t e = r.start[out]; all && e < r.start[out + 1]; e++) {
                 const struct oc_node *x = &g->nodes[r.adj[e]];
                 all = oc_layout_spatial_reshape(g, x, false) && !g->values[x->out[0]].is_graph_output &&
-                      oc_layout_carried(g, &r, x->out[0], stamp, s + 1, stack);
+                      oc_layout_carried(g, &r, x->out[0], channels_last, stamp, s + 1, stack);
             }
             if (all) {
                 view[i] = true;
@@ -173,14 +187,19 @@ bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bo
             continue;
         }
         if (perm && anchor[i] < 0) {
-            if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
+            if (oc_layout_pixel(g, in)) { /* (B, C, 1, 1) and (B, 1, 1, C) lie alike */
+                view[i] = true;
+                cl[out] = perm == 2;
+            } else if (perm == 1) { /* NCHW to NHWC: free when the input lies NHWC */
                 view[i] = cl[in];
-            } else if (!cl[in] && oc_layout_carried(g, &r, out, stamp, s + 1, stack)) {
+            } else if (!cl[in] && oc_layout_carried(g, &r, out, channels_last, stamp, s + 1, stack)) {
                 view[i] = true; /* back to NCHW shape, channels-last in memory */
                 cl[out] = true;
             }
             continue;
         }
+        if (channels_last && oc_node_is(n, "Conv") && oc_layout_4d(g, out)) /* its weights channels-last */
+            cl[out] = true;
         if (oc_layout_keeps(n) && oc_layout_4d(g, out)) /* the output follows a same-shaped channels-last input */
             for (int32_t k = 0; k < n->n_in && !cl[out]; k++)
                 cl[out] = n->in[k] >= 0 && cl[n->in[k]] && g->values[n->in[k]].rank == 4 &&

@@ -42,8 +42,11 @@ bool oc_layout_elementwise(const struct oc_node *n);
  *   - permute(0,3,1,2) of a contiguous NHWC tensor whose every reader, and
  *     their readers in turn, takes the channels-last result as it lies (the
  *     ops above, a permute back to NHWC, a global pool or a reduction, a
- *     graph output).
- * channels_last: the graph's 4-D inputs are channels-last (--channels-last).
+ *     graph output; with channels_last a convolution, which writes
+ *     channels-last whatever it reads);
+ *   - either, of a tensor of one position ((B, C, 1, 1) or (B, 1, 1, C)).
+ * channels_last: the model is channels-last (--channels-last): the graph's
+ * 4-D inputs and every convolution's output lie so.
  * anchor[i] >= 0: node i is already part of one of the runtime plan's
  * groups (priced there), not a view. False when out of memory. */
 bool oc_layout_permute_views(const struct oc_graph *g, const int32_t *anchor, bool channels_last, bool *view);

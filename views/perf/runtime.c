@@ -522,8 +522,7 @@ static bool oc_rt_strided_views(const struct oc_graph *g, struct oc_runtime_plan
             if (v >= 0 && (g->values[v].is_graph_output || strided_no[v]))
                 view = false;
         }
-        if (read && oc_rt_is(t, "Transpose") && p->anchor[i] < 0 &&
-            ((channels_last && oc_layout_permute_kind(t)) || by_layout[i]))
+        if (read && oc_rt_is(t, "Transpose") && p->anchor[i] < 0 && by_layout[i])
             view = true;
         if (view && !oc_rt_view_passes(t) && p->anchor[i] < 0) {
             p->anchor[i] = i;
