@@ -60,7 +60,7 @@ import sys
 import time
 
 MANIFEST_FIELDS = ["model", "img_size", "status", "reason", "family", "seconds", "file", "torch_params",
-                   "bn_channels", "attention"]
+                   "bn_channels", "attention", "reparam_file"]
 ROW_FIELDS = ["model", "img_size", "batch", "measured_sps", "predicted_sps", "ratio", "family", "status",
               "latency_s", "class_s", "split_s"]
 # onnxcost's kernel classes (views/perf/perf.h, enum oc_kclass), the fit's unknowns
@@ -163,13 +163,20 @@ def file_name(model, img_size):
 
 # ---- export (one model per subprocess) ------------------------------------------------
 
-def export_one(model, img_size, out_path):
+def export_one(model, img_size, out_path, reparam=False):
     """Runs in its own process: timm's model at random weights, exported at
     opset 17 with a symbolic batch, then made shape-only. Prints the family
-    (timm's module) on success; raises on failure."""
+    (timm's module) on success; raises on failure. reparam: the model as
+    timm's reparameterize_model leaves it for inference (RepVGG's,
+    MobileOne's, FastViT's branches merged into one convolution; LeViT's
+    and EfficientViT's BatchNorms fused into their Linear), as timm's
+    benchmark.py --reparam runs it."""
     import torch
 
     m = build_model(model, img_size)
+    if reparam:
+        from timm.utils.model import reparameterize_model
+        m = reparameterize_model(m).eval()
     counts = torch_counts(m)
     for x in m.modules():  # torch 1.13 has no scaled_dot_product_attention: the export writes it out
         if getattr(x, "fused_attn", None) is True:
@@ -209,6 +216,48 @@ def build_model(model, img_size):
         except TypeError:
             pass  # a convolutional net takes any size as it is
     return m.eval()
+
+
+def cmd_reparam(a):
+    """For the rows of the files given whose model was measured
+    reparameterized (measured_reparameterized), the reparameterized model
+    exported beside the plain one (FILE-reparam.onnx) and named in the
+    manifest's reparam_file; a model timm's reparameterize_model leaves as
+    it is names its own file. Run it while no export is appending."""
+    manifest = read_manifest(a.models)
+    todo = []
+    for path in a.csv:
+        for r in read_rows(path):
+            m = manifest.get((r["model"], r["img_size"]))
+            if m and m["status"] == "ok" and not m.get("reparam_file") and m not in todo and \
+                    measured_reparameterized(int(m["torch_params"]) if m.get("torch_params") else None, r["params_m"]):
+                todo.append(m)
+    print(f"{len(todo)} models measured reparameterized to export", file=sys.stderr)
+    for i, m in enumerate(todo):
+        name = m["file"][: -len(".onnx")] + "-reparam.onnx"
+        out = os.path.join(a.models, name)
+        try:
+            p = subprocess.run([sys.executable, __file__, "export-one", "--reparam", m["model"], str(m["img_size"]), out],
+                               capture_output=True, text=True, timeout=a.timeout)
+            ok = p.returncode == 0 and os.path.exists(out)
+            why = "" if ok else ((p.stderr or "").strip().splitlines() or [f"exit {p.returncode}"])[-1][:200]
+        except subprocess.TimeoutExpired:
+            ok, why = False, f"more than {a.timeout} s"
+        if ok:
+            c = json.loads(p.stdout.strip().splitlines()[-1])
+            if c.get("torch_params") == int(m["torch_params"]):  # nothing to reparameterize: the plain file
+                os.remove(out)
+                name = m["file"]
+            m["reparam_file"] = name
+        print(f"[{i + 1}/{len(todo)}] {m['model']} {m['img_size']}: {m.get('reparam_file') or 'FAILED ' + why}",
+              file=sys.stderr)
+    path = os.path.join(a.models, "manifest.tsv")
+    with open(path + ".new", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
+        w.writeheader()
+        for r in manifest.values():
+            w.writerow({k: r.get(k) or "" for k in MANIFEST_FIELDS})
+    os.replace(path + ".new", path)
 
 
 def cmd_counts(a):
@@ -317,10 +366,18 @@ def cmd_export(a):
 
 # ---- join ------------------------------------------------------------------------------
 
-def join_rows(rows, manifest, predict):
+def measured_reparameterized(torch_params, params_m):
+    """Whether a published row's model was reparameterized for inference
+    (benchmark.py --reparam): its parameter count (millions, timm's 0.01
+    rounding) below the count of the model as built."""
+    return torch_params is not None and params_m is not None and round(torch_params / 1e6, 2) - params_m > 0.0051
+
+
+def join_rows(rows, manifest, predict, reparam=False):
     """Each published row beside predict(file, batch) (samples/s, or None when
     onnxcost gives none, with a reason). Returns dicts of ROW_FIELDS; a row
-    without a model file keeps measured_sps and says why in status."""
+    without a model file keeps measured_sps and says why in status.
+    reparam: a model's reparameterized file where the manifest has one."""
     out = []
     for r in rows:
         m = manifest.get((r["model"], r["img_size"]))
@@ -331,7 +388,7 @@ def join_rows(rows, manifest, predict):
         elif m["status"] != "ok":
             row["status"] = "no model file: the export failed: " + m["reason"]
         else:
-            pred, why, *more = predict(m["file"], r["batch"], m)
+            pred, why, *more = predict((reparam and m.get("reparam_file")) or m["file"], r["batch"], m)
             if pred is None or not pred > 0:
                 row["status"] = "no prediction: " + why
             else:
@@ -421,7 +478,7 @@ def cmd_join(a):
     manifest = read_manifest(a.models)
     written = a.written.split() if a.written else []
     joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math,
-                                                        a.extra.split() if a.extra else [], written))
+                                                        a.extra.split() if a.extra else [], written), a.reparam)
     how = f"gpu={a.gpu} dtype={a.dtype} math={a.math} {a.extra or ''}"
     if written:
         how += f" | attention written out: {a.written}"
@@ -826,6 +883,7 @@ def main():
     e.add_argument("--timeout", type=int, default=600)
     e.add_argument("--max-gib", type=float, default=8.0)
     one = sub.add_parser("export-one")
+    one.add_argument("--reparam", action="store_true")
     one.add_argument("model")
     one.add_argument("img_size", type=int)
     one.add_argument("out")
@@ -838,6 +896,8 @@ def main():
     j.add_argument("--math", default="fp16")
     j.add_argument("--extra", default="")
     j.add_argument("--written", default="")
+    j.add_argument("--reparam", action="store_true",
+                   help="a model's reparameterized file (the manifest's reparam_file) where it has one")
     j.add_argument("--out", required=True)
     fi = sub.add_parser("fit")
     fi.add_argument("rows")
@@ -864,6 +924,10 @@ def main():
     s.add_argument("--models", required=True)
     s.add_argument("--onnxcost", required=True)
     s.add_argument("--out", required=True)
+    rp = sub.add_parser("reparam")
+    rp.add_argument("--csv", nargs="+", required=True)
+    rp.add_argument("--models", required=True)
+    rp.add_argument("--timeout", type=int, default=600)
     c = sub.add_parser("counts")
     c.add_argument("--models", required=True)
     co = sub.add_parser("counts-one")
@@ -875,12 +939,12 @@ def main():
         return
     if a.cmd == "export-one":
         try:
-            export_one(a.model, a.img_size, a.out)
+            export_one(a.model, a.img_size, a.out, a.reparam)
         except Exception as ex:  # noqa: BLE001 - one line for the manifest
             print(f"{type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}"[:300], file=sys.stderr)
             sys.exit(1)
         return
-    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts,
+    {"export": cmd_export, "join": cmd_join, "table": cmd_table, "static": cmd_static, "counts": cmd_counts, "reparam": cmd_reparam,
      "fit": cmd_fit, "fitsdef": cmd_fitsdef, "checks": cmd_checks}[a.cmd](a)
 
 

@@ -29,11 +29,15 @@ h="$py $here/timm_published.py"
 written=--written=--unfused-attention
 
 gpu_of() { case $1 in *3090*) echo rtx-3090 ;; *) echo rtx-4090 ;; esac; }
+# the PyTorch 2.9.1 rows were measured reparameterized (benchmark.py
+# --reparam: their parameter counts are the fused models'); such a model
+# is priced from its reparameterized file (timm_published.py reparam)
+reparam_of() { case $1 in *pt291*) echo --reparam ;; *) echo "" ;; esac; }
 layout_of() { case $1 in *nhwc*) echo --channels-last ;; *) echo "" ;; esac; }
 
 join() { # file tag dtype extra [the options for written-out attention]
     $h join --csv "$here/timm/$1.csv" --models "$models" --onnxcost "$bin" --gpu "$(gpu_of "$1")" \
-        --dtype "$3" --extra "$4" "${5:-$written}" --out "$out/$1.$2.tsv"
+        --dtype "$3" --extra "$4" "${5:-$written}" $(reparam_of "$1") --out "$out/$1.$2.tsv"
 }
 
 infer=(benchmark-infer-amp-nchw-pt240-cu124-rtx4090 benchmark-infer-amp-nchw-pt240-cu124-rtx3090

@@ -94,6 +94,25 @@ check(by["other_c1"]["status"] == "no model file: not exported yet", "other_c1: 
 check(by["other_d"]["status"] == "no prediction: exit 2", "other_d: no prediction, why")
 check(sorted(asked) == [("net_a-224.onnx", 256), ("net_e-224.onnx", 256), ("other_d-224.onnx", 256)],
       "predictions asked at each row's batch, only for exported models")
+# a file measured reparameterized (benchmark.py --reparam): the join takes
+# a model's reparam_file where the manifest has one, its file otherwise
+manifest[("net_a", 224)]["reparam_file"] = "net_a-224-reparam.onnx"
+asked.clear()
+predict_r = lambda fname, batch, m=None: (asked.append((fname, batch)) or (1000.0, ""))
+tp.join_rows(rows, manifest, predict_r, reparam=True)
+check(sorted(asked) == [("net_a-224-reparam.onnx", 256), ("net_e-224.onnx", 256), ("other_d-224.onnx", 256)],
+      "--reparam: net_a's reparameterized file, the others' own")
+asked.clear()
+tp.join_rows(rows, manifest, predict_r)
+check(("net_a-224.onnx", 256) in asked, "without --reparam: net_a's plain file")
+del manifest[("net_a", 224)]["reparam_file"]
+# measured reparameterized: timm's count (0.01 M) below the built model's
+# (RepVGG-B0 15,820,000 built, 14.34 in the row; ResNet-50 25,557,032 and
+# 25.56; a row above the built count is another version, not a reparam)
+check(tp.measured_reparameterized(15_820_000, 14.34) and not tp.measured_reparameterized(25_557_032, 25.56) and
+      not tp.measured_reparameterized(34_720_000, 34.73) and tp.measured_reparameterized(9_210_000, 9.19) and
+      not tp.measured_reparameterized(None, 9.19), "reparameterized by the published count: 14.34 < 15.82, 9.19 < 9.21")
+
 s = tp.summarize(j)
 # ratios 1.12 and 0.91: |ln| 0.1133 and 0.0943, the median of two their mean
 med = (abs(math.log(1.12)) + abs(math.log(0.91))) / 2
