@@ -549,6 +549,56 @@ static void model_channels_last(void **state) {
     }
 }
 
+/* cuDNN's tensor-core convolutions take NHWC: eager PyTorch in NCHW runs
+ * a half convolution with a transform of its input and of its output
+ * beside it (two kernels), counted as the two tensors streamed once
+ * (OC_PERF_NCHW_PASSES). x [1,4,3,3] under autocast fp16: c = Conv(x, 1x1,
+ * 4 to 4) reads x as 36 halves (72 bytes) and writes 36 (72): 144 bytes
+ * of passes, 2 kernels. A depthwise convolution (d, group 4) has NCHW
+ * kernels: none; nor has the model in fp32, in channels-last or compiled. */
+static void nchw_transforms(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 4, TU_DIMS(1, 4, 3, 3), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 4, TU_DIMS(4, 4, 1, 1)));
+    pbm_init(&pm, pb_tensor_f32("wd", 4, TU_DIMS(4, 1, 3, 3)));
+    struct pbw dw[] = {pb_attr_int("group", 4), pb_attr_ints("pads", 4, TU_DIMS(1, 1, 1, 1))};
+    pbm_node(&pm, pb_node("c", "Conv", TU_LIST("x", "w"), TU_LIST("c_o"), 0, NULL));
+    pbm_node(&pm, pb_node("d", "Conv", TU_LIST("c_o", "wd"), TU_LIST("d_o"), 2, dw));
+    pbm_output(&pm, pb_value_info("d_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_analysis *a = an;
+    int32_t c = tu_node(a, "c")->index, d = tu_node(a, "d")->index;
+    /* autocast's casts are passes beside the nodes too: the same in every
+       layout, so each figure is taken against the channels-last plan's */
+    struct oc_runtime_plan p, base;
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .autocast = OC_DT_FLOAT16, .channels_last = true},
+                                     &base),
+                     OC_OK);
+    assert_int_equal(oc_runtime_plan(a->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER,
+                                                                .autocast = OC_DT_FLOAT16},
+                                     &p),
+                     OC_OK);
+    assert_int_equal(p.extra_kernels[c] - base.extra_kernels[c], 2);
+    assert_true(p.extra_bytes[c] - base.extra_bytes[c] == 144);
+    assert_int_equal(p.extra_kernels[d], base.extra_kernels[d]);
+    assert_true(p.extra_bytes[d] == base.extra_bytes[d]);
+    oc_runtime_plan_free(&p);
+    oc_runtime_plan_free(&base);
+    /* fp32, and compiled: no transforms, no casts */
+    const struct oc_perf_opts others[] = {
+        {.runtime = OC_RUNTIME_TORCH_EAGER},
+        {.runtime = OC_RUNTIME_TORCH_COMPILE},
+    };
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+        assert_int_equal(oc_runtime_plan(a->graph, &others[k], &p), OC_OK);
+        assert_int_equal(p.extra_kernels[c], 0);
+        assert_true(p.extra_bytes[c] == 0);
+        oc_runtime_plan_free(&p);
+    }
+}
+
 /* GroupNorm as exported (Reshape, InstanceNormalization, Reshape, Mul and
  * Add of its affine) is one torch group_norm; under autocast an fp32 op
  * with a cast of its half input. Softmax takes autocast's fp32 result type
@@ -1061,6 +1111,7 @@ int main(void) {
         cmocka_unit_test_teardown(permute_views, tu_teardown),
         cmocka_unit_test_teardown(memory_format_views, tu_teardown),
         cmocka_unit_test_teardown(model_channels_last, tu_teardown),
+        cmocka_unit_test_teardown(nchw_transforms, tu_teardown),
         cmocka_unit_test_teardown(groupnorm_and_softmax, tu_teardown),
         cmocka_unit_test_teardown(compile_regions, tu_teardown),
         cmocka_unit_test_teardown(class_factors, tu_teardown),

@@ -48,6 +48,12 @@ const char *oc_runtime_description(enum oc_runtime r);
  * 24, 48, 64 and 128 by a ten-fold check of the fit on timm's four eager
  * tables (docs/MODEL.md, "Short reductions"). */
 enum { OC_PERF_K_HALF = 64 };
+/* Under eager PyTorch in NCHW, the passes over a half convolution's input
+ * and output its layout transforms are counted as (runtime.c,
+ * oc_rt_nchw_transforms): 1, chosen over 2 (the full count) by a ten-fold
+ * check of the fit on timm's NCHW eager tables (docs/MODEL.md,
+ * "Runtimes"). */
+enum { OC_PERF_NCHW_PASSES = 1 };
 
 /* The kernel classes a fit from end-to-end times gives factors to
  * (docs/MODEL.md, "Fitted kernel classes"): a node's kernel by its kernel

@@ -592,6 +592,28 @@ static void oc_rt_slice_assign(const struct oc_graph *g, struct oc_runtime_plan 
         p->bytes_scale[n->index] = 2 * y / priced;
 }
 
+/* cuDNN's tensor-core convolutions take NHWC: eager PyTorch's NCHW
+   convolution in half precision (not a depthwise one, which has NCHW
+   kernels of its own) runs beside it a transform of its input to NHWC and
+   of its output back, two kernels (nchwToNhwcKernel, nhwcToNchwKernel in
+   a profile). Their traffic is counted as the input and the output
+   streamed once (OC_PERF_NCHW_PASSES; each transform reads and writes its
+   tensor, so twice that is the full count), at the pass class's factor. */
+static void oc_rt_nchw_transforms(const struct oc_graph *g, struct oc_runtime_plan *p, const struct oc_node *n,
+                                  int32_t dtype_override) {
+    int64_t group = 1;
+    if (!oc_rt_is(n, "Conv") || n->n_in < 2 || n->in[0] < 0 || n->n_out < 1 || n->out[0] < 0 ||
+        g->values[n->in[0]].rank != 4 || oc_attr_int(n, "group", 1, &group, NULL) != OC_OK)
+        return;
+    int32_t dt = p->dtype[n->index] ? p->dtype[n->index] : oc_node_compute_dtype(g, n, dtype_override);
+    int64_t c_in = g->values[n->in[0]].dims[1].value;
+    if ((dt != OC_DT_FLOAT16 && dt != OC_DT_BFLOAT16) || (group > 1 && group == c_in))
+        return;
+    p->extra_kernels[n->index] += 2;
+    p->extra_bytes[n->index] += OC_PERF_NCHW_PASSES * (oc_autocast_value_bytes(g, p, n, n->in[0], true) +
+                                                       oc_autocast_value_bytes(g, p, NULL, n->out[0], false));
+}
+
 enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_opts *o,
                                struct oc_runtime_plan *out) {
     const enum oc_runtime rt = o->runtime;
@@ -713,6 +735,8 @@ enum oc_status oc_runtime_plan(const struct oc_graph *g, const struct oc_perf_op
                 out->extra_kernels[i]++;
             }
         free(folded);
+        for (int32_t i = 0; rt == OC_RUNTIME_TORCH_EAGER && !channels_last && i < n; i++)
+            oc_rt_nchw_transforms(g, out, &g->nodes[i], o->dtype);
     }
     oc_rt_free_scratch(members, head, next, seen, reads);
     return OC_OK;
