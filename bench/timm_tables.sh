@@ -11,6 +11,9 @@
 #   bench/timm_tables.sh fitted MODELS [ONNXCOST]   the rows under the built-in fits, the
 #                                                  training rows, the static figures
 #
+# The PyTorch 2.9.1 files' rows are priced from the reparameterized files
+# that `timm_published.py reparam` exports (run it after an export).
+#
 # A model whose timm module writes its attention out (the manifest's
 # attention column, "written") is priced with --unfused-attention: eager
 # PyTorch runs its MatMuls and Softmax as the file has them, and so, on
