@@ -147,6 +147,18 @@ def read_manifest(folder):
         return {(r["model"], int(r["img_size"])): r for r in csv.DictReader(f, delimiter="\t")}
 
 
+def rewrite_manifest(folder, rows):
+    """The manifest written whole (every row, MANIFEST_FIELDS' columns), by
+    way of a new file renamed over it."""
+    path = os.path.join(folder, "manifest.tsv")
+    with open(path + ".new", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k) or "" for k in MANIFEST_FIELDS})
+    os.replace(path + ".new", path)
+
+
 def append_manifest(folder, row):
     path = os.path.join(folder, "manifest.tsv")
     new = not os.path.exists(path)
@@ -251,13 +263,7 @@ def cmd_reparam(a):
             m["reparam_file"] = name
         print(f"[{i + 1}/{len(todo)}] {m['model']} {m['img_size']}: {m.get('reparam_file') or 'FAILED ' + why}",
               file=sys.stderr)
-    path = os.path.join(a.models, "manifest.tsv")
-    with open(path + ".new", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
-        w.writeheader()
-        for r in manifest.values():
-            w.writerow({k: r.get(k) or "" for k in MANIFEST_FIELDS})
-    os.replace(path + ".new", path)
+    rewrite_manifest(a.models, manifest.values())
 
 
 def cmd_counts(a):
@@ -271,13 +277,7 @@ def cmd_counts(a):
             if p.returncode == 0:
                 c = json.loads(p.stdout.strip().splitlines()[-1])
                 r.update({k: v for k, v in c.items() if k != "family" or not r.get("family")})
-    path = os.path.join(a.models, "manifest.tsv")
-    with open(path + ".new", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=MANIFEST_FIELDS, delimiter="\t")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k) or "" for k in MANIFEST_FIELDS})
-    os.replace(path + ".new", path)
+    rewrite_manifest(a.models, rows)
 
 
 def torch_counts(m):
@@ -581,8 +581,9 @@ def fit_terms(rows, additive=False):
             split = parse_split_s(r["split_s"])
             for i, c in enumerate(KCLASSES):
                 if c in CONTRACTIONS:
-                    T[i] = split.get(c, (0.0, 0.0))[0]
-                    T[-1] += split.get(c, (0.0, 0.0))[1]
+                    compute, memory = split.get(c, (0.0, 0.0))
+                    T[i] = compute
+                    T[-1] += memory
         lat = float(r["latency_s"])
         out.append((T, lat - sum(t.values()), int(r["batch"]) / float(r["measured_sps"])))
     return out

@@ -218,7 +218,7 @@ MUTANTS = [
          replace="            if (additive && f < 0) { /* compute and memory in turn (oc_builtin_fit.memory) */",
          tests=["unit.runtime"], why="an additive fit's contraction takes the longer of its terms, not their sum"),
     dict(name="split-memory-dropped", file="bench/timm_published.py",
-         find="                    T[-1] += split.get(c, (0.0, 0.0))[1]",
+         find="                    T[-1] += memory",
          replace="                    T[-1] += 0.0",
          tests=["cli.timm_join"], why="the harness's additive fit leaves the contractions' memory terms out"),
     dict(name="fold-cast-no-wrap", file="analyzer/fold.c",
