@@ -18,24 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
-    int32_t found = 0;
-    for (int32_t k = 0; k < n->n_out && !found; k++)
-        if (n->out[k] >= 0 && (oc_dtype_is_float(g->values[n->out[k]].dtype)))
-            found = g->values[n->out[k]].dtype;
-    for (int32_t k = 0; k < n->n_in && !found; k++)
-        if (n->in[k] >= 0 && oc_dtype_is_float(g->values[n->in[k]].dtype))
-            found = g->values[n->in[k]].dtype;
-    if (!found && n->n_in > 0 && n->in[0] >= 0) { /* integer contractions (MatMulInteger, QLinearConv) */
-        int32_t dt = g->values[n->in[0]].dtype;
-        if (dt == OC_DT_INT8 || dt == OC_DT_UINT8)
-            found = dt;
-    }
-    if (found && override && oc_dtype_is_float(found))
-        return override;
-    return found;
-}
-
 enum oc_unit oc_perf_unit(const struct oc_gpu *gpu, int32_t dtype, bool contraction, enum oc_math math,
                           double *peak) {
     enum oc_unit want[3] = {OC_UNIT_FP32, OC_UNIT_FP32, OC_UNIT_FP32}; /* preferences, best first */

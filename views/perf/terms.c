@@ -1,11 +1,32 @@
 /*
  * terms.c — the terms every part of the node model reads (terms.h): what a
  * node moves and computes as a kernel (none where the analysis folded it),
- * and the time to stream bytes from a level at the memory factors.
+ * the type it computes in, and the time to stream bytes from a level at the
+ * memory factors.
  */
 #include "terms.h"
 
+#include "../../analyzer/dtype.h"
+
 #include <string.h>
+
+int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
+    int32_t found = 0;
+    for (int32_t k = 0; k < n->n_out && !found; k++)
+        if (n->out[k] >= 0 && (oc_dtype_is_float(g->values[n->out[k]].dtype)))
+            found = g->values[n->out[k]].dtype;
+    for (int32_t k = 0; k < n->n_in && !found; k++)
+        if (n->in[k] >= 0 && oc_dtype_is_float(g->values[n->in[k]].dtype))
+            found = g->values[n->in[k]].dtype;
+    if (!found && n->n_in > 0 && n->in[0] >= 0) { /* integer contractions (MatMulInteger, QLinearConv) */
+        int32_t dt = g->values[n->in[0]].dtype;
+        if (dt == OC_DT_INT8 || dt == OC_DT_UINT8)
+            found = dt;
+    }
+    if (found && override && oc_dtype_is_float(found))
+        return override;
+    return found;
+}
 
 double oc_perf_memory_efficiency(const struct oc_perf_opts *o, int32_t level) {
     return level >= 0 && level < 4 && o->eff_memory_cache[level] > 0 ? o->eff_memory_cache[level] : o->eff_memory;
