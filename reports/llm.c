@@ -194,6 +194,11 @@ static json_t *oc_llm_jseconds(const struct oc_llm_point *p) {
     return p->timed ? json_real(p->seconds) : json_null();
 }
 
+/* "memory" or "compute" (the text's Bound), null without --gpu */
+static json_t *oc_llm_jbound(const struct oc_llm_point *p) {
+    return p->timed ? json_string(p->bound == OC_BOUND_MEMORY ? "memory" : "compute") : json_null();
+}
+
 static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const struct oc_llm_opts *o,
                         const char *path) {
     const struct oc_llm_shape *s = &v->shape;
@@ -224,6 +229,7 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(pre, "flops", json_integer((json_int_t)v->prefill.flops));
     json_object_set_new(pre, "bytes", json_integer((json_int_t)v->prefill.bytes));
     json_object_set_new(pre, "seconds", oc_llm_jseconds(&v->prefill));
+    json_object_set_new(pre, "bound", oc_llm_jbound(&v->prefill));
     json_object_set_new(pre, "complete", json_boolean(v->prefill.exact));
     json_object_set_new(pre, "attention", json_string(v->causal_applied ? "causal_half" : "full"));
     json_object_set_new(l, "prefill", pre);
@@ -233,6 +239,7 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
     json_object_set_new(dec, "flops_per_token", json_integer((json_int_t)(v->decode.flops / (uint64_t)o->batch)));
     json_object_set_new(dec, "bytes_per_token", json_integer((json_int_t)(v->decode.bytes / (uint64_t)o->batch)));
     json_object_set_new(dec, "seconds_per_token", oc_llm_jseconds(&v->decode));
+    json_object_set_new(dec, "bound", oc_llm_jbound(&v->decode));
     json_object_set_new(dec, "complete", json_boolean(v->decode.exact));
     json_object_set_new(dec, "need_bytes", json_integer((json_int_t)v->decode.need_bytes)); /* what --fit weighs */
     json_object_set_new(dec, "need_exact", json_boolean(v->decode.need_exact));
@@ -258,6 +265,7 @@ static void oc_llm_json(struct oc_sbuf *b, const struct oc_llm_view *v, const st
             json_object_set_new(r, "flops", json_integer((json_int_t)p->flops));
             json_object_set_new(r, "bytes", json_integer((json_int_t)p->bytes));
             json_object_set_new(r, "seconds", oc_llm_jseconds(p));
+            json_object_set_new(r, "bound", oc_llm_jbound(p));
             json_object_set_new(r, "complete", json_boolean(p->exact));
             json_array_append_new(rows, r);
         }

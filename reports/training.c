@@ -28,7 +28,7 @@ void oc_training_signs_text(struct oc_sbuf *b, const struct oc_export_signs *s, 
     if (s->gelu_chains)
         oc_sbuf_printf(b, "%sGELU %d", sep, (int)s->gelu_chains), sep = ", ";
     if (s->norm_chains)
-        oc_sbuf_printf(b, "%sLayerNorm/RMSNorm %d", sep, (int)s->norm_chains), sep = ", ";
+        oc_sbuf_printf(b, "%snormalization %d", sep, (int)s->norm_chains), sep = ", ";
     if (s->silu_chains)
         oc_sbuf_printf(b, "%sSiLU %d", sep, (int)s->silu_chains), sep = ", ";
     int32_t other = s->chains - s->gelu_chains - s->norm_chains - s->silu_chains;

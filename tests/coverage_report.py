@@ -15,6 +15,7 @@ usage: coverage_report.py BUILD_DIR SOURCE_DIR
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -41,10 +42,37 @@ CATEGORIES = [
 ]
 
 
-def category(first, function):
+ALLOCATION = re.compile(r"\b(calloc|malloc|realloc|aligned_alloc|strdup|strndup)\s*\(|_new\s*\(|_alloc\w*\s*\(")
+NULL_CHECK = re.compile(r"^if \((\s*(\|\|\s*)?![\w>.\-]+)+\s*\)\s*\{?$")
+
+
+def allocation_failed(text, a, b):
+    """Whether lines a..b (1-based) handle an allocation that failed: the
+    line before them tests pointers for NULL (if (!p || !q)) of which one
+    was just assigned from an allocation (calloc, malloc, realloc, strdup,
+    a *_new or *_alloc call) in the 60 lines above."""
+    k = a - 2
+    while k >= 0 and not text[k].strip():
+        k -= 1
+    prev = text[k].strip() if k >= 0 else ""
+    if not NULL_CHECK.match(prev):
+        return False
+    names = re.findall(r"!\s*([\w>.\-]+)", prev)
+    above = text[max(0, k - 60):k]
+    return any(re.search(r"(^|[^\w>.])" + re.escape(nm) + r"\s*=[^=]", ln) and ALLOCATION.search(ln)
+               for nm in names for ln in above)
+
+
+def category(first, function, text=(), a=0, b=0):
     for name, signs in CATEGORIES:
         if any(x in first for x in signs):
             return name
+    for line in text[a:b]:  # a later line of the span: what its first telling line does
+        for name, signs in CATEGORIES:
+            if any(x in line for x in signs):
+                return name
+    if text and allocation_failed(text, a, b):
+        return "out of memory"
     if function.endswith("_fold") and first.startswith(("return OC_OK;", "return false;", "continue;")):
         return "a constant fold declined (the value left unknown)"
     return "other"
@@ -132,7 +160,7 @@ def main():
                 continue  # a function never entered: listed above
             name = max(fn, key=lambda k: k[1])[0]
             first = text[a - 1].strip() if a - 1 < len(text) else ""
-            listing.append((category(first, name), rel, a, b, name, first, rel.startswith("views/")))
+            listing.append((category(first, name, text, a, b), rel, a, b, name, first, rel.startswith("views/")))
     print("\n## Lines no test executes, in analyzer/ops/ and views/ (in functions entered)\n")
     print("| what the span does | spans in analyzer/ops/ | in views/ |")
     print("|---|---:|---:|")

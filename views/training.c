@@ -148,10 +148,13 @@ bool oc_dropout_trains(const struct oc_graph *g, const struct oc_node *n) {
 /* The statistics a normalization keeps for backward, fp32 as frameworks
    compute them: LayerNormalization its mean and inverse deviation per row
    (RMSNormalization the inverse root mean square), InstanceNormalization per
-   sample and channel, GroupNormalization per sample and group, and
-   BatchNormalization per channel. 0 when not a
+   sample and channel (with its scale repeated per sample, which PyTorch's
+   affine instance norm passes to its batch norm and keeps), GroupNormalization
+   per sample and group, and BatchNormalization per channel; `affine_after`:
+   the norm's affine is written after it (a GroupNorm exported before opset
+   18), its own scale the exporter's ones, so no scale is repeated. 0 when not a
    normalization or the size is unknown (then a few bytes under). */
-static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_graph *g) {
+static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_graph *g, bool affine_after) {
     if (n->n_in < 1 || n->in[0] < 0)
         return 0;
     const struct oc_value *x = &g->values[n->in[0]];
@@ -168,7 +171,7 @@ static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_gra
             return 0;
         per = n->op_type[0] == 'R' ? 1 : 2;
     } else if (strcmp(n->op_type, "InstanceNormalization") == 0) {
-        axis = 2;
+        axis = 2, per = affine_after ? 2 : 3;
     } else if (strcmp(n->op_type, "GroupNormalization") == 0) {
         if (oc_attr_int(n, "num_groups", 0, &groups, NULL) != OC_OK || groups <= 0)
             return 0;
@@ -189,6 +192,23 @@ static uint64_t oc_norm_stats_bytes(const struct oc_node *n, const struct oc_gra
         return 0;
     uint64_t bytes;
     return oc_mul_u64(rows, 4 * (uint64_t)per, &bytes) ? 0 : bytes;
+}
+
+/* The InstanceNormalization or GroupNormalization whose output value v is,
+   or is a view of (through alias ops: a Reshape); -1 when none. */
+static int32_t oc_norm_viewed(const struct oc_graph *g, int32_t v) {
+    for (int32_t hops = 0; v >= 0 && hops < 16; hops++) {
+        int32_t p = g->values[v].producer;
+        if (p < 0)
+            return -1;
+        const struct oc_node *n = &g->nodes[p];
+        if (strcmp(n->op_type, "InstanceNormalization") == 0 || strcmp(n->op_type, "GroupNormalization") == 0)
+            return p;
+        if (!(n->def && (n->def->flags & OC_OPF_ALIAS)) || n->n_in < 1)
+            return -1;
+        v = n->in[0];
+    }
+    return -1;
 }
 
 /* The pointwise ops a framework runs inside one op (GELU, SiLU,
@@ -400,6 +420,33 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
                 if (n->out[k] >= 0)
                     root[n->out[k]] = root[n->in[0]];
     }
+    /* a written-out normalization's affine (GroupNorm exported before opset
+       18: InstanceNormalization, Reshape, Mul by the weight, Add of the
+       bias), a chain of Muls and Adds by weights whose tensor from outside
+       is (a view of) a norm's output: one op with the norm, as PyTorch's
+       group norm is, keeping nothing of its own */
+    bool *affine = calloc((size_t)nn + 1, sizeof *affine), *affine_after = calloc((size_t)nn + 1, sizeof *affine);
+    if (!affine || !affine_after) {
+        free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
+        free(affine), free(affine_after);
+        return false;
+    }
+    for (int32_t i = 0; i < nn; i++)
+        if (region[i] >= 0)
+            affine[region[i]] = oc_norm_viewed(g, region_root[region[i]]) >= 0;
+    for (int32_t i = 0; i < nn; i++) {
+        const struct oc_node *n = &g->nodes[i];
+        if (region[i] < 0 || !affine[region[i]])
+            continue;
+        int32_t acts = 0;
+        for (int32_t j = 0; j < n->n_in; j++)
+            acts += oc_is_activation(flow, n->in[j]);
+        if (!(strcmp(n->op_type, "Mul") == 0 || strcmp(n->op_type, "Add") == 0) || n->n_in != 2 || acts != 1)
+            affine[region[i]] = false;
+    }
+    for (int32_t i = 0; i < nn; i++)
+        if (region[i] >= 0 && affine[region[i]])
+            affine_after[oc_norm_viewed(g, region_root[region[i]])] = true;
 #define OC_KEEP(v)                                                                                                  \
     do {                                                                                                            \
         if (oc_is_activation(flow, (v)))                                                                            \
@@ -411,7 +458,8 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
         int32_t a = n->n_in > 0 ? n->in[0] : -1, b = n->n_in > 1 ? n->in[1] : -1;
         enum oc_keep k = r ? r->keep : OC_KEEP_ALL;
         if (region[i] >= 0) { /* one fused op: its root, and its reductions (LayerNorm's statistics) */
-            OC_KEEP(region_root[region[i]]);
+            if (!affine[region[i]])
+                OC_KEEP(region_root[region[i]]);
             if (strcmp(n->op_type, "ReduceMean") == 0 && n->out[0] >= 0)
                 keep[root[n->out[0]]] = true;
             continue;
@@ -453,7 +501,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
                 OC_KEEP(n->in[j]);
         }
         if (r)
-            oc_sum_u64(out, oc_norm_stats_bytes(n, g), fl);
+            oc_sum_u64(out, oc_norm_stats_bytes(n, g, affine_after[i]), fl);
         if (k == OC_KEEP_OUTPUT || k == OC_KEEP_ALL)
             for (int32_t j = 0; j < n->n_out; j++)
                 if (n->out[j] >= 0)
@@ -484,6 +532,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
             complete = false;
     }
     free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
+    free(affine), free(affine_after);
     return complete;
 }
 
@@ -516,7 +565,9 @@ static bool oc_export_signs_of(const struct oc_graph *g, unsigned saved_rules, s
             if (region[i] < 0)
                 continue;
             kind[region[i]] |= (uint8_t)(SEEN | (strcmp(op, "Erf") == 0 || strcmp(op, "Tanh") == 0 ? GELU : 0) |
-                                         (strcmp(op, "ReduceMean") == 0 ? NORM : 0) |
+                                         (strcmp(op, "ReduceMean") == 0 || oc_norm_viewed(g, root[region[i]]) >= 0
+                                              ? NORM
+                                              : 0) |
                                          (strcmp(op, "Sigmoid") == 0 ? SILU : 0));
         }
         for (int32_t r = 0; r < nn; r++) {

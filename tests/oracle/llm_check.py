@@ -59,8 +59,8 @@ fails = checks = 0
 # comparisons a run must make (164 on 2026-11-25: 3 corpus decoders with 18
 # rows of decode table each, 2 generated Llamas, the GPT-2 export; 173 with
 # the largest batch's three checks per corpus decoder; 176 with the three
-# graphs refused)
-MIN_CHECKS = 172
+# graphs refused; 179 with LLaMA-7B's crossover, three)
+MIN_CHECKS = 175
 
 
 def check(name, got, want):
@@ -255,6 +255,23 @@ for shape in ((32, 4096, 32, 32, 11008, 32000), (3, 256, 8, 2, 688, 1000)):
         check(f"{name}: layers, KV heads, head size", (v["layers"], v["kv_heads"], v["head_dim"]), (L, KV, D))
         print(f"{name}: {params:,} parameters, KV {2 * L * KV * D * 2} B/token")
         if L > 3:
+            # the crossover against brute force: on an A100 at context 16 the
+            # weights dominate, and the decode step turns compute-bound at a
+            # batch: memory-bound one batch before it, compute-bound at it
+            # (each analyzed at that batch); at context 4096 the cache it
+            # reads grows with the batch as fast as the FLOPs, and no batch up
+            # to the largest is compute-bound
+            a100 = ("--gpu", "a100", "--prompt", "1", "--generate", "1")
+            cb = llm(path, *a100, "--context", "16")["crossover_batch"]
+            check(f"{name}: a crossover batch on an A100 at context 16", isinstance(cb, int) and cb > 1, True)
+            if isinstance(cb, int) and cb > 1:
+                bounds = [llm(path, *a100, "--context", "16", "--batch", str(b))["decode"]["bound"] for b in (cb - 1, cb)]
+                check(f"{name}: decode at context 16 memory-bound at batch {cb - 1}, compute-bound at {cb}", bounds,
+                      ["memory", "compute"])
+            far = llm(path, *a100, "--context", "4096")
+            top = llm(path, *a100, "--context", "4096", "--batch", str(far["max_batch"]))["decode"]["bound"]
+            check(f"{name}: at context 4096 no crossover, memory-bound at the largest batch {far['max_batch']}",
+                  (far["crossover_batch"], top), (None, "memory"))
             continue
         # the same model with ONNX Runtime's GroupQueryAttention fused in (as
         # onnxruntime-genai exports it): the same MACs, prefill and decode

@@ -15,6 +15,9 @@ so a wrong per-op formula fails here too.
     bounded, and a budget over it exits 4;
   * budgets hold for the box's maximum: a limit between min and max exits 1
     naming the binding that breaks it, one at the maximum passes;
+  * --largest DIM under --max-macs, --max-flops and --max-peak-memory
+    against brute force over the box, and under --max-params (a figure no
+    dim moves: broken at the first binding, or kept to the range's end);
   * annotate over a box: each node's [min, max] in the file equal to brute
     force;
   * compare over a box: each model's totals as [min, max] equal to brute
@@ -254,10 +257,12 @@ def main():
 
     # --largest: the largest value of one dim keeping the budget with every smaller one and every binding of
     # the others, by brute force over the box, monotone (tiny GPT-2) and enumerated (the strided conv)
+    gpt_box = {"batch_size": (1, 2), "seq_len": (1, 6), "past_seq_len": (2, 3), "total_seq_len": (3, 4)}
+    conv_box = {"N": (1, 2), "H": (3, 12), "W": (4, 6)}
     for path, box, dim, key, tag in (
-            (gpt, {"batch_size": (1, 2), "seq_len": (1, 6), "past_seq_len": (2, 3), "total_seq_len": (3, 4)},
-             "seq_len", "macs", "tiny GPT-2"),
-            (conv, {"N": (1, 2), "H": (3, 12), "W": (4, 6)}, "H", "peak_activation_bytes", "strided conv")):
+            (gpt, gpt_box, "seq_len", "macs", "tiny GPT-2"), (gpt, gpt_box, "seq_len", "flops", "tiny GPT-2"),
+            (conv, conv_box, "H", "peak_activation_bytes", "strided conv"),
+            (conv, conv_box, "H", "flops", "strided conv")):
         names = list(box)
         pts = {vals: totals_at(onnxcost, path, dict(zip(names, vals)), {})
                for vals in itertools.product(*[range(lo, hi + 1) for lo, hi in box.values()])}
@@ -270,7 +275,7 @@ def main():
             if worst[v] > limit:
                 break
             want = v
-        opt = {"macs": "--max-macs", "peak_activation_bytes": "--max-peak-memory"}[key]
+        opt = {"macs": "--max-macs", "flops": "--max-flops", "peak_activation_bytes": "--max-peak-memory"}[key]
         args = [path, "--format", "json", "-q", opt, str(limit), "--largest", dim]
         for k, (lo, hi) in box.items():
             args += ["--dim", f"{k}={lo}:{hi}"]
@@ -282,6 +287,15 @@ def main():
               and got.get("figure") == pts[at][key] > limit,
               f"--largest {dim} of the {tag} under {opt} {limit}: {got.get('value')} (brute force {want}), breaks at "
               f"{got.get('breaks_at')} (brute force {brk}), at {at} with {got.get('figure')} over the limit")
+    # a budget on a figure no dim moves: the conv's 4 x 2 x 3 x 3 = 72 weights break --max-params 71 at the
+    # box's first binding, and --max-params 72 keeps every H
+    conv_dims = [x for k, (lo, hi) in conv_box.items() for x in ("--dim", f"{k}={lo}:{hi}")]
+    for limit, want in ((71, (None, 3, 72)), (72, (12, None, None))):
+        p = run(onnxcost, conv, *conv_dims, "--max-params", str(limit), "--largest", "H", "--format", "json", "-q")
+        got = json.loads(p.stdout)["ranges"]["largest"] if p.stdout else {}
+        check((got.get("value"), got.get("breaks_at"), got.get("figure")) == want,
+              f"--largest H of the strided conv under --max-params {limit}: value {got.get('value')}, breaks at "
+              f"{got.get('breaks_at')} with {got.get('figure')} parameters (want {want})")
     p = run(onnxcost, conv, "--dim", "N=1:4", "--largest", "N")
     check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "budget" in p.stderr,
           f"--largest without a budget: one line, exit 2 ({p.stderr.strip()[:160]})")

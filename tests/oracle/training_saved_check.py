@@ -17,7 +17,17 @@ each once, parameters and buffers left out):
     training mode: equal; in eval mode the report counts no Dropout;
   * a block with LayerNorm, GELU and SiLU exported at opset 13 (all three
     written out as pointwise ops): equal with --fused-pointwise, above
-    without it.
+    without it;
+  * InstanceNorm2d with affine weights (one InstanceNormalization node):
+    equal (PyTorch keeps the weight repeated per sample with the mean and
+    inverse deviation); without them onnxcost, which does not read the
+    scale's values, is above by exactly that repeated weight, N x C floats;
+  * GroupNorm exported at opset 17 (Reshape, InstanceNormalization,
+    Reshape, Mul by the weight, Add of the bias): equal with
+    --fused-pointwise, which takes the affine into the norm as PyTorch's
+    group norm has it; above without it, the signs naming one
+    normalization chain; and one GroupNormalization node (opset 21, written
+    here): equal.
 
 Without the flags the report must not leave the lower figure alone: the
 eval-exported CNN and torchvision's MobileNetV2 and DenseNet-121 (eval
@@ -172,6 +182,27 @@ def onnxcost_saved(onnxcost, model, x, path, extra, training=False, opset=17):
     return tr["saved_activation_bytes"] if tr else None
 
 
+def group_norm_node(onnxcost, gn, x, path):
+    """gn (Conv2d, GroupNorm, ReLU) as three nodes, its GroupNorm one
+    GroupNormalization (opset 21; PyTorch 1.13 cannot export it); the
+    saved bytes onnxcost gives"""
+    import onnx
+    from onnx import TensorProto as TP, helper, numpy_helper
+    conv, norm = gn[0], gn[1]
+    init = [numpy_helper.from_array(t.detach().numpy(), name) for t, name in
+            ((conv.weight, "w"), (norm.weight, "scale"), (norm.bias, "bias"))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+             helper.make_node("GroupNormalization", ["c", "scale", "bias"], ["g"], num_groups=norm.num_groups,
+                              epsilon=norm.eps),
+             helper.make_node("Relu", ["g"], ["y"])]
+    out = list(gn(x).shape)
+    graph = helper.make_graph(nodes, "group_norm", [helper.make_tensor_value_info("x", TP.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TP.FLOAT, out)], init)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    tr = run_training(onnxcost, path, [])
+    return tr and tr["saved_activation_bytes"]
+
+
 def main():
     onnxcost, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -241,6 +272,28 @@ def main():
     pw_signs = tr and tr["export_signs"]["fused_pointwise"]
     check(pw_signs == {"chains": 3, "gelu": 1, "normalization": 1, "silu": 1},
           f"its chains: {pw_signs}, want one GELU, one LayerNorm, one SiLU")
+
+    # normalizations with statistics per sample: InstanceNorm, GroupNorm written out and as one node
+    x = torch.randn(4, 3, 12, 12)
+    for affine in (True, False):
+        inst = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.InstanceNorm2d(16, affine=affine), nn.ReLU())
+        want = saved_bytes(inst, x) + (0 if affine else 4 * 16 * 4)  # N x C floats: the scale's repeat
+        got = onnxcost_saved(onnxcost, inst, x, os.path.join(work, f"inst{int(affine)}.onnx"), [])
+        check(got == want, f"InstanceNorm2d affine={affine}: onnxcost {got} B, want {want} B "
+                           f"(PyTorch's {saved_bytes(inst, x)} B{'' if affine else ' + the repeated scale'})")
+    gn = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.GroupNorm(4, 16), nn.ReLU())  # one sign
+    want = saved_bytes(gn, x)
+    got = onnxcost_saved(onnxcost, gn, x, os.path.join(work, "gn.onnx"), ["--fused-pointwise"])
+    check(got == want, f"GroupNorm written out (opset 17), --fused-pointwise: onnxcost {got} B, PyTorch keeps {want} B")
+    tr = check_signs(onnxcost, os.path.join(work, "gn.onnx"), want, "fused_pointwise", "--fused-pointwise", 1.0,
+                     "the written-out GroupNorm without --fused-pointwise")
+    gn_signs = tr and tr["export_signs"]["fused_pointwise"]
+    check(gn_signs == {"chains": 1, "gelu": 0, "normalization": 1, "silu": 0},
+          f"its chains: {gn_signs}, want one normalization")
+    check(tr is not None and tr["saved_activation_bytes"] > want,
+          f"the same without --fused-pointwise: {tr and tr['saved_activation_bytes']} B, above PyTorch's {want} B")
+    got = group_norm_node(onnxcost, gn, x, os.path.join(work, "gn21.onnx"))
+    check(got == want, f"one GroupNormalization node (opset 21): onnxcost {got} B, PyTorch keeps {want} B")
 
     try:
         import torchvision
