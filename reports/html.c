@@ -240,6 +240,16 @@ enum oc_status oc_render_html(const struct oc_analysis *an, const struct oc_repo
         oc_html_row(&b, k, buf);
         snprintf(buf, sizeof buf, "%s%.2f%s", tlb, oc_mib(tr->saved_bytes), tr->n_alts ? " as exported" : "");
         oc_html_row(&b, "activations saved for backward (MiB)", buf);
+        char n1[48];
+        snprintf(buf, sizeof buf, "%s%s", tr->flops_complete ? "" : "≥ ",
+                 oc_fmt_thousands(tr->step_flops, n1, sizeof n1));
+        oc_html_row(&b, "training FLOPs per step (forward + backward)", buf);
+        if (tr->samples > 0 && tr->batch > 0) {
+            snprintf(buf, sizeof buf, "%s%s", tr->flops_complete ? "" : "≥ ",
+                     oc_fmt_thousands(tr->epoch_flops, n1, sizeof n1));
+            snprintf(k, sizeof k, "training FLOPs per epoch of %lld samples", (long long)tr->samples);
+            oc_html_row(&b, k, buf);
+        }
         struct oc_sbuf why = {0};
         for (int32_t i = 0; i < tr->n_alts; i++) {
             const struct oc_training_alt *a = &tr->alts[i];

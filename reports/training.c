@@ -77,14 +77,15 @@ void oc_training_text(struct oc_sbuf *b, const struct oc_training *tr) {
         oc_saved_rule_flags(b, a->rules & ~tr->saved_rules);
     }
     oc_sbuf_puts(b, "\n");
-    oc_sbuf_printf(b, "  FLOPs per step: %s (forward + backward: 3 x contraction FLOPs + 2 x the rest)\n",
+    const char *ge = tr->flops_complete ? "" : ">= "; /* nodes without a cost: a lower bound */
+    oc_sbuf_printf(b, "  FLOPs per step: %s%s (forward + backward: 3 x contraction FLOPs + 2 x the rest)\n", ge,
                    oc_fmt_thousands(tr->step_flops, b3, sizeof b3));
     if (tr->samples > 0 && tr->batch > 0) {
         char b4[48], b5[48];
         uint64_t steps = (uint64_t)(tr->samples / tr->batch + (tr->samples % tr->batch != 0));
-        oc_sbuf_printf(b, "  FLOPs per epoch (%s samples, %s steps): %s\n",
+        oc_sbuf_printf(b, "  FLOPs per epoch (%s samples, %s steps): %s%s\n",
                        oc_fmt_thousands((uint64_t)tr->samples, b4, sizeof b4), oc_fmt_thousands(steps, b5, sizeof b5),
-                       oc_fmt_thousands(tr->epoch_flops, b3, sizeof b3));
+                       ge, oc_fmt_thousands(tr->epoch_flops, b3, sizeof b3));
     }
 }
 

@@ -625,10 +625,11 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
     if (oc_mul_u64(out->grad_bytes, states[opt], &out->optimizer_bytes))
         fl |= OC_COST_OVERFLOW;
     uint64_t f_contract = 0, f_other = 0;
+    uint32_t ffl = 0; /* the FLOPs' own overflow */
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
         if (!(n->cost.flags & OC_COST_UNKNOWN))
-            oc_sum_u64(n->cost.macs ? &f_contract : &f_other, n->cost.flops, &fl);
+            oc_sum_u64(n->cost.macs ? &f_contract : &f_other, n->cost.flops, &ffl);
     }
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node *n = &g->nodes[i];
@@ -642,7 +643,9 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
     bool over = oc_mul_u64(f_contract, 3, &a);
     over |= oc_mul_u64(f_other, 2, &b);
     if (oc_add_u64(a, b, &out->step_flops) || over)
-        fl |= OC_COST_OVERFLOW;
+        ffl |= OC_COST_OVERFLOW;
+    out->flops_complete = oc_totals_exact(t) && !ffl;
+    fl |= ffl;
     out->batch = -1;
     if (g->n_inputs > 0) {
         const struct oc_value *in = &g->values[g->inputs[0]];
@@ -652,8 +655,10 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
     out->samples = samples;
     if (samples > 0 && out->batch > 0) {
         uint64_t steps = (uint64_t)(samples / out->batch + (samples % out->batch != 0));
-        if (oc_mul_u64(steps, out->step_flops, &out->epoch_flops))
+        if (oc_mul_u64(steps, out->step_flops, &out->epoch_flops)) {
             fl |= OC_COST_OVERFLOW;
+            out->flops_complete = false;
+        }
     }
     out->overflow = fl != 0;
 }

@@ -80,6 +80,9 @@ struct oc_training {
     int64_t samples;            /* 0: no epoch figure                      */
     uint64_t epoch_flops;
     bool complete;              /* false: some sizes or costs unknown      */
+    bool flops_complete;        /* false: step_flops (and epoch_flops) a
+                                   lower bound: nodes without a cost, or a
+                                   count past 64 bits                      */
     bool overflow;
     /* filled by oc_training_signs, zero before: */
     struct oc_export_signs signs;

@@ -15,6 +15,9 @@ What must hold:
   - a need that is a lower bound "maybe" fits, in every format: text and
     Markdown say maybe, JSON says null (never true), the analyze report
     says MAY NOT FIT, and the largest batch is marked as an upper bound.
+  - the training step's FLOPs (per step, per epoch) over an analysis with a
+    node without a cost are marked lower bounds in text, Markdown and HTML,
+    and JSON's training block says complete false; exact ones carry no mark.
 usage: bounds_check.py ONNXCOST
 """
 import json
@@ -149,7 +152,36 @@ j = json.loads(run("analyze", small, "--batch", "1", "--gpu", "h100", "--fit", "
 check("analyze json: exact fits true", j["gpu"]["fit"]["fits"] is True and j["gpu"]["fit"].get("need_exact") is True,
       j["gpu"]["fit"])
 
-MIN_CHECKS = 30
+# the training step's FLOPs over an analysis with a node without a cost: a
+# lower bound in every format (mm1's 2 x 4,096 forward FLOPs x 3 with
+# backward = 24,576 per sample at least; the epoch of 10 samples at batch 2,
+# 5 steps: 245,760 at least); over an exact one, no mark
+want_step, want_epoch = 3 * 2 * 2 * 64 * 64, 5 * 3 * 2 * 2 * 64 * 64
+for path, ge in ((lb, True), (small, False)):
+    steps = 3 * 2 * 2 * 64 * 32 if not ge else want_step
+    epoch = 5 * steps
+    t = run("analyze", path, "--batch", "2", "--optimizer", "sgd", "--train-samples", "10")
+    line = next((x for x in t.splitlines() if "FLOPs per step" in x), "")
+    check(f"text: training FLOPs per step of {os.path.basename(path)}", line.split(":", 1)[-1].strip().startswith(
+        (">= " if ge else "") + f"{steps:,} "), line)
+    line = next((x for x in t.splitlines() if "FLOPs per epoch" in x), "")
+    check(f"text: training FLOPs per epoch of {os.path.basename(path)}",
+          line.rstrip().endswith(": " + (">= " if ge else "") + f"{epoch:,}"), line)
+    md = run("analyze", path, "--batch", "2", "--optimizer", "sgd", "--train-samples", "10", "--format", "md")
+    line = next((x for x in md.splitlines() if "FLOPs per step" in x), "")
+    check(f"md: training FLOPs per step of {os.path.basename(path)}",
+          ((">= " if ge else ": ") + f"{steps:,} ") in line, line)
+    html = run("analyze", path, "--batch", "2", "--optimizer", "sgd", "--train-samples", "10", "--format", "html")
+    for what, n in (("per step", steps), ("per epoch", epoch)):
+        cellv = html.split(f"training FLOPs {what}", 1)[-1].split('<td class="n">', 1)[-1].split("<", 1)[0]
+        check(f"html: training FLOPs {what} of {os.path.basename(path)}", cellv == ("≥ " if ge else "") + f"{n:,}",
+              cellv)
+    j = json.loads(run("analyze", path, "--batch", "2", "--optimizer", "sgd", "--train-samples", "10", "--format",
+                       "json"))
+    check(f"json: training of {os.path.basename(path)} complete {not ge}",
+          (j["training"]["step_flops"], j["training"]["complete"]) == (steps, not ge), j["training"])
+
+MIN_CHECKS = 40
 if checks < MIN_CHECKS:
     fails.append(f"only {checks} checks ran, want at least {MIN_CHECKS}")
 if fails:

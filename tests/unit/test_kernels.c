@@ -107,6 +107,36 @@ static void families(void **state) {
     near(f.x[2], 10, "k");
 }
 
+/* Gemm with transA (A [10, 5] read as its transpose, B [10, 7]): M 5, N 7,
+ * K 10, A's first dim; ONNX Runtime's FusedMatMul (com.microsoft) with
+ * transA (A [2, 10, 3], B [10, 4]): M 2 x 3, N 4, K 10, A's second-last dim */
+static void gemm_transposes(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("a", PB_FLOAT, 2, TU_DIMS(10, 5), NULL));
+    pbm_input(&pm, pb_value_info("f", PB_FLOAT, 3, TU_DIMS(2, 10, 3), NULL));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(10, 7)));
+    pbm_init(&pm, pb_tensor_f32("c", 2, TU_DIMS(10, 4)));
+    struct pbw ta[] = {pb_attr_int("transA", 1)};
+    pbm_node(&pm, pb_node("gemm", "Gemm", TU_LIST("a", "b"), TU_LIST("g"), 1, ta));
+    struct pbw tf[] = {pb_attr_int("transA", 1)};
+    pbm_node(&pm, pb_node_dom("fused", "com.microsoft", "FusedMatMul", TU_LIST("f", "c"), TU_LIST("m"), 1, tf));
+    pbm_output(&pm, pb_value_info("g", PB_FLOAT, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("m", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_bytes_ok(pbm_finish_ms(&pm, 17, 1), NULL);
+    struct oc_kfeat f;
+    oc_kernel_features(an->graph, node("gemm"), false, &f);
+    assert_int_equal(f.family, OC_KF_GEMM);
+    near(f.x[0], 5, "gemm m");
+    near(f.x[1], 7, "gemm n");
+    near(f.x[2], 10, "gemm k (transA: A's first dim)");
+    oc_kernel_features(an->graph, node("fused"), false, &f);
+    assert_int_equal(f.family, OC_KF_GEMM);
+    near(f.x[0], 6, "FusedMatMul m");
+    near(f.x[1], 4, "FusedMatMul n");
+    near(f.x[2], 10, "FusedMatMul k (transA: A's second-last dim)");
+}
+
 /* The graph ONNX Runtime ran on a CPU after its NCHWc rewrite (it holds a
  * com.microsoft.nchwc node): a depthwise 3x3 on 24 channels, no multiple
  * of the block, stayed in the default domain and runs MLAS's grouped path
@@ -564,6 +594,7 @@ static void conv_in_bounds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(families, tu_teardown),
+        cmocka_unit_test_teardown(gemm_transposes, tu_teardown),
         cmocka_unit_test(depthwise_outside_nchwc),
         cmocka_unit_test(interpolation),
         cmocka_unit_test(op_tables),
