@@ -116,7 +116,7 @@ def model_bytes(path, feeds):
 
 # no arithmetic: movement, views, shapes, casts
 NO_FLOPS = {"Transpose", "Cast", "Identity", "Pad", "Reshape", "Shape", "Concat", "Unsqueeze", "Squeeze", "Flatten",
-            "Constant", "Gather", "Slice", "Expand"}
+            "Constant", "ConstantOfShape", "Gather", "Slice", "Expand"}
 # FLOPs per output element (docs/COSTS.md, "FLOPs")
 ELEMENTWISE = {"Add": 1, "Sub": 1, "Mul": 1, "Div": 1, "Pow": 1, "Equal": 1, "Less": 1, "Greater": 1, "Relu": 1,
                "Abs": 1, "Neg": 1, "Exp": 1, "Log": 1, "Sqrt": 1, "Erf": 1, "Tanh": 1, "Reciprocal": 1, "Floor": 1,

@@ -10,7 +10,8 @@ so a wrong per-op formula fails here too.
     and the binding given for each end reaches it;
   * monotone boxes (a GPT-2 decoder with a KV cache) and boxes that are not
     (a strided convolution over symbolic H and W: floor((H - 1) / 2) + 1; a
-    slice that drops the last element: H - 1) both exact;
+    slice that drops the last element: H - 1; a tensor of 20 - N elements,
+    whose falling dim is named as the reason) all exact;
   * a box too large to enumerate without the monotone proof says it is not
     bounded, and a budget over it exits 4;
   * budgets hold for the box's maximum: a limit between min and max exits 1
@@ -196,6 +197,22 @@ def main():
     check(p.returncode == 0 and not bad and len(pts) == 84,
           "annotate over the box: every node's [min, max] in its metadata equals the brute force over 84 bindings, "
           "the model's equals analyze's" + (f": {bad[:3]} {p.stderr.strip()[:200]}" if bad or p.returncode else ""))
+    # a dim that falls as N grows (ConstantOfShape of 20 - N, from the input's
+    # shape): not monotone, and the reason names the tensor; enumerated exactly
+    i64 = lambda name, v: onnx.numpy_helper.from_array(np.array(v, dtype=np.int64), name)  # noqa: E731
+    g = h.make_graph([h.make_node("Shape", ["x"], ["s"]), h.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+                      h.make_node("Sub", ["twenty", "n"], ["m"]), h.make_node("Unsqueeze", ["m", "ax"], ["e"]),
+                      h.make_node("ConstantOfShape", ["e"], ["c"], value=h.make_tensor("v", f, [1], [1.0])),
+                      h.make_node("MatMul", ["x", "w"], ["y"])], "falling",
+                     [h.make_tensor_value_info("x", f, ["N", 8])],
+                     [h.make_tensor_value_info("y", f, None), h.make_tensor_value_info("c", f, None)],
+                     initializer=[i64("zero", 0), i64("twenty", 20), i64("ax", [0]),
+                                  onnx.numpy_helper.from_array(np.ones((8, 8), np.float32), "w")])
+    falling = os.path.join(work, "falling.onnx")
+    save(g, falling)
+    r = check_box(onnxcost, falling, {"N": (1, 15)}, "a dim 20 - N (ConstantOfShape)", "enumerated")
+    check(r is not None and "tensor 'c' has a dim that may fall" in (r.get("not_monotone") or ""),
+          f"the falling dim named as why the box is not proven monotone: {r and r.get('not_monotone')}")
     # a slice that drops the last element: H - 1, a negative coefficient but
     # never falling as H grows: proven monotone (derive.h)
     g = h.make_graph([h.make_node("Slice", ["x", "s", "e", "a"], ["y"]), h.make_node("Relu", ["y"], ["z"])], "slice",
