@@ -310,6 +310,15 @@ static void oc_sweep_html(struct oc_sbuf *b, const struct oc_sweep_row *rows, in
     oc_sweep_table(&t, rows, n, dims, nd, gpu, false);
     oc_table_draw(b, &t, OC_FORMAT_HTML);
     oc_table_free(&t);
+    struct oc_sbuf notes = {0}; /* the rows that are lower bounds or errors, and why, as text and Markdown say */
+    oc_sweep_notes(&notes, rows, n, dims, nd, gpu);
+    if (notes.n) {
+        oc_sbuf_put(&notes, "", 1);
+        oc_html_pre(b, notes.oom ? "" : notes.p);
+    }
+    if (notes.oom)
+        b->oom = true;
+    oc_sbuf_free(&notes);
     oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_MACS, "MACs", 0);
     oc_sweep_chart(b, rows, n, dims, nd, OC_SWEEP_FIG_FLOPS, "FLOPs", 0);
     if (gpu && gpu->fit)
