@@ -8,14 +8,18 @@ unit.ops), auto_pad SAME_UPPER / SAME_LOWER on odd sizes,
 output_padding with dilations, pooling's ceil_mode, negative axes (as an
 attribute and as an input), optional inputs left empty (Resize's roi and
 scales, Clip's max), Slice with negative steps, DFT-20 without its axis
-input. ONNX Runtime runs each model
-(every value exposed) and every tensor's shape must equal the one
-`onnxcost --format json` infers (ort_shapes.py does both).
+input, the contrib Attention with qkv_hidden_sizes. ONNX Runtime runs each
+model (every value exposed) and every tensor's shape must equal the one
+`onnxcost --format json` infers (ort_shapes.py does both); where
+ort_figures.py writes out docs/COSTS.md's formulas for every op of a case,
+its MACs and FLOPs over ONNX Runtime's shapes must equal onnxcost's totals.
 
 usage: attr_forms.py ONNXCOST
 Exit 0 when all agree, 1 otherwise, 77 when onnxruntime/onnx are missing.
 """
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -29,6 +33,7 @@ except ImportError as e:
     sys.exit(77)
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 from ort_shapes import onnxcost_shapes, ort_shapes  # noqa: E402
+from ort_figures import hand_totals  # noqa: E402
 
 F = TensorProto.FLOAT
 
@@ -43,6 +48,13 @@ def model(nodes, inputs, inits, opset=17):
     outs = [helper.make_tensor_value_info(nodes[-1].output[0], F, None)]
     g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, F, s) for n, s in inputs], outs, inits)
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def model_ms(nodes, inputs, inits):
+    """model() importing ONNX Runtime's com.microsoft domain too"""
+    m = model(nodes, inputs, inits)
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return m
 
 
 def convt(name, x, wshape, **attrs):
@@ -89,6 +101,11 @@ CASES = [
     # DFT-20 without its axis input: the signal axis is -2 (DFT-17's default was 1); onesided halves it
     ("dft20_default_axis_onesided", model([helper.make_node("DFT", ["x"], ["y"], onesided=1)],
                                           [("x", [1, 8, 4, 1])], []), 20),
+    # the contrib Attention with Q, K and V of their own widths (qkv_hidden_sizes): V 12 wide, Q and K 8;
+    # its MACs and FLOPs too, by docs/COSTS.md's formula over ONNX Runtime's shapes (ort_figures.py)
+    ("attention_qkv_hidden_sizes", model_ms([helper.make_node("Attention", ["x", "w", "b"], ["y"], domain="com.microsoft",
+                                                              num_heads=2, qkv_hidden_sizes=[8, 8, 12])],
+                                            [("x", [2, 5, 6])], [w("w", [6, 28]), w("b", [28])])),
     ("slice_negative_steps", model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
                                    [("x", [4, 10, 6])],
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),
@@ -100,7 +117,7 @@ def main():
     onnxcost = sys.argv[1]
     tmp = tempfile.mkdtemp()
     rng = np.random.default_rng(0)
-    failed = 0
+    failed = figured = 0
     for case in CASES:
         name, m = case[0], case[1]
         if len(case) > 2:  # an opset of its own
@@ -120,10 +137,17 @@ def main():
             failed += 1
             continue
         bad = [f"{t}: onnxcost {ours.get(t)}, runtime {s}" for t, s in truth.items() if ours.get(t) != s]
+        want = hand_totals(path, {})  # MACs and FLOPs None where ort_figures.py lacks an op's formula
+        if want.get("macs") is not None:
+            got = json.loads(subprocess.run([onnxcost, path, "--format", "json", "-q"], capture_output=True,
+                                            text=True).stdout or "{}").get("totals", {})
+            bad += [f"{k}: onnxcost {got.get(k)}, by the formula over ONNX Runtime's shapes {want[k]}"
+                    for k in ("macs", "flops") if got.get(k) != want[k]]
+            figured += 1
         print(("FAIL " if bad else "ok   ") + f"{name}: {len(truth)} tensors" + (": " + "; ".join(bad) if bad else
                                                                                  ", equal to ONNX Runtime"))
         failed += bool(bad)
-    print(f"{len(CASES) - failed} passed, {failed} failed")
+    print(f"{len(CASES) - failed} passed, {failed} failed; MACs and FLOPs checked on {figured}")
     return 1 if failed else 0
 
 

@@ -71,6 +71,24 @@ static void mha_whole_cache_key(void **state) {
     assert_int_equal(tu_node(an, "mha")->cost.macs, 480);
 }
 
+/* MultiHeadAttention with Q, K and V packed in one [B, S, N, 3, H] query
+ * (ONNX Runtime runs it only on a GPU): B 2, S 5, N 2 heads, H 4. Its
+ * output [2, 5, 8]; MACs Q K^T and A V, B N S S H each: 2 x 2 x 5 x 5 x 4
+ * x 2 = 800; FLOPs twice those, and the softmax and scale's 6 per score,
+ * 6 x 2 x 2 x 5 x 5 = 600: 2,200 */
+static void mha_packed_qkv(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("qkv", PB_FLOAT, 5, TU_DIMS(2, 5, 2, 3, 4), NULL));
+    struct pbw at[] = {pb_attr_int("num_heads", 2)};
+    pbm_node(&pm, pb_node_dom("mha", "com.microsoft", "MultiHeadAttention", TU_LIST("qkv"), TU_LIST("y"), 1, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_bytes_ok(pbm_finish_ms(&pm, 17, 1), NULL);
+    TU_SHAPE(tu_out(an, "mha", 0), 2, 5, 8);
+    assert_int_equal(tu_node(an, "mha")->cost.macs, 800);
+    assert_int_equal(tu_node(an, "mha")->cost.flops, 2200);
+}
+
 static void attention_bad_heads(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -87,6 +105,7 @@ int main(void) {
         cmocka_unit_test_teardown(attention_gqa, tu_teardown),
         cmocka_unit_test_teardown(attention_bad_heads, tu_teardown),
         cmocka_unit_test_teardown(mha_whole_cache_key, tu_teardown),
+        cmocka_unit_test_teardown(mha_packed_qkv, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
