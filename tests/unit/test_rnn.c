@@ -65,6 +65,25 @@ static void lstm_peepholes_from_p(void **state) {
     assert_int_equal(tu_node(an, "with_p")->cost.flops, 3520);
 }
 
+/* input_forget couples the forget gate to the input gate (f = 1 - i): one
+ * sigmoid (4 FLOPs) becomes one subtraction. x [5, 2, 3], hidden 4, one
+ * direction, with B: MACs 1,120 as above; per unit 26 - 4 + 1 = 23, over
+ * 40 units: 2,240 + 920 = 3,160. */
+static void lstm_input_forget(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
+    pbm_init(&pm, pb_tensor_f32("w", 3, TU_DIMS(1, 16, 3)));
+    pbm_init(&pm, pb_tensor_f32("r", 3, TU_DIMS(1, 16, 4)));
+    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(1, 32)));
+    struct pbw at[] = {pb_attr_int("hidden_size", 4), pb_attr_int("input_forget", 1)};
+    pbm_node(&pm, pb_node("coupled", "LSTM", TU_LIST("x", "w", "r", "b"), TU_LIST("y"), 2, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 22, NULL);
+    assert_int_equal(tu_node(an, "coupled")->cost.macs, 1120);
+    assert_int_equal(tu_node(an, "coupled")->cost.flops, 3160);
+}
+
 static void gru_batch_first_and_rnn(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -102,6 +121,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(lstm_bidirectional, tu_teardown),
         cmocka_unit_test_teardown(lstm_peepholes_from_p, tu_teardown),
+        cmocka_unit_test_teardown(lstm_input_forget, tu_teardown),
         cmocka_unit_test_teardown(gru_batch_first_and_rnn, tu_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
