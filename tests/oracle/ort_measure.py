@@ -15,7 +15,9 @@ profile and from the model file, never from onnxcost:
     of the kept profile's events;
   * the record of how it ran (ONNX Runtime's version, threads, optimization
     level, warm-up, model) is in the report, and the arena's peak is the
-    largest mem_in_use_peak of the node events;
+    largest mem_in_use_peak of the node events, and onnxcost's replay of the
+    arena is not below it and within 5 % and its allowance (the fixture, an
+    attention block, a 1-D and a 3-D convolution);
   * options of analyze pass through (--format csv, --depth);
   * the temporary folder is removed; a missing Python, a Python without
     ONNX Runtime, an absent execution provider, a missing model and the
@@ -447,6 +449,28 @@ def main():
                     json.loads(p.stdout)["measured"], peaks)
     else:
         check(False, f"attention block: exit {p.returncode}: {p.stderr.strip()[:300]}")
+
+    # a 1-D and a 3-D convolution (MLAS's working buffer of each, in its 1-D
+    # form as a 2-D one of height 1, and its 3-D im2col): the arena replayed
+    ws = [onnx.numpy_helper.from_array(rng.standard_normal((16, 32, 3)).astype(np.float32) * 0.1, "w1"),
+          onnx.numpy_helper.from_array(rng.standard_normal((8, 16, 3, 3, 3)).astype(np.float32) * 0.1, "w3")]
+    nodes = [h.make_node("Conv", ["a", "w1"], ["c1"], pads=[1, 1], name="conv1d"),
+             h.make_node("Conv", ["v", "w3"], ["c3"], pads=[1, 1, 1, 1, 1, 1], strides=[1, 2, 2], name="conv3d")]
+    g = h.make_graph(nodes, "convnd", [h.make_tensor_value_info("a", onnx.TensorProto.FLOAT, [2, 32, 100]),
+                                       h.make_tensor_value_info("v", onnx.TensorProto.FLOAT, [1, 16, 6, 16, 16])],
+                     [h.make_tensor_value_info("c1", onnx.TensorProto.FLOAT, None),
+                      h.make_tensor_value_info("c3", onnx.TensorProto.FLOAT, None)], initializer=ws)
+    nd = os.path.join(a.workdir, "convnd.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), nd)
+    save = os.path.join(a.workdir, "save_convnd")
+    p = run(a.onnxcost, nd, "--threads", "1", "--reps", "3", "--warmup", "1", "--save", save, "--format", "json", "-q")
+    if p.returncode == 0:
+        _, _, _, peaks = events_of(json.load(open(os.path.join(save, "convnd.profile.json"))))
+        check_arena("1-D and 3-D convolutions", onnx.load(os.path.join(save, "convnd.ort.onnx"),
+                                                          load_external_data=False),
+                    json.loads(p.stdout)["measured"], peaks)
+    else:
+        check(False, f"1-D and 3-D convolutions: exit {p.returncode}: {p.stderr.strip()[:300]}")
 
     # unbound: measured at 1, and a note says so; the temporary folder goes
     tmp = os.path.join(a.workdir, "tmp")
