@@ -10,6 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* errno's failure as the diag: out of memory as such, else what the
+   system says of the write */
+static enum oc_status oc_outfile_errno(struct oc_diag *d) {
+    if (errno == ENOMEM)
+        return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
+    return oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
+}
+
 static char *oc_outfile_dup(const char *s) {
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
@@ -20,7 +28,7 @@ static char *oc_outfile_dup(const char *s) {
 static enum oc_status oc_outfile_in_place(struct oc_outfile *o, const char *path, struct oc_diag *d) {
     o->f = fopen(path, "wb");
     if (!o->f)
-        return oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
+        return oc_outfile_errno(d);
     return OC_OK;
 }
 
@@ -64,7 +72,7 @@ enum oc_status oc_outfile_open(struct oc_outfile *o, const char *path, struct oc
     struct stat sb, lsb;
     bool exists = stat(path, &sb) == 0;
     if (!exists && errno != ENOENT)
-        return oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
+        return oc_outfile_errno(d);
     if (!exists && lstat(path, &lsb) == 0) /* a dangling symlink: its target is created, the link kept */
         return oc_outfile_in_place(o, path, d);
     if (exists && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))) /* /dev/null, a terminal, a pipe */
@@ -74,10 +82,10 @@ enum oc_status oc_outfile_open(struct oc_outfile *o, const char *path, struct oc
                            S_ISDIR(sb.st_mode) ? "is a directory"
                                                : "not a regular file, a character device or a FIFO");
     if (exists && access(path, W_OK) != 0) /* a file the user may not write is not replaced either */
-        return oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
+        return oc_outfile_errno(d);
     o->dest = exists ? realpath(path, NULL) : oc_outfile_dup(path); /* a symlink keeps pointing at the file */
     if (!o->dest)
-        return oc_diag_set(d, errno == ENOMEM ? OC_ERR_NOMEM : OC_ERR_IO, "cannot write: %s", strerror(errno));
+        return oc_outfile_errno(d);
     int fd = oc_outfile_beside(o->dest, exists ? &sb : NULL, &o->tmp);
     if (fd < 0) { /* no file beside it, or none that can keep the owner: in place */
         free(o->dest);
@@ -86,7 +94,7 @@ enum oc_status oc_outfile_open(struct oc_outfile *o, const char *path, struct oc
     }
     o->f = fdopen(fd, "wb");
     if (!o->f) {
-        enum oc_status st = oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno));
+        enum oc_status st = oc_outfile_errno(d);
         close(fd);
         oc_outfile_close(o, false, NULL);
         return st;
@@ -108,7 +116,7 @@ enum oc_status oc_outfile_close(struct oc_outfile *o, bool keep, struct oc_diag 
     }
     if (o->tmp) {
         if (keep && st == OC_OK && rename(o->tmp, o->dest) != 0)
-            st = d ? oc_diag_set(d, OC_ERR_IO, "cannot write: %s", strerror(errno)) : OC_ERR_IO;
+            st = d ? oc_outfile_errno(d) : errno == ENOMEM ? OC_ERR_NOMEM : OC_ERR_IO;
         if (!keep || st != OC_OK)
             unlink(o->tmp);
     }

@@ -85,6 +85,8 @@ const struct oc_cli_io *oc_cli_io_callback(void);
 
 /* "onnxcost: error: <fmt>\n" on the run's stderr; returns OC_EXIT_INPUT. */
 int oc_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "onnxcost: error: out of memory" on stderr; returns OC_EXIT_INTERNAL. */
+int oc_cli_out_of_memory(void);
 /* "onnxcost: KIND: PATH: MSG\n" on stderr, path and message with every byte
  * that is not printable UTF-8 written as \xNN (names come from the file). */
 void oc_cli_diag(const char *kind, const char *path, const char *msg);
@@ -153,6 +155,8 @@ enum oc_status oc_cli_model_load(const char *path, const struct oc_load_opts *lo
  * report" and returns OC_EXIT_INTERNAL when anything failed, else
  * OC_EXIT_OK. */
 int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok);
+/* The same for a report that returned st: out of memory said as such. */
+int oc_cli_close_report(struct oc_outfile *o, const char *path, enum oc_status st);
 /* Closes it after an error was printed: the target stays as it was. */
 void oc_cli_discard_output(struct oc_outfile *o);
 

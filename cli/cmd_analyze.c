@@ -462,7 +462,7 @@ static int oc_analyze_as(int argc, char **argv, const char *as) {
         struct oc_analyze_opts at_hi;
         range_dims = oc_range_corner(&opts, bind.ranges, bind.n_ranges, true, &at_hi);
         if (!range_dims) {
-            rc = OC_EXIT_INTERNAL;
+            rc = oc_cli_out_of_memory();
             goto done;
         }
         opts = at_hi;
@@ -558,12 +558,12 @@ static int oc_analyze_as(int argc, char **argv, const char *as) {
                                 training.signs.rules, gg.reserve, &fitr, &d);
             gr.fit = &fitr;
         }
-        if (a.n_gpus) {
-            oc_data_parallel(&perf, an, &training, (int32_t)a.n_gpus, &dp);
+        if (a.n_gpus && st == OC_OK) {
+            st = oc_data_parallel(&perf, an, &training, (int32_t)a.n_gpus, &dp);
             gr.dp = &dp;
         }
         if (train && st == OC_OK) { /* what a user training reads first: the step, not the forward pass */
-            oc_data_parallel(&perf, an, &training, 1, &step);
+            st = oc_data_parallel(&perf, an, &training, 1, &step);
             gr.train_step = &step;
         }
         if (a.n_stages)
@@ -600,7 +600,7 @@ static int oc_analyze_as(int argc, char **argv, const char *as) {
                                   bind.n_ranges ? &ranges : NULL,
                                   a.lint ? &lint : NULL};
     st = oc_report_render(an, &spec, &d);
-    rc = oc_cli_close_output(&f_out, out_path, st == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, st);
     int budget_rc = bind.n_ranges ? oc_budget_report_ranges(&a.budget, &ranges, path, a.allow_incomplete, a.quiet)
                                   : oc_budget_report(&a.budget, an, path, a.allow_incomplete, a.quiet);
     int unbound_rc = oc_budget_report_unbound(&a.budget, an, path, sym);

@@ -9,6 +9,7 @@
 #include "../analyzer/derive.h"
 #include "../views/annotate.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +152,8 @@ int oc_cmd_annotate(int argc, char **argv) {
         goto done;
     FILE *in = fopen(path, "rb");
     if (!in) {
-        rc = oc_cli_fail(path, OC_ERR_IO, "cannot read the model again to copy it");
+        rc = errno == ENOMEM ? oc_cli_fail(path, OC_ERR_NOMEM, "out of memory")
+                             : oc_cli_fail(path, OC_ERR_IO, "cannot read the model again to copy it");
         goto done;
     }
     struct oc_annotate_stats stats;

@@ -245,7 +245,7 @@ static int oc_calibrate_e2e(const struct oc_calibrate_args *a, const struct oc_c
         goto done;
     struct oc_diag d = {0};
     struct oc_report_spec spec = {.version = 1, .format = a->format, .write = oc_cli_write_file, .write_arg = f_out.f};
-    rc = oc_cli_close_output(&f_out, a->report_out, oc_report_calibration_e2e(&rep, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, a->report_out, oc_report_calibration_e2e(&rep, &spec, &d));
 done:
     for (int32_t i = 0; items && i < t.n_rows; i++) {
         oc_analysis_free(items[i].an);
@@ -602,7 +602,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
         FILE *sf = sf_out.f;
         struct oc_report_spec ss = {
             .version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file, .write_arg = sf};
-        if ((rc = oc_cli_close_output(&sf_out, a.spec_out, oc_report_gpu_spec(base, &rep, &ss, &d) == OC_OK)) != OC_EXIT_OK)
+        if ((rc = oc_cli_close_report(&sf_out, a.spec_out, oc_report_gpu_spec(base, &rep, &ss, &d))) != OC_EXIT_OK)
             goto done;
     }
     struct oc_outfile f_out;
@@ -610,7 +610,7 @@ int oc_cmd_calibrate(int argc, char **argv) {
         goto done;
     FILE *f = f_out.f;
     struct oc_report_spec spec = {.version = 1, .format = a.format, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(&f_out, a.report_out, oc_report_calibration(&rep, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, a.report_out, oc_report_calibration(&rep, &spec, &d));
 done:
     free(devs);
     free(dev_names);

@@ -63,7 +63,7 @@ static int oc_compare_one(const char *path, const struct oc_load_opts *lopts, co
             return rst == OC_ERR_USAGE ? oc_cli_usage_error("compare: %s: %s", path, d.msg)
                                        : oc_cli_fail(path, rst, rst == OC_ERR_NOMEM ? "out of memory" : d.msg);
         if (!(range_dims = oc_range_corner(opts, bind->ranges, bind->n_ranges, true, &at_hi)))
-            return OC_EXIT_INTERNAL;
+            return oc_cli_out_of_memory();
         opts = &at_hi;
     }
     enum oc_status st = oc_cli_model_load(path, lopts, m, &d);
@@ -149,7 +149,7 @@ int oc_cmd_compare(int argc, char **argv) {
     ranges = calloc((size_t)n, sizeof *ranges);
     e = calloc((size_t)n, sizeof *e);
     if (!models || !ans || !trs || !perfs || !fits || !ranges || !e) {
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     for (int32_t i = 0; i < n && rc == OC_EXIT_OK; i++)
@@ -165,7 +165,7 @@ int oc_cmd_compare(int argc, char **argv) {
     struct oc_report_spec spec = {
         .version = 1, .format = ca.format, .write = oc_cli_write_file, .write_arg = f, .gpu = gg.gpu ? &gr : NULL};
     struct oc_diag d = {0};
-    rc = oc_cli_close_output(&f_out, out_path, oc_report_compare(e, n, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, oc_report_compare(e, n, &spec, &d));
 done:
     for (int32_t i = 0; models && ans && perfs && i < n; i++) {
         if (ranges)

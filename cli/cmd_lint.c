@@ -172,7 +172,7 @@ int oc_cmd_lint(int argc, char **argv) {
                                   .write = oc_cli_write_file,
                                   .write_arg = f.f,
                                   .gpu = gg.gpu ? &gr : NULL};
-    rc = oc_cli_close_output(&f, out_path, oc_report_lint(an, &res, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f, out_path, oc_report_lint(an, &res, &spec, &d));
     if (rc == OC_EXIT_OK && !a.fail_never)
         for (int l = a.fail_on; l < OC_LINT_LEVELS; l++)
             if (res.by_level[l])

@@ -110,7 +110,7 @@ int oc_cmd_llm(int argc, char **argv) {
     FILE *f = f_out.f;
     struct oc_report_spec spec = {
         .version = 1, .format = a.format, .model_path = path, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(&f_out, out_path, oc_report_llm(&v, &o, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, oc_report_llm(&v, &o, &spec, &d));
 done:
     oc_analysis_free(an);
     oc_model_free(m);

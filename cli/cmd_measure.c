@@ -501,7 +501,7 @@ int oc_cmd_measure(int argc, char **argv) {
     profile = oc_measure_join(dir, stem, ".profile.json");
     weights = oc_measure_join(dir, stem, ".ort.data");
     if (!optimized || !profile || !weights) {
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     /* --save never writes over what the run reads, nor over earlier files
@@ -533,7 +533,7 @@ int oc_cmd_measure(int argc, char **argv) {
     snprintf(warmup, sizeof warmup, "%" PRId64, a.warmup);
     char **pargv = calloc(2 * (size_t)n_inputs + 24, sizeof *pargv);
     if (!pargv) {
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     int32_t np = 0;
@@ -585,7 +585,7 @@ int oc_cmd_measure(int argc, char **argv) {
     if (!aargv || !dims) {
         free(aargv);
         free(dims);
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     int32_t na = 0, nd = 0;

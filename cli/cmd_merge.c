@@ -63,7 +63,7 @@ int oc_cmd_merge(int argc, char **argv) {
         goto done;
     FILE *f = f_out.f;
     struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(&f_out, out_path, oc_report_merge(files, n, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, oc_report_merge(files, n, &spec, &d));
 done:
     for (int32_t k = 0; k < n; k++)
         oc_rp_file_free(&files[k]);

@@ -143,7 +143,7 @@ int oc_cmd_plan(int argc, char **argv) {
         struct oc_analyze_opts at_hi;
         range_dims = oc_range_corner(&opts, bind.ranges, bind.n_ranges, true, &at_hi);
         if (!range_dims) {
-            rc = OC_EXIT_INTERNAL;
+            rc = oc_cli_out_of_memory();
             goto done;
         }
         opts = at_hi;
@@ -206,7 +206,7 @@ int oc_cmd_plan(int argc, char **argv) {
                                   .write = oc_cli_write_file,
                                   .write_arg = f.f,
                                   .ranges = bind.n_ranges ? &ranges : NULL};
-    rc = oc_cli_close_output(&f, out_path, oc_report_plan(an, &p, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f, out_path, oc_report_plan(an, &p, &spec, &d));
     int32_t x, y;
     if (rc == OC_EXIT_OK && !oc_plan_verify(&p, &x, &y)) { /* never: the planners' bug */
         oc_cli_diag("error", path, "the plan failed its own check (a bug; please report it)");

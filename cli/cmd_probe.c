@@ -119,7 +119,7 @@ static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, en
         return orc;
     struct oc_diag d = {0};
     struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f.f};
-    return oc_cli_close_output(&f, path, oc_report_machine(m, g, &spec, &d) == OC_OK);
+    return oc_cli_close_report(&f, path, oc_report_machine(m, g, &spec, &d));
 }
 
 int oc_cmd_probe(int argc, char **argv) {

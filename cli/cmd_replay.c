@@ -276,7 +276,7 @@ int oc_cmd_replay(int argc, char **argv) {
     FILE *f = f_out.f;
     struct oc_report_spec spec = {
         .version = 1, .format = fmt, .model_path = path, .write = oc_cli_write_file, .write_arg = f};
-    rc = oc_cli_close_output(&f_out, out_path, oc_report_replay(an, &rep, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, oc_report_replay(an, &rep, &spec, &d));
 done:
     if (a.have_re)
         regfree(&a.re);

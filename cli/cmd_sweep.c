@@ -33,6 +33,8 @@ struct oc_sweep_args {
 };
 
 /* "V1,V2,..." -> values; false on junk. */
+/* s as positive integers V1,V2,...: false when it is not one (*n then 0),
+   or out of memory (*n -1) */
 static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     int32_t cap = 1;
     for (const char *p = s; *p; p++)
@@ -40,12 +42,14 @@ static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     int64_t *v = malloc((size_t)cap * sizeof *v);
     char *copy = strdup(s);
     bool ok = v && copy;
-    *n = 0;
+    *n = ok ? 0 : -1;
     for (char *save = NULL, *tok = ok ? strtok_r(copy, ",", &save) : NULL; tok && ok; tok = strtok_r(NULL, ",", &save))
         ok = oc_cli_parse_count(tok, &v[*n]) && v[(*n)++] >= 1;
     free(copy);
     if (!ok || *n == 0 || *n != cap) {
         free(v);
+        if (*n > 0)
+            *n = 0;
         return false;
     }
     *out = v;
@@ -56,9 +60,11 @@ static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, c
     (void)o;
     struct oc_sweep_args *a = dest;
     const char *eq = v ? strchr(v, '=') : NULL;
-    int64_t *vals;
-    int32_t n;
-    if (!eq || eq == v || !oc_parse_list(eq + 1, &vals, &n))
+    int64_t *vals = NULL;
+    int32_t n = 0;
+    if (eq && eq != v && !oc_parse_list(eq + 1, &vals, &n) && n < 0)
+        return oc_cli_out_of_memory();
+    if (!eq || eq == v || n <= 0)
         return oc_cli_usage_error("%s--dim takes NAME=V1,V2,... with positive integers, got '%s'", prefix, v ? v : "");
     if (a->n_dims == OC_SWEEP_MAX_DIMS) {
         free(vals);
@@ -67,7 +73,7 @@ static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, c
     char *name = strndup(v, (size_t)(eq - v));
     if (!name) {
         free(vals);
-        return OC_EXIT_INTERNAL;
+        return oc_cli_out_of_memory();
     }
     a->dims[a->n_dims++] = (struct oc_sweep_dim){name, n, vals};
     return OC_PARSE_GO;
@@ -163,8 +169,7 @@ int oc_cmd_sweep(int argc, char **argv) {
                                   .write = oc_cli_write_file,
                                   .write_arg = f,
                                   .gpu = gg.gpu ? &gr : NULL};
-    rc = oc_cli_close_output(&f_out, out_path,
-                             oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d) == OC_OK);
+    rc = oc_cli_close_report(&f_out, out_path, oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d));
 done:
     free(rows);
     oc_model_free(m);

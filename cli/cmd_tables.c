@@ -140,7 +140,7 @@ int oc_cli_write_kernel_tables(const struct oc_gpu *base, const struct oc_ktable
             return rc;
         struct oc_report_spec ss = {.version = 1, .format = OC_FORMAT_JSON, .write = oc_cli_write_file,
                                     .write_arg = sf.f};
-        if ((rc = oc_cli_close_output(&sf, spec_out, oc_report_kernel_tables_spec(base, t, &ss, &d) == OC_OK)) !=
+        if ((rc = oc_cli_close_report(&sf, spec_out, oc_report_kernel_tables_spec(base, t, &ss, &d))) !=
             OC_EXIT_OK)
             return rc;
     }
@@ -150,7 +150,7 @@ int oc_cli_write_kernel_tables(const struct oc_gpu *base, const struct oc_ktable
         return rc;
     struct oc_report_spec spec = {.version = 1, .format = (enum oc_format)format, .write = oc_cli_write_file,
                                   .write_arg = f_out.f};
-    return oc_cli_close_output(&f_out, report_out, oc_report_kernel_tables(&rep, &spec, &d) == OC_OK);
+    return oc_cli_close_report(&f_out, report_out, oc_report_kernel_tables(&rep, &spec, &d));
 }
 
 int oc_cmd_tables(int argc, char **argv) {
@@ -189,7 +189,7 @@ int oc_cmd_tables(int argc, char **argv) {
     files = calloc((size_t)n, sizeof *files);
     fr = calloc((size_t)n, sizeof *fr);
     if (!files || !fr) {
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     for (int32_t k = 0; k < n; k++) {
@@ -220,12 +220,12 @@ int oc_cmd_tables(int argc, char **argv) {
                 struct oc_kfeat f = {k->family, {k->samples[s].x[0], k->samples[s].x[1], k->samples[s].x[2]},
                                      k->samples[s].work, k->op};
                 if (!oc_ktables_add_sample(&t, &f, k->dtype, k->math, k->threads, k->samples[s].seconds)) {
-                    rc = OC_EXIT_INTERNAL;
+                    rc = oc_cli_out_of_memory();
                     goto done;
                 }
             }
     if (!(t.source = strdup(base->tables && !a.source ? base->tables->source : source))) {
-        rc = OC_EXIT_INTERNAL;
+        rc = oc_cli_out_of_memory();
         goto done;
     }
     for (int32_t k = 0; k < n && rc == OC_EXIT_OK; k++) {

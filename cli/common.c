@@ -102,6 +102,11 @@ int oc_cli_usage_error(const char *fmt, ...) {
     return OC_EXIT_INPUT;
 }
 
+int oc_cli_out_of_memory(void) {
+    fputs("onnxcost: error: out of memory\n", oc_cli_err());
+    return OC_EXIT_INTERNAL;
+}
+
 void oc_cli_diag(const char *kind, const char *path, const char *msg) {
     char p[1024], m[2048];
     oc_printable(path ? path : "", p, sizeof p);
@@ -314,17 +319,27 @@ int oc_cli_open_output(struct oc_outfile *o, const char *path) {
     return OC_EXIT_INTERNAL;
 }
 
-int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok) {
+/* closes o (its file replaced only when ok); on failure one line: why,
+   where the report itself failed and says why, else a write error */
+static int oc_cli_close(struct oc_outfile *o, const char *path, bool ok, const char *why) {
+    bool written;
     if (o->f == oc_cli_out()) {
-        ok = oc_cli_close_stdout() && ok;
+        written = oc_cli_close_stdout();
         o->f = NULL;
     } else {
-        ok = oc_outfile_close(o, ok, NULL) == OC_OK && ok;
+        written = oc_outfile_close(o, ok, NULL) == OC_OK;
     }
-    if (ok)
+    if (ok && written)
         return OC_EXIT_OK;
-    fprintf(oc_cli_err(), "onnxcost: error: %s: cannot write the report\n", path ? path : "standard output");
+    fprintf(oc_cli_err(), "onnxcost: error: %s: %s\n", path ? path : "standard output",
+            !ok && why ? why : "cannot write the report");
     return OC_EXIT_INTERNAL;
+}
+
+int oc_cli_close_output(struct oc_outfile *o, const char *path, bool ok) { return oc_cli_close(o, path, ok, NULL); }
+
+int oc_cli_close_report(struct oc_outfile *o, const char *path, enum oc_status st) {
+    return oc_cli_close(o, path, st == OC_OK, st == OC_ERR_NOMEM ? "out of memory formatting the report" : NULL);
 }
 
 void oc_cli_discard_output(struct oc_outfile *o) {

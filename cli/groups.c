@@ -31,7 +31,12 @@ bool oc_cli_bind_init(struct oc_cli_bind *b, int argc) {
     b->dims = calloc((size_t)argc + 1, sizeof *b->dims);
     b->ranges = calloc((size_t)argc + 1, sizeof *b->ranges);
     b->opts.dims = b->dims;
-    return b->dims && b->ranges;
+    if (b->dims && b->ranges)
+        return true;
+    free(b->dims), free(b->ranges);
+    memset(b, 0, sizeof *b);
+    oc_cli_out_of_memory();
+    return false;
 }
 
 void oc_cli_bind_free(struct oc_cli_bind *b) {
@@ -65,7 +70,7 @@ static int oc_opt_dim_range(struct oc_cli_bind *b, const char *v, const char *eq
         return oc_cli_usage_error("%s--dim %s: at most %d dims may be ranged", prefix, v, OC_RANGE_MAX);
     char *nm = strndup(v, (size_t)(eq - v));
     if (!nm)
-        return OC_EXIT_INTERNAL;
+        return oc_cli_out_of_memory();
     for (int32_t k = 0; k < b->n_ranges; k++)
         if (strcmp(b->ranges[k].name, nm) == 0) {
             oc_cli_usage_error("%s--dim %s given twice", prefix, nm);
@@ -88,7 +93,7 @@ static int oc_opt_dim(const struct oc_opt *o, void *dest, const char *v, const c
         return oc_cli_usage_error("%s--dim takes NAME=N with a positive integer N, got '%s'", prefix, v ? v : "");
     char *nm = strndup(v, (size_t)(eq - v));
     if (!nm)
-        return OC_EXIT_INTERNAL;
+        return oc_cli_out_of_memory();
     for (int32_t k = 0; k < b->opts.n_dims; k++)
         if (strcmp(b->dims[k].name, nm) == 0) {
             oc_cli_usage_error("%s--dim %s given twice", prefix, nm);
@@ -509,5 +514,5 @@ int oc_cli_listing(int argc, char **argv, const char *name, const char *usage,
     struct oc_diag d = {0};
     struct oc_outfile out;
     oc_cli_open_output(&out, NULL);
-    return oc_cli_close_output(&out, NULL, render(&spec, &d) == OC_OK);
+    return oc_cli_close_report(&out, NULL, render(&spec, &d));
 }

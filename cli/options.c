@@ -102,7 +102,7 @@ int oc_cli_parse(const struct oc_cmd_spec *cmd, int argc, char **argv, const cha
     *n_args = 0;
     const char **args = *args_out = calloc((size_t)argc + 1, sizeof *args);
     if (!args)
-        return OC_EXIT_INTERNAL;
+        return oc_cli_out_of_memory();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

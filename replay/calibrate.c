@@ -911,7 +911,10 @@ double oc_calib_row_predict(const struct oc_perf_opts *o, const struct oc_calib_
         struct oc_training tr;
         struct oc_data_parallel dp;
         oc_training_estimate(r->an, r->optimizer, 0, ro.folded_bn, &tr);
-        oc_data_parallel(&perf, r->an, &tr, 1, &dp);
+        if (tr.out_of_memory || oc_data_parallel(&perf, r->an, &tr, 1, &dp) != OC_OK) { /* as an estimate that failed */
+            oc_perf_free(&perf);
+            return 0;
+        }
         t = dp.step1;
     }
     oc_perf_free(&perf);

@@ -511,13 +511,32 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
     return rows;
 }
 
+/* Allocations jansson asked for and did not get. A JSON document built
+   while one failed may lack a key or a value without a word (json_object_set_new
+   drops what it cannot hold), so a report that sees one says out of memory
+   rather than write what is left. jansson allocates through oc_json_malloc
+   from the library's load on (json_set_alloc_funcs, below). */
+static unsigned long oc_json_failed;
+
+static void *oc_json_malloc(size_t n) {
+    void *p = malloc(n);
+    if (!p)
+        oc_json_failed++;
+    return p;
+}
+
+__attribute__((constructor)) static void oc_json_track_allocations(void) { json_set_alloc_funcs(oc_json_malloc, free); }
+
+bool oc_json_incomplete(void) { return oc_json_failed != 0; }
+
 void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) { oc_sbuf_json_digits(b, doc, 0); }
 
 void oc_sbuf_json_digits(struct oc_sbuf *b, json_t *doc, int digits) {
     size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | (digits > 0 ? JSON_REAL_PRECISION(digits) : 0);
     char *s = doc ? json_dumps(doc, flags) : NULL;
     json_decref(doc);
-    if (!s) {
+    if (!s || oc_json_incomplete()) {
+        free(s);
         b->oom = true;
         return;
     }

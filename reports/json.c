@@ -437,8 +437,10 @@ static enum oc_status oc_json_write_member(void *arg, const char *key, int32_t i
         }
     }
     char *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (!s)
+    if (!s || oc_json_incomplete()) {
+        free(s);
         return oc_diag_set(d, OC_ERR_NOMEM, "out of memory while formatting the report");
+    }
     oc_sbuf_puts(&w->b, s);
     free(s);
     if (w->b.oom)

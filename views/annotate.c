@@ -21,6 +21,7 @@
 #include "onnx.pb-c.h"
 #include "../analyzer/outfile.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,7 +673,8 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
     if (infos.oom || entries.oom) {
         st = oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
     } else if (fseeko(a.io.in, 0, SEEK_END) != 0) {
-        st = oc_diag_set(d, OC_ERR_IO, "cannot read the model again to copy it");
+        st = errno == ENOMEM ? oc_diag_set(d, OC_ERR_NOMEM, "out of memory")
+                             : oc_diag_set(d, OC_ERR_IO, "cannot read the model again to copy it");
     } else {
         a.io.size = (uint64_t)ftello(a.io.in);
         int32_t graphs = 0;
@@ -705,7 +707,10 @@ enum oc_status oc_annotate_write(FILE *in, const struct oc_model *m, const struc
                 struct oc_buf h = {0};
                 oc_buf_varint(&h, (uint64_t)OC_MODEL_GRAPH << 3 | OC_WT_LEN);
                 oc_buf_varint(&h, graph_len);
-                oc_io_put(&a.io, h.p, h.n);
+                if (h.oom)
+                    oc_io_fail(&a.io, OC_ERR_NOMEM, "out of memory", f.start);
+                else
+                    oc_io_put(&a.io, h.p, h.n);
                 free(h.p);
                 uint64_t len = oc_graph_rewrite(&a, f.value, f.end, &infos);
                 if (!a.io.failed && len != graph_len)

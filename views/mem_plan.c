@@ -313,5 +313,5 @@ enum oc_status oc_plan_make(const struct oc_graph *g, const uint64_t *value_byte
 fail:
     free(step), free(last_read), free(cur_last), free(delta), free(add);
     oc_plan_free(out);
-    return st;
+    return st == OC_ERR_NOMEM ? oc_diag_set(d, st, "out of memory") : st;
 }

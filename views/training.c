@@ -383,9 +383,9 @@ bool *oc_folded_bn_convs(const struct oc_graph *g) {
    PyTorch) as the whole tensor it views; a Dropout in training mode its
    mask, at the output's element size (PyTorch on a CPU keeps the scaled
    noise as a float tensor; on a GPU a bool mask); then the saved_rules
-   (enum oc_saved_rule). False when a kept tensor's size is unknown (then
-   a lower bound). */
-static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules, uint64_t *out, uint32_t *fl) {
+   (enum oc_saved_rule). 1, or 0 when a kept tensor's size is unknown (then
+   a lower bound), or -1 out of memory. */
+static int oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules, uint64_t *out, uint32_t *fl) {
     int32_t nv = g->n_values, nn = g->n_nodes;
     int32_t *root = malloc(((size_t)nv + 1) * sizeof *root);
     bool *keep = calloc((size_t)nv + 1, sizeof *keep);
@@ -399,7 +399,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
     if (!root || !keep || !region || !region_root || !in_region_val || !flow ||
         (!folded && (saved_rules & OC_SAVED_FOLDED_BN))) {
         free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
-        return false;
+        return -1;
     }
     for (int32_t v = 0; v < nv; v++)
         root[v] = v;
@@ -429,7 +429,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
     if (!affine || !affine_after) {
         free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
         free(affine), free(affine_after);
-        return false;
+        return -1;
     }
     for (int32_t i = 0; i < nn; i++)
         if (region[i] >= 0)
@@ -533,7 +533,7 @@ static bool oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules
     }
     free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
     free(affine), free(affine_after);
-    return complete;
+    return complete ? 1 : 0;
 }
 
 /* The signs in g of the rules saved_rules leaves out (struct
@@ -600,14 +600,18 @@ static void oc_training_total(const struct oc_training *tr, uint64_t saved, uint
 
 /* The estimate *out with rules in place of its own: the saved bytes and
    the total. */
-static void oc_training_alt_of(const struct oc_analysis *an, const struct oc_training *tr, unsigned rules,
-                               struct oc_training_alt *alt) {
+static enum oc_status oc_training_alt_of(const struct oc_analysis *an, const struct oc_training *tr, unsigned rules,
+                                         struct oc_training_alt *alt) {
     uint32_t fl = 0;
     alt->rules = rules;
-    alt->complete = oc_saved_for_backward(an->graph, rules, &alt->saved_bytes, &fl) && an->totals.n_uncosted == 0;
+    int saved = oc_saved_for_backward(an->graph, rules, &alt->saved_bytes, &fl);
+    if (saved < 0)
+        return OC_ERR_NOMEM;
+    alt->complete = saved && an->totals.n_uncosted == 0;
     oc_training_total(tr, alt->saved_bytes, &alt->total_bytes, &fl);
     if (fl) /* a saturated figure is a lower bound */
         alt->complete = false;
+    return OC_OK;
 }
 
 void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, int64_t samples, unsigned saved_rules,
@@ -636,8 +640,10 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
         if (oc_node_is(n, "Dropout") && oc_dropout_trains(g, n))
             out->training_dropouts++;
     }
-    if (!oc_saved_for_backward(g, saved_rules, &out->saved_bytes, &fl))
+    int saved = oc_saved_for_backward(g, saved_rules, &out->saved_bytes, &fl);
+    if (saved <= 0)
         out->complete = false;
+    out->out_of_memory = saved < 0;
     oc_training_total(out, out->saved_bytes, &out->total_bytes, &fl);
     uint64_t a, b; /* each step saturating: a product past 64 bits makes the sum 2^64 - 1, not a part of it */
     bool over = oc_mul_u64(f_contract, 3, &a);
@@ -665,13 +671,16 @@ void oc_training_estimate(const struct oc_analysis *an, enum oc_optimizer opt, i
 
 enum oc_status oc_training_signs(const struct oc_analysis *an, struct oc_training *tr) {
     tr->n_alts = 0;
+    if (tr->out_of_memory)
+        return OC_ERR_NOMEM;
     if (!oc_export_signs_of(an->graph, tr->saved_rules, &tr->signs))
         return OC_ERR_NOMEM;
     static const unsigned bits[] = {OC_SAVED_FOLDED_BN, OC_SAVED_FUSED_POINTWISE};
     for (size_t k = 0; k < OC_ARRAY_LEN(bits); k++)
-        if (tr->signs.rules & bits[k])
-            oc_training_alt_of(an, tr, tr->saved_rules | bits[k], &tr->alts[tr->n_alts++]);
+        if ((tr->signs.rules & bits[k]) &&
+            oc_training_alt_of(an, tr, tr->saved_rules | bits[k], &tr->alts[tr->n_alts++]) != OC_OK)
+            return OC_ERR_NOMEM;
     if (tr->n_alts > 1)
-        oc_training_alt_of(an, tr, tr->saved_rules | tr->signs.rules, &tr->alts[tr->n_alts++]);
+        return oc_training_alt_of(an, tr, tr->saved_rules | tr->signs.rules, &tr->alts[tr->n_alts++]);
     return OC_OK;
 }

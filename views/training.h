@@ -84,6 +84,8 @@ struct oc_training {
                                    lower bound: nodes without a cost, or a
                                    count past 64 bits                      */
     bool overflow;
+    bool out_of_memory;         /* the saved bytes could not be worked out:
+                                   oc_training_signs says OC_ERR_NOMEM     */
     /* filled by oc_training_signs, zero before: */
     struct oc_export_signs signs;
     /* each suggested rule alone, then (two suggested) both: the last is

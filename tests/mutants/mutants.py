@@ -369,6 +369,10 @@ MUTANTS = [
     dict(name="sweep-html-errors-unsaid", file="reports/sweep.c",
          find="    if (notes.n) {", replace="    if (notes.n && 0) {",
          tests=["cli.sweep_errors"], why="the HTML sweep shows a row as an error without its binding's reason"),
+    dict(name="json-written-after-failed-allocation", file="reports/format.c",
+         find="    if (!s || oc_json_incomplete()) {", replace="    if (!s) {",
+         tests=["cli.out_of_memory"], why="a JSON report built while an allocation failed is written, a key short, "
+                                          "exit 0"),
     dict(name="training-signs-hidden", file="reports/training.c",
          find="    for (int32_t k = 0; k < tr->n_alts; k++) { /* the export's signs, each with its figure */",
          replace="    for (int32_t k = 0; k < 0; k++) { /* the export's signs, each with its figure */",

@@ -15,18 +15,21 @@ uint64_t oc_fit_need_inference(const struct oc_analysis *an) {
     return s < w ? UINT64_MAX : s;
 }
 
-uint64_t oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, unsigned saved_rules, bool *exact) {
+enum oc_status oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, unsigned saved_rules,
+                           uint64_t *need, bool *exact) {
     bool ex = oc_totals_exact(&an->totals) && an->totals.peak_complete;
-    uint64_t need = oc_fit_need_inference(an);
+    *need = oc_fit_need_inference(an);
     if (training) {
         struct oc_training tr;
         oc_training_estimate(an, opt, 0, saved_rules, &tr);
-        need = tr.total_bytes;
+        if (tr.out_of_memory)
+            return OC_ERR_NOMEM;
+        *need = tr.total_bytes;
         ex = ex && tr.complete;
     }
     if (exact)
         *exact = ex;
-    return need;
+    return OC_OK;
 }
 
 enum oc_fit_verdict oc_fit_verdict(uint64_t need, bool need_exact, uint64_t usable) {
@@ -43,8 +46,8 @@ static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_ana
     enum oc_status st = *work ? OC_OK : oc_analysis_prepare(m, &o, work, d);
     if (st == OC_OK)
         st = oc_analysis_rerun(*work, &o, d);
-    if (st == OC_OK)
-        *need = oc_fit_need(*work, training, opt, saved_rules, NULL);
+    if (st == OC_OK && (st = oc_fit_need(*work, training, opt, saved_rules, need, NULL)) != OC_OK)
+        oc_diag_set(d, st, "out of memory");
     return st;
 }
 
@@ -111,16 +114,18 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
                               struct oc_fit *out, struct oc_diag *d) {
     memset(out, 0, sizeof *out);
     out->training = training;
-    out->need = oc_fit_need(an, training, opt, saved_rules, &out->need_exact);
     out->reserve = reserve;
     out->usable = oc_gpu_usable(gpu, reserve);
-    enum oc_status st =
-        oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
+    enum oc_status st = oc_fit_need(an, training, opt, saved_rules, &out->need, &out->need_exact);
+    if (st != OC_OK)
+        return oc_diag_set(d, st, "out of memory");
+    st = oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
     if (st != OC_OK || !training || !(suggested_rules & ~saved_rules))
         return st;
     unsigned rules = saved_rules | suggested_rules;
     out->alt_rules = suggested_rules & ~saved_rules;
-    out->alt_need = oc_fit_need(an, training, opt, rules, &out->alt_need_exact);
+    if ((st = oc_fit_need(an, training, opt, rules, &out->alt_need, &out->alt_need_exact)) != OC_OK)
+        return oc_diag_set(d, st, "out of memory");
     return oc_fit_max_batch(m, opts, training, opt, rules, out->usable, &out->alt_max_batch, &out->alt_max_batch_capped,
                             d);
 }

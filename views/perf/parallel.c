@@ -26,8 +26,8 @@ static bool oc_contraction_kernel(const struct oc_graph *g, const struct oc_node
                                          (np->group_kind == OC_RT_LINEAR || np->group_kind == OC_RT_ATTENTION));
 }
 
-void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
-                      int32_t n_gpus, struct oc_data_parallel *out) {
+enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
+                                int32_t n_gpus, struct oc_data_parallel *out) {
     const struct oc_graph *g = an->graph;
     memset(out, 0, sizeof *out);
     out->n_gpus = n_gpus;
@@ -44,8 +44,8 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
     if (p->opts.host_s > 0 && kernels * p->opts.host_s > out->backward)
         out->backward = kernels * p->opts.host_s;
     bool *folded = p->opts.folded_bn ? oc_folded_bn_convs(g) : NULL;
-    if (p->opts.folded_bn && !folded) /* out of memory: the passes are unknown, not none */
-        out->batchnorm = NAN;
+    if (p->opts.folded_bn && !folded)
+        return OC_ERR_NOMEM;
     for (int32_t i = 0; folded && i < g->n_nodes; i++) { /* the BatchNorms training runs */
         const struct oc_node *nd = &g->nodes[i];
         if (!p->nodes[i].known || !folded[i])
@@ -70,6 +70,7 @@ void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, con
         out->speedup_overlap = n_gpus * out->step1 / out->step_overlap;
         out->allreduce_share = out->allreduce / out->step_serial;
     }
+    return OC_OK;
 }
 
 /* Splits w[0..n) into at most k contiguous parts each <= limit, at least

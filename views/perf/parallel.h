@@ -38,8 +38,8 @@ struct oc_data_parallel {
     double speedup_serial, speedup_overlap; /* n x step1 / step                */
     double allreduce_share;           /* allreduce / step_serial               */
 };
-void oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
-                      int32_t n_gpus, struct oc_data_parallel *out);
+enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysis *an, const struct oc_training *tr,
+                                int32_t n_gpus, struct oc_data_parallel *out); /* OC_ERR_NOMEM: out of memory */
 
 /* Pipeline split of the nodes (execution order) into n contiguous stages,
  * minimising the largest stage weight: predicted time or memory (params
