@@ -5,7 +5,9 @@
  * from the process's start returns NULL (errno ENOMEM), once; every other
  * call goes to the C library. With FAIL_COUNT set, the number of calls is
  * written to standard error at exit ("ALLOCS N"), which tells the test how
- * many runs make every allocation fail in turn.
+ * many runs make every allocation fail in turn. Calls after main returns
+ * or exit is called (a coverage build's gcov writing its counts) are
+ * neither counted nor failed.
  *
  * dlsym itself may allocate before the real functions are known: those
  * first requests come from a small static pool, never freed.
@@ -48,6 +50,50 @@ static int fails(void) {
     return calls == fail_at;
 }
 
+/* when the program is done (main returned, or it called exit): what runs
+   after, a coverage build's gcov writing its counts, is not the program's
+   and is neither counted nor failed */
+static void failalloc_done(void) {
+    if (!armed)
+        return;
+    armed = 0;
+    if (!report)
+        return;
+    char line[48];
+    int n = snprintf(line, sizeof line, "ALLOCS %ld\n", calls);
+    if (n > 0 && write(2, line, (size_t)n) < 0)
+        return;
+}
+
+static int (*real_main)(int, char **, char **);
+
+static int failalloc_main(int argc, char **argv, char **envp) {
+    int rc = real_main(argc, argv, envp);
+    failalloc_done();
+    return rc;
+}
+
+/* the C library's start, with main wrapped */
+int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
+                      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
+                      void (*fini)(void), void (*rtld_fini)(void), void *stack_end) {
+    int (*start)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void),
+                 void *);
+    *(void **)&start = dlsym(RTLD_NEXT, "__libc_start_main");
+    real_main = main;
+    return start(failalloc_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+void exit(int status) {
+    void (*real_exit)(int);
+    failalloc_done();
+    *(void **)&real_exit = dlsym(RTLD_NEXT, "exit");
+    real_exit(status);
+    for (;;) /* never: exit does not return */
+        ;
+}
+
 __attribute__((constructor)) static void failalloc_init(void) {
     *(void **)&real_malloc = dlsym(RTLD_NEXT, "malloc"); /* POSIX's way to a function from dlsym */
     *(void **)&real_calloc = dlsym(RTLD_NEXT, "calloc");
@@ -58,15 +104,6 @@ __attribute__((constructor)) static void failalloc_init(void) {
     fail_at = at ? atol(at) : -1;
     report = getenv("FAIL_COUNT") != NULL;
     armed = 1;
-}
-
-__attribute__((destructor)) static void failalloc_fini(void) {
-    if (!report)
-        return;
-    char line[48];
-    int n = snprintf(line, sizeof line, "ALLOCS %ld\n", calls);
-    if (n > 0 && write(2, line, (size_t)n) < 0)
-        return;
 }
 
 void *malloc(size_t n) {

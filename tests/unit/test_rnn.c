@@ -8,13 +8,19 @@
 
 #include "dtype.h"
 
+/* An LSTM's inputs: x [5, 2, 3] (5 steps, batch 2, 3 features), and W, R
+ * and B for hidden size 4 over `dirs` directions. */
+static void lstm_inputs(struct pb_model *pm, int64_t dirs) {
+    pbm_input(pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
+    pbm_init(pm, pb_tensor_f32("w", 3, TU_DIMS(dirs, 16, 3)));
+    pbm_init(pm, pb_tensor_f32("r", 3, TU_DIMS(dirs, 16, 4)));
+    pbm_init(pm, pb_tensor_f32("b", 2, TU_DIMS(dirs, 32)));
+}
+
 static void lstm_bidirectional(void **state) {
     (void)state;
     struct pb_model pm = {0};
-    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
-    pbm_init(&pm, pb_tensor_f32("w", 3, TU_DIMS(2, 16, 3)));
-    pbm_init(&pm, pb_tensor_f32("r", 3, TU_DIMS(2, 16, 4)));
-    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(2, 32)));
+    lstm_inputs(&pm, 2);
     struct pbw at[] = {pb_attr_int("hidden_size", 4), pb_attr_str("direction", "bidirectional")};
     pbm_node(&pm, pb_node("lstm", "LSTM", TU_LIST("x", "w", "r", "b"), TU_LIST("y", "yh", "yc"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
@@ -45,10 +51,7 @@ static void lstm_bidirectional(void **state) {
 static void lstm_peepholes_from_p(void **state) {
     (void)state;
     struct pb_model pm = {0};
-    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
-    pbm_init(&pm, pb_tensor_f32("w", 3, TU_DIMS(1, 16, 3)));
-    pbm_init(&pm, pb_tensor_f32("r", 3, TU_DIMS(1, 16, 4)));
-    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(1, 32)));
+    lstm_inputs(&pm, 1);
     pbm_init(&pm, pb_tensor_f32("h0", 3, TU_DIMS(1, 2, 4)));
     pbm_init(&pm, pb_tensor_f32("c0", 3, TU_DIMS(1, 2, 4)));
     pbm_init(&pm, pb_tensor_f32("p", 2, TU_DIMS(1, 12)));
@@ -72,10 +75,7 @@ static void lstm_peepholes_from_p(void **state) {
 static void lstm_input_forget(void **state) {
     (void)state;
     struct pb_model pm = {0};
-    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 3, TU_DIMS(5, 2, 3), NULL));
-    pbm_init(&pm, pb_tensor_f32("w", 3, TU_DIMS(1, 16, 3)));
-    pbm_init(&pm, pb_tensor_f32("r", 3, TU_DIMS(1, 16, 4)));
-    pbm_init(&pm, pb_tensor_f32("b", 2, TU_DIMS(1, 32)));
+    lstm_inputs(&pm, 1);
     struct pbw at[] = {pb_attr_int("hidden_size", 4), pb_attr_int("input_forget", 1)};
     pbm_node(&pm, pb_node("coupled", "LSTM", TU_LIST("x", "w", "r", "b"), TU_LIST("y"), 2, at));
     pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
