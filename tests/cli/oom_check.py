@@ -18,6 +18,7 @@ and the LLM view.
 
 usage: oom_check.py ONNXCOST FAILALLOC_SO FIXTURES_DIR
 """
+import concurrent.futures
 import glob
 import os
 import re
@@ -59,8 +60,9 @@ for args in COMMANDS:
         fails.append(f"{what}: the counting run: exit {ref.returncode}: {ref.stderr[-300:]!r}")
         continue
     total, bad = int(m.group(1)), []
-    for n in range(1, total + 1):
-        p = run(args, {"FAIL_AT": str(n)})
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = list(pool.map(lambda n: run(args, {"FAIL_AT": str(n)}), range(1, total + 1)))
+    for n, p in enumerate(done, 1):
         runs += 1
         err = p.stderr.decode(errors="replace").strip().splitlines()
         if p.returncode == 0:
