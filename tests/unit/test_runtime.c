@@ -245,6 +245,39 @@ static void attention_views(void **state) {
     oc_runtime_plan_free(&p);
 }
 
+/* Attention with a mask, as BERT's and GPT-2's exports write it: qk =
+ * MatMul(q [1,2,4,8], kt [1,2,8,4]); Div by a scalar; Add of a mask
+ * [1,1,4,4] (a graph input, the mask first in the Add); Softmax; MatMul(., v).
+ * One kernel at att, the mask read with the rest: q, kt, v (64 elements
+ * each), the scale (1) and the mask (16) read, att (64) written: (3 x 64 +
+ * 1 + 16 + 64) x 4 = 1,092 bytes; its FLOPs the five members'. */
+static void attention_masked(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("q", PB_FLOAT, 4, TU_DIMS(1, 2, 4, 8), NULL));
+    pbm_input(&pm, pb_value_info("kt", PB_FLOAT, 4, TU_DIMS(1, 2, 8, 4), NULL));
+    pbm_input(&pm, pb_value_info("v", PB_FLOAT, 4, TU_DIMS(1, 2, 4, 8), NULL));
+    pbm_input(&pm, pb_value_info("mask", PB_FLOAT, 4, TU_DIMS(1, 1, 4, 4), NULL));
+    pbm_init(&pm, pb_tensor_f32("s", 0, NULL));
+    pbm_node(&pm, pb_node("qk", "MatMul", TU_LIST("q", "kt"), TU_LIST("qk_o"), 0, NULL));
+    pbm_node(&pm, pb_node("sc", "Div", TU_LIST("qk_o", "s"), TU_LIST("sc_o"), 0, NULL));
+    pbm_node(&pm, pb_node("masked", "Add", TU_LIST("mask", "sc_o"), TU_LIST("ma_o"), 0, NULL));
+    struct pbw ax[] = {pb_attr_int("axis", -1)};
+    pbm_node(&pm, pb_node("sm", "Softmax", TU_LIST("ma_o"), TU_LIST("sm_o"), 1, ax));
+    pbm_node(&pm, pb_node("att", "MatMul", TU_LIST("sm_o", "v"), TU_LIST("att_o"), 0, NULL));
+    pbm_output(&pm, pb_value_info("att_o", PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 17, NULL);
+    struct oc_runtime_plan p;
+    assert_int_equal(oc_runtime_plan(an->graph, &(struct oc_perf_opts){.runtime = OC_RUNTIME_TORCH_EAGER}, &p), OC_OK);
+    const char *attention[] = {"qk", "sc", "masked", "sm", "att", NULL};
+    for (int i = 0; attention[i]; i++)
+        assert_int_equal(p.anchor[idx(an, attention[i])], idx(an, "att"));
+    assert_int_equal(p.kind[idx(an, "att")], OC_RT_ATTENTION);
+    assert_true(p.bytes[idx(an, "att")] == 1092);
+    assert_true(p.flops[idx(an, "att")] == flops_of(an, attention));
+    oc_runtime_plan_free(&p);
+}
+
 /* A node read outside what would be a group keeps its kernel: Softmax's
  * output also a graph output is no attention; a pointwise chain that reads
  * two tensors is no function of one. */
@@ -1105,6 +1138,7 @@ static void runtime_names(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(torch_eager_groups, tu_teardown),
+        cmocka_unit_test_teardown(attention_masked, tu_teardown),
         cmocka_unit_test_teardown(groups_need_single_use, tu_teardown),
         cmocka_unit_test_teardown(attention_views, tu_teardown),
         cmocka_unit_test_teardown(chains_and_autocast, tu_teardown),
