@@ -140,6 +140,62 @@ static void svm_classifier_rbf(void **state) {
     assert_int_equal(tu_node(an, "svm")->cost.flops, 315);
 }
 
+/* SVMRegressor, one_class, POLY kernel (docs/COSTS.md): N 2, F 3, V 4 support
+ * vectors. MACs = N·V·F (24) + N·V (8) = 32; FLOPs = 64 + POLY's 3 per
+ * kernel value N·V·3 (24) + one rho add per row (2) + one_class's sign per
+ * row (2) = 92; Y [2, 1] */
+static void svm_regressor_one_class_poly(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 3), NULL));
+    float sv[12] = {0}, coef[4] = {0};
+    struct pbw at[] = {pb_attr_int("n_supports", 4), attr_floats("support_vectors", 12, sv),
+                       attr_floats("coefficients", 4, coef), attr_floats("rho", 1, TU_FLOATS(0.5f)),
+                       pb_attr_str("kernel_type", "POLY"), attr_floats("kernel_params", 3, TU_FLOATS(0.1f, 1, 3)),
+                       pb_attr_int("one_class", 1)};
+    pbm_node(&pm, pb_node_dom("svr", ML, "SVMRegressor", TU_LIST("x"), TU_LIST("y"), 7, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 17, ML, 1);
+    TU_SHAPE(tu_out(an, "svr", 0), 2, 1);
+    assert_int_equal(tu_node(an, "svr")->cost.macs, 32);
+    assert_int_equal(tu_node(an, "svr")->cost.flops, 92);
+}
+
+/* LinearRegressor with intercepts: N 3, F 4, T 2 targets. MACs N·T·F = 24;
+ * FLOPs 2·MACs + N·T intercept adds = 54; Y [3, 2] */
+static void linear_regressor_intercepts(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(3, 4), NULL));
+    float coef[8] = {0};
+    struct pbw at[] = {pb_attr_int("targets", 2), attr_floats("coefficients", 8, coef),
+                       attr_floats("intercepts", 2, TU_FLOATS(1, 2))};
+    pbm_node(&pm, pb_node_dom("lr", ML, "LinearRegressor", TU_LIST("x"), TU_LIST("y"), 3, at));
+    pbm_output(&pm, pb_value_info("y", PB_FLOAT, -1, NULL, NULL));
+    analyze(&pm, 17, ML, 1);
+    TU_SHAPE(tu_out(an, "lr", 0), 3, 2);
+    assert_int_equal(tu_node(an, "lr")->cost.macs, 24);
+    assert_int_equal(tu_node(an, "lr")->cost.flops, 54);
+}
+
+/* Normalizer over x [2, 5] (n = 10 elements, N = 2 rows), docs/COSTS.md:
+ * MAX 2n - N = 18, L1 3n - N = 28, L2 3n = 30 */
+static void normalizer_norms(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("x", PB_FLOAT, 2, TU_DIMS(2, 5), NULL));
+    const char *norms[] = {"MAX", "L1", "L2"}, *outs[] = {"ymax", "yl1", "yl2"};
+    for (int k = 0; k < 3; k++) {
+        struct pbw at[] = {pb_attr_str("norm", norms[k])};
+        pbm_node(&pm, pb_node_dom(norms[k], ML, "Normalizer", TU_LIST("x"), TU_LIST(outs[k]), 1, at));
+        pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
+    }
+    analyze(&pm, 17, ML, 1);
+    assert_int_equal(tu_node(an, "MAX")->cost.flops, 18);
+    assert_int_equal(tu_node(an, "L1")->cost.flops, 28);
+    assert_int_equal(tu_node(an, "L2")->cost.flops, 30);
+}
+
 /* ---- tree ensembles ---------------------------------------------------------------------- */
 
 static void tree_ensemble_classifier(void **state) {
@@ -491,6 +547,9 @@ int main(void) {
         cmocka_unit_test_teardown(linear_classifier_binary, tu_teardown),
         cmocka_unit_test_teardown(linear_classifier_bad_coefficients, tu_teardown),
         cmocka_unit_test_teardown(svm_classifier_rbf, tu_teardown),
+        cmocka_unit_test_teardown(svm_regressor_one_class_poly, tu_teardown),
+        cmocka_unit_test_teardown(linear_regressor_intercepts, tu_teardown),
+        cmocka_unit_test_teardown(normalizer_norms, tu_teardown),
         cmocka_unit_test_teardown(tree_ensemble_classifier, tu_teardown),
         cmocka_unit_test_teardown(tree_ensemble_v5, tu_teardown),
         cmocka_unit_test_teardown(tree_ensemble_regressor_cycle, tu_teardown),
