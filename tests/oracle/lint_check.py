@@ -74,7 +74,8 @@ fixed seeds, N bound with --dim N=4.
   * perf/tensor-core-alignment: with --gpu a100 --math fp16, a MatMul of
     K 30 and N 50 is a finding giving the tiles' extra work by hand
     (56 x 32 / (50 x 30) - 1 = 19.47 %), one of K 32 and N 64 none, and
-    without a device no finding;
+    without a device no finding; a 3x3 Conv over 3 channels (K 27, N 16)
+    one (16 x 32 / (16 x 27) - 1 = 18.52 %), one over 8 channels none;
   * precision/cast-weights: a float32 weight cast to float16 on every run is
     a finding naming it, saving the bytes numpy's float16 copy drops;
   * precision/narrower-weights: 1.5 MiB of float32 weights, the float16 step
@@ -566,6 +567,21 @@ def check_tc_alignment(onnxcost, work):
     rc, doc, _ = lint(onnxcost, path, "--dim", "N=64")
     check(doc is not None and not findings(doc, "perf/tensor-core-alignment"),
           "tensor-core alignment: no finding without a device")
+    # convolutions as implicit GEMMs: K = C_in x kernel, N = C_out. A 3x3 over 3 channels (K 27, N 16) is a
+    # finding, its K padded to 32: 16 x 32 / (16 x 27) - 1 = 18.52 %; one over 8 channels (K 72) none
+    nodes = [h.make_node("Conv", ["img", "C3"], ["c3"], pads=[1, 1, 1, 1], name="rgb"),
+             h.make_node("Conv", ["img8", "C8"], ["c8"], pads=[1, 1, 1, 1], name="wide")]
+    path = save(os.path.join(work, "tc_conv.onnx"), nodes, [vi("img", [2, 3, 8, 8]), vi("img8", [2, 8, 8, 8])],
+                [vi("c3", [2, 16, 8, 8]), vi("c8", [2, 16, 8, 8])],
+                [tensor("C3", rng.standard_normal((16, 3, 3, 3)).astype(np.float32)),
+                 tensor("C8", rng.standard_normal((16, 8, 3, 3)).astype(np.float32))])
+    rc, doc, _ = lint(onnxcost, path, "--gpu", "a100", "--math", "fp16")
+    got = findings(doc, "perf/tensor-core-alignment") if doc else []
+    extra = 100.0 * (16 * 32) / (16 * 27) - 100.0
+    names = [n["name"] for f in got for n in f["nodes"]]
+    check(names == ["rgb"] and f"{extra:.2f} %" in got[0]["message"] and "N 16 and K 27 (M 128)" in got[0]["message"],
+          f"tensor-core alignment: the 3x3 Conv over 3 channels alone ({names}), N 16, K 27, M 2 x 64 = 128, "
+          f"{extra:.2f} % more tile work by hand ({got[0]['message'][:200] if got else None})")
 
 
 def check_precision(onnxcost, work):
