@@ -64,7 +64,8 @@ fixed seeds, N bound with --dim N=4.
     of 2 heads x 8 queries x 8 keys is one finding of exactly those nodes,
     saving by hand the score tensor written, the Div and Softmax passes and
     the probabilities read (6 x 128 x 4 B, and the Div's scalar), 384 B per
-    query token;
+    query token; on an A100, the time of the Div's and Softmax's kernels,
+    as analyze --gpu predicts them; without a device no time;
   * memory/peak and memory/peak-order: two branches, each a wide MatMul then a
     narrow one, written breadth first: the peak's largest tensors are the two
     wide results; the order the finding gives, written here into the file,
@@ -481,6 +482,21 @@ def check_attention(onnxcost, work):
           and got[0]["saving"]["flops"] == 0 and f"{want // (b * t)} B per query token" in got[0]["message"],
           f"attention: one finding of qk, scale, softmax, pv ({names}) saving {got[0]['saving']['bytes_moved'] if got else None}"
           f" B = 6 x {n} x 4 + 4 = {want} by hand, no FLOPs, {want // (b * t)} B per query token")
+    # with a device, the time saved is the kernels a fused one does away with: the scale's and the Softmax's,
+    # each as analyze predicts it on that device; none without one
+    t_nodes = {}
+    p = run(onnxcost, path, "--gpu", "a100", "--format", "json", "-q")
+    if p.returncode == 0:
+        t_nodes = {nd["name"]: nd["gpu"]["time_s"] for nd in json.loads(p.stdout)["nodes"]}
+    rc, doc, _ = lint(onnxcost, path, "--gpu", "a100")
+    got = findings(doc, "fusion/unfused-attention") if doc else []
+    want_s = t_nodes.get("scale", 0) + t_nodes.get("softmax", 0)
+    check(len(got) == 1 and t_nodes and abs(got[0]["saving"]["time_s"] - want_s) <= 1e-9 * want_s,
+          f"attention on an A100: the time saved {got[0]['saving']['time_s'] if got else None} s, the scale's and "
+          f"the Softmax's predicted times {want_s} s")
+    rc, doc, _ = lint(onnxcost, path)
+    got = findings(doc, "fusion/unfused-attention") if doc else []
+    check(len(got) == 1 and got[0]["saving"]["time_s"] is None, "attention without a device: no time saved given")
 
 
 def check_attention_layers(onnxcost, work):
