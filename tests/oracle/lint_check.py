@@ -41,7 +41,11 @@ fixed seeds, N bound with --dim N=4.
     the bytes ONNX Runtime's tensors move before minus after equal the savings;
     ONNX Runtime's basic optimizer removes the Identity and the Cast, and
     the bytes its tensors move fall by exactly those findings' savings; the
-    computed Pad is said to hold at these bindings only;
+    computed Pad is said to hold at these bindings only; a Slice of every
+    element (negative axes), an Expand to ones and a Dropout without its
+    mask read are findings too, a Dropout whose mask is read and a Slice
+    that drops an element none, the chain without them ONNX Runtime's same
+    output;
   * graph/cancelling-pair: Transpose [0, 2, 1] twice, and Cast float to
     double and back, are one finding each of exactly those nodes, and a Cast
     to float16 and back (lossy) none; ONNX Runtime gives the same output with
@@ -52,6 +56,9 @@ fixed seeds, N bound with --dim N=4.
     of both; int32 to int64 and back is a finding, int64 to int32 and back
     none (ONNX Runtime's outputs the same without the first, changed
     through the second);
+  * fusion/fold-into-weights: a BatchNormalization of opset 9 whose running
+    mean is a graph output is no finding (folding it takes an output away),
+    the same without that output is;
   * fusion/fold-into-weights: Conv -> BatchNormalization and Conv -> Mul by a
     [C, 1, 1] constant -> Add by one: ONNX Runtime's basic optimizer folds
     them into the Conv (counted here), and FLOPs, weight bytes and bytes moved (by hand)
@@ -331,6 +338,38 @@ def check_no_op(onnxcost, path, bare):
                                    f"pads' own computation {shape_path} = {d - shape_path}; the findings save {saved}")
 
 
+def check_no_op_forms(onnxcost, work):
+    """The other no-op forms: a Slice of every element (its axes negative), an Expand to a shape of ones, a
+    Dropout with no mask read (inference): one finding each, exactly those nodes; a Dropout whose mask is read
+    and a Slice that drops the last element are not no-ops. ONNX Runtime: the chain without the three no-ops
+    gives the same output."""
+    ins = [vi("x", ["N", 8, 6])]
+    i64 = lambda name, v: tensor(name, np.array(v, np.int64))  # noqa: E731
+    nodes = [h.make_node("Slice", ["x", "st", "en", "ax"], ["a"], name="slice_all"),
+             h.make_node("Expand", ["a", "ones"], ["b"], name="expand_ones"),
+             h.make_node("Dropout", ["b"], ["c"], name="dropout"),
+             h.make_node("Relu", ["c"], ["d"], name="relu"),
+             h.make_node("Dropout", ["d"], ["e", "mask"], name="dropout_mask"),
+             h.make_node("Slice", ["e", "st", "end_short", "ax"], ["y"], name="slice_short")]
+    inits = [i64("st", [0, 0]), i64("en", [2 ** 62, 2 ** 62]), i64("ax", [-1, -2]), i64("ones", [1, 1]),
+             i64("end_short", [-1, 2 ** 62])]
+    path = save(os.path.join(work, "noop_forms.onnx"), nodes, ins, [vi("y", ["N", 8, 5]), vi("mask", ["N", 8, 6], TensorProto.BOOL)],
+                inits)
+    bare_nodes = [h.make_node("Relu", ["x"], ["d"], name="relu"),
+                  h.make_node("Dropout", ["d"], ["e", "mask"], name="dropout_mask"),
+                  h.make_node("Slice", ["e", "st", "end_short", "ax"], ["y"], name="slice_short")]
+    bare = save(os.path.join(work, "noop_forms_bare.onnx"), bare_nodes, ins,
+                [vi("y", ["N", 8, 5]), vi("mask", ["N", 8, 6], TensorProto.BOOL)], inits)
+    x = np.random.default_rng(6).standard_normal((N, 8, 6)).astype(np.float32)
+    check(np.array_equal(ort_run(path, {"x": x})[0], ort_run(bare, {"x": x})[0]),
+          "no-op forms: ONNX Runtime gives the same output with and without the Slice, Expand and Dropout")
+    rc, doc, _ = lint(onnxcost, path, "--dim", f"N={N}")
+    got = findings(doc, "graph/no-op") if doc else []
+    names = sorted(n["name"] for f in got for n in f["nodes"])
+    check(names == ["dropout", "expand_ones", "slice_all"] and len(got) == 3,
+          f"no-op forms: findings of exactly slice_all, expand_ones and dropout, one each ({names}, {len(got)})")
+
+
 def model_cancelling(work):
     ins = [vi("x", ["N", 8, 6])]
     nodes = [h.make_node("Transpose", ["x"], ["t1"], perm=[0, 2, 1], name="t1"),
@@ -439,6 +478,28 @@ def model_fold_into_weights(work):
              h.make_node("Add", ["z2", "a"], ["z3"], name="add"),
              h.make_node("Relu", ["z3"], ["y"], name="relu2")]
     return save(os.path.join(work, "fold_weights.onnx"), nodes, ins, [vi("y", ["N", c, 10, 10])], inits)
+
+
+def check_fold_kept_output(onnxcost, work):
+    """A BatchNormalization of opset 9 whose running mean is a graph output: folding it into the Conv would
+    take an output from the model, so no finding (its other form, the output unread, is one)."""
+    rng = np.random.default_rng(12)
+    c = 4
+    inits = [tensor("w", rng.standard_normal((c, 3, 3, 3)).astype(np.float32))]
+    inits += [tensor(nm, rng.random(c).astype(np.float32) + 0.5) for nm in ("scale", "bias", "mean", "var")]
+    for kept in (True, False):
+        outs = ["y", "mean_out"] if kept else ["y", ""]
+        nodes = [h.make_node("Conv", ["x", "w"], ["cv"], pads=[1, 1, 1, 1], name="conv"),
+                 h.make_node("BatchNormalization", ["cv", "scale", "bias", "mean", "var"], outs, name="bn")]
+        graph_outs = [vi("y", [N, c, 6, 6])] + ([vi("mean_out", [c])] if kept else [])
+        path = os.path.join(work, f"bn_out{int(kept)}.onnx")
+        onnx.save(h.make_model(h.make_graph(nodes, "bn", [vi("x", [N, 3, 6, 6])], graph_outs, inits),
+                               opset_imports=[h.make_opsetid("", 9)]), path)
+        rc, doc, _ = lint(onnxcost, path)
+        got = [n["name"] for f in findings(doc, "fusion/fold-into-weights") for n in f["nodes"]]
+        want = [] if kept else ["bn", "conv"]
+        check(sorted(got) == want, f"fold into weights: a BatchNormalization whose running mean is "
+                                   f"{'a graph output' if kept else 'not given'}: findings {sorted(got)}, want {want}")
 
 
 def check_fold_into_weights(onnxcost, path, work):
@@ -1059,6 +1120,8 @@ def main():
     fold_path = model_foldable(work)
     check_foldable(onnxcost, fold_path, work)
     check_no_op(onnxcost, *model_no_op(work))
+    check_no_op_forms(onnxcost, work)
+    check_fold_kept_output(onnxcost, work)
     check_cancelling(onnxcost, *model_cancelling(work))
     check_reshape_pair(onnxcost, work)
     check_int_casts(onnxcost, work)

@@ -81,7 +81,8 @@ enum oc_status oc_rule_fold_into_weights(struct oc_lint_ctx *c) {
             for (int32_t k = 1; k < n->n_in && ok; k++)
                 ok = oc_lint_stored(g, n->in[k]);
             for (int32_t k = 1; k < n->n_out && ok; k++)
-                ok = n->out[k] < 0 || g->values[n->out[k]].n_consumers == 0;
+                ok = n->out[k] < 0 ||
+                     (g->values[n->out[k]].n_consumers == 0 && !g->values[n->out[k]].is_graph_output);
             if (!ok)
                 continue;
         } else if (!conv || !oc_per_channel(&g->values[kin], x)) {

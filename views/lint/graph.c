@@ -349,8 +349,9 @@ bool oc_lint_is_no_op(const struct oc_graph *g, const struct oc_node *n) {
     if (strcmp(n->op_type, "Identity") == 0)
         return !x->nt; /* a tensor (Identity of a sequence is one too, but left alone) */
     if (strcmp(n->op_type, "Dropout") == 0) { /* inference: no training_mode, or known false */
-        if (n->n_out > 1 && n->out[1] >= 0 && g->values[n->out[1]].n_consumers)
-            return false; /* its mask is read */
+        if (n->n_out > 1 && n->out[1] >= 0 &&
+            (g->values[n->out[1]].n_consumers || g->values[n->out[1]].is_graph_output))
+            return false; /* its mask is read, or a graph output */
         return !oc_dropout_trains(g, n);
     }
     if (strcmp(n->op_type, "Cast") == 0)
