@@ -18,7 +18,9 @@ file, the ORT-fused tiny GPT-2 of the corpus, a sample of the corpus):
     equals the shape ONNX Runtime produces for that tensor at run time;
   - every node carries onnxcost.params, the model's metadata totals equal the
     CLI's JSON report (formulas included), and annotating the annotated file
-    gives the same bytes again (an earlier annotation is replaced, not repeated).
+    gives the same bytes again (an earlier annotation is replaced, not repeated);
+  - fields protobuf does not know, of the fixed-width wire types, in the
+    model and in a node, are carried through byte for byte.
 A model may be refused (exit 2, nothing written) only when tests/refused.txt
 lists it; a listed file that annotates fails the test. At least MIN_ANNOTATED
 files must be annotated and checked, MIN_ORT of them against ONNX Runtime.
@@ -31,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -54,6 +57,16 @@ failures = 0
 counts = {"annotated": 0, "ort": 0, "refused": 0}
 refused = {}  # path under fixtures/ -> reason (tests/refused.txt)
 fixtures_dir = None
+
+
+def varint(v):
+    """v as a protobuf varint"""
+    out = b""
+    while True:
+        low, v = v & 0x7F, v >> 7
+        out += bytes([low | (0x80 if v else 0)])
+        if not v:
+            return out
 
 
 def check(what, ok, detail=""):
@@ -259,6 +272,22 @@ def main():
         annotate_case(oc, os.path.join(args.fixtures, "mnist", "torchsummary_net.onnx"), out_dir, {"batch": 3})
         annotate_case(oc, os.path.join(args.fixtures, "mnist", "torchsummary_net.onnx"), out_dir, {"batch": 5},
                       ("--batch", "5", "--gpu", "h100"))
+
+        # fields protobuf does not know (a later schema's), of the fixed-width wire types (8 bytes, 4 bytes),
+        # in the model and in a node: carried through as they are, everything else checked as above
+        unknown = (varint(99 << 3 | 1) + struct.pack("<Q", 0x1122334455667788) +
+                   varint(98 << 3 | 5) + struct.pack("<I", 0xDEADBEEF))
+        m = onnx.load(os.path.join(args.fixtures, "mnist", "torchsummary_net.onnx"))
+        node = onnx.NodeProto()
+        node.ParseFromString(m.graph.node[0].SerializeToString() + unknown)
+        m.graph.node[0].CopyFrom(node)
+        odd = os.path.join(tmp, "unknown_fields.onnx")
+        with open(odd, "wb") as f:
+            f.write(m.SerializeToString() + unknown)
+        annotate_case(oc, odd, out_dir, {"batch": 3})
+        ann = os.path.join(out_dir, "annotated_unknown_fields.onnx")
+        kept = open(ann, "rb").read().count(unknown) if os.path.exists(ann) else 0
+        check("unknown fields of the fixed-width wire types kept, in the model and in a node", kept == 2, f"{kept}")
 
         gpt2 = os.path.join(tmp, "gpt2.onnx")
         r = run([sys.executable, os.path.join(HERE, "transformers.py"), "gpt2", gpt2, "--layers", "2"])
