@@ -137,6 +137,30 @@ static void gemm_transposes(void **state) {
     near(f.x[2], 10, "FusedMatMul k (transA: A's second-last dim)");
 }
 
+/* Runs in older and variadic forms: Softmax before opset 13 flattens the
+ * axes from `axis` on into one row, so r [4, 6, 8] at axis 1 (given, and as
+ * the default of those opsets) runs 4 rows, at axis 2 runs 24; a Sum of
+ * three inputs is not the two-input broadcast loop: one run. */
+static void kernel_runs_older_forms(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("r", PB_FLOAT, 3, TU_DIMS(4, 6, 8), NULL));
+    struct pbw one[] = {pb_attr_int("axis", 1)}, two[] = {pb_attr_int("axis", 2)};
+    pbm_node(&pm, pb_node("soft_1", "Softmax", TU_LIST("r"), TU_LIST("y1"), 1, one));
+    pbm_node(&pm, pb_node("soft_default", "Softmax", TU_LIST("r"), TU_LIST("y2"), 0, NULL));
+    pbm_node(&pm, pb_node("soft_2", "Softmax", TU_LIST("r"), TU_LIST("y3"), 1, two));
+    pbm_node(&pm, pb_node("sum3", "Sum", TU_LIST("r", "r", "r"), TU_LIST("y4"), 0, NULL));
+    const char *outs[] = {"y1", "y2", "y3", "y4"};
+    for (size_t k = 0; k < 4; k++)
+        pbm_output(&pm, pb_value_info(outs[k], PB_FLOAT, -1, NULL, NULL));
+    tu_analyze_ok(&pm, 11, NULL);
+    const char *names[] = {"soft_1", "soft_default", "soft_2", "sum3"};
+    const double want[] = {4, 4, 24, 1};
+    for (size_t k = 0; k < 4; k++)
+        if (oc_kernel_runs(an->graph, node(names[k])) != want[k])
+            fail_msg("%s: %g runs, want %g", names[k], oc_kernel_runs(an->graph, node(names[k])), want[k]);
+}
+
 /* The graph ONNX Runtime ran on a CPU after its NCHWc rewrite (it holds a
  * com.microsoft.nchwc node): a depthwise 3x3 on 24 channels, no multiple
  * of the block, stayed in the default domain and runs MLAS's grouped path
@@ -603,6 +627,7 @@ int main(void) {
         cmocka_unit_test(run_cost_tables),
         cmocka_unit_test(own_run_cost),
         cmocka_unit_test_teardown(kernel_runs, tu_teardown),
+        cmocka_unit_test_teardown(kernel_runs_older_forms, tu_teardown),
         cmocka_unit_test_teardown(perf_from_table, tu_teardown),
         cmocka_unit_test_teardown(conv_in_bounds, tu_teardown),
     };
