@@ -15,6 +15,9 @@ What must hold:
   - a need that is a lower bound "maybe" fits, in every format: text and
     Markdown say maybe, JSON says null (never true), the analyze report
     says MAY NOT FIT, and the largest batch is marked as an upper bound.
+  - the saved activations over tensors of unknown size (a Resize by scales
+    given at run time, then Conv, MaxPool and a training Dropout) are a
+    lower bound in text, Markdown and JSON, with and without --folded-bn;
   - the training step's FLOPs (per step, per epoch) over an analysis with a
     node without a cost are marked lower bounds in text, Markdown and HTML,
     and JSON's training block says complete false; exact ones carry no mark.
@@ -181,7 +184,34 @@ for path, ge in ((lb, True), (small, False)):
     check(f"json: training of {os.path.basename(path)} complete {not ge}",
           (j["training"]["step_flops"], j["training"]["complete"]) == (steps, not ge), j["training"])
 
-MIN_CHECKS = 40
+# the saved activations over tensors of unknown size: a Resize by scales given at run time makes every size
+# after it unknown; the MaxPool's indices, the Dropout's mask and (with --folded-bn) the folded BatchNorm's
+# input are then not counted, and the figure is a lower bound in every format
+unk = os.path.join(tmp, "unknown_sizes.onnx")
+g = helper.make_graph(
+    [helper.make_node("Resize", ["x", "", "s"], ["r"], mode="nearest"),
+     helper.make_node("Conv", ["r", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+     helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+     helper.make_node("Dropout", ["p", "ratio", "train"], ["y", "mask"])], "unk",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8]),
+     helper.make_tensor_value_info("s", TensorProto.FLOAT, [4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    [numpy_helper.from_array(np.zeros((4, 3, 3, 3), np.float32), "w"),
+     numpy_helper.from_array(np.zeros(4, np.float32), "b"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "ratio"), numpy_helper.from_array(np.array(True), "train")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), unk)
+for extra in ((), ("--folded-bn",)):
+    j = json.loads(run(unk, "--optimizer", "sgd", "--format", "json", "-q", *extra))
+    check(f"json: saved activations over unknown sizes {extra} a lower bound",
+          j["training"]["complete"] is False and j["training"]["training_dropouts"] == 1, j["training"])
+    t = run(unk, "--optimizer", "sgd", "-q", *extra)
+    line = next((x for x in t.splitlines() if "Activations saved for backward" in x), "")
+    check(f"text: saved activations over unknown sizes {extra} marked", ": >= " in line, line)
+    md = run(unk, "--optimizer", "sgd", "-q", "--format", "md", *extra)
+    line = next((x for x in md.splitlines() if "saved for backward" in x.lower()), "")
+    check(f"md: saved activations over unknown sizes {extra} marked", "≥" in line or ">=" in line, line)
+
+MIN_CHECKS = 46
 if checks < MIN_CHECKS:
     fails.append(f"only {checks} checks ran, want at least {MIN_CHECKS}")
 if fails:
