@@ -258,6 +258,12 @@ static void unit_choice(void **state) {
     UNIT("t4", OC_DT_INT8, true, OC_MATH_AUTO, OC_UNIT_INT8_TC, 130e12);
     UNIT("t4", OC_DT_UINT8, true, OC_MATH_AUTO, OC_UNIT_INT8_TC, 130e12);
     UNIT("t4", OC_DT_INT8, false, OC_MATH_AUTO, OC_UNIT_FP32, 8.1e12);
+    /* half precision on Pascal GeForce (GTX 1080 Ti: FP16 SIMT 0.177, 1/64 of FP32's 11.34, no tensor cores):
+     * libraries compute in FP32, elementwise and contractions alike; where FP16 SIMT is faster (P100 SXM2:
+     * 21.2 against 10.6) an fp16 kernel runs on it */
+    UNIT("gtx-1080-ti", OC_DT_FLOAT16, false, OC_MATH_AUTO, OC_UNIT_FP32, 11.34e12);
+    UNIT("gtx-1080-ti", OC_DT_FLOAT16, true, OC_MATH_AUTO, OC_UNIT_FP32, 11.34e12);
+    UNIT("p100-sxm2", OC_DT_FLOAT16, false, OC_MATH_AUTO, OC_UNIT_FP16, 21.2e12);
     UNIT("t4", OC_DT_INT8, true, OC_MATH_FP32, OC_UNIT_FP32, 8.1e12);
     /* int8 contraction without INT8 tensor cores (V100 row: 0): FP32 */
     UNIT("v100", OC_DT_INT8, true, OC_MATH_AUTO, OC_UNIT_FP32, 15.7e12);
