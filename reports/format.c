@@ -511,11 +511,14 @@ int32_t *oc_report_rows(const struct oc_analysis *an, const struct oc_report_spe
     return rows;
 }
 
-/* Allocations jansson asked for and did not get. A JSON document built
-   while one failed may lack a key or a value without a word (json_object_set_new
-   drops what it cannot hold), so a report that sees one says out of memory
-   rather than write what is left. jansson allocates through oc_json_malloc
-   from the library's load on (json_set_alloc_funcs, below). */
+/* Allocations jansson asked for and did not get since the last JSON was
+   written. A JSON document built while one failed may lack a key or a value
+   without a word (json_object_set_new drops what it cannot hold), so a
+   report that sees one says out of memory rather than write what is left;
+   the count starts again with each (a long-lived process, the Python
+   package's, is not marked for good by one failure). jansson allocates
+   through oc_json_malloc from the library's load on (json_set_alloc_funcs,
+   below). */
 static unsigned long oc_json_failed;
 
 static void *oc_json_malloc(size_t n) {
@@ -527,7 +530,11 @@ static void *oc_json_malloc(size_t n) {
 
 __attribute__((constructor)) static void oc_json_track_allocations(void) { json_set_alloc_funcs(oc_json_malloc, free); }
 
-bool oc_json_incomplete(void) { return oc_json_failed != 0; }
+bool oc_json_incomplete(void) {
+    bool failed = oc_json_failed != 0;
+    oc_json_failed = 0;
+    return failed;
+}
 
 void oc_sbuf_json(struct oc_sbuf *b, json_t *doc) { oc_sbuf_json_digits(b, doc, 0); }
 

@@ -149,8 +149,9 @@ void oc_ll_roof(struct oc_sbuf *b, const struct oc_loglog *c, double peak, doubl
 void oc_ll_ticks(struct oc_sbuf *b, const struct oc_loglog *c);
 /* Appends doc as indented JSON and a newline, and releases doc (sets oom
  * when it cannot be serialized). */
-/* Whether an allocation jansson asked for failed in this process: a JSON
-   document built since may be missing parts (format.c). */
+/* Whether an allocation jansson asked for failed since the last call: a
+   JSON document built since may be missing parts (format.c). The count
+   starts again. */
 bool oc_json_incomplete(void);
 void oc_sbuf_json(struct oc_sbuf *b, struct json_t *doc);
 /* The same with reals written to `digits` significant digits (0: jansson's default). */
