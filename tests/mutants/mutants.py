@@ -513,7 +513,7 @@ MUTANTS = [
     dict(name="cost-product-past-64-bits-dropped", file="analyzer/cost.c",
          find="    bool over = oc_mul_u64(a, b, &p);\n    if (oc_add_u64(*acc, p, acc) || over)",
          replace="    if (oc_mul_u64(a, b, &p) || oc_add_u64(*acc, p, acc))",
-         tests=["oracle.refusals"],
+         tests=["unit.math"],
          why="a node's MACs or FLOPs whose product passes 64 bits are flagged but not added: the count and the "
              "total read 0 (>= 0) instead of saturating at 2^64 - 1"),
     dict(name="profile-loaded-runs-kept", file="views/measure.c",

@@ -7,6 +7,21 @@
  */
 #include "testutil.h"
 
+/* analyzer/cost.c: a product past 64 bits is added as 2^64 - 1, flagged, never
+ * left out: 5 MACs, then 2^40 x 2^30 more, read 2^64 - 1; FLOPs under 2^64
+ * stay exact beside them */
+static void cost_product_saturates(void **state) {
+    (void)state;
+    struct oc_cost c = {0};
+    oc_cost_add_macs(&c, 5, 1);
+    oc_cost_add_flops(&c, 3, 7);
+    assert_true(c.macs == 5 && c.flops == 21 && !(c.flags & OC_COST_OVERFLOW));
+    oc_cost_add_macs(&c, (uint64_t)1 << 40, (uint64_t)1 << 30);
+    assert_true(c.macs == UINT64_MAX);
+    assert_true(c.flags & OC_COST_OVERFLOW);
+    assert_true(c.flops == 21);
+}
+
 static void layer_normalization(void **state) {
     (void)state;
     struct pb_model pm = {0};
@@ -407,6 +422,7 @@ static void random_ops(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cost_product_saturates),
         cmocka_unit_test_teardown(layer_normalization, tu_teardown),
         cmocka_unit_test_teardown(layer_normalization_bad_scale, tu_teardown),
         cmocka_unit_test_teardown(rms_normalization, tu_teardown),
