@@ -541,9 +541,30 @@ static void string_data_dependent(void **state) {
     assert_int_equal(tu_out(an, "split", 1)->dtype, PB_INT64);
 }
 
+/* StringSplit with a delimiter and maxsplit 0 splits nothing (the ONNX
+ * spec: at most maxsplit splits): each string one part, Y [3, 2, 1]; an
+ * empty input has no parts, Y [0, 0] (K, the most parts of any string, 0) */
+static void string_split_known_parts(void **state) {
+    (void)state;
+    struct pb_model pm = {0};
+    pbm_input(&pm, pb_value_info("w", PB_STRING, 2, TU_DIMS(3, 2), NULL));
+    pbm_input(&pm, pb_value_info("none", PB_STRING, 1, TU_DIMS(0), NULL));
+    struct pbw at[] = {pb_attr_str("delimiter", ","), pb_attr_int("maxsplit", 0)};
+    pbm_node(&pm, pb_node("whole", "StringSplit", TU_LIST("w"), TU_LIST("parts", "counts"), 2, at));
+    struct pbw at2[] = {pb_attr_str("delimiter", ",")};
+    pbm_node(&pm, pb_node("empty", "StringSplit", TU_LIST("none"), TU_LIST("eparts", "ecounts"), 1, at2));
+    pbm_output(&pm, pb_value_info("parts", PB_STRING, -1, NULL, NULL));
+    pbm_output(&pm, pb_value_info("eparts", PB_STRING, -1, NULL, NULL));
+    analyze(&pm, 20, NULL, 0);
+    TU_SHAPE(tu_out(an, "whole", 0), 3, 2, 1);
+    TU_SHAPE(tu_out(an, "whole", 1), 3, 2);
+    TU_SHAPE(tu_out(an, "empty", 0), 0, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(linear_classifier_multiclass, tu_teardown),
+        cmocka_unit_test_teardown(string_split_known_parts, tu_teardown),
         cmocka_unit_test_teardown(linear_classifier_binary, tu_teardown),
         cmocka_unit_test_teardown(linear_classifier_bad_coefficients, tu_teardown),
         cmocka_unit_test_teardown(svm_classifier_rbf, tu_teardown),
