@@ -32,28 +32,29 @@ struct oc_sweep_args {
     enum oc_format format;
 };
 
-/* "V1,V2,..." -> values; false on junk. */
-/* s as positive integers V1,V2,...: false when it is not one (*n then 0),
-   or out of memory (*n -1) */
-static bool oc_parse_list(const char *s, int64_t **out, int32_t *n) {
+/* s as positive integers V1,V2,... into *out and *n: 1, or 0 when it is
+   not one, or -1 out of memory */
+static int oc_parse_list(const char *s, int64_t **out, int32_t *n) {
     int32_t cap = 1;
     for (const char *p = s; *p; p++)
         cap += *p == ',';
     int64_t *v = malloc((size_t)cap * sizeof *v);
     char *copy = strdup(s);
-    bool ok = v && copy;
-    *n = ok ? 0 : -1;
-    for (char *save = NULL, *tok = ok ? strtok_r(copy, ",", &save) : NULL; tok && ok; tok = strtok_r(NULL, ",", &save))
+    if (!v || !copy) {
+        free(v), free(copy);
+        return -1;
+    }
+    bool ok = true;
+    *n = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save))
         ok = oc_cli_parse_count(tok, &v[*n]) && v[(*n)++] >= 1;
     free(copy);
     if (!ok || *n == 0 || *n != cap) {
         free(v);
-        if (*n > 0)
-            *n = 0;
-        return false;
+        return 0;
     }
     *out = v;
-    return true;
+    return 1;
 }
 
 static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, const char *prefix) {
@@ -62,9 +63,10 @@ static int oc_opt_sweep_dim(const struct oc_opt *o, void *dest, const char *v, c
     const char *eq = v ? strchr(v, '=') : NULL;
     int64_t *vals = NULL;
     int32_t n = 0;
-    if (eq && eq != v && !oc_parse_list(eq + 1, &vals, &n) && n < 0)
+    int parsed = eq && eq != v ? oc_parse_list(eq + 1, &vals, &n) : 0;
+    if (parsed < 0)
         return oc_cli_out_of_memory();
-    if (!eq || eq == v || n <= 0)
+    if (!parsed)
         return oc_cli_usage_error("%s--dim takes NAME=V1,V2,... with positive integers, got '%s'", prefix, v ? v : "");
     if (a->n_dims == OC_SWEEP_MAX_DIMS) {
         free(vals);
@@ -169,7 +171,8 @@ int oc_cmd_sweep(int argc, char **argv) {
                                   .write = oc_cli_write_file,
                                   .write_arg = f,
                                   .gpu = gg.gpu ? &gr : NULL};
-    rc = oc_cli_close_report(&f_out, out_path, oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d));
+    rc = oc_cli_close_report(&f_out, out_path,
+                             oc_report_sweep(rows, n_rows, a.dims, a.n_dims, gg.gpu ? &sg : NULL, &spec, &d));
 done:
     free(rows);
     oc_model_free(m);

@@ -15,7 +15,7 @@ static enum oc_status oc_sweep_predict(const struct oc_analysis *an, const struc
     *out = (struct oc_sweep_perf){p.time, p.samples_per_s, p.tokens_per_s, p.n_unknown, 0, OC_FIT_NO};
     if (gpu->fit) {
         bool exact;
-        if (oc_fit_need(an, false, OC_OPT_SGD, 0, &out->need, &exact) != OC_OK) {
+        if (oc_fit_need(an, false, OC_OPT_SGD, 0, &out->need, &exact, NULL) != OC_OK) {
             oc_perf_free(&p);
             return OC_ERR_NOMEM;
         }

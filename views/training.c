@@ -394,11 +394,14 @@ static int oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules,
     bool *in_region_val = calloc((size_t)nv + 1, sizeof *in_region_val);
     uint8_t *flow = oc_value_flow(g);
     bool *folded = saved_rules & OC_SAVED_FOLDED_BN ? oc_folded_bn_convs(g) : NULL;
+    int32_t *affine_of = malloc(((size_t)nn + 1) * sizeof *affine_of); /* per region: the norm it is the affine of */
+    bool *affine_after = calloc((size_t)nn + 1, sizeof *affine_after); /* per node: a norm with its affine after it */
     bool complete = true;
     *out = 0;
-    if (!root || !keep || !region || !region_root || !in_region_val || !flow ||
+    if (!root || !keep || !region || !region_root || !in_region_val || !flow || !affine_of || !affine_after ||
         (!folded && (saved_rules & OC_SAVED_FOLDED_BN))) {
         free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
+        free(affine_of), free(affine_after);
         return -1;
     }
     for (int32_t v = 0; v < nv; v++)
@@ -425,28 +428,24 @@ static int oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules,
        bias), a chain of Muls and Adds by weights whose tensor from outside
        is (a view of) a norm's output: one op with the norm, as PyTorch's
        group norm is, keeping nothing of its own */
-    bool *affine = calloc((size_t)nn + 1, sizeof *affine), *affine_after = calloc((size_t)nn + 1, sizeof *affine);
-    if (!affine || !affine_after) {
-        free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
-        free(affine), free(affine_after);
-        return -1;
-    }
-    for (int32_t i = 0; i < nn; i++)
-        if (region[i] >= 0)
-            affine[region[i]] = oc_norm_viewed(g, region_root[region[i]]) >= 0;
+    for (int32_t r = 0; r < nn; r++)
+        affine_of[r] = -2; /* not looked at yet */
     for (int32_t i = 0; i < nn; i++) {
         const struct oc_node *n = &g->nodes[i];
-        if (region[i] < 0 || !affine[region[i]])
+        int32_t r = region[i];
+        if (r < 0)
             continue;
+        if (affine_of[r] == -2)
+            affine_of[r] = oc_norm_viewed(g, region_root[r]);
         int32_t acts = 0;
         for (int32_t j = 0; j < n->n_in; j++)
             acts += oc_is_activation(flow, n->in[j]);
         if (!(strcmp(n->op_type, "Mul") == 0 || strcmp(n->op_type, "Add") == 0) || n->n_in != 2 || acts != 1)
-            affine[region[i]] = false;
+            affine_of[r] = -1;
     }
-    for (int32_t i = 0; i < nn; i++)
-        if (region[i] >= 0 && affine[region[i]])
-            affine_after[oc_norm_viewed(g, region_root[region[i]])] = true;
+    for (int32_t r = 0; r < nn; r++)
+        if (affine_of[r] >= 0)
+            affine_after[affine_of[r]] = true;
 #define OC_KEEP(v)                                                                                                  \
     do {                                                                                                            \
         if (oc_is_activation(flow, (v)))                                                                            \
@@ -458,7 +457,7 @@ static int oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules,
         int32_t a = n->n_in > 0 ? n->in[0] : -1, b = n->n_in > 1 ? n->in[1] : -1;
         enum oc_keep k = r ? r->keep : OC_KEEP_ALL;
         if (region[i] >= 0) { /* one fused op: its root, and its reductions (LayerNorm's statistics) */
-            if (!affine[region[i]])
+            if (affine_of[region[i]] < 0)
                 OC_KEEP(region_root[region[i]]);
             if (strcmp(n->op_type, "ReduceMean") == 0 && n->out[0] >= 0)
                 keep[root[n->out[0]]] = true;
@@ -532,7 +531,7 @@ static int oc_saved_for_backward(const struct oc_graph *g, unsigned saved_rules,
             complete = false;
     }
     free(root), free(keep), free(region), free(region_root), free(in_region_val), free(flow), free(folded);
-    free(affine), free(affine_after);
+    free(affine_of), free(affine_after);
     return complete ? 1 : 0;
 }
 

@@ -273,7 +273,7 @@ MUTANTS = [
          find="axis = 2, per = affine_after ? 2 : 3;", replace="axis = 2, per = 2;",
          tests=["oracle.training_saved"], why="an affine InstanceNorm's scale, repeated per sample, not kept"),
     dict(name="group-norm-affine-keeps-input", file="views/training.c",
-         find="            if (!affine[region[i]])\n                OC_KEEP(region_root[region[i]]);",
+         find="            if (affine_of[region[i]] < 0)\n                OC_KEEP(region_root[region[i]]);",
          replace="            OC_KEEP(region_root[region[i]]);",
          tests=["oracle.training_saved"], why="a written-out GroupNorm's affine keeps the norm's output under "
                                               "--fused-pointwise"),

@@ -28,6 +28,13 @@ static const struct oc_node *node(const char *name) {
     return NULL;
 }
 
+/* each named node's oc_kernel_runs equals want */
+static void runs_are(const char *const *names, const double *want, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (oc_kernel_runs(an->graph, node(names[k])) != want[k])
+            fail_msg("%s: %g runs, want %g", names[k], oc_kernel_runs(an->graph, node(names[k])), want[k]);
+}
+
 /* x [2, 16, 8, 8] through a dense 3x3 (pads 1), a strided 3x3, a 1x1, a
  * depthwise 3x3 and a grouped 3x3; y = Relu(1x1); a MatMul [2, 3, 10] x [10, 7] */
 static void families(void **state) {
@@ -156,9 +163,7 @@ static void kernel_runs_older_forms(void **state) {
     tu_analyze_ok(&pm, 11, NULL);
     const char *names[] = {"soft_1", "soft_default", "soft_2", "sum3"};
     const double want[] = {4, 4, 24, 1};
-    for (size_t k = 0; k < 4; k++)
-        if (oc_kernel_runs(an->graph, node(names[k])) != want[k])
-            fail_msg("%s: %g runs, want %g", names[k], oc_kernel_runs(an->graph, node(names[k])), want[k]);
+    runs_are(names, want, 4);
 }
 
 /* The graph ONNX Runtime ran on a CPU after its NCHWc rewrite (it holds a
@@ -461,9 +466,7 @@ static void kernel_runs(void **state) {
     const char *names[] = {"bias_add", "scale", "pos_add", "same_add", "se_mul", "soft_last", "soft_1", "ln",
                            "relu", "tr"};
     const double want[] = {1024, 2048, 8, 1, 6, 24, 32, 4, 1, 1};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-        if (oc_kernel_runs(an->graph, node(names[k])) != want[k])
-            fail_msg("%s: %g runs, want %g", names[k], oc_kernel_runs(an->graph, node(names[k])), want[k]);
+    runs_are(names, want, sizeof names / sizeof names[0]);
     /* the kernel features carry them, and a CPU's node takes run_s for each after the first */
     struct oc_kfeat f;
     oc_kernel_features(an->graph, node("bias_add"), false, &f);

@@ -16,14 +16,14 @@ uint64_t oc_fit_need_inference(const struct oc_analysis *an) {
 }
 
 enum oc_status oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, unsigned saved_rules,
-                           uint64_t *need, bool *exact) {
+                           uint64_t *need, bool *exact, struct oc_diag *d) {
     bool ex = oc_totals_exact(&an->totals) && an->totals.peak_complete;
     *need = oc_fit_need_inference(an);
     if (training) {
         struct oc_training tr;
         oc_training_estimate(an, opt, 0, saved_rules, &tr);
         if (tr.out_of_memory)
-            return OC_ERR_NOMEM;
+            return oc_diag_set(d, OC_ERR_NOMEM, "out of memory");
         *need = tr.total_bytes;
         ex = ex && tr.complete;
     }
@@ -46,8 +46,8 @@ static enum oc_status oc_fit_probe(const struct oc_model *m, const struct oc_ana
     enum oc_status st = *work ? OC_OK : oc_analysis_prepare(m, &o, work, d);
     if (st == OC_OK)
         st = oc_analysis_rerun(*work, &o, d);
-    if (st == OC_OK && (st = oc_fit_need(*work, training, opt, saved_rules, need, NULL)) != OC_OK)
-        oc_diag_set(d, st, "out of memory");
+    if (st == OC_OK)
+        st = oc_fit_need(*work, training, opt, saved_rules, need, NULL, d);
     return st;
 }
 
@@ -116,16 +116,16 @@ enum oc_status oc_fit_compute(const struct oc_model *m, const struct oc_analyze_
     out->training = training;
     out->reserve = reserve;
     out->usable = oc_gpu_usable(gpu, reserve);
-    enum oc_status st = oc_fit_need(an, training, opt, saved_rules, &out->need, &out->need_exact);
+    enum oc_status st = oc_fit_need(an, training, opt, saved_rules, &out->need, &out->need_exact, d);
     if (st != OC_OK)
-        return oc_diag_set(d, st, "out of memory");
+        return st;
     st = oc_fit_max_batch(m, opts, training, opt, saved_rules, out->usable, &out->max_batch, &out->max_batch_capped, d);
     if (st != OC_OK || !training || !(suggested_rules & ~saved_rules))
         return st;
     unsigned rules = saved_rules | suggested_rules;
     out->alt_rules = suggested_rules & ~saved_rules;
-    if ((st = oc_fit_need(an, training, opt, rules, &out->alt_need, &out->alt_need_exact)) != OC_OK)
-        return oc_diag_set(d, st, "out of memory");
+    if ((st = oc_fit_need(an, training, opt, rules, &out->alt_need, &out->alt_need_exact, d)) != OC_OK)
+        return st;
     return oc_fit_max_batch(m, opts, training, opt, rules, out->usable, &out->alt_max_batch, &out->alt_max_batch_capped,
                             d);
 }

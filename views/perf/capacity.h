@@ -16,9 +16,10 @@ uint64_t oc_fit_need_inference(const struct oc_analysis *an);
 /* The memory a binding needs: training (with optimizer opt) or inference;
  * *exact (may be NULL) false when it is a lower bound (nodes without a
  * cost, tensors of unknown size: oc_totals_exact, the peak's completeness,
- * the training estimate's); in *need, OC_ERR_NOMEM when out of memory. */
+ * the training estimate's); in *need, OC_ERR_NOMEM (said in d, which may
+ * be NULL) when out of memory. */
 enum oc_status oc_fit_need(const struct oc_analysis *an, bool training, enum oc_optimizer opt, unsigned saved_rules,
-                           uint64_t *need, bool *exact);
+                           uint64_t *need, bool *exact, struct oc_diag *d);
 /* Whether a need fits in usable bytes: a need that is a lower bound proves
  * only that it does not fit. */
 enum oc_fit_verdict { OC_FIT_NO, OC_FIT_YES, OC_FIT_MAYBE };
