@@ -32,11 +32,18 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       attention column: no module calls scaled_dot_product_attention),
       e.g. "--unfused-attention". A row whose model has no file says why
       (not exported yet, or the export's failure) in its status column.
-  fit     ROWS.tsv [--apply OTHER.tsv...] --out FIT.json
+      --backward-terms (training rows): the step's backward priced at 2 x
+      forward for a contraction's kernel class and 1.5 x for the rest,
+      whatever the GPU's built-in backward fit, and each class's backward
+      seconds written as the row's terms.
+  fit     ROWS.tsv [--apply OTHER.tsv...] [--backward] --out FIT.json
       The kernel classes' factors from every tenth joined row (in family,
       model and size order), checked on the others and on OTHER's rows.
-  fitsdef FIT.json --gpu ID [--runtime OC_RUNTIME_...] [--channels-last]
-      Writes a fit's factors into its entry of views/perf/fits.def.
+      --backward: rows joined with --backward-terms; the fit also gives
+      each class's backward ratio (its base over its factor).
+  fitsdef FIT.json --gpu ID [--runtime OC_RUNTIME_...] [--channels-last] [--backward]
+      Writes a fit's factors into its entry of views/perf/fits.def
+      (--backward: its backward ratios into an OC_BACKWARD entry).
   checks  LABEL=FIT.json...
       Markdown: each fit's fitted and unseen rows, and the files it was
       applied to as it is.
@@ -72,6 +79,15 @@ CONTRACTIONS = KCLASSES[:7]
 MEMORY = "memory"
 FACTORS = KCLASSES + [MEMORY]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
+# a training step's backward over forward per kernel class where nothing is
+# fitted (views/perf/parallel.h): 2 for a contraction, 1.5 for the rest; a
+# backward fit's terms are joined at these (join --backward-terms)
+BACKWARD_BASE = {c: 2.0 if c in CONTRACTIONS else 1.5 for c in KCLASSES}
+
+
+def backward_base_arg():
+    """BACKWARD_BASE as onnxcost's --backward-ratio value."""
+    return ",".join(f"{c}={v:g}" for c, v in BACKWARD_BASE.items())
 
 
 # ---- reading the published rows ------------------------------------------------------
@@ -452,8 +468,10 @@ def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra, written=None)
             return None, (f"a lower bound: {uncosted} nodes without a cost (the first: {first.get('op_type')}, "
                           f"{first.get('reason')})")
         step = g.get("training_step")
-        if step:  # a training row (--optimizer): the step's samples/s; the classes' times are the forward's, no fit terms
-            return step.get("samples_per_s"), "no training_step.samples_per_s in the JSON", {}
+        if step:  # a training row (--optimizer): the step's samples/s; a backward fit's terms are each
+            # kernel class's backward seconds, the rest of the step (forward, update, BatchNorms) fixed
+            return step.get("samples_per_s"), "no training_step.samples_per_s in the JSON", {
+                "latency_s": step.get("step_s", ""), "class_s": step.get("class_backward_s") or {}}
         return g.get("samples_per_s"), "no samples_per_s in the JSON", g
     return predict
 
@@ -477,9 +495,12 @@ def cmd_join(a):
     rows = read_rows(a.csv)
     manifest = read_manifest(a.models)
     written = a.written.split() if a.written else []
-    joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math,
-                                                        a.extra.split() if a.extra else [], written), a.reparam)
-    how = f"gpu={a.gpu} dtype={a.dtype} math={a.math} {a.extra or ''}"
+    extra = a.extra.split() if a.extra else []
+    if a.backward_terms:  # the training step's backward at BACKWARD_BASE, whatever the GPU's built-in fit
+        extra += ["--backward-ratio", backward_base_arg()]
+    joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math, extra, written),
+                       a.reparam)
+    how = f"gpu={a.gpu} dtype={a.dtype} math={a.math} {' '.join(extra)}"
     if written:
         how += f" | attention written out: {a.written}"
     write_joined(a.out, a.csv, joined, how)
@@ -669,6 +690,14 @@ def fit_classes(terms, lam=0.1, iters=200, scale=0.0):
     return [1 / v for v in w], before, after
 
 
+def backward_ratios(terms, factors):
+    """A backward fit's ratios: per kernel class BACKWARD_BASE over the
+    class's factor (the rows' class seconds are backward seconds at the
+    base), 0 (the default per node) for a class no fitted row has time in."""
+    return {c: (BACKWARD_BASE[c] / factors[i] if any(t[0][i] > 0 for t in terms) else 0.0)
+            for i, c in enumerate(KCLASSES)}
+
+
 def stratified(rows, every=10):
     """The documented 10 %: the ok rows in (family, model, size) order, every
     `every`-th from the first; returns (fit, check) lists of rows."""
@@ -701,6 +730,8 @@ def cmd_fit(a):
            "factors": dict(zip(FACTORS, factors)), "fit_loss_before": before, "fit_loss_after": after}
     if not a.additive:
         del res["factors"][MEMORY]
+    if a.backward:  # rows joined with --backward-terms: each class's backward ratio, BACKWARD_BASE over its factor
+        res["backward_ratio"] = backward_ratios(fit_terms(fit), factors)
     def before_after(part):  # the rows' figures at the default factors and under the fit
         return {k: {f: s[f] for f in ("joined", "within10", "within15", "median_abs_ln")}
                 for k, s in (("default", summarize(part)),
@@ -733,6 +764,24 @@ def fits_def_update(text, fit, gpu, runtime, channels_last):
     nums = ", ".join(f"{fit['factors'][c]:.4g}" for c in names)
     memory = f"{fit['factors'][MEMORY]:.4g}" if fit.get("additive") else "0"
     new = f'{head}\n       "{what}",\n       {memory},\n       {nums})\n'
+    return text[:at] + new + text[end:]
+
+
+def backward_def_update(text, fit, gpu, runtime, channels_last):
+    """text (views/perf/fits.def) with the OC_BACKWARD entry of gpu, runtime
+    and channels_last given a backward fit's ratios (fit: a fit --backward
+    command's JSON) and its model count; the entry is added at the end where
+    there is none."""
+    head = f'OC_BACKWARD("{gpu}", {runtime}, OC_DT_FLOAT16, {"true" if channels_last else "false"},'
+    what = (f"timm's published {gpu.upper().replace('RTX-', 'RTX ')} training rows (PyTorch 1.12 eager, AMP, SGD, "
+            f"{'channels-last' if channels_last else 'NCHW'}, batch 512 and less; {len(fit['fit_models'])} models, "
+            "every tenth)")
+    nums = ", ".join(f"{fit['backward_ratio'][c]:.4g}" for c in KCLASSES)
+    new = f'{head}\n            "{what}",\n            {nums})\n'
+    at = text.find(head)
+    if at < 0:
+        return text + new
+    end = text.index(")\n", at) + 2
     return text[:at] + new + text[end:]
 
 
@@ -781,7 +830,7 @@ def cmd_fitsdef(a):
         fit = json.load(f)
     with open(a.defs) as f:
         text = f.read()
-    text = fits_def_update(text, fit, a.gpu, a.runtime, a.channels_last)
+    text = (backward_def_update if a.backward else fits_def_update)(text, fit, a.gpu, a.runtime, a.channels_last)
     with open(a.defs, "w") as f:
         f.write(text)
 
@@ -899,6 +948,9 @@ def main():
     j.add_argument("--written", default="")
     j.add_argument("--reparam", action="store_true",
                    help="a model's reparameterized file (the manifest's reparam_file) where it has one")
+    j.add_argument("--backward-terms", action="store_true",
+                   help="training rows: the backward at BACKWARD_BASE (--backward-ratio), each class's backward "
+                        "seconds as the row's terms (for fit --backward)")
     j.add_argument("--out", required=True)
     fi = sub.add_parser("fit")
     fi.add_argument("rows")
@@ -908,12 +960,15 @@ def main():
     fi.add_argument("--apply", nargs="*")
     fi.add_argument("--additive", action="store_true",
                     help="a contraction's kernels as compute + memory, one memory factor (needs split_s)")
+    fi.add_argument("--backward", action="store_true",
+                    help="rows joined with --backward-terms: the kernel classes' backward ratios")
     fi.add_argument("--out", required=True)
     fd = sub.add_parser("fitsdef")
     fd.add_argument("fit")
     fd.add_argument("--gpu", required=True)
     fd.add_argument("--runtime", default="OC_RUNTIME_TORCH_EAGER")
     fd.add_argument("--channels-last", action="store_true")
+    fd.add_argument("--backward", action="store_true", help="a fit --backward's ratios, as an OC_BACKWARD entry")
     fd.add_argument("--defs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "views", "perf",
                                                    "fits.def"))
     ck = sub.add_parser("checks")

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # timm_tables.sh — every table of docs/results/timm/ from the exported
-# models (bench/timm_published.py export), in three steps:
+# models (bench/timm_published.py export), in four steps:
 #
 #   bench/timm_tables.sh joins  MODELS [ONNXCOST]   one kernel per node, torch-eager,
 #                                                  autocast at the default factors,
 #                                                  torch-compile at the default factors
 #   bench/timm_tables.sh fits   MODELS [ONNXCOST]   the kernel classes' factors from every
 #                                                  tenth model of each fitted file, written
+#                                                  into views/perf/fits.def: rebuild after
+#   bench/timm_tables.sh backward MODELS [ONNXCOST] the training step's backward ratios per
+#                                                  kernel class from every tenth model of each
+#                                                  training file (the forward under the built-in
+#                                                  fits: run it after fits and a rebuild), written
 #                                                  into views/perf/fits.def: rebuild after
 #   bench/timm_tables.sh fitted MODELS [ONNXCOST]   the rows under the built-in fits, the
 #                                                  training rows, the static figures
@@ -22,7 +27,7 @@
 # 73.7 % of the PyTorch 2.9.1 -dynamo rows within 15 % in a ten-fold check
 # of the fit, without it 72.4 %).
 set -euo pipefail
-step=${1:?joins, fits or fitted}
+step=${1:?joins, fits, backward or fitted}
 models=${2:?the folder of the exported models}
 bin=${3:-build/onnxcost}
 out=${OUT:-docs/results/timm}
@@ -38,9 +43,9 @@ gpu_of() { case $1 in *3090*) echo rtx-3090 ;; *) echo rtx-4090 ;; esac; }
 reparam_of() { case $1 in *pt291*) echo --reparam ;; *) echo "" ;; esac; }
 layout_of() { case $1 in *nhwc*) echo --channels-last ;; *) echo "" ;; esac; }
 
-join() { # file tag dtype extra [the options for written-out attention]
+join() { # file tag dtype extra [the options for written-out attention [join's own options...]]
     $h join --csv "$here/timm/$1.csv" --models "$models" --onnxcost "$bin" --gpu "$(gpu_of "$1")" \
-        --dtype "$3" --extra "$4" "${5:-$written}" $(reparam_of "$1") --out "$out/$1.$2.tsv"
+        --dtype "$3" --extra "$4" "${5:-$written}" $(reparam_of "$1") "${@:6}" --out "$out/$1.$2.tsv"
 }
 
 infer=(benchmark-infer-amp-nchw-pt240-cu124-rtx4090 benchmark-infer-amp-nchw-pt240-cu124-rtx3090
@@ -83,18 +88,32 @@ fits)
     $h fitsdef "$out/fit-rtx3090-nhwc.json" --gpu rtx-3090 --channels-last
     $h fitsdef "$out/fit-rtx4090-compile.json" --gpu rtx-4090 --runtime OC_RUNTIME_TORCH_COMPILE
     ;;
+backward)
+    t=benchmark-train-amp
+    train="--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention"
+    join $t-nchw-pt112-cu113-rtx3090 backward "" "$train" "" --backward-terms
+    join $t-nhwc-pt112-cu113-rtx3090 backward "" "$train --channels-last" "" --backward-terms
+    $h fit "$out/$t-nchw-pt112-cu113-rtx3090.backward.tsv" --backward \
+        --apply "$out/$t-nhwc-pt112-cu113-rtx3090.backward.tsv" --out "$out/fit-rtx3090-train.json" > /dev/null
+    $h fit "$out/$t-nhwc-pt112-cu113-rtx3090.backward.tsv" --backward \
+        --apply "$out/$t-nchw-pt112-cu113-rtx3090.backward.tsv" --out "$out/fit-rtx3090-nhwc-train.json" > /dev/null
+    $h fitsdef "$out/fit-rtx3090-train.json" --gpu rtx-3090 --backward
+    $h fitsdef "$out/fit-rtx3090-nhwc-train.json" --gpu rtx-3090 --channels-last --backward
+    ;;
 fitted)
     for f in "${infer[@]}"; do
         join "$f" fitted "" "--runtime torch-eager $(layout_of "$f") --autocast fp16"
         case $f in *dynamo) join "$f" compile-fitted "" "--runtime torch-compile --autocast fp16" ;; esac
     done
-    join benchmark-train-amp-nchw-pt112-cu113-rtx3090 fitted "" \
-        "--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention"
+    for l in nchw nhwc; do
+        join benchmark-train-amp-$l-pt112-cu113-rtx3090 fitted "" \
+            "--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention $(layout_of $l)"
+    done
     $h static --csv "$here/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx4090.csv" --models "$models" \
         --onnxcost "$bin" --out "$out/static.tsv"
     ;;
 *)
-    echo "timm_tables.sh: no step '$step' (joins, fits or fitted)" >&2
+    echo "timm_tables.sh: no step '$step' (joins, fits, backward or fitted)" >&2
     exit 2
     ;;
 esac

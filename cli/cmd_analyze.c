@@ -467,7 +467,7 @@ static int oc_analyze_as(int argc, char **argv, const char *as) {
         }
         opts = at_hi;
     }
-    popts.folded_bn = tr.folded_bn;
+    oc_cli_train_perf(&tr, &popts);
 
     struct oc_diag d = {0};
     struct oc_model *m = NULL;

@@ -140,7 +140,7 @@ int oc_cmd_compare(int argc, char **argv) {
     }
     bind.opts.price_bits = price.bits;
     gg.perf.dtype = price.name ? price.dtype : 0;
-    gg.perf.folded_bn = tr.folded_bn;
+    oc_cli_train_perf(&tr, &gg.perf);
     models = calloc((size_t)n, sizeof *models);
     ans = calloc((size_t)n, sizeof *ans);
     trs = calloc((size_t)n, sizeof *trs);

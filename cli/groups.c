@@ -177,6 +177,11 @@ static bool oc_opt_optimizer(const struct oc_opt *o, void *dest, const char *v) 
     return (t->on = oc_optimizer_parse(v, &t->optimizer));
 }
 
+static bool oc_opt_backward_ratio(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    return oc_kclass_values_parse(v, ((struct oc_cli_train *)dest)->backward_ratio);
+}
+
 static const struct oc_opt oc_train_opts[] = {
     OC_OPT_PARSE_ROW("--optimizer", "NAME",
                      "add a training-step estimate: sgd, momentum or adam\n"
@@ -196,11 +201,23 @@ static const struct oc_opt oc_train_opts[] = {
                     "it keeps that tensor for backward, not the intermediates;\n"
                     "without it, a graph with such chains gets both figures",
                     offsetof(struct oc_cli_train, fused_pointwise)),
+    OC_OPT_PARSE_ROW("--backward-ratio", "CLASS=X,...",
+                     "with --optimizer: a kernel class's backward time over its forward\n"
+                     "time in the training step (classes as in the JSON's class_s:\n"
+                     "gemm, attention, conv_3x3, ..., pass); default: the built-in\n"
+                     "GPU's fit where it has one, else 2 for a contraction and 1.5\n"
+                     "for the rest (docs/MODEL.md, \"Training step\")",
+                     0, 0, 0, "CLASS=X pairs, 0 < X <= 100", oc_opt_backward_ratio),
 };
 const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, OC_ARRAY_LEN(oc_train_opts)};
 
 unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t) {
     return (t->folded_bn ? OC_SAVED_FOLDED_BN : 0u) | (t->fused_pointwise ? OC_SAVED_FUSED_POINTWISE : 0u);
+}
+
+void oc_cli_train_perf(const struct oc_cli_train *t, struct oc_perf_opts *o) {
+    o->folded_bn = t->folded_bn;
+    memcpy(o->backward_ratio, t->backward_ratio, sizeof o->backward_ratio);
 }
 
 /* ---- the GPU model ------------------------------------------------------------ */

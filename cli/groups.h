@@ -49,9 +49,13 @@ struct oc_cli_train {
     bool folded_bn; /* --folded-bn                        */
     bool fused_pointwise; /* --fused-pointwise            */
     enum oc_optimizer optimizer;
+    double backward_ratio[OC_KC_COUNT]; /* --backward-ratio (0 = none given) */
 };
 /* The enum oc_saved_rule bits the flags ask for. */
 unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t);
+/* What the flags ask of the performance model's training step (the folded
+ * BatchNorms, the backward ratios) into o. */
+void oc_cli_train_perf(const struct oc_cli_train *t, struct oc_perf_opts *o);
 extern const struct oc_opt_group oc_group_train;
 
 /* The GPU model (analyze, compare, sweep, llm): --gpu, --gpu-spec, --math,

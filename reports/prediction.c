@@ -167,6 +167,19 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
         if (o->folded_bn)
             oc_sbuf_printf(b, " + the folded BatchNorms %.3f", s->batchnorm * 1e3);
         oc_sbuf_puts(b, "\n");
+        if (s->backward_fit || s->backward_given) { /* whose ratios the backward took */
+            if (s->backward_fit)
+                oc_sbuf_printf(b, "  Backward: each kernel class's backward over its forward, fitted on %s "
+                                  "(docs/MODEL.md, \"Training step\"):",
+                               s->backward_fit->source);
+            else
+                oc_sbuf_puts(b, "  Backward: each kernel class's backward over its forward (--backward-ratio):");
+            for (int c = 0, n = 0; c < OC_KC_COUNT; c++)
+                if (s->class_forward[c] > 0)
+                    oc_sbuf_printf(b, "%s %s %.2f", n++ ? "," : "", oc_kclass_name((enum oc_kclass)c),
+                                   s->class_backward[c] / s->class_forward[c]);
+            oc_sbuf_puts(b, "\n");
+        }
         if (p->samples_per_s > 0 && s->step1 > 0)
             oc_sbuf_printf(b, "  Training throughput: %s%.1f samples/s at batch %lld\n", ub,
                            (double)p->batch / s->step1, (long long)p->batch);
@@ -459,6 +472,19 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
         json_object_set_new(tj, "backward_s", json_real(s->backward));
         json_object_set_new(tj, "update_s", json_real(s->update));
         json_object_set_new(tj, "batchnorm_s", json_real(s->batchnorm));
+        json_t *cb = json_object(), *cr = json_object(); /* per kernel class: backward, and its ratio to forward */
+        for (int c = 0; c < OC_KC_COUNT; c++)
+            if (s->class_forward[c] > 0) {
+                json_object_set_new(cb, oc_kclass_name((enum oc_kclass)c), json_real(s->class_backward[c]));
+                json_object_set_new(cr, oc_kclass_name((enum oc_kclass)c),
+                                    json_real(s->class_backward[c] / s->class_forward[c]));
+            }
+        json_object_set_new(tj, "class_backward_s", cb);
+        json_object_set_new(tj, "backward_ratio", cr);
+        json_object_set_new(tj, "backward_from", json_string(s->backward_fit    ? "fit"
+                                                             : s->backward_given ? "options"
+                                                                                 : "defaults"));
+        json_object_set_new(tj, "backward_fit", s->backward_fit ? json_string(s->backward_fit->source) : json_null());
         json_object_set_new(tj, "samples_per_s", p->samples_per_s > 0 && s->step1 > 0
                                                      ? json_real((double)p->batch / s->step1)
                                                      : json_null());

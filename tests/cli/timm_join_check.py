@@ -11,7 +11,8 @@ here without timm or a GPU, every expectation worked out by hand:
   - the export order, which spreads every prefix over the families;
   - the kernel classes' fit: exact on rows of one class each, the ridge's
     and the rest's effect, the robust loss against an outlier, the
-    stratified 10 %, the factors applied to other rows;
+    stratified 10 %, the factors applied to other rows; the training
+    step's backward ratios and their fits.def entry;
   - one real join through onnxcost on a one-MatMul model: the row's batch
     reaches --batch, and samples/s is the batch over the JSON's latency.
 
@@ -283,6 +284,32 @@ try:
 except KeyError:
     check(True, "fitsdef: a GPU without an entry is refused")
 
+# the training step's backward fit: rows joined with --backward-terms hold
+# each class's backward seconds at the base ratios (2 for a contraction's
+# class, 1.5 for the rest), the step as latency. A gemm row: backward 4 s
+# (forward 2 s at ratio 2), step 7 s, measured 5 s: the gemm's backward
+# wants 2 s, ratio 1 (factor 2). An eltwise row: backward 3 s (forward 2 s
+# at 1.5), step 4 s, measured 7 s: backward 6 s, ratio 3 (factor 0.5).
+bw = [row("g", "a", 10, 2.0, {"gemm": 4.0}, 7.0), row("e", "b", 14, 2.0, {"eltwise": 3.0}, 4.0)]
+bt = tp.fit_terms(bw)
+f, _, after = tp.fit_classes(bt, lam=0.0, scale=0.0)
+ratios = tp.backward_ratios(bt, f)
+check(abs(ratios["gemm"] - 1.0) < 1e-6 and abs(ratios["eltwise"] - 3.0) < 1e-6 and
+      all(v == 0.0 for c, v in ratios.items() if c not in ("gemm", "eltwise")) and after < 1e-12,
+      f"the backward fit: gemm 1, eltwise 3, the classes without time 0 (the default) ({ratios['gemm']:.6f}, "
+      f"{ratios['eltwise']:.6f})")
+check(tp.backward_base_arg().startswith("gemm=2,attention=2,") and "conv_depthwise=2,eltwise=1.5," in
+      tp.backward_base_arg() and tp.backward_base_arg().endswith("fused=1.5"),
+      "the base ratios as --backward-ratio: 2 for the contraction classes, 1.5 for the rest")
+fitb = {"fit_models": ["a"] * 47, "backward_ratio": dict({c: 0.0 for c in tp.KCLASSES}, gemm=1.0, eltwise=3.0)}
+nb = tp.backward_def_update(defs, fitb, "g1", "OC_RUNTIME_TORCH_EAGER", False)
+check(nb.startswith(defs) and nb.count("OC_BACKWARD(") == 1 and "47 models, every tenth" in nb and
+      nb.rstrip().endswith("1, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0)"),
+      "fitsdef --backward: a new OC_BACKWARD entry at the end, its 13 ratios in the classes' order")
+nb2 = tp.backward_def_update(nb, dict(fitb, fit_models=["a"] * 9), "g1", "OC_RUNTIME_TORCH_EAGER", False)
+check(nb2.count("OC_BACKWARD(") == 1 and "9 models, every tenth" in nb2 and nb2.startswith(defs),
+      "fitsdef --backward: the entry replaced, not added twice")
+
 # the checks' Markdown: a fit's own rows and the files it was applied to, as the JSON has them
 part = {"joined": 40, "within10": 20, "within15": 30, "median_abs_ln": 0.0625}
 rest = {"joined": 360, "within10": 200, "within15": 270, "median_abs_ln": 0.07}
@@ -318,6 +345,22 @@ p = subprocess.run([onnxcost, os.path.join(folder, "mm-224.onnx"), "-q", "--form
 lat = json.loads(p.stdout)["gpu"]["latency_s"]
 check(real[0]["status"] == "ok" and abs(real[0]["predicted_sps"] - 64 / lat) <= 1e-9 * 64 / lat,
       f"the real join: 64 / latency = {64 / lat:.0f} samples/s")
+
+# a training row joined with --backward-terms: the step's samples/s, the
+# step as latency and each class's backward seconds as the terms, all
+# onnxcost's JSON; the terms leave the rest of the step (forward, update)
+base = ["--optimizer", "sgd", "--backward-ratio", tp.backward_base_arg()]
+trj = tp.join_rows([{"model": "mm", "img_size": 224, "batch": 64, "sps": 1e4, "params_m": None, "gmacs": None}],
+                   tp.read_manifest(folder), tp.onnxcost_predict(onnxcost, folder, "rtx-4090", "fp16", "fp16", base))
+p = subprocess.run([onnxcost, os.path.join(folder, "mm-224.onnx"), "-q", "--format", "json", "--batch", "64",
+                    "--gpu", "rtx-4090", "--dtype", "fp16", "--math", "fp16"] + base, capture_output=True, text=True)
+st = json.loads(p.stdout)["gpu"]["training_step"]
+tt = tp.fit_terms(trj)[0]
+check(trj[0]["status"] == "ok" and abs(trj[0]["predicted_sps"] - 64 / st["step_s"]) <= 1e-9 * 64 / st["step_s"] and
+      abs(tt[0][G] - st["class_backward_s"]["gemm"]) <= 1e-6 * tt[0][G] and
+      abs(tt[1] - (st["step_s"] - st["class_backward_s"]["gemm"])) <= 1e-6 * st["step_s"],
+      f"a training row's terms: the gemm's backward {st['class_backward_s']['gemm'] * 1e6:.1f} us of the "
+      f"{st['step_s'] * 1e6:.1f} us step")
 
 # the attention timm writes out: a model whose manifest says "written" is
 # priced with the --written options (eager PyTorch runs its MatMuls and

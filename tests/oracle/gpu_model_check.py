@@ -38,7 +38,7 @@ fails = 0
 
 def check(name, got, want, rel=1e-9):
     global fails
-    ok = (got == want) if isinstance(want, (int, str)) else abs(got - want) <= rel * max(abs(want), 1e-30)
+    ok = (got == want) if isinstance(want, (int, str, list, tuple)) else abs(got - want) <= rel * max(abs(want), 1e-30)
     if not ok:
         print(f"FAIL {name}: got {got!r}, want {want!r}")
         fails += 1
@@ -126,6 +126,34 @@ with tempfile.TemporaryDirectory() as tmp:
     check("train step", ts["step_s"], latency + bwd + upd_m)
     check("train samples/s", ts["samples_per_s"], N / (latency + bwd + upd_m))
     check("inference samples/s beside it", t["gpu"]["samples_per_s"], N / latency)
+    # --backward-ratio: a kernel class's backward over its forward instead
+    # of 2 x a contraction and 1.5 x the rest; fc1 and fc2 are the gemm
+    # class, the Relu eltwise; a class not named keeps the default
+    b = run("--batch", str(N), "--optimizer", "momentum", "--backward-ratio", "gemm=3.25")["gpu"]["training_step"]
+    bwd_g = 3.25 * (times["fc1"] + times["fc2"]) + 1.5 * times["act"]
+    check("backward ratio gemm 3.25", b["backward_s"], bwd_g)
+    check("backward ratio: the step", b["step_s"], latency + bwd_g + upd_m)
+    check("backward ratio: gemm's backward", b["class_backward_s"]["gemm"], 3.25 * (times["fc1"] + times["fc2"]))
+    check("backward ratio: the ratios", [round(b["backward_ratio"][c], 9) for c in ("gemm", "eltwise")], [3.25, 1.5])
+    check("backward ratio: from the options", b["backward_from"], "options")
+    b = run("--batch", str(N), "--optimizer", "momentum", "--backward-ratio", "eltwise=0.5,gemm=2.5",
+            "--backward-ratio", "gemm=1")["gpu"]["training_step"]
+    check("backward ratios, the later one per class", b["backward_s"],
+          1 * (times["fc1"] + times["fc2"]) + 0.5 * times["act"])
+    check("without --backward-ratio: the defaults", ts["backward_from"], "defaults")
+    check("without --backward-ratio: the default ratios", [round(ts["backward_ratio"][c], 9) for c in ("gemm", "eltwise")],
+          [2.0, 1.5])
+    bt = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "-q", "--efficiency", str(EFF_C),
+                         "--mem-efficiency", str(EFF_M), "--launch-us", str(LAUNCH * 1e6), "--batch", str(N),
+                         "--optimizer", "sgd", "--backward-ratio", "gemm=3.25"], capture_output=True, text=True).stdout
+    check("text: the ratios the backward took",
+          "  Backward: each kernel class's backward over its forward (--backward-ratio): gemm 3.25, eltwise 1.50\n"
+          in bt, True)
+    for bad in ("gemm", "gemm=0", "conv=2", "gemm=2,", "gemm=101"):
+        q = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "--optimizer", "sgd", "--backward-ratio", bad],
+                           capture_output=True, text=True)
+        check(f"--backward-ratio {bad} refused", (q.returncode, len(q.stderr.strip().splitlines()), q.stdout),
+              (2, 1, ""))
     text = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "-q", "--efficiency", str(EFF_C),
                            "--mem-efficiency", str(EFF_M), "--launch-us", str(LAUNCH * 1e6), "--batch", str(N),
                            "--optimizer", "momentum"], capture_output=True, text=True).stdout

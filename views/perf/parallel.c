@@ -32,12 +32,25 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
     memset(out, 0, sizeof *out);
     out->n_gpus = n_gpus;
     out->forward = p->time;
+    /* each kernel class's backward over forward: the options', else a
+       built-in GPU's fit, else none (the defaults per node) */
+    const double *ratio = p->opts.backward_ratio;
+    for (int c = 0; c < OC_KC_COUNT; c++)
+        out->backward_given |= ratio[c] > 0;
+    if (!out->backward_given && p->opts.builtin_fit && (out->backward_fit = oc_builtin_backward_for(p->gpu, &p->opts)))
+        ratio = out->backward_fit->ratio;
     double kernels = 0; /* the backward pass's, for the host floor */
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node_perf *np = &p->nodes[i];
-        const double times = oc_contraction_kernel(g, np, i) ? 2.0 : 1.5;
+        double times = oc_contraction_kernel(g, np, i) ? 2.0 : 1.5;
+        if (np->classed && ratio[np->kclass] > 0)
+            times = ratio[np->kclass];
         if (np->known)
             out->backward += times * np->time;
+        if (np->known && np->classed) {
+            out->class_backward[np->kclass] += times * np->time;
+            out->class_forward[np->kclass] += np->time;
+        }
         if (np->known && np->bound != OC_BOUND_NONE)
             kernels += times;
     }

@@ -19,11 +19,19 @@ double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
  * kernel: the input's and the weight's gradients), 1.5 x for the rest (a
  * memory-bound op's backward reads its output's gradient and what it saved,
  * and writes its input's gradient: three tensors where forward moved two);
- * the optimizer update streams k x the gradient bytes (SGD 3: read w and g,
- * write w; momentum 5; Adam 7). */
+ * a kernel class's own ratio instead where the options give one
+ * (oc_perf_opts.backward_ratio) or a built-in GPU's backward fit does
+ * (fits.def, OC_BACKWARD); the optimizer update streams k x the gradient
+ * bytes (SGD 3: read w and g, write w; momentum 5; Adam 7). */
 struct oc_data_parallel {
     int32_t n_gpus;
     double forward, backward, update; /* seconds, one GPU                     */
+    double class_backward[OC_KC_COUNT]; /* of backward, each kernel class's
+                                           kernels' (launches in)            */
+    double class_forward[OC_KC_COUNT];  /* their forward time (launches in) */
+    const struct oc_builtin_backward *backward_fit; /* the built-in ratios
+                                           taken, or NULL                    */
+    bool backward_given;              /* ratios from the options            */
     double batchnorm;                 /* with folded_bn: the BatchNorms the export
                                          folded, forward and backward: per
                                          convolution 6 passes over its output

@@ -68,6 +68,10 @@ enum oc_kclass {
  * region, runtime.c) */
 const char *oc_kclass_name(enum oc_kclass c);
 bool oc_kclass_parse(const char *s, enum oc_kclass *out);
+/* "CLASS=X[,CLASS=X...]" (a class by oc_kclass_name, 0 < X <= 100) into
+ * out[OC_KC_COUNT], the classes named set, the others kept; false, out
+ * unchanged, on anything else. */
+bool oc_kclass_values_parse(const char *s, double *out);
 
 struct oc_perf_opts;
 /* A fit of the kernel classes' factors a built-in GPU carries (fits.def):
@@ -91,6 +95,22 @@ bool oc_kclass_contraction(enum oc_kclass c);
 /* The fit for gpu (a built-in row) under o's runtime, autocast and layout,
  * or NULL. */
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
+
+/* A training step's backward per kernel class a built-in GPU carries
+ * (fits.def, OC_BACKWARD): for one runtime, autocast type and layout, fitted
+ * on published training rows (docs/MODEL.md, "Training step"). */
+struct oc_builtin_backward {
+    const char *gpu_id;
+    enum oc_runtime runtime;
+    int32_t autocast;
+    bool channels_last;
+    double ratio[OC_KC_COUNT]; /* > 0: a class's kernels' backward time over
+                                  their forward time; 0: the default       */
+    const char *source;        /* what it was fitted on, one line          */
+};
+/* The backward fit for gpu (a built-in row) under o's runtime, autocast and
+ * layout, or NULL. */
+const struct oc_builtin_backward *oc_builtin_backward_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 
 /* An autocast type's name (oc_perf_opts.autocast): "fp16", "bf16". */
 const char *oc_autocast_name(int32_t low);
@@ -166,6 +186,12 @@ struct oc_perf_opts {
     double eff_class[OC_KC_COUNT]; /* a kernel class's own factor: its kernels'
                             roofline time (not their launch) divided by it;
                             0 = none                                      */
+    double backward_ratio[OC_KC_COUNT]; /* --backward-ratio: a kernel class's
+                            backward time over its forward time in a
+                            training step (oc_data_parallel); where none is
+                            given, a built-in GPU's backward fit
+                            (oc_builtin_backward_for, with builtin_fit),
+                            else 2 for a contraction, 1.5 for the rest    */
     bool builtin_fit;    /* take a built-in GPU's fit for the runtime and
                             autocast (oc_builtin_fit_for) where eff_class
                             holds none (default true; the CLI clears it
