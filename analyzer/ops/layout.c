@@ -531,8 +531,14 @@ OC_RULE(oc_constant_infer) {
     if (oc_attr_has(c->node, "value_string")) {
         return oc_set_out_i64(c, 0, OC_DT_STRING, 0, NULL);
     }
-    if (oc_attr_has(c->node, "sparse_value") || oc_attr_has(c->node, "value_strings"))
-        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "Constant with a sparse or string-list value");
+    if (oc_attr_has(c->node, "value_strings")) { /* a 1-D string tensor, one element per entry */
+        char none[1];
+        if ((st = oc_attr_strings_at(c->node, "value_strings", -1, none, sizeof none, &n, c->diag)) != OC_OK)
+            return st;
+        return oc_set_out_i64(c, 0, OC_DT_STRING, 1, &n);
+    }
+    if (oc_attr_has(c->node, "sparse_value"))
+        return OC_FAIL(c, OC_ERR_UNSUPPORTED, "Constant with a sparse value");
     return OC_FAIL(c, OC_ERR_MODEL, "Constant has no value attribute");
 }
 

@@ -8,7 +8,11 @@ unit.ops), auto_pad SAME_UPPER / SAME_LOWER on odd sizes,
 output_padding with dilations, pooling's ceil_mode, negative axes (as an
 attribute and as an input), optional inputs left empty (Resize's roi and
 scales, Clip's max), Slice with negative steps, DFT-20 without its axis
-input, the contrib Attention with qkv_hidden_sizes. ONNX Runtime runs each
+input, the contrib Attention with qkv_hidden_sizes, a Loop whose condition
+is false before its first iteration, Compress with an empty condition and
+without an axis, Constant's string forms, Einsum broadcasting across its
+ellipsis, Gemm with both operands transposed, the contrib
+GatherBlockQuantized, TfIdfVectorizer's IDF mode. ONNX Runtime runs each
 model (every value exposed) and every tensor's shape must equal the one
 `onnxcost --format json` infers (ort_shapes.py does both); where
 ort_figures.py writes out docs/COSTS.md's formulas for every op of a case,
@@ -55,6 +59,26 @@ def model_ms(nodes, inputs, inits):
     m = model(nodes, inputs, inits)
     m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     return m
+
+
+def typed(nodes, inputs, inits, outs, opset=17, domains=()):
+    """A model of any types: inputs [(name, TensorProto type, shape)], outs
+    [(name, type)], domains [(domain, version)] imported beside ONNX's."""
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                          [helper.make_tensor_value_info(n, t, None) for n, t in outs], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)] +
+                             [helper.make_opsetid(d, v) for d, v in domains])
+
+
+# a Loop whose condition is false before its first iteration: the carried
+# value leaves as it came, the scan output with 0 iterations
+LOOP_BODY = helper.make_graph(
+    [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+     helper.make_node("Identity", ["v_in"], ["scan"])], "body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("v_in", F, [2, 3])],
+    [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("v_out", F, [2, 3]),
+     helper.make_tensor_value_info("scan", F, [2, 3])], [w("one", [2, 3], values=np.ones(6))])
 
 
 def convt(name, x, wshape, **attrs):
@@ -106,6 +130,34 @@ CASES = [
     ("attention_qkv_hidden_sizes", model_ms([helper.make_node("Attention", ["x", "w", "b"], ["y"], domain="com.microsoft",
                                                               num_heads=2, qkv_hidden_sizes=[8, 8, 12])],
                                             [("x", [2, 5, 6])], [w("w", [6, 28]), w("b", [28])])),
+    ("loop_false_condition", typed([helper.make_node("Loop", ["M", "cond", "x"], ["y", "ys"], body=LOOP_BODY)],
+                                   [("x", F, [2, 3])], [w("M", [], np.int64, 5), w("cond", [], np.bool_, False)],
+                                   [("y", F), ("ys", F)])),
+    ("compress_empty_condition", model([helper.make_node("Compress", ["x", "c"], ["y"], axis=1)], [("x", [3, 4])],
+                                       [w("c", [0], np.bool_, [])])),
+    ("compress_no_axis", model([helper.make_node("Compress", ["x", "c"], ["y"])], [("x", [3, 4])],
+                               [w("c", [5], np.bool_, [1, 0, 1, 1, 0])])),
+    ("constant_value_strings", typed([helper.make_node("Constant", [], ["y"], value_strings=["a", "bc", "d"])], [], [],
+                                     [("y", TensorProto.STRING)])),
+    ("constant_value_string", typed([helper.make_node("Constant", [], ["y"], value_string="abc")], [], [],
+                                    [("y", TensorProto.STRING)])),
+    # batch dims of 1 against n on either side of the ellipsis
+    ("einsum_ellipsis_broadcast", model([helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")],
+                                        [("a", [1, 3, 2, 4]), ("b", [5, 1, 4, 6])], [])),
+    ("gemm_transa_transb_row_bias", model([helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1,
+                                                            alpha=0.5)],
+                                          [("a", [4, 3]), ("b", [5, 4])], [w("c", [1, 5])])),
+    ("gather_block_quantized", typed([helper.make_node("GatherBlockQuantized", ["d", "i", "s"], ["y"],
+                                                       domain="com.microsoft", gather_axis=0, quantize_axis=1,
+                                                       block_size=16)],
+                                     [("i", TensorProto.INT64, [2, 3])],
+                                     [w("d", [8, 32], np.uint8, np.zeros(256)), w("s", [8, 4], values=np.ones(32))],
+                                     [("y", F)], domains=[("com.microsoft", 1)])),
+    ("tfidf_idf_bigrams", typed([helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="IDF", min_gram_length=1,
+                                                  max_gram_length=2, max_skip_count=0, ngram_counts=[0, 4],
+                                                  ngram_indexes=list(range(7)), pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7],
+                                                  weights=[1.0, 2, 3, 4, 5, 6, 7])],
+                                [("x", TensorProto.INT64, [2, 6])], [], [("y", F)], opset=9)),
     ("slice_negative_steps", model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
                                    [("x", [4, 10, 6])],
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),

@@ -222,15 +222,19 @@ def hand_totals(path, dims):
     """The model's totals at binding dims, none from onnxcost: MACs and FLOPs
     by the formulas above (None for a model with an op they lack), the bytes
     of every node output (activation_bytes), of the graph inputs
-    (input_bytes), and the float initializers' elements and bytes (params,
+    (input_bytes; each None where a tensor holds strings), and the float initializers' elements and bytes (params,
     params_bytes), all over what ONNX Runtime computes."""
     feeds = feeds_for(path, dims)
     m, v = run_all(path, feeds)
-    out = {"input_bytes": sum(array_bytes(a) for a in feeds.values())}
+    def total(sizes):  # None when a tensor holds strings (no fixed bytes)
+        sizes = list(sizes)
+        return None if None in sizes else sum(sizes)
+
+    out = {"input_bytes": total(array_bytes(a) for a in feeds.values())}
     floats = [numpy_helper.to_array(t) for t in m.graph.initializer]
     floats = [a for a in floats if a.dtype.kind == "f"]
     out["params"], out["params_bytes"] = sum(a.size for a in floats), sum(a.nbytes for a in floats)
-    out["activation_bytes"] = sum(array_bytes(v[x]) for n in m.graph.node for x in n.output if x)
+    out["activation_bytes"] = total(array_bytes(v[x]) for n in m.graph.node for x in n.output if x)
     try:
         mf = [node_macs_flops(n, v) for n in m.graph.node]
         out["macs"], out["flops"] = sum(a for a, _ in mf), sum(f for _, f in mf)

@@ -510,8 +510,9 @@ CASES = [
     case("nchwc_upsample_mode", "Upsample", [inp("x", [1, 8, 4, 4])], "shape",
          "mode 'cubic' (nearest or linear expected)", opset=1, domain="com.microsoft.nchwc", scales=[1, 1, 2, 2],
          mode="cubic"),
-    case("constant_string_list", "Constant", [], "shape", "Constant with a sparse or string-list value",
-         value_strings=["a", "b"]),
+    case("constant_sparse", "Constant", [], "shape", "Constant with a sparse value",
+         sparse_value=helper.make_sparse_tensor(helper.make_tensor("v", F, [2], [1.0, 2.0]),
+                                                helper.make_tensor("i", TensorProto.INT64, [2], [1, 4]), [6])),
     # an attribute of the wrong type that only the cost rule reads: the node is listed without a cost, and why
     case("isinf_detect_float", "IsInf", [inp("x", [2, 3])], "shape",
          "its cost rule refused it: attribute 'detect_positive' has type FLOAT, expected INT", opset=10,
