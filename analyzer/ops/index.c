@@ -415,8 +415,8 @@ struct oc_slices {
     int64_t n, outer, inner;
 };
 
-/* Total order on slices (lexicographic; NaN after every number, NaNs equal
- * here: oc_slice_has_nan makes each slice with a NaN unique, as NaN != NaN). */
+/* Total order on slices (lexicographic; float data holds no NaN: Unique
+ * leaves a count over NaNs unknown, oc_unique_infer). */
 static int oc_slice_cmp(const struct oc_slices *s, int64_t a, int64_t b) {
     for (int64_t o = 0; o < s->outer; o++)
         for (int64_t i = 0; i < s->inner; i++) {
@@ -424,30 +424,18 @@ static int oc_slice_cmp(const struct oc_slices *s, int64_t a, int64_t b) {
             if (s->v) {
                 if (s->v[ka] != s->v[kb])
                     return s->v[ka] < s->v[kb] ? -1 : 1;
-                continue;
+            } else if (s->fv[ka] != s->fv[kb]) {
+                return s->fv[ka] < s->fv[kb] ? -1 : 1;
             }
-            double x = s->fv[ka], y = s->fv[kb];
-            bool nx = x != x, ny = y != y;
-            if (nx || ny) {
-                if (nx != ny)
-                    return nx ? 1 : -1;
-                continue;
-            }
-            if (x != y)
-                return x < y ? -1 : 1;
         }
     return 0;
 }
 
-static bool oc_slice_has_nan(const struct oc_slices *s, int64_t j) {
-    if (s->v)
-        return false;
-    for (int64_t o = 0; o < s->outer; o++)
-        for (int64_t i = 0; i < s->inner; i++) {
-            double x = s->fv[(o * s->n + j) * s->inner + i];
-            if (x != x)
-                return true;
-        }
+/* Whether float data holds a NaN. */
+static bool oc_floats_have_nan(const double *fv, int64_t n) {
+    for (int64_t i = 0; fv && i < n; i++)
+        if (fv[i] != fv[i])
+            return true;
     return false;
 }
 
@@ -500,9 +488,13 @@ OC_RULE(oc_unique_infer) {
     int64_t nv;
     const int64_t *v = oc_in_ints(c, 0, &nv);
     const double *fv = v ? NULL : oc_in_floats(c, 0, &nv); /* constant float data */
+    /* a NaN is unique to none of the runtimes alike (ONNX Runtime 1.31 merges
+       NaNs with numbers, numpy's reference merges them together, PyTorch
+       keeps each): the count over data with one stays unknown */
     if (n >= 0 && n <= 1) {
         u = n;
-    } else if ((v || fv) && nv > 0 && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv && nv <= OC_IX_MAX_VALS) {
+    } else if ((v || fv) && nv > 0 && n > 0 && oc_value_numel(x, &total) && (int64_t)total == nv &&
+               nv <= OC_IX_MAX_VALS && !oc_floats_have_nan(fv, nv)) {
         /* view X as [outer, n, inner]; count slices j unequal to every earlier one */
         int64_t inner = 1, outer = 1;
         if (has_axis) {
@@ -522,7 +514,7 @@ OC_RULE(oc_unique_infer) {
         oc_slices_sort(&sl, idx, n);
         u = n > 0;
         for (int64_t j = 1; j < n; j++)
-            u += oc_slice_cmp(&sl, idx[j - 1], idx[j]) != 0 || oc_slice_has_nan(&sl, idx[j]);
+            u += oc_slice_cmp(&sl, idx[j - 1], idx[j]) != 0;
     }
     if (has_axis) {
         OC_IX_DIMS(out, x->rank);

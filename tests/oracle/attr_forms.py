@@ -12,7 +12,9 @@ input, the contrib Attention with qkv_hidden_sizes, a Loop whose condition
 is false before its first iteration, Compress with an empty condition and
 without an axis, Constant's string forms, Einsum broadcasting across its
 ellipsis, Gemm with both operands transposed, the contrib
-GatherBlockQuantized, TfIdfVectorizer's IDF mode. ONNX Runtime runs each
+GatherBlockQuantized, TfIdfVectorizer's IDF mode, Unique over float
+constants (a count over data with a NaN is left unknown: unit.tensor; the
+runtimes disagree). ONNX Runtime runs each
 model (every value exposed) and every tensor's shape must equal the one
 `onnxcost --format json` infers (ort_shapes.py does both); where
 ort_figures.py writes out docs/COSTS.md's formulas for every op of a case,
@@ -158,6 +160,15 @@ CASES = [
                                                   ngram_indexes=list(range(7)), pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7],
                                                   weights=[1.0, 2, 3, 4, 5, 6, 7])],
                                 [("x", TensorProto.INT64, [2, 6])], [], [("y", F)], opset=9)),
+    # Unique over float constants: -0.0 and 0.0 are one value; along an axis, slices compared whole
+    ("unique_float_signed_zero", typed([helper.make_node("Unique", ["x"], ["y", "i", "inv", "n"], sorted=1)], [],
+                                       [w("x", [6], values=[1.5, -0.0, 0.0, 1.5, -2.0, 3.25])],
+                                       [("y", F), ("i", TensorProto.INT64), ("inv", TensorProto.INT64),
+                                        ("n", TensorProto.INT64)], opset=11)),
+    ("unique_float_axis", typed([helper.make_node("Unique", ["x"], ["y", "i", "inv", "n"], sorted=0, axis=1)], [],
+                                [w("x", [2, 4], values=[1, 2, 1, 2, 3.5, 4, 3.5, 5])],
+                                [("y", F), ("i", TensorProto.INT64), ("inv", TensorProto.INT64),
+                                 ("n", TensorProto.INT64)], opset=11)),
     ("slice_negative_steps", model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
                                    [("x", [4, 10, 6])],
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),
