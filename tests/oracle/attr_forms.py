@@ -14,7 +14,12 @@ without an axis, Constant's string forms, Einsum broadcasting across its
 ellipsis, Gemm with both operands transposed, the contrib
 GatherBlockQuantized, TfIdfVectorizer's IDF mode, Unique over float
 constants (a count over data with a NaN is left unknown: unit.tensor; the
-runtimes disagree). ONNX Runtime runs each
+runtimes disagree), If on a constant condition with branches of other
+shapes, a Loop with a trip count whose condition passes through, Scan
+reversed over another axis, RoiAlign's output sizes, LSTM's listed
+activations, batched Det, MVN over chosen axes, Multinomial, Reshape's
+allowzero on an empty tensor, Concat of an empty input, CenterCropPad on
+negative axes. ONNX Runtime runs each
 model (every value exposed) and every tensor's shape must equal the one
 `onnxcost --format json` infers (ort_shapes.py does both); where
 ort_figures.py writes out docs/COSTS.md's formulas for every op of a case,
@@ -81,6 +86,25 @@ LOOP_BODY = helper.make_graph(
      helper.make_tensor_value_info("v_in", F, [2, 3])],
     [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("v_out", F, [2, 3]),
      helper.make_tensor_value_info("scan", F, [2, 3])], [w("one", [2, 3], values=np.ones(6))])
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+# If with a constant condition whose branches differ in shape (the taken
+# branch's); a Loop of 4 trips whose condition passes through (scan output
+# [4, 2]); Scan reversed over axis 1, its output stacked on the last axis
+IF_THEN = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["t"], axis=0)], "then", [], [vi("t", F, None)])
+IF_ELSE = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [], [vi("e", F, None)])
+LOOP_PASS = helper.make_graph(
+    [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["v_in", "v_in"], ["v_out"]),
+     helper.make_node("Identity", ["v_in"], ["sc"])], "loop",
+    [vi("i", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("v_in", F, [2])],
+    [vi("c_out", TensorProto.BOOL, []), vi("v_out", F, [2]), vi("sc", F, [2])])
+SCAN_BODY = helper.make_graph(
+    [helper.make_node("Add", ["s_in", "xi"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["yo"])], "scan",
+    [vi("s_in", F, [3]), vi("xi", F, [3])], [vi("s_out", F, [3]), vi("yo", F, [3])])
 
 
 def convt(name, x, wshape, **attrs):
@@ -169,6 +193,36 @@ CASES = [
                                 [w("x", [2, 4], values=[1, 2, 1, 2, 3.5, 4, 3.5, 5])],
                                 [("y", F), ("i", TensorProto.INT64), ("inv", TensorProto.INT64),
                                  ("n", TensorProto.INT64)], opset=11)),
+    ("if_constant_condition_shapes_differ",
+     typed([helper.make_node("If", ["c"], ["y"], then_branch=IF_THEN, else_branch=IF_ELSE)], [("x", F, [2, 3])],
+           [w("c", [], np.bool_, True)], [("y", F)])),
+    ("loop_trip_count_condition_passed", typed([helper.make_node("Loop", ["M", "", "x"], ["y", "ys"], body=LOOP_PASS)],
+                                               [("x", F, [2])], [w("M", [], np.int64, 4)], [("y", F), ("ys", F)])),
+    ("scan_reverse_axis_1", typed([helper.make_node("Scan", ["s0", "x"], ["s", "ys"], body=SCAN_BODY, num_scan_inputs=1,
+                                                    scan_input_axes=[1], scan_input_directions=[1],
+                                                    scan_output_axes=[-1])],
+                                  [("x", F, [3, 5])], [w("s0", [3], values=np.zeros(3))], [("s", F), ("ys", F)], 16)),
+    ("roialign_output_sizes", typed([helper.make_node("RoiAlign", ["x", "r", "b"], ["y"], output_height=3,
+                                                      output_width=2, sampling_ratio=2)],
+                                    [("x", F, [2, 4, 8, 8])],
+                                    [w("r", [5, 4], values=np.tile([0, 0, 4, 4], 5)),
+                                     w("b", [5], np.int64, [0, 1, 0, 1, 0])], [("y", F)], 16)),
+    ("lstm_activations_listed", typed([helper.make_node("LSTM", ["x", "W", "R"], ["y", "yh", "yc"], hidden_size=3,
+                                                        activations=["HardSigmoid", "ScaledTanh", "Elu"],
+                                                        activation_alpha=[0.2, 1.0, 1.0], activation_beta=[0.5, 1.0])],
+                                      [("x", F, [4, 2, 5])], [w("W", [1, 12, 5]), w("R", [1, 12, 3])],
+                                      [("y", F), ("yh", F), ("yc", F)])),
+    ("det_batched", typed([helper.make_node("Det", ["x"], ["y"])], [("x", F, [2, 3, 4, 4])], [], [("y", F)])),
+    ("mvn_axes_0_2", typed([helper.make_node("MeanVarianceNormalization", ["x"], ["y"], axes=[0, 2])],
+                           [("x", F, [2, 3, 4])], [], [("y", F)])),
+    ("multinomial_sample_size", typed([helper.make_node("Multinomial", ["x"], ["y"], sample_size=5)],
+                                      [("x", F, [3, 4])], [], [("y", TensorProto.INT32)])),
+    ("reshape_allowzero_empty", typed([helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1)], [("x", F, [0, 3])],
+                                      [w("s", [2], np.int64, [3, 0])], [("y", F)], 14)),
+    ("concat_empty_input", model([helper.make_node("Concat", ["a", "b"], ["y"], axis=0)], [("a", [0, 3]), ("b", [2, 3])],
+                                 [])),
+    ("center_crop_pad_negative_axes", typed([helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[-1, 0])],
+                                            [("x", F, [5, 3, 4])], [w("s", [2], np.int64, [6, 2])], [("y", F)], 18)),
     ("slice_negative_steps", model([helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
                                    [("x", [4, 10, 6])],
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),
