@@ -411,6 +411,48 @@ def check_reshape_pair(onnxcost, work):
           f"cancelling pairs: a Reshape to [-1, 48] and back to [-1, 8, 6] is one finding of r1 and r2 ({sets})")
 
 
+def check_cast_kinds(onnxcost, work):
+    """Round trips between integer, bool and float types, lossless by hand
+    where every value of the first type is one of the second's: int32
+    through double (2^53 exact), int8 and uint16 through float16 and float
+    (2^11 and 2^24), bool through float (0 and 1, back by != 0); lossy:
+    int32 through float (2^24 + 1), int16 through float16 (2049), uint16
+    through int8 (300), uint8 through bool (2), float16 through bfloat16
+    (1 + 2^-10). (uint8 through int8 and back gives every value back in
+    ONNX Runtime, which wraps; the rule counts only pairs whose every value
+    is in the second type's range, so no finding there, on purpose.) One finding per type in between, of exactly the lossless
+    pairs; ONNX Runtime gives each input back through a lossless pair, and
+    changes the witness through a lossy one."""
+    f16 = np.float16
+    pairs = [("i32_f64", TensorProto.INT32, TensorProto.DOUBLE, [-2**31, 2**31 - 1, 0, 7], np.int32, True),
+             ("i8_f16", TensorProto.INT8, TensorProto.FLOAT16, [-128, 127, 0, 3], np.int8, True),
+             ("u16_f32", TensorProto.UINT16, TensorProto.FLOAT, [0, 65535, 1, 2], np.uint16, True),
+             ("b_f32", TensorProto.BOOL, TensorProto.FLOAT, [True, False, True, True], np.bool_, True),
+             ("i32_f32", TensorProto.INT32, TensorProto.FLOAT, [2**24 + 1, 0, 1, 2], np.int32, False),
+             ("i16_f16", TensorProto.INT16, TensorProto.FLOAT16, [2049, 0, 1, 2], np.int16, False),
+             ("u16_i8", TensorProto.UINT16, TensorProto.INT8, [300, 0, 1, 2], np.uint16, False),
+             ("u8_bool", TensorProto.UINT8, TensorProto.BOOL, [2, 0, 1, 1], np.uint8, False),
+             ("f16_bf16", TensorProto.FLOAT16, TensorProto.BFLOAT16, [1 + 2**-10, 0, 1, 2], f16, False)]
+    nodes, ins, outs, feeds = [], [], [], {}
+    for n, a, m, vals, dt, _ in pairs:
+        nodes += [h.make_node("Cast", [n], [n + "_1"], to=m, name=n + "_1"),
+                  h.make_node("Cast", [n + "_1"], [n + "_2"], to=a, name=n + "_2"),
+                  h.make_node("Identity", [n + "_2"], [n + "_y"], name=n + "_id")]
+        ins.append(h.make_tensor_value_info(n, a, [4]))
+        outs.append(h.make_tensor_value_info(n + "_y", a, [4]))
+        feeds[n] = np.array(vals, dtype=dt)
+    path = save(os.path.join(work, "cast_kinds.onnx"), nodes, ins, outs, [])
+    rc, doc, _ = lint(onnxcost, path)
+    got = findings(doc, "graph/cancelling-pair") if doc else []
+    sets = sorted(sorted(n["name"] for n in f["nodes"]) for f in got)
+    want = sorted([["b_f32_1", "b_f32_2", "u16_f32_1", "u16_f32_2"], ["i32_f64_1", "i32_f64_2"], ["i8_f16_1", "i8_f16_2"]])
+    check(sets == want, f"cancelling pairs: the lossless round trips, one finding per type between ({sets})")
+    ys = ort_run(path, feeds)
+    same = [np.array_equal(y, feeds[p[0]]) for p, y in zip(pairs, ys)]
+    check(same == [p[5] for p in pairs], f"cancelling pairs: ONNX Runtime gives back the input through exactly the "
+                                         f"lossless pairs ({same})")
+
+
 def check_int_casts(onnxcost, work):
     """Integer round trips: int32 to int64 and back keeps every value (a
     finding), int64 to int32 and back does not (none); ONNX Runtime gives the
@@ -1125,6 +1167,7 @@ def main():
     check_cancelling(onnxcost, *model_cancelling(work))
     check_reshape_pair(onnxcost, work)
     check_int_casts(onnxcost, work)
+    check_cast_kinds(onnxcost, work)
     check_fold_into_weights(onnxcost, model_fold_into_weights(work), work)
     check_attention(onnxcost, work)
     check_attention_layers(onnxcost, work)
