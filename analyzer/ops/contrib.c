@@ -540,6 +540,42 @@ static enum oc_status oc_fmm_operands(struct oc_op_ctx *c, struct oc_fmm *m) {
     return OC_OK;
 }
 
+/* DynamicQuantizeMatMul (A float, B 8-bit, b_scale, b_zero_point?, bias?)
+ * and MatMulIntegerToFloat (A and B 8-bit, a_scale, b_scale, a_zero_point?,
+ * b_zero_point?, bias?), ONNX Runtime's fusions of a quantized MatMul: Y is
+ * MatMul(A, B) in the scale's float type. */
+static const struct oc_value *oc_ms_qmm_scale(struct oc_op_ctx *c) {
+    return oc_in(c, strcmp(c->node->op_type, "DynamicQuantizeMatMul") == 0 ? 2 : 3);
+}
+
+OC_RULE(oc_ms_quantized_matmul_infer) {
+    const struct oc_value *scale = oc_ms_qmm_scale(c);
+    if (!scale || !scale->dtype)
+        return OC_ERR_SHAPE;
+    return oc_matmul_shape(c, oc_in(c, 0), oc_in(c, 1), scale->dtype);
+}
+
+/* 2 x MACs, as MatMulInteger's, with its zero points (A's always for
+ * DynamicQuantizeMatMul, which quantizes A itself: DynamicQuantizeLinear's
+ * 4 numel(A) + 8 first); then numel(Y) to scale the integer sums and
+ * numel(Y) for a bias. */
+OC_COST(oc_ms_quantized_matmul_cost) {
+    const struct oc_value *a = oc_in(c, 0), *y = oc_out(c, 0);
+    bool dynamic = strcmp(c->node->op_type, "DynamicQuantizeMatMul") == 0;
+    oc_matmul_macs(a, y, cost);
+    oc_cost_add_flops(cost, cost->macs, 2);
+    if (dynamic) {
+        oc_cost_add_flops(cost, oc_numel(a), 5); /* min, max, divide, add; the zero point subtracted */
+        oc_cost_add_flops(cost, 8, 1);
+    } else if (oc_in(c, 4)) {
+        oc_cost_add_flops(cost, oc_numel(a), 1);
+    }
+    if (oc_in(c, dynamic ? 3 : 5))
+        oc_cost_add_flops(cost, oc_numel(oc_in(c, 1)), 1);
+    oc_cost_add_flops(cost, oc_numel(y), oc_in(c, dynamic ? 4 : 6) ? 2 : 1);
+    return OC_OK;
+}
+
 OC_RULE(oc_ms_fused_matmul_infer) {
     struct oc_fmm m;
     enum oc_status st = oc_fmm_operands(c, &m);

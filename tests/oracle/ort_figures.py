@@ -184,6 +184,17 @@ def node_macs_flops(n, v):
         rows = y.size // y.shape[-1]
         adds = 2 if len(n.input) > 1 and n.input[1] and len(n.input) > 4 and n.input[4] else 1
         return 0, adds * y.size + 7 * y.size + 3 * rows
+    if ms and n.op_type in ("DynamicQuantizeMatMul", "MatMulIntegerToFloat"):
+        # 2 x MACs; A quantized first (4 per element + 8: DynamicQuantizeLinear) and its zero point
+        # subtracted per element (always where A is quantized here, else where given), B's where given;
+        # one multiply per output to scale the integer sums, one add per output for a bias
+        dyn = n.op_type == "DynamicQuantizeMatMul"
+        given = [bool(x) for x in n.input] + [False] * 7
+        a, b = v[n.input[0]], v[n.input[1]]
+        mm = y.size * a.shape[-1]
+        zp_a = (4 * a.size + 8 + a.size) if dyn else (a.size if given[4] else 0)
+        zp_b = b.size if given[3 if dyn else 5] else 0
+        return mm, 2 * mm + zp_a + zp_b + y.size * (2 if given[4 if dyn else 6] else 1)
     if ms and n.op_type == "FastGelu":
         return 0, 9 * y.size + (y.size if len(n.input) > 1 and n.input[1] else 0)
     raise KeyError(f"no formula here for {n.domain + '::' if n.domain else ''}{n.op_type}")
