@@ -110,7 +110,8 @@ bool oc_perf_conv_op(const char *op_type) {
 
 bool oc_perf_product_op(const char *op_type) {
     static const char *const product[] = {"MatMul",      "Gemm",      "MatMulInteger", "QLinearMatMul",
-                                          "FusedMatMul", "FusedGemm", "MatMulNBits"};
+                                          "FusedMatMul", "FusedGemm", "MatMulNBits",   "DynamicQuantizeMatMul",
+                                          "MatMulIntegerToFloat"};
     for (size_t i = 0; op_type && i < sizeof product / sizeof product[0]; i++)
         if (strcmp(op_type, product[i]) == 0)
             return true;

@@ -216,7 +216,8 @@ double oc_perf_class_efficiency(const struct oc_perf_opts *o, enum oc_unit u, bo
  * ConvInteger, QLinearConv and ONNX Runtime's FusedConv and NhwcConv. */
 bool oc_perf_conv_op(const char *op_type);
 /* Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul and ONNX
- * Runtime's FusedMatMul, FusedGemm and MatMulNBits. */
+ * Runtime's FusedMatMul, FusedGemm, MatMulNBits, DynamicQuantizeMatMul and
+ * MatMulIntegerToFloat. */
 bool oc_perf_product_op(const char *op_type);
 /* A node a framework hands to a library kernel (cuDNN, cuBLAS): one with
  * MACs of a convolution, a matrix product or an Einsum. Autocast runs it in
@@ -396,8 +397,10 @@ bool oc_node_folded(const struct oc_graph *g, const struct oc_node *n);
 /* The first kind alone. */
 bool oc_node_constant(const struct oc_graph *g, const struct oc_node *n);
 
-/* Node precision: --dtype if set, else the first float output's type, else
- * the first float input's; 0 when the node has no float tensor. */
+/* Node precision: ONNX Runtime's quantized MatMul fusions (DynamicQuantizeMatMul,
+ * MatMulIntegerToFloat) their 8-bit B's type; else --dtype if set, else the
+ * first float output's type, else the first float input's, else an 8-bit
+ * input 0's (MatMulInteger, QLinearConv); 0 when none. */
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override);
 /* The unit a node runs on, and its peak (falls back to FP32 when the
  * device has no path for the preferred unit). */

@@ -12,6 +12,13 @@
 
 int32_t oc_node_compute_dtype(const struct oc_graph *g, const struct oc_node *n, int32_t override) {
     int32_t found = 0;
+    if (strcmp(n->domain, "com.microsoft") == 0 &&
+        (strcmp(n->op_type, "DynamicQuantizeMatMul") == 0 || strcmp(n->op_type, "MatMulIntegerToFloat") == 0)) {
+        /* float in or out, the products 8-bit: B's type */
+        int32_t dt = n->n_in > 1 && n->in[1] >= 0 ? g->values[n->in[1]].dtype : 0;
+        if (dt == OC_DT_INT8 || dt == OC_DT_UINT8)
+            return dt;
+    }
     for (int32_t k = 0; k < n->n_out && !found; k++)
         if (n->out[k] >= 0 && (oc_dtype_is_float(g->values[n->out[k]].dtype)))
             found = g->values[n->out[k]].dtype;
