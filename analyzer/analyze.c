@@ -725,6 +725,8 @@ static enum oc_status oc_attribute_params(struct oc_run *r) {
         e = oc_sized_numel(v, &t->flags);
         oc_sum_u64(&t->params, e, &t->flags);
         oc_sum_u64(&t->params_bytes, b, &t->flags);
+        if (!buffer[g->inits[i]] && e > 1 && t->trainable_tensors < INT32_MAX)
+            t->trainable_tensors++;
         if (buffer[g->inits[i]]) {
             oc_sum_u64(&t->non_trainable_params, e, &t->flags);
             oc_sum_u64(&t->non_trainable_bytes, b, &t->flags);

@@ -57,6 +57,9 @@ struct oc_totals {
     uint64_t params;               /* unique float initializer elements          */
     uint64_t trainable_params;
     uint64_t non_trainable_params; /* initializers read only as buffers (BN mean/var) */
+    int32_t trainable_tensors;     /* float initializers of more than one element
+                                      read as weights, not buffers: the tensors
+                                      an optimizer updates one by one          */
     uint64_t params_bytes;
     uint64_t non_trainable_bytes;
     uint64_t initializer_bytes;    /* every initializer, of any type: what the

@@ -43,7 +43,7 @@ docs/results/timm-*.md. Four steps, each rerunnable on its own:
       each class's backward ratio (its base over its factor).
   fitsdef FIT.json --gpu ID [--runtime OC_RUNTIME_...] [--channels-last] [--backward]
       Writes a fit's factors into its entry of views/perf/fits.def
-      (--backward: its backward ratios into an OC_BACKWARD entry).
+      (--backward: its backward ratios into an OC_TRAINING entry).
   checks  LABEL=FIT.json...
       Markdown: each fit's fitted and unseen rows, and the files it was
       applied to as it is.
@@ -77,12 +77,16 @@ KCLASSES = ["gemm", "attention", "conv_3x3", "conv_kxk", "conv_1x1", "conv_group
 # their kernels as compute / the class's factor + memory / MEMORY's factor
 CONTRACTIONS = KCLASSES[:7]
 MEMORY = "memory"
-FACTORS = KCLASSES + [MEMORY]
+# a training step's kernels' fixed cost (onnxcost's training_step.kernels_s):
+# a backward fit's term beside the classes' backward seconds
+KERNELS = "kernels"
+FACTORS = KCLASSES + [MEMORY, KERNELS]
 SHAPE_ONLY_MIN = 1024  # float tensors larger than this keep their dims only
 # a training step's backward over forward per kernel class where nothing is
 # fitted (views/perf/parallel.h): 2 for a contraction, 1.5 for the rest; a
 # backward fit's terms are joined at these (join --backward-terms)
 BACKWARD_BASE = {c: 2.0 if c in CONTRACTIONS else 1.5 for c in KCLASSES}
+KERNEL_BASE_US = 10.0  # and each kernel of the step this many microseconds beyond its launch
 
 
 def backward_base_arg():
@@ -471,7 +475,8 @@ def onnxcost_predict(binary, folder, gpu, dtype, math_mode, extra, written=None)
         if step:  # a training row (--optimizer): the step's samples/s; a backward fit's terms are each
             # kernel class's backward seconds, the rest of the step (forward, update, BatchNorms) fixed
             return step.get("samples_per_s"), "no training_step.samples_per_s in the JSON", {
-                "latency_s": step.get("step_s", ""), "class_s": step.get("class_backward_s") or {}}
+                "latency_s": step.get("step_s", ""),
+                "class_s": dict(step.get("class_backward_s") or {}, **{KERNELS: step.get("kernels_s") or 0.0})}
         return g.get("samples_per_s"), "no samples_per_s in the JSON", g
     return predict
 
@@ -497,7 +502,7 @@ def cmd_join(a):
     written = a.written.split() if a.written else []
     extra = a.extra.split() if a.extra else []
     if a.backward_terms:  # the training step's backward at BACKWARD_BASE, whatever the GPU's built-in fit
-        extra += ["--backward-ratio", backward_base_arg()]
+        extra += ["--backward-ratio", backward_base_arg(), "--step-kernel-us", f"{KERNEL_BASE_US:g}"]
     joined = join_rows(rows, manifest, onnxcost_predict(a.onnxcost, a.models, a.gpu, a.dtype, a.math, extra, written),
                        a.reparam)
     how = f"gpu={a.gpu} dtype={a.dtype} math={a.math} {' '.join(extra)}"
@@ -595,7 +600,7 @@ def fit_terms(rows, additive=False):
         if r.get("status") != "ok" or not r.get("class_s") or not r.get("latency_s"):
             continue
         t = parse_class_s(r["class_s"])
-        T = [t.get(c, 0.0) for c in KCLASSES] + [0.0]
+        T = [t.get(c, 0.0) for c in KCLASSES] + [0.0, t.get(KERNELS, 0.0)]
         if additive:
             if r.get("split_s") is None:  # joined before onnxcost wrote the split
                 raise ValueError(f"{r['model']} at {r['img_size']}: no split_s for an additive fit (join it again)")
@@ -604,7 +609,7 @@ def fit_terms(rows, additive=False):
                 if c in CONTRACTIONS:
                     compute, memory = split.get(c, (0.0, 0.0))
                     T[i] = compute
-                    T[-1] += memory
+                    T[FACTORS.index(MEMORY)] += memory
         lat = float(r["latency_s"])
         out.append((T, lat - sum(t.values()), int(r["batch"]) / float(r["measured_sps"])))
     return out
@@ -730,8 +735,11 @@ def cmd_fit(a):
            "factors": dict(zip(FACTORS, factors)), "fit_loss_before": before, "fit_loss_after": after}
     if not a.additive:
         del res["factors"][MEMORY]
+    if not a.backward:
+        del res["factors"][KERNELS]
     if a.backward:  # rows joined with --backward-terms: each class's backward ratio, BACKWARD_BASE over its factor
         res["backward_ratio"] = backward_ratios(fit_terms(fit), factors)
+        res["kernel_us"] = KERNEL_BASE_US / factors[FACTORS.index(KERNELS)]
     def before_after(part):  # the rows' figures at the default factors and under the fit
         return {k: {f: s[f] for f in ("joined", "within10", "within15", "median_abs_ln")}
                 for k, s in (("default", summarize(part)),
@@ -767,17 +775,17 @@ def fits_def_update(text, fit, gpu, runtime, channels_last):
     return text[:at] + new + text[end:]
 
 
-def backward_def_update(text, fit, gpu, runtime, channels_last):
-    """text (views/perf/fits.def) with the OC_BACKWARD entry of gpu, runtime
+def training_def_update(text, fit, gpu, runtime, channels_last):
+    """text (views/perf/fits.def) with the OC_TRAINING entry of gpu, runtime
     and channels_last given a backward fit's ratios (fit: a fit --backward
     command's JSON) and its model count; the entry is added at the end where
     there is none."""
-    head = f'OC_BACKWARD("{gpu}", {runtime}, OC_DT_FLOAT16, {"true" if channels_last else "false"},'
+    head = f'OC_TRAINING("{gpu}", {runtime}, OC_DT_FLOAT16, {"true" if channels_last else "false"},'
     what = (f"timm's published {gpu.upper().replace('RTX-', 'RTX ')} training rows (PyTorch 1.12 eager, AMP, SGD, "
             f"{'channels-last' if channels_last else 'NCHW'}, batch 512 and less; {len(fit['fit_models'])} models, "
             "every tenth)")
     nums = ", ".join(f"{fit['backward_ratio'][c]:.4g}" for c in KCLASSES)
-    new = f'{head}\n            "{what}",\n            {nums})\n'
+    new = f'{head}\n            "{what}",\n            {fit["kernel_us"]:.4g},\n            {nums})\n'
     at = text.find(head)
     if at < 0:
         return text + new
@@ -830,7 +838,7 @@ def cmd_fitsdef(a):
         fit = json.load(f)
     with open(a.defs) as f:
         text = f.read()
-    text = (backward_def_update if a.backward else fits_def_update)(text, fit, a.gpu, a.runtime, a.channels_last)
+    text = (training_def_update if a.backward else fits_def_update)(text, fit, a.gpu, a.runtime, a.channels_last)
     with open(a.defs, "w") as f:
         f.write(text)
 
@@ -968,7 +976,7 @@ def main():
     fd.add_argument("--gpu", required=True)
     fd.add_argument("--runtime", default="OC_RUNTIME_TORCH_EAGER")
     fd.add_argument("--channels-last", action="store_true")
-    fd.add_argument("--backward", action="store_true", help="a fit --backward's ratios, as an OC_BACKWARD entry")
+    fd.add_argument("--backward", action="store_true", help="a fit --backward's ratios, as an OC_TRAINING entry")
     fd.add_argument("--defs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "views", "perf",
                                                    "fits.def"))
     ck = sub.add_parser("checks")

@@ -90,7 +90,7 @@ fits)
     ;;
 backward)
     t=benchmark-train-amp
-    train="--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention"
+    train="--runtime torch-eager --autocast fp16 --optimizer momentum --folded-bn --unfused-attention"
     join $t-nchw-pt112-cu113-rtx3090 backward "" "$train" "" --backward-terms
     join $t-nhwc-pt112-cu113-rtx3090 backward "" "$train --channels-last" "" --backward-terms
     $h fit "$out/$t-nchw-pt112-cu113-rtx3090.backward.tsv" --backward \
@@ -107,7 +107,7 @@ fitted)
     done
     for l in nchw nhwc; do
         join benchmark-train-amp-$l-pt112-cu113-rtx3090 fitted "" \
-            "--runtime torch-eager --autocast fp16 --optimizer sgd --folded-bn --unfused-attention $(layout_of $l)"
+            "--runtime torch-eager --autocast fp16 --optimizer momentum --folded-bn --unfused-attention $(layout_of $l)"
     done
     $h static --csv "$here/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx4090.csv" --models "$models" \
         --onnxcost "$bin" --out "$out/static.tsv"

@@ -182,6 +182,18 @@ static bool oc_opt_backward_ratio(const struct oc_opt *o, void *dest, const char
     return oc_kclass_values_parse(v, ((struct oc_cli_train *)dest)->backward_ratio);
 }
 
+static bool oc_opt_step_kernel_us(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x >= 0 && x <= 1e6))
+        return false;
+    struct oc_cli_train *t = dest;
+    t->step_kernel_s = x * 1e-6;
+    t->step_kernel_set = true;
+    return true;
+}
+
 static const struct oc_opt oc_train_opts[] = {
     OC_OPT_PARSE_ROW("--optimizer", "NAME",
                      "add a training-step estimate: sgd, momentum or adam\n"
@@ -208,6 +220,12 @@ static const struct oc_opt oc_train_opts[] = {
                      "GPU's fit where it has one, else 2 for a contraction and 1.5\n"
                      "for the rest (docs/MODEL.md, \"Training step\")",
                      0, 0, 0, "CLASS=X pairs, 0 < X <= 100", oc_opt_backward_ratio),
+    OC_OPT_PARSE_ROW("--step-kernel-us", "X",
+                     "with --optimizer: microseconds every kernel of the training step\n"
+                     "adds beyond its launch (the forward's kernels, two backward\n"
+                     "kernels each, the optimizer's per parameter tensor); default:\n"
+                     "the built-in GPU's training fit where it has one, else 0",
+                     0, 0, 0, "microseconds >= 0", oc_opt_step_kernel_us),
 };
 const struct oc_opt_group oc_group_train = {NULL, oc_train_opts, OC_ARRAY_LEN(oc_train_opts)};
 
@@ -218,6 +236,8 @@ unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t) {
 void oc_cli_train_perf(const struct oc_cli_train *t, struct oc_perf_opts *o) {
     o->folded_bn = t->folded_bn;
     memcpy(o->backward_ratio, t->backward_ratio, sizeof o->backward_ratio);
+    o->step_kernel_s = t->step_kernel_s;
+    o->step_kernel_set = t->step_kernel_set;
 }
 
 /* ---- the GPU model ------------------------------------------------------------ */

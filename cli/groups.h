@@ -50,6 +50,8 @@ struct oc_cli_train {
     bool fused_pointwise; /* --fused-pointwise            */
     enum oc_optimizer optimizer;
     double backward_ratio[OC_KC_COUNT]; /* --backward-ratio (0 = none given) */
+    double step_kernel_s;   /* --step-kernel-us, in seconds          */
+    bool step_kernel_set;
 };
 /* The enum oc_saved_rule bits the flags ask for. */
 unsigned oc_cli_train_saved_rules(const struct oc_cli_train *t);

@@ -166,20 +166,24 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
                        s->backward * 1e3, s->update * 1e3);
         if (o->folded_bn)
             oc_sbuf_printf(b, " + the folded BatchNorms %.3f", s->batchnorm * 1e3);
+        if (s->kernels > 0)
+            oc_sbuf_printf(b, " + the kernels' fixed cost %.3f", s->kernels * 1e3);
         oc_sbuf_puts(b, "\n");
-        if (s->backward_fit || s->backward_given) { /* whose ratios the backward took */
-            if (s->backward_fit)
-                oc_sbuf_printf(b, "  Backward: each kernel class's backward over its forward, fitted on %s "
-                                  "(docs/MODEL.md, \"Training step\"):",
-                               s->backward_fit->source);
-            else
-                oc_sbuf_puts(b, "  Backward: each kernel class's backward over its forward (--backward-ratio):");
+        if (s->training_fit) /* what of the step a fit gave */
+            oc_sbuf_printf(b, "  Training fit: %s (docs/MODEL.md, \"Training step\")\n", s->training_fit->source);
+        if (s->backward_fitted || s->backward_given) { /* whose ratios the backward took */
+            oc_sbuf_printf(b, "  Backward over forward per kernel class (%s):",
+                           s->backward_given ? "--backward-ratio" : "fitted");
             for (int c = 0, n = 0; c < OC_KC_COUNT; c++)
                 if (s->class_forward[c] > 0)
                     oc_sbuf_printf(b, "%s %s %.2f", n++ ? "," : "", oc_kclass_name((enum oc_kclass)c),
                                    s->class_backward[c] / s->class_forward[c]);
             oc_sbuf_puts(b, "\n");
         }
+        if (s->kernels > 0)
+            oc_sbuf_printf(b, "  Step kernels: %.0f (the forward's, two backward each, the optimizer's per parameter "
+                              "tensor), %.1f us each beyond the launch (%s)\n",
+                           s->step_kernels, s->kernel_s * 1e6, o->step_kernel_set ? "--step-kernel-us" : "fitted");
         if (p->samples_per_s > 0 && s->step1 > 0)
             oc_sbuf_printf(b, "  Training throughput: %s%.1f samples/s at batch %lld\n", ub,
                            (double)p->batch / s->step1, (long long)p->batch);
@@ -481,10 +485,13 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
             }
         json_object_set_new(tj, "class_backward_s", cb);
         json_object_set_new(tj, "backward_ratio", cr);
-        json_object_set_new(tj, "backward_from", json_string(s->backward_fit    ? "fit"
-                                                             : s->backward_given ? "options"
-                                                                                 : "defaults"));
-        json_object_set_new(tj, "backward_fit", s->backward_fit ? json_string(s->backward_fit->source) : json_null());
+        json_object_set_new(tj, "backward_from", json_string(s->backward_given    ? "options"
+                                                             : s->backward_fitted ? "fit"
+                                                                                  : "defaults"));
+        json_object_set_new(tj, "step_kernels", json_real(s->step_kernels));
+        json_object_set_new(tj, "kernel_s", json_real(s->kernel_s));
+        json_object_set_new(tj, "kernels_s", json_real(s->kernels));
+        json_object_set_new(tj, "training_fit", s->training_fit ? json_string(s->training_fit->source) : json_null());
         json_object_set_new(tj, "samples_per_s", p->samples_per_s > 0 && s->step1 > 0
                                                      ? json_real((double)p->batch / s->step1)
                                                      : json_null());

@@ -290,24 +290,33 @@ except KeyError:
 # (forward 2 s at ratio 2), step 7 s, measured 5 s: the gemm's backward
 # wants 2 s, ratio 1 (factor 2). An eltwise row: backward 3 s (forward 2 s
 # at 1.5), step 4 s, measured 7 s: backward 6 s, ratio 3 (factor 0.5).
-bw = [row("g", "a", 10, 2.0, {"gemm": 4.0}, 7.0), row("e", "b", 14, 2.0, {"eltwise": 3.0}, 4.0)]
+# A third row: the step's kernels' fixed cost 1 s at the base 10 us (its
+# term "kernels"), step 3 s, measured 4 s: the kernels want 2 s, 20 us each.
+bw = [row("g", "a", 10, 2.0, {"gemm": 4.0}, 7.0), row("e", "b", 14, 2.0, {"eltwise": 3.0}, 4.0),
+      row("k", "c", 8, 2.0, {"kernels": 1.0}, 3.0)]
 bt = tp.fit_terms(bw)
+check(bt[2][0][tp.FACTORS.index(tp.KERNELS)] == 1.0 and bt[2][1] == 2.0,
+      "a training row's terms: the kernels' fixed cost a term of its own, the rest of the step 2 s")
 f, _, after = tp.fit_classes(bt, lam=0.0, scale=0.0)
 ratios = tp.backward_ratios(bt, f)
 check(abs(ratios["gemm"] - 1.0) < 1e-6 and abs(ratios["eltwise"] - 3.0) < 1e-6 and
       all(v == 0.0 for c, v in ratios.items() if c not in ("gemm", "eltwise")) and after < 1e-12,
       f"the backward fit: gemm 1, eltwise 3, the classes without time 0 (the default) ({ratios['gemm']:.6f}, "
       f"{ratios['eltwise']:.6f})")
+kus = tp.KERNEL_BASE_US / f[tp.FACTORS.index(tp.KERNELS)]
+check(abs(kus - 20.0) < 1e-5, f"the backward fit: each kernel of the step 20 us ({kus:.6f})")
 check(tp.backward_base_arg().startswith("gemm=2,attention=2,") and "conv_depthwise=2,eltwise=1.5," in
       tp.backward_base_arg() and tp.backward_base_arg().endswith("fused=1.5"),
       "the base ratios as --backward-ratio: 2 for the contraction classes, 1.5 for the rest")
-fitb = {"fit_models": ["a"] * 47, "backward_ratio": dict({c: 0.0 for c in tp.KCLASSES}, gemm=1.0, eltwise=3.0)}
-nb = tp.backward_def_update(defs, fitb, "g1", "OC_RUNTIME_TORCH_EAGER", False)
-check(nb.startswith(defs) and nb.count("OC_BACKWARD(") == 1 and "47 models, every tenth" in nb and
-      nb.rstrip().endswith("1, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0)"),
-      "fitsdef --backward: a new OC_BACKWARD entry at the end, its 13 ratios in the classes' order")
-nb2 = tp.backward_def_update(nb, dict(fitb, fit_models=["a"] * 9), "g1", "OC_RUNTIME_TORCH_EAGER", False)
-check(nb2.count("OC_BACKWARD(") == 1 and "9 models, every tenth" in nb2 and nb2.startswith(defs),
+fitb = {"fit_models": ["a"] * 47, "backward_ratio": dict({c: 0.0 for c in tp.KCLASSES}, gemm=1.0, eltwise=3.0),
+        "kernel_us": 12.5}
+nb = tp.training_def_update(defs, fitb, "g1", "OC_RUNTIME_TORCH_EAGER", False)
+check(nb.startswith(defs) and nb.count("OC_TRAINING(") == 1 and "47 models, every tenth" in nb and
+      nb.rstrip().endswith("12.5,\n            1, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0)"),
+      "fitsdef --backward: a new OC_TRAINING entry at the end, its kernels' 12.5 us then its 13 ratios in the "
+      "classes' order")
+nb2 = tp.training_def_update(nb, dict(fitb, fit_models=["a"] * 9), "g1", "OC_RUNTIME_TORCH_EAGER", False)
+check(nb2.count("OC_TRAINING(") == 1 and "9 models, every tenth" in nb2 and nb2.startswith(defs),
       "fitsdef --backward: the entry replaced, not added twice")
 
 # the checks' Markdown: a fit's own rows and the files it was applied to, as the JSON has them
@@ -349,18 +358,21 @@ check(real[0]["status"] == "ok" and abs(real[0]["predicted_sps"] - 64 / lat) <= 
 # a training row joined with --backward-terms: the step's samples/s, the
 # step as latency and each class's backward seconds as the terms, all
 # onnxcost's JSON; the terms leave the rest of the step (forward, update)
-base = ["--optimizer", "sgd", "--backward-ratio", tp.backward_base_arg()]
+base = ["--optimizer", "sgd", "--backward-ratio", tp.backward_base_arg(), "--step-kernel-us",
+        f"{tp.KERNEL_BASE_US:g}"]
 trj = tp.join_rows([{"model": "mm", "img_size": 224, "batch": 64, "sps": 1e4, "params_m": None, "gmacs": None}],
                    tp.read_manifest(folder), tp.onnxcost_predict(onnxcost, folder, "rtx-4090", "fp16", "fp16", base))
 p = subprocess.run([onnxcost, os.path.join(folder, "mm-224.onnx"), "-q", "--format", "json", "--batch", "64",
                     "--gpu", "rtx-4090", "--dtype", "fp16", "--math", "fp16"] + base, capture_output=True, text=True)
 st = json.loads(p.stdout)["gpu"]["training_step"]
 tt = tp.fit_terms(trj)[0]
+K = tp.FACTORS.index(tp.KERNELS)
 check(trj[0]["status"] == "ok" and abs(trj[0]["predicted_sps"] - 64 / st["step_s"]) <= 1e-9 * 64 / st["step_s"] and
       abs(tt[0][G] - st["class_backward_s"]["gemm"]) <= 1e-6 * tt[0][G] and
-      abs(tt[1] - (st["step_s"] - st["class_backward_s"]["gemm"])) <= 1e-6 * st["step_s"],
-      f"a training row's terms: the gemm's backward {st['class_backward_s']['gemm'] * 1e6:.1f} us of the "
-      f"{st['step_s'] * 1e6:.1f} us step")
+      abs(tt[0][K] - st["kernels_s"]) <= 1e-6 * tt[0][K] and st["kernels_s"] > 0 and
+      abs(tt[1] - (st["step_s"] - st["class_backward_s"]["gemm"] - st["kernels_s"])) <= 1e-6 * st["step_s"],
+      f"a training row's terms: the gemm's backward {st['class_backward_s']['gemm'] * 1e6:.1f} us and the kernels' "
+      f"{st['kernels_s'] * 1e6:.1f} us of the {st['step_s'] * 1e6:.1f} us step")
 
 # the attention timm writes out: a model whose manifest says "written" is
 # priced with the --written options (eager PyTorch runs its MatMuls and

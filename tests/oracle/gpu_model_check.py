@@ -140,6 +140,15 @@ with tempfile.TemporaryDirectory() as tmp:
             "--backward-ratio", "gemm=1")["gpu"]["training_step"]
     check("backward ratios, the later one per class", b["backward_s"],
           1 * (times["fc1"] + times["fc2"]) + 0.5 * times["act"])
+    # --step-kernel-us: each kernel of the step adds X: the forward's 3 kernels, two backward kernels each,
+    # and momentum's 5 per parameter tensor (w1, w2: PyTorch's per-tensor loop with zero_grad)
+    k = run("--batch", str(N), "--optimizer", "momentum", "--step-kernel-us", "7.5")["gpu"]["training_step"]
+    check("step kernels", k["step_kernels"], 3 + 2 * 3 + 5 * 2)
+    check("step kernels' fixed cost", k["kernels_s"], 19 * 7.5e-6)
+    check("step kernels: the step", k["step_s"], latency + bwd + upd_m + 19 * 7.5e-6)
+    a = run("--batch", str(N), "--optimizer", "adam", "--step-kernel-us", "1")["gpu"]["training_step"]
+    check("step kernels, adam's 9 per tensor", a["step_kernels"], 9 + 9 * 2)
+    check("without --step-kernel-us: none", (ts["step_kernels"] > 0, ts["kernels_s"]), (True, 0.0))
     check("without --backward-ratio: the defaults", ts["backward_from"], "defaults")
     check("without --backward-ratio: the default ratios", [round(ts["backward_ratio"][c], 9) for c in ("gemm", "eltwise")],
           [2.0, 1.5])
@@ -147,7 +156,7 @@ with tempfile.TemporaryDirectory() as tmp:
                          "--mem-efficiency", str(EFF_M), "--launch-us", str(LAUNCH * 1e6), "--batch", str(N),
                          "--optimizer", "sgd", "--backward-ratio", "gemm=3.25"], capture_output=True, text=True).stdout
     check("text: the ratios the backward took",
-          "  Backward: each kernel class's backward over its forward (--backward-ratio): gemm 3.25, eltwise 1.50\n"
+          "  Backward over forward per kernel class (--backward-ratio): gemm 3.25, eltwise 1.50\n"
           in bt, True)
     for bad in ("gemm", "gemm=0", "conv=2", "gemm=2,", "gemm=101"):
         q = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "--optimizer", "sgd", "--backward-ratio", bad],

@@ -54,23 +54,23 @@ bool oc_kclass_contraction(enum oc_kclass c) { return c >= OC_KC_GEMM && c <= OC
 
 #define OC_FIT(gpu, runtime, autocast, channels_last, source, memory, ...) \
     {gpu, runtime, autocast, channels_last, memory, {__VA_ARGS__}, source},
-#define OC_BACKWARD(gpu, runtime, autocast, channels_last, source, ...)
+#define OC_TRAINING(gpu, runtime, autocast, channels_last, source, kernel_us, ...)
 static const struct oc_builtin_fit oc_builtin_fits[] = {
 #include "fits.def"
     {NULL, OC_RUNTIME_NODES, 0, false, 0, {0}, NULL} /* the end */
 };
 #undef OC_FIT
-#undef OC_BACKWARD
+#undef OC_TRAINING
 
 #define OC_FIT(gpu, runtime, autocast, channels_last, source, memory, ...)
-#define OC_BACKWARD(gpu, runtime, autocast, channels_last, source, ...) \
-    {gpu, runtime, autocast, channels_last, {__VA_ARGS__}, source},
-static const struct oc_builtin_backward oc_builtin_backwards[] = {
+#define OC_TRAINING(gpu, runtime, autocast, channels_last, source, kernel_us, ...) \
+    {gpu, runtime, autocast, channels_last, (kernel_us) * 1e-6, {__VA_ARGS__}, source},
+static const struct oc_builtin_training oc_builtin_trainings[] = {
 #include "fits.def"
-    {NULL, OC_RUNTIME_NODES, 0, false, {0}, NULL} /* the end */
+    {NULL, OC_RUNTIME_NODES, 0, false, 0, {0}, NULL} /* the end */
 };
 #undef OC_FIT
-#undef OC_BACKWARD
+#undef OC_TRAINING
 
 /* Whether a built-in row's key (gpu id, runtime, autocast, layout) is o's on gpu. */
 static bool oc_fit_key(const char *gpu_id, enum oc_runtime runtime, int32_t autocast, bool channels_last,
@@ -88,9 +88,9 @@ const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const 
     return NULL;
 }
 
-const struct oc_builtin_backward *oc_builtin_backward_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o) {
-    for (size_t i = 0; gpu && oc_builtin_backwards[i].gpu_id; i++) {
-        const struct oc_builtin_backward *f = &oc_builtin_backwards[i];
+const struct oc_builtin_training *oc_builtin_training_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o) {
+    for (size_t i = 0; gpu && oc_builtin_trainings[i].gpu_id; i++) {
+        const struct oc_builtin_training *f = &oc_builtin_trainings[i];
         if (oc_fit_key(f->gpu_id, f->runtime, f->autocast, f->channels_last, gpu, o))
             return f;
     }

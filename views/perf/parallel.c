@@ -37,8 +37,12 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
     const double *ratio = p->opts.backward_ratio;
     for (int c = 0; c < OC_KC_COUNT; c++)
         out->backward_given |= ratio[c] > 0;
-    if (!out->backward_given && p->opts.builtin_fit && (out->backward_fit = oc_builtin_backward_for(p->gpu, &p->opts)))
-        ratio = out->backward_fit->ratio;
+    const struct oc_builtin_training *fit = p->opts.builtin_fit ? oc_builtin_training_for(p->gpu, &p->opts) : NULL;
+    if (!out->backward_given && fit) {
+        ratio = fit->ratio;
+        out->backward_fitted = true;
+        out->training_fit = fit;
+    }
     double kernels = 0; /* the backward pass's, for the host floor */
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const struct oc_node_perf *np = &p->nodes[i];
@@ -59,6 +63,7 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
     bool *folded = p->opts.folded_bn ? oc_folded_bn_convs(g) : NULL;
     if (p->opts.folded_bn && !folded)
         return OC_ERR_NOMEM;
+    int32_t n_folded = 0;
     for (int32_t i = 0; folded && i < g->n_nodes; i++) { /* the BatchNorms training runs */
         const struct oc_node *nd = &g->nodes[i];
         if (!p->nodes[i].known || !folded[i])
@@ -66,6 +71,7 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
         double bytes = 6.0 * (double)nd->activation_bytes;
         double t = oc_perf_stream_s(p->gpu, &p->opts, bytes, oc_gpu_level_for(p->gpu, (uint64_t)bytes));
         out->batchnorm += t + 2 * p->opts.launch_s;
+        n_folded++;
     }
     free(folded);
     static const double streams[OC_OPT_COUNT] = {[OC_OPT_SGD] = 3, [OC_OPT_MOMENTUM] = 5, [OC_OPT_ADAM] = 7};
@@ -73,11 +79,20 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
     if (tr->grad_bytes)
         out->update = streams[tr->optimizer] * (double)tr->grad_bytes / (p->gpu->mem_bw * p->opts.eff_memory) +
                       p->opts.launch_s;
-    out->step1 = out->forward + out->backward + out->update + out->batchnorm;
+    /* every kernel's fixed cost beyond its launch: the options', else a
+       built-in GPU's training fit's, else none */
+    static const double per_tensor[OC_OPT_COUNT] = {[OC_OPT_SGD] = 2, [OC_OPT_MOMENTUM] = 5, [OC_OPT_ADAM] = 9};
+    out->kernel_s = p->opts.step_kernel_set ? p->opts.step_kernel_s : fit ? fit->kernel_s : 0;
+    if (out->kernel_s > 0 && !p->opts.step_kernel_set)
+        out->training_fit = fit;
+    out->step_kernels = 3.0 * p->n_kernels + per_tensor[tr->optimizer] * (an->totals.trainable_tensors + (double)n_folded) +
+                        2.0 * n_folded;
+    out->kernels = out->step_kernels * out->kernel_s;
+    out->step1 = out->forward + out->backward + out->update + out->batchnorm + out->kernels;
     out->allreduce = oc_allreduce_time(p->gpu, &p->opts, tr->grad_bytes, n_gpus);
     out->step_serial = out->step1 + out->allreduce;
     out->step_overlap = out->forward + (out->backward > out->allreduce ? out->backward : out->allreduce) + out->update +
-                        out->batchnorm;
+                        out->batchnorm + out->kernels;
     if (out->step_serial > 0) {
         out->speedup_serial = n_gpus * out->step1 / out->step_serial;
         out->speedup_overlap = n_gpus * out->step1 / out->step_overlap;

@@ -21,7 +21,7 @@ double oc_allreduce_time(const struct oc_gpu *gpu, const struct oc_perf_opts *o,
  * and writes its input's gradient: three tensors where forward moved two);
  * a kernel class's own ratio instead where the options give one
  * (oc_perf_opts.backward_ratio) or a built-in GPU's backward fit does
- * (fits.def, OC_BACKWARD); the optimizer update streams k x the gradient
+ * (fits.def, OC_TRAINING); the optimizer update streams k x the gradient
  * bytes (SGD 3: read w and g, write w; momentum 5; Adam 7). */
 struct oc_data_parallel {
     int32_t n_gpus;
@@ -29,16 +29,30 @@ struct oc_data_parallel {
     double class_backward[OC_KC_COUNT]; /* of backward, each kernel class's
                                            kernels' (launches in)            */
     double class_forward[OC_KC_COUNT];  /* their forward time (launches in) */
-    const struct oc_builtin_backward *backward_fit; /* the built-in ratios
-                                           taken, or NULL                    */
+    const struct oc_builtin_training *training_fit; /* the built-in fit
+                                           whose ratios or kernel cost the step
+                                           took, or NULL                     */
     bool backward_given;              /* ratios from the options            */
+    bool backward_fitted;             /* ratios from training_fit           */
+    double step_kernels;              /* the forward's kernels, two backward
+                                         kernels each, the optimizer's per
+                                         parameter tensor (PyTorch's
+                                         per-tensor loop with zero_grad: SGD
+                                         2, momentum 5 with Nesterov's, Adam
+                                         9; a folded BatchNorm adds one
+                                         tensor, its bias standing in the
+                                         export as the convolution's) and 2
+                                         per folded BatchNorm               */
+    double kernel_s;                  /* the fixed cost each adds (0: none)  */
+    double kernels;                   /* step_kernels x kernel_s, seconds    */
     double batchnorm;                 /* with folded_bn: the BatchNorms the export
                                          folded, forward and backward: per
                                          convolution 6 passes over its output
                                          (statistics, normalize; the gradient's
                                          two reductions and dx), memory-bound at
                                          the output's level, and 2 kernels     */
-    double step1;                     /* forward + backward + update + batchnorm */
+    double step1;                     /* forward + backward + update + batchnorm
+                                         + kernels                          */
     uint64_t grad_bytes;
     double allreduce;                 /* seconds per step                      */
     double step_serial;               /* step1 + allreduce                     */

@@ -96,21 +96,24 @@ bool oc_kclass_contraction(enum oc_kclass c);
  * or NULL. */
 const struct oc_builtin_fit *oc_builtin_fit_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 
-/* A training step's backward per kernel class a built-in GPU carries
- * (fits.def, OC_BACKWARD): for one runtime, autocast type and layout, fitted
- * on published training rows (docs/MODEL.md, "Training step"). */
-struct oc_builtin_backward {
+/* A training step's fit a built-in GPU carries (fits.def, OC_TRAINING): its
+ * kernels' fixed cost and each kernel class's backward, for one runtime,
+ * autocast type and layout, fitted on published training rows
+ * (docs/MODEL.md, "Training step"). */
+struct oc_builtin_training {
     const char *gpu_id;
     enum oc_runtime runtime;
     int32_t autocast;
     bool channels_last;
+    double kernel_s;           /* seconds each kernel of the step adds
+                                  (oc_perf_opts.step_kernel_s)             */
     double ratio[OC_KC_COUNT]; /* > 0: a class's kernels' backward time over
                                   their forward time; 0: the default       */
     const char *source;        /* what it was fitted on, one line          */
 };
-/* The backward fit for gpu (a built-in row) under o's runtime, autocast and
+/* The training fit for gpu (a built-in row) under o's runtime, autocast and
  * layout, or NULL. */
-const struct oc_builtin_backward *oc_builtin_backward_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
+const struct oc_builtin_training *oc_builtin_training_for(const struct oc_gpu *gpu, const struct oc_perf_opts *o);
 
 /* An autocast type's name (oc_perf_opts.autocast): "fp16", "bf16". */
 const char *oc_autocast_name(int32_t low);
@@ -190,8 +193,15 @@ struct oc_perf_opts {
                             backward time over its forward time in a
                             training step (oc_data_parallel); where none is
                             given, a built-in GPU's backward fit
-                            (oc_builtin_backward_for, with builtin_fit),
+                            (oc_builtin_training_for, with builtin_fit),
                             else 2 for a contraction, 1.5 for the rest    */
+    double step_kernel_s; /* --step-kernel-us: seconds every kernel of a
+                            training step adds beyond launch_s, counted as
+                            the forward's kernels, two backward kernels
+                            each, and the optimizer's per parameter tensor
+                            (oc_data_parallel); with step_kernel_set, else
+                            a built-in GPU's training fit's, else none     */
+    bool step_kernel_set;
     bool builtin_fit;    /* take a built-in GPU's fit for the runtime and
                             autocast (oc_builtin_fit_for) where eff_class
                             holds none (default true; the CLI clears it
