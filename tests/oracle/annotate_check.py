@@ -289,6 +289,19 @@ def main():
         kept = open(ann, "rb").read().count(unknown) if os.path.exists(ann) else 0
         check("unknown fields of the fixed-width wire types kept, in the model and in a node", kept == 2, f"{kept}")
 
+        # a node the exporter wrote a doc_string for: annotate_case checks everything as above (idempotent
+        # included); the exporter's text stays first, onnxcost's after a blank line
+        m = onnx.load(os.path.join(args.fixtures, "mnist", "torchsummary_net.onnx"))
+        mine = "exporter's note: conv 1"
+        m.graph.node[0].doc_string = mine
+        documented = os.path.join(tmp, "documented.onnx")
+        onnx.save(m, documented)
+        annotate_case(oc, documented, out_dir, {"batch": 3})
+        ann = onnx.load(os.path.join(out_dir, "annotated_documented.onnx"), load_external_data=False)
+        doc = ann.graph.node[0].doc_string
+        check("a node's own doc_string kept first, onnxcost's after it", doc.startswith(mine + "\n\nonnxcost: ") and
+              doc.count("onnxcost: ") == 1, repr(doc[:120]))
+
         gpt2 = os.path.join(tmp, "gpt2.onnx")
         r = run([sys.executable, os.path.join(HERE, "transformers.py"), "gpt2", gpt2, "--layers", "2"])
         check("gpt2 export", r.returncode == 0, r.stderr[-500:])
