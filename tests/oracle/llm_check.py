@@ -386,6 +386,41 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"refused: {name}", (p.returncode, len(lines), bool(lines) and path in lines[0] and why in lines[0]),
               (2, 1, True))
 
+# decoders the view reads but cannot check against their outputs: each says so in a warning where the
+# reader looks (the report's head; JSON llm.warnings). One cache input (a key, no value) of 2 heads x 4
+# fp32: 32 bytes per token declared, where the header's layers x heads x size x 2 says 64; a present whose
+# length comes from data (a Slice ending at the largest input id); an output not named present*
+with tempfile.TemporaryDirectory() as tmp:
+    h = onnx.helper
+
+    def cache_decoder(name, present, from_data):
+        ins = [h.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+               h.make_tensor_value_info("past_key_values.0.key", TensorProto.FLOAT, ["batch", 2, "past", 4])]
+        pk = "past_key_values.0.key"
+        nodes = [h.make_node("Concat", [pk, pk], [present], axis=2)]
+        if from_data:
+            nodes = [h.make_node("ReduceMax", ["input_ids"], ["mx"], keepdims=1),
+                     h.make_node("Reshape", ["mx", "one"], ["end"]),
+                     h.make_node("Slice", [pk, "zero", "end", "two"], ["part"]),
+                     h.make_node("Concat", [pk, "part"], [present], axis=2)]
+        inits = [onnx.numpy_helper.from_array(np.array(v, np.int64), n) for n, v in (("one", [1]), ("zero", [0]),
+                                                                                   ("two", [2]))]
+        g = h.make_graph(nodes, name, ins, [h.make_tensor_value_info(present, TensorProto.FLOAT, None)], inits)
+        path = os.path.join(tmp, name + ".onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+        return path
+
+    header = "the header's 1 layers x 2 KV heads x 4 x f32 x 2 = 64 bytes per token, the cache inputs declare 32"
+    for name, present, from_data, want in (
+            ("present_from_data", "present.0.key", True, "the present outputs have no known size"),
+            ("no_present_name", "cache_out", False, "no output is named present*")):
+        w = llm(cache_decoder(name, present, from_data), "--context", "32")["warnings"]
+        check(f"warned: {name}", (any(x.startswith(header) for x in w), any(x.startswith(want) for x in w), len(w)),
+              (True, True, 2))
+        text = subprocess.run([args.onnxcost, "llm", os.path.join(tmp, name + ".onnx"), "--context", "32"],
+                              capture_output=True, text=True).stdout
+        check(f"warned in the text: {name}", ("WARNING: " + header in text, "WARNING: " + want in text), (True, True))
+
 print(f"{checks} comparisons (at least {MIN_CHECKS})")
 if checks < MIN_CHECKS:
     print(f"FAIL: {checks} comparisons made, want at least {MIN_CHECKS}")
