@@ -486,6 +486,17 @@ static double oc_clock(double target_s) {
     }
 }
 
+bool oc_probe_clock_plausible(double clock_hz, double fp32_one_flops, int32_t lanes) {
+    if (!(clock_hz >= 0.3e9 && clock_hz <= 6.5e9))
+        return false;
+    return !(fp32_one_flops > 0 && lanes > 0) || fp32_one_flops / clock_hz >= 0.6 * 2 * lanes;
+}
+
+/* FP32 lanes of the path named by isa */
+static int32_t oc_isa_lanes(const char *isa) {
+    return strcmp(isa, "avx512f") == 0 ? 16 : strcmp(isa, "avx2+fma") == 0 ? 8 : strcmp(isa, "neon") == 0 ? 4 : 1;
+}
+
 /* ---- the probe --------------------------------------------------------------------------- */
 
 static bool oc_team_alloc(struct oc_team *t, int32_t n, size_t per_thread, char *err, size_t size) {
@@ -563,7 +574,7 @@ bool oc_probe_run(const struct oc_probe_opts *o, struct oc_machine *m, char *err
     }
     oc_fma_fn fn[OC_PROBE_TYPES];
     oc_fma_kernels(m, fn);
-    m->clock_hz = oc_clock(target);
+    m->clock_hz = m->clock_read_hz = oc_clock(target);
     for (int ty = 0; ty < OC_PROBE_TYPES; ty++) {
         if (!fn[ty])
             continue;
@@ -621,6 +632,8 @@ bool oc_probe_run(const struct oc_probe_opts *o, struct oc_machine *m, char *err
     }
     if (ok)
         m->dram_one = oc_bandwidth(&team, 1, top / 2 < 4 * last ? top / 2 : 4 * last, target, err, size, &ok);
+    if (!oc_probe_clock_plausible(m->clock_read_hz, m->peak_one[OC_PROBE_FP32], oc_isa_lanes(m->isa)))
+        m->clock_hz = 0; /* left out, the report says what was read */
     free(w);
     m->seconds = oc_now() - t_start;
     return ok;

@@ -54,7 +54,10 @@ struct oc_machine {
     bool bf16, int8;          /* AVX512_BF16 / AVX512_VNNI paths probed           */
     int32_t logical_cpus;     /* online                                           */
     int32_t threads;          /* used for the all-thread figures                  */
-    double clock_hz;          /* measured on one thread                           */
+    double clock_hz;          /* measured on one thread; 0 when what the add chain
+                                 read (clock_read_hz) cannot be the core's
+                                 (oc_probe_clock_plausible)                   */
+    double clock_read_hz;     /* what the add chain read                          */
     uint64_t mem_bytes;       /* MemTotal                                         */
     double peak_one[OC_PROBE_TYPES]; /* FLOP/s (OPS for INT8) of one thread; 0: no path */
     double peak_all[OC_PROBE_TYPES]; /* of all threads at once                    */
@@ -74,6 +77,15 @@ struct oc_probe_opts {
     int32_t threads;          /* 0: every online CPU                              */
     double target_s;          /* each timed loop runs about this long (0: 0.05)   */
 };
+
+/* Whether an add chain's clock reading can be a core's: within 0.3 to 6.5
+ * GHz (no CPU ships past 6.2), and leaving one thread's FP32 rate at least
+ * 0.6 x 2 x lanes FLOP a cycle (a core has at least one FMA unit of the
+ * ISA's width; 0.6 allows the lower clock of wide vector code), lanes the
+ * FP32 lanes of the path the probe ran (16 AVX-512, 8 AVX2, 4 NEON, 1
+ * scalar). A chain that retired faster than one add a cycle reads too
+ * high and fails the second. */
+bool oc_probe_clock_plausible(double clock_hz, double fp32_one_flops, int32_t lanes);
 
 /* Measures this machine. False, with a reason in err, when memory or
  * threads cannot be had. */

@@ -123,7 +123,8 @@ static json_t *oc_machine_json(const struct oc_machine *m, const struct oc_gpu *
     json_object_set_new(p, "isa", oc_jstr(m->isa));
     json_object_set_new(p, "logical_cpus", json_integer(m->logical_cpus));
     json_object_set_new(p, "threads", json_integer(m->threads));
-    json_object_set_new(p, "clock_ghz", json_real(m->clock_hz / 1e9));
+    json_object_set_new(p, "clock_ghz", m->clock_hz > 0 ? json_real(m->clock_hz / 1e9) : json_null());
+    json_object_set_new(p, "clock_read_ghz", json_real(m->clock_read_hz / 1e9));
     for (int t = 0; t < OC_PROBE_TYPES; t++)
         if (m->peak_one[t] > 0) {
             char key[32];
@@ -172,9 +173,14 @@ enum oc_status oc_report_machine(const struct oc_machine *m, const struct oc_gpu
     if (spec->format == OC_FORMAT_JSON) {
         oc_sbuf_json_digits(&b, oc_machine_json(m, gpu), 6);
     } else {
-        oc_sbuf_printf(&b, "%s: %d logical CPUs, %s, %.2f GHz measured; probed with %d thread%s in %.1f s\n", m->cpu,
-                       m->logical_cpus, m->isa, m->clock_hz / 1e9, m->threads, m->threads == 1 ? "" : "s",
-                       m->seconds);
+        char clock[160];
+        if (m->clock_hz > 0)
+            snprintf(clock, sizeof clock, "%.2f GHz measured", m->clock_hz / 1e9);
+        else /* what was read cannot be the core's clock */
+            snprintf(clock, sizeof clock, "clock not measured (an add chain read %.2f GHz, which the FP32 rate or "
+                                          "any shipped CPU rules out)", m->clock_read_hz / 1e9);
+        oc_sbuf_printf(&b, "%s: %d logical CPUs, %s, %s; probed with %d thread%s in %.1f s\n", m->cpu, m->logical_cpus,
+                       m->isa, clock, m->threads, m->threads == 1 ? "" : "s", m->seconds);
         struct oc_table t = {0};
         oc_table_col(&t, "Roof", "roof", OC_ALIGN_LEFT);
         oc_table_col(&t, "One thread", "one_thread", OC_ALIGN_RIGHT);
