@@ -25,6 +25,7 @@ system, not with onnxcost:
 Usage: inputs_check.py ONNXCOST SOURCE_DIR
 """
 import glob
+import json
 import os
 import shutil
 import signal
@@ -211,9 +212,23 @@ else:
     else:
         fail("measure_save_never_over_weights", f"exit {p.returncode}, weights "
              f"{len(data(os.path.join('w', 'm.ort.data')))} B: {p.stderr[-300:]}")
-    # the analysis of ONNX Runtime's graph warns (a fused com.microsoft op it
-    # has no rule for): the warning names the model, not the temporary folder
+    # the analysis of ONNX Runtime's graph warns (a com.microsoft op it has no
+    # rule for, Inverse): the warning names the model, not the temporary folder
     # that is gone when measure returns (issue 42, D)
+    gi = helper.make_graph([helper.make_node("Inverse", ["x"], ["y"], domain="com.microsoft")], "inv",
+                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3, 3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3, 3])])
+    onnx.save(helper.make_model(gi, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]),
+              os.path.join(TMP, "inv.onnx"))
+    p = run(["measure", "inv.onnx", "--reps", "2"], env=env, timeout=300)
+    warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
+    if p.returncode == 0 and warn and not any("onnxcost-measure-" in ln for ln in warn) and \
+            all(ln.startswith("onnxcost: warning: inv.onnx (as ONNX Runtime optimized it): ") for ln in warn):
+        ok("measure_warnings_name_the_model", warn[0][:100])
+    else:
+        fail("measure_warnings_name_the_model", f"exit {p.returncode}: {warn[:2]} {p.stderr[-200:]}")
+    # a dynamically quantized MatMul, which ONNX Runtime runs fused (DynamicQuantizeMatMul or
+    # MatMulIntegerToFloat): its graph is costed whole, no warning
     try:
         import logging
         logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice on pre-processing
@@ -224,15 +239,15 @@ else:
                                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])], initializer=[w])
         onnx.save(helper.make_model(gq, opset_imports=[helper.make_opsetid("", 17)]), os.path.join(TMP, "fp.onnx"))
         quantize_dynamic(os.path.join(TMP, "fp.onnx"), os.path.join(TMP, "q.onnx"))
-        p = run(["measure", "q.onnx", "--reps", "2"], env=env, timeout=300)
+        p = run(["measure", "q.onnx", "--reps", "2", "--format", "json"], env=env, timeout=300)
         warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
-        if p.returncode == 0 and warn and not any("onnxcost-measure-" in ln for ln in warn) and \
-                all(ln.startswith("onnxcost: warning: q.onnx (as ONNX Runtime optimized it): ") for ln in warn):
-            ok("measure_warnings_name_the_model", warn[0][:100])
+        ops = {n.get("op_type") for n in json.loads(p.stdout or "{}").get("nodes", [])} if p.returncode == 0 else set()
+        if p.returncode == 0 and not warn and ops & {"DynamicQuantizeMatMul", "MatMulIntegerToFloat"}:
+            ok("measure_quantized_matmul_costed", str(sorted(ops)))
         else:
-            fail("measure_warnings_name_the_model", f"exit {p.returncode}: {warn[:2]} {p.stderr[-200:]}")
+            fail("measure_quantized_matmul_costed", f"exit {p.returncode}: {warn[:2]} {sorted(ops)}")
     except ImportError:
-        fail("measure_warnings_name_the_model", "onnxruntime.quantization is missing")
+        fail("measure_quantized_matmul_costed", "onnxruntime.quantization is missing")
 
     # a graph ONNX Runtime folds to nothing (its output is the input's static
     # shape): one line saying so, not "was the session made with enable_profiling?"
