@@ -781,9 +781,9 @@ def training_def_update(text, fit, gpu, runtime, channels_last):
     command's JSON) and its model count; the entry is added at the end where
     there is none."""
     head = f'OC_TRAINING("{gpu}", {runtime}, OC_DT_FLOAT16, {"true" if channels_last else "false"},'
-    what = (f"timm's published {gpu.upper().replace('RTX-', 'RTX ')} training rows (PyTorch 1.12 eager, AMP, SGD, "
-            f"{'channels-last' if channels_last else 'NCHW'}, batch 512 and less; {len(fit['fit_models'])} models, "
-            "every tenth)")
+    what = (f"timm's published {gpu.upper().replace('RTX-', 'RTX ')} training rows (PyTorch 1.12 eager, AMP, "
+            f"SGD with Nesterov momentum, {'channels-last' if channels_last else 'NCHW'}, batch 512 and less; "
+            f"{len(fit['fit_models'])} models, every tenth)")
     nums = ", ".join(f"{fit['backward_ratio'][c]:.4g}" for c in KCLASSES)
     new = f'{head}\n            "{what}",\n            {fit["kernel_us"]:.4g},\n            {nums})\n'
     at = text.find(head)
