@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -150,6 +151,29 @@ with tempfile.TemporaryDirectory() as tmp:
     check("step kernels, adam's 9 per tensor", a["step_kernels"], 9 + 9 * 2)
     check("without --step-kernel-us: none", (ts["step_kernels"] > 0, ts["kernels_s"]), (True, 0.0))
     check("without --backward-ratio: the defaults", ts["backward_from"], "defaults")
+    # the built-in RTX 3090's training fits (fits.def OC_TRAINING, one per layout) for eager PyTorch under
+    # fp16 autocast: their kernel cost as fits.def writes it; none on a GPU without one (RTX 4090)
+    defs = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "views", "perf", "fits.def")).read()
+    entries = re.findall(r'OC_TRAINING\("rtx-3090", OC_RUNTIME_TORCH_EAGER, OC_DT_FLOAT16, (true|false),\s*"([^"]*)",\s*'
+                         r'([0-9.]+),', defs)
+    for layout, source, kus in entries:
+        extra = ["--channels-last"] if layout == "true" else []
+
+        def builtin(gpu, *more):
+            out = subprocess.run([args.onnxcost, model, "--gpu", gpu, "--format", "json", "-q", "--batch", "64",
+                                  "--runtime", "torch-eager", "--autocast", "fp16", "--optimizer", "momentum", *extra,
+                                  *more], capture_output=True, text=True)
+            return json.loads(out.stdout)["gpu"]["training_step"]
+        f = builtin("rtx-3090")
+        check(f"training fit {layout}: named", (f["training_fit"], f["backward_from"]), (source, "fit"))
+        check(f"training fit {layout}: its kernel cost", f["kernel_s"], float(kus) * 1e-6, 1e-6)
+        g = builtin("rtx-3090", "--backward-ratio", "gemm=2", "--step-kernel-us", "0")
+        check(f"training fit {layout}: the options over it", (g["backward_from"], g["kernel_s"], g["training_fit"]),
+              ("options", 0.0, None))
+        n = builtin("rtx-4090")
+        check(f"training fit {layout}: none on the RTX 4090", (n["backward_from"], n["kernel_s"], n["training_fit"]),
+              ("defaults", 0.0, None))
+    check("training fits: both layouts in fits.def", sorted(e[0] for e in entries), ["false", "true"])
     check("without --backward-ratio: the default ratios", [round(ts["backward_ratio"][c], 9) for c in ("gemm", "eltwise")],
           [2.0, 1.5])
     bt = subprocess.run([args.onnxcost, model, "--gpu-spec", spec, "-q", "--efficiency", str(EFF_C),
