@@ -8,7 +8,9 @@ unit.ops), auto_pad SAME_UPPER / SAME_LOWER on odd sizes,
 output_padding with dilations, pooling's ceil_mode, negative axes (as an
 attribute and as an input), optional inputs left empty (Resize's roi and
 scales, Clip's max), Slice with negative steps, DFT-20 without its axis
-input, the contrib Attention with qkv_hidden_sizes, a Loop whose condition
+input, the contrib Attention with qkv_hidden_sizes (and the FIGURE_CASES: one node
+each of the ops whose FLOPs docs/COSTS.md writes per element or per row,
+their MACs and FLOPs the check), a Loop whose condition
 is false before its first iteration, Compress with an empty condition and
 without an axis, Constant's string forms, Einsum broadcasting across its
 ellipsis, Gemm with both operands transposed, the contrib
@@ -241,6 +243,41 @@ CASES = [
                                    [w("st", [2], np.int64, [-1, 8]), w("en", [2], np.int64, [-100, 1]),
                                     w("ax", [2], np.int64, [-1, 1]), w("sp", [2], np.int64, [-2, -3])])),
 ]
+
+
+def unary(op, opset=17, **attrs):
+    """(name, model) of one elementwise-form node over a [2, 3, 4] input, its MACs and FLOPs by
+    docs/COSTS.md's formula (ort_figures.py) over ONNX Runtime's run"""
+    return (f"figures_{op.lower()}" + "".join(f"_{k}" for k in attrs),
+            model([helper.make_node(op, ["x"], ["y"], **attrs)], [("x", [2, 3, 4])], []), opset)
+
+
+# one node each of the ops whose FLOPs docs/COSTS.md writes per element or per row: the count onnxcost gives
+# against the formula worked over ONNX Runtime's shapes
+FIGURE_CASES = [unary(op) for op in ("Acos", "Asinh", "Cosh", "Tan", "Sign", "Round", "Softplus", "Softsign", "Shrink",
+                                     "Elu", "Selu", "Celu")] + [
+    unary("Mish", 18), unary("Gelu", 20), unary("Gelu", 20, approximate="tanh"),
+    unary("Hardmax", axis=1), unary("LpNormalization", axis=1, p=1), unary("LpNormalization", axis=-1),
+    ("figures_isnan", typed([helper.make_node("IsNaN", ["x"], ["y"])], [("x", F, [2, 3, 4])], [],
+                            [("y", TensorProto.BOOL)])),
+    ("figures_isinf_positive_only", typed([helper.make_node("IsInf", ["x"], ["y"], detect_negative=0)],
+                                          [("x", F, [2, 3, 4])], [], [("y", TensorProto.BOOL)], 10)),
+    ("figures_prelu", model([helper.make_node("PRelu", ["x", "s"], ["y"])], [("x", [2, 3, 4])], [w("s", [4])])),
+    ("figures_max3", model([helper.make_node("Max", ["x", "a", "b"], ["y"])], [("x", [2, 3, 4]), ("a", [3, 4]), ("b", [4])],
+                           [])),
+    ("figures_mean2", model([helper.make_node("Mean", ["x", "a"], ["y"])], [("x", [2, 3, 4]), ("a", [2, 3, 4])], [])),
+    ("figures_layernorm_bias", model([helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
+                                     [("x", [2, 3, 4])], [w("g", [4]), w("b", [4])])),
+    ("figures_groupnorm", model([helper.make_node("GroupNormalization", ["x", "g", "b"], ["y"], num_groups=2)],
+                                [("x", [2, 4, 3, 3])], [w("g", [4]), w("b", [4])], 21)),
+    ("figures_instancenorm", model([helper.make_node("InstanceNormalization", ["x", "g", "b"], ["y"])],
+                                   [("x", [2, 3, 4])], [w("g", [3]), w("b", [3])])),
+    ("figures_rmsnorm", model([helper.make_node("RMSNormalization", ["x", "g"], ["y"], axis=-1)], [("x", [2, 3, 4])],
+                              [w("g", [4])], 23)),
+    ("figures_cumsum_exclusive", model([helper.make_node("CumSum", ["x", "a"], ["y"], exclusive=1)], [("x", [2, 3, 4])],
+                                       [w("a", [], np.int64, 1)])),
+]
+CASES += FIGURE_CASES
 
 
 def main():

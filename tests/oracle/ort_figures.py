@@ -121,7 +121,12 @@ NO_FLOPS = {"Transpose", "Cast", "Identity", "Pad", "Reshape", "Shape", "Concat"
 ELEMENTWISE = {"Add": 1, "Sub": 1, "Mul": 1, "Div": 1, "Pow": 1, "Equal": 1, "Less": 1, "Greater": 1, "Relu": 1,
                "Abs": 1, "Neg": 1, "Exp": 1, "Log": 1, "Sqrt": 1, "Erf": 1, "Tanh": 1, "Reciprocal": 1, "Floor": 1,
                "Ceil": 1, "LeakyRelu": 2, "Clip": 2, "Sigmoid": 4, "HardSigmoid": 4, "HardSwish": 5, "Where": 1,
-               "BatchNormalization": 2, "Softmax": 5}
+               "BatchNormalization": 2, "Softmax": 5,
+               "Acos": 1, "Acosh": 1, "Asin": 1, "Asinh": 1, "Atan": 1, "Atanh": 1, "Cos": 1, "Cosh": 1, "Sin": 1,
+               "Sinh": 1, "Tan": 1, "Sign": 1, "Round": 1, "BitwiseNot": 1, "Not": 1, "IsNaN": 1, "Softplus": 3,
+               "Softsign": 3, "Shrink": 3, "Elu": 4, "Selu": 5, "Mish": 5, "Celu": 7, "PRelu": 2, "And": 1, "Or": 1,
+               "Xor": 1, "LessOrEqual": 1, "GreaterOrEqual": 1, "BitShift": 1, "BitwiseAnd": 1, "BitwiseOr": 1,
+               "BitwiseXor": 1, "Mod": 1, "QuantizeLinear": 2, "DequantizeLinear": 2}
 # FLOPs per element of the input (ReduceMean, GlobalAveragePool), or per
 # element folded away (the others: numel(X) - numel(Y))
 REDUCE_ALL = {"ReduceMean", "GlobalAveragePool"}
@@ -166,6 +171,34 @@ def node_macs_flops(n, v):
             return 0, 5 * y.size + y.size // y.shape[axis]
         if n.op_type in NO_FLOPS:
             return 0, 0
+        x = v[n.input[0]] if n.input and n.input[0] else None
+        if n.op_type == "Gelu":  # erf form 5, tanh form 8 per element
+            return 0, (8 if at.get("approximate", b"none") in (b"tanh", "tanh") else 5) * y.size
+        if n.op_type in ("Max", "Min", "Sum"):  # k inputs: k - 1 per output element
+            return 0, (len([i for i in n.input if i]) - 1) * y.size
+        if n.op_type == "Mean":
+            return 0, len([i for i in n.input if i]) * y.size
+        if n.op_type == "IsInf":  # one comparison per detected sign
+            return 0, (at.get("detect_positive", 1) + at.get("detect_negative", 1)) * y.size
+        if n.op_type in ("LayerNormalization", "RMSNormalization"):  # rows = prod(X.shape[:axis])
+            axis = at.get("axis", -1) % x.ndim
+            rows = int(np.prod(x.shape[:axis]))
+            if n.op_type == "RMSNormalization":
+                return 0, 4 * x.size + 2 * rows
+            return 0, 6 * x.size + 3 * rows + (x.size if len(n.input) > 2 and n.input[2] else 0)
+        if n.op_type == "GroupNormalization":
+            return 0, 7 * x.size + 2 * x.shape[0] * at["num_groups"]
+        if n.op_type == "InstanceNormalization":
+            return 0, 7 * x.size + 2 * x.shape[0] * x.shape[1]
+        if n.op_type == "Hardmax":  # n - rows, one axis (opset 13 on)
+            return 0, x.size - x.size // x.shape[at.get("axis", -1)]
+        if n.op_type == "CumSum":  # rows (L - 1), (L - 2) exclusive
+            L = x.shape[int(v[n.input[1]])]
+            rows = x.size // L
+            return 0, rows * max(0, L - (2 if at.get("exclusive", 0) else 1))
+        if n.op_type == "LpNormalization":  # p = 2: 3n; p = 1: 3n - rows
+            rows = x.size // x.shape[at.get("axis", -1)]
+            return 0, 3 * x.size - (rows if at.get("p", 2) == 1 else 0)
     if ms and n.op_type == "Attention":  # fused QKV projection, then QK^T and AV over all heads, past included
         x, w = v[n.input[0]], v[n.input[1]]
         b, s, d_in = x.shape
