@@ -43,6 +43,9 @@ int oc_cmd_llm(int argc, char **argv);
 int oc_cmd_annotate(int argc, char **argv);
 int oc_cmd_measure(int argc, char **argv);
 int oc_cmd_probe(int argc, char **argv);
+/* probe --calibrate: probe, sweeps, measure, calibrate and tables in turn
+   into the spec file out_path (probe_calibrate.c); threads 0: every CPU */
+int oc_probe_calibrate(const char *out_path, int64_t threads);
 int oc_cmd_plan(int argc, char **argv);
 int oc_cmd_lint(int argc, char **argv);
 int oc_cmd_slurm(int argc, char **argv);

@@ -33,6 +33,12 @@ static const char oc_probe_usage[] =
     "chains of 17 small ops and 69 small products (N and K under 64), the\n"
     "kernel tables' samples of each op's cost.\n"
     "\n"
+    "With --calibrate -o SPEC.json it calibrates the CPU in one command: the\n"
+    "probe, then the runs sweep and the kernel sweep's quick grid timed through\n"
+    "ONNX Runtime (onnxcost measure), the model's factors fitted on them\n"
+    "(calibrate) and the kernel tables built beside them (tables) into SPEC.json,\n"
+    "which --gpu-spec reads; each step's report as that command gives it.\n"
+    "\n"
     "With --gpu it measures the GPU instead: a sweep of about 600 kernels (matrix\n"
     "products over M, N and K; 3x3, 1x1, other dense, grouped and depthwise\n"
     "convolutions over pixels and channels; elementwise, reduction, pooling and\n"
@@ -45,6 +51,7 @@ static const char oc_probe_usage[] =
 static const char oc_probe_footer[] = "\n"
                                       "examples:\n"
                                       "  onnxcost probe -o machine.json\n"
+                                      "  onnxcost probe --calibrate -o cpu.json && onnxcost resnet50.onnx --gpu-spec cpu.json\n"
                                       "  onnxcost probe --sweep-model runs.onnx && onnxcost measure runs.onnx --save runs --format json -o runs.json\n"
                                       "  onnxcost resnet50.onnx --machine machine.json\n"
                                       "  onnxcost probe --gpu --math tf32,fp16 -o h100-tables.json\n"
@@ -55,6 +62,7 @@ struct oc_probe_args {
     const char *seconds;
     enum oc_format format;
     const char *sweep_model;
+    bool calibrate;
 };
 
 static const struct oc_opt oc_probe_opts[] = {
@@ -74,6 +82,12 @@ static const struct oc_opt oc_probe_opts[] = {
                       "calibrate to fit the cost per run on; with --gpu the GPU's kernel\n"
                       "sweep, to time with another runtime (tests/gpu/torch_sweep.py)",
                       offsetof(struct oc_probe_args, sweep_model), "a file name"),
+    OC_OPT_FLAG_ROW("--calibrate", NULL,
+                    "calibrate this CPU in one command (needs -o SPEC.json): probe it,\n"
+                    "time the runs sweep and the kernel sweep's quick grid through\n"
+                    "ONNX Runtime, fit the model's factors and build the kernel\n"
+                    "tables into SPEC.json, which --gpu-spec reads (docs/MEASURED.md)",
+                    offsetof(struct oc_probe_args, calibrate)),
 };
 static const struct oc_opt_group oc_probe_group = {NULL, oc_probe_opts, sizeof oc_probe_opts / sizeof oc_probe_opts[0]};
 
@@ -153,6 +167,12 @@ int oc_cmd_probe(int argc, char **argv) {
     if (ga.gpu) {
         ga.sweep_model = a.sweep_model;
         rc = oc_probe_gpu(&ga, (int32_t)a.format, out_path); /* json: the report's (onnxcost-tables/1) */
+        goto done;
+    }
+    if (a.calibrate) { /* the whole calibration, step by step */
+        rc = a.sweep_model || a.seconds || a.format != OC_FORMAT_TEXT
+                 ? oc_cli_usage_error("probe: --calibrate takes -o and --threads only")
+                 : oc_probe_calibrate(out_path, a.threads);
         goto done;
     }
     if (a.sweep_model) { /* the CPU's runs sweep, for onnxcost measure to time */

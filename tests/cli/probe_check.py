@@ -272,12 +272,45 @@ else:
     bad = [f"{k}: {got.get(k)} vs {v}" for k, v in want.items() if got.get(k) != v]
     check(p7.returncode == 0 and not bad, "the sweep's runs, by hand from its shapes" + (f": {bad[:3]}" if bad else ""))
 
+# probe --calibrate: one command from the probe to a spec with fitted factors and kernel tables, through
+# ONNX Runtime (measure: the Python that runs this check); every step said, the folder it used gone, and
+# the spec read back by a prediction (its figures are this machine's, never asserted)
+try:
+    import onnxruntime  # noqa: F401
+    have_ort = True
+except ImportError:
+    have_ort = False
+if have_ort:
+    tmpdir = os.path.join(workdir, "calibrate_tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    cal = os.path.join(workdir, "calibrated_cpu.json")
+    pc = subprocess.run([onnxcost, "probe", "--calibrate", "-o", cal], capture_output=True, text=True, timeout=600,
+                        env=dict(os.environ, TMPDIR=tmpdir, ONNXCOST_PYTHON=sys.executable))
+    steps = [ln for ln in pc.stderr.splitlines() if ln.startswith("onnxcost: probe --calibrate: [")]
+    doc = json.load(open(cal)) if pc.returncode == 0 and os.path.exists(cal) else {}
+    check(pc.returncode == 0 and len(steps) == 6 and steps[-1].startswith("onnxcost: probe --calibrate: [6/6]"),
+          f"--calibrate: exit {pc.returncode}, {len(steps)} of 6 steps said ({pc.stderr.strip().splitlines()[-1:]})")
+    check(doc.get("kind") == "cpu" and doc.get("kernel_tables") and doc.get("efficiency"),
+          f"--calibrate: the spec holds the fitted factors and the kernel tables ({sorted(doc)})")
+    check(f"written to {cal}: use it with --gpu-spec {cal}" in pc.stdout and "onnxcost-calibrate-" not in pc.stdout,
+          "--calibrate: the reports name the spec written, not the folder's files")
+    left = [f for f in os.listdir(tmpdir) if f.startswith("onnxcost-")]  # (ONNX Runtime leaves a .ses of its own)
+    check(left == [], f"--calibrate: its folder removed ({left})")
+    pp = run(model, "--gpu-spec", cal, "--format", "json", "-q")
+    t = (json.loads(pp.stdout).get("gpu") or {}).get("latency_s") if pp.returncode == 0 else None
+    check(t is not None and t > 0, f"--calibrate: the spec times a model ({t})")
+else:
+    print("skip: probe --calibrate (no onnxruntime in this Python)")
+
 # one line, exit 2
 hb = os.path.join(workdir, "bad_caches.json")
 json.dump(dict(hand, caches=[{"kib": 64, "bandwidth_gbs": 1}, {"kib": 4, "bandwidth_gbs": 1}]), open(hb, "w"))
 for what, args, needle in [("a model given to probe", ["probe", model], "unknown argument"),
                            ("--seconds 0", ["probe", "--seconds", "0"], "--seconds"),
                            ("--sweep-model with -o", ["probe", "--sweep-model", sweep, "-o", spec], "measures nothing"),
+                           ("--calibrate without -o", ["probe", "--calibrate"], "give -o FILE"),
+                           ("--calibrate with --seconds", ["probe", "--calibrate", "--seconds", "1", "-o", spec],
+                            "-o and --threads only"),
                            ("caches not smallest first", [model, "--machine", hb], "caches"),
                            ("--threads on a GPU", [model, "--gpu", "h100", "--threads", "2"], "for a CPU"),
                            ("--threads without one-thread figures", [model, "--machine", hp, "--threads", "2"],
