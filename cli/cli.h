@@ -43,8 +43,13 @@ int oc_cmd_llm(int argc, char **argv);
 int oc_cmd_annotate(int argc, char **argv);
 int oc_cmd_measure(int argc, char **argv);
 int oc_cmd_probe(int argc, char **argv);
-/* probe --calibrate: probe, sweeps, measure, calibrate and tables in turn
-   into the spec file out_path (probe_calibrate.c); threads 0: every CPU */
+/* probe's CPU bodies (probe_cpu.c): the machine's table or spec file
+   (format: enum oc_format) to path (NULL: standard output); --calibrate:
+   probe, sweeps, measure, calibrate and tables in turn into the spec file
+   out_path, threads 0 every CPU. Exit codes. */
+struct oc_machine;
+struct oc_gpu;
+int oc_probe_write_machine(const struct oc_machine *m, const struct oc_gpu *g, int32_t format, const char *path);
 int oc_probe_calibrate(const char *out_path, int64_t threads);
 int oc_cmd_plan(int argc, char **argv);
 int oc_cmd_lint(int argc, char **argv);

@@ -125,17 +125,6 @@ static const struct oc_opt oc_probe_gpu_opts[] = {
 static const struct oc_opt_group oc_probe_gpu_group = {"GPU kernel tables (--gpu):", oc_probe_gpu_opts,
                                                        sizeof oc_probe_gpu_opts / sizeof oc_probe_gpu_opts[0]};
 
-/* the machine's table on stdout or its spec file in path */
-static int oc_probe_write(const struct oc_machine *m, const struct oc_gpu *g, enum oc_format fmt, const char *path) {
-    struct oc_outfile f;
-    int orc = oc_cli_open_output(&f, path);
-    if (orc != OC_EXIT_OK)
-        return orc;
-    struct oc_diag d = {0};
-    struct oc_report_spec spec = {.version = 1, .format = fmt, .write = oc_cli_write_file, .write_arg = f.f};
-    return oc_cli_close_report(&f, path, oc_report_machine(m, g, &spec, &d));
-}
-
 int oc_cmd_probe(int argc, char **argv) {
     struct oc_probe_args a = {.format = OC_FORMAT_TEXT};
     static const struct oc_probe_gpu_args gpu_defaults = {.node_timeout_s = 300, .budget_ms = 20};
@@ -203,11 +192,11 @@ int oc_cmd_probe(int argc, char **argv) {
     char name[256];
     oc_probe_spec(&m, &g, name, sizeof name);
     if (out_path) { /* the file, and the table on the terminal */
-        rc = oc_probe_write(&m, &g, OC_FORMAT_JSON, out_path);
+        rc = oc_probe_write_machine(&m, &g, OC_FORMAT_JSON, out_path);
         if (rc == OC_EXIT_OK && a.format == OC_FORMAT_TEXT)
-            rc = oc_probe_write(&m, &g, OC_FORMAT_TEXT, NULL);
+            rc = oc_probe_write_machine(&m, &g, OC_FORMAT_TEXT, NULL);
     } else {
-        rc = oc_probe_write(&m, &g, a.format, NULL);
+        rc = oc_probe_write_machine(&m, &g, a.format, NULL);
     }
 done:
     free(args);

@@ -1,16 +1,19 @@
 /*
- * probe_calibrate.c — `onnxcost probe --calibrate -o cpu.json`: a CPU
- * calibrated in one command (docs/MEASURED.md, "One command"). It probes the
- * machine, writes the runs sweep and the kernel sweep's quick grid, has
- * ONNX Runtime time both (onnxcost measure), fits the model's factors on
- * them (calibrate) and builds the kernel tables (tables) into the spec file.
- * Each step is the command a user would type; this file only dispatches them
- * in turn, in a folder of its own that it removes.
+ * probe_cpu.c — the CPU's bodies of `onnxcost probe` (cmd_probe.c parses):
+ * the machine written as its table or spec file, and `probe --calibrate -o
+ * cpu.json`, a CPU calibrated in one command (docs/MEASURED.md, "One
+ * command"): it probes the machine, writes the runs sweep and the kernel
+ * sweep's quick grid, has ONNX Runtime time both (onnxcost measure), fits
+ * the model's factors on them (calibrate) and builds the kernel tables
+ * (tables) into the spec file. Each later step is the command a user would
+ * type, dispatched in turn in a folder of its own that it removes.
  */
 #include "cli.h"
 #include "probe_gpu.h"
 
+#include "../probe/probe.h"
 #include "../replay/ksweep.h"
+#include "../reports/report.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int oc_probe_write_machine(const struct oc_machine *m, const struct oc_gpu *g, int32_t format, const char *path) {
+    struct oc_outfile f;
+    int orc = oc_cli_open_output(&f, path);
+    if (orc != OC_EXIT_OK)
+        return orc;
+    struct oc_diag d = {0};
+    struct oc_report_spec spec = {.version = 1, .format = (enum oc_format)format, .write = oc_cli_write_file,
+                                  .write_arg = f.f};
+    return oc_cli_close_report(&f, path, oc_report_machine(m, g, &spec, &d));
+}
 
 /* the folder's files: its path joined with name, in buf */
 static const char *oc_pc_path(char *buf, size_t size, const char dir[2048], const char *name) {
@@ -143,9 +157,18 @@ int oc_probe_calibrate(const char *out_path, int64_t threads) {
     snprintf(th, sizeof th, "%lld", (long long)threads);
     const int n = 6;
     int rc;
-    {
-        const char *probe[] = {"probe", "-o", machine, "--format", "json", threads ? "--threads" : NULL, th, NULL};
-        rc = oc_pc_step(1, n, "the machine's roofs (onnxcost probe)", oc_cmd_probe, probe);
+    fprintf(oc_cli_err(), "onnxcost: probe --calibrate: [1/%d] the machine's roofs (onnxcost probe)\n", n);
+    struct oc_probe_opts po = {.threads = (int32_t)threads};
+    struct oc_machine mach;
+    char err[256];
+    if (!oc_probe_run(&po, &mach, err, sizeof err)) {
+        fprintf(oc_cli_err(), "onnxcost: error: probe: %s\n", err);
+        rc = OC_EXIT_INTERNAL;
+    } else {
+        struct oc_gpu g;
+        char name[256];
+        oc_probe_spec(&mach, &g, name, sizeof name);
+        rc = oc_probe_write_machine(&mach, &g, OC_FORMAT_JSON, machine);
     }
     if (rc == OC_EXIT_OK) {
         fprintf(oc_cli_err(), "onnxcost: probe --calibrate: [2/%d] the sweeps: the runs sweep and the kernel sweep's "
