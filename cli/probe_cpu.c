@@ -175,7 +175,7 @@ int oc_probe_calibrate(const char *out_path, int64_t threads) {
                               "quick grid\n", n);
         rc = oc_probe_sweep_model(OC_KSWEEP_RUNS, runs);
         if (rc == OC_EXIT_OK)
-            rc = oc_probe_sweep_model(OC_KSWEEP_QUICK, kernels);
+            rc = oc_probe_sweep_model(OC_KSWEEP_CPU, kernels);
     }
     if (rc == OC_EXIT_OK) {
         const char *m[] = {"measure", runs,      "--machine", machine, "--format", "json", "--save", runs_dir,

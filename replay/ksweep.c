@@ -28,6 +28,9 @@ struct oc_ksb {
     size_t n_nodes, n_inputs, n_outputs, n_weights;
     int32_t per_family[16];
     bool nomem;
+    bool as_in_a_model; /* a CPU's kernel grid: each node's weights initializers
+                           (packed once, as a model's), its data read warm and
+                           its output read by a ReduceMax (oc_ks_node) */
 };
 
 /* A tensor's type (elem: an ONNX element type), its dims static (rank -1:
@@ -121,30 +124,32 @@ static const char *oc_ks_input(struct oc_ksb *b, const struct oc_ks_in *in, int3
     return v->name;
 }
 
-/* A fresh FLOAT initializer of rows x cols, every element 1 / rows (a
-   product's weights, which ONNX Runtime packs once as a model's): its
-   name, or NULL (b->nomem) when out of memory. */
-static const char *oc_ks_weight(struct oc_ksb *b, int64_t rows, int64_t cols) {
+/* A fresh FLOAT initializer of the given shape, every element 1 / dims[0]
+   (a product's or a convolution's weights, which ONNX Runtime packs once
+   as a model's): its name, or NULL (b->nomem) when out of memory. */
+static const char *oc_ks_weight_of(struct oc_ksb *b, const struct oc_ks_in *in) {
     char w[32];
     snprintf(w, sizeof w, "w%zu", b->n_weights);
+    size_t n = 1;
+    for (int32_t d = 0; d < in->rank; d++)
+        n *= (size_t)in->dims[d];
     Onnx__TensorProto *t = b->nomem || b->n_weights >= OC_KS_MAX_NODES ? NULL : oc_arena_alloc(&b->a, sizeof *t);
-    int64_t *dims = t ? oc_arena_array(&b->a, 2, sizeof *dims) : NULL;
-    float *data = dims ? oc_arena_array(&b->a, (size_t)(rows * cols), sizeof *data) : NULL;
+    int64_t *dims = t ? oc_arena_array(&b->a, (size_t)in->rank, sizeof *dims) : NULL;
+    float *data = dims ? oc_arena_array(&b->a, n, sizeof *data) : NULL;
     char *nm = data ? oc_arena_strdup(&b->a, w) : NULL;
     if (!nm) {
         b->nomem = true;
         return NULL;
     }
     onnx__tensor_proto__init(t);
-    dims[0] = rows;
-    dims[1] = cols;
-    for (int64_t i = 0; i < rows * cols; i++)
-        data[i] = 1.0f / (float)rows;
-    t->n_dims = 2;
+    memcpy(dims, in->dims, (size_t)in->rank * sizeof *dims);
+    for (size_t i = 0; i < n; i++)
+        data[i] = 1.0f / (float)in->dims[0];
+    t->n_dims = (size_t)in->rank;
     t->dims = dims;
     t->has_data_type = true;
     t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-    t->n_float_data = (size_t)(rows * cols);
+    t->n_float_data = n;
     t->float_data = data;
     t->name = nm;
     b->weights[b->n_weights++] = t;
@@ -201,15 +206,33 @@ static const char *oc_ks_link(struct oc_ksb *b, enum oc_kfamily fam, const char 
     return outs[0];
 }
 
+static void oc_ks_max(struct oc_ksb *b, const char *name, const char *y);
+static const char *oc_ks_warm_input(struct oc_ksb *b, const struct oc_ks_in *in, const char *name, int32_t i);
+
 /* One node, named name, of op over fresh FLOAT graph inputs of the given
-   shapes, counted for its family; its output a FLOAT graph output. */
+   shapes, counted for its family; its output a FLOAT graph output. In a
+   CPU's kernel grid (b->as_in_a_model), as a model's node instead: a
+   convolution's weights and a product's matrix of weights initializers,
+   the other inputs read warm (oc_ks_warm_input), the output read by a
+   ReduceMax (oc_ks_max). */
 static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
                        const struct oc_ks_in *in, int32_t n_in, Onnx__AttributeProto *const *attrs,
                        int32_t n_attrs) {
     const char *ins[3] = {NULL, NULL, NULL};
-    for (int32_t i = 0; i < n_in && i < 3; i++)
-        ins[i] = oc_ks_input(b, &in[i], ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
-    oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, true);
+    for (int32_t i = 0; i < n_in && i < 3; i++) {
+        bool weights = i > 0 && (strcmp(op, "Conv") == 0 || (strcmp(op, "MatMul") == 0 && in[i].rank == 2));
+        ins[i] = !b->as_in_a_model ? oc_ks_input(b, &in[i], ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
+                 : weights         ? oc_ks_weight_of(b, &in[i])
+                                   : oc_ks_warm_input(b, &in[i], name, i);
+    }
+    if (!b->as_in_a_model) {
+        oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, true);
+        return;
+    }
+    char max[112];
+    snprintf(max, sizeof max, "%s/max", name);
+    oc_ks_max(b, max, oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
+                                 false));
 }
 
 static double oc_ks_elems(const struct oc_ks_in *in, int32_t n) {
@@ -528,7 +551,8 @@ static void oc_ks_products(struct oc_ksb *b) {
         const struct oc_ks_in xs = {{ms[i], path[0]}, 2};
         const char *v = oc_ks_input(b, &xs, f32);
         for (int32_t k = 0; k + 1 < OC_KS_LEN(path); k++) {
-            const char *two[2] = {v, oc_ks_weight(b, path[k], path[k + 1])};
+            struct oc_ks_in w = {{path[k], path[k + 1]}, 2};
+            const char *two[2] = {v, oc_ks_weight_of(b, &w)};
             snprintf(name, sizeof name, "products/MatMul_m%lld_k%lld_n%lld", (long long)ms[i], (long long)path[k],
                      (long long)path[k + 1]);
             v = oc_ks_link(b, OC_KF_GEMM, "MatMul", name, two, 2, NULL, 0, f32, false);
@@ -557,7 +581,7 @@ static void oc_ks_products(struct oc_ksb *b) {
 
 enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) {
     memset(out, 0, sizeof *out);
-    struct oc_ks_grid g = grid == OC_KSWEEP_QUICK
+    struct oc_ks_grid g = grid == OC_KSWEEP_QUICK || grid == OC_KSWEEP_CPU
                               ? (struct oc_ks_grid){oc_ks_quick_m, OC_KS_LEN(oc_ks_quick_m), oc_ks_quick_nk,
                                                     OC_KS_LEN(oc_ks_quick_nk), oc_ks_quick_px,
                                                     OC_KS_LEN(oc_ks_quick_px), oc_ks_quick_ch,
@@ -575,6 +599,7 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     b.inputs = oc_arena_array(&b.a, 3 * OC_KS_MAX_NODES, sizeof *b.inputs);
     b.weights = oc_arena_array(&b.a, OC_KS_MAX_NODES, sizeof *b.weights);
     b.nomem = !b.nodes || !b.outputs || !b.inputs || !b.weights;
+    b.as_in_a_model = grid == OC_KSWEEP_CPU;
     if (grid == OC_KSWEEP_RUNS) {
         oc_ks_runs(&b);
         oc_ks_small(&b);
@@ -604,7 +629,9 @@ enum oc_status oc_ksweep_build(enum oc_ksweep_grid grid, struct oc_ksweep *out) 
     gr.initializer = b.weights;
     m.has_ir_version = true;
     m.ir_version = 8;
-    m.producer_name = (char *)(grid == OC_KSWEEP_RUNS ? "onnxcost probe --sweep-model" : "onnxcost probe --gpu");
+    m.producer_name = (char *)(grid == OC_KSWEEP_RUNS  ? "onnxcost probe --sweep-model"
+                               : grid == OC_KSWEEP_CPU ? "onnxcost probe --calibrate"
+                                                       : "onnxcost probe --gpu");
     m.n_opset_import = 1;
     m.opset_import = &opsp;
     m.graph = &gr;

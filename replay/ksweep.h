@@ -42,6 +42,10 @@ enum oc_ksweep_grid {
                          and 69 products of N and K under 64, by packed
                          weights and batched as attention's, 431 nodes
                          with the Abs and ReduceMax nodes around them   */
+    OC_KSWEEP_CPU,    /* the quick grid's kernels as a model's nodes, for
+                         ONNX Runtime on a CPU (probe --calibrate): the
+                         weights initializers, packed once; the data
+                         read warm and the output read inside the graph */
 };
 
 struct oc_ksweep {
