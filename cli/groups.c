@@ -182,16 +182,20 @@ static bool oc_opt_backward_ratio(const struct oc_opt *o, void *dest, const char
     return oc_kclass_values_parse(v, ((struct oc_cli_train *)dest)->backward_ratio);
 }
 
-static bool oc_opt_step_kernel_us(const struct oc_opt *o, void *dest, const char *v) {
-    (void)o;
+/* microseconds from 0 to 1e6, as seconds */
+static bool oc_parse_us(const char *v, double *seconds) {
     char *end;
     double x = strtod(v, &end);
     if (end == v || *end || !(x >= 0 && x <= 1e6))
         return false;
-    struct oc_cli_train *t = dest;
-    t->step_kernel_s = x * 1e-6;
-    t->step_kernel_set = true;
+    *seconds = x * 1e-6;
     return true;
+}
+
+static bool oc_opt_step_kernel_us(const struct oc_opt *o, void *dest, const char *v) {
+    (void)o;
+    struct oc_cli_train *t = dest;
+    return (t->step_kernel_set = oc_parse_us(v, &t->step_kernel_s));
 }
 
 static const struct oc_opt oc_train_opts[] = {
@@ -401,12 +405,11 @@ bool oc_opt_number(const struct oc_opt *o, void *dest, const char *v) {
 
 /* --launch-us and --host-us (min 1): microseconds into launch_s or host_s */
 static bool oc_opt_launch_us(const struct oc_opt *o, void *dest, const char *v) {
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || !(x >= 0 && x <= 1e6))
+    double s;
+    if (!oc_parse_us(v, &s))
         return false;
     struct oc_cli_gpu *g = dest;
-    *(o->min ? &g->perf.host_s : &g->perf.launch_s) = x * 1e-6;
+    *(o->min ? &g->perf.host_s : &g->perf.launch_s) = s;
     g->set |= OC_PERF_SET_LAUNCH;
     g->perf.gap_s = g->perf.pool_s = 0; /* a spec's fixed costs go with it, in whichever order */
     return true;

@@ -8,6 +8,7 @@
  * (tables) into the spec file. Each later step is the command a user would
  * type, dispatched in turn in a folder of its own that it removes.
  */
+#define _XOPEN_SOURCE 700 /* nftw, before any header */
 #include "cli.h"
 #include "probe_gpu.h"
 
@@ -16,6 +17,7 @@
 #include "../reports/report.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,19 +55,15 @@ static int oc_pc_step(int k, int n, const char *what, int (*cmd)(int, char **), 
     return cmd(argc, argv);
 }
 
-/* rm -r of the folder's known files and itself */
-static void oc_pc_clean(const char dir[2048]) {
-    static const char *const files[] = {"machine.json", "runs.onnx", "kernels.onnx", "runs.json", "kernels.json",
-                                        "calibrated.json", "calibration.txt", "tables.txt", "runs/runs.ort.onnx", "runs/runs.ort.data",
-                                        "runs/runs.profile.json", "kernels/kernels.ort.onnx",
-                                        "kernels/kernels.ort.data", "kernels/kernels.profile.json"};
-    char p[4096];
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        unlink(oc_pc_path(p, sizeof p, dir, files[i]));
-    rmdir(oc_pc_path(p, sizeof p, dir, "runs"));
-    rmdir(oc_pc_path(p, sizeof p, dir, "kernels"));
-    rmdir(dir);
+/* one entry of the folder, deepest first (nftw) */
+static int oc_pc_remove(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)st, (void)type, (void)ftw;
+    remove(path);
+    return 0;
 }
+
+/* rm -r of the folder: whatever the steps left in it */
+static void oc_pc_clean(const char dir[2048]) { nftw(dir, oc_pc_remove, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* text with every `from` written as `to` */
 static void oc_pc_put_replaced(const char *text, const char *from, const char *to, FILE *out) {

@@ -206,8 +206,9 @@ static const char *oc_ks_link(struct oc_ksb *b, enum oc_kfamily fam, const char 
     return outs[0];
 }
 
-static void oc_ks_max(struct oc_ksb *b, const char *name, const char *y);
 static const char *oc_ks_warm_input(struct oc_ksb *b, const struct oc_ks_in *in, const char *name, int32_t i);
+static void oc_ks_link_read(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                            const char *const *ins, int32_t n_in, Onnx__AttributeProto *const *attrs, int32_t n_attrs);
 
 /* One node, named name, of op over fresh FLOAT graph inputs of the given
    shapes, counted for its family; its output a FLOAT graph output. In a
@@ -225,14 +226,10 @@ static void oc_ks_node(struct oc_ksb *b, enum oc_kfamily fam, const char *op, co
                  : weights         ? oc_ks_weight_of(b, &in[i])
                                    : oc_ks_warm_input(b, &in[i], name, i);
     }
-    if (!b->as_in_a_model) {
+    if (b->as_in_a_model)
+        oc_ks_link_read(b, fam, op, name, ins, n_in, attrs, n_attrs);
+    else
         oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, true);
-        return;
-    }
-    char max[112];
-    snprintf(max, sizeof max, "%s/max", name);
-    oc_ks_max(b, max, oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,
-                                 false));
 }
 
 static double oc_ks_elems(const struct oc_ks_in *in, int32_t n) {
@@ -279,6 +276,13 @@ static void oc_ks_kept(struct oc_ksb *b, enum oc_kfamily fam, const char *op, co
     const char *ins[3] = {NULL, NULL, NULL};
     for (int32_t i = 0; i < n_in && i < 3; i++)
         ins[i] = oc_ks_warm_input(b, &in[i], name, i);
+    oc_ks_link_read(b, fam, op, name, ins, n_in, attrs, n_attrs);
+}
+
+/* One node over the named values ins, its output inside the graph and read
+   by a ReduceMax (oc_ks_max) named name/max. */
+static void oc_ks_link_read(struct oc_ksb *b, enum oc_kfamily fam, const char *op, const char *name,
+                            const char *const *ins, int32_t n_in, Onnx__AttributeProto *const *attrs, int32_t n_attrs) {
     char max[112];
     snprintf(max, sizeof max, "%s/max", name);
     oc_ks_max(b, max, oc_ks_link(b, fam, op, name, ins, n_in, attrs, n_attrs, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT,

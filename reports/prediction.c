@@ -171,7 +171,7 @@ void oc_gpu_text(struct oc_sbuf *b, const struct oc_analysis *an, const struct o
         oc_sbuf_puts(b, "\n");
         if (s->training_fit) /* what of the step a fit gave */
             oc_sbuf_printf(b, "  Training fit: %s (docs/MODEL.md, \"Training step\")\n", s->training_fit->source);
-        if (s->backward_fitted || s->backward_given) { /* whose ratios the backward took */
+        if (s->training_fit || s->backward_given) { /* whose ratios the backward took */
             oc_sbuf_printf(b, "  Backward over forward per kernel class (%s):",
                            s->backward_given ? "--backward-ratio" : "fitted");
             for (int c = 0, n = 0; c < OC_KC_COUNT; c++)
@@ -486,7 +486,7 @@ json_t *oc_gpu_json(const struct oc_analysis *an, const struct oc_report_spec *s
         json_object_set_new(tj, "class_backward_s", cb);
         json_object_set_new(tj, "backward_ratio", cr);
         json_object_set_new(tj, "backward_from", json_string(s->backward_given    ? "options"
-                                                             : s->backward_fitted ? "fit"
+                                                             : s->training_fit    ? "fit"
                                                                                   : "defaults"));
         json_object_set_new(tj, "step_kernels", json_real(s->step_kernels));
         json_object_set_new(tj, "kernel_s", json_real(s->kernel_s));

@@ -40,7 +40,6 @@ enum oc_status oc_data_parallel(const struct oc_perf *p, const struct oc_analysi
     const struct oc_builtin_training *fit = p->opts.builtin_fit ? oc_builtin_training_for(p->gpu, &p->opts) : NULL;
     if (!out->backward_given && fit) {
         ratio = fit->ratio;
-        out->backward_fitted = true;
         out->training_fit = fit;
     }
     double kernels = 0; /* the backward pass's, for the host floor */

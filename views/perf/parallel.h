@@ -32,8 +32,8 @@ struct oc_data_parallel {
     const struct oc_builtin_training *training_fit; /* the built-in fit
                                            whose ratios or kernel cost the step
                                            took, or NULL                     */
-    bool backward_given;              /* ratios from the options            */
-    bool backward_fitted;             /* ratios from training_fit           */
+    bool backward_given;              /* ratios from the options (else from
+                                         training_fit where it is set)     */
     double step_kernels;              /* the forward's kernels, two backward
                                          kernels each, the optimizer's per
                                          parameter tensor (PyTorch's
